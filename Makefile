@@ -1,0 +1,114 @@
+# Pagoda -- top-level Makefile.
+#
+#   make            kernel + bootable ISO (build/pagoda.iso)
+#   make run        boot it in QEMU (serial console here; Ctrl-A X quits)
+#                   CMDLINE='test=all' passes kernel options
+#   make test       host unit tests + every QEMU test suite; prints "N passed, N failed"
+#   make debug      QEMU paused with its gdbstub and gdb attached with symbols
+#   make CROSS=x86_64-elf-   use a cross toolchain instead of the host gcc
+
+CROSS    ?=
+CC       := $(CROSS)gcc
+LD       := $(CROSS)ld
+NM       := $(CROSS)nm
+OBJCOPY  := $(CROSS)objcopy
+NASM     ?= nasm
+HOSTCC   ?= gcc
+PYTHON   ?= python3
+QEMU     ?= qemu-system-x86_64
+MEM      ?= 512M
+CMDLINE  ?=
+B        := build
+V        ?= 0
+ifeq ($(V),0)
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2);
+else
+Q :=
+say =
+endif
+
+# Kernel: freestanding, no red zone (interrupts use the stack), kernel code
+# model (linked in the top 2 GiB), no SSE in the kernel.
+KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
+	-isystem $(shell $(CC) -print-file-name=include) \
+	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse -mno-mmx \
+	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls -fno-strict-aliasing -fno-common \
+	-fcf-protection=none -fno-tree-loop-distribute-patterns -Wall -Wextra -Werror -I. $(EXTRA_KCFLAGS)
+KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
+	-T linker.ld
+
+KSRCS := $(sort $(wildcard arch/x86_64/*.c kernel/*.c kernel/tests/*.c mm/*.c mm/tests/*.c))
+KASMS := $(sort $(wildcard arch/x86_64/*.asm))
+KOBJS := $(KSRCS:%.c=$(B)/k/%.o) $(KASMS:%.asm=$(B)/k/%.asm.o)
+
+.PHONY: all kernel iso run test unit debug clean distclean deps
+all: iso
+
+kernel: $(B)/kernel.elf
+
+$(B)/k/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/k/%.asm.o: %.asm
+	@mkdir -p $(dir $@)
+	$(call say,NASM,$<)$(NASM) -f elf64 -g -F dwarf -w+all -o $@ $<
+
+# Two-pass link: the first image gives the symbol table that the second embeds
+# (.ksyms follows all code, so no function moves between the passes).
+$(B)/k/ksyms0.o: tools/gen-ksyms.sh
+	@mkdir -p $(dir $@)
+	$(Q)tools/gen-ksyms.sh $(NM) - > $(B)/k/ksyms0.S
+	$(Q)$(CC) -c $(B)/k/ksyms0.S -o $@
+
+$(B)/kernel.elf: $(KOBJS) $(B)/k/ksyms0.o linker.ld tools/gen-ksyms.sh
+	$(call say,LD,$@)$(LD) $(KLDFLAGS) -o $(B)/kernel0.elf $(KOBJS) $(B)/k/ksyms0.o
+	$(Q)tools/gen-ksyms.sh $(NM) $(B)/kernel0.elf > $(B)/k/ksyms.S
+	$(Q)$(CC) -c $(B)/k/ksyms.S -o $(B)/k/ksyms.o
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(B)/k/ksyms.o
+	@tools/check-ksyms.sh $(NM) $(B)/kernel0.elf $@
+
+-include $(KOBJS:.o=.d)
+
+# User space and initrd (fragments add to INITRD_DEPS; see user/user.mk).
+INITRD_DEPS :=
+-include libc/libc.mk
+-include user/user.mk
+
+$(B)/initrd.tar: $(INITRD_DEPS) tools/mkinitrd.sh
+	tools/mkinitrd.sh $@ $(INITRD_DIRS)
+
+iso: $(B)/pagoda.iso
+
+$(B)/pagoda.iso: $(B)/kernel.elf $(B)/initrd.tar tools/mkiso.sh
+	@tools/deps.sh build
+	tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $@
+
+deps:
+	@tools/deps.sh build run test
+
+# make run: a fresh ISO with CMDLINE baked into grub.cfg, then QEMU.
+run: $(B)/kernel.elf $(B)/initrd.tar
+	@tools/deps.sh build run
+	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
+	tools/qemu.sh -m $(MEM) -cdrom $(B)/run.iso -nographic $(QEMUFLAGS)
+
+debug: $(B)/kernel.elf $(B)/initrd.tar
+	@tools/deps.sh build run test
+	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
+	tools/debug.sh $(B)/run.iso $(MEM)
+
+# Host unit tests (tests/unit/unit.mk) and the whole test run.
+include tests/unit/unit.mk
+
+test: $(B)/kernel.elf $(B)/initrd.tar unit
+	@tools/deps.sh build run test
+	$(PYTHON) tests/run_tests.py --build $(B)
+
+clean:
+	rm -rf $(B)/k $(B)/kernel*.elf $(B)/*.iso $(B)/unit $(B)/test $(B)/iso*
+
+distclean:
+	rm -rf $(B)

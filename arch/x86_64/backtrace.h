@@ -1,0 +1,19 @@
+/* arch/x86_64/backtrace.h -- frame-pointer backtraces with symbol names. */
+#ifndef ARCH_X86_64_BACKTRACE_H
+#define ARCH_X86_64_BACKTRACE_H
+
+#include "kernel/types.h"
+
+/* Print " (function+0xoff)" for a kernel address, or nothing if unknown. */
+void print_symbol(uint64_t addr);
+
+/* Print the call chain starting at rip with frame pointer rbp. */
+void backtrace_from(uint64_t rip, uint64_t rbp);
+
+/* Print the call chain of the caller. */
+void backtrace_here(void);
+
+/* Did a fault at addr with stack pointer rsp hit a kernel stack's guard page? */
+bool kstack_guard_hit(uint64_t rsp, uint64_t addr);
+
+#endif

@@ -1,0 +1,179 @@
+/* arch/x86_64/cpu.h -- x86-64 instructions as inline functions.
+ *
+ * The only place with inline assembly besides the pv_ops backends. Code
+ * outside arch/x86_64/ uses the wrappers in arch/x86_64/irq.h and the pv_ops
+ * table, not these.
+ */
+#ifndef ARCH_X86_64_CPU_H
+#define ARCH_X86_64_CPU_H
+
+#include "kernel/types.h"
+
+#define RFLAGS_IF (1UL << 9)
+
+#define CR0_WP (1UL << 16)
+#define CR0_PG (1UL << 31)
+#define CR4_PSE (1UL << 4)
+#define CR4_PAE (1UL << 5)
+#define CR4_PGE (1UL << 7)
+#define CR4_OSFXSR (1UL << 9)
+#define CR4_SMEP (1UL << 20)
+#define CR4_SMAP (1UL << 21)
+
+#define MSR_EFER 0xc0000080
+#define MSR_STAR 0xc0000081
+#define MSR_LSTAR 0xc0000082
+#define MSR_FMASK 0xc0000084
+#define MSR_FS_BASE 0xc0000100
+#define MSR_GS_BASE 0xc0000101
+#define MSR_KERNEL_GS_BASE 0xc0000102
+#define EFER_SCE (1UL << 0)
+#define EFER_NXE (1UL << 11)
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outw(uint16_t port, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void outl(uint16_t port, uint32_t v)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void io_wait(void)
+{
+	outb(0x80, 0);
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t native_read_flags(void)
+{
+	uint64_t f;
+	__asm__ volatile("pushfq; popq %0" : "=r"(f) : : "memory");
+	return f;
+}
+
+static inline void native_restore_flags(uint64_t f)
+{
+	__asm__ volatile("pushq %0; popfq" : : "r"(f) : "memory", "cc");
+}
+
+static inline void native_irq_disable(void)
+{
+	__asm__ volatile("cli" : : : "memory");
+}
+
+static inline void native_irq_enable(void)
+{
+	__asm__ volatile("sti" : : : "memory");
+}
+
+static inline void native_safe_halt(void)
+{
+	__asm__ volatile("sti; hlt" : : : "memory");
+}
+
+static inline void native_halt(void)
+{
+	__asm__ volatile("hlt" : : : "memory");
+}
+
+static inline uint64_t native_read_cr0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline void native_write_cr0(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+static inline uint64_t native_read_cr2(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t native_read_cr3(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline void native_write_cr3(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t native_read_cr4(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline void native_write_cr4(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+static inline void native_invlpg(uint64_t va)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+static inline uint64_t native_rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void native_wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
+			 "d"((uint32_t)(v >> 32)));
+}
+
+static inline void native_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(sub));
+}
+
+static inline void cpu_relax(void)
+{
+	__asm__ volatile("pause");
+}
+
+static inline uint64_t read_rbp(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%rbp, %0" : "=r"(v));
+	return v;
+}
+
+#endif

@@ -1,0 +1,88 @@
+/* arch/x86_64/gdt.c -- GDT with kernel/user segments and the TSS.
+ *
+ * Selector order is fixed by syscall/sysret: kernel code, kernel data, user
+ * data, user code (see SEG_* in trap.h). The TSS holds rsp0 (the kernel
+ * stack used on entry from user mode) and IST1, a separate stack for double
+ * faults so that a kernel stack overflow can still be reported.
+ */
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/trap.h"
+
+struct tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __packed;
+
+#define GDT_ACCESSED (1UL << 40)
+#define GDT_RW (1UL << 41)
+#define GDT_EXEC (1UL << 43)
+#define GDT_CODEDATA (1UL << 44)
+#define GDT_DPL3 (3UL << 45)
+#define GDT_PRESENT (1UL << 47)
+#define GDT_LONG (1UL << 53)
+#define GDT_TSS_AVAIL (9UL << 40)
+
+#define IST_STACK_SIZE 8192
+
+static uint64_t gdt[7];
+static struct tss tss;
+static uint8_t df_stack[IST_STACK_SIZE] __aligned(16);
+static uint8_t nmi_stack[IST_STACK_SIZE] __aligned(16);
+
+struct gdtr {
+	uint16_t limit;
+	uint64_t base;
+} __packed;
+
+void gdt_init(void)
+{
+	uint64_t seg = GDT_PRESENT | GDT_CODEDATA | GDT_RW | GDT_ACCESSED;
+	gdt[0] = 0;
+	gdt[SEG_KCODE >> 3] = seg | GDT_EXEC | GDT_LONG;
+	gdt[SEG_KDATA >> 3] = seg;
+	gdt[SEG_UDATA >> 3] = seg | GDT_DPL3;
+	gdt[SEG_UCODE >> 3] = seg | GDT_EXEC | GDT_LONG | GDT_DPL3;
+
+	tss.iomap_base = sizeof(tss);
+	tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(df_stack + IST_STACK_SIZE);
+	tss.ist[IST_NMI - 1] = (uint64_t)(nmi_stack + IST_STACK_SIZE);
+	uint64_t base = (uint64_t)&tss, limit = sizeof(tss) - 1;
+	gdt[SEG_TSS >> 3] = GDT_PRESENT | GDT_TSS_AVAIL | (limit & 0xffff) |
+			    ((base & 0xffffff) << 16) |
+			    (((base >> 24) & 0xff) << 56);
+	gdt[(SEG_TSS >> 3) + 1] = base >> 32;
+
+	struct gdtr r = { sizeof(gdt) - 1, (uint64_t)gdt };
+	__asm__ volatile(
+		"lgdt %0\n\t"
+		"pushq %1\n\t"
+		"leaq 1f(%%rip), %%rax\n\t"
+		"pushq %%rax\n\t"
+		"lretq\n"
+		"1:\n\t"
+		"movw %w2, %%ax\n\t"
+		"movw %%ax, %%ds\n\t"
+		"movw %%ax, %%es\n\t"
+		"movw %%ax, %%ss\n\t"
+		"ltr %w3"
+		:
+		: "m"(r), "i"(SEG_KCODE), "i"(SEG_KDATA), "r"((uint16_t)SEG_TSS)
+		: "rax", "memory");
+}
+
+void tss_set_kernel_stack(uint64_t rsp0)
+{
+	tss.rsp[0] = rsp0;
+}
+
+bool addr_on_ist_stack(uint64_t addr)
+{
+	uint64_t df = (uint64_t)df_stack, nmi = (uint64_t)nmi_stack;
+	return (addr >= df && addr < df + IST_STACK_SIZE) ||
+	       (addr >= nmi && addr < nmi + IST_STACK_SIZE);
+}

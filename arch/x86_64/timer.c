@@ -1,0 +1,79 @@
+/* arch/x86_64/timer.c -- PIT channel 0 at HZ, TSC calibrated on channel 2. */
+#include "arch/x86_64/timer.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/trap.h"
+#include "kernel/printk.h"
+
+#define PIT_FREQ 1193182
+#define PIT_CH0 0x40
+#define PIT_CH2 0x42
+#define PIT_CMD 0x43
+#define PIT_GATE 0x61          /* bit 0: channel 2 gate, bit 5: output */
+#define CALIBRATE_MS 20
+
+static volatile uint64_t ticks;
+static uint64_t khz;
+static uint64_t tsc_boot;
+void (*timer_tick_hook)(void);
+
+/* Busy-wait CALIBRATE_MS on PIT channel 2 (one-shot) and count TSC cycles. */
+static uint64_t calibrate_tsc(void)
+{
+	uint16_t count = PIT_FREQ * CALIBRATE_MS / 1000;
+	outb(PIT_GATE, (inb(PIT_GATE) & ~0x02) | 0x01);
+	outb(PIT_CMD, 0xb0);           /* channel 2, lo/hi, mode 0 */
+	outb(PIT_CH2, count & 0xff);
+	outb(PIT_CH2, count >> 8);
+	uint64_t t0 = rdtsc();
+	while (!(inb(PIT_GATE) & 0x20))
+		cpu_relax();
+	return (rdtsc() - t0) / CALIBRATE_MS;
+}
+
+static void timer_irq(struct trapframe *tf)
+{
+	(void)tf;
+	ticks++;
+	if (timer_tick_hook)
+		timer_tick_hook();
+}
+
+void timer_init(void)
+{
+	khz = calibrate_tsc();
+	tsc_boot = rdtsc();
+	uint16_t div = PIT_FREQ / HZ;
+	outb(PIT_CMD, 0x36);           /* channel 0, lo/hi, mode 3 */
+	outb(PIT_CH0, div & 0xff);
+	outb(PIT_CH0, div >> 8);
+	irq_register(IRQ_TIMER, timer_irq);
+	printk("timer: PIT at %d Hz, TSC %lu.%03lu MHz\n", HZ, khz / 1000, khz % 1000);
+}
+
+uint64_t timer_ticks(void)
+{
+	return ticks;
+}
+
+uint64_t tsc_khz(void)
+{
+	return khz;
+}
+
+uint64_t tsc_read(void)
+{
+	return rdtsc();
+}
+
+uint64_t tsc_to_ns(uint64_t cycles)
+{
+	if (!khz)
+		return 0;
+	/* split to avoid both overflow and 128-bit division */
+	return cycles / khz * 1000000 + cycles % khz * 1000000 / khz;
+}
+
+uint64_t clock_ns(void)
+{
+	return tsc_to_ns(rdtsc() - tsc_boot);
+}

@@ -1,0 +1,166 @@
+/* arch/x86_64/trap.c -- IDT setup and the dispatcher for all vectors. */
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/pic.h"
+#include "arch/x86_64/backtrace.h"
+#include "arch/x86_64/setjmp.h"
+#include "kernel/printk.h"
+
+struct idt_gate {
+	uint16_t off_lo;
+	uint16_t sel;
+	uint8_t ist;
+	uint8_t type;
+	uint16_t off_mid;
+	uint32_t off_hi;
+	uint32_t zero;
+} __packed;
+
+#define GATE_INTERRUPT 0x8e   /* present, DPL 0, 64-bit interrupt gate */
+
+extern const uint64_t trap_vectors[T_NVEC];
+extern const struct extable_entry _extable_start[], _extable_end[];
+
+static struct idt_gate idt[256];
+static irq_handler_t irq_handlers[16];
+pf_handler_t page_fault_hook;
+user_fault_handler_t user_fault_hook;
+struct fault_catcher *fault_catcher;
+
+static const char *const exc_names[T_NEXC] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow",
+	"bound range", "invalid opcode", "device not available",
+	"double fault", "coprocessor overrun", "invalid TSS",
+	"segment not present", "stack fault", "general protection",
+	"page fault", "reserved", "x87 FP error", "alignment check",
+	"machine check", "SIMD FP error", "virtualization", "control protection",
+};
+
+const char *trap_name(uint64_t v)
+{
+	if (v < T_NEXC && exc_names[v])
+		return exc_names[v];
+	return v < T_NVEC ? "interrupt" : "unknown";
+}
+
+static void set_gate(int v, uint64_t handler, int ist)
+{
+	idt[v] = (struct idt_gate){
+		.off_lo = handler & 0xffff,
+		.sel = SEG_KCODE,
+		.ist = (uint8_t)ist,
+		.type = GATE_INTERRUPT,
+		.off_mid = (handler >> 16) & 0xffff,
+		.off_hi = handler >> 32,
+	};
+}
+
+void idt_init(void)
+{
+	for (int v = 0; v < T_NVEC; v++)
+		set_gate(v, trap_vectors[v], 0);
+	set_gate(T_DF, trap_vectors[T_DF], IST_DOUBLE_FAULT);
+	set_gate(T_NMI, trap_vectors[T_NMI], IST_NMI);
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed r = { sizeof(idt) - 1, (uint64_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(r));
+}
+
+void irq_register(int irq, irq_handler_t h)
+{
+	irq_handlers[irq] = h;
+	pic_unmask(irq);
+}
+
+void trapframe_print(const struct trapframe *tf)
+{
+	printk("  rip %016lx  cs %04lx  rflags %016lx\n", tf->rip, tf->cs, tf->rflags);
+	printk("  rsp %016lx  ss %04lx  error  %016lx\n", tf->rsp, tf->ss, tf->error);
+	printk("  rax %016lx  rbx %016lx  rcx %016lx\n", tf->rax, tf->rbx, tf->rcx);
+	printk("  rdx %016lx  rsi %016lx  rdi %016lx\n", tf->rdx, tf->rsi, tf->rdi);
+	printk("  rbp %016lx  r8  %016lx  r9  %016lx\n", tf->rbp, tf->r8, tf->r9);
+	printk("  r10 %016lx  r11 %016lx  r12 %016lx\n", tf->r10, tf->r11, tf->r12);
+	printk("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
+	printk("  cr2 %016lx  cr3 %016lx\n", native_read_cr2(), native_read_cr3());
+}
+
+/* A kernel instruction that may fault on a user address (copyin/copyout)
+ * resumes at its fix-up with rax = -EFAULT. */
+static bool try_extable_fixup(struct trapframe *tf)
+{
+	for (const struct extable_entry *e = _extable_start; e < _extable_end; e++) {
+		if (tf->rip >= e->start && tf->rip < e->end) {
+			tf->rip = e->fixup;
+			tf->rax = (uint64_t)-14;   /* -EFAULT */
+			return true;
+		}
+	}
+	return false;
+}
+
+/* An unrecoverable fault in kernel mode: report everything and stop. */
+static __noreturn void kernel_fault(struct trapframe *tf, uint64_t cr2)
+{
+	const char *what = trap_name(tf->vector);
+	if (tf->vector == T_DF && kstack_guard_hit(tf->rsp, cr2))
+		what = "kernel stack overflow (guard page hit)";
+	printk("\nKERNEL FAULT: %s (vector %lu, error %#lx) at rip %016lx",
+	       what, tf->vector, tf->error, tf->rip);
+	print_symbol(tf->rip);
+	printk("\n");
+	if (tf->vector == T_PF)
+		printk("  fault address %016lx (%s, %s, %s)\n", cr2,
+		       tf->error & PF_PRESENT ? "protection" : "not present",
+		       tf->error & PF_WRITE ? "write" : "read",
+		       tf->error & PF_INSTR ? "instruction fetch" : "data");
+	trapframe_print(tf);
+	backtrace_from(tf->rip, tf->rbp);
+	panic("unhandled %s in kernel mode", what);
+}
+
+static void handle_exception(struct trapframe *tf)
+{
+	uint64_t cr2 = tf->vector == T_PF ? native_read_cr2() : 0;
+
+	if (tf->vector == T_PF && page_fault_hook && page_fault_hook(tf, cr2))
+		return;
+	if (trap_from_user(tf) && user_fault_hook) {
+		user_fault_hook(tf, cr2);
+		return;
+	}
+	if (!trap_from_user(tf) && try_extable_fixup(tf))
+		return;
+	if (!trap_from_user(tf) && fault_catcher) {
+		/* resume in arch_longjmp(catcher, 1) */
+		struct fault_catcher *c = fault_catcher;
+		fault_catcher = NULL;
+		c->vector = tf->vector;
+		c->addr = cr2;
+		tf->rip = (uint64_t)arch_longjmp;
+		tf->rdi = (uint64_t)&c->jb;
+		tf->rsi = 1;
+		return;
+	}
+	kernel_fault(tf, cr2);
+}
+
+void trap_dispatch(struct trapframe *tf)
+{
+	if (tf->vector < T_NEXC) {
+		handle_exception(tf);
+		return;
+	}
+	int irq = (int)(tf->vector - T_IRQ0);
+	if (irq >= 0 && irq < 16) {
+		if (pic_spurious(irq))
+			return;
+		pic_eoi(irq);
+		if (irq_handlers[irq])
+			irq_handlers[irq](tf);
+		return;
+	}
+	printk("trap: unexpected vector %lu\n", tf->vector);
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""tests/run_tests.py -- everything `make test` runs, with one summary line.
+
+1. host unit tests: every build/unit/test_* binary (Check, under ASan/UBSan);
+2. QEMU runs listed in tests/suites.txt (two at a time), judged by
+   tests/qemu/driver.py;
+3. extra test scripts listed in tests/scripts.txt (e.g. the gdb batch test).
+
+Prints one line per test and ends with "N passed, N failed"; exits 1 on any
+failure. --only NAME[,NAME] restricts step 2/3 to those runs.
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+import driver  # noqa: E402
+
+results = []   # (name, ok, detail)
+
+
+def record(name, ok, detail=""):
+    results.append((name, ok, detail))
+    print("%s %s%s" % ("PASS" if ok else "FAIL", name, ("  -- " + detail) if detail else ""),
+          flush=True)
+
+
+def run_unit(build):
+    bins = sorted(glob.glob(os.path.join(build, "unit", "test_*")))
+    bins = [b for b in bins if os.access(b, os.X_OK) and not b.endswith((".o", ".d"))]
+    if not bins:
+        record("unit", False, "no unit test binaries in %s/unit" % build)
+    env = dict(os.environ, CK_VERBOSITY="verbose", CK_FORK="yes",
+               ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+    for b in bins:
+        p = subprocess.run([b], capture_output=True, text=True, env=env, timeout=300)
+        out = p.stdout + p.stderr
+        seen = 0
+        for m in re.finditer(r"^[^:\n]+:\d+:([PFE]):([^:]+):([^:]+):\d+: ?(.*)$", out, re.M):
+            seen += 1
+            record("unit/%s/%s" % (os.path.basename(b)[5:], m.group(3)), m.group(1) == "P",
+                   "" if m.group(1) == "P" else m.group(4))
+        if p.returncode != 0 or seen == 0:
+            tail = "\n".join(out.strip().split("\n")[-15:])
+            record("unit/%s" % os.path.basename(b), False,
+                   "exit status %d, %d checks parsed\n%s" % (p.returncode, seen, tail))
+
+
+def parse_table(path):
+    rows = []
+    if not os.path.exists(path):
+        return rows
+    for ln in open(path):
+        ln = ln.split("#", 1)[0].strip() if not ln.lstrip().startswith("#") else ""
+        if ln:
+            rows.append([f.strip() for f in ln.split("|")])
+    return rows
+
+
+def make_iso(build, name, cmdline):
+    iso = os.path.join(build, "test", name + ".iso")
+    os.makedirs(os.path.dirname(iso), exist_ok=True)
+    subprocess.run([os.path.join(ROOT, "tools", "mkiso.sh"), os.path.join(build, "kernel.elf"),
+                    os.path.join(build, "initrd.tar"), cmdline, iso], check=True)
+    return iso
+
+
+def run_suite(build, row):
+    name, cmdline, mem, expect = row[:4]
+    timeout = int(row[4]) if len(row) > 4 and row[4] else 180
+    iso = make_iso(build, name, cmdline)
+    res = driver.run_qemu(iso, mem=mem, timeout=timeout)
+    with open(os.path.join(build, "test", name + ".log"), "w") as f:
+        f.write(res.log)
+    return name, expect, res
+
+
+def report_suite(build, name, expect, res):
+    log = os.path.join(build, "test", name + ".log")
+    if expect == "pass":
+        for t, ok, detail in res.tests:
+            record("%s/%s" % (name, t), ok, detail)
+        if not res.ok:
+            record(name, False, "%s (log: %s)" % (res.failure, log))
+    else:
+        want = expect[len("fail:"):]
+        if res.ok:
+            record(name, False, "expected the run to fail with '%s' but it passed" % want)
+        elif want not in (res.failure or "") and want not in res.log:
+            record(name, False, "expected '%s', driver said: %s (log: %s)" % (want, res.failure, log))
+        else:
+            record(name, True, "driver reported: " + res.failure)
+
+
+def run_scripts(build, only):
+    for row in parse_table(os.path.join(ROOT, "tests", "scripts.txt")):
+        name, cmd = row[0], row[1]
+        if only and name not in only:
+            continue
+        p = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True,
+                           env=dict(os.environ, BUILD=build))
+        out = (p.stdout + p.stderr).strip()
+        with open(os.path.join(build, "test", name + ".log"), "w") as f:
+            f.write(out)
+        record(name, p.returncode == 0,
+               "" if p.returncode == 0 else "\n".join(out.split("\n")[-20:]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    os.makedirs(os.path.join(a.build, "test"), exist_ok=True)
+    if not only:
+        run_unit(a.build)
+    rows = [r for r in parse_table(os.path.join(ROOT, "tests", "suites.txt"))
+            if not only or r[0] in only]
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        for name, expect, res in ex.map(lambda r: run_suite(a.build, r), rows):
+            report_suite(a.build, name, expect, res)
+    run_scripts(a.build, only)
+    passed = sum(1 for r in results if r[1])
+    failed = len(results) - passed
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed or not results else 0)
+
+
+if __name__ == "__main__":
+    main()
