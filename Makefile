@@ -77,6 +77,7 @@ $(B)/kernel.elf: $(KOBJS) $(B)/k/ksyms0.o linker.ld tools/gen-ksyms.sh
 INITRD_DEPS :=
 -include libc/libc.mk
 -include user/user.mk
+-include tools/bench/bench.mk
 
 $(B)/initrd.tar: $(INITRD_DEPS) tools/mkinitrd.sh
 	tools/mkinitrd.sh $@ $(INITRD_DIRS)

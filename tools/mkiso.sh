@@ -4,8 +4,7 @@
 # initrd as a multiboot2 module. Output on the serial port and the screen.
 set -eu
 kernel=$1 initrd=$2 cmdline=$3 out=$4
-stage=$(mktemp -d)
-log=$(mktemp)   # outside $stage: grub-mkrescue packs all of $stage
+stage=$(mktemp -d) log=$(mktemp)   # the log must not sit inside the ISO tree
 trap 'rm -rf "$stage" "$log"' EXIT
 mkdir -p "$stage/boot/grub"
 cp "$kernel" "$stage/boot/kernel.elf"
