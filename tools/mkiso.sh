@@ -4,8 +4,8 @@
 # initrd as a multiboot2 module. Output on the serial port and the screen.
 set -eu
 kernel=$1 initrd=$2 cmdline=$3 out=$4
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+stage=$(mktemp -d) log=$(mktemp)   # the log must not sit inside the ISO tree
+trap 'rm -rf "$stage" "$log"' EXIT
 mkdir -p "$stage/boot/grub"
 cp "$kernel" "$stage/boot/kernel.elf"
 cp "$initrd" "$stage/boot/initrd.tar"
@@ -22,6 +22,6 @@ menuentry "Pagoda" {
 }
 CFG
 mkdir -p "$(dirname "$out")"
-grub-mkrescue -o "$out.tmp" "$stage" >/dev/null 2>"$stage/log" ||
-	{ cat "$stage/log" >&2; exit 1; }
+grub-mkrescue -o "$out.tmp" "$stage" >/dev/null 2>"$log" ||
+	{ cat "$log" >&2; exit 1; }
 mv "$out.tmp" "$out"

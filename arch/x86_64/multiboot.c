@@ -91,7 +91,7 @@ void boot_info_print(void)
 	printk("boot: memory map:\n");
 	for (int i = 0; i < boot_info.nregions; i++) {
 		struct mem_region *r = &boot_info.regions[i];
-		printk("  [%#014lx - %#014lx] %8lu KiB  %s\n", r->base,
+		printk("  [0x%012lx - 0x%012lx] %8lu KiB  %s\n", r->base,
 		       r->base + r->len - 1, r->len >> 10, mem_type_name(r->type));
 		if (r->type == MEM_USABLE)
 			usable += r->len;
