@@ -9,7 +9,7 @@ pkgs_run="qemu-system-x86"
 pkgs_test="check pkg-config gdb python3 qemu-system-x86"
 pkgs_newlib="newlib-source texinfo bzip2 xz-utils"
 pkgs_musl="musl-tools"
-pkgs_bench="gnuplot-nox"
+pkgs_bench="gnuplot-nox cpio gzip python3"
 
 want=""
 for g in "$@"; do

@@ -1,0 +1,61 @@
+# tools/bench/bench.mk -- benchmark builds and runs (included by the top-level Makefile).
+#
+#   make bench-musl     the benchmarks as static musl binaries (build/bench/musl/)
+#   make bench-smoke    each benchmark once with --quick on this host; checks the
+#                       BENCH line format, times nothing (also run by make test)
+#   make bench-linux    Debian's Linux kernel + busybox in QEMU (same TCG setup as
+#                       Pagoda), the suite inside it; CSV, tables and plots in build/bench/
+#                       BENCH_MEM=2G BENCH_ROUNDS=2 BENCH_ARGS='--runs 5 --ms 100'
+#                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
+#
+# The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
+
+BENCH_SRC   := user/bench
+BENCH_PROGS := hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
+BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
+BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+BENCH_MEM    ?= 2G
+BENCH_ROUNDS ?= 2
+BENCH_ARGS   ?=
+BENCH_FORKRSS ?= 0 16 64 256 1024
+MUSL_CC      ?= musl-gcc
+
+# bench_build TARGET CC LDFLAGS: rules for build/bench/TARGET/PROG, one static
+# library of the shared pieces, and BENCH_<TARGET>_BINS listing the programs.
+define bench_build
+BENCH_$(1)_BINS := $$(BENCH_PROGS:%=$(B)/bench/$(1)/%)
+
+$(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$<)$(2) $(BENCH_CFLAGS) -c $$< -o $$@
+
+.PRECIOUS: $(B)/bench/$(1)/obj/%.o
+
+$(B)/bench/$(1)/libbench.a: $(BENCH_LIBS:%=$(B)/bench/$(1)/obj/%.o)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+
+$(B)/bench/$(1)/%: $(B)/bench/$(1)/obj/%.o $(B)/bench/$(1)/libbench.a
+	$$(call say,LD,$$@)$(2) $(3) -o $$@ $$^
+endef
+
+$(eval $(call bench_build,musl,$(MUSL_CC),-static))
+$(eval $(call bench_build,pagoda,tools/pagoda-cc,))
+BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
+BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)
+
+.PHONY: bench-musl bench-smoke bench-linux
+bench-musl:
+	@tools/deps.sh musl
+	@$(MAKE) --no-print-directory $(BENCH_MUSL_BINS)
+
+bench-smoke:
+	tools/bench/smoke.sh $(B)
+
+# Linux in QEMU, BENCH_ROUNDS boots; the columns and ratios of later Pagoda
+# configurations join as more --system arguments of the same run.
+bench-linux: bench-musl
+	@tools/deps.sh run musl bench
+	BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)" \
+		tools/bench/linux.sh prepare $(B) $(B)/bench/musl
+	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results --rounds $(BENCH_ROUNDS) \
+		--system "linux|tools/bench/linux.sh boot $(B) $(BENCH_MEM)"

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""tools/bench/bench.py -- run the benchmark suite on one or more systems, collect
+the BENCH lines into CSV, print tables in the seeds' shapes and draw plots.
+
+    bench.py check [FILE...]        every BENCH line well formed, at least one
+                                    (--expect BENCH:METRIC,... must all appear;
+                                    --suite: a suite.sh log where every program ran,
+                                    printed BENCH lines of its own, and none failed)
+    bench.py run --out DIR --system 'NAME|COMMAND' [--system ...] [--rounds N]
+                                    boot each system in turn, round after round
+                                    (so machine noise hits all of them), then report
+    bench.py report --out DIR       tables and plots from DIR/results.csv
+
+A system is a named column (e.g. "linux", "pagoda ptshare=off", "pagoda pv=patched",
+"pagoda MALLOC_PURGE=eager"); COMMAND boots it and prints its serial console on
+stdout, where tools/bench/suite.sh prints BENCHPROG/BENCH/BENCHFAIL/BENCHDONE lines.
+Tables are generic over columns: later configurations appear without code changes.
+"""
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tables  # noqa: E402
+import plots   # noqa: E402
+
+NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf"
+BENCH_RE = re.compile(r"^BENCH (\S+) (\S+) (\S+) median=(%s) min=(%s) max=(%s) runs=(\d+)$"
+                      % (NUM, NUM, NUM))
+FIELDS = ["column", "round", "bench", "metric", "unit", "median", "min", "max", "runs"]
+SUITE = ["lat_syscall", "lat_proc", "lat_pagefault", "forkrss", "madvbench", "ebizzy",
+         "mallocbench"]
+
+
+def parse_line(line):
+    """A dict for a well-formed BENCH line; None for other lines; ValueError for a
+    line that starts with "BENCH " but breaks the format or min <= median <= max."""
+    line = line.rstrip("\r\n")
+    if not line.startswith("BENCH "):
+        return None
+    m = BENCH_RE.match(line)
+    if not m:
+        raise ValueError("malformed BENCH line: %r" % line)
+    r = dict(zip(["bench", "metric", "unit", "median", "min", "max", "runs"], m.groups()))
+    for k in ("median", "min", "max"):
+        r[k] = float(r[k])
+    r["runs"] = int(r["runs"])
+    if not (r["min"] <= r["median"] <= r["max"]) or r["runs"] < 1:
+        raise ValueError("inconsistent BENCH line: %r" % line)
+    return r
+
+
+def suite_errors(lines, seen):
+    """What is wrong with a suite.sh log: a program of SUITE that did not run or
+    reported nothing, a BENCHFAIL line, a missing BENCHDONE."""
+    errors = ["suite: " + ln.strip() for ln in lines if ln.startswith("BENCHFAIL ")]
+    ran = {ln.split()[1] for ln in lines if ln.startswith("BENCHPROG ")}
+    benches = {s.split(":")[0] for s in seen}
+    errors += ["suite: %s did not run" % p for p in SUITE if p not in ran]
+    errors += ["suite: %s printed no BENCH line" % p for p in SUITE
+               if p in ran and p not in benches]
+    if not any(ln.strip() == "BENCHDONE" for ln in lines):
+        errors.append("suite: no BENCHDONE (the suite did not finish)")
+    return errors
+
+
+def cmd_check(a):
+    """Exit status 0 when every input has only well-formed BENCH lines, at least
+    one, every --expect'ed BENCH:METRIC, and (--suite) a complete suite run."""
+    seen, errors, lines = set(), [], []
+    for f in a.files or ["-"]:
+        for n, line in enumerate(sys.stdin if f == "-" else open(f), 1):
+            lines.append(line)
+            try:
+                r = parse_line(line)
+            except ValueError as e:
+                errors.append("%s:%d: %s" % (f, n, e))
+                continue
+            if r:
+                seen.add("%s:%s" % (r["bench"], r["metric"]))
+    if a.suite:
+        errors += suite_errors(lines, seen)
+    want = [w for w in a.expect.split(",") if w]
+    errors += ["missing BENCH %s" % w for w in want if w not in seen]
+    if not seen:
+        errors.append("no BENCH lines")
+    for e in errors:
+        print("bench check: " + e, file=sys.stderr)
+    if not errors:
+        print("bench check: %d results well formed" % len(seen))
+    return 1 if errors else 0
+
+
+class Progress:
+    """One status line per event: which system and round, which program, how long."""
+
+    def __init__(self, total_boots):
+        self.total, self.boot, self.t0 = total_boots, 0, time.time()
+
+    def start(self, column, rnd):
+        self.boot += 1
+        self.column, self.rnd, self.prog, self.tb = column, rnd, "boot", time.time()
+        self.say("booting")
+
+    def say(self, what):
+        print("[%3ds] boot %d/%d  %-22s round %d  %s" % (
+            time.time() - self.t0, self.boot, self.total, self.column, self.rnd, what),
+            flush=True)
+
+    def line(self, line):
+        if line.startswith("BENCHPROG "):
+            self.prog = line.split()[1]
+            idx = SUITE.index(self.prog) + 1 if self.prog in SUITE else 0
+            self.say("%s (%d/%d)" % (self.prog, idx, len(SUITE)))
+        elif line.startswith("BENCHFAIL "):
+            self.say("FAILED: " + line)
+
+
+def boot_once(column, command, rnd, out, progress):
+    """Run one system's COMMAND, log its console to OUT/logs, return its results
+    (dicts) and whether the suite completed."""
+    os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+    log = os.path.join(out, "logs", "%s-r%d.log" % (re.sub(r"[^\w=.-]+", "_", column), rnd))
+    progress.start(column, rnd)
+    rows, done, failed = [], False, []
+    with open(log, "w") as lf:
+        p = subprocess.Popen(command, shell=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        for raw in p.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            lf.write(line + "\n")
+            progress.line(line)
+            done = done or line == "BENCHDONE"
+            if line.startswith("BENCHFAIL "):
+                failed.append(line)
+            try:
+                r = parse_line(line)
+            except ValueError as e:
+                progress.say(str(e))
+                r = None
+            if r:
+                r.update(column=column, round=rnd)
+                rows.append(r)
+        p.wait()
+    progress.say("%d results, %s (log %s)" % (
+        len(rows), "complete" if done and not failed else "INCOMPLETE", log))
+    return rows, done and not failed
+
+
+def cmd_run(a):
+    """Boot every system, round after round, append to results.csv, report."""
+    systems = []
+    for s in a.system:
+        name, sep, cmd = s.partition("|")
+        if not sep or not name.strip() or not cmd.strip():
+            sys.exit("bench run: --system wants 'NAME|COMMAND', got %r" % s)
+        systems.append((name.strip(), cmd.strip()))
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, "results.csv")
+    progress = Progress(a.rounds * len(systems))
+    ok = True
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        for rnd in range(1, a.rounds + 1):
+            for name, cmd in systems:
+                rows, complete = boot_once(name, cmd, rnd, a.out, progress)
+                ok = ok and complete
+                w.writerows({k: r[k] for k in FIELDS} for r in rows)
+                f.flush()
+    report(a.out, a.ref)
+    return 0 if ok else 1
+
+
+def load(path):
+    """results.csv -> {(column, bench, metric): aggregate over rounds}, columns in
+    first-seen order. Aggregate: median of the rounds' medians, min of mins, max
+    of maxes, total runs."""
+    per, columns = {}, []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["column"] not in columns:
+                columns.append(r["column"])
+            per.setdefault((r["column"], r["bench"], r["metric"]), []).append(r)
+    data = {}
+    for key, rs in per.items():
+        meds = sorted(float(r["median"]) for r in rs)
+        n = len(meds)
+        data[key] = tables.Cell(
+            median=meds[n // 2] if n % 2 else (meds[n // 2 - 1] + meds[n // 2]) / 2,
+            min=min(float(r["min"]) for r in rs), max=max(float(r["max"]) for r in rs),
+            runs=sum(int(r["runs"]) for r in rs), unit=rs[0]["unit"])
+    return data, columns
+
+
+def report(out, ref):
+    """Print every table, write them to OUT/tables.txt and OUT/*.csv, draw plots."""
+    data, columns = load(os.path.join(out, "results.csv"))
+    if ref and ref not in columns:
+        sys.exit("bench report: reference column %r not among %s" % (ref, columns))
+    text = tables.render_all(data, columns, ref or columns[0], out)
+    print(text)
+    with open(os.path.join(out, "tables.txt"), "w") as f:
+        f.write(text + "\n")
+    for png in plots.draw_all(data, columns, out):
+        print("plot: " + png)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("files", nargs="*")
+    c.add_argument("--expect", default="")
+    c.add_argument("--suite", action="store_true")
+    r = sub.add_parser("run")
+    r.add_argument("--out", required=True)
+    r.add_argument("--system", action="append", required=True)
+    r.add_argument("--rounds", type=int, default=1)
+    r.add_argument("--ref", default="", help="column the ratios divide by (default: first)")
+    p = sub.add_parser("report")
+    p.add_argument("--out", required=True)
+    p.add_argument("--ref", default="")
+    a = ap.parse_args()
+    if a.cmd == "check":
+        return cmd_check(a)
+    if a.cmd == "run":
+        return cmd_run(a)
+    report(a.out, a.ref)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tools/bench/linux.sh -- the Linux side of the side-by-side benchmarks.
+#
+#   linux.sh prepare BUILD BINDIR   fetch Debian's kernel image and busybox-static
+#                                   (apt-get download + dpkg-deb -x into BUILD/bench/linux,
+#                                   nothing installed on the host) and pack an initramfs
+#                                   with busybox, the benchmarks in BINDIR, the suite and
+#                                   an init that runs it and powers off
+#   linux.sh boot BUILD MEM         boot that kernel in QEMU the way Pagoda boots
+#                                   (tools/qemu.sh: TCG, -cpu max, -smp 1, -m MEM); the
+#                                   serial console goes to stdout
+#
+# The suite's options come from the environment at prepare time: BENCH_ARGS
+# (common options, e.g. "--runs 5 --ms 100") and FORKRSS_MIB (forkrss sizes).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+# fetch PKG DEST: the .deb of PKG (the candidate version) into directory DEST,
+# downloaded once; prints its path.
+fetch() {
+	local pkg=$1 dest=$2 deb
+	mkdir -p "$dest"
+	deb=$(ls "$dest"/"$pkg"_*.deb 2>/dev/null | head -n1 || true)
+	if [ -z "$deb" ]; then
+		echo "bench-linux: apt-get download $pkg" >&2
+		(cd "$dest" && { apt-get download "$pkg" >&2 2>/dev/null ||
+			{ apt-get update -qq >&2 && apt-get download "$pkg" >&2; }; })
+		deb=$(ls "$dest"/"$pkg"_*.deb | head -n1)
+	fi
+	echo "$deb"
+}
+
+# kernel_pkg DEST: the versioned linux-image package that the
+# linux-image-amd64 metapackage depends on.
+kernel_pkg() {
+	local meta
+	meta=$(fetch linux-image-amd64 "$1")
+	dpkg-deb -f "$meta" Depends | tr ',|' '\n\n' | sed -n 's/^ *\(linux-image-[0-9][^ ]*\).*/\1/p' | head -n1
+}
+
+# prepare BUILD BINDIR: unpack the kernel and busybox, build the initramfs.
+prepare() {
+	local build=$1 bindir=$2 top=$1/bench/linux
+	local debs=$top/debs root=$top/root stage=$top/stage pkg
+	pkg=$(kernel_pkg "$debs")
+	if [ ! -e "$top/vmlinuz" ]; then
+		rm -rf "$root" && mkdir -p "$root"
+		dpkg-deb -x "$(fetch "$pkg" "$debs")" "$root"
+		cp "$root"/boot/vmlinuz-* "$top/vmlinuz"
+		rm -rf "$root"   # the modules are not needed: all the suite uses is built in
+	fi
+	rm -rf "$stage" && mkdir -p "$stage"/{bin,dev,proc,tmp,bench}
+	dpkg-deb -x "$(fetch busybox-static "$debs")" "$stage/bb"
+	mv "$stage/bb/bin/busybox" "$stage/bin/busybox" && rm -rf "$stage/bb"
+	cp "$bindir"/* "$stage/bench/" 2>/dev/null || true
+	rm -rf "$stage/bench/obj" "$stage/bench/libbench.a"
+	cp "$here/suite.sh" "$stage/bench/suite.sh"
+	printf 'BENCH_ARGS="%s"\nFORKRSS_MIB="%s"\n' "${BENCH_ARGS:-}" \
+		"${FORKRSS_MIB:-0 16 64 256 1024}" > "$stage/bench/bench.conf"
+	cp "$here/linux-init.sh" "$stage/init"
+	chmod +x "$stage/init" "$stage/bench/suite.sh"
+	(cd "$stage" && find . | sort | cpio -o -H newc --quiet --owner=0:0) | gzip -1 > "$top/initramfs.gz"
+	echo "bench-linux: $(basename "$pkg"), initramfs $(du -h "$top/initramfs.gz" | cut -f1)" >&2
+}
+
+# boot BUILD MEM: run the suite once under Linux in QEMU.
+boot() {
+	local top=$1/bench/linux
+	exec "$here/../qemu.sh" -m "$2" -kernel "$top/vmlinuz" -initrd "$top/initramfs.gz" \
+		-append "console=ttyS0 quiet mitigations=off panic=-1" \
+		-display none -serial stdio -monitor none -no-reboot </dev/null
+}
+
+case "${1:-}" in
+prepare) prepare "$2" "$3" ;;
+boot) boot "$2" "$3" ;;
+*) echo "usage: $0 prepare BUILD BINDIR | boot BUILD MEM" >&2; exit 2 ;;
+esac

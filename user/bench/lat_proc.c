@@ -1,0 +1,57 @@
+/*
+ * user/bench/lat_proc.c -- process creation latency, as lmbench's lat_proc:
+ *   fork   fork + exit + wait
+ *   exec   fork + execve of the static hello + wait
+ *   sh     fork + /bin/sh -c hello + wait
+ * Usage: lat_proc [--quick] [--runs N] [--ms N] [HELLO]
+ * HELLO defaults to "hello" in the directory of this program.
+ */
+#include "bench_proc.h"
+#include "bench_util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PATH_LEN 512
+
+/* fork + execve(hello). */
+static void op_exec(void *ctx)
+{
+	char *hello = ctx;
+	char *argv[] = { hello, NULL };
+
+	bench_spawn_wait(hello, argv);
+}
+
+/* fork + /bin/sh -c hello. */
+static void op_sh(void *ctx)
+{
+	char *argv[] = { "sh", "-c", ctx, NULL };
+
+	bench_spawn_wait("/bin/sh", argv);
+}
+
+/* Write into buf the path of "hello" next to the program named prog. */
+static void hello_beside(char *buf, size_t len, const char *prog)
+{
+	const char *slash = strrchr(prog, '/');
+	int dir = slash ? (int)(slash - prog) : 1;
+
+	snprintf(buf, len, "%.*s/hello", dir, slash ? prog : ".");
+}
+
+/* Measure fork, exec and sh. */
+int main(int argc, char **argv)
+{
+	char hello[PATH_LEN];
+
+	bench_init(&argc, argv, "lat_proc");
+	if (argc > 1)
+		snprintf(hello, sizeof hello, "%s", argv[1]);
+	else
+		hello_beside(hello, sizeof hello, argv[0]);
+	bench_time_op("lat_proc", "fork", bench_fork_exit_wait, NULL);
+	bench_time_op("lat_proc", "exec", op_exec, hello);
+	bench_time_op("lat_proc", "sh", op_sh, hello);
+	return bench_finish();
+}
