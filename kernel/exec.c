@@ -223,6 +223,9 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	p->tf->ss = SEG_UDATA;
 	p->tf->rflags = RFLAGS_USER;
 	p->fs_base = 0;
+	fpu_state_reset(&p->fpu);
+	if (p == current_proc())
+		fpu_restore(&p->fpu);
 	proc_set_name(p, path);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "kernel/version.h"
 #include "mm/mm.h"
 #include "arch/x86_64/console.h"
+#include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
@@ -62,6 +63,7 @@ void kmain(uint32_t magic, paddr_t info)
 	idt_init();
 	pic_init();
 	timer_init();
+	fpu_init();
 	mm_init();
 	syscall_init();
 	syscall_table_init();

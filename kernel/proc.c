@@ -128,6 +128,7 @@ int proc_fork(void)
 		return -ENOMEM;
 	}
 	*child->tf = *parent->tf;
+	fpu_save(&child->fpu);              /* the parent's live registers */
 	child->tf->rax = 0;                 /* fork returns 0 in the child */
 	child->fs_base = parent->fs_base;
 	child->cwd = parent->cwd;

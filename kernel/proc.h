@@ -14,11 +14,12 @@
 #include "kernel/types.h"
 #include "kernel/spinlock.h"
 #include "arch/x86_64/context.h"
+#include "arch/x86_64/fpu.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
 
 #define NPROC 128         /* process table size: fork fails with EAGAIN past it */
-#define NOFILE 32         /* open files per process */
+#define NOFILE 64         /* open files per process */
 #define PROC_NAME_MAX 16
 
 enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
@@ -46,6 +47,7 @@ struct proc {
 	struct inode *cwd;
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
+	struct fpu_state fpu;        /* user x87/SSE registers while switched out */
 };
 
 /* Linux wait status words. */
@@ -103,6 +105,6 @@ void sleep_on(const void *chan, struct spinlock *lk);
 void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
 void sched_init(void);
-void sleep_ticks(uint64_t n);            /* nanosleep */
+void sleep_until_ns(uint64_t deadline);   /* nanosleep */
 
 #endif

@@ -9,6 +9,7 @@
 #include "kernel/proc.h"
 #include "kernel/printk.h"
 #include "mm/as.h"
+#include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/timer.h"
@@ -28,7 +29,9 @@ static void switch_to(struct cpu *c, struct proc *p)
 	arch_set_fs_base(p->fs_base);
 	p->state = P_RUNNING;
 	ticks_left = TIMESLICE_TICKS;
+	fpu_restore(&p->fpu);
 	swtch(&c->scheduler, p->ctx);
+	fpu_save(&p->fpu);
 	c->current = NULL;
 }
 
@@ -125,12 +128,13 @@ static void sched_tick(struct trapframe *tf)
 	wakeup(&tick_channel);
 }
 
-/* Sleep for at least n timer ticks. */
-void sleep_ticks(uint64_t n)
+/* Sleep until clock_ns() reaches deadline (woken at each tick to check), or
+ * the process is killed. The same clock answers clock_gettime, so a sleep
+ * never looks shorter than asked. */
+void sleep_until_ns(uint64_t deadline)
 {
-	uint64_t until = timer_ticks() + n;
 	spin_lock(&proc_lock);
-	while (timer_ticks() < until && !current_proc()->killed)
+	while (clock_ns() < deadline && !current_proc()->killed)
 		sleep_on(&tick_channel, &proc_lock);
 	spin_unlock(&proc_lock);
 }

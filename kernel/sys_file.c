@@ -21,6 +21,8 @@
 #define F_GETFL 3
 #define F_SETFL 4
 #define IOV_MAX 1024
+#define CONSOLE_ROWS 25
+#define CONSOLE_COLS 80
 
 static bool can_read(struct file *f)
 {
@@ -202,14 +204,19 @@ static long sys_ioctl(const uint64_t a[6])
 		return -EBADF;
 	bool tty = f->inode && f->inode->type == INODE_DEV && f->inode->dev == DEV_CONSOLE;
 	if (!tty)
-		return -ENOTTY;
+		return -ENOTTY;   /* files, pipes: no terminal, no size */
 	if (a[1] == TCGETS) {
 		/* a struct termios that says: canonical mode with echo */
 		uint8_t termios[60] = { 0 };
 		termios[12] = 0x0a;  /* c_lflag low byte: ICANON | ECHO (0x2 | 0x8) */
 		return copyout(a[2], termios, sizeof(termios));
 	}
-	return -ENOTTY;   /* TIOCGWINSZ included: the serial line has no size */
+	if (a[1] == TIOCGWINSZ) {
+		/* the console's size: a VGA text screen (what isatty() asks) */
+		uint16_t winsize[4] = { CONSOLE_ROWS, CONSOLE_COLS, 0, 0 };
+		return copyout(a[2], winsize, sizeof(winsize));
+	}
+	return -ENOTTY;
 }
 
 static long do_pipe(vaddr_t ufds, int flags)

@@ -98,8 +98,7 @@ static long sys_nanosleep(const uint64_t a[6])
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC_PER_SEC)
 		return -EINVAL;
 	uint64_t ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-	uint64_t tick_ns = NSEC_PER_SEC / HZ;
-	sleep_ticks((ns + tick_ns - 1) / tick_ns);
+	sleep_until_ns(clock_ns() + ns);
 	return current_proc()->killed ? -EINTR : 0;
 }
 

@@ -19,7 +19,7 @@ struct syscall_entry {
 
 /* Each sys_*.c file provides a table; syscall.c builds the dispatch array. */
 extern const struct syscall_entry sys_proc_table[], sys_file_table[],
-	sys_mem_table[], sys_misc_table[];
+	sys_mem_table[], sys_misc_table[], sys_pagoda_table[];
 
 /* Linux numbers used by the tables. */
 enum {
@@ -37,10 +37,10 @@ enum {
 	SYS_gettid = 186, SYS_time = 201, SYS_getdents64 = 217,
 	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_exit_group = 231,
 	SYS_openat = 257, SYS_newfstatat = 262, SYS_pipe2 = 293,
-	SYS_pagoda_vmquery = 1000, SYS_pagoda_meminfo = 1001,
-	SYS_pagoda_procinfo = 1002,
 };
+/* SYS_pagoda_*: shared with user space */
+#include "libc/include/pagoda/syscall.h"
 
-#define NSYSCALLS 1024 + 16
+#define NSYSCALLS 1024
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "mm/as.h"
 #include "mm/kmalloc.h"
+#include "mm/page.h"
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/vma.h"
@@ -66,6 +67,13 @@ static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
 	return 0;
 }
 
+/* Linux's heuristic overcommit: memory is handed out lazily, but a single
+ * request for more than all of RAM is refused at once (-ENOMEM). */
+static bool may_commit(uint64_t len)
+{
+	return len / PAGE_SIZE <= mm_stats.managed;
+}
+
 static bool user_range(vaddr_t start, uint64_t len)
 {
 	return start >= USER_NULL_GUARD && len <= USER_TOP && start <= USER_TOP - len;
@@ -77,6 +85,8 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	len = ALIGN_UP(len, PAGE_SIZE);
 	if (!len)
 		return -EINVAL;
+	if (!file && !may_commit(len))
+		return -ENOMEM;
 	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
 	if (fixed && !user_range(addr, len))
 		return -ENOMEM;
@@ -153,7 +163,7 @@ vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk)
 	vaddr_t old_end = ALIGN_UP(as->brk, PAGE_SIZE), new_end = ALIGN_UP(newbrk, PAGE_SIZE);
 	struct vma *heap = heap_vma(as);
 	if (new_end > old_end) {
-		if (vma_overlaps(as, old_end, new_end))
+		if (!may_commit(new_end - as->heap_start) || vma_overlaps(as, old_end, new_end))
 			return as->brk;
 		if (heap) {
 			heap->end = new_end;

@@ -14,8 +14,6 @@ static int unmap_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int lev
 	(void)end;
 	struct tlb_batch *b = w->arg;
 	pte_t e = pte_read(ep);
-	if (level != PGL_PT)
-		panic("pgr_unmap: huge user page at %#lx", va);
 	pt_set_leaf(w->pgt, va, ep, level, 0);
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (pg && pg->type != PG_RESERVED)
@@ -36,8 +34,7 @@ static int unmap_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, 
 }
 
 static const struct walk_ops unmap_ops = {
-	.pte = unmap_pte, .pde = unmap_pte, .pdpte = unmap_pte,
-	.table_done = unmap_table_done,
+	.pte = unmap_pte, .table_done = unmap_table_done,
 };
 
 void pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end)

@@ -11,22 +11,22 @@
 ; .extable section and resumes at the fix-up with rax = -EFAULT. stac/clac
 ; open and close user access while SMAP is on (they are NOPs in effect when
 ; CR4.SMAP is clear, and exist on every CPU with SMAP; we only execute them
-; when smap_enabled says so).
+; when mmu_smap_on says so, see arch/x86_64/mmu.h).
 
 bits 64
 section .text
 
-extern smap_enabled
+extern mmu_smap_on
 
 %macro USER_ACCESS_BEGIN 0
-	cmp byte [rel smap_enabled], 0
+	cmp byte [rel mmu_smap_on], 0
 	je %%skip
 	stac
 %%skip:
 %endmacro
 
 %macro USER_ACCESS_END 0
-	cmp byte [rel smap_enabled], 0
+	cmp byte [rel mmu_smap_on], 0
 	je %%skip
 	clac
 %%skip:

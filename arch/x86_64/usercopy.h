@@ -9,7 +9,4 @@ long arch_copy_user(void *dst, const void *src, uint64_t n);
 long arch_strncpy_user(char *dst, const char *usrc, uint64_t max);
 long arch_clear_user(void *udst, uint64_t n);
 
-/* Set when CR4.SMAP is on: user accesses then need stac/clac. */
-extern bool smap_enabled;
-
 #endif
