@@ -5,6 +5,7 @@
 #                   CMDLINE='test=all' passes kernel options
 #   make test       host unit tests + every QEMU test suite; prints "N passed, N failed"
 #   make debug      QEMU paused with its gdbstub and gdb attached with symbols
+#                   (USER=prog adds a user program's symbols; docs/debugging.md)
 #   make CROSS=x86_64-elf-   use a cross toolchain instead of the host gcc
 
 CROSS    ?=
@@ -96,10 +97,13 @@ run: $(B)/kernel.elf $(B)/initrd.tar
 	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
 	tools/qemu.sh -m $(MEM) -cdrom $(B)/run.iso -nographic $(QEMUFLAGS)
 
+# make debug USER=prog also loads build/rootfs/bin/prog's symbols. (USER is
+# also the login name in the environment: only a command-line USER counts.)
+DEBUG_PROG := $(if $(filter command line,$(origin USER)),$(USER))
 debug: $(B)/kernel.elf $(B)/initrd.tar
 	@tools/deps.sh build run test
 	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
-	tools/debug.sh $(B)/run.iso $(MEM)
+	tools/debug.sh --build $(B) $(B)/run.iso $(MEM) $(DEBUG_PROG)
 
 # Host unit tests (tests/unit/unit.mk) and the whole test run.
 include tests/unit/unit.mk

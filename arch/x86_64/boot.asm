@@ -6,7 +6,8 @@
 ;   identity (so the next instruction after enabling paging still runs),
 ;   at the direct map 0xffff800000000000, and at the kernel's link address
 ;   0xffffffff80000000; enable PAE + long mode + paging, and jump to the
-; higher half. mm/ replaces these tables with the real kernel page table.
+; higher half (arch/x86_64/start64.asm). mm/ replaces these tables with the
+; real kernel page table.
 
 bits 32
 
@@ -129,32 +130,7 @@ _start32:
 	jmp .halt
 
 bits 64
+extern start64_high               ; arch/x86_64/start64.asm
 start64_low:
 	mov rax, start64_high
 	jmp rax
-
-section .bss
-align 16
-global boot_stack, boot_stack_top
-boot_stack: resb 16384
-boot_stack_top:
-
-section .text
-extern kmain
-global start64_high
-start64_high:
-	mov ax, 0x10
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	xor ax, ax
-	mov fs, ax
-	mov gs, ax
-	mov rsp, boot_stack_top
-	xor rbp, rbp                   ; ends the backtrace
-	; edi = magic, esi = info phys (zero-extended by the 32-bit moves)
-	call kmain
-.hang:
-	cli
-	hlt
-	jmp .hang

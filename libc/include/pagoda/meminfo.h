@@ -1,0 +1,40 @@
+/* pagoda/meminfo.h -- system-wide memory counters.
+ *
+ * long pagoda_meminfo(struct pagoda_meminfo *m)
+ *   System call 1001 (SYS_pagoda_meminfo). Fills *m with a snapshot of the
+ *   kernel's memory counters. All sizes are in 4 KiB pages; event counters
+ *   count since boot. Returns 0, or -1 with errno EFAULT (bad m) or ENOSYS
+ *   (not Pagoda, e.g. Linux).
+ *
+ *   Invariant the leak check relies on: after every process a test created
+ *   has exited and been reaped, free_pages is back to its earlier value
+ *   (lazily freed and cached pages are counted separately, never as leaks).
+ */
+#ifndef PAGODA_MEMINFO_H
+#define PAGODA_MEMINFO_H
+
+#include <stdint.h>
+
+struct pagoda_meminfo {
+	/* where the frames are, in pages */
+	uint64_t total_pages;      /* usable RAM managed by the frame allocator */
+	uint64_t free_pages;       /* in the buddy allocator right now          */
+	uint64_t kernel_pages;     /* kernel heap, stacks, kernel page tables   */
+	uint64_t anon_pages;       /* user anonymous frames (each counted once) */
+	uint64_t file_pages;       /* initrd/file frames mapped into processes  */
+	uint64_t pagetable_pages;  /* user page-table pages (all levels)        */
+	uint64_t shared_pt_pages;  /* PT pages with a share count above 1       */
+	uint64_t lazyfree_pages;   /* MADV_FREE'd pages not yet reclaimed       */
+	/* events since boot */
+	uint64_t page_faults;      /* user page faults handled                  */
+	uint64_t cow_faults;       /* of which broke a copy-on-write share      */
+	uint64_t pt_unshares;      /* shared PT pages copied on a write         */
+	uint64_t pglazyfree;       /* pages marked lazy-free (MADV_FREE)        */
+	uint64_t pglazyfreed;      /* lazy-free pages discarded by reclaim      */
+	uint64_t reclaim_scans;    /* pages looked at by the reclaimer          */
+	uint64_t tlb_flushes;      /* TLB flush operations issued               */
+	uint64_t oom_kills;        /* processes killed for lack of memory       */
+	uint64_t reserved[8];      /* 0; room to grow without changing the size */
+};
+
+#endif

@@ -1,0 +1,19 @@
+/* pagoda/pagoda.h -- C wrappers for Pagoda's own system calls.
+ *
+ * Each returns 0 on success and -1 with errno set on failure (ENOSYS when
+ * the kernel is not Pagoda). The wrappers are in libc/pagoda.c, which is
+ * built for newlib and for musl programs alike.
+ */
+#ifndef PAGODA_PAGODA_H
+#define PAGODA_PAGODA_H
+
+#include <pagoda/syscall.h>
+#include <pagoda/vmquery.h>
+#include <pagoda/meminfo.h>
+#include <pagoda/procinfo.h>
+
+int pagoda_vmquery(const void *addr, struct pagoda_vmquery *q);
+int pagoda_meminfo(struct pagoda_meminfo *m);
+int pagoda_procinfo(long index, struct pagoda_procinfo *p);
+
+#endif

@@ -1,0 +1,46 @@
+/* sys/syscall.h -- Linux x86-64 system call numbers (the ones Pagoda's libc
+ * and programs use), plus Pagoda's own (pagoda/syscall.h). Same names as
+ * Linux's <sys/syscall.h>, so programs written for musl compile here too. */
+#ifndef _SYS_SYSCALL_H
+#define _SYS_SYSCALL_H
+
+#include <pagoda/syscall.h>
+
+#define SYS_read            0
+#define SYS_write           1
+#define SYS_open            2
+#define SYS_close           3
+#define SYS_fstat           5
+#define SYS_lseek           8
+#define SYS_mmap            9
+#define SYS_mprotect        10
+#define SYS_munmap          11
+#define SYS_brk             12
+#define SYS_ioctl           16
+#define SYS_writev          20
+#define SYS_pipe            22
+#define SYS_sched_yield     24
+#define SYS_madvise         28
+#define SYS_dup             32
+#define SYS_dup2            33
+#define SYS_nanosleep       35
+#define SYS_getpid          39
+#define SYS_fork            57
+#define SYS_vfork           58
+#define SYS_execve          59
+#define SYS_exit            60
+#define SYS_wait4           61
+#define SYS_kill            62
+#define SYS_uname           63
+#define SYS_link            86
+#define SYS_unlink          87
+#define SYS_times           100
+#define SYS_getppid         110
+#define SYS_reboot          169
+#define SYS_getdents64      217
+#define SYS_clock_gettime   228
+#define SYS_exit_group      231
+#define SYS_newfstatat      262
+#define SYS_pipe2           293
+
+#endif

@@ -1,0 +1,58 @@
+/* libc/linux_abi.h -- Linux x86-64 kernel ABI constants and structures that
+ * differ from newlib's own, and the translators between the two (abi_map.c).
+ * Internal to libc/. Everything the program sees is newlib's numbering; the
+ * glue converts at the system call boundary. */
+#ifndef LIBC_LINUX_ABI_H
+#define LIBC_LINUX_ABI_H
+
+#include <stdint.h>
+
+/* open(2) flags, Linux values (octal, as in <asm-generic/fcntl.h>). */
+#define LINUX_O_CREAT      0100
+#define LINUX_O_EXCL       0200
+#define LINUX_O_NOCTTY     0400
+#define LINUX_O_TRUNC      01000
+#define LINUX_O_APPEND     02000
+#define LINUX_O_NONBLOCK   04000
+#define LINUX_O_SYNC       04010000
+#define LINUX_O_DIRECTORY  0200000
+#define LINUX_O_NOFOLLOW   0400000
+#define LINUX_O_CLOEXEC    02000000
+
+#define LINUX_AT_FDCWD     (-100)
+
+/* Clock ids. */
+#define LINUX_CLOCK_REALTIME           0
+#define LINUX_CLOCK_MONOTONIC          1
+#define LINUX_CLOCK_PROCESS_CPUTIME_ID 2
+
+/* ioctl: terminal window size, answered only by terminals (musl's isatty). */
+#define LINUX_TIOCGWINSZ   0x5413
+
+/* reboot(2) magic numbers and commands. */
+#define LINUX_REBOOT_MAGIC1 0xfee1deadL
+#define LINUX_REBOOT_MAGIC2 672274793L
+
+/* The kernel's struct stat on x86-64 (144 bytes). */
+struct linux_stat {
+	uint64_t st_dev, st_ino, st_nlink;
+	uint32_t st_mode, st_uid, st_gid, pad0;
+	uint64_t st_rdev;
+	int64_t  st_size, st_blksize, st_blocks;
+	uint64_t st_atime_sec, st_atime_nsec;
+	uint64_t st_mtime_sec, st_mtime_nsec;
+	uint64_t st_ctime_sec, st_ctime_nsec;
+	int64_t  unused[3];
+};
+
+/* Linux's clock ticks per second for times(2) (USER_HZ). */
+#define LINUX_USER_HZ 100
+
+/* Translators, abi_map.c. Each returns -1 for a value it cannot express. */
+long open_flags_to_linux(int flags);
+int clock_to_linux(int clock_id);
+int signal_to_linux(int sig);
+int signal_from_linux(int sig);
+int wait_status_from_linux(int status);
+
+#endif

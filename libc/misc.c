@@ -1,0 +1,90 @@
+/* libc/misc.c -- the remaining calls newlib expects: fcntl, mkdir,
+ * getentropy, the generic syscall(), the aux vector and sysconf. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "raw_syscall.h"
+#include "start.h"
+
+#define SYS_fcntl      72
+#define SYS_mkdir      83
+#define SYS_getrandom  318
+
+#define LINUX_F_DUPFD  0	/* F_DUPFD..F_SETFD agree with newlib */
+#define LINUX_F_SETFD  2
+
+/* fcntl: descriptor duplication and the close-on-exec flag only (FD_CLOEXEC
+ * is 1 in both ABIs); status flags (F_GETFL/F_SETFL) are EINVAL. */
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (cmd < LINUX_F_DUPFD || cmd > LINUX_F_SETFD) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)sys_result(raw_syscall3(SYS_fcntl, fd, cmd, arg));
+}
+
+int mkdir(const char *path, mode_t mode)
+{
+	return (int)sys_result(raw_syscall2(SYS_mkdir, path, mode));
+}
+
+/* getentropy: up to 256 random bytes from getrandom(2). */
+int getentropy(void *buf, size_t len)
+{
+	if (len > 256) {
+		errno = EIO;
+		return -1;
+	}
+	return sys_result(raw_syscall3(SYS_getrandom, buf, len, 0)) < 0 ? -1 : 0;
+}
+
+long syscall(long number, ...)
+{
+	va_list ap;
+	long a[6];
+
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	return sys_result(raw_syscall6(number, a[0], a[1], a[2], a[3], a[4], a[5]));
+}
+
+unsigned long getauxval(unsigned long type)
+{
+	for (const unsigned long *a = __pagoda_auxv; a && a[0] != AT_NULL; a += 2)
+		if (a[0] == type)
+			return a[1];
+	errno = ENOENT;
+	return 0;
+}
+
+int getpagesize(void)
+{
+	unsigned long sz = getauxval(AT_PAGESZ);
+	return sz ? (int)sz : 4096;
+}
+
+/* sysconf: the few limits portable programs ask for. */
+long sysconf(int name)
+{
+	switch (name) {
+	case _SC_PAGESIZE:          return getpagesize();
+	case _SC_CLK_TCK:           return CLOCKS_PER_SEC;
+	case _SC_NPROCESSORS_CONF:
+	case _SC_NPROCESSORS_ONLN:  return 1;
+	default:                    errno = EINVAL; return -1;
+	}
+}

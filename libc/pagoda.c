@@ -1,0 +1,19 @@
+/* libc/pagoda.c -- wrappers for Pagoda's own system calls (1000 and up).
+ * Contracts: libc/include/pagoda/ (vmquery.h, meminfo.h, procinfo.h). Built for newlib and musl programs. */
+#include <pagoda/pagoda.h>
+#include "raw_syscall.h"
+
+int pagoda_vmquery(const void *addr, struct pagoda_vmquery *q)
+{
+	return (int)sys_result(raw_syscall2(SYS_pagoda_vmquery, addr, q));
+}
+
+int pagoda_meminfo(struct pagoda_meminfo *m)
+{
+	return (int)sys_result(raw_syscall1(SYS_pagoda_meminfo, m));
+}
+
+int pagoda_procinfo(long index, struct pagoda_procinfo *p)
+{
+	return (int)sys_result(raw_syscall2(SYS_pagoda_procinfo, index, p));
+}

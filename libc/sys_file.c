@@ -1,0 +1,138 @@
+/* libc/sys_file.c -- file-descriptor system calls for newlib.
+ *
+ * newlib (configured without its own system calls, MISSING_SYSCALL_NAMES)
+ * calls the plain POSIX names -- read, write, open, ... -- from its stdio.
+ * Each wrapper here issues the Linux x86-64 system call and returns the C
+ * convention: the result, or -1 with errno set (sys_result).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "linux_abi.h"
+#include "raw_syscall.h"
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	return sys_result(raw_syscall3(SYS_read, fd, buf, n));
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	return sys_result(raw_syscall3(SYS_write, fd, buf, n));
+}
+
+/* open: the mode argument is read only with O_CREAT, as POSIX says. */
+int open(const char *path, int flags, ...)
+{
+	long lflags = open_flags_to_linux(flags);
+	int mode = 0;
+
+	if (lflags < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (flags & O_CREAT) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, int);
+		va_end(ap);
+	}
+	return (int)sys_result(raw_syscall3(SYS_open, path, lflags, mode));
+}
+
+int close(int fd)
+{
+	return (int)sys_result(raw_syscall1(SYS_close, fd));
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	return sys_result(raw_syscall3(SYS_lseek, fd, off, whence));
+}
+
+/* stat_from_linux: fill newlib's struct stat from the kernel's. */
+static void stat_from_linux(struct stat *st, const struct linux_stat *ls)
+{
+	memset(st, 0, sizeof *st);
+	st->st_dev = (dev_t)ls->st_dev;
+	st->st_ino = (ino_t)ls->st_ino;
+	st->st_mode = (mode_t)ls->st_mode;	/* S_IF* and permission bits agree */
+	st->st_nlink = (nlink_t)ls->st_nlink;
+	st->st_uid = (uid_t)ls->st_uid;
+	st->st_gid = (gid_t)ls->st_gid;
+	st->st_rdev = (dev_t)ls->st_rdev;
+	st->st_size = ls->st_size;
+	st->st_blksize = ls->st_blksize;
+	st->st_blocks = ls->st_blocks;
+	st->st_atim.tv_sec = (time_t)ls->st_atime_sec;
+	st->st_atim.tv_nsec = (long)ls->st_atime_nsec;
+	st->st_mtim.tv_sec = (time_t)ls->st_mtime_sec;
+	st->st_mtim.tv_nsec = (long)ls->st_mtime_nsec;
+	st->st_ctim.tv_sec = (time_t)ls->st_ctime_sec;
+	st->st_ctim.tv_nsec = (long)ls->st_ctime_nsec;
+}
+
+/* stat_call: run a stat-family system call into a kernel-format buffer and
+ * convert. The kernel checks the path; we only need a valid result pointer
+ * (an unwritable st gives EFAULT here, like Linux). */
+static int stat_call(long r, struct stat *st, const struct linux_stat *ls)
+{
+	if (sys_result(r) < 0)
+		return -1;
+	if (st == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
+	stat_from_linux(st, ls);
+	return 0;
+}
+
+int fstat(int fd, struct stat *st)
+{
+	struct linux_stat ls;
+	return stat_call(raw_syscall2(SYS_fstat, fd, &ls), st, &ls);
+}
+
+int stat(const char *path, struct stat *st)
+{
+	struct linux_stat ls;
+	return stat_call(raw_syscall4(SYS_newfstatat, LINUX_AT_FDCWD, path, &ls, 0), st, &ls);
+}
+
+/* isatty: like musl, a terminal is a file that answers TIOCGWINSZ; others
+ * fail it with ENOTTY (or EBADF), which is left in errno. */
+int isatty(int fd)
+{
+	unsigned short winsize[4];
+
+	return sys_result(raw_syscall3(SYS_ioctl, fd, LINUX_TIOCGWINSZ, winsize)) == 0;
+}
+
+int link(const char *old, const char *new)
+{
+	return (int)sys_result(raw_syscall2(SYS_link, old, new));
+}
+
+int unlink(const char *path)
+{
+	return (int)sys_result(raw_syscall1(SYS_unlink, path));
+}
+
+int dup(int fd)
+{
+	return (int)sys_result(raw_syscall1(SYS_dup, fd));
+}
+
+int dup2(int fd, int to)
+{
+	return (int)sys_result(raw_syscall2(SYS_dup2, fd, to));
+}
+
+int pipe(int fds[2])
+{
+	return (int)sys_result(raw_syscall1(SYS_pipe, fds));
+}

@@ -1,0 +1,74 @@
+/* libc/sys_mem.c -- the program break and memory mappings.
+ *
+ * sbrk is what newlib's malloc grows its heap with. It keeps the current
+ * break in a variable and moves it with brk(2), which (Linux semantics)
+ * returns the new break on success and the unchanged old break on failure.
+ * The purge-policy malloc (a later part, libc/malloc/) will take mmap and
+ * madvise from here too.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "raw_syscall.h"
+
+static char *cur_brk;	/* the break as far as we know; NULL before first use */
+
+/* sbrk: move the break by incr bytes (may be negative); returns the old
+ * break, or (void *)-1 with errno ENOMEM. */
+void *sbrk(ptrdiff_t incr)
+{
+	char *old, *want;
+
+	if (cur_brk == NULL)
+		cur_brk = (char *)raw_syscall1(SYS_brk, 0);
+	old = cur_brk;
+	if (incr == 0)
+		return old;
+	if ((incr > 0 && (uintptr_t)old + (uintptr_t)incr < (uintptr_t)old) ||
+	    (incr < 0 && (uintptr_t)-incr > (uintptr_t)old)) {
+		errno = ENOMEM;
+		return (void *)-1;
+	}
+	want = old + incr;
+	cur_brk = (char *)raw_syscall1(SYS_brk, want);
+	if (cur_brk != want) {
+		errno = ENOMEM;
+		return (void *)-1;
+	}
+	return old;
+}
+
+/* brk: set the break to addr exactly; 0, or -1 with errno ENOMEM. */
+int brk(void *addr)
+{
+	cur_brk = (char *)raw_syscall1(SYS_brk, addr);
+	if (cur_brk != addr) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	long r = raw_syscall6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, off);
+
+	return raw_is_error(r) ? (sys_result(r), MAP_FAILED) : (void *)r;
+}
+
+int munmap(void *addr, size_t len)
+{
+	return (int)sys_result(raw_syscall2(SYS_munmap, addr, len));
+}
+
+int mprotect(void *addr, size_t len, int prot)
+{
+	return (int)sys_result(raw_syscall3(SYS_mprotect, addr, len, prot));
+}
+
+int madvise(void *addr, size_t len, int advice)
+{
+	return (int)sys_result(raw_syscall3(SYS_madvise, addr, len, advice));
+}

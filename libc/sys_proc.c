@@ -1,0 +1,101 @@
+/* libc/sys_proc.c -- process system calls: exit, fork, exec, wait, kill,
+ * ids, yield, uname, reboot. Wait statuses and signal numbers are
+ * translated between Linux's numbering and newlib's (abi_map.c). */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/reboot.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "linux_abi.h"
+#include "raw_syscall.h"
+
+/* _exit: end the whole process (exit_group) without flushing stdio. */
+void _exit(int status)
+{
+	for (;;)
+		raw_syscall1(SYS_exit_group, status);
+}
+
+pid_t fork(void)
+{
+	return (pid_t)sys_result(raw_syscall0(SYS_fork));
+}
+
+/* vfork: a plain fork (a C wrapper cannot safely share the parent's stack). */
+pid_t vfork(void)
+{
+	return fork();
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return (int)sys_result(raw_syscall3(SYS_execve, path, argv, envp));
+}
+
+/* wait4: Linux's general wait; status (if given) in newlib's numbering.
+ * Resource usage is not reported: ru must be NULL (else EINVAL). */
+pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	int lstatus = 0;
+	long r;
+
+	if (ru != NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = sys_result(raw_syscall4(SYS_wait4, pid, status ? &lstatus : NULL, options, NULL));
+	if (r > 0 && status)
+		*status = wait_status_from_linux(lstatus);
+	return (pid_t)r;
+}
+
+pid_t waitpid(pid_t pid, int *status, int options)
+{
+	return wait4(pid, status, options, NULL);
+}
+
+pid_t wait(int *status)
+{
+	return wait4(-1, status, 0, NULL);
+}
+
+int kill(pid_t pid, int sig)
+{
+	int lsig = signal_to_linux(sig);
+
+	if (lsig < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)sys_result(raw_syscall2(SYS_kill, pid, lsig));
+}
+
+pid_t getpid(void)
+{
+	return (pid_t)raw_syscall0(SYS_getpid);
+}
+
+pid_t getppid(void)
+{
+	return (pid_t)raw_syscall0(SYS_getppid);
+}
+
+int sched_yield(void)
+{
+	return (int)sys_result(raw_syscall0(SYS_sched_yield));
+}
+
+int uname(struct utsname *u)
+{
+	return (int)sys_result(raw_syscall1(SYS_uname, u));
+}
+
+int reboot(int cmd)
+{
+	return (int)sys_result(raw_syscall4(SYS_reboot, LINUX_REBOOT_MAGIC1,
+					    LINUX_REBOOT_MAGIC2, cmd, NULL));
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# tools/debug.sh [--batch SCRIPT] [--build DIR] [--timeout SECS] ISO MEM [PROG]
+#
+# Boot ISO in QEMU, stopped at the first instruction with its gdbstub on a
+# free local port, and attach gdb with the kernel's symbols (DIR/kernel.elf)
+# and the Pagoda helpers (tools/gdb/gdbinit). With PROG, also load the symbols
+# of the user program DIR/rootfs/bin/PROG at its link address.
+#
+#   interactive (make debug):  gdb runs in this terminal; the kernel's serial
+#                              console goes to DIR/debug-serial.log (pg-log
+#                              shows it; or `tail -f` it in another terminal)
+#   --batch SCRIPT:            gdb -batch -x SCRIPT (the gdb tests); gdb's
+#                              exit status is ours; SECS bounds the whole run
+#
+# QEMU runs in its own session, so Ctrl-C in gdb interrupts the guest instead
+# of killing QEMU; it is killed when gdb exits, however gdb exits.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+batch="" build=build timeout_s=600
+while [ $# -gt 0 ]; do
+	case $1 in
+	--batch) batch=$2; shift 2 ;;
+	--build) build=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	-*) echo "debug.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 2 ] || { sed -n '2,4p' "$0" >&2; exit 2; }
+iso=$1 mem=$2 prog=${3:-}
+kernel=$build/kernel.elf
+for f in "$iso" "$kernel"; do
+	[ -f "$f" ] || { echo "debug.sh: $f not found (run make first)" >&2; exit 1; }
+done
+iso=$(realpath "$iso") kernel=$(realpath "$kernel") build=$(realpath "$build")
+
+gdb_args=(-q -nx -x "$root/tools/gdb/gdbinit" -ex "file $kernel")
+if [ -n "$prog" ]; then
+	user_elf=$build/rootfs/bin/$prog
+	[ -f "$user_elf" ] || { echo "debug.sh: no user program $user_elf" >&2; exit 1; }
+	# With no address, gdb places each section at its ELF link address.
+	gdb_args+=(-ex "add-symbol-file $user_elf")
+fi
+
+logs=$build/debug          # serial console and QEMU messages
+[ -z "$batch" ] || logs=$build/test/gdb-$(basename "$batch" .py)
+serial=$logs-serial.log
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$(dirname "$serial")"
+: > "$serial"
+setsid "$root/tools/qemu.sh" -m "$mem" -cdrom "$iso" -display none -monitor none \
+	-serial "file:$serial" -S -gdb "tcp:127.0.0.1:$port" </dev/null 2>"$logs-qemu.log" &
+qemu_pid=$!
+stop_qemu() {
+	if kill "$qemu_pid" 2>/dev/null; then
+		wait "$qemu_pid" 2>/dev/null || true
+	else   # QEMU was gone before gdb finished: say why
+		echo "debug.sh: QEMU exited early:" >&2
+		cat "$logs-qemu.log" >&2
+	fi
+}
+trap stop_qemu EXIT
+
+# gdb retries the connection while QEMU starts listening (set tcp auto-retry).
+export PAGODA_SERIAL_LOG=$serial
+gdb_args+=(-ex "target remote 127.0.0.1:$port")
+cd "$root"
+if [ -n "$batch" ]; then
+	timeout -k 5 "$timeout_s" gdb -batch "${gdb_args[@]}" -x "$batch"
+else
+	echo "debug.sh: QEMU pid $qemu_pid, gdbstub 127.0.0.1:$port, serial console -> $serial"
+	gdb "${gdb_args[@]}" -ex "pg-hello"
+fi

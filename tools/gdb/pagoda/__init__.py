@@ -1,0 +1,19 @@
+"""Pagoda's gdb helpers: pg- commands for page tables, frames, processes.
+
+Importing the package registers every command (tools/gdb/pagoda-gdb.py does
+it). Modules, one job each:
+  core      command base class, errors, symbol/type lookups
+  headers   integer #defines read from the kernel's C headers
+  layout    memory map (memlayout.h), physical memory via the direct map, CR3
+  pte       page-table entry bits and levels
+  paging    walking page tables
+  walk      pg-walk, pg-ptdump
+  frames    pg-page (the struct page frame database)
+  proc      pg-ps, pg-vmas
+  lazyfree  pg-lazyfree
+  pvsites   pg-pvsites
+  syms      pg-syms, pg-bt
+  session   pg-help, pg-log, pg-hello
+  names     the kernel names the helpers depend on
+"""
+from . import walk, frames, proc, lazyfree, pvsites, syms, session  # noqa: F401

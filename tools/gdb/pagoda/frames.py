@@ -1,0 +1,113 @@
+"""pagoda.frames -- the frame database (mm/page.h): one struct page per 4 KiB
+physical frame, frames[pfn]. Command: pg-page."""
+import gdb
+
+from . import names as N
+from .core import (Command, PagodaError, field, lookup_type, out, symbol_value,
+                   to_int)
+from .layout import p2v, read_cr3
+from .paging import translate
+from .pte import LEVEL_NAMES
+
+
+def frame_db():
+    """(frames pointer, max_pfn), or a PagodaError saying why not."""
+    frames = symbol_value(N.FRAMES, N.PROVIDER_MM)
+    max_pfn = int(symbol_value(N.MAX_PFN, N.PROVIDER_MM))
+    if int(frames) == 0:
+        raise PagodaError("'%s' is NULL: the frame database is not built yet "
+                          "(stop after page_db_init)" % N.FRAMES)
+    return frames, max_pfn
+
+
+def page(pfn):
+    """struct page of frame pfn (a gdb.Value)."""
+    frames, max_pfn = frame_db()
+    if not 0 <= pfn < max_pfn:
+        raise PagodaError("PFN %#x is outside the frame database (max_pfn %#x)" % (pfn, max_pfn))
+    return frames[pfn]
+
+
+def enum_name(enum_type, value):
+    """Enumerator name for value in enum_type ('enum page_type'), or the number."""
+    try:
+        t = gdb.lookup_type(enum_type)
+    except gdb.error:
+        return str(value)
+    return next((f.name for f in t.fields() if f.enumval == value), str(value))
+
+
+def type_name(pg):
+    return enum_name(N.PAGE_TYPE_ENUM, int(field(pg, N.PAGE_TYPE, N.PAGE_STRUCT)))
+
+
+def is_pagetable(pg):
+    return type_name(pg).endswith("PAGETABLE")
+
+
+def pt_counts(pa):
+    """(share count, present count, level) of the page-table page at pa."""
+    pg = page(pa >> 12)
+    if not is_pagetable(pg):
+        raise PagodaError("frame %#x is not a page-table page (type %s)" % (pa, type_name(pg)))
+    pt = field(pg, N.PAGE_PT, N.PAGE_STRUCT)
+    return (int(field(pt, N.PT_SHARE, "struct page.pt")), int(field(pg, N.PAGE_COUNT, N.PAGE_STRUCT)),
+            int(field(pt, N.PT_LEVEL, "struct page.pt")))
+
+
+def pt_counts_text(pa):
+    """One phrase about the PT page at pa for pg-walk; never raises."""
+    try:
+        share, present, _ = pt_counts(pa)
+        return "share count %d, present count %d" % (share, present)
+    except PagodaError as e:
+        return "no counts: %s" % e
+
+
+def describe_page(pfn):
+    """Lines describing frame pfn: what it is, then its raw struct page."""
+    pg = page(pfn)
+    lookup_type(N.PAGE_STRUCT, N.PROVIDER_MM)
+    lines = ["PFN %#x  PA %#x  direct-map VA %#x  struct page at %#x"
+             % (pfn, pfn << 12, p2v(pfn << 12), int(pg.address))]
+    kind = type_name(pg)
+    lines.append("  type %s, refcount %d, order %d"
+                 % (kind, int(pg[N.PAGE_REFCOUNT]), int(pg[N.PAGE_ORDER])))
+    if is_pagetable(pg):
+        share, present, level = pt_counts(pfn << 12)
+        lines.append("  page-table page: level %s, share count %d, present entries %d"
+                     % (LEVEL_NAMES.get(level, level), share, present))
+    lines.append("  raw: " + str(pg).replace("\n", "\n  "))
+    return lines
+
+
+class PgPage(Command):
+    """Show the struct page of a physical frame (mm/page.h frame database).
+
+Usage: pg-page PFN | pg-page -p PA | pg-page -v VA
+  PFN     frame number (an expression: 0x105, $pfn, ...)
+  -p PA   the frame holding physical address PA
+  -v VA   the frame that virtual address VA maps to (current CR3)
+Prints the frame's type, reference count, buddy order and, for a page-table
+page, its level, SHARE count (address spaces pointing at it) and PRESENT
+count (entries in use), then the raw structure."""
+
+    NAME = "pg-page"
+
+    def run(self, args):
+        if len(args) == 1:
+            pfn = to_int(args[0])
+        elif len(args) == 2 and args[0] == "-p":
+            pfn = to_int(args[1]) >> 12
+        elif len(args) == 2 and args[0] == "-v":
+            pa = translate(read_cr3(), to_int(args[1]))
+            if pa is None:
+                raise PagodaError("%s is not mapped" % args[1])
+            pfn = pa >> 12
+        else:
+            self.usage_error()
+        for line in describe_page(pfn):
+            out(line)
+
+
+PgPage()

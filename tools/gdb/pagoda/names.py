@@ -1,0 +1,48 @@
+"""pagoda.names -- every kernel name the structure-specific helpers rely on.
+
+The helpers read kernel data structures through gdb's knowledge of the C
+types, so they only need the names below. When a structure or field is
+renamed in C, change it here (and nowhere else). A helper whose names are
+missing from the running kernel says which part of Pagoda provides them.
+"""
+
+# mm/page.h -- the frame database.
+FRAMES = "frames"                 # struct page *frames, indexed by PFN
+MAX_PFN = "max_pfn"               # number of entries in frames[]
+PAGE_STRUCT = "struct page"
+PAGE_TYPE_ENUM = "enum page_type"  # PG_FREE, PG_KERNEL, ... (struct page.type)
+PAGE_REFCOUNT = "refcount"
+PAGE_TYPE = "type"
+PAGE_ORDER = "order"
+PAGE_COUNT = "count"              # page-table page: present entries
+PAGE_PT = "pt"                    # page-table page: .share, .level
+PT_SHARE = "share"
+PT_LEVEL = "level"
+PAGE_LINK = "link"                # struct list: buddy / lazy-free list links
+PROVIDER_MM = "it comes with the frame database (mm/page.h, branch h/mm)"
+
+# kernel/proc.h and mm/as.h -- processes and address spaces.
+PROC_TABLE = "proc_table"         # struct proc proc_table[NPROC]
+PROC_STATE_ENUM = "enum proc_state"
+PROC_UNUSED = "P_UNUSED"
+AS_PGT = "pgt"                    # struct addrspace.pgt -> struct pagetable
+AS_VMAS = "vmas"                  # struct addrspace.vmas: sorted list via .next
+VMA_FLAG_PREFIX = "VMA_"          # mm/as.h: #define VMA_ANON (1u << 0) ...
+AS_HEADER = "mm/as.h"
+PGT_ROOT = "root"                 # struct pagetable.root: struct page of the PML4
+KERNEL_PGT = "kernel_pgt"
+PROVIDER_PROC = "it comes with processes (kernel/proc.h, branch h/core)"
+
+# mm/ lazy-free list (MADV_FREE) and arch/ pv_ops call sites.
+LAZYFREE_LIST = "lazyfree_list"   # struct list of struct page, via PAGE_LINK
+LAZYFREE_COUNT = "lazyfree_count"
+PROVIDER_LAZYFREE = "it comes with MADV_FREE (mm/madvise.c, mm/reclaim.c)"
+PVSITES_START = "_pvsites_start"  # linker.ld: the .pvsites section
+PVSITES_END = "_pvsites_end"
+PVSITE_STRUCT = "struct pv_site"
+PROVIDER_PV = "it comes with pv_ops call-site patching (arch/x86_64/pv_patch.c)"
+
+# arch/x86_64 -- traps.
+TRAPFRAME_STRUCT = "struct trapframe"
+TRAP_RETURN = "trap_return"       # entry.asm: return address of trap_dispatch
+EXC_NAMES = "exc_names"           # trap.c: exception names by vector

@@ -1,0 +1,186 @@
+"""pagoda.syms -- what is at an address (pg-syms) and a frame-pointer
+backtrace that crosses trap frames (pg-bt)."""
+import gdb
+
+from . import names as N
+import re
+import struct
+
+from . import headers
+from .core import Command, PagodaError, lookup_type, out, symbol_address, symbol_value, to_int
+from .layout import const, read_virt, region_of
+
+TRAP_HEADER = "arch/x86_64/trap.h"
+
+
+def function_at(addr):
+    """gdb.Symbol of the C function containing addr (inlined blocks climb to
+    their function), or None without debug information."""
+    try:
+        block = gdb.block_for_pc(addr)
+    except RuntimeError:
+        return None
+    while block is not None and block.function is None:
+        block = block.superblock
+    return block.function if block is not None else None
+
+
+def symbolize(addr):
+    """'func+0x12 (file.c:34)' for a code address, '' if gdb knows nothing."""
+    func = function_at(addr)
+    if func is not None:
+        start = int(func.value().address)
+        text = "%s+%#x" % (func.print_name, addr - start)
+    else:
+        # No debug information (assembly labels): the ELF symbol table.
+        m = re.match(r"(\S+)(?: \+ (\d+))? in section", gdb.execute("info symbol %#x" % addr,
+                                                                   to_string=True))
+        if m is None:
+            return ""
+        text = "%s+%#x" % (m.group(1), int(m.group(2) or 0))
+    sal = gdb.find_pc_line(addr)
+    if sal.symtab is not None and sal.line:
+        text += " (%s:%d)" % (sal.symtab.filename, sal.line)
+    return text
+
+
+def trap_name(vector):
+    """Exception name from the kernel's own table (trap.c), or 'IRQ n'."""
+    irq0 = headers.defines(TRAP_HEADER).get("T_IRQ0")
+    if irq0 is not None and vector >= irq0:
+        return "IRQ %d" % (vector - irq0)
+    try:
+        names = symbol_value(N.EXC_NAMES, "arch/x86_64/trap.c")
+        if vector < names.type.range()[1] + 1 and int(names[vector]) != 0:
+            return names[vector].string()
+    except (PagodaError, gdb.error):
+        pass
+    return "vector %d" % vector
+
+
+class PgSyms(Command):
+    """Say what an address is: symbol, source line and memory-map area.
+
+Usage: pg-syms ADDR...
+  ADDR  any expression: 0xffffffff80108e13, $pc, tf->rip
+For each address prints the function (or object) plus offset and the source
+line from the debug information, the memory-map area it lies in (user,
+direct map, kernel stacks, kernel image; from arch/x86_64/memlayout.h) and,
+for the linearly mapped areas, the physical address."""
+
+    NAME = "pg-syms"
+
+    def run(self, args):
+        if not args:
+            self.usage_error()
+        for a in args:
+            addr = to_int(a)
+            area, pa = region_of(addr)
+            where = area + ("" if pa is None else ", PA %#x" % pa)
+            out("%#018x  %-40s [%s]" % (addr, symbolize(addr) or "(no symbol)", where))
+
+
+class PgBt(Command):
+    """Backtrace by frame pointers, continuing through trap frames.
+
+Usage: pg-bt [TRAPFRAME]
+  (none)      start from the current $pc and $rbp
+  TRAPFRAME   a struct trapframe pointer (e.g. tf in trap_dispatch), start
+              from the registers the trap saved
+Follows the kernel's frame-pointer chain ([rbp] = caller's rbp, [rbp+8] =
+return address) like the kernel's own panic backtrace. When a return
+address is trap_return (arch/x86_64/entry.asm), the frame below it is a trap
+frame: pg-bt prints the trap (vector, name, error code, saved RIP) and goes
+on with the interrupted code's registers -- which gdb's `bt` cannot do, since
+the assembly entry stubs carry no unwind information."""
+
+    NAME = "pg-bt"
+    MAX_FRAMES = 64
+
+    def run(self, args):
+        if len(args) > 1:
+            self.usage_error()
+        if args:
+            tf = self.trapframe(to_int(args[0]))
+            self.print_trap(tf)
+            if (int(tf["cs"]) & 3) == 3:
+                return
+            pc, rbp = int(tf["rip"]), int(tf["rbp"])
+        else:
+            pc, rbp = to_int("$pc"), to_int("$rbp")
+        self.walk(pc, rbp)
+
+    @staticmethod
+    def trapframe(addr):
+        """The struct trapframe at addr, checked for plausibility."""
+        t = lookup_type(N.TRAPFRAME_STRUCT, TRAP_HEADER)
+        tf = gdb.Value(addr).cast(t.pointer()).dereference()
+        if addr < const("DIRECT_MAP_BASE") or addr % 8 or int(tf["vector"]) > 255:
+            raise PagodaError("%#x does not look like a trap frame (kernel stack address, "
+                              "vector < 256)" % addr)
+        return tf
+
+    @staticmethod
+    def print_trap(tf):
+        vec = int(tf["vector"])
+        user = (int(tf["cs"]) & 3) == 3
+        out("--- trap frame at %#x: %s (vector %d, error %#x) from %s mode ---"
+            % (int(tf.address), trap_name(vec), vec, int(tf["error"]), "user" if user else "kernel"))
+        out("    rip %#x  rsp %#x  rbp %#x  rflags %#x"
+            % (int(tf["rip"]), int(tf["rsp"]), int(tf["rbp"]), int(tf["rflags"])))
+        if user:
+            out("    user rip: %s" % (symbolize(int(tf["rip"])) or "(no user symbols: make debug USER=prog)"))
+
+    def walk(self, pc, rbp):
+        """Print frames from pc up the rbp chain, crossing trap frames."""
+        trap_return = symbol_address(N.TRAP_RETURN)
+        n = 0
+        out("#%-2d %#018x  %s" % (n, pc, symbolize(pc)))
+        ret = prologue_return(pc)
+        if ret is not None:   # pc is before `mov rbp, rsp`: rbp is the caller's
+            n += 1
+            out("#%-2d %#018x  %s" % (n, ret, symbolize(ret - 1)))
+        while n < self.MAX_FRAMES:
+            if rbp == 0 or rbp % 8:
+                return
+            try:
+                saved_rbp, ret = struct.unpack("<QQ", read_virt(rbp, 16))
+            except PagodaError as e:
+                out("    (stopped: %s)" % e)
+                return
+            if ret == 0:
+                return
+            n += 1
+            out("#%-2d %#018x  %s" % (n, ret, symbolize(ret - 1)))
+            if ret == trap_return:
+                tf = self.trapframe(rbp + 16)
+                self.print_trap(tf)
+                if (int(tf["cs"]) & 3) == 3:
+                    return
+                n += 1
+                out("#%-2d %#018x  %s" % (n, int(tf["rip"]), symbolize(int(tf["rip"]))))
+                saved_rbp = int(tf["rbp"])
+            rbp = saved_rbp
+        out("    (stopped after %d frames)" % self.MAX_FRAMES)
+
+
+def prologue_return(pc):
+    """The return address if pc is at the start of a function, before its
+    frame is set up (gcc's `push rbp; mov rbp, rsp`), else None. There the
+    frame-pointer chain still starts at the caller's frame, so the caller
+    would be skipped."""
+    func = function_at(pc)
+    if func is None:
+        return None
+    start = int(func.value().address)
+    rsp = to_int("$rsp")
+    if pc == start:
+        return struct.unpack("<Q", read_virt(rsp, 8))[0]
+    first = gdb.selected_inferior().architecture().disassemble(start)[0]
+    if pc == start + first["length"] and first["asm"].replace("%", "").split() == ["push", "rbp"]:
+        return struct.unpack("<Q", read_virt(rsp + 8, 8))[0]
+    return None
+
+
+PgSyms()
+PgBt()

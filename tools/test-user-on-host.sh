@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# tools/test-user-on-host.sh [BUILD] -- prove Pagoda's user space correct on
+# this Linux host, independently of the kernel: Pagoda speaks the Linux
+# x86-64 system call ABI, so the static programs in BUILD/rootfs/bin run here
+# unchanged (Pagoda-only calls answer ENOSYS, which they must handle).
+#
+# Checks: the utilities' output and exit statuses, a scripted shell session
+# (prompt, pipes, ;, &&, ||, &, $?, sh -c, exit), and init's command mode.
+# (usertests and usertests-musl are their own lines in tests/scripts.txt.)
+# Prints one line per failed check and exits 1 if any failed.
+set -u
+build=${1:-${BUILD:-build}}
+bin=$(cd "$build/rootfs/bin" && pwd)
+fails=0 checks=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect NAME WANT-STATUS WANT-OUTPUT COMMAND...: run COMMAND (stdin from
+# /dev/null unless redirected by the caller) and compare status and output.
+expect() {
+	local name=$1 want_status=$2 want_out=$3; shift 3
+	local out status
+	out=$("$@" 2>&1); status=$?
+	checks=$((checks + 1))
+	if [ "$status" != "$want_status" ] || [ "$out" != "$want_out" ]; then
+		echo "FAIL $name: status $status (want $want_status), output:"
+		printf '%s\n' "$out" | sed 's/^/    | /'
+		echo "  wanted:"
+		printf '%s\n' "$want_out" | sed 's/^/    | /'
+		fails=$((fails + 1))
+	fi
+}
+
+# --- utilities -----------------------------------------------------------
+expect hello     0 "hello"             "$bin/hello"
+expect echo      0 "a b  c"            "$bin/echo" a b " c"
+expect echo-n    0 "xy"                "$bin/echo" -n xy
+expect true      0 ""                  "$bin/true"
+expect false     1 ""                  "$bin/false"
+printf 'one\ntwo\n' > "$tmp/f"
+expect cat       0 "$(printf 'one\ntwo\none\ntwo')" "$bin/cat" "$tmp/f" "$tmp/f"
+expect cat-stdin 0 "piped"             sh -c "echo piped | '$bin/cat'"
+expect cat-miss  1 "cat: $tmp/nope: No such file or directory" "$bin/cat" "$tmp/nope"
+mkdir -p "$tmp/d/sub" && : > "$tmp/d/b" && : > "$tmp/d/a"
+expect ls        0 "$(printf 'a\nb\nsub')" "$bin/ls" "$tmp/d"
+expect ls-bin    0 "$(ls "$bin")"      "$bin/ls" "$bin"
+expect ls-miss   1 "ls: $tmp/nope: No such file or directory" "$bin/ls" "$tmp/nope"
+expect sleep     0 ""                  "$bin/sleep" 0.1
+expect sleep-bad 2 "usage: sleep SECONDS" "$bin/sleep" x
+expect kill-bad  1 "kill: 999999999: No such process" "$bin/kill" 999999999
+expect ps        1 "$(printf '  PID  PPID S      VSZ      RSS      PSS   PT SHPT NAME\nps: pagoda_procinfo: Function not implemented')" "$bin/ps"
+expect meminfo   1 "meminfo: pagoda_meminfo: Function not implemented" "$bin/meminfo"
+
+echo "$checks checks, $fails failed"
+[ "$fails" = 0 ]

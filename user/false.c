@@ -1,0 +1,5 @@
+/* user/false.c -- do nothing, unsuccessfully (exit status 1). */
+int main(void)
+{
+	return 1;
+}

@@ -1,0 +1,45 @@
+/* user/meminfo.c -- print the kernel's memory counters (pagoda_meminfo,
+ * system call 1001; fields explained in libc/include/pagoda/meminfo.h),
+ * sizes in KiB like Linux's /proc/meminfo. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <pagoda/pagoda.h>
+
+/* kib, count: one "Name: value" line. */
+static void kib(const char *name, uint64_t pages)
+{
+	printf("%-16s %10llu kB\n", name, (unsigned long long)pages * 4);
+}
+
+static void count(const char *name, uint64_t n)
+{
+	printf("%-16s %10llu\n", name, (unsigned long long)n);
+}
+
+int main(void)
+{
+	struct pagoda_meminfo m;
+
+	if (pagoda_meminfo(&m) < 0) {
+		fprintf(stderr, "meminfo: pagoda_meminfo: %s\n", strerror(errno));
+		return 1;
+	}
+	kib("MemTotal:", m.total_pages);
+	kib("MemFree:", m.free_pages);
+	kib("Kernel:", m.kernel_pages);
+	kib("AnonPages:", m.anon_pages);
+	kib("FilePages:", m.file_pages);
+	kib("PageTables:", m.pagetable_pages);
+	kib("SharedPT:", m.shared_pt_pages);
+	kib("LazyFree:", m.lazyfree_pages);
+	count("pgfault", m.page_faults);
+	count("cowfault", m.cow_faults);
+	count("pt_unshare", m.pt_unshares);
+	count("pglazyfree", m.pglazyfree);
+	count("pglazyfreed", m.pglazyfreed);
+	count("reclaim_scan", m.reclaim_scans);
+	count("tlb_flush", m.tlb_flushes);
+	count("oom_kill", m.oom_kills);
+	return 0;
+}

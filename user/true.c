@@ -1,0 +1,5 @@
+/* user/true.c -- do nothing, successfully. */
+int main(void)
+{
+	return 0;
+}

@@ -1,0 +1,68 @@
+# user/user.mk -- Pagoda's user programs and the initrd's root tree.
+#
+# Every user/NAME.c is one program; every directory user/NAME/ (except
+# user/bench/, which has its own fragment) is one program made of all its
+# .c files. Each is linked with tools/pagoda-cc into $(B)/rootfs/bin/NAME.
+# usertests is built a second time with musl-gcc -static as
+# bin/usertests-musl: the same source must work against both C libraries.
+#
+# The initrd packs these root trees (later ones override earlier ones):
+#   $(B)/rootfs           bin/ with the programs
+#   $(B)/overlay/tree     what `make run` options add:
+#       CMD='prog args'   -> /etc/init.cmd holding that line. init runs it
+#                            through `sh -c` instead of the interactive
+#                            shell and then exits with the command's exit
+#                            status; the kernel treats the exit of init as
+#                            the end of the run: it powers off and reports
+#                            that status (isa-debug-exit).
+#       EXTRA=dir         -> every file of dir copied into /bin.
+# The overlay is regenerated on every make but touches its stamp (and so
+# rebuilds the initrd) only when its content changed.
+
+USER_SRCS   := $(sort $(wildcard user/*.c))
+USER_DIRS   := $(filter-out user/bench,$(patsubst %/,%,$(sort $(dir $(wildcard user/*/*.c)))))
+USER_PROGS  := $(USER_SRCS:user/%.c=%) $(USER_DIRS:user/%=%)
+ROOTFS      := $(B)/rootfs
+USER_BINS   := $(USER_PROGS:%=$(ROOTFS)/bin/%)
+OVERLAY     := $(B)/overlay
+
+# Objects of program NAME: user/NAME.c or user/NAME/*.c.
+user_objs = $(patsubst %.c,$(B)/%.o,$(wildcard user/$(1).c user/$(1)/*.c))
+
+USER_OBJS   := $(patsubst %.c,$(B)/%.o,$(USER_SRCS) $(wildcard $(USER_DIRS:%=%/*.c)))
+.SECONDARY: $(USER_OBJS)
+
+.PHONY: user FORCE
+user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl
+
+$(B)/user/%.o: user/%.c $(LIBC_DEPS)
+	@mkdir -p $(dir $@)
+	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+
+.SECONDEXPANSION:
+$(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS)
+	@mkdir -p $(dir $@)
+	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(call user_objs,$*)
+
+# The musl build of usertests: the same sources plus Pagoda's portable
+# syscall wrappers; musl's own headers win, libc/include only fills gaps
+# (pagoda/*.h).
+MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c
+$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h)
+	@tools/deps.sh musl
+	@mkdir -p $(dir $@)
+	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
+		-o $@ $(MUSL_SRCS)
+
+export CMD EXTRA
+$(OVERLAY)/.stamp: FORCE
+	@rm -rf $(OVERLAY)/new && mkdir -p $(OVERLAY)/new/bin $(OVERLAY)/new/etc
+	@if [ -n "$$CMD" ]; then printf '%s\n' "$$CMD" > $(OVERLAY)/new/etc/init.cmd; fi
+	@if [ -n "$$EXTRA" ]; then cp -L "$$EXTRA"/* $(OVERLAY)/new/bin/; fi
+	@if diff -r $(OVERLAY)/new $(OVERLAY)/tree >/dev/null 2>&1; then rm -rf $(OVERLAY)/new; \
+	else rm -rf $(OVERLAY)/tree && mv $(OVERLAY)/new $(OVERLAY)/tree && touch $@; fi
+
+INITRD_DEPS += $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(OVERLAY)/.stamp
+INITRD_DIRS += $(ROOTFS) $(OVERLAY)/tree
+
+-include $(USER_OBJS:.o=.d)

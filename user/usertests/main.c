@@ -1,0 +1,151 @@
+/* user/usertests/main.c -- the runner: usertests [NAME...]
+ *
+ * Runs every test (or only the named ones) each in a forked child, prints
+ * "TEST user.NAME PASS|FAIL <why>" per test and "USERTESTS END <n> passed,
+ * <m> failed", and exits 0 only if all passed. Around the whole run it
+ * checks that the kernel's free-frame count comes back to where it was
+ * (pagoda_meminfo); on kernels without that call (Linux) it says so and
+ * skips only that check.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+#include "usertests.h"
+
+struct usertest {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define UT_ENTRY(name) { #name, test_##name },
+static const struct usertest tests[] = { USERTESTS(UT_ENTRY) };
+#define NTESTS (sizeof tests / sizeof tests[0])
+
+static int passed, failed;
+
+/* report: print one result line and count it. */
+static void report(const char *name, int ok, const char *why)
+{
+	if (ok)
+		printf("TEST user.%s PASS\n", name);
+	else
+		printf("TEST user.%s FAIL %s\n", name, why);
+	fflush(stdout);
+	ok ? passed++ : failed++;
+}
+
+/* run_test: fork, run t in the child, judge by the exit status; the
+ * child's reason (if any) comes through a pipe only the child holds. */
+static void run_test(const struct usertest *t)
+{
+	char why[300] = "";
+	int fds[2], status;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	if (pipe(fds) < 0) {
+		report(t->name, 0, "pipe failed");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		report(t->name, 0, "fork failed");
+		return;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		ut_report_fd = fds[1];
+		t->fn();
+		_exit(0);
+	}
+	close(fds[1]);
+	while (len < (ssize_t)sizeof why - 1 &&
+	       (n = read(fds[0], why + len, sizeof why - 1 - len)) > 0)
+		len += n;
+	why[len] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid) {
+		report(t->name, 0, "waitpid failed");
+		return;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		report(t->name, 1, NULL);
+	else
+		report(t->name, 0, why[0] ? why : ut_status_str(status));
+}
+
+/* selected: should test name run, given the names on the command line? */
+static int selected(const char *name, int argc, char **argv)
+{
+	if (argc < 2)
+		return 1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* check_names: every name given must be a test; 0 if so. */
+static int check_names(int argc, char **argv)
+{
+	int bad = 0;
+
+	for (int i = 1; i < argc; i++) {
+		size_t k = 0;
+		while (k < NTESTS && strcmp(tests[k].name, argv[i]) != 0)
+			k++;
+		if (k == NTESTS) {
+			fprintf(stderr, "usertests: no test named %s\n", argv[i]);
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
+/* set_bindir: the test programs live next to usertests itself. */
+static void set_bindir(const char *argv0)
+{
+	static char dir[256];
+	const char *slash = strrchr(argv0, '/');
+
+	if (slash && (size_t)(slash - argv0) < sizeof dir) {
+		memcpy(dir, argv0, slash - argv0);
+		dir[slash - argv0] = '\0';
+		ut_bindir = slash == argv0 ? "/" : dir;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct pagoda_meminfo before, after;
+	int have_meminfo;
+
+	if (check_names(argc, argv))
+		return 2;
+	set_bindir(argv[0]);
+	printf("usertests: starting\n");	/* sets up stdout before the baseline */
+	fflush(stdout);
+	have_meminfo = pagoda_meminfo(&before) == 0;
+	if (!have_meminfo)
+		printf("usertests: note: free-frame leak check skipped "
+		       "(pagoda_meminfo: %s; not Pagoda)\n", strerror(errno));
+	for (size_t i = 0; i < NTESTS; i++)
+		if (selected(tests[i].name, argc, argv))
+			run_test(&tests[i]);
+	if (have_meminfo) {
+		char why[96];
+		int ok = pagoda_meminfo(&after) == 0 && after.free_pages == before.free_pages;
+		snprintf(why, sizeof why, "free pages before %llu, after %llu",
+			 (unsigned long long)before.free_pages,
+			 (unsigned long long)after.free_pages);
+		report("leakcheck", ok, why);
+	}
+	printf("USERTESTS END %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,44 @@
+/* user/usertests/t_misc.c -- clocks, sleeping, identity calls. */
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "usertests.h"
+
+/* ns_between: nanoseconds from a to b. */
+static long long ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
+/* clock_sleep: the monotonic clock never goes back, and a sleep of 20 ms
+ * lasts at least 20 ms by it (a correctness check, not a measurement). */
+void test_clock_sleep(void)
+{
+	struct timespec a, b, req = { 0, 20 * 1000 * 1000 };
+
+	CHECK_OK(clock_gettime(CLOCK_MONOTONIC, &a));
+	CHECK(a.tv_nsec >= 0 && a.tv_nsec < 1000000000L);
+	CHECK_OK(nanosleep(&req, NULL));
+	CHECK_OK(clock_gettime(CLOCK_MONOTONIC, &b));
+	CHECK(ns_between(&a, &b) >= 20 * 1000 * 1000LL);
+	CHECK_OK(usleep(1000));
+	CHECK(sleep(0) == 0);
+	req.tv_nsec = 1000000000L;	/* out of range */
+	CHECK_ERR(nanosleep(&req, NULL), EINVAL);
+	CHECK_OK(clock_gettime(CLOCK_REALTIME, &a));
+	CHECK(a.tv_sec > 0);
+}
+
+/* uname_ids: uname fills every field; pids are positive. */
+void test_uname_ids(void)
+{
+	struct utsname u;
+
+	memset(&u, 0xff, sizeof u);
+	CHECK_OK(uname(&u));
+	CHECK(u.sysname[0] != '\0' && memchr(u.sysname, 0, sizeof u.sysname));
+	CHECK(strcmp(u.machine, "x86_64") == 0);
+	CHECK(memchr(u.release, 0, sizeof u.release) != NULL);
+	CHECK(getpid() > 0 && getppid() > 0 && getpid() != getppid());
+}

@@ -1,0 +1,133 @@
+/* user/usertests/t_pipe.c -- pipes and descriptor duplication. */
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "usertests.h"
+
+/* pipe_basic: bytes written come out in order, in one process. */
+void test_pipe_basic(void)
+{
+	int fds[2];
+	char buf[16];
+
+	CHECK_OK(pipe(fds));
+	CHECK(fds[0] >= 0 && fds[1] >= 0 && fds[0] != fds[1]);
+	CHECK(write(fds[1], "abc", 3) == 3);
+	CHECK(write(fds[1], "defg", 4) == 4);
+	CHECK(read(fds[0], buf, sizeof buf) == 7);
+	CHECK(memcmp(buf, "abcdefg", 7) == 0);
+	CHECK_ERR(read(fds[1], buf, 1), EBADF);
+	CHECK_ERR(write(fds[0], buf, 1), EBADF);
+	CHECK_OK(close(fds[0]));
+	CHECK_OK(close(fds[1]));
+	CHECK_ERR(close(fds[0]), EBADF);
+}
+
+/* pipe_large: 1 MiB from a child to the parent, more than any pipe buffer,
+ * in odd-sized pieces; every byte arrives in order. */
+void test_pipe_large(void)
+{
+	enum { TOTAL = 1 << 20, CHUNK = 1000 };
+	static unsigned char buf[CHUNK + 24];
+	int fds[2];
+	size_t got = 0;
+	ssize_t n;
+
+	CHECK_OK(pipe(fds));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		close(fds[0]);
+		for (size_t off = 0; off < TOTAL; off += CHUNK) {
+			size_t len = TOTAL - off < CHUNK ? TOTAL - off : CHUNK;
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (unsigned char)((off + i) % 251);
+			if (write(fds[1], buf, len) != (ssize_t)len)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf, sizeof buf)) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != (unsigned char)((got + (size_t)i) % 251))
+				ut_fail(__FILE__, __LINE__, "byte %zu wrong", got + (size_t)i);
+		got += (size_t)n;
+	}
+	CHECK(n == 0);
+	CHECK(got == TOTAL);
+	int st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(fds[0]);
+}
+
+/* pipe_eof: read returns 0 once every write end is closed. */
+void test_pipe_eof(void)
+{
+	int fds[2];
+	char c;
+
+	CHECK_OK(pipe(fds));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		(void)!write(fds[1], "x", 1);
+		_exit(0);
+	}
+	close(fds[1]);
+	CHECK(read(fds[0], &c, 1) == 1 && c == 'x');
+	CHECK(read(fds[0], &c, 1) == 0);	/* child exited: no writer left */
+	ut_wait(pid);
+	close(fds[0]);
+}
+
+/* write_to_closed: child body: write into a pipe nobody reads. */
+static void write_to_closed(void *arg)
+{
+	int *fds = arg;
+
+	close(fds[0]);
+	if (write(fds[1], "x", 1) == -1 && errno == EPIPE)
+		_exit(3);	/* the kernel chose EPIPE without a signal */
+	_exit(4);
+}
+
+/* pipe_closed_reader: writing with no reader left is SIGPIPE (Linux) or at
+ * least EPIPE; never success. */
+void test_pipe_closed_reader(void)
+{
+	int fds[2];
+
+	CHECK_OK(pipe(fds));
+	close(fds[0]);
+	int st = ut_run(write_to_closed, fds);
+	int sigpipe = WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE;
+	int epipe = WIFEXITED(st) && WEXITSTATUS(st) == 3;
+	if (!sigpipe && !epipe)
+		ut_fail(__FILE__, __LINE__, "writer ended with %s", ut_status_str(st));
+	close(fds[1]);
+}
+
+/* dup_fds: dup gives the lowest free descriptor, dup2 replaces its target;
+ * both share the open file. */
+void test_dup_fds(void)
+{
+	int fds[2];
+	char buf[8];
+
+	CHECK_OK(pipe(fds));
+	int d = CHECK_OK(dup(fds[1]));
+	CHECK(d != fds[0] && d != fds[1]);
+	CHECK(write(d, "12", 2) == 2);
+	CHECK_OK(close(d));
+	CHECK(dup(fds[1]) == d);	/* lowest free again */
+	CHECK(dup2(fds[1], 40) == 40);
+	CHECK(write(40, "34", 2) == 2);
+	CHECK(dup2(40, 40) == 40);
+	CHECK_ERR(dup2(99, 41), EBADF);
+	CHECK_ERR(dup(-1), EBADF);
+	CHECK(read(fds[0], buf, 4) == 4 && memcmp(buf, "1234", 4) == 0);
+	close(40);
+	close(d);
+	close(fds[0]);
+	close(fds[1]);
+}

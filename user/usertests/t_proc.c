@@ -1,0 +1,177 @@
+/* user/usertests/t_proc.c -- fork, exec, wait, exit statuses, kill. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "usertests.h"
+
+/* exit_status: the exit code reaches the parent intact (WEXITSTATUS). */
+void test_exit_status(void)
+{
+	static const int codes[] = { 0, 1, 42, 127, 255 };
+
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+		pid_t pid = ut_fork();
+		if (pid == 0)
+			_exit(codes[i]);
+		int st = ut_wait(pid);
+		if (!WIFEXITED(st) || WIFSIGNALED(st) || WEXITSTATUS(st) != codes[i])
+			ut_fail(__FILE__, __LINE__, "exit(%d) gave %s", codes[i], ut_status_str(st));
+	}
+}
+
+/* fork_wait: several children, wait(-1) reaps each exactly once. */
+void test_fork_wait(void)
+{
+	enum { N = 8 };
+	pid_t pids[N];
+	int seen[N] = { 0 };
+
+	for (int i = 0; i < N; i++) {
+		pids[i] = ut_fork();
+		if (pids[i] == 0)
+			_exit(10 + i);
+	}
+	for (int k = 0; k < N; k++) {
+		int st;
+		pid_t got = CHECK_OK(wait(&st));
+		int i = 0;
+		while (i < N && pids[i] != got)
+			i++;
+		CHECK(i < N);
+		CHECK(!seen[i]);
+		seen[i] = 1;
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 10 + i);
+	}
+	CHECK_ERR(wait(NULL), ECHILD);
+}
+
+/* wait_nochild: waiting without children, or for a non-child: ECHILD. */
+void test_wait_nochild(void)
+{
+	CHECK_ERR(wait(NULL), ECHILD);
+	CHECK_ERR(waitpid(getppid(), NULL, 0), ECHILD);
+	CHECK_ERR(waitpid(1, NULL, WNOHANG), ECHILD);
+}
+
+/* getppid: a child sees its parent's pid; pids differ. */
+void test_getppid(void)
+{
+	pid_t me = getpid();
+	pid_t pid = ut_fork();
+
+	if (pid == 0)
+		_exit(getppid() == me && getpid() != me ? 0 : 1);
+	CHECK(pid != me);
+	int st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* run_capture: run program prog of ut_bindir with argv, its stdout into
+ * out (NUL-terminated); returns the wait status. */
+static int run_capture(const char *prog, char *const argv[], char *out, size_t size)
+{
+	char path[256];
+	int fds[2];
+	size_t len = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "%s/%s", ut_bindir, prog);
+	CHECK_OK(pipe(fds));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		char *envp[] = { "PATH=/bin", NULL };
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execve(path, argv, envp);
+		_exit(99);
+	}
+	close(fds[1]);
+	while (len < size - 1 && (n = read(fds[0], out + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(fds[0]);
+	return ut_wait(pid);
+}
+
+/* exec_echo: execve replaces the child; argv arrives intact. */
+void test_exec_echo(void)
+{
+	char out[128];
+	char *argv[] = { "echo", "hello", "from", "exec", NULL };
+	int st = run_capture("echo", argv, out, sizeof out);
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		ut_fail(__FILE__, __LINE__, "echo: %s", ut_status_str(st));
+	if (strcmp(out, "hello from exec\n") != 0)
+		ut_fail(__FILE__, __LINE__, "echo printed \"%s\"", out);
+	char *hargv[] = { "hello", NULL };
+	st = run_capture("hello", hargv, out, sizeof out);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(strcmp(out, "hello\n") == 0);
+}
+
+/* exec_errors: execve of a missing file or a bad pointer fails cleanly and
+ * the caller carries on. */
+void test_exec_errors(void)
+{
+	char *argv[] = { "nothing", NULL };
+	char *envp[] = { NULL };
+
+	CHECK_ERR(execve("/no/such/program", argv, envp), ENOENT);
+	CHECK_ERR(execve(ut_addr(1), argv, envp), EFAULT);
+	CHECK_ERR(execve(ut_bindir, argv, envp), EACCES);
+}
+
+/* kill_child: SIGKILL and SIGTERM end a child; the status says which. */
+void test_kill_child(void)
+{
+	static const int sigs[] = { SIGKILL, SIGTERM };
+
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		int fds[2];
+		char c;
+		CHECK_OK(pipe(fds));
+		pid_t pid = ut_fork();
+		if (pid == 0) {
+			close(fds[1]);
+			(void)!read(fds[0], &c, 1);	/* blocks until killed */
+			_exit(0);
+		}
+		CHECK_OK(kill(pid, sigs[i]));
+		int st = ut_wait(pid);
+		close(fds[0]);
+		close(fds[1]);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != sigs[i])
+			ut_fail(__FILE__, __LINE__, "kill(%d): %s", sigs[i], ut_status_str(st));
+	}
+	CHECK_ERR(kill(getpid(), 12345), EINVAL);
+}
+
+/* children64: 64 children alive at once, then all exit and are reaped. */
+void test_children64(void)
+{
+	enum { N = 64 };
+	pid_t pids[N];
+	int fds[2];
+	char c;
+
+	CHECK_OK(pipe(fds));
+	for (int i = 0; i < N; i++) {
+		pids[i] = ut_fork();
+		if (pids[i] == 0) {
+			close(fds[1]);
+			_exit(read(fds[0], &c, 1) == 0 ? i : 200);	/* wait for EOF */
+		}
+	}
+	close(fds[1]);	/* now every child sees EOF */
+	close(fds[0]);
+	for (int i = 0; i < N; i++) {
+		int st = ut_wait(pids[i]);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != i)
+			ut_fail(__FILE__, __LINE__, "child %d: %s", i, ut_status_str(st));
+	}
+	CHECK_ERR(wait(NULL), ECHILD);
+}

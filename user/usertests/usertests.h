@@ -1,0 +1,103 @@
+/* user/usertests/usertests.h -- the user-level test suite, xv6 shape.
+ *
+ * Each test is a function run in its own forked child: it returns (or
+ * exits 0) to pass and calls ut_fail (through the CHECK macros) to fail with
+ * a reason. The runner (main.c) waits for the child, decides by its exit
+ * status, and prints one line per test:
+ *     TEST user.NAME PASS
+ *     TEST user.NAME FAIL <why>
+ * then "USERTESTS END <n> passed, <m> failed". Portable C: the same files
+ * build against newlib (Pagoda) and musl (usertests-musl), and run on Linux.
+ */
+#ifndef USERTESTS_H
+#define USERTESTS_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Every test, in the order they run. X(name) defines user.name. */
+#define USERTESTS(X)                                                          \
+	X(exit_status) X(fork_wait) X(wait_nochild) X(getppid) X(exec_echo)      \
+	X(exec_errors) X(kill_child) X(children64)                               \
+	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
+	X(fault_mprotect_ro) X(fault_munmapped)                                  \
+	X(cow_child_write) X(cow_parent_write) X(cow_large)                      \
+	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader) X(dup_fds) \
+	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
+	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
+	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
+	X(mprotect_errors) X(madvise_errors)                                     \
+	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
+	X(clock_sleep) X(uname_ids)                                              \
+	X(forkbomb) X(oom)
+
+#define UT_DECLARE(name) void test_##name(void);
+USERTESTS(UT_DECLARE)
+
+/* ut_fail: report why the current test failed (file:line: message) to the
+ * runner and exit the test's process with status 1. printf-style. */
+void ut_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+
+/* CHECK(cond): fail with the condition's text unless cond holds. */
+#define CHECK(cond) \
+	do { if (!(cond)) ut_fail(__FILE__, __LINE__, "%s", #cond); } while (0)
+
+/* CHECK_ERR(expr, err): expr must evaluate to -1 with errno == err. */
+#define CHECK_ERR(expr, err) \
+	ut_check_err((long)(expr), (err), #expr, #err, __FILE__, __LINE__)
+void ut_check_err(long r, int want, const char *expr, const char *wname,
+		  const char *file, int line);
+
+/* CHECK_OK(expr): expr must not be -1; on -1 fail naming errno. */
+#define CHECK_OK(expr) ut_check_ok((long)(expr), #expr, __FILE__, __LINE__)
+long ut_check_ok(long r, const char *expr, const char *file, int line);
+
+/* CHECK_MAP_ERR(mmap(...), err): the mmap must fail with errno err. */
+#define CHECK_MAP_ERR(call, err) CHECK_ERR((call) == MAP_FAILED ? -1 : 0, err)
+
+/* ut_fork: fork for tests (use it instead of fork): flushes stdio first
+ * and, in the child, closes the runner's report pipe so that only the test
+ * process itself holds it. Fails the test if fork fails. */
+pid_t ut_fork(void);
+
+/* ut_fork_try: like ut_fork, but returns -1 (errno set) instead of failing. */
+pid_t ut_fork_try(void);
+
+/* ut_wait: wait for pid and return its raw status; fails the test if
+ * waitpid fails or reaps another process. */
+int ut_wait(pid_t pid);
+
+/* ut_run: run fn(arg) in a forked child that then exits 0; its status. */
+int ut_run(void (*fn)(void *), void *arg);
+
+/* ut_expect_signal: fn(arg) in a child must be killed by signal sig. */
+#define ut_expect_signal(sig, fn, arg) \
+	ut_expect_signal_at((sig), #sig, (fn), (arg), #fn, __FILE__, __LINE__)
+void ut_expect_signal_at(int sig, const char *sname, void (*fn)(void *), void *arg,
+			 const char *fname, const char *file, int line);
+
+/* ut_status_str: "exit 3" / "signal 11" / ... for a wait status. */
+const char *ut_status_str(int status);
+
+/* ut_bindir: the directory holding the test programs ("/bin" on Pagoda,
+ * where usertests itself was started from on Linux). */
+extern const char *ut_bindir;
+
+/* ut_on_linux: true when running on Linux rather than Pagoda (uname). */
+int ut_on_linux(void);
+
+/* ut_addr: the address v as a pointer the compiler cannot see through (so
+ * deliberately bad pointers do not trip its static checks). */
+static inline void *ut_addr(uintptr_t v)
+{
+	__asm__("" : "+r"(v));
+	return (void *)v;
+}
+
+/* Where ut_fail writes its reason; -1 outside a test child. */
+extern int ut_report_fd;
+
+#endif
