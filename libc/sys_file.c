@@ -122,6 +122,11 @@ int unlink(const char *path)
 	return (int)sys_result(raw_syscall1(SYS_unlink, path));
 }
 
+int chdir(const char *path)
+{
+	return (int)sys_result(raw_syscall1(SYS_chdir, path));
+}
+
 int dup(int fd)
 {
 	return (int)sys_result(raw_syscall1(SYS_dup, fd));

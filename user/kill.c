@@ -41,7 +41,10 @@ int main(int argc, char **argv)
 	for (; i < argc; i++) {
 		char *end;
 		long pid = strtol(argv[i], &end, 10);
-		if (*end != '\0' || end == argv[i] || kill((pid_t)pid, sig) < 0) {
+		if (*end != '\0' || end == argv[i]) {
+			fprintf(stderr, "kill: %s: not a process id\n", argv[i]);
+			status = 1;
+		} else if (kill((pid_t)pid, sig) < 0) {
 			fprintf(stderr, "kill: %s: %s\n", argv[i], strerror(errno));
 			status = 1;
 		}

@@ -32,6 +32,7 @@
 #define SYS_wait4           61
 #define SYS_kill            62
 #define SYS_uname           63
+#define SYS_chdir           80
 #define SYS_link            86
 #define SYS_unlink          87
 #define SYS_times           100
