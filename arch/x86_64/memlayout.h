@@ -47,6 +47,13 @@
 #define DIRECT_MAP_BASE 0xffff800000000000UL
 #define DIRECT_MAP_MAX (1UL << 39)                 /* 512 GiB: one PML4 slot */
 #define KSTACK_BASE 0xffffc00000000000UL
+/* Kernel stacks: slot i is [KSTACK_BASE + i * KSTACK_SLOT, + KSTACK_SLOT);
+ * its lower KSTACK_GUARD bytes stay unmapped, the stack is the rest:
+ *   | guard (unmapped) 16 KiB | stack 16 KiB |<- top   next slot ...     */
+#define KSTACK_SIZE (16UL << 10)
+#define KSTACK_GUARD (16UL << 10)
+#define KSTACK_SLOT (KSTACK_GUARD + KSTACK_SIZE)
+#define KSTACK_SLOTS 4096
 #define KERNEL_VMA 0xffffffff80000000UL
 #define KERNEL_PHYS_BASE 0x100000UL
 
