@@ -11,7 +11,7 @@
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
 BENCH_SRC   := user/bench
-BENCH_PROGS := hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
+BENCH_PROGS := suite hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
@@ -43,10 +43,13 @@ $(eval $(call bench_build,pagoda,tools/pagoda-cc,))
 BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
 BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)
 
-.PHONY: bench-musl bench-smoke bench-linux
+.PHONY: bench-musl bench-musl-bins bench-smoke bench-linux
 bench-musl:
 	@tools/deps.sh musl
-	@$(MAKE) --no-print-directory $(BENCH_MUSL_BINS)
+	@$(MAKE) --no-print-directory bench-musl-bins
+
+bench-musl-bins: $(BENCH_MUSL_BINS)
+	@:
 
 bench-smoke:
 	tools/bench/smoke.sh $(B)

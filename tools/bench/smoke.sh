@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/bench/smoke.sh [BUILD] -- the quick smoke of every benchmark program that
 # `make test` runs (tests/scripts.txt): build the benchmarks as static musl
-# binaries, run the guest suite (suite.sh) on this host with --quick through the
+# binaries, run the guest's driver (suite) on this host with --quick through the
 # same runner, tables and plots as bench-linux, and check that every program
 # printed well-formed BENCH lines. It times nothing and asserts no speed.
 set -euo pipefail
@@ -12,5 +12,5 @@ make -s --no-print-directory B="$build" bench-musl
 out=$build/bench/smoke
 rm -rf "$out"
 python3 tools/bench/bench.py run --out "$out" --system \
-	"host|BENCH_DIR=$build/bench/musl BENCH_ARGS=--quick FORKRSS_MIB='0 1' sh tools/bench/suite.sh"
+	"host|$build/bench/musl/suite --quick --forkrss '0 1'"
 python3 tools/bench/bench.py check --suite "$out/logs/host-r1.log"

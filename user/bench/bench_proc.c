@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,4 +64,14 @@ void bench_spawn_wait(const char *path, char *const argv[])
 		_exit(EXIT_EXEC_FAILED);
 	}
 	wait_ok(pid);
+}
+
+void bench_path_beside(char *buf, size_t len, const char *prog, const char *name)
+{
+	const char *slash = strrchr(prog, '/');
+
+	if (slash)
+		snprintf(buf, len, "%.*s/%s", (int)(slash - prog), prog, name);
+	else
+		snprintf(buf, len, "./%s", name);
 }
