@@ -79,7 +79,7 @@ void mm_init(void)
 	mmu_detect(&f);
 	struct kvm_layout l = {
 		.dmap_end = top,
-		.page1g = f.page1g,
+		.page1g = f.page1g && !cmdline_has("mm_no1g"),   /* test the fallback */
 		.seg = {
 			{ (vaddr_t)_text_start, (vaddr_t)_text_end, PGT_R | PGT_X },
 			{ (vaddr_t)_rodata_start, (vaddr_t)_rodata_end, PGT_R },
@@ -91,7 +91,7 @@ void mm_init(void)
 	pgt_activate(&kernel_pgt);
 	mmu_enable(&f);
 	pv_flush_all();
-	page_db_release(BOOT_MAP_LIMIT, max_pfn << PAGE_SHIFT);
+	page_db_release(BOOT_MAP_LIMIT, MIN(max_pfn << PAGE_SHIFT, DIRECT_MAP_MAX));
 
 	kmalloc_set_debug(cmdline_has("mm_debug"));
 	print_summary(&f, top);

@@ -39,7 +39,8 @@ if [ -n "$prog" ]; then
 	user_elf=$build/rootfs/bin/$prog
 	[ -f "$user_elf" ] || { echo "debug.sh: no user program $user_elf" >&2; exit 1; }
 	# With no address, gdb places each section at its ELF link address.
-	gdb_args+=(-ex "add-symbol-file $user_elf")
+	# (confirm off: add-symbol-file would ask "(y or n)" first.)
+	gdb_args+=(-ex "set confirm off" -ex "add-symbol-file $user_elf" -ex "set confirm on")
 fi
 
 logs=$build/debug          # serial console and QEMU messages
