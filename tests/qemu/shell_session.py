@@ -2,7 +2,8 @@
 """tests/qemu/shell_session.py -- a scripted session at the Pagoda shell.
 
 Boots the normal system (init starts sh on the console), types commands on
-the serial console, and checks what comes back: the prompt, a pipeline,
+the serial console, and checks what comes back: the prompt, the console's
+backspace editing (DEL erases the x in "pagodx"), a pipeline,
 $? after true/false, && and ||, a program from /bin, and finally poweroff,
 which must end QEMU cleanly. Exit status 0 when every check passes.
 """
@@ -14,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import driver  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
-SESSION = b"""echo pagoda-pipe | cat | cat
+SESSION = b"""echo pagodx\x7fa-pipe | cat | cat
 false; echo status=$?
 true && echo and-ok || echo and-bad
 false || echo or-ok
