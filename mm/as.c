@@ -149,34 +149,24 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 	return 0;
 }
 
-/* The heap VMA: the anonymous VMA starting at heap_start, if any. */
-static struct vma *heap_vma(struct addrspace *as)
-{
-	struct vma *v = as_find_vma(as, as->heap_start);
-	return v && (v->flags & VMA_HEAP) ? v : NULL;
-}
-
+/* brk moves the end of the heap: growing adds a VMA [old end, new end) that
+ * vma_merge joins to the heap below it; shrinking unmaps the tail. */
 vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk)
 {
 	if (newbrk < as->heap_start || newbrk >= USER_MMAP_TOP)
 		return as->brk;
 	vaddr_t old_end = ALIGN_UP(as->brk, PAGE_SIZE), new_end = ALIGN_UP(newbrk, PAGE_SIZE);
-	struct vma *heap = heap_vma(as);
 	if (new_end > old_end) {
 		if (!may_commit(new_end - as->heap_start) || vma_overlaps(as, old_end, new_end))
 			return as->brk;
-		if (heap) {
-			heap->end = new_end;
-		} else {
-			heap = vma_new(as->heap_start, new_end, PROT_READ | PROT_WRITE,
-				       VMA_ANON | VMA_HEAP, NULL, 0);
-			if (!heap)
-				return as->brk;
-			vma_insert(as, heap);
-		}
-	} else if (new_end < old_end) {
-		if (unmap_range(as, new_end, old_end) < 0)
+		struct vma *v = vma_new(old_end, new_end, PROT_READ | PROT_WRITE,
+					VMA_ANON | VMA_HEAP, NULL, 0);
+		if (!v)
 			return as->brk;
+		vma_insert(as, v);
+		vma_merge(as);
+	} else if (new_end < old_end && unmap_range(as, new_end, old_end) < 0) {
+		return as->brk;
 	}
 	as->brk = newbrk;
 	return newbrk;
