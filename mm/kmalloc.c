@@ -15,6 +15,7 @@
  */
 #include "mm/kmalloc.h"
 #include "mm/page.h"
+#include "mm/caller.h"
 #include "arch/x86_64/memlayout.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -162,9 +163,11 @@ static void debug_check(char *obj, uint32_t slot, void *ptr)
 		panic("kfree: double free of object %p", ptr);
 	if (h->magic != MAGIC_LIVE || h->size > slot - HDR_SIZE)
 		panic("kfree: header before object %p overwritten (underrun)", ptr);
+	uint64_t off;
+	const char *fn = mm_symbol((void *)h->caller, &off);
 	if (!bytes_are(obj + HDR_SIZE + h->size, POISON_RZ, slot - HDR_SIZE - h->size))
-		panic("kfree: redzone after object %p (%u bytes, allocated by %#lx) "
-		      "overwritten", ptr, h->size, h->caller);
+		panic("kfree: redzone after object %p (%u bytes, allocated by %#lx "
+		      "%s+%#lx) overwritten", ptr, h->size, h->caller, fn, off);
 	memset(obj, POISON_FREE, slot);
 	h->magic = MAGIC_FREE;
 }

@@ -79,7 +79,7 @@ void mm_init(void)
 	mmu_detect(&f);
 	struct kvm_layout l = {
 		.dmap_end = top,
-		.page1g = f.page1g,
+		.page1g = f.page1g && !cmdline_has("mm_no1g"),   /* test the fallback */
 		.seg = {
 			{ (vaddr_t)_text_start, (vaddr_t)_text_end, PGT_R | PGT_X },
 			{ (vaddr_t)_rodata_start, (vaddr_t)_rodata_end, PGT_R },

@@ -13,9 +13,7 @@
 #include "arch/x86_64/memlayout.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
-#ifndef PAGODA_HOST
-#include "kernel/ksyms.h"
-#endif
+#include "mm/caller.h"
 
 #define MAX_RANGES 40
 
@@ -37,13 +35,8 @@ const char *page_type_name(enum page_type t)
 
 void page_bug(const struct page *pg, const char *what, const void *caller)
 {
-	const char *fn = "?";
-	uint64_t off = 0;
-#ifndef PAGODA_HOST
-	const char *s = ksym_lookup((uint64_t)caller, &off);
-	if (s)
-		fn = s;
-#endif
+	uint64_t off;
+	const char *fn = mm_symbol(caller, &off);
 	if (pg < frames || pg >= frames + max_pfn)
 		panic("%s: %p is not a frame (caller %p %s+%#lx)", what, (void *)pg,
 		      caller, fn, off);

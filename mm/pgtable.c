@@ -206,6 +206,8 @@ static const struct walk_ops protect_ops = {
 
 int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot)
 {
+	if (va_canonical(va) != va)
+		return -ENOENT;
 	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &prot };
 	return walk_range(&w, ALIGN_DOWN(va, PAGE_SIZE), ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE);
 }
@@ -233,6 +235,8 @@ static const struct walk_ops lookup_ops = {
 
 bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
 {
+	if (va_canonical(va) != va)   /* user-supplied addresses end up here */
+		return false;
 	struct lookup_arg a = { .va = va };
 	struct walk w = { .ops = &lookup_ops, .pgt = pgt, .arg = &a };
 	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
@@ -323,11 +327,13 @@ void pgt_destroy(struct pagetable *pgt)
 		panic("pgt_destroy: address space (PML4 %#lx) is still active",
 		      pgt_root_pa(pgt));
 	struct walk w = { .ops = &teardown_ops, .pgt = pgt };
+	pv_lazy_mmu_enter();
 	walk_range(&w, 0, USER_HALF_END);
 	pte_t *root = pt_root(pgt);
 	for (int i = PML4_KERNEL_FIRST; i < PT_ENTRIES; i++)
 		if (pte_present(root[i]))
 			pt_set_table(&root[i], PGL_PML4, 0);
+	pv_lazy_mmu_leave();
 	ptpage_free(pgt->root);
 	kfree(pgt);
 }

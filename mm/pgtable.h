@@ -59,10 +59,11 @@ void pgt_unmap(struct pagetable *pgt, vaddr_t va);
 
 /* Change the protection of the mapping of va (keeps the frame, accessed,
  * dirty and other software bits) and flush it. Returns 0, or -ENOENT if va
- * is not mapped. */
+ * is not mapped (or not canonical). */
 int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot);
 
-/* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page)? Then *pa = its physical
+/* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page)? Any va may be asked
+ * (non-canonical ones are not mapped). Then *pa = its physical
  * address (with va's offset) and *flags = the leaf entry's flag bits (test
  * them with the pte.h accessors). Either pointer may be NULL. */
 bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);

@@ -64,6 +64,7 @@ int walk_range(struct walk *w, vaddr_t start, vaddr_t end)
 	if (start == end)
 		return 0;
 	if (!IS_ALIGNED(start | end, PAGE_SIZE) || end - 1 < start ||
+	    va_canonical(start) != start || va_canonical(end - 1) != end - 1 ||
 	    (start >> 63) != ((end - 1) >> 63))
 		panic("walk_range: bad range [%#lx, %#lx)", start, end);
 	return walk_table(w, pt_root(w->pgt), PGL_PML4, start, end);

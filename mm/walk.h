@@ -45,8 +45,9 @@ struct walk {
 	int leaf_level;    /* lowest level visited; 0 means PGL_PT */
 };
 
-/* Walk [start, end) of w->pgt (page aligned, within one half of the address
- * space; end 0 means the top of the address space). Returns 0, a negative
+/* Walk [start, end) of w->pgt (page aligned, canonical, within one half of
+ * the address space -- else a panic; end 0 means the top of the address
+ * space). Returns 0, a negative
  * callback result, or -ENOMEM if a table could not be allocated. */
 int walk_range(struct walk *w, vaddr_t start, vaddr_t end);
 

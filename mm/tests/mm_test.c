@@ -8,6 +8,8 @@
 #include "mm/kstack.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
+#include "mm/kvm.h"
+#include "kernel/cmdline.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/trap.h"
@@ -135,6 +137,7 @@ MM_TEST(direct_map_nx)
 	KEXPECT(pgt_lookup(&kernel_pgt, DIRECT_MAP_BASE + MiB(3) + 5, &pa, &fl));
 	KEXPECT_EQ(pa, MiB(3) + 5);
 	KEXPECT(pte_huge(fl) && !pte_exec(fl) && pte_global(fl));
+	KEXPECT(kvm_dmap_page_size() == (cmdline_has("mm_no1g") ? MiB(2) : GiB(1)));
 }
 
 MM_TEST(identity_map_dropped)
@@ -178,6 +181,46 @@ MM_TEST(user_map_roundtrip)
 	pgt_destroy(pgt);
 }
 
+/* SMEP: the kernel never executes a user page, even an executable one. */
+MM_TEST(smep)
+{
+	struct pagetable *pgt = pgt_create();
+	struct page *pg = page_alloc(0, PA_ZERO | PA_ANON);
+	*(uint8_t *)page_va(pg) = 0xc3;   /* ret */
+	KEXPECT_EQ(pgt_map(pgt, USER_TEXT_BASE, page_to_pa(pg), PGT_R | PGT_X), 0);
+	pgt_activate(pgt);
+	uint64_t vec, addr;
+	struct mmu_features f;
+	mmu_detect(&f);
+	if (f.smep) {
+		KEXPECT(ktest_catch_fault(call_code, (void *)USER_TEXT_BASE, &vec, &addr));
+		KEXPECT_EQ(addr, USER_TEXT_BASE);
+	}
+	pgt_activate(&kernel_pgt);
+	pgt_destroy(pgt);   /* also drops the frame */
+}
+
+/* More RAM than the boot page tables map (run with 2G): frames from above
+ * 1 GiB are handed out and reachable through the new direct map. */
+MM_TEST(high_memory)
+{
+	struct page *hi[8];
+	int n = 0;
+	if ((max_pfn << PAGE_SHIFT) <= GiB(1))
+		return;
+	struct page *pg;
+	while (n < 8 && (pg = page_alloc(MAX_ORDER - 1, 0)) != NULL) {
+		hi[n++] = pg;
+		if (page_to_pa(pg) >= GiB(1))
+			break;
+	}
+	KEXPECT(n > 0 && page_to_pa(hi[n - 1]) >= GiB(1));
+	memset(page_va(hi[n - 1]), 0x3c, PAGE_SIZE << (MAX_ORDER - 1));
+	KEXPECT_EQ(((uint8_t *)page_va(hi[n - 1]))[12345], 0x3c);
+	while (n--)
+		page_free(hi[n], MAX_ORDER - 1);
+}
+
 /* test=crash_stack: endless recursion on a kstack_alloc'ed stack must be
  * reported as a kernel stack overflow (tests/suites.txt expects that). */
 static volatile int depth_limit = 1 << 30;   /* never reached */
@@ -200,4 +243,21 @@ static void overflow(void *arg)
 KTEST(crash_stack, overflow)
 {
 	arch_call_on_stack(kstack_alloc(), overflow, NULL);
+}
+
+/* test=crash_redzone (with mm_debug): a one-byte overrun of a kmalloc object
+ * is caught at kfree, naming the object. */
+KTEST(crash_redzone, overrun)
+{
+	char *p = kmalloc(24);
+	p[24] = 1;
+	kfree(p);
+}
+
+/* test=crash_double_free: the panic names the frame and the caller. */
+KTEST(crash_double_free, page)
+{
+	struct page *pg = page_alloc(0, 0);
+	page_free(pg, 0);
+	page_free(pg, 0);
 }

@@ -117,3 +117,12 @@ void host_release_all(struct list *held)
 		page_free(pg, 0);
 	}
 }
+
+int host_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

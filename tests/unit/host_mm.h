@@ -5,6 +5,7 @@
 #ifndef TESTS_UNIT_HOST_MM_H
 #define TESTS_UNIT_HOST_MM_H
 
+#include <check.h>
 #include "kernel/types.h"
 #include "mm/page.h"
 
@@ -38,5 +39,8 @@ void host_mm_teardown(void);
  * chained through their link field on *held (for host_release_all). */
 uint64_t host_exhaust(struct list *held);
 void host_release_all(struct list *held);
+
+/* Run suite s (CK_ENV verbosity, fork mode by default); the exit status. */
+int host_run_suite(Suite *s);
 
 #endif

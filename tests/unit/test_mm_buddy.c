@@ -210,9 +210,5 @@ static Suite *buddy_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(buddy_suite());
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return host_run_suite(buddy_suite());
 }
