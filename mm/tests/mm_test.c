@@ -1,6 +1,7 @@
 /* mm/tests/mm_test.c -- test=mm: the allocators, the page-table API and the
  * kernel address space on the real MMU. Every test is an MM_TEST: the free
- * frame and page-table page counts must be the same before and after it. */
+ * frame and page-table page counts must be the same before and after it,
+ * and the free lists and the kernel page table pass their self-checks. */
 #include "kernel/ktest.h"
 #include "kernel/string.h"
 #include "mm/page.h"
@@ -9,6 +10,7 @@
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/kvm.h"
+#include "mm/pgcheck.h"
 #include "kernel/cmdline.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
@@ -23,6 +25,8 @@
 		uint64_t tables0 = mm_stats.by_type[PG_PAGETABLE];      \
 		mm_##name();                                            \
 		KEXPECT_EQ(mm_stats.free, free0);                       \
+		KEXPECT_EQ(buddy_check(), free0);                       \
+		pgt_check(&kernel_pgt, DIRECT_MAP_BASE, 0);             \
 		KEXPECT_EQ(mm_stats.by_type[PG_PAGETABLE], tables0);    \
 	}                                                               \
 	static void mm_##name(void)
@@ -171,6 +175,7 @@ MM_TEST(user_map_roundtrip)
 	KEXPECT(ktest_catch_fault(write_byte, (void *)va, &vec, &addr));
 	user_access_end();
 	KEXPECT_EQ(addr, va);
+	KEXPECT_EQ(pgt_check(pgt, 0, 1UL << 47), 3);
 	pgt_unmap(pgt, va);   /* drops the only reference: pg is free */
 	KEXPECT_EQ(pg->type, PG_FREE);
 	KEXPECT_EQ(pgt->nr_tables, 0);

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #define EXIT_EXEC_FAILED 127
 
 /* Wait for `pid` and die unless it exited normally with status 0. */
@@ -60,7 +62,7 @@ void bench_spawn_wait(const char *path, char *const argv[])
 	if (pid == 0) {
 		if (dup2(fd, STDOUT_FILENO) < 0)
 			_exit(EXIT_EXEC_FAILED);
-		execv(path, argv);
+		execve(path, argv, environ);
 		_exit(EXIT_EXEC_FAILED);
 	}
 	wait_ok(pid);

@@ -12,7 +12,7 @@
 void bench_fork_exit_wait(void *unused);
 
 /* Fork a child whose standard output is /dev/null and that runs
- * execv(path, argv); wait for it. Dies unless it exited with status 0. */
+ * execve(path, argv, environ); wait for it. Dies unless it exited with status 0. */
 void bench_spawn_wait(const char *path, char *const argv[]);
 
 /* Write into buf (len bytes) the path of `name` in the directory of the

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #define PATH_LEN 512
 #define MAX_ARGS 64
 
@@ -61,7 +63,7 @@ static int run_program(const char *dir, const char *name, char **args, int nargs
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		execv(path, argv);
+		execve(path, argv, environ);
 		perror(path);
 		_exit(127);
 	}
