@@ -175,7 +175,7 @@ MM_TEST(user_map_roundtrip)
 	KEXPECT(ktest_catch_fault(write_byte, (void *)va, &vec, &addr));
 	user_access_end();
 	KEXPECT_EQ(addr, va);
-	KEXPECT_EQ(pgt_check(pgt, 0, 1UL << 47), 3);
+	KEXPECT_EQ(pgt_check(pgt, 0, USER_HALF_END), 3);
 	pgt_unmap(pgt, va);   /* drops the only reference: pg is free */
 	KEXPECT_EQ(pg->type, PG_FREE);
 	KEXPECT_EQ(pgt->nr_tables, 0);

@@ -93,7 +93,7 @@ START_TEST(test_dense_and_sparse)
 	for (int i = 0; i < 8; i++)
 		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PGT_R), 0);
 	ck_assert_uint_eq(pgt_rss(pgt), n + 8);
-	ck_assert_uint_eq(pgt_check(pgt, 0, 1UL << 47), 1 + 5 + 16);
+	ck_assert_uint_eq(pgt_check(pgt, 0, USER_HALF_END), 1 + 5 + 16);
 	ck_assert_uint_eq(pt_of(pgt, UVA)->count, PT_ENTRIES);
 	ck_assert_uint_eq(pt_of(pgt, UVA + 3 * LARGE_PAGE_SIZE)->count, 1);
 	/* 1 PDPT; dense: 1 PD + 4 PT; sparse: 1 PDPT (another 512 GiB? no) ... */
@@ -102,7 +102,7 @@ START_TEST(test_dense_and_sparse)
 	for (uint64_t i = 0; i < n; i += 2)   /* half of the dense range */
 		pgt_unmap(pgt, UVA + i * PAGE_SIZE);
 	ck_assert_uint_eq(pgt_rss(pgt), n / 2 + 8);
-	pgt_check(pgt, 0, 1UL << 47);
+	pgt_check(pgt, 0, USER_HALF_END);
 	ck_assert_uint_eq(pgt->nr_tables, tables - 1);   /* the last PT emptied */
 	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], n / 2 + 8);
 	pgt_destroy(pgt);   /* drops the rest */
@@ -128,7 +128,7 @@ START_TEST(test_walker_callbacks)
 	struct pagetable *pgt = pgt_create();
 	struct counts c = { 0 };
 	struct walk w = { .ops = &count_ops, .pgt = pgt, .arg = &c };
-	ck_assert_int_eq(walk_range(&w, 0, 1UL << 47), 0);
+	ck_assert_int_eq(walk_range(&w, 0, USER_HALF_END), 0);
 	ck_assert_int_eq(c.hole, 256);   /* empty user half: one hole per PML4 slot */
 	ck_assert_int_eq(c.pte + c.pml4e + c.done, 0);
 	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
@@ -264,9 +264,9 @@ START_TEST(test_check_catches_bad_count)
 {
 	struct pagetable *pgt = pgt_create();
 	pgt_map(pgt, UVA, new_frame(), PGT_R);
-	pgt_check(pgt, 0, 1UL << 47);
+	pgt_check(pgt, 0, USER_HALF_END);
 	pt_of(pgt, UVA)->count++;
-	pgt_check(pgt, 0, 1UL << 47);
+	pgt_check(pgt, 0, USER_HALF_END);
 }
 END_TEST
 
@@ -276,7 +276,7 @@ START_TEST(test_check_catches_free_frame)
 	struct page *pg = page_alloc(0, 0);
 	pgt_map(pgt, UVA, page_to_pa(pg), PGT_R);
 	page_free(pg, 0);   /* freed while still mapped */
-	pgt_check(pgt, 0, 1UL << 47);
+	pgt_check(pgt, 0, USER_HALF_END);
 }
 END_TEST
 
