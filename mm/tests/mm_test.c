@@ -31,6 +31,24 @@
 	}                                                               \
 	static void mm_##name(void)
 
+/* Accesses that tests expect to fault (run under ktest_catch_fault). */
+static void write_byte(void *p)
+{
+	*(volatile uint8_t *)p = 1;
+}
+
+static void read_byte(void *p)
+{
+	(void)*(volatile uint8_t *)p;
+}
+
+static void call_code(void *p)
+{
+	((void (*)(void))p)();
+}
+
+static uint8_t data_ret[16] = { 0xc3 };   /* "ret" in .data */
+
 MM_TEST(buddy_split_merge)
 {
 	uint64_t f0 = mm_stats.free;
@@ -92,23 +110,11 @@ MM_TEST(kstack_guard)
 	KEXPECT(!pgt_lookup(&kernel_pgt, (vaddr_t)top - KSTACK_SIZE - 1, NULL, NULL));
 	KEXPECT(kstack_guard_hit((vaddr_t)top - KSTACK_SIZE - 8, (vaddr_t)top - KSTACK_SIZE - 8));
 	KEXPECT(!kstack_guard_hit((vaddr_t)top - 64, (vaddr_t)top - 64));
+	uint64_t vec, addr;   /* the guard is really unmapped */
+	KEXPECT(ktest_catch_fault(write_byte, top - KSTACK_SIZE - 8, &vec, &addr));
+	KEXPECT_EQ(addr, (vaddr_t)top - KSTACK_SIZE - 8);
 	kstack_free(top);
 	KEXPECT(!pgt_lookup(&kernel_pgt, (vaddr_t)top - PAGE_SIZE, NULL, NULL));
-}
-
-static void write_byte(void *p)
-{
-	*(volatile uint8_t *)p = 1;
-}
-
-static void read_byte(void *p)
-{
-	(void)*(volatile uint8_t *)p;
-}
-
-static void call_code(void *p)
-{
-	((void (*)(void))p)();
 }
 
 MM_TEST(image_wx)
@@ -125,6 +131,8 @@ MM_TEST(image_wx)
 	KEXPECT(pte_writable(fl) && !pte_exec(fl) && pte_global(fl) && !pte_user(fl));
 	KEXPECT(pgt_lookup(&kernel_pgt, (vaddr_t)_text_start, NULL, &fl));
 	KEXPECT(!pte_writable(fl) && pte_exec(fl));
+	KEXPECT(ktest_catch_fault(call_code, data_ret, &vec, &addr));   /* data is NX */
+	KEXPECT_EQ(addr, (uint64_t)data_ret);
 }
 
 MM_TEST(direct_map_nx)
