@@ -9,6 +9,7 @@
 #include "kernel/proc.h"
 #include "kernel/version.h"
 #include "mm/mm.h"
+#include "mm/ptshare.h"
 #include "arch/x86_64/console.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
@@ -65,6 +66,8 @@ void kmain(uint32_t magic, paddr_t info)
 	timer_init();
 	fpu_init();
 	mm_init();
+	ptshare_set_mode(cmdline_get_or("ptshare", "all"));
+	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();
 	syscall_table_init();
 	pagefault_init();
