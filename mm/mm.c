@@ -91,7 +91,7 @@ void mm_init(void)
 	pgt_activate(&kernel_pgt);
 	mmu_enable(&f);
 	pv_flush_all();
-	page_db_release(BOOT_MAP_LIMIT, max_pfn << PAGE_SHIFT);
+	page_db_release(BOOT_MAP_LIMIT, MIN(max_pfn << PAGE_SHIFT, DIRECT_MAP_MAX));
 
 	kmalloc_set_debug(cmdline_has("mm_debug"));
 	print_summary(&f, top);

@@ -24,6 +24,9 @@
  *   pt.level  page-table page: PGL_PT..PGL_PML4.
  *   link      free list of the buddy allocator, kmalloc partial list, later
  *             the lazy-free list.
+ *
+ * Concurrency: one CPU; mm/ is not called from interrupt handlers, so no
+ * locks yet (SMP would need a lock around the allocator and kmalloc).
  */
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
@@ -134,6 +137,10 @@ void page_free(struct page *pg, unsigned order);
  * (page_put at 0) or a reference to a free frame panics. */
 void page_get(struct page *pg);
 void page_put(struct page *pg);
+
+/* Check every free list against the frame database and the counters
+ * (panics naming the first bad frame); returns the free frames. */
+uint64_t buddy_check(void);
 
 /* Change the type of an allocated block (keeps the per-type counters). */
 void page_set_type(struct page *pg, enum page_type t);

@@ -17,6 +17,8 @@
 
 #define MAX_RANGES 40
 
+_Static_assert(sizeof(struct page) == 32, "struct page grew: it costs RAM per frame");
+
 struct page *frames;
 uint64_t max_pfn;
 struct mm_stats mm_stats;

@@ -9,8 +9,6 @@
 #include "kernel/errno.h"
 #include "kernel/printk.h"
 
-#define USER_HALF_END (1UL << 47)   /* the user half of the address space */
-
 struct pagetable kernel_pgt;
 
 pte_t pgt_prot_bits(vaddr_t va, unsigned prot)

@@ -55,8 +55,8 @@ qemu_pid=$!
 stop_qemu() {
 	if kill "$qemu_pid" 2>/dev/null; then
 		wait "$qemu_pid" 2>/dev/null || true
-	else   # QEMU was gone before gdb finished: say why
-		echo "debug.sh: QEMU exited early:" >&2
+	elif [ -s "$logs-qemu.log" ]; then   # QEMU died on its own: say why
+		echo "debug.sh: QEMU exited:" >&2
 		cat "$logs-qemu.log" >&2
 	fi
 }

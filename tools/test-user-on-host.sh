@@ -67,9 +67,11 @@ expect sh-bg      0 "$(printf 'fg\nbg')" shc 'sleep 0.2 && echo bg & echo fg; sl
 expect sh-syntax  2 "sh: syntax error near ';'" shc '; echo x'
 expect sh-nested  0 "inner 4"            shc 'sh -c "exit 4"; echo inner $?'
 
-# --- an interactive session: prompt, echo, backspace editing ----------------
-session_in=$(printf 'echo hellx\177o\necho a b | cat\nfalse; echo $?\nfalse && echo no || echo or-ok\nnosuch\necho $?\nexit 3\n')
-session_out=$(printf '$ echo hellx\b \bo\nhello\n$ echo a b | cat\na b\n$ false; echo $?\n1\n$ false && echo no || echo or-ok\nor-ok\n$ nosuch\n$ echo $?\n127\n$ exit 3')
+# --- an interactive session: prompts, no echo ------------------------------
+# (echo and backspace editing are the terminal's job: Pagoda's console does
+# them, see kernel/console.c and tests/qemu/shell_session.py)
+session_in=$(printf 'echo hello\necho a b | cat\nfalse; echo $?\nfalse && echo no || echo or-ok\nnosuch\necho $?\nexit 3\n')
+session_out=$(printf '$ hello\n$ a b\n$ 1\n$ or-ok\n$ $ 127\n$ ')
 expect sh-session 3 "$session_out" sh -c "printf '%s\n' '$session_in' | env -i PATH='$bin' '$bin/sh' -i 2>/dev/null"
 
 # --- init in command mode (what `make run CMD=...` does) -------------------

@@ -40,6 +40,7 @@
 #define USER_NULL_GUARD 0x400000UL
 #define USER_TEXT_BASE 0x400000UL
 #define USER_TOP 0x00007ffffffff000UL
+#define USER_HALF_END (1UL << 47)     /* end of the lower canonical half */
 #define USER_STACK_TOP USER_TOP
 #define USER_STACK_MAX (8UL << 20)                 /* 8 MiB, like ulimit -s */
 #define USER_MMAP_TOP (USER_STACK_TOP - (1UL << 30)) /* 1 GiB below stack */

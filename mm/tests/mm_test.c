@@ -1,6 +1,7 @@
 /* mm/tests/mm_test.c -- test=mm: the allocators, the page-table API and the
  * kernel address space on the real MMU. Every test is an MM_TEST: the free
- * frame and page-table page counts must be the same before and after it. */
+ * frame and page-table page counts must be the same before and after it,
+ * and the free lists and the kernel page table pass their self-checks. */
 #include "kernel/ktest.h"
 #include "kernel/string.h"
 #include "mm/page.h"
@@ -9,6 +10,7 @@
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/kvm.h"
+#include "mm/pgcheck.h"
 #include "kernel/cmdline.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
@@ -23,9 +25,29 @@
 		uint64_t tables0 = mm_stats.by_type[PG_PAGETABLE];      \
 		mm_##name();                                            \
 		KEXPECT_EQ(mm_stats.free, free0);                       \
+		KEXPECT_EQ(buddy_check(), free0);                       \
+		pgt_check(&kernel_pgt, DIRECT_MAP_BASE, 0);             \
 		KEXPECT_EQ(mm_stats.by_type[PG_PAGETABLE], tables0);    \
 	}                                                               \
 	static void mm_##name(void)
+
+/* Accesses that tests expect to fault (run under ktest_catch_fault). */
+static void write_byte(void *p)
+{
+	*(volatile uint8_t *)p = 1;
+}
+
+static void read_byte(void *p)
+{
+	(void)*(volatile uint8_t *)p;
+}
+
+static void call_code(void *p)
+{
+	((void (*)(void))p)();
+}
+
+static uint8_t data_ret[16] = { 0xc3 };   /* "ret" in .data */
 
 MM_TEST(buddy_split_merge)
 {
@@ -88,23 +110,11 @@ MM_TEST(kstack_guard)
 	KEXPECT(!pgt_lookup(&kernel_pgt, (vaddr_t)top - KSTACK_SIZE - 1, NULL, NULL));
 	KEXPECT(kstack_guard_hit((vaddr_t)top - KSTACK_SIZE - 8, (vaddr_t)top - KSTACK_SIZE - 8));
 	KEXPECT(!kstack_guard_hit((vaddr_t)top - 64, (vaddr_t)top - 64));
+	uint64_t vec, addr;   /* the guard is really unmapped */
+	KEXPECT(ktest_catch_fault(write_byte, top - KSTACK_SIZE - 8, &vec, &addr));
+	KEXPECT_EQ(addr, (vaddr_t)top - KSTACK_SIZE - 8);
 	kstack_free(top);
 	KEXPECT(!pgt_lookup(&kernel_pgt, (vaddr_t)top - PAGE_SIZE, NULL, NULL));
-}
-
-static void write_byte(void *p)
-{
-	*(volatile uint8_t *)p = 1;
-}
-
-static void read_byte(void *p)
-{
-	(void)*(volatile uint8_t *)p;
-}
-
-static void call_code(void *p)
-{
-	((void (*)(void))p)();
 }
 
 MM_TEST(image_wx)
@@ -121,6 +131,8 @@ MM_TEST(image_wx)
 	KEXPECT(pte_writable(fl) && !pte_exec(fl) && pte_global(fl) && !pte_user(fl));
 	KEXPECT(pgt_lookup(&kernel_pgt, (vaddr_t)_text_start, NULL, &fl));
 	KEXPECT(!pte_writable(fl) && pte_exec(fl));
+	KEXPECT(ktest_catch_fault(call_code, data_ret, &vec, &addr));   /* data is NX */
+	KEXPECT_EQ(addr, (uint64_t)data_ret);
 }
 
 MM_TEST(direct_map_nx)
@@ -171,6 +183,7 @@ MM_TEST(user_map_roundtrip)
 	KEXPECT(ktest_catch_fault(write_byte, (void *)va, &vec, &addr));
 	user_access_end();
 	KEXPECT_EQ(addr, va);
+	KEXPECT_EQ(pgt_check(pgt, 0, USER_HALF_END), 3);
 	pgt_unmap(pgt, va);   /* drops the only reference: pg is free */
 	KEXPECT_EQ(pg->type, PG_FREE);
 	KEXPECT_EQ(pgt->nr_tables, 0);

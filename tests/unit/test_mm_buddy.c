@@ -71,6 +71,7 @@ START_TEST(test_split_merge)
 	ck_assert_uint_eq(buddy_free_blocks(MAX_ORDER - 1), big);   /* all merged back */
 	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], 0);
 	ck_assert_uint_eq(mm_stats.allocs, mm_stats.frees);
+	ck_assert_uint_eq(buddy_check(), f0);
 }
 END_TEST
 
@@ -101,8 +102,10 @@ START_TEST(test_exhaustion)
 	ck_assert_ptr_null(page_alloc(0, 0));   /* NULL, not a panic */
 	ck_assert_ptr_null(page_alloc(3, PA_ZERO));
 	ck_assert_uint_eq(mm_stats.failed, n ? 3 : 2);
+	ck_assert_uint_eq(buddy_check(), 0);
 	host_release_all(&held);
 	ck_assert_uint_eq(mm_stats.free, f0);
+	ck_assert_uint_eq(buddy_check(), f0);
 	ck_assert_uint_eq(buddy_free_blocks(MAX_ORDER - 1), big);
 }
 END_TEST
@@ -175,6 +178,16 @@ START_TEST(test_put_underflow)
 }
 END_TEST
 
+START_TEST(test_check_catches_corruption)
+{
+	struct page *p = page_alloc(3, 0);
+	page_free(p, 3);
+	buddy_check();
+	p[5].type = PG_ANON;   /* a frame inside a free block, wrongly typed */
+	buddy_check();
+}
+END_TEST
+
 START_TEST(test_get_free_frame)
 {
 	struct page *p = page_alloc(0, 0);
@@ -204,6 +217,7 @@ static Suite *buddy_suite(void)
 	tcase_add_test_raise_signal(bad, test_free_tail, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_put_underflow, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_get_free_frame, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_check_catches_corruption, SIGABRT);
 	suite_add_tcase(s, bad);
 	return s;
 }

@@ -10,6 +10,7 @@
 #include "mm/walk.h"
 #include "mm/kvm.h"
 #include "mm/kstack.h"
+#include "mm/pgcheck.h"
 #include "arch/x86_64/memlayout.h"
 #include "kernel/errno.h"
 
@@ -92,6 +93,7 @@ START_TEST(test_dense_and_sparse)
 	for (int i = 0; i < 8; i++)
 		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PGT_R), 0);
 	ck_assert_uint_eq(pgt_rss(pgt), n + 8);
+	ck_assert_uint_eq(pgt_check(pgt, 0, USER_HALF_END), 1 + 5 + 16);
 	ck_assert_uint_eq(pt_of(pgt, UVA)->count, PT_ENTRIES);
 	ck_assert_uint_eq(pt_of(pgt, UVA + 3 * LARGE_PAGE_SIZE)->count, 1);
 	/* 1 PDPT; dense: 1 PD + 4 PT; sparse: 1 PDPT (another 512 GiB? no) ... */
@@ -100,6 +102,7 @@ START_TEST(test_dense_and_sparse)
 	for (uint64_t i = 0; i < n; i += 2)   /* half of the dense range */
 		pgt_unmap(pgt, UVA + i * PAGE_SIZE);
 	ck_assert_uint_eq(pgt_rss(pgt), n / 2 + 8);
+	pgt_check(pgt, 0, USER_HALF_END);
 	ck_assert_uint_eq(pgt->nr_tables, tables - 1);   /* the last PT emptied */
 	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], n / 2 + 8);
 	pgt_destroy(pgt);   /* drops the rest */
@@ -125,7 +128,7 @@ START_TEST(test_walker_callbacks)
 	struct pagetable *pgt = pgt_create();
 	struct counts c = { 0 };
 	struct walk w = { .ops = &count_ops, .pgt = pgt, .arg = &c };
-	ck_assert_int_eq(walk_range(&w, 0, 1UL << 47), 0);
+	ck_assert_int_eq(walk_range(&w, 0, USER_HALF_END), 0);
 	ck_assert_int_eq(c.hole, 256);   /* empty user half: one hole per PML4 slot */
 	ck_assert_int_eq(c.pte + c.pml4e + c.done, 0);
 	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
@@ -190,6 +193,7 @@ START_TEST(test_kernel_space)
 	ck_assert_uint_eq(pa, MiB(5) + 7);
 	ck_assert(pte_huge(fl) && !pte_exec(fl) && pte_writable(fl) && pte_global(fl));
 	ck_assert_uint_eq(kvm_dmap_page_size(), LARGE_PAGE_SIZE);
+	ck_assert_uint_gt(pgt_check(&kernel_pgt, DIRECT_MAP_BASE, 0), 3);
 	ck_assert(!pgt_lookup(&kernel_pgt, 0x100000, NULL, NULL));   /* no identity map */
 	/* a user space shares the kernel half */
 	struct pagetable *pgt = pgt_create();
@@ -256,6 +260,26 @@ START_TEST(test_unmap_absent)
 }
 END_TEST
 
+START_TEST(test_check_catches_bad_count)
+{
+	struct pagetable *pgt = pgt_create();
+	pgt_map(pgt, UVA, new_frame(), PGT_R);
+	pgt_check(pgt, 0, USER_HALF_END);
+	pt_of(pgt, UVA)->count++;
+	pgt_check(pgt, 0, USER_HALF_END);
+}
+END_TEST
+
+START_TEST(test_check_catches_free_frame)
+{
+	struct pagetable *pgt = pgt_create();
+	struct page *pg = page_alloc(0, 0);
+	pgt_map(pgt, UVA, page_to_pa(pg), PGT_R);
+	page_free(pg, 0);   /* freed while still mapped */
+	pgt_check(pgt, 0, USER_HALF_END);
+}
+END_TEST
+
 START_TEST(test_destroy_active)
 {
 	struct pagetable *pgt = pgt_create();
@@ -291,6 +315,8 @@ static Suite *pgtable_suite(void)
 	tcase_add_test_raise_signal(bad, test_map_twice, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_unmap_absent, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_destroy_active, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_check_catches_bad_count, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_check_catches_free_frame, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_kstack_free_bad, SIGABRT);
 	suite_add_tcase(s, bad);
 	return s;

@@ -46,6 +46,11 @@ class Command(gdb.Command):
             raise gdb.GdbError("%s: cannot read memory: %s" % (self.NAME, e))
         except gdb.error as e:
             raise gdb.GdbError("%s: %s" % (self.NAME, e))
+        except Exception as e:
+            if gdb.parameter("python print-stack") == "full":
+                raise
+            raise gdb.GdbError("%s: internal error, %s: %s (set python print-stack full "
+                               "for the traceback)" % (self.NAME, type(e).__name__, e))
 
     def run(self, args):
         raise NotImplementedError
