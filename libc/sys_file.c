@@ -103,13 +103,14 @@ int stat(const char *path, struct stat *st)
 	return stat_call(raw_syscall4(SYS_newfstatat, LINUX_AT_FDCWD, path, &ls, 0), st, &ls);
 }
 
-/* isatty: like musl, a terminal is a file that answers TIOCGWINSZ; others
- * fail it with ENOTTY (or EBADF), which is left in errno. */
+/* isatty: like glibc, a terminal is a file that answers TCGETS (Pagoda's
+ * console does; it has no window size, so TIOCGWINSZ would not do). Others
+ * fail with ENOTTY (or EBADF), which is left in errno. */
 int isatty(int fd)
 {
-	unsigned short winsize[4];
+	unsigned char termios[LINUX_TERMIOS_SIZE];
 
-	return sys_result(raw_syscall3(SYS_ioctl, fd, LINUX_TIOCGWINSZ, winsize)) == 0;
+	return sys_result(raw_syscall3(SYS_ioctl, fd, LINUX_TCGETS, termios)) == 0;
 }
 
 int link(const char *old, const char *new)

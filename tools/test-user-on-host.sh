@@ -31,6 +31,27 @@ expect() {
 	fi
 }
 
+# --- layout of every Pagoda program (libc/user.ld) ------------------------
+# Two PT_LOADs: R+X text at 0x400000, RW data at the next 2 MiB boundary.
+layout() {
+	readelf -lW "$1" | python3 -c '
+import sys
+loads = [l.split() for l in sys.stdin if l.split()[:1] == ["LOAD"]]
+if len(loads) != 2:
+    sys.exit("PT_LOADs: %d" % len(loads))
+text, data = [(int(f[2], 16), int(f[5], 16), "".join(f[6:-1])) for f in loads]
+want = (text[0] + text[1] + 0x1fffff) // 0x200000 * 0x200000
+if text[0] != 0x400000 or text[2] != "RE":
+    sys.exit("text at %#x %s" % (text[0], text[2]))
+if data[0] != want or data[2] != "RW":
+    sys.exit("data at %#x %s, want %#x RW" % (data[0], data[2], want))
+print("ok")'
+}
+for p in "$bin"/*; do
+	case $p in *-musl) continue ;; esac
+	expect "layout-$(basename "$p")" 0 ok layout "$p"
+done
+
 # --- utilities -----------------------------------------------------------
 expect hello     0 "hello"             "$bin/hello"
 expect echo      0 "a b  c"            "$bin/echo" a b " c"

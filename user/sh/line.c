@@ -1,8 +1,24 @@
-/* user/sh/line.c -- read a command line, with echo and editing when the
- * input is a terminal. Pagoda's console hands the shell raw bytes (no echo,
- * no line discipline), so the shell does the editing itself. */
+/* user/sh/line.c -- read a command line, echoing and editing it when the
+ * terminal does not (Pagoda's console, like a Linux tty in canonical mode,
+ * echoes and handles backspace itself and says so with ECHO in its termios;
+ * a raw line or `sh -i` on a pipe gets the shell's own editing). */
+#define _GNU_SOURCE
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "sh.h"
+
+#define LINUX_TCGETS      0x5401  /* ioctl: read struct termios           */
+#define TERMIOS_LFLAG_OFF 12      /* c_lflag: after c_iflag/oflag/cflag   */
+#define TERMIOS_ECHO      0x8     /* c_lflag bit: the terminal echoes     */
+
+int sh_terminal_echoes(int fd)
+{
+	unsigned char t[60] = { 0 };
+
+	if (syscall(SYS_ioctl, fd, LINUX_TCGETS, t) != 0)
+		return 0;
+	return (t[TERMIOS_LFLAG_OFF] & TERMIOS_ECHO) != 0;
+}
 
 #define CTRL(c) ((c) & 0x1f)
 #define DEL 0x7f
@@ -13,34 +29,34 @@ static void echo(const char *s, size_t n)
 	(void)!write(1, s, n);
 }
 
-int sh_readline(int fd, char *buf, size_t size, int interactive)
+int sh_readline(int fd, char *buf, size_t size, int edit)
 {
 	size_t len = 0;
 	char c;
 
 	for (;;) {
 		ssize_t r = read(fd, &c, 1);
-		if (r <= 0 || (interactive && c == CTRL('D') && len == 0)) {
+		if (r <= 0 || (edit && c == CTRL('D') && len == 0)) {
 			if (len == 0)
 				return -1;
 			break;	/* a last line without newline */
 		}
 		if (c == '\n' || c == '\r') {
-			if (interactive)
+			if (edit)
 				echo("\n", 1);
 			break;
 		}
-		if (interactive && (c == DEL || c == '\b')) {
+		if (edit && (c == DEL || c == '\b')) {
 			if (len > 0) {
 				len--;
 				echo("\b \b", 3);
 			}
-		} else if (interactive && c == CTRL('U')) {
+		} else if (edit && c == CTRL('U')) {
 			for (; len > 0; len--)
 				echo("\b \b", 3);
 		} else if (len + 1 < size && (c == '\t' || (unsigned char)c >= ' ')) {
 			buf[len++] = c;
-			if (interactive)
+			if (edit)
 				echo(&c, 1);
 		}
 	}
