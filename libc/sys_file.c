@@ -142,3 +142,32 @@ int pipe(int fds[2])
 {
 	return (int)sys_result(raw_syscall1(SYS_pipe, fds));
 }
+
+/* pipe2: pipe with O_CLOEXEC and/or O_NONBLOCK on both ends; other flags
+ * are EINVAL (the kernel checks after translation). */
+int pipe2(int fds[2], int flags)
+{
+	long lflags = open_flags_to_linux(flags);
+
+	if (lflags < 0 || (flags & ~(O_CLOEXEC | O_NONBLOCK))) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)sys_result(raw_syscall2(SYS_pipe2, fds, lflags));
+}
+
+int access(const char *path, int mode)
+{
+	return (int)sys_result(raw_syscall2(SYS_access, path, mode));	/* F_OK.. agree */
+}
+
+/* getcwd: the current directory into buf (size bytes); buf, or NULL with
+ * errno (ERANGE if it does not fit). buf must not be NULL. */
+char *getcwd(char *buf, size_t size)
+{
+	if (buf == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sys_result(raw_syscall2(SYS_getcwd, buf, size)) < 0 ? NULL : buf;
+}

@@ -1,4 +1,6 @@
 /* user/usertests/t_pipe.c -- pipes and descriptor duplication. */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -105,6 +107,25 @@ void test_pipe_closed_reader(void)
 	if (!sigpipe && !epipe)
 		ut_fail(__FILE__, __LINE__, "writer ended with %s", ut_status_str(st));
 	close(fds[1]);
+}
+
+/* pipe2_flags: O_CLOEXEC marks both ends close-on-exec; no flags means a
+ * plain pipe; unknown flags are EINVAL. */
+void test_pipe2_flags(void)
+{
+	int fds[2];
+
+	CHECK_OK(pipe2(fds, O_CLOEXEC));
+	CHECK(fcntl(fds[0], F_GETFD) == FD_CLOEXEC);
+	CHECK(fcntl(fds[1], F_GETFD) == FD_CLOEXEC);
+	close(fds[0]);
+	close(fds[1]);
+	CHECK_OK(pipe2(fds, 0));
+	CHECK(fcntl(fds[0], F_GETFD) == 0);
+	CHECK(write(fds[1], "p", 1) == 1);
+	close(fds[0]);
+	close(fds[1]);
+	CHECK_ERR(pipe2(fds, O_TRUNC), EINVAL);
 }
 
 /* dup_fds: dup gives the lowest free descriptor, dup2 replaces its target;
