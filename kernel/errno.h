@@ -1,4 +1,5 @@
-/* kernel/errno.h -- Linux errno values (system calls return -errno). */
+/* kernel/errno.h -- error numbers, with Linux x86-64 values (they reach user
+ * space unchanged through the syscall ABI). Functions return -Exxx. */
 #ifndef KERNEL_ERRNO_H
 #define KERNEL_ERRNO_H
 
@@ -16,8 +17,10 @@
 #define ENOMEM 12
 #define EACCES 13
 #define EFAULT 14
+#define ENOTBLK 15
 #define EBUSY 16
 #define EEXIST 17
+#define EXDEV 18
 #define ENODEV 19
 #define ENOTDIR 20
 #define EISDIR 21
@@ -25,15 +28,23 @@
 #define ENFILE 23
 #define EMFILE 24
 #define ENOTTY 25
+#define ETXTBSY 26
 #define EFBIG 27
 #define ENOSPC 28
 #define ESPIPE 29
 #define EROFS 30
 #define EMLINK 31
 #define EPIPE 32
+#define EDOM 33
 #define ERANGE 34
+#define EDEADLK 35
 #define ENAMETOOLONG 36
+#define ENOLCK 37
 #define ENOSYS 38
 #define ENOTEMPTY 39
+#define ELOOP 40
+#define ENOTSUP 95
+#define EOPNOTSUPP 95
+#define ETIMEDOUT 110
 
 #endif

@@ -5,6 +5,7 @@
 #include "kernel/ktest.h"
 #include "kernel/printk.h"
 #include "kernel/version.h"
+#include "mm/mm.h"
 #include "arch/x86_64/console.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/irq.h"
@@ -25,6 +26,7 @@ void kmain(uint32_t magic, paddr_t info)
 	idt_init();
 	pic_init();
 	timer_init();
+	mm_init();
 	irq_enable();
 
 	if (cmdline_has("test"))

@@ -39,7 +39,8 @@ if [ -n "$prog" ]; then
 	user_elf=$build/rootfs/bin/$prog
 	[ -f "$user_elf" ] || { echo "debug.sh: no user program $user_elf" >&2; exit 1; }
 	# With no address, gdb places each section at its ELF link address.
-	gdb_args+=(-ex "add-symbol-file $user_elf")
+	# (confirm off: add-symbol-file would ask "(y or n)" first.)
+	gdb_args+=(-ex "set confirm off" -ex "add-symbol-file $user_elf" -ex "set confirm on")
 fi
 
 logs=$build/debug          # serial console and QEMU messages
@@ -54,8 +55,8 @@ qemu_pid=$!
 stop_qemu() {
 	if kill "$qemu_pid" 2>/dev/null; then
 		wait "$qemu_pid" 2>/dev/null || true
-	else   # QEMU was gone before gdb finished: say why
-		echo "debug.sh: QEMU exited early:" >&2
+	elif [ -s "$logs-qemu.log" ]; then   # QEMU died on its own: say why
+		echo "debug.sh: QEMU exited:" >&2
 		cat "$logs-qemu.log" >&2
 	fi
 }

@@ -50,8 +50,14 @@ void backtrace_here(void)
 	backtrace_from(frame[1], frame[0]);
 }
 
+/* The fault address lies in the guard of a kstack slot, and the stack
+ * pointer in that same slot (guard or stack): the stack ran into its guard. */
 bool kstack_guard_hit(uint64_t rsp, uint64_t addr)
 {
-	return addr >= KSTACK_BASE && addr < KERNEL_VMA &&
-	       addr <= rsp + PAGE_SIZE && rsp - addr < 2 * PAGE_SIZE;
+	uint64_t end = KSTACK_BASE + KSTACK_SLOTS * KSTACK_SLOT;
+	if (addr < KSTACK_BASE || addr >= end || rsp < KSTACK_BASE || rsp >= end)
+		return false;
+	uint64_t slot = (addr - KSTACK_BASE) / KSTACK_SLOT;
+	return (addr - KSTACK_BASE) % KSTACK_SLOT < KSTACK_GUARD &&
+	       (rsp - KSTACK_BASE) / KSTACK_SLOT == slot;
 }

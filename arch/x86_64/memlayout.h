@@ -40,6 +40,7 @@
 #define USER_NULL_GUARD 0x400000UL
 #define USER_TEXT_BASE 0x400000UL
 #define USER_TOP 0x00007ffffffff000UL
+#define USER_HALF_END (1UL << 47)     /* end of the lower canonical half */
 #define USER_STACK_TOP USER_TOP
 #define USER_STACK_MAX (8UL << 20)                 /* 8 MiB, like ulimit -s */
 #define USER_MMAP_TOP (USER_STACK_TOP - (1UL << 30)) /* 1 GiB below stack */
@@ -47,6 +48,13 @@
 #define DIRECT_MAP_BASE 0xffff800000000000UL
 #define DIRECT_MAP_MAX (1UL << 39)                 /* 512 GiB: one PML4 slot */
 #define KSTACK_BASE 0xffffc00000000000UL
+/* Kernel stacks: slot i is [KSTACK_BASE + i * KSTACK_SLOT, + KSTACK_SLOT);
+ * its lower KSTACK_GUARD bytes stay unmapped, the stack is the rest:
+ *   | guard (unmapped) 16 KiB | stack 16 KiB |<- top   next slot ...     */
+#define KSTACK_SIZE (16UL << 10)
+#define KSTACK_GUARD (16UL << 10)
+#define KSTACK_SLOT (KSTACK_GUARD + KSTACK_SIZE)
+#define KSTACK_SLOTS 4096
 #define KERNEL_VMA 0xffffffff80000000UL
 #define KERNEL_PHYS_BASE 0x100000UL
 

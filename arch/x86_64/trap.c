@@ -123,7 +123,8 @@ static __noreturn void kernel_fault(struct trapframe *tf, uint64_t cr2)
 
 static void handle_exception(struct trapframe *tf)
 {
-	uint64_t cr2 = tf->vector == T_PF ? native_read_cr2() : 0;
+	/* a double fault keeps CR2 of the page fault it came from */
+	uint64_t cr2 = tf->vector == T_PF || tf->vector == T_DF ? native_read_cr2() : 0;
 
 	if (tf->vector == T_PF && page_fault_hook && page_fault_hook(tf, cr2))
 		return;

@@ -7,6 +7,8 @@ Run by tests/gdb/run_gdb_test.sh boot 'test=boot'. Checks that:
     correctly: indexes, raw entries against their flag names, and a physical
     address whose bytes (read through the direct map) are kmain's code;
   * pg-ptdump finds exactly the three 1 GiB boot mappings;
+  * after mm_init, the kernel page table: W^X for text and data, no user
+    half, and the PT page's present count equal to its present entries;
   * `next` runs whole calls (the banner reaches the serial console),
     `stepi` enters a call, and pg-bt / bt see the caller from its first
     instruction on;
@@ -125,9 +127,45 @@ def trap_frame():
     out = t.run("pg-bt")
     t.check(re.search(r"--- trap frame at 0x[0-9a-f]+: .*\(vector %d," % vector, out) is not None,
             "pg-bt finds the trap frame of vector %d through trap_return" % vector, out)
-    interrupted = t.run("info symbol tf->rip").split()[0]
-    t.check(re.search(r" ---\n.*\n#\d+\s+0x[0-9a-f]+\s+%s\+" % re.escape(interrupted), out) is not None,
-            "pg-bt continues in the interrupted function (%s)" % interrupted, out)
+    rip = t.value("tf->rip")
+    t.check(re.search(r" ---\n.*\n#\d+\s+%#018x\s+\w+\+0x" % rip, out) is not None,
+            "pg-bt goes on from the saved RIP %#x, with its symbol" % rip, out)
+
+
+def present_entries(table_pa):
+    raw = layout.read_u64s(table_pa, 512)
+    return sum(1 for e in raw if e & 1)
+
+
+def kernel_page_table():
+    t.stop_in("ktest_run_selected")      # kmain calls it after mm_init
+    root_pa = t.value("(kernel_pgt.root - frames) << 12")
+    t.check(t.value("$cr3") & ~0xfff == root_pa, "CR3 holds kernel_pgt's PML4 (%#x)" % root_pa)
+    out = t.run("pg-walk kmain")
+    rows = walk_lines(out)
+    leaf = rows[-1] if rows else (None, 0, 0, [])
+    t.check(leaf[0] == "PT" and "P" in leaf[3] and "W" not in leaf[3] and "NX" not in leaf[3],
+            "kernel text: a 4 KiB page, present, not writable, executable (W^X)", out)
+    t.check("r-x kernel" in out, "pg-walk kmain: effective permissions r-x kernel", out)
+    m = re.search(r"PT page (0x[0-9a-f]+): share count (\d+), present count (\d+)", out)
+    if t.check(m is not None, "pg-walk shows the text PT page's counts", out):
+        pt_pa, share, present = int(m.group(1), 16), int(m.group(2)), int(m.group(3))
+        t.check(share == 1, "the kernel's PT page is not shared (share count 1)")
+        t.check(present == present_entries(pt_pa),
+                "present count %d = present entries in the PT page" % present)
+        t.check("type PG_PAGETABLE" in t.run("pg-page -p %#x" % pt_pa)
+                and "level PT, share count 1" in t.run("pg-page -p %#x" % pt_pa),
+                "pg-page on the PT page: a level-PT page-table page")
+    out = t.run("pg-walk &boot_info")
+    rows = walk_lines(out)
+    t.check(rows and "W" in rows[-1][3] and "NX" in rows[-1][3] and "rw- kernel" in out,
+            "kernel data: writable and NX", out)
+    out = t.run("pg-ptdump -k")
+    t.check("rwx" not in out and "r-x kernel" in out and "rw- kernel" in out,
+            "pg-ptdump -k: text and data mapped, nothing writable and executable", out)
+    out = t.run("pg-ptdump -u")
+    t.check("0 B mapped" in out, "the boot identity map is gone (nothing in the user half)", out)
+    t.check("type PG_KERNEL" in t.run("pg-page -v kmain"), "pg-page -v kmain: a kernel frame")
 
 
 def structure_helpers():
@@ -147,6 +185,7 @@ def body():
     walk_kernel_text()
     ptdump_boot_tables()
     stepping()
+    kernel_page_table()
     structure_helpers()
     trap_frame()
 

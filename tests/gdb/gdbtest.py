@@ -100,6 +100,32 @@ def source_line(path, pattern):
     raise AssertionError("no line matching %r in %s" % (pattern, path))
 
 
+def pt_info(va, cr3=None):
+    """How va is mapped, read with the helpers' own modules: a dict with
+    'pde' (the PD entry), 'pt' (PA of the PT page, or None for a large page
+    or no mapping), 'share' and 'present' (that PT page's counts from its
+    struct page) and 'pte' (the leaf entry, or None). For scenarios such as
+    "the share count drops from 2 to 1 across the unshare function":
+
+        before = t.pt_info(va)
+        t.run("finish")
+        after = t.pt_info(va)
+        t.check(before["share"] == 2 and after["share"] == 1, "...")
+    """
+    from pagoda import frames, layout, paging, pte
+    steps = paging.walk(cr3 if cr3 is not None else layout.read_cr3(), va)
+    info = {"pde": None, "pt": None, "share": None, "present": None, "pte": None}
+    for s in steps:
+        if s.level == pte.PD:
+            info["pde"] = s.entry
+            if s.entry & pte.P and not pte.is_leaf(s.entry, s.level):
+                info["pt"] = pte.frame_addr(s.entry, s.level)
+                info["share"], info["present"], _ = frames.pt_counts(info["pt"])
+        if s.level == pte.PT:
+            info["pte"] = s.entry
+    return info
+
+
 def serial_log():
     path = os.environ.get("PAGODA_SERIAL_LOG", "")
     return open(path, errors="replace").read() if os.path.exists(path) else ""

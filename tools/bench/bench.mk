@@ -11,7 +11,7 @@
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
 BENCH_SRC   := user/bench
-BENCH_PROGS := hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
+BENCH_PROGS := suite hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
@@ -20,12 +20,13 @@ BENCH_ARGS   ?=
 BENCH_FORKRSS ?= 0 16 64 256 1024
 MUSL_CC      ?= musl-gcc
 
-# bench_build TARGET CC LDFLAGS: rules for build/bench/TARGET/PROG, one static
-# library of the shared pieces, and BENCH_<TARGET>_BINS listing the programs.
+# bench_build TARGET CC LDFLAGS DEPS: rules for build/bench/TARGET/PROG, one
+# static library of the shared pieces, and BENCH_<TARGET>_BINS listing the
+# programs; DEPS are what CC needs built first (Pagoda's libc).
 define bench_build
 BENCH_$(1)_BINS := $$(BENCH_PROGS:%=$(B)/bench/$(1)/%)
 
-$(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h)
+$(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h) $(4)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$<)$(2) $(BENCH_CFLAGS) -c $$< -o $$@
 
@@ -34,19 +35,26 @@ $(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h)
 $(B)/bench/$(1)/libbench.a: $(BENCH_LIBS:%=$(B)/bench/$(1)/obj/%.o)
 	$$(Q)rm -f $$@ && ar rcs $$@ $$^
 
-$(B)/bench/$(1)/%: $(B)/bench/$(1)/obj/%.o $(B)/bench/$(1)/libbench.a
-	$$(call say,LD,$$@)$(2) $(3) -o $$@ $$^
+$(B)/bench/$(1)/%: $(B)/bench/$(1)/obj/%.o $(B)/bench/$(1)/libbench.a $(4)
+	$$(call say,LD,$$@)$(2) $(3) -o $$@ $$(filter $(B)/bench/%,$$^)
 endef
 
 $(eval $(call bench_build,musl,$(MUSL_CC),-static))
-$(eval $(call bench_build,pagoda,tools/pagoda-cc,))
+$(eval $(call bench_build,pagoda,$(PAGODA_CC),,$(LIBC_DEPS)))
 BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
 BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)
 
-.PHONY: bench-musl bench-smoke bench-linux
+.PHONY: bench-musl bench-musl-bins bench-pagoda bench-smoke bench-linux
 bench-musl:
 	@tools/deps.sh musl
-	@$(MAKE) --no-print-directory $(BENCH_MUSL_BINS)
+	@$(MAKE) --no-print-directory bench-musl-bins
+
+bench-musl-bins: $(BENCH_MUSL_BINS)
+	@:
+
+# The same programs against Pagoda's newlib (they run on Linux too).
+bench-pagoda: $(BENCH_PAGODA_BINS)
+	@:
 
 bench-smoke:
 	tools/bench/smoke.sh $(B)

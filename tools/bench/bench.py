@@ -4,7 +4,7 @@ the BENCH lines into CSV, print tables in the seeds' shapes and draw plots.
 
     bench.py check [FILE...]        every BENCH line well formed, at least one
                                     (--expect BENCH:METRIC,... must all appear;
-                                    --suite: a suite.sh log where every program ran,
+                                    --suite: a suite log where every program ran,
                                     printed BENCH lines of its own, and none failed)
     bench.py run --out DIR --system 'NAME|COMMAND' [--system ...] [--rounds N]
                                     boot each system in turn, round after round
@@ -13,7 +13,8 @@ the BENCH lines into CSV, print tables in the seeds' shapes and draw plots.
 
 A system is a named column (e.g. "linux", "pagoda ptshare=off", "pagoda pv=patched",
 "pagoda MALLOC_PURGE=eager"); COMMAND boots it and prints its serial console on
-stdout, where tools/bench/suite.sh prints BENCHPROG/BENCH/BENCHFAIL/BENCHDONE lines.
+stdout, where the suite program (user/bench/suite.c) prints BENCHSTART/BENCHPROG/
+BENCH/BENCHFAIL/BENCHDONE lines.
 Tables are generic over columns: later configurations appear without code changes.
 """
 import argparse
@@ -32,8 +33,6 @@ NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf"
 BENCH_RE = re.compile(r"^BENCH (\S+) (\S+) (\S+) median=(%s) min=(%s) max=(%s) runs=(\d+)$"
                       % (NUM, NUM, NUM))
 FIELDS = ["column", "round", "bench", "metric", "unit", "median", "min", "max", "runs"]
-SUITE = ["lat_syscall", "lat_proc", "lat_pagefault", "forkrss", "madvbench", "ebizzy",
-         "mallocbench"]
 
 
 def parse_line(line):
@@ -54,14 +53,23 @@ def parse_line(line):
     return r
 
 
+def suite_programs(line):
+    """The program list of a "BENCHSTART prog..." line, else None."""
+    return line.split()[1:] if line.startswith("BENCHSTART") else None
+
+
 def suite_errors(lines, seen):
-    """What is wrong with a suite.sh log: a program of SUITE that did not run or
-    reported nothing, a BENCHFAIL line, a missing BENCHDONE."""
+    """What is wrong with a suite log: no BENCHSTART, a program it announced that
+    did not run or reported nothing, a BENCHFAIL line, a missing BENCHDONE."""
     errors = ["suite: " + ln.strip() for ln in lines if ln.startswith("BENCHFAIL ")]
+    starts = [p for p in map(suite_programs, lines) if p is not None]
+    if not starts:
+        errors.append("suite: no BENCHSTART line")
     ran = {ln.split()[1] for ln in lines if ln.startswith("BENCHPROG ")}
     benches = {s.split(":")[0] for s in seen}
-    errors += ["suite: %s did not run" % p for p in SUITE if p not in ran]
-    errors += ["suite: %s printed no BENCH line" % p for p in SUITE
+    programs = starts[0] if starts else []
+    errors += ["suite: %s did not run" % p for p in programs if p not in ran]
+    errors += ["suite: %s printed no BENCH line" % p for p in programs
                if p in ran and p not in benches]
     if not any(ln.strip() == "BENCHDONE" for ln in lines):
         errors.append("suite: no BENCHDONE (the suite did not finish)")
@@ -100,6 +108,7 @@ class Progress:
 
     def __init__(self, total_boots):
         self.total, self.boot, self.t0 = total_boots, 0, time.time()
+        self.programs = []
 
     def start(self, column, rnd):
         self.boot += 1
@@ -112,10 +121,13 @@ class Progress:
             flush=True)
 
     def line(self, line):
-        if line.startswith("BENCHPROG "):
+        programs = suite_programs(line)
+        if programs is not None:
+            self.programs = programs
+        elif line.startswith("BENCHPROG "):
             self.prog = line.split()[1]
-            idx = SUITE.index(self.prog) + 1 if self.prog in SUITE else 0
-            self.say("%s (%d/%d)" % (self.prog, idx, len(SUITE)))
+            idx = self.programs.index(self.prog) + 1 if self.prog in self.programs else 0
+            self.say("%s (%d/%d)" % (self.prog, idx, len(self.programs)))
         elif line.startswith("BENCHFAIL "):
             self.say("FAILED: " + line)
 

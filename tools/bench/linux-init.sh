@@ -7,5 +7,6 @@ mount -t proc proc /proc
 exec </dev/console >/dev/console 2>&1
 cd /bench
 . ./bench.conf
-BENCH_DIR=/bench BENCH_ARGS="$BENCH_ARGS" FORKRSS_MIB="$FORKRSS_MIB" sh ./suite.sh
+# shellcheck disable=SC2086 # BENCH_ARGS is a list of options
+/bench/suite --forkrss "$FORKRSS_MIB" $BENCH_ARGS
 poweroff -f

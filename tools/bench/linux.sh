@@ -4,8 +4,8 @@
 #   linux.sh prepare BUILD BINDIR   fetch Debian's kernel image and busybox-static
 #                                   (apt-get download + dpkg-deb -x into BUILD/bench/linux,
 #                                   nothing installed on the host) and pack an initramfs
-#                                   with busybox, the benchmarks in BINDIR, the suite and
-#                                   an init that runs it and powers off
+#                                   with busybox, the benchmarks in BINDIR (suite runs
+#                                   them) and an init that runs suite and powers off
 #   linux.sh boot BUILD MEM         boot that kernel in QEMU the way Pagoda boots
 #                                   (tools/qemu.sh: TCG, -cpu max, -smp 1, -m MEM); the
 #                                   serial console goes to stdout
@@ -54,11 +54,10 @@ prepare() {
 	mv "$stage/bb/bin/busybox" "$stage/bin/busybox" && rm -rf "$stage/bb"
 	cp "$bindir"/* "$stage/bench/" 2>/dev/null || true
 	rm -rf "$stage/bench/obj" "$stage/bench/libbench.a"
-	cp "$here/suite.sh" "$stage/bench/suite.sh"
 	printf 'BENCH_ARGS="%s"\nFORKRSS_MIB="%s"\n' "${BENCH_ARGS:-}" \
 		"${FORKRSS_MIB:-0 16 64 256 1024}" > "$stage/bench/bench.conf"
 	cp "$here/linux-init.sh" "$stage/init"
-	chmod +x "$stage/init" "$stage/bench/suite.sh"
+	chmod +x "$stage/init"
 	(cd "$stage" && find . | sort | cpio -o -H newc --quiet --owner=0:0) | gzip -1 > "$top/initramfs.gz"
 	echo "bench-linux: $(basename "$pkg"), initramfs $(du -h "$top/initramfs.gz" | cut -f1)" >&2
 }

@@ -137,7 +137,7 @@ def grid(table, data, columns, ref):
         r = data.get((ref, b, m))
         for col in others:
             c = data.get((col, b, m))
-            row.append("%.2f" % (c.median / r.median) if c and r and r.median else "-")
+            row.append("%.3g" % (c.median / r.median) if c and r and r.median else "-")
         body.append(row)
     return header, body
 

@@ -8,9 +8,12 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define EXIT_EXEC_FAILED 127
 
@@ -59,8 +62,18 @@ void bench_spawn_wait(const char *path, char *const argv[])
 	if (pid == 0) {
 		if (dup2(fd, STDOUT_FILENO) < 0)
 			_exit(EXIT_EXEC_FAILED);
-		execv(path, argv);
+		execve(path, argv, environ);
 		_exit(EXIT_EXEC_FAILED);
 	}
 	wait_ok(pid);
+}
+
+void bench_path_beside(char *buf, size_t len, const char *prog, const char *name)
+{
+	const char *slash = strrchr(prog, '/');
+
+	if (slash)
+		snprintf(buf, len, "%.*s/%s", (int)(slash - prog), prog, name);
+	else
+		snprintf(buf, len, "./%s", name);
 }

@@ -10,7 +10,6 @@
 #include "bench_util.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #define PATH_LEN 512
 
@@ -31,15 +30,6 @@ static void op_sh(void *ctx)
 	bench_spawn_wait("/bin/sh", argv);
 }
 
-/* Write into buf the path of "hello" next to the program named prog. */
-static void hello_beside(char *buf, size_t len, const char *prog)
-{
-	const char *slash = strrchr(prog, '/');
-	int dir = slash ? (int)(slash - prog) : 1;
-
-	snprintf(buf, len, "%.*s/hello", dir, slash ? prog : ".");
-}
-
 /* Measure fork, exec and sh. */
 int main(int argc, char **argv)
 {
@@ -49,7 +39,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		snprintf(hello, sizeof hello, "%s", argv[1]);
 	else
-		hello_beside(hello, sizeof hello, argv[0]);
+		bench_path_beside(hello, sizeof hello, argv[0], "hello");
 	bench_time_op("lat_proc", "fork", bench_fork_exit_wait, NULL);
 	bench_time_op("lat_proc", "exec", op_exec, hello);
 	bench_time_op("lat_proc", "sh", op_sh, hello);

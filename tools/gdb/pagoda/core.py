@@ -46,6 +46,11 @@ class Command(gdb.Command):
             raise gdb.GdbError("%s: cannot read memory: %s" % (self.NAME, e))
         except gdb.error as e:
             raise gdb.GdbError("%s: %s" % (self.NAME, e))
+        except Exception as e:
+            if gdb.parameter("python print-stack") == "full":
+                raise
+            raise gdb.GdbError("%s: internal error, %s: %s (set python print-stack full "
+                               "for the traceback)" % (self.NAME, type(e).__name__, e))
 
     def run(self, args):
         raise NotImplementedError
@@ -111,7 +116,14 @@ def lookup_type(name, provider):
 
 
 def has_field(value, name):
-    return any(f.name == name for f in value.type.strip_typedefs().fields())
+    """Does value's struct have member name, directly or inside an anonymous
+    struct/union member (C11), which gdb's value[name] also finds?"""
+    def search(t):
+        for f in t.strip_typedefs().fields():
+            if f.name == name or (f.name is None and search(f.type)):
+                return True
+        return False
+    return search(value.type)
 
 
 def field(value, name, what):
@@ -148,9 +160,8 @@ def list_entries(head, type_name, member, limit=1 << 20):
 
 
 def human_size(n):
+    """'4 KiB', '2 MiB', '1.5 GiB', '812 B': exact when n is a whole unit."""
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size and n % size == 0:
-            return "%d %s" % (n // size, unit)
-    if n >= 1 << 20:
-        return "%.1f MiB" % (n / (1 << 20))
-    return "%d B" % n if n < 1024 else "%.1f KiB" % (n / 1024)
+        if n >= size:
+            return "%d %s" % (n // size, unit) if n % size == 0 else "%.1f %s" % (n / size, unit)
+    return "%d B" % n

@@ -77,7 +77,7 @@ def describe_page(pfn):
         share, present, level = pt_counts(pfn << 12)
         lines.append("  page-table page: level %s, share count %d, present entries %d"
                      % (LEVEL_NAMES.get(level, level), share, present))
-    lines.append("  raw: " + str(pg).replace("\n", "\n  "))
+    lines.append("  raw: " + pg.format_string(pretty_structs=False))
     return lines
 
 

@@ -40,9 +40,9 @@ kernel printed appears there as soon as the guest runs (continue, next)."""
             raise PagodaError("no serial log (%s is unset; start gdb with make debug)" % SERIAL_ENV)
         with open(path, errors="replace") as f:
             text = ANSI_ESCAPE.sub("", f.read().replace("\r", ""))
-        lines = text.split("\n")
+        lines = text.rstrip("\n").split("\n")
         n = int(args[0], 0) if args else 20
-        for line in lines[-n - 1:]:
+        for line in lines[-n:]:
             out(line)
 
 

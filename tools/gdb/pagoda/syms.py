@@ -13,31 +13,23 @@ from .layout import const, read_virt, region_of
 TRAP_HEADER = "arch/x86_64/trap.h"
 
 
-def function_at(addr):
-    """gdb.Symbol of the C function containing addr (inlined blocks climb to
-    their function), or None without debug information."""
-    try:
-        block = gdb.block_for_pc(addr)
-    except RuntimeError:
+def elf_symbol(addr):
+    """(name, offset) of the ELF symbol containing addr, or None. The ELF
+    symbol table names the real (out-of-line) function even where the debug
+    information says the code belongs to an inlined callee."""
+    if not 0 <= addr < 1 << 64:
         return None
-    while block is not None and block.function is None:
-        block = block.superblock
-    return block.function if block is not None else None
+    m = re.match(r"(\S+)(?: \+ (\d+))? in section", gdb.execute("info symbol %#x" % addr,
+                                                               to_string=True))
+    return (m.group(1), int(m.group(2) or 0)) if m else None
 
 
 def symbolize(addr):
     """'func+0x12 (file.c:34)' for a code address, '' if gdb knows nothing."""
-    func = function_at(addr)
-    if func is not None:
-        start = int(func.value().address)
-        text = "%s+%#x" % (func.print_name, addr - start)
-    else:
-        # No debug information (assembly labels): the ELF symbol table.
-        m = re.match(r"(\S+)(?: \+ (\d+))? in section", gdb.execute("info symbol %#x" % addr,
-                                                                   to_string=True))
-        if m is None:
-            return ""
-        text = "%s+%#x" % (m.group(1), int(m.group(2) or 0))
+    sym = elf_symbol(addr)
+    if sym is None:
+        return ""
+    text = "%s+%#x" % sym
     sal = gdb.find_pc_line(addr)
     if sal.symtab is not None and sal.line:
         text += " (%s:%d)" % (sal.symtab.filename, sal.line)
@@ -105,10 +97,10 @@ the assembly entry stubs carry no unwind information."""
             self.print_trap(tf)
             if (int(tf["cs"]) & 3) == 3:
                 return
-            pc, rbp = int(tf["rip"]), int(tf["rbp"])
+            pc, rbp, rsp = int(tf["rip"]), int(tf["rbp"]), int(tf["rsp"])
         else:
-            pc, rbp = to_int("$pc"), to_int("$rbp")
-        self.walk(pc, rbp)
+            pc, rbp, rsp = to_int("$pc"), to_int("$rbp"), to_int("$rsp")
+        self.walk(pc, rbp, rsp)
 
     @staticmethod
     def trapframe(addr):
@@ -131,15 +123,12 @@ the assembly entry stubs carry no unwind information."""
         if user:
             out("    user rip: %s" % (symbolize(int(tf["rip"])) or "(no user symbols: make debug USER=prog)"))
 
-    def walk(self, pc, rbp):
+    def walk(self, pc, rbp, rsp):
         """Print frames from pc up the rbp chain, crossing trap frames."""
         trap_return = symbol_address(N.TRAP_RETURN)
         n = 0
         out("#%-2d %#018x  %s" % (n, pc, symbolize(pc)))
-        ret = prologue_return(pc)
-        if ret is not None:   # pc is before `mov rbp, rsp`: rbp is the caller's
-            n += 1
-            out("#%-2d %#018x  %s" % (n, ret, symbolize(ret - 1)))
+        n = self.caller_in_prologue(n, pc, rsp)
         while n < self.MAX_FRAMES:
             if rbp == 0 or rbp % 8:
                 return
@@ -159,27 +148,40 @@ the assembly entry stubs carry no unwind information."""
                     return
                 n += 1
                 out("#%-2d %#018x  %s" % (n, int(tf["rip"]), symbolize(int(tf["rip"]))))
+                n = self.caller_in_prologue(n, int(tf["rip"]), int(tf["rsp"]))
                 saved_rbp = int(tf["rbp"])
             rbp = saved_rbp
         out("    (stopped after %d frames)" % self.MAX_FRAMES)
 
+    @staticmethod
+    def caller_in_prologue(n, pc, rsp):
+        """Print the caller of a function stopped in its prologue (rbp still
+        the caller's); returns the last frame number printed."""
+        ret = prologue_return(pc, rsp)
+        if ret is None:
+            return n
+        out("#%-2d %#018x  %s" % (n + 1, ret, symbolize(ret - 1)))
+        return n + 1
 
-def prologue_return(pc):
+
+def prologue_return(pc, rsp):
     """The return address if pc is at the start of a function, before its
     frame is set up (gcc's `push rbp; mov rbp, rsp`), else None. There the
     frame-pointer chain still starts at the caller's frame, so the caller
     would be skipped."""
-    func = function_at(pc)
-    if func is None:
+    sym = elf_symbol(pc)
+    if sym is None:
         return None
-    start = int(func.value().address)
-    rsp = to_int("$rsp")
-    if pc == start:
-        return struct.unpack("<Q", read_virt(rsp, 8))[0]
+    start = pc - sym[1]
     first = gdb.selected_inferior().architecture().disassemble(start)[0]
-    if pc == start + first["length"] and first["asm"].replace("%", "").split() == ["push", "rbp"]:
-        return struct.unpack("<Q", read_virt(rsp + 8, 8))[0]
-    return None
+    if pc == start:
+        slot = rsp
+    elif pc == start + first["length"] and first["asm"].replace("%", "").split() == ["push", "rbp"]:
+        slot = rsp + 8
+    else:
+        return None
+    ret = struct.unpack("<Q", read_virt(slot, 8))[0]
+    return ret if elf_symbol(ret - 1) else None
 
 
 PgSyms()

@@ -1,0 +1,101 @@
+/* arch/x86_64/pte.h -- x86-64 page-table entry format: the ONLY place that
+ * knows bit positions. Everything else uses these names and accessors.
+ *
+ *  63  62..59  58..52     51..12          11..9  8 7  6 5 4   3   2 1 0
+ * +--+-------+--------+----------------+------+-+--+-+-+---+---+-+-+-+
+ * |NX| (pkey)| soft   | frame address  | soft |G|PS|D|A|PCD|PWT|U|W|P|
+ * +--+-------+--------+----------------+------+-+--+-+-+---+---+-+-+-+
+ *
+ * Levels are numbered from the leaf up: PGL_PT (4 KiB leaves), PGL_PD
+ * (2 MiB), PGL_PDPT (1 GiB), PGL_PML4 (512 GiB per entry).
+ */
+#ifndef ARCH_X86_64_PTE_H
+#define ARCH_X86_64_PTE_H
+
+#include "kernel/types.h"
+
+typedef uint64_t pte_t;
+
+/* hardware bits */
+#define PTE_P (1UL << 0)     /* present */
+#define PTE_W (1UL << 1)     /* writable */
+#define PTE_U (1UL << 2)     /* user accessible */
+#define PTE_PWT (1UL << 3)   /* write-through */
+#define PTE_PCD (1UL << 4)   /* cache disable */
+#define PTE_A (1UL << 5)     /* accessed (set by the CPU) */
+#define PTE_D (1UL << 6)     /* dirty (set by the CPU; leaves only) */
+#define PTE_PS (1UL << 7)    /* large page (PD: 2 MiB, PDPT: 1 GiB) */
+#define PTE_G (1UL << 8)     /* global: survives CR3 writes */
+#define PTE_NX (1UL << 63)   /* no execute (EFER.NXE) */
+
+/* software bits: ignored by the CPU, named for the VM */
+#define PTE_COW (1UL << 9)       /* write fault copies the frame */
+#define PTE_LAZYFREE (1UL << 10) /* MADV_FREE'd: reclaim may drop it if clean */
+#define PTE_FILE (1UL << 11)     /* frame belongs to a file (initrd) */
+#define PTE_SHARED (1UL << 52)   /* MAP_SHARED: never COW */
+#define PTE_PINNED (1UL << 53)   /* never reclaimed */
+#define PTE_SOFT_MASK (PTE_COW | PTE_LAZYFREE | PTE_FILE | (0x7fUL << 52))
+
+#define PTE_ADDR_MASK 0x000ffffffffff000UL
+#define PTE_FLAGS_MASK (~PTE_ADDR_MASK)
+
+/* geometry */
+#define PGL_PT 1
+#define PGL_PD 2
+#define PGL_PDPT 3
+#define PGL_PML4 4
+#define PT_ENTRIES 512
+#define PML4_KERNEL_FIRST 256    /* PML4 slots 256..511 map the kernel half */
+
+/* Bytes mapped by one entry of a level-`level` table. */
+static inline uint64_t pgl_entry_size(int level)
+{
+	return 1UL << (12 + 9 * (level - 1));
+}
+
+/* Index of va's entry in its level-`level` table. */
+static inline unsigned pgl_index(vaddr_t va, int level)
+{
+	return (va >> (12 + 9 * (level - 1))) & (PT_ENTRIES - 1);
+}
+
+/* Sign-extend bit 47: the canonical form of a 48-bit address. */
+static inline vaddr_t va_canonical(vaddr_t va)
+{
+	return (vaddr_t)(((int64_t)(va << 16)) >> 16);
+}
+
+static inline pte_t pte_make(paddr_t pa, pte_t flags)
+{
+	return (pa & PTE_ADDR_MASK) | (flags & PTE_FLAGS_MASK);
+}
+
+static inline paddr_t pte_addr(pte_t e) { return e & PTE_ADDR_MASK; }
+static inline pte_t pte_flags(pte_t e) { return e & PTE_FLAGS_MASK; }
+static inline bool pte_present(pte_t e) { return e & PTE_P; }
+static inline bool pte_writable(pte_t e) { return e & PTE_W; }
+static inline bool pte_user(pte_t e) { return e & PTE_U; }
+static inline bool pte_huge(pte_t e) { return e & PTE_PS; }
+static inline bool pte_global(pte_t e) { return e & PTE_G; }
+static inline bool pte_exec(pte_t e) { return !(e & PTE_NX); }
+static inline bool pte_accessed(pte_t e) { return e & PTE_A; }
+static inline bool pte_dirty(pte_t e) { return e & PTE_D; }
+static inline bool pte_cow(pte_t e) { return e & PTE_COW; }
+static inline bool pte_lazyfree(pte_t e) { return e & PTE_LAZYFREE; }
+static inline bool pte_file(pte_t e) { return e & PTE_FILE; }
+static inline pte_t pte_set(pte_t e, pte_t bits) { return e | bits; }
+static inline pte_t pte_clear(pte_t e, pte_t bits) { return e & ~bits; }
+
+/* Is e a leaf at this level (a 4 KiB PTE, or a 2 MiB / 1 GiB page)? */
+static inline bool pte_is_leaf(pte_t e, int level)
+{
+	return level == PGL_PT || (level <= PGL_PDPT && pte_huge(e));
+}
+
+/* Atomic (single 64-bit) read of an entry the CPU may update (A/D bits). */
+static inline pte_t pte_read(const pte_t *ep)
+{
+	return __atomic_load_n(ep, __ATOMIC_RELAXED);
+}
+
+#endif

@@ -1,0 +1,226 @@
+/* mm/kmalloc.c -- size-class slabs over the buddy allocator.
+ *
+ * A slab is one page of equal objects of one class (16, 32, ... 2048 bytes).
+ * Free objects are chained by their offset in the page, stored in their
+ * first two bytes; the page's struct page keeps the first free offset
+ * (slab.free), the class (slab.kclass) and the objects in use (count).
+ * Slabs with a free object sit on their class's partial list; a slab whose
+ * last object is freed goes back to the buddy allocator.
+ *
+ * Debug layout of one object slot (kmalloc_debug):
+ *   +--------+----------------------+--------------------+
+ *   | header | payload (size bytes) | redzone 0xbb ...   |   freed: payload
+ *   | 16 B   | returned pointer --> |   to the slot end  |   and redzone 0x6b
+ *   +--------+----------------------+--------------------+
+ */
+#include "mm/kmalloc.h"
+#include "mm/page.h"
+#include "mm/caller.h"
+#include "arch/x86_64/memlayout.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+#define NCLASSES 8               /* 16 << 0 .. 16 << 7 = 2048 */
+#define KCLASS_NONE 0            /* not a kmalloc page */
+#define KCLASS_LARGE 0xff        /* a buddy block of its own */
+#define FREE_END 0xffff
+#define HDR_SIZE 16
+#define RZ_MIN 16
+#define MAGIC_LIVE 0x4b4d4c56    /* "KMLV" */
+#define MAGIC_FREE 0x4b4d4652    /* "KMFR" */
+#define POISON_FREE 0x6b
+#define POISON_RZ 0xbb
+
+struct kmhdr {                   /* debug header of an object slot */
+	uint64_t caller;         /* free: the free-chain offset, as always */
+	uint16_t size;
+	uint16_t unused;
+	uint32_t magic;          /* right before the payload: underruns hit it */
+};
+
+bool kmalloc_debug;
+static struct list partial[NCLASSES + 1];
+static bool partial_ready;
+static uint64_t live;
+
+static uint32_t class_size(unsigned c)
+{
+	return 16U << (c - 1);
+}
+
+static unsigned class_for(size_t need)
+{
+	unsigned c = 1;
+	while (class_size(c) < need)
+		c++;
+	return c;
+}
+
+static uint16_t *next_of(struct page *pg, uint16_t off)
+{
+	return (uint16_t *)((char *)page_va(pg) + off);
+}
+
+static bool bytes_are(const void *p, int c, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != (unsigned char)c)
+			return false;
+	return true;
+}
+
+static struct page *slab_new(unsigned c)
+{
+	struct page *pg = page_alloc(0, 0);
+	if (!pg)
+		return NULL;
+	uint32_t size = class_size(c);
+	pg->slab.kclass = (uint8_t)c;
+	pg->slab.free = 0;
+	pg->count = 0;
+	for (uint32_t off = 0; off < PAGE_SIZE; off += size) {
+		char *obj = (char *)page_va(pg) + off;
+		if (kmalloc_debug) {
+			memset(obj, POISON_FREE, size);
+			((struct kmhdr *)obj)->magic = MAGIC_FREE;
+		}
+		*(uint16_t *)obj = off + size < PAGE_SIZE ? (uint16_t)(off + size) : FREE_END;
+	}
+	list_add(&partial[c], &pg->link);
+	return pg;
+}
+
+static void *alloc_large(size_t size)
+{
+	unsigned order = 0;
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	struct page *pg = page_alloc(order, 0);
+	if (!pg)
+		return NULL;
+	pg->slab.kclass = KCLASS_LARGE;
+	return page_va(pg);
+}
+
+/* Debug: check the freed slot is still poisoned, then arm header + redzone. */
+static void *debug_arm(char *obj, uint32_t slot, size_t size, const void *caller)
+{
+	if (!bytes_are(obj + HDR_SIZE, POISON_FREE, slot - HDR_SIZE))
+		panic("kmalloc: object %p (slot %u bytes) was written after kfree",
+		      (void *)(obj + HDR_SIZE), slot);
+	struct kmhdr *h = (struct kmhdr *)obj;
+	h->size = (uint16_t)size;
+	h->magic = MAGIC_LIVE;
+	h->caller = (uint64_t)caller;
+	memset(obj + HDR_SIZE + size, POISON_RZ, slot - HDR_SIZE - size);
+	return obj + HDR_SIZE;
+}
+
+static void *kmalloc_from(size_t size, const void *caller)
+{
+	size_t need = kmalloc_debug ? size + HDR_SIZE + RZ_MIN : MAX(size, 1);
+	if (need > KMALLOC_MAX_SMALL)
+		return alloc_large(size);
+	if (!partial_ready) {
+		for (unsigned c = 0; c <= NCLASSES; c++)
+			list_init(&partial[c]);
+		partial_ready = true;
+	}
+	unsigned c = class_for(need);
+	struct page *pg = list_empty(&partial[c]) ? slab_new(c)
+		: list_entry(partial[c].next, struct page, link);
+	if (!pg)
+		return NULL;
+	uint16_t off = pg->slab.free;
+	char *obj = (char *)page_va(pg) + off;
+	pg->slab.free = *(uint16_t *)obj;
+	if (pg->slab.free == FREE_END)
+		list_del(&pg->link);   /* full */
+	pg->count++;
+	live++;
+	return kmalloc_debug ? debug_arm(obj, class_size(c), size, caller) : obj;
+}
+
+void *kmalloc(size_t size)
+{
+	return kmalloc_from(size, __builtin_return_address(0));
+}
+
+void *kzalloc(size_t size)
+{
+	void *p = kmalloc_from(size, __builtin_return_address(0));
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+/* Debug: the header and redzone of a live object must be intact. */
+static void debug_check(char *obj, uint32_t slot, void *ptr)
+{
+	struct kmhdr *h = (struct kmhdr *)obj;
+	if (h->magic == MAGIC_FREE)
+		panic("kfree: double free of object %p", ptr);
+	if (h->magic != MAGIC_LIVE || h->size > slot - HDR_SIZE)
+		panic("kfree: header before object %p overwritten (underrun)", ptr);
+	uint64_t off;
+	const char *fn = mm_symbol((void *)h->caller, &off);
+	if (!bytes_are(obj + HDR_SIZE + h->size, POISON_RZ, slot - HDR_SIZE - h->size))
+		panic("kfree: redzone after object %p (%u bytes, allocated by %#lx "
+		      "%s+%#lx) overwritten", ptr, h->size, h->caller, fn, off);
+	memset(obj, POISON_FREE, slot);
+	h->magic = MAGIC_FREE;
+}
+
+static void free_small(struct page *pg, void *ptr)
+{
+	uint32_t slot = class_size(pg->slab.kclass);
+	char *obj = (char *)ptr - (kmalloc_debug ? HDR_SIZE : 0);
+	uint32_t off = (uint32_t)(obj - (char *)page_va(pg));
+	if (off % slot)
+		panic("kfree: %p is not the start of an object (class %u bytes)", ptr, slot);
+	for (uint16_t f = pg->slab.free; f != FREE_END; f = *next_of(pg, f))
+		if (f == off)
+			panic("kfree: double free of object %p", ptr);
+	if (kmalloc_debug)
+		debug_check(obj, slot, ptr);
+	if (pg->slab.free == FREE_END)
+		list_add(&partial[pg->slab.kclass], &pg->link);
+	*(uint16_t *)obj = pg->slab.free;
+	pg->slab.free = (uint16_t)off;
+	live--;
+	if (--pg->count == 0) {
+		list_del(&pg->link);
+		pg->slab.kclass = KCLASS_NONE;
+		page_free(pg, 0);
+	}
+}
+
+void kfree(void *ptr)
+{
+	if (!ptr)
+		return;
+	struct page *pg = pa_to_page(V2P(ptr));
+	if (!pg || pg->type != PG_KERNEL || pg->slab.kclass == KCLASS_NONE)
+		panic("kfree: %p is not a kmalloc pointer", ptr);
+	if (pg->slab.kclass != KCLASS_LARGE) {
+		free_small(pg, ptr);
+		return;
+	}
+	if (!IS_ALIGNED((uintptr_t)ptr, PAGE_SIZE) || pg->order == PAGE_ORDER_TAIL)
+		panic("kfree: %p is inside a large object", ptr);
+	pg->slab.kclass = KCLASS_NONE;
+	page_free(pg, pg->order);
+}
+
+void kmalloc_set_debug(bool on)
+{
+	if (live)
+		panic("kmalloc_set_debug: %lu objects still allocated", live);
+	kmalloc_debug = on;
+}
+
+uint64_t kmalloc_live(void)
+{
+	return live;
+}

@@ -1,0 +1,154 @@
+/* mm/page.h -- the frame database and the physical page allocator.
+ *
+ * One struct page per 4 KiB physical frame, indexed by frame number:
+ *
+ *   frames[]  pfn 0      pfn 1      ...   pfn max_pfn-1
+ *            +---------+----------+-----+-----------+
+ *            | page    | page     | ... | page      |   32 bytes each
+ *            +---------+----------+-----+-----------+
+ *
+ * A block of 2^order frames is described by its first ("head") page; the
+ * buddy allocator (mm/buddy.c) hands out such blocks. The fields:
+ *   type      what the frame is used for (enum page_type); every frame of a
+ *             block has the block's type.
+ *   order     head of an allocated or free block: its order; other frames:
+ *             PAGE_ORDER_TAIL.
+ *   refcount  head of an allocated block: owners; the block is freed when it
+ *             drops to 0 (page_put). Free blocks: 0.
+ *   count     page-table page: PRESENT entries in it (for a PT page these are
+ *             the present leaves: its contribution to RSS). kmalloc page:
+ *             objects in use.
+ *   pt.share  page-table page: how many address spaces point at it. A
+ *             dedicated counter, NEVER the refcount (temporary references
+ *             must not look like sharers).
+ *   pt.level  page-table page: PGL_PT..PGL_PML4.
+ *   link      free list of the buddy allocator, kmalloc partial list, later
+ *             the lazy-free list.
+ *
+ * Concurrency: one CPU; mm/ is not called from interrupt handlers, so no
+ * locks yet (SMP would need a lock around the allocator and kmalloc).
+ */
+#ifndef MM_PAGE_H
+#define MM_PAGE_H
+
+#include "kernel/types.h"
+#include "mm/list.h"
+
+enum page_type {
+	PG_FREE,        /* in the buddy allocator */
+	PG_KERNEL,      /* kernel image, kmalloc, kernel stacks, misc. */
+	PG_ANON,        /* user anonymous memory */
+	PG_FILE,        /* file data: the initrd module, file-backed pages */
+	PG_PAGETABLE,   /* a page-table page (any level) */
+	PG_RESERVED,    /* not RAM, firmware, or not ours to manage */
+	PG_NTYPES
+};
+
+#define PAGE_ORDER_TAIL 0xff
+#define MAX_ORDER 11            /* orders 0..10: blocks up to 4 MiB */
+
+struct page {
+	struct list link;
+	uint32_t refcount;
+	uint8_t type;
+	uint8_t order;
+	uint16_t count;
+	union {
+		struct {
+			uint32_t share;
+			uint8_t level;
+		} pt;
+		struct {
+			uint16_t free;   /* offset of the first free object, or 0xffff */
+			uint8_t kclass;  /* size class (mm/kmalloc.c) */
+		} slab;
+	};
+};
+
+/* page_alloc flags: PA_ZERO plus at most one type (default PG_KERNEL). */
+#define PA_ZERO 0x1
+#define PA_ANON (PG_ANON << 8)
+#define PA_FILE (PG_FILE << 8)
+#define PA_PAGETABLE (PG_PAGETABLE << 8)
+#define PA_TYPE(flags) ((enum page_type)(((flags) >> 8) & 0xff))
+
+/* Counters in frames (a later meminfo prints them). */
+struct mm_stats {
+	uint64_t total;              /* frames in the database */
+	uint64_t managed;            /* frames the allocator was given at boot */
+	uint64_t free;               /* frames in the buddy allocator now */
+	uint64_t by_type[PG_NTYPES]; /* frames of each type now */
+	uint64_t allocs, frees;      /* page_alloc / page_free calls */
+	uint64_t failed;             /* page_alloc calls that returned NULL */
+};
+extern struct mm_stats mm_stats;
+
+/* The database: frames[pfn] for 0 <= pfn < max_pfn. */
+extern struct page *frames;
+extern uint64_t max_pfn;
+
+/* A physical range [start, end). */
+struct prange {
+	paddr_t start, end;
+};
+
+/* Build the database for RAM ranges ram[0..nram) (all other frames below the
+ * highest end are PG_RESERVED). Frames in pinned[] (kernel image, boot info,
+ * modules: pinned[i] gets type pinned_type[i], refcount 1) are never handed
+ * out; the database itself is placed in RAM below place_limit (what the
+ * caller can already reach through P2V). No frame is free afterwards: call
+ * page_db_release() for the ranges to hand to the allocator. */
+void page_db_init(const struct prange *ram, int nram, const struct prange *pinned,
+		  const enum page_type *pinned_type, int npinned, paddr_t place_limit);
+
+/* Hand every RAM frame in [lo, hi) that page_db_init reserved for RAM (not
+ * pinned, not the database) to the buddy allocator. Returns frames freed. */
+uint64_t page_db_release(paddr_t lo, paddr_t hi);
+
+/* Bytes of struct page per frame, and the whole database's size. */
+size_t page_db_bytes(void);
+
+static inline paddr_t page_to_pa(const struct page *pg)
+{
+	return (paddr_t)(pg - frames) << 12;
+}
+
+/* The struct page of physical address pa, or NULL outside the database. */
+static inline struct page *pa_to_page(paddr_t pa)
+{
+	uint64_t pfn = pa >> 12;
+	return pfn < max_pfn ? &frames[pfn] : NULL;
+}
+
+/* Kernel virtual address of a frame (direct map). */
+void *page_va(const struct page *pg);
+
+/* Allocate 2^order contiguous frames (refcount 1, type from flags, zeroed
+ * with PA_ZERO). Returns the head page, or NULL when out of memory (never
+ * panics). */
+struct page *page_alloc(unsigned order, unsigned flags);
+
+/* Free a block from page_alloc with its order, whatever its refcount.
+ * Freeing a free or unallocated frame, a tail, or with the wrong order
+ * panics naming the frame and the caller. */
+void page_free(struct page *pg, unsigned order);
+
+/* Take / drop a reference; the last page_put frees the block. An underflow
+ * (page_put at 0) or a reference to a free frame panics. */
+void page_get(struct page *pg);
+void page_put(struct page *pg);
+
+/* Check every free list against the frame database and the counters
+ * (panics naming the first bad frame); returns the free frames. */
+uint64_t buddy_check(void);
+
+/* Change the type of an allocated block (keeps the per-type counters). */
+void page_set_type(struct page *pg, enum page_type t);
+
+/* "free", "kernel", ... */
+const char *page_type_name(enum page_type t);
+
+/* Panic about pg: "<what>: frame pfn .. pa .. type .. refcount .. (caller ..)" */
+__noreturn void page_bug(const struct page *pg, const char *what, const void *caller);
+
+#endif

@@ -1,0 +1,59 @@
+/* mm/pgcheck.c -- page-table invariants, checked by a walk (see pgcheck.h).
+ * The invariant checker of page-table sharing builds on this. */
+#include "mm/pgcheck.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+#include "kernel/printk.h"
+
+/* Present entries of table t, counted one by one. */
+static unsigned count_present(struct page *t)
+{
+	const pte_t *e = ptpage_entries(t);
+	unsigned n = 0;
+	for (int i = 0; i < PT_ENTRIES; i++)
+		n += pte_present(pte_read(&e[i]));
+	return n;
+}
+
+static void check_table(struct page *t, int level, vaddr_t va)
+{
+	if (!t || t->type != PG_PAGETABLE || t->pt.level != level || t->pt.share == 0)
+		panic("pgt_check: va %#lx: level-%d table %#lx is not a live page "
+		      "table of that level", va, level, t ? page_to_pa(t) : 0);
+	unsigned n = count_present(t);
+	if (n != t->count)
+		panic("pgt_check: table %#lx (level %d, va %#lx) has %u present "
+		      "entries, its present count says %u", page_to_pa(t), level, va,
+		      n, t->count);
+}
+
+static int check_entry(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	pte_t e = pte_read(ep);
+	(void)end;
+	if (pte_is_leaf(e, level)) {
+		struct page *pg = pa_to_page(pte_addr(e));
+		if (level == PGL_PT && pg && pg->type == PG_FREE)
+			panic("pgt_check: va %#lx maps free frame %#lx", va, pte_addr(e));
+		return 0;
+	}
+	check_table(pa_to_page(pte_addr(e)), level - 1, va);
+	(*(uint64_t *)w->arg)++;
+	return 0;
+}
+
+static const struct walk_ops check_ops = {
+	.pml4e = check_entry, .pdpte = check_entry, .pde = check_entry,
+	.pte = check_entry,
+};
+
+uint64_t pgt_check(struct pagetable *pgt, vaddr_t start, vaddr_t end)
+{
+	uint64_t tables = 0;
+	check_table(pgt->root, PGL_PML4, start);
+	struct walk w = { .ops = &check_ops, .pgt = pgt, .arg = &tables };
+	walk_range(&w, start, end);
+	return tables;
+}

@@ -1,0 +1,109 @@
+/* mm/ptpage.c -- page-table pages: allocation, freeing, and the two
+ * functions through which every entry write passes (see mm/ptpage.h). */
+#include "mm/ptpage.h"
+#include "mm/buddy.h"
+#include "mm/pgtable.h"
+#include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/pv_ops.h"
+#include "kernel/printk.h"
+
+static bool kernel_half_frozen;
+
+void pgt_freeze_kernel_half(bool frozen)
+{
+	kernel_half_frozen = frozen;
+}
+
+struct page *ptpage_alloc(int level)
+{
+	struct page *pt = page_alloc(0, PA_ZERO | PA_PAGETABLE);
+	if (!pt)
+		return NULL;
+	pt->pt.level = (uint8_t)level;
+	pt->pt.share = 1;
+	pt->count = 0;
+	pv_alloc_pt(page_to_pa(pt), level);
+	return pt;
+}
+
+void ptpage_free(struct page *pt)
+{
+	const void *caller = __builtin_return_address(0);
+	if (pt->type != PG_PAGETABLE)
+		page_bug(pt, "ptpage_free of a frame that is not a page table", caller);
+	if (pt->count)
+		page_bug(pt, "ptpage_free of a table with present entries", caller);
+	if (pt->pt.share != 1)
+		page_bug(pt, "ptpage_free of a shared table", caller);
+	pv_release_pt(page_to_pa(pt), pt->pt.level);
+	pt->pt.share = 0;
+	page_free_from(pt, 0, caller);
+}
+
+struct page *ptpage_of(const pte_t *ep)
+{
+	return pa_to_page(V2P(ep));
+}
+
+pte_t *ptpage_entries(struct page *pt)
+{
+	return page_va(pt);
+}
+
+pte_t *pt_root(struct pagetable *pgt)
+{
+	return ptpage_entries(pgt->root);
+}
+
+/* Write *ep, keeping the present count of the table that holds it. */
+static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
+{
+	struct page *pt = ptpage_of(ep);
+	if (!pt || pt->type != PG_PAGETABLE || pt->pt.level != level)
+		page_bug(pt, "entry write into a frame that is not a table of that level",
+			 caller);
+	int delta = (int)pte_present(e) - (int)pte_present(pte_read(ep));
+	if ((delta < 0 && pt->count == 0) || (delta > 0 && pt->count >= PT_ENTRIES))
+		page_bug(pt, "page-table present count out of range", caller);
+	pt->count = (uint16_t)(pt->count + delta);
+	pv_set_entry(ep, level, e);
+}
+
+void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e)
+{
+	(void)pgt;
+	struct page *pt = ptpage_of(ep);
+	if (pt && pt->type == PG_PAGETABLE && pt->pt.share > 1)
+		panic("pt_set_leaf: va %#lx: write into a PT page shared by %u "
+		      "address spaces (pa %#lx)", va, pt->pt.share, page_to_pa(pt));
+	set_entry(ep, level, e, __builtin_return_address(0));
+}
+
+void pt_set_table(pte_t *ep, int level, pte_t e)
+{
+	if (level == PGL_PT)
+		panic("pt_set_table: a PT entry is a leaf (entry %p)", (void *)ep);
+	set_entry(ep, level, e, __builtin_return_address(0));
+}
+
+struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
+{
+	if (level == PGL_PML4 && !is_user_addr(va) && kernel_half_frozen)
+		panic("pt_table_alloc: va %#lx needs a new kernel-half PML4 entry "
+		      "after the kernel half was frozen", va);
+	struct page *t = ptpage_alloc(level - 1);
+	if (!t)
+		return NULL;
+	pte_t flags = PTE_P | PTE_W | (is_user_addr(va) ? PTE_U : 0);
+	pt_set_table(ep, level, pte_make(page_to_pa(t), flags));
+	pgt->nr_tables++;
+	return t;
+}
+
+void pt_table_free(struct pagetable *pgt, pte_t *ep, int level)
+{
+	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
+	pt_set_table(ep, level, 0);
+	ptpage_free(t);
+	pgt->nr_tables--;
+}

@@ -1,0 +1,48 @@
+/* mm/ptpage.h -- page-table pages and the writes of their entries.
+ *
+ * A page-table page is a frame of type PG_PAGETABLE with, in its struct page,
+ * pt.level, pt.share (address spaces pointing at it; 1 when private) and
+ * count (its present entries). Those counts stay exact because EVERY entry
+ * write goes through one of two functions:
+ *   pt_set_leaf()   leaf entries (PTEs, and 2 MiB / 1 GiB pages): the choke
+ *                   point where page-table sharing will unshare;
+ *   pt_set_table()  entries that point at a lower table.
+ */
+#ifndef MM_PTPAGE_H
+#define MM_PTPAGE_H
+
+#include "mm/page.h"
+#include "arch/x86_64/pte.h"
+
+struct pagetable;
+
+/* A zeroed level-`level` table page (share 1, count 0), or NULL. */
+struct page *ptpage_alloc(int level);
+
+/* Free a table page: it must have no present entries and one sharer. */
+void ptpage_free(struct page *pt);
+
+/* The table page holding entry ep, and a table page's entries. */
+struct page *ptpage_of(const pte_t *ep);
+pte_t *ptpage_entries(struct page *pt);
+
+/* The PML4 (entries) of an address space. */
+pte_t *pt_root(struct pagetable *pgt);
+
+/* Write leaf entry *ep (mapping va at level) of pgt, keeping the present
+ * count of its table. Panics if the table is shared (unshare first). */
+void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e);
+
+/* Write table entry *ep (at level > PGL_PT), keeping the present count. */
+void pt_set_table(pte_t *ep, int level, pte_t e);
+
+/* Allocate a table for absent entry *ep (level > PGL_PT) covering va and
+ * link it. Returns the new table page, or NULL when out of memory. Panics
+ * when that would add a kernel-half PML4 entry after the kernel half was
+ * frozen (user address spaces copy those entries once, at creation). */
+struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
+
+/* Unlink the table that *ep points at and free it (it must be empty). */
+void pt_table_free(struct pagetable *pgt, pte_t *ep, int level);
+
+#endif

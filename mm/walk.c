@@ -1,0 +1,71 @@
+/* mm/walk.c -- the generic page-range walker (see mm/walk.h). */
+#include "mm/walk.h"
+#include "mm/ptpage.h"
+#include "arch/x86_64/memlayout.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+
+static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr_t end);
+
+static walk_fn level_fn(const struct walk_ops *o, int level)
+{
+	switch (level) {
+	case PGL_PML4: return o->pml4e;
+	case PGL_PDPT: return o->pdpte;
+	case PGL_PD: return o->pde;
+	default: return o->pte;
+	}
+}
+
+/* Visit one entry covering [va, end) at level. */
+static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t end)
+{
+	const struct walk_ops *o = w->ops;
+	int leaf_level = w->leaf_level ? w->leaf_level : PGL_PT;
+	pte_t e = pte_read(ep);
+
+	if (!pte_present(e)) {
+		if (!w->alloc || level <= leaf_level)
+			return o->hole ? o->hole(w, ep, va, end, level) : 0;
+		if (!pt_table_alloc(w->pgt, ep, level, va))
+			return -ENOMEM;
+		e = pte_read(ep);
+	}
+	walk_fn fn = level_fn(o, level);
+	if (pte_is_leaf(e, level) || level <= leaf_level)
+		return fn ? fn(w, ep, va, end, level) : 0;
+	int r = fn ? fn(w, ep, va, end, level) : 0;
+	if (r)
+		return r == WALK_SKIP ? 0 : r;
+	r = walk_table(w, P2V(pte_addr(e)), level - 1, va, end);
+	if (r < 0)
+		return r;
+	return o->table_done ? o->table_done(w, ep, va, end, level) : 0;
+}
+
+/* Visit the entries of a level-`level` table that cover [va, end). */
+static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr_t end)
+{
+	uint64_t size = pgl_entry_size(level);
+	do {
+		vaddr_t next = (va | (size - 1)) + 1;   /* 0 past the top */
+		if (next - 1 >= end - 1)
+			next = end;
+		int r = walk_entry(w, &table[pgl_index(va, level)], level, va, next);
+		if (r < 0)
+			return r;
+		va = next;
+	} while (va != end);
+	return 0;
+}
+
+int walk_range(struct walk *w, vaddr_t start, vaddr_t end)
+{
+	if (start == end)
+		return 0;
+	if (!IS_ALIGNED(start | end, PAGE_SIZE) || end - 1 < start ||
+	    va_canonical(start) != start || va_canonical(end - 1) != end - 1 ||
+	    (start >> 63) != ((end - 1) >> 63))
+		panic("walk_range: bad range [%#lx, %#lx)", start, end);
+	return walk_table(w, pt_root(w->pgt), PGL_PML4, start, end);
+}

@@ -1,0 +1,128 @@
+/* tests/unit/host_mm.c -- the host environment for mm/ unit tests. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/host_mm.h"
+#include "mm/kvm.h"
+#include "mm/pgtable.h"
+#include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/pv_ops.h"
+#include "kernel/printk.h"
+
+uintptr_t host_physmem_base;
+static void *physmem;
+struct host_pv_log host_pv;
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "PANIC: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	abort();
+}
+
+/* ---- the recording pv backend ------------------------------------------- */
+
+static uint64_t h_read_cr3(void) { return host_pv.cr3; }
+static void h_write_cr3(uint64_t v) { host_pv.cr3 = v; host_pv.cr3_writes++; }
+static uint64_t h_read_cr2(void) { return 0; }
+static void h_flush_one(vaddr_t va) { host_pv.flush_one++; host_pv.last_flush = va; }
+static void h_flush_all(void) { host_pv.flush_all++; }
+static void h_flush_user(void) { host_pv.flush_user++; }
+static void h_set(pte_t *ep, pte_t e) { *ep = e; host_pv.entry_writes++; }
+static void h_alloc_pt(paddr_t pa, int level) { (void)pa, (void)level; host_pv.alloc_pt++; }
+static void h_release_pt(paddr_t pa, int level) { (void)pa, (void)level; host_pv.release_pt++; }
+static void h_lazy_enter(void) { host_pv.lazy_depth++; }
+static void h_lazy_leave(void) { host_pv.lazy_depth--; }
+static void h_lazy_flush(void) { }
+
+struct pv_ops pv_ops = {
+	.name = "host",
+	.mmu = {
+		.read_cr3 = h_read_cr3, .write_cr3 = h_write_cr3, .read_cr2 = h_read_cr2,
+		.flush_one = h_flush_one, .flush_all = h_flush_all,
+		.flush_user = h_flush_user,
+		.set_pte = h_set, .set_pde = h_set, .set_pdpte = h_set, .set_pml4e = h_set,
+		.alloc_pt = h_alloc_pt, .release_pt = h_release_pt,
+		.lazy_mmu_enter = h_lazy_enter, .lazy_mmu_leave = h_lazy_leave,
+		.lazy_mmu_flush = h_lazy_flush,
+	},
+};
+
+/* ---- simulated machine -------------------------------------------------- */
+
+void host_mm_setup(uint64_t bytes, bool with_kernel)
+{
+	memset(&host_pv, 0, sizeof(host_pv));
+	if (posix_memalign(&physmem, PAGE_SIZE, bytes))
+		abort();
+	memset(physmem, 0xcc, bytes);   /* garbage, like real RAM */
+	host_physmem_base = (uintptr_t)physmem;
+	struct prange ram = { 0, bytes };
+	struct prange pin = { HOST_IMAGE_PA, HOST_IMAGE_PA + HOST_IMAGE_LEN };
+	enum page_type t = PG_KERNEL;
+	page_db_init(&ram, 1, &pin, &t, 1, bytes);
+	page_db_release(0, bytes);
+	if (!with_kernel)
+		return;
+	vaddr_t img = KERNEL_VMA + HOST_IMAGE_PA;
+	struct kvm_layout l = {
+		.dmap_end = bytes, .page1g = false, .nseg = 3,
+		.seg = {
+			{ img, img + HOST_IMAGE_SEG, PGT_R | PGT_X },
+			{ img + HOST_IMAGE_SEG, img + 2 * HOST_IMAGE_SEG, PGT_R },
+			{ img + 2 * HOST_IMAGE_SEG, img + 3 * HOST_IMAGE_SEG, PGT_R | PGT_W },
+		},
+	};
+	kvm_build(&l);
+	pgt_activate(&kernel_pgt);
+}
+
+void host_mm_teardown(void)
+{
+	free(physmem);
+	physmem = NULL;
+}
+
+uint64_t host_exhaust(struct list *held)
+{
+	uint64_t n = 0;
+	struct page *pg;
+	list_init(held);
+	while ((pg = page_alloc(0, 0)) != NULL) {
+		list_add(held, &pg->link);
+		n++;
+	}
+	return n;
+}
+
+void host_release_all(struct list *held)
+{
+	while (!list_empty(held)) {
+		struct page *pg = list_entry(held->next, struct page, link);
+		list_del(&pg->link);
+		page_free(pg, 0);
+	}
+}
+
+int host_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

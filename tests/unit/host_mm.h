@@ -1,0 +1,46 @@
+/* tests/unit/host_mm.h -- mm/ on the host: simulated physical memory, a
+ * recording pv_ops backend, printk/panic. panic() aborts, so a test that
+ * expects a panic is registered with tcase_add_test_raise_signal(SIGABRT)
+ * (Check's fork mode runs it in a child process). */
+#ifndef TESTS_UNIT_HOST_MM_H
+#define TESTS_UNIT_HOST_MM_H
+
+#include <check.h>
+#include "kernel/types.h"
+#include "mm/page.h"
+
+/* Fake kernel image inside simulated memory: [HOST_IMAGE_PA, +HOST_IMAGE_LEN)
+ * at KERNEL_VMA + pa: text, rodata, data, 16 KiB each. */
+#define HOST_IMAGE_PA 0x10000UL
+#define HOST_IMAGE_SEG 0x4000UL
+#define HOST_IMAGE_LEN (3 * HOST_IMAGE_SEG)
+
+/* What the host pv backend saw. */
+struct host_pv_log {
+	uint64_t cr3;               /* current "CR3" */
+	int cr3_writes;
+	int flush_one, flush_all, flush_user;
+	vaddr_t last_flush;
+	int alloc_pt, release_pt;   /* notifications */
+	int entry_writes;
+	int lazy_depth;
+};
+extern struct host_pv_log host_pv;
+
+/* Fresh simulated RAM of `bytes`, frame database and allocator over it
+ * (frame 0 and the fake image pinned); with_kernel also builds kernel_pgt
+ * (2 MiB direct map, W^X image) so pgt_create/kstack_alloc work. */
+void host_mm_setup(uint64_t bytes, bool with_kernel);
+
+/* Release the simulated RAM. */
+void host_mm_teardown(void);
+
+/* Allocate order-0 frames until none is left; returns how many. They are
+ * chained through their link field on *held (for host_release_all). */
+uint64_t host_exhaust(struct list *held);
+void host_release_all(struct list *held);
+
+/* Run suite s (CK_ENV verbosity, fork mode by default); the exit status. */
+int host_run_suite(Suite *s);
+
+#endif

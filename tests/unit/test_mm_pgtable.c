@@ -1,0 +1,328 @@
+/* tests/unit/test_mm_pgtable.c -- the walker and the page-table API on
+ * simulated RAM: map/unmap/protect round trips, present counts, table pages
+ * freed when empty, sparse and dense walks, the kernel address space, and
+ * the panics for mapping twice / unmapping nothing. */
+#include <check.h>
+#include <signal.h>
+#include "tests/unit/host_mm.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/walk.h"
+#include "mm/kvm.h"
+#include "mm/kstack.h"
+#include "mm/pgcheck.h"
+#include "arch/x86_64/memlayout.h"
+#include "kernel/errno.h"
+
+#define RAM MiB(32)
+#define UVA (USER_TEXT_BASE + MiB(2))
+
+static uint64_t free0;
+static void setup(void)
+{
+	host_mm_setup(RAM, true);
+	free0 = mm_stats.free;
+}
+static void teardown(void) { host_mm_teardown(); }
+
+static paddr_t new_frame(void)
+{
+	return page_to_pa(page_alloc(0, PA_ZERO | PA_ANON));
+}
+
+/* The PT page holding va's leaf entry. */
+static struct page *pt_of(struct pagetable *pgt, vaddr_t va)
+{
+	pte_t *e = pt_root(pgt);
+	for (int level = PGL_PML4; level > PGL_PT; level--)
+		e = P2V(pte_addr(e[pgl_index(va, level)]));
+	return ptpage_of(e);
+}
+
+START_TEST(test_map_lookup_unmap)
+{
+	struct pagetable *pgt = pgt_create();
+	paddr_t pa = new_frame(), got;
+	pte_t fl;
+	ck_assert_int_eq(pgt_map(pgt, UVA, pa, PGT_R | PGT_W), 0);
+	ck_assert(pgt_lookup(pgt, UVA + 0x123, &got, &fl));
+	ck_assert_uint_eq(got, pa + 0x123);
+	ck_assert(pte_user(fl) && pte_writable(fl) && !pte_exec(fl) && !pte_global(fl));
+	ck_assert(!pgt_lookup(pgt, UVA + PAGE_SIZE, NULL, NULL));
+	ck_assert_uint_eq(pgt->nr_tables, 3);   /* PDPT, PD, PT */
+	ck_assert_uint_eq(pt_of(pgt, UVA)->count, 1);
+	ck_assert_uint_eq(pt_of(pgt, UVA)->pt.share, 1);
+	ck_assert_uint_eq(pgt_rss(pgt), 1);
+	pgt_unmap(pgt, UVA);
+	ck_assert(!pgt_lookup(pgt, UVA, NULL, NULL));
+	ck_assert_uint_eq(pgt->nr_tables, 0);   /* empty tables freed */
+	ck_assert_int_eq(pa_to_page(pa)->type, PG_FREE);   /* reference dropped */
+	pgt_destroy(pgt);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_protect)
+{
+	struct pagetable *pgt = pgt_create();
+	pte_t fl;
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R | PGT_W | PGT_COW), 0);
+	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
+	ck_assert(!pte_writable(fl) && pte_cow(fl));   /* COW maps read-only */
+	ck_assert_int_eq(pgt_protect(pgt, UVA, PGT_R | PGT_X), 0);
+	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
+	ck_assert(!pte_writable(fl) && pte_exec(fl) && pte_user(fl) && pte_cow(fl));
+	ck_assert_int_eq(pgt_protect(pgt, UVA, PGT_R | PGT_W), 0);
+	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
+	ck_assert(pte_writable(fl) && !pte_exec(fl));
+	ck_assert_int_eq(pgt_protect(pgt, UVA + PAGE_SIZE, PGT_R), -ENOENT);
+	ck_assert_int_eq(pgt_protect(pgt, UVA + GiB(1), PGT_R), -ENOENT);
+	ck_assert_uint_eq(pt_of(pgt, UVA)->count, 1);
+	pgt_destroy(pgt);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+/* Dense: 3 full PT pages plus one page; sparse: one page per 1 GiB. */
+START_TEST(test_dense_and_sparse)
+{
+	struct pagetable *pgt = pgt_create();
+	uint64_t n = 3 * PT_ENTRIES + 1;
+	for (uint64_t i = 0; i < n; i++)
+		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, new_frame(), PGT_R), 0);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PGT_R), 0);
+	ck_assert_uint_eq(pgt_rss(pgt), n + 8);
+	ck_assert_uint_eq(pgt_check(pgt, 0, USER_HALF_END), 1 + 5 + 16);
+	ck_assert_uint_eq(pt_of(pgt, UVA)->count, PT_ENTRIES);
+	ck_assert_uint_eq(pt_of(pgt, UVA + 3 * LARGE_PAGE_SIZE)->count, 1);
+	/* 1 PDPT; dense: 1 PD + 4 PT; sparse: 1 PDPT (another 512 GiB? no) ... */
+	uint64_t tables = pgt->nr_tables;
+	ck_assert_uint_eq(tables, 1 + (1 + 4) + 8 * 2);
+	for (uint64_t i = 0; i < n; i += 2)   /* half of the dense range */
+		pgt_unmap(pgt, UVA + i * PAGE_SIZE);
+	ck_assert_uint_eq(pgt_rss(pgt), n / 2 + 8);
+	pgt_check(pgt, 0, USER_HALF_END);
+	ck_assert_uint_eq(pgt->nr_tables, tables - 1);   /* the last PT emptied */
+	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], n / 2 + 8);
+	pgt_destroy(pgt);   /* drops the rest */
+	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], 0);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+/* A walk that counts callbacks: holes at the top for sparse ranges. */
+struct counts { int pml4e, pdpte, pde, pte, hole, done; };
+#define COUNTER(f) \
+	static int count_##f(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level) \
+	{ (void)ep, (void)va, (void)end, (void)level; ((struct counts *)w->arg)->f++; return 0; }
+COUNTER(pml4e) COUNTER(pdpte) COUNTER(pde) COUNTER(pte) COUNTER(hole) COUNTER(done)
+
+static const struct walk_ops count_ops = {
+	.pml4e = count_pml4e, .pdpte = count_pdpte, .pde = count_pde, .pte = count_pte,
+	.hole = count_hole, .table_done = count_done,
+};
+
+START_TEST(test_walker_callbacks)
+{
+	struct pagetable *pgt = pgt_create();
+	struct counts c = { 0 };
+	struct walk w = { .ops = &count_ops, .pgt = pgt, .arg = &c };
+	ck_assert_int_eq(walk_range(&w, 0, USER_HALF_END), 0);
+	ck_assert_int_eq(c.hole, 256);   /* empty user half: one hole per PML4 slot */
+	ck_assert_int_eq(c.pte + c.pml4e + c.done, 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA + 2 * PAGE_SIZE, new_frame(), PGT_R), 0);
+	c = (struct counts){ 0 };
+	ck_assert_int_eq(walk_range(&w, UVA, UVA + 4 * PAGE_SIZE), 0);
+	ck_assert_int_eq(c.pml4e, 1);
+	ck_assert_int_eq(c.pdpte, 1);
+	ck_assert_int_eq(c.pde, 1);
+	ck_assert_int_eq(c.pte, 2);
+	ck_assert_int_eq(c.hole, 2);
+	ck_assert_int_eq(c.done, 3);
+	/* allocation of missing levels */
+	struct walk a = { .ops = &count_ops, .pgt = pgt, .arg = &c, .alloc = true };
+	uint64_t t = pgt->nr_tables;
+	ck_assert_int_eq(walk_range(&a, GiB(2), GiB(2) + PAGE_SIZE), 0);
+	ck_assert_uint_eq(pgt->nr_tables, t + 2);   /* a PD and a PT */
+	pgt_destroy(pgt);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_cr3_and_flushes)
+{
+	struct pagetable *pgt = pgt_create();
+	int writes = host_pv.cr3_writes;
+	pgt_activate(pgt);
+	ck_assert_int_eq(host_pv.cr3_writes, writes + 1);
+	ck_assert_uint_eq(host_pv.cr3, pgt_root_pa(pgt));
+	ck_assert(pgt_active(pgt));
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
+	int f = host_pv.flush_one;
+	pgt_unmap(pgt, UVA);
+	ck_assert_int_eq(host_pv.flush_one, f + 1);
+	ck_assert_uint_eq(host_pv.last_flush, UVA);
+	pgt_activate(&kernel_pgt);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
+	pgt_unmap(pgt, UVA);   /* not active: nothing to flush */
+	ck_assert_int_eq(host_pv.flush_one, f + 1);
+	ck_assert_int_eq(host_pv.alloc_pt - host_pv.release_pt,
+			 (int)mm_stats.by_type[PG_PAGETABLE]);
+	pgt_destroy(pgt);
+	ck_assert_int_eq(host_pv.alloc_pt - host_pv.release_pt,
+			 (int)mm_stats.by_type[PG_PAGETABLE]);
+}
+END_TEST
+
+START_TEST(test_kernel_space)
+{
+	pte_t fl;
+	paddr_t pa;
+	vaddr_t img = KERNEL_VMA + HOST_IMAGE_PA;
+	ck_assert(pgt_lookup(&kernel_pgt, img, &pa, &fl));
+	ck_assert_uint_eq(pa, HOST_IMAGE_PA);
+	ck_assert(pte_exec(fl) && !pte_writable(fl) && pte_global(fl) && !pte_user(fl));
+	ck_assert(pgt_lookup(&kernel_pgt, img + HOST_IMAGE_SEG, NULL, &fl));
+	ck_assert(!pte_exec(fl) && !pte_writable(fl));
+	ck_assert(pgt_lookup(&kernel_pgt, img + 2 * HOST_IMAGE_SEG, NULL, &fl));
+	ck_assert(!pte_exec(fl) && pte_writable(fl));
+	ck_assert(!pgt_lookup(&kernel_pgt, img + HOST_IMAGE_LEN, NULL, NULL));
+	ck_assert(pgt_lookup(&kernel_pgt, DIRECT_MAP_BASE + MiB(5) + 7, &pa, &fl));
+	ck_assert_uint_eq(pa, MiB(5) + 7);
+	ck_assert(pte_huge(fl) && !pte_exec(fl) && pte_writable(fl) && pte_global(fl));
+	ck_assert_uint_eq(kvm_dmap_page_size(), LARGE_PAGE_SIZE);
+	ck_assert_uint_gt(pgt_check(&kernel_pgt, DIRECT_MAP_BASE, 0), 3);
+	ck_assert(!pgt_lookup(&kernel_pgt, 0x100000, NULL, NULL));   /* no identity map */
+	/* a user space shares the kernel half */
+	struct pagetable *pgt = pgt_create();
+	ck_assert(pgt_lookup(pgt, img, &pa, NULL));
+	ck_assert_uint_eq(pa, HOST_IMAGE_PA);
+	pgt_destroy(pgt);
+}
+END_TEST
+
+START_TEST(test_kstack)
+{
+	uint8_t *top = kstack_alloc(), *top2 = kstack_alloc();
+	ck_assert_ptr_nonnull(top);
+	ck_assert_uint_eq((vaddr_t)top2 - (vaddr_t)top, KSTACK_SLOT);
+	for (vaddr_t va = (vaddr_t)top - KSTACK_SIZE; va < (vaddr_t)top; va += PAGE_SIZE)
+		ck_assert(pgt_lookup(&kernel_pgt, va, NULL, NULL));
+	ck_assert(!pgt_lookup(&kernel_pgt, (vaddr_t)top - KSTACK_SIZE - PAGE_SIZE, NULL, NULL));
+	kstack_free(top);
+	kstack_free(top2);
+	ck_assert(!pgt_lookup(&kernel_pgt, (vaddr_t)top - PAGE_SIZE, NULL, NULL));
+	ck_assert_uint_eq(mm_stats.free, free0);
+	ck_assert_ptr_eq(kstack_alloc(), top);   /* slot reused */
+}
+END_TEST
+
+START_TEST(test_map_oom_all_or_nothing)
+{
+	struct pagetable *pgt = pgt_create();
+	struct list held;
+	host_exhaust(&held);
+	/* room for nothing: the map fails cleanly */
+	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, PGT_R), -ENOMEM);
+	ck_assert_uint_eq(pgt->nr_tables, 0);
+	/* room for a PDPT and PD only: tables are given back */
+	struct page *two[2];
+	two[0] = list_entry(held.next, struct page, link);
+	list_del(&two[0]->link);
+	two[1] = list_entry(held.next, struct page, link);
+	list_del(&two[1]->link);
+	page_free(two[0], 0);
+	page_free(two[1], 0);
+	ck_assert_int_eq(pgt_map_range(pgt, UVA, HOST_IMAGE_PA, 2 * PAGE_SIZE, PGT_R), -ENOMEM);
+	ck_assert_uint_eq(pgt->nr_tables, 0);
+	ck_assert_uint_eq(mm_stats.free, 2);
+	host_release_all(&held);
+	pgt_destroy(pgt);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_map_twice)
+{
+	struct pagetable *pgt = pgt_create();
+	pgt_map(pgt, UVA, new_frame(), PGT_R);
+	pgt_map(pgt, UVA, new_frame(), PGT_R);
+}
+END_TEST
+
+START_TEST(test_unmap_absent)
+{
+	struct pagetable *pgt = pgt_create();
+	pgt_map(pgt, UVA, new_frame(), PGT_R);
+	pgt_unmap(pgt, UVA + PAGE_SIZE);
+}
+END_TEST
+
+START_TEST(test_check_catches_bad_count)
+{
+	struct pagetable *pgt = pgt_create();
+	pgt_map(pgt, UVA, new_frame(), PGT_R);
+	pgt_check(pgt, 0, USER_HALF_END);
+	pt_of(pgt, UVA)->count++;
+	pgt_check(pgt, 0, USER_HALF_END);
+}
+END_TEST
+
+START_TEST(test_check_catches_free_frame)
+{
+	struct pagetable *pgt = pgt_create();
+	struct page *pg = page_alloc(0, 0);
+	pgt_map(pgt, UVA, page_to_pa(pg), PGT_R);
+	page_free(pg, 0);   /* freed while still mapped */
+	pgt_check(pgt, 0, USER_HALF_END);
+}
+END_TEST
+
+START_TEST(test_destroy_active)
+{
+	struct pagetable *pgt = pgt_create();
+	pgt_activate(pgt);
+	pgt_destroy(pgt);
+}
+END_TEST
+
+START_TEST(test_kstack_free_bad)
+{
+	void *top = kstack_alloc();
+	kstack_free((char *)top - PAGE_SIZE);
+}
+END_TEST
+
+static Suite *pgtable_suite(void)
+{
+	Suite *s = suite_create("mm_pgtable");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_map_lookup_unmap);
+	tcase_add_test(tc, test_protect);
+	tcase_add_test(tc, test_dense_and_sparse);
+	tcase_add_test(tc, test_walker_callbacks);
+	tcase_add_test(tc, test_cr3_and_flushes);
+	tcase_add_test(tc, test_kernel_space);
+	tcase_add_test(tc, test_kstack);
+	tcase_add_test(tc, test_map_oom_all_or_nothing);
+	suite_add_tcase(s, tc);
+
+	TCase *bad = tcase_create("panics");
+	tcase_add_checked_fixture(bad, setup, teardown);
+	tcase_add_test_raise_signal(bad, test_map_twice, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_unmap_absent, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_destroy_active, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_check_catches_bad_count, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_check_catches_free_frame, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_kstack_free_bad, SIGABRT);
+	suite_add_tcase(s, bad);
+	return s;
+}
+
+int main(void)
+{
+	return host_run_suite(pgtable_suite());
+}

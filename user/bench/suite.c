@@ -1,0 +1,128 @@
+/*
+ * user/bench/suite.c -- run every benchmark program once, in order, each in
+ * its own child process; the driver for Linux (from the initramfs's /init),
+ * Pagoda (from its init) and the host smoke test, so no shell is needed.
+ *
+ * Prints "BENCHSTART <program>..." first, "BENCHPROG <program>" before each
+ * program, passes the programs' own BENCH lines through, "BENCHFAIL <program>
+ * exit=N|signal=N|not-started" for a program that did not exit 0, and
+ * "BENCHDONE" at the end
+ * (tools/bench/bench.py reads these for progress and checks).
+ *
+ * Usage: suite [--dir DIR] [--forkrss "MIB..."] [COMMON OPTIONS...]
+ * DIR (default: this program's directory) holds the programs; forkrss gets
+ * the sizes (default "0 16 64"); every other argument (--quick, --runs N,
+ * --ms N) is passed to every program.
+ */
+#include "bench_proc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PATH_LEN 512
+#define MAX_ARGS 64
+
+static const char *const programs[] = {
+	"lat_syscall", "lat_proc", "lat_pagefault", "forkrss", "madvbench", "ebizzy", "mallocbench",
+};
+#define NPROGRAMS (sizeof programs / sizeof programs[0])
+
+/* Write dir/name into buf (PATH_LEN bytes); exits when it does not fit. */
+static void join_path(char *buf, const char *dir, const char *name)
+{
+	if (snprintf(buf, PATH_LEN, "%s/%s", dir, name) >= PATH_LEN) {
+		fprintf(stderr, "suite: path too long: %s/%s\n", dir, name);
+		exit(2);
+	}
+}
+
+/* Run DIR/name with args then common; returns its wait status, or -1 when it
+ * could not be started. */
+static int run_program(const char *dir, const char *name, char **args, int nargs,
+		       char **common, int ncommon)
+{
+	char path[PATH_LEN], *argv[MAX_ARGS];
+	int argc = 0, i, status;
+	pid_t pid;
+
+	join_path(path, dir, name);
+	argv[argc++] = path;
+	for (i = 0; i < nargs && argc < MAX_ARGS - 1; i++)
+		argv[argc++] = args[i];
+	for (i = 0; i < ncommon && argc < MAX_ARGS - 1; i++)
+		argv[argc++] = common[i];
+	argv[argc] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execve(path, argv, environ);
+		perror(path);
+		_exit(127);
+	}
+	return waitpid(pid, &status, 0) == pid ? status : -1;
+}
+
+/* Split `s` in place at spaces into at most max words; returns the count. */
+static int split_words(char *s, char **words, int max)
+{
+	int n = 0;
+	char *w;
+
+	for (w = strtok(s, " "); w && n < max; w = strtok(NULL, " "))
+		words[n++] = w;
+	return n;
+}
+
+/* Parse the suite's own options, then run every program. */
+int main(int argc, char **argv)
+{
+	char dir[PATH_LEN], sizes_buf[PATH_LEN] = "0 16 64", hello[PATH_LEN];
+	char *common[MAX_ARGS], *sizes[MAX_ARGS], *hello_arg[1] = { hello };
+	int ncommon = 0, nsizes, i, failed = 0;
+	size_t p;
+
+	bench_path_beside(dir, sizeof dir, argv[0], ".");
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+			snprintf(dir, sizeof dir, "%s", argv[++i]);
+		else if (!strcmp(argv[i], "--forkrss") && i + 1 < argc)
+			snprintf(sizes_buf, sizeof sizes_buf, "%s", argv[++i]);
+		else if (ncommon < MAX_ARGS)
+			common[ncommon++] = argv[i];
+	}
+	nsizes = split_words(sizes_buf, sizes, MAX_ARGS);
+	join_path(hello, dir, "hello");
+	printf("BENCHSTART");
+	for (p = 0; p < NPROGRAMS; p++)
+		printf(" %s", programs[p]);
+	printf("\n");
+	for (p = 0; p < NPROGRAMS; p++) {
+		const char *name = programs[p];
+		int st;
+
+		printf("BENCHPROG %s\n", name);
+		if (!strcmp(name, "lat_proc"))
+			st = run_program(dir, name, hello_arg, 1, common, ncommon);
+		else if (!strcmp(name, "forkrss"))
+			st = run_program(dir, name, sizes, nsizes, common, ncommon);
+		else
+			st = run_program(dir, name, NULL, 0, common, ncommon);
+		if (st == -1)
+			printf("BENCHFAIL %s not-started\n", name);
+		else if (WIFSIGNALED(st))
+			printf("BENCHFAIL %s signal=%d\n", name, WTERMSIG(st));
+		else if (WEXITSTATUS(st) != 0)
+			printf("BENCHFAIL %s exit=%d\n", name, WEXITSTATUS(st));
+		failed |= st != 0;
+	}
+	printf("BENCHDONE\n");
+	return failed;
+}
