@@ -44,5 +44,8 @@ PROVIDER_PV = "it comes with pv_ops call-site patching (arch/x86_64/pv_patch.c)"
 
 # arch/x86_64 -- traps.
 TRAPFRAME_STRUCT = "struct trapframe"
-TRAP_RETURN = "trap_return"       # entry.asm: return address of trap_dispatch
+# Assembly entry code that builds a struct trapframe and calls C with it
+# (entry.asm, syscall.asm): a return address inside one of these means the
+# frame below is a trap frame.
+TRAP_ENTRY_SYMBOLS = ("trap_common", "trap_return", "syscall_entry")
 EXC_NAMES = "exc_names"           # trap.c: exception names by vector

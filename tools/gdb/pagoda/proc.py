@@ -13,6 +13,7 @@ from . import headers
 from . import names as N
 from .core import Command, PagodaError, field, human_size, out, symbol_value, to_int
 from .frames import enum_name, frame_db, pt_counts
+from .layout import read_cr3
 from .paging import leaves
 from .pte import PT, PD, frame_addr
 
@@ -35,6 +36,13 @@ def find_process(pid):
     if p is None:
         raise PagodaError("no process with pid %d (pg-ps lists them)" % pid)
     return p
+
+
+def current_process():
+    """The process whose page table is loaded in CR3, or None (kernel-only
+    page table). Reading CR3 avoids depending on per-CPU data layout."""
+    cr3 = read_cr3() & ~0xfff
+    return next((p for p in processes() if address_space_cr3(p) == cr3), None)
 
 
 def address_space_cr3(proc):
@@ -81,7 +89,8 @@ class PgPs(Command):
     """List processes with their memory use, computed from their page tables.
 
 Usage: pg-ps
-Columns: PID, STATE, NAME, RSS and PSS in KiB (PSS divides every page mapped
+Columns: PID (* marks the process whose page table is in CR3), STATE, NAME,
+RSS and PSS in KiB (PSS divides every page mapped
 through a shared PT page by that page's share count), page-table pages below
 the PML4 (and how many PT pages are shared with other address spaces), and
 the physical address of the PML4 (pass it to pg-walk / pg-ptdump)."""
@@ -92,7 +101,8 @@ the physical address of the PML4 (pass it to pg-walk / pg-ptdump)."""
         if args:
             self.usage_error()
         procs = list(processes())
-        out("%5s %-9s %-16s %9s %9s %10s  %s" % ("PID", "STATE", "NAME", "RSS KiB", "PSS KiB",
+        loaded = read_cr3() & ~0xfff
+        out("%6s %-9s %-16s %9s %9s %10s  %s" % ("PID", "STATE", "NAME", "RSS KiB", "PSS KiB",
                                                  "PT (shr)", "PML4"))
         for p in procs:
             state = enum_name(N.PROC_STATE_ENUM, int(p["state"]))
@@ -101,9 +111,11 @@ the physical address of the PML4 (pass it to pg-walk / pg-ptdump)."""
                 use, root = {"rss": 0, "pss": 0, "tables": 0, "shared_pts": 0}, "-"
             else:
                 use, root = memory_usage(cr3), "%#x" % cr3
-            out("%5d %-9s %-16s %9s %9s %6d (%d)  %s" % (
-                int(p["pid"]), state.replace("P_", ""), p["name"].string(), kib(use["rss"]),
+            out("%s%5d %-9s %-16s %9s %9s %6d (%d)  %s" % (
+                "*" if cr3 == loaded else " ", int(p["pid"]),
+                state.replace("P_", ""), p["name"].string(), kib(use["rss"]),
                 kib(int(use["pss"])), use["tables"], use["shared_pts"], root))
+        out("(* = the address space in CR3 now)")
 
 
 def vma_flag_names(flags):

@@ -1,13 +1,13 @@
 """pagoda.syms -- what is at an address (pg-syms) and a frame-pointer
 backtrace that crosses trap frames (pg-bt)."""
-import gdb
-
-from . import names as N
 import re
 import struct
 
+import gdb
+
 from . import headers
-from .core import Command, PagodaError, lookup_type, out, symbol_address, symbol_value, to_int
+from . import names as N
+from .core import Command, PagodaError, lookup_type, out, symbol_value, to_int
 from .layout import const, read_virt, region_of
 
 TRAP_HEADER = "arch/x86_64/trap.h"
@@ -36,18 +36,27 @@ def symbolize(addr):
     return text
 
 
-def trap_name(vector):
-    """Exception name from the kernel's own table (trap.c), or 'IRQ n'."""
-    irq0 = headers.defines(TRAP_HEADER).get("T_IRQ0")
-    if irq0 is not None and vector >= irq0:
-        return "IRQ %d" % (vector - irq0)
+def trap_name(vector, tf=None):
+    """'page fault', 'IRQ 0', 'system call 57': the exception names come from
+    the kernel's own table (trap.c), the numbers from trap.h."""
+    defs = headers.defines(TRAP_HEADER)
+    if vector == defs.get("T_SYSCALL"):
+        return "system call" + (" %d" % int(tf["rax"]) if tf is not None else "")
+    if defs.get("T_IRQ0", 1 << 64) <= vector < defs.get("T_NVEC", 256):
+        return "IRQ %d" % (vector - defs["T_IRQ0"])
     try:
         names = symbol_value(N.EXC_NAMES, "arch/x86_64/trap.c")
-        if vector < names.type.range()[1] + 1 and int(names[vector]) != 0:
+        if vector <= names.type.range()[1] and int(names[vector]) != 0:
             return names[vector].string()
     except (PagodaError, gdb.error):
         pass
     return "vector %d" % vector
+
+
+def is_trap_entry(ret):
+    """Is ret a return address into the assembly entry code?"""
+    sym = elf_symbol(ret - 1)
+    return sym is not None and sym[0].split(".")[0] in N.TRAP_ENTRY_SYMBOLS
 
 
 class PgSyms(Command):
@@ -81,8 +90,8 @@ Usage: pg-bt [TRAPFRAME]
               from the registers the trap saved
 Follows the kernel's frame-pointer chain ([rbp] = caller's rbp, [rbp+8] =
 return address) like the kernel's own panic backtrace. When a return
-address is trap_return (arch/x86_64/entry.asm), the frame below it is a trap
-frame: pg-bt prints the trap (vector, name, error code, saved RIP) and goes
+address is in the assembly entry code (entry.asm, syscall.asm), the frame
+below it is a trap frame (an exception, an interrupt or a system call): pg-bt prints the trap (vector, name, error code, saved RIP) and goes
 on with the interrupted code's registers -- which gdb's `bt` cannot do, since
 the assembly entry stubs carry no unwind information."""
 
@@ -107,9 +116,10 @@ the assembly entry stubs carry no unwind information."""
         """The struct trapframe at addr, checked for plausibility."""
         t = lookup_type(N.TRAPFRAME_STRUCT, TRAP_HEADER)
         tf = gdb.Value(addr).cast(t.pointer()).dereference()
-        if addr < const("DIRECT_MAP_BASE") or addr % 8 or int(tf["vector"]) > 255:
+        max_vector = max(255, headers.defines(TRAP_HEADER).get("T_SYSCALL", 0))
+        if addr < const("DIRECT_MAP_BASE") or addr % 8 or int(tf["vector"]) > max_vector:
             raise PagodaError("%#x does not look like a trap frame (kernel stack address, "
-                              "vector < 256)" % addr)
+                              "known vector)" % addr)
         return tf
 
     @staticmethod
@@ -117,7 +127,7 @@ the assembly entry stubs carry no unwind information."""
         vec = int(tf["vector"])
         user = (int(tf["cs"]) & 3) == 3
         out("--- trap frame at %#x: %s (vector %d, error %#x) from %s mode ---"
-            % (int(tf.address), trap_name(vec), vec, int(tf["error"]), "user" if user else "kernel"))
+            % (int(tf.address), trap_name(vec, tf), vec, int(tf["error"]), "user" if user else "kernel"))
         out("    rip %#x  rsp %#x  rbp %#x  rflags %#x"
             % (int(tf["rip"]), int(tf["rsp"]), int(tf["rbp"]), int(tf["rflags"])))
         if user:
@@ -125,7 +135,6 @@ the assembly entry stubs carry no unwind information."""
 
     def walk(self, pc, rbp, rsp):
         """Print frames from pc up the rbp chain, crossing trap frames."""
-        trap_return = symbol_address(N.TRAP_RETURN)
         n = 0
         out("#%-2d %#018x  %s" % (n, pc, symbolize(pc)))
         n = self.caller_in_prologue(n, pc, rsp)
@@ -141,7 +150,7 @@ the assembly entry stubs carry no unwind information."""
                 return
             n += 1
             out("#%-2d %#018x  %s" % (n, ret, symbolize(ret - 1)))
-            if ret == trap_return:
+            if saved_rbp == 0 and is_trap_entry(ret):   # entry code zeroes rbp
                 tf = self.trapframe(rbp + 16)
                 self.print_trap(tf)
                 if (int(tf["cs"]) & 3) == 3:
