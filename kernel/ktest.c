@@ -6,10 +6,12 @@
 #include "kernel/string.h"
 #include "arch/x86_64/console.h"
 #include "arch/x86_64/setjmp.h"
+#include "arch/x86_64/reset.h"
 
 extern const struct ktest _ktests_start[], _ktests_end[];
 
 static int current_failures;
+static int suite_failures;   /* failed kernel tests, for ktest_init_exited */
 static char first_failure[160];
 
 void ktest_fail(const char *file, int line, const char *fmt, ...)
@@ -84,5 +86,20 @@ void ktest_run_selected(void)
 		}
 	}
 	printk("KTEST END %d passed, %d failed\n", passed, failed);
+	suite_failures = failed;
+	if (cmdline_has("init"))
+		return;
 	qemu_debug_exit(failed || passed == 0 ? KTEST_EXIT_FAIL : KTEST_EXIT_PASS);
+}
+
+void ktest_init_exited(int status)
+{
+	int code = (status >> 8) & 0xff, sig = status & 0x7f;
+	printk("init exited: %s %d\n", sig ? "killed by signal" : "status", sig ? sig : code);
+	if (cmdline_has("test"))
+		qemu_debug_exit(status == 0 && suite_failures == 0 ? KTEST_EXIT_PASS
+								   : KTEST_EXIT_FAIL);
+	qemu_debug_exit((uint8_t)(sig ? 128 + sig : code));
+	arch_power_off();
+	panic("init exited and the machine did not power off");
 }

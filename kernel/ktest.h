@@ -53,8 +53,15 @@ void ktest_fail(const char *file, int line, const char *fmt, ...) __printf(3, 4)
 bool ktest_mode(void);
 
 /* Run the suites named by test= ("all" runs every suite whose name does not
- * start with "crash"), print the summary and exit QEMU. */
+ * start with "crash") and print the summary. Then exit QEMU with the result,
+ * unless init= is also given: then return, and the verdict waits for init
+ * (ktest_init_exited). */
 void ktest_run_selected(void);
+
+/* pid 1 exited with wait status: in test mode exit QEMU with pass (kernel
+ * suites passed and status 0) or fail; otherwise exit QEMU with the exit
+ * code (make run CMD=...) or power off. */
+__noreturn void ktest_init_exited(int status);
 
 /* In test mode, leave QEMU with code; otherwise return. */
 void ktest_exit(uint8_t code);

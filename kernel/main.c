@@ -1,19 +1,56 @@
-/* kernel/main.c -- kmain(): bring the machine up in order, then run tests or
- * start user space. */
+/* kernel/main.c -- kmain(): bring the machine up in order, then run the
+ * in-kernel tests or start user space. */
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/fs.h"
 #include "kernel/ktest.h"
 #include "kernel/printk.h"
+#include "kernel/proc.h"
 #include "kernel/version.h"
 #include "mm/mm.h"
 #include "arch/x86_64/console.h"
+#include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/irq.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pic.h"
 #include "arch/x86_64/timer.h"
+#include "arch/x86_64/trap.h"
+
+void syscall_table_init(void);
+void pagefault_init(void);
+
+/* Unpack the initrd module GRUB loaded, if there is one. */
+static void load_initrd(void)
+{
+	if (boot_info.nmodules == 0) {
+		printk("initrd: none loaded\n");
+		return;
+	}
+	struct boot_module *m = &boot_info.modules[0];
+	int n = initrd_load(m->start, m->end);
+	if (n < 0)
+		printk("initrd: bad archive (error %d)\n", n);
+	else
+		printk("initrd: %d files, %lu KiB\n", n, (m->end - m->start) >> 10);
+}
+
+/* Start /bin/init (or init=PATH) as pid 1 and never come back. */
+static __noreturn void start_user_space(void)
+{
+	const char *path = cmdline_get_or("init", "/bin/init");
+	const char *argv[] = { path, NULL };
+	int pid = proc_spawn_init(path, argv);
+	if (pid < 0)
+		panic("cannot start %s (error %d)", path, pid);
+	printk("pagoda: started %s as pid %d\n", path, pid);
+	scheduler();
+}
 
 void kmain(uint32_t magic, paddr_t info)
 {
+	percpu_init();
 	serial_init();
 	vga_init();
 	printk("\n" PAGODA_BANNER "\n");
@@ -26,13 +63,17 @@ void kmain(uint32_t magic, paddr_t info)
 	idt_init();
 	pic_init();
 	timer_init();
+	fpu_init();
 	mm_init();
+	syscall_init();
+	syscall_table_init();
+	pagefault_init();
+	proc_init();
+	console_init();
+	load_initrd();
 	irq_enable();
 
 	if (cmdline_has("test"))
-		ktest_run_selected();
-
-	printk("pagoda: no user space yet; idling (Ctrl-A X quits QEMU)\n");
-	for (;;)
-		cpu_idle();
+		ktest_run_selected();   /* exits QEMU unless init= asks for more */
+	start_user_space();
 }

@@ -100,10 +100,15 @@ struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t
 	return t;
 }
 
-void pt_table_free(struct pagetable *pgt, pte_t *ep, int level)
+struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
 {
 	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
 	pt_set_table(ep, level, 0);
-	ptpage_free(t);
 	pgt->nr_tables--;
+	return t;
+}
+
+void pt_table_free(struct pagetable *pgt, pte_t *ep, int level)
+{
+	ptpage_free(pt_table_unlink(pgt, ep, level));
 }

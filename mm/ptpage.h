@@ -45,4 +45,8 @@ struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t
 /* Unlink the table that *ep points at and free it (it must be empty). */
 void pt_table_free(struct pagetable *pgt, pte_t *ep, int level);
 
+/* Unlink the (empty) table that *ep points at and return it: the caller
+ * frees it with ptpage_free once the TLB was flushed (mm/tlb.c). */
+struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level);
+
 #endif

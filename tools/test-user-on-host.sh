@@ -88,7 +88,11 @@ expect sh-bg      0 "$(printf 'fg\nbg')" shc 'sleep 0.2 && echo bg & echo fg; sl
 expect sh-syntax  2 "sh: syntax error near ';'" shc '; echo x'
 expect sh-nested  0 "inner 4"            shc 'sh -c "exit 4"; echo inner $?'
 
-# --- an interactive session: prompt, echo, backspace editing ----------------
+# --- an interactive session: prompts, and the shell's own line editing ----
+# On a terminal that echoes (Pagoda's console, a Linux tty in canonical mode:
+# ECHO in its termios) the shell leaves echo and backspace to the terminal;
+# tests/qemu/shell_session.py checks that path. On a pipe with -i nothing
+# echoes, so the shell edits: echo, backspace (\177), prompt.
 session_in=$(printf 'echo hellx\177o\necho a b | cat\nfalse; echo $?\nfalse && echo no || echo or-ok\nnosuch\necho $?\nexit 3\n')
 session_out=$(printf '$ echo hellx\b \bo\nhello\n$ echo a b | cat\na b\n$ false; echo $?\n1\n$ false && echo no || echo or-ok\nor-ok\n$ nosuch\n$ echo $?\n127\n$ exit 3')
 expect sh-session 3 "$session_out" sh -c "printf '%s\n' '$session_in' | env -i PATH='$bin' '$bin/sh' -i 2>/dev/null"

@@ -14,7 +14,7 @@
 static volatile uint64_t ticks;
 static uint64_t khz;
 static uint64_t tsc_boot;
-void (*timer_tick_hook)(void);
+void (*timer_tick_hook)(struct trapframe *tf);
 
 /* Busy-wait CALIBRATE_MS on PIT channel 2 (one-shot) and count TSC cycles. */
 static uint64_t calibrate_tsc(void)
@@ -32,10 +32,9 @@ static uint64_t calibrate_tsc(void)
 
 static void timer_irq(struct trapframe *tf)
 {
-	(void)tf;
 	ticks++;
 	if (timer_tick_hook)
-		timer_tick_hook();
+		timer_tick_hook(tf);
 }
 
 void timer_init(void)

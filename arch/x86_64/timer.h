@@ -12,8 +12,9 @@ void timer_init(void);
 /* Timer ticks since boot. */
 uint64_t timer_ticks(void);
 
-/* Called on every tick (the scheduler installs it). */
-extern void (*timer_tick_hook)(void);
+/* Called on every tick with the interrupted frame (the scheduler's hook). */
+struct trapframe;
+extern void (*timer_tick_hook)(struct trapframe *tf);
 
 /* TSC frequency in kHz, measured at boot. */
 uint64_t tsc_khz(void);

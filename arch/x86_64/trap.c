@@ -27,6 +27,7 @@ static irq_handler_t irq_handlers[16];
 pf_handler_t page_fault_hook;
 user_fault_handler_t user_fault_hook;
 struct fault_catcher *fault_catcher;
+user_return_hook_t user_return_hook;
 
 static const char *const exc_names[T_NEXC] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow",
@@ -148,20 +149,24 @@ static void handle_exception(struct trapframe *tf)
 	kernel_fault(tf, cr2);
 }
 
+static void handle_irq(struct trapframe *tf)
+{
+	int irq = (int)(tf->vector - T_IRQ0);
+	if (pic_spurious(irq))
+		return;
+	pic_eoi(irq);
+	if (irq_handlers[irq])
+		irq_handlers[irq](tf);
+}
+
 void trap_dispatch(struct trapframe *tf)
 {
-	if (tf->vector < T_NEXC) {
+	if (tf->vector < T_NEXC)
 		handle_exception(tf);
-		return;
-	}
-	int irq = (int)(tf->vector - T_IRQ0);
-	if (irq >= 0 && irq < 16) {
-		if (pic_spurious(irq))
-			return;
-		pic_eoi(irq);
-		if (irq_handlers[irq])
-			irq_handlers[irq](tf);
-		return;
-	}
-	printk("trap: unexpected vector %lu\n", tf->vector);
+	else if (tf->vector < T_IRQ0 + 16)
+		handle_irq(tf);
+	else
+		printk("trap: unexpected vector %lu\n", tf->vector);
+	if (trap_from_user(tf) && user_return_hook)
+		user_return_hook(tf);
 }

@@ -27,6 +27,7 @@
 #define T_NEXC 32  /* first vector after the exceptions */
 #define T_IRQ0 32  /* legacy PIC IRQs 0..15 -> vectors 32..47 */
 #define T_NVEC 48
+#define T_SYSCALL 0x100  /* marks frames built by the syscall entry */
 
 #define IRQ_TIMER 0
 #define IRQ_COM1 4
@@ -56,6 +57,16 @@ static inline bool trap_from_user(const struct trapframe *tf)
 {
 	return (tf->cs & 3) == 3;
 }
+
+/* Enable the syscall instruction (arch/x86_64/syscall_init.c). */
+void syscall_init(void);
+
+/* Called by syscall.asm with the saved user registers (kernel/syscall.c). */
+void syscall_dispatch(struct trapframe *tf);
+
+/* Called before returning to user mode from any trap (scheduler, kills). */
+typedef void (*user_return_hook_t)(struct trapframe *tf);
+extern user_return_hook_t user_return_hook;
 
 /* Called by entry.asm for every vector. */
 void trap_dispatch(struct trapframe *tf);

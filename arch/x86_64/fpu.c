@@ -1,0 +1,38 @@
+/* arch/x86_64/fpu.c -- enable SSE and save/restore user FPU state. */
+#include "arch/x86_64/fpu.h"
+#include "arch/x86_64/cpu.h"
+#include "kernel/string.h"
+
+#define CR0_MP (1UL << 1)
+#define CR0_EM (1UL << 2)
+#define CR0_TS (1UL << 3)
+#define CR4_OSXMMEXCPT (1UL << 10)
+#define FXSAVE_MXCSR_OFFSET 24
+
+static struct fpu_state clean_state;
+
+void fpu_init(void)
+{
+	uint64_t cr0 = native_read_cr0();
+	native_write_cr0((cr0 & ~(CR0_EM | CR0_TS)) | CR0_MP);
+	native_write_cr4(native_read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
+	__asm__ volatile("fninit");
+	uint32_t mxcsr = 0x1f80;   /* all SSE exceptions masked, round to nearest */
+	__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
+	fpu_save(&clean_state);
+}
+
+void fpu_state_reset(struct fpu_state *st)
+{
+	memcpy(st, &clean_state, sizeof(*st));
+}
+
+void fpu_save(struct fpu_state *st)
+{
+	__asm__ volatile("fxsave64 %0" : "=m"(*st));
+}
+
+void fpu_restore(const struct fpu_state *st)
+{
+	__asm__ volatile("fxrstor64 %0" : : "m"(*st));
+}

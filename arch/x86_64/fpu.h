@@ -1,0 +1,25 @@
+/* arch/x86_64/fpu.h -- x87/SSE state for user programs.
+ *
+ * The kernel itself never touches SSE (-mgeneral-regs-only), so each
+ * process's FPU/SSE registers only need saving when the scheduler switches
+ * processes: fxsave into the one leaving, fxrstor from the one coming.
+ */
+#ifndef ARCH_X86_64_FPU_H
+#define ARCH_X86_64_FPU_H
+
+#include "kernel/types.h"
+
+struct fpu_state {
+	uint8_t fx[512];
+} __aligned(16);
+
+/* Enable SSE (CR0.MP, CR4.OSFXSR/OSXMMEXCPT) and build the clean state. */
+void fpu_init(void);
+
+/* A fresh state: x87 and SSE exceptions masked, registers zero. */
+void fpu_state_reset(struct fpu_state *st);
+
+void fpu_save(struct fpu_state *st);
+void fpu_restore(const struct fpu_state *st);
+
+#endif

@@ -1,0 +1,110 @@
+/* kernel/console.c -- canonical-mode terminal input on the serial console.
+ *
+ * Characters are echoed and collected in a ring buffer; backspace erases,
+ * ^U kills the line, ^D ends input (read returns what is there, or 0), and
+ * Enter makes the line readable. Reader processes sleep until a line is
+ * committed.
+ */
+#include "kernel/console.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+#include "kernel/proc.h"
+#include "mm/uaccess.h"
+#include "arch/x86_64/console.h"
+#include "arch/x86_64/trap.h"
+
+#define INPUT_SIZE 256
+#define CTRL(c) ((c) - '@')
+
+static struct {
+	struct spinlock lock;
+	char buf[INPUT_SIZE];
+	uint64_t r, w, e;   /* read, committed (write), edit positions */
+} in = { .lock = SPINLOCK_INIT("console") };
+
+static void echo(char c)
+{
+	if (c == '\b')
+		console_write("\b \b", 3);
+	else
+		console_write(&c, 1);
+}
+
+void console_input(char c)
+{
+	spin_lock(&in.lock);
+	if (c == '\r')
+		c = '\n';
+	switch (c) {
+	case CTRL('U'):
+		while (in.e != in.w && in.buf[(in.e - 1) % INPUT_SIZE] != '\n') {
+			in.e--;
+			echo('\b');
+		}
+		break;
+	case '\b':
+	case 0x7f:
+		if (in.e != in.w) {
+			in.e--;
+			echo('\b');
+		}
+		break;
+	default:
+		if (c == 0 || in.e - in.r >= INPUT_SIZE)
+			break;
+		in.buf[in.e++ % INPUT_SIZE] = c;
+		if (c != CTRL('D'))
+			echo(c);
+		if (c == '\n' || c == CTRL('D') || in.e - in.r == INPUT_SIZE) {
+			in.w = in.e;
+			wakeup(&in.r);
+		}
+	}
+	spin_unlock(&in.lock);
+}
+
+long console_read(vaddr_t ubuf, uint64_t n)
+{
+	uint64_t done = 0;
+	spin_lock(&in.lock);
+	while (done < n) {
+		while (in.r == in.w) {
+			if (current_proc()->killed) {
+				spin_unlock(&in.lock);
+				return -EINTR;
+			}
+			sleep_on(&in.r, &in.lock);
+		}
+		char c = in.buf[in.r++ % INPUT_SIZE];
+		if (c == CTRL('D')) {
+			if (done > 0)
+				in.r--;     /* keep ^D for the next read: it returns 0 */
+			break;
+		}
+		spin_unlock(&in.lock);
+		int r = copyout(ubuf + done, &c, 1);
+		spin_lock(&in.lock);
+		if (r < 0) {
+			spin_unlock(&in.lock);
+			return done ? (long)done : -EFAULT;
+		}
+		done++;
+		if (c == '\n')
+			break;
+	}
+	spin_unlock(&in.lock);
+	return (long)done;
+}
+
+static void serial_irq(struct trapframe *tf)
+{
+	(void)tf;
+	int c;
+	while ((c = serial_getc()) >= 0)
+		console_input((char)c);
+}
+
+void console_init(void)
+{
+	irq_register(IRQ_COM1, serial_irq);
+}

@@ -1,0 +1,17 @@
+/* kernel/console.h -- the terminal: output to serial/VGA, cooked input. */
+#ifndef KERNEL_CONSOLE_H
+#define KERNEL_CONSOLE_H
+
+#include "kernel/types.h"
+
+/* Start receiving keyboard input from the serial port. */
+void console_init(void);
+
+/* Read up to n bytes of input into user memory: blocks until a whole line
+ * (or ^D) is available, like a tty in canonical mode. */
+long console_read(vaddr_t ubuf, uint64_t n);
+
+/* One received character (from the serial interrupt): echo, edit, buffer. */
+void console_input(char c);
+
+#endif

@@ -1,0 +1,69 @@
+/* kernel/file.c -- file objects and per-process descriptor tables. */
+#include "kernel/file.h"
+#include "kernel/errno.h"
+#include "kernel/fs.h"
+#include "kernel/proc.h"
+#include "mm/kmalloc.h"
+
+struct file *file_alloc(const struct file_ops *ops, int flags)
+{
+	struct file *f = kzalloc(sizeof(*f));
+	if (!f)
+		return NULL;
+	f->ops = ops;
+	f->refs = 1;
+	f->flags = flags;
+	return f;
+}
+
+struct file *file_dup(struct file *f)
+{
+	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+void file_close(struct file *f)
+{
+	if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	if (f->ops->close)
+		f->ops->close(f);
+	kfree(f);
+}
+
+int fd_install(struct proc *p, struct file *f)
+{
+	for (int fd = 0; fd < NOFILE; fd++) {
+		if (!p->files[fd]) {
+			p->files[fd] = f;
+			return fd;
+		}
+	}
+	return -EMFILE;
+}
+
+struct file *fd_get(int fd)
+{
+	if (fd < 0 || fd >= NOFILE)
+		return NULL;
+	return current_proc()->files[fd];
+}
+
+int file_open(const char *path, int flags, struct file **out)
+{
+	struct inode *ip = fs_lookup(path);
+	if (!ip)
+		return (flags & O_CREAT) ? -EROFS : -ENOENT;
+	if ((flags & O_ACCMODE) != O_RDONLY && ip->type == INODE_FILE)
+		return -EROFS;
+	if ((flags & O_ACCMODE) != O_RDONLY && ip->type == INODE_DIR)
+		return -EISDIR;
+	if ((flags & O_DIRECTORY) && ip->type != INODE_DIR)
+		return -ENOTDIR;
+	struct file *f = file_alloc(inode_file_ops(ip), flags);
+	if (!f)
+		return -ENOMEM;
+	f->inode = ip;
+	*out = f;
+	return 0;
+}

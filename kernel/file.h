@@ -1,0 +1,62 @@
+/* kernel/file.h -- open files and file descriptors.
+ *
+ * A struct file is one open of something: an initrd file or directory, a
+ * device (console, null, zero) or a pipe end. It is shared by dup() and
+ * fork() (refcount) and carries the offset. What it does is in its ops.
+ */
+#ifndef KERNEL_FILE_H
+#define KERNEL_FILE_H
+
+#include "kernel/types.h"
+
+struct file;
+struct inode;
+
+struct file_ops {
+	/* Read/write n bytes between the file and user address ubuf. */
+	long (*read)(struct file *f, vaddr_t ubuf, uint64_t n);
+	long (*write)(struct file *f, vaddr_t ubuf, uint64_t n);
+	void (*close)(struct file *f);      /* last reference dropped */
+	bool seekable;
+};
+
+struct file {
+	const struct file_ops *ops;
+	int refs;
+	int flags;                          /* O_ACCMODE bits, O_NONBLOCK */
+	uint64_t off;
+	struct inode *inode;                /* initrd files, dirs, devices */
+	void *priv;                         /* pipes */
+};
+
+/* open(2) flags: Linux values. */
+#define O_RDONLY 0
+#define O_WRONLY 1
+#define O_RDWR 2
+#define O_ACCMODE 3
+#define O_CREAT 0100
+#define O_EXCL 0200
+#define O_NOCTTY 0400
+#define O_TRUNC 01000
+#define O_APPEND 02000
+#define O_NONBLOCK 04000
+#define O_DIRECTORY 0200000
+#define O_CLOEXEC 02000000
+
+struct file *file_alloc(const struct file_ops *ops, int flags);
+struct file *file_dup(struct file *f);
+void file_close(struct file *f);
+
+/* Install f in the lowest free descriptor of p (or -EMFILE); fd_get
+ * returns the current process's file of fd, or NULL. */
+struct proc;
+int fd_install(struct proc *p, struct file *f);
+struct file *fd_get(int fd);
+
+/* Open path (absolute, or relative to /): *out gets a new file. 0 or -errno. */
+int file_open(const char *path, int flags, struct file **out);
+
+/* Pipes (kernel/pipe.c): two files, [0] read end, [1] write end. */
+int pipe_create(struct file *ends[2]);
+
+#endif

@@ -1,0 +1,55 @@
+/* kernel/fs.h -- the initrd file system: a read-only tree of inodes.
+ *
+ * The ustar archive GRUB loaded (a multiboot2 module) is unpacked at boot:
+ * every regular file's bytes are copied into page-aligned frames (type
+ * file), so an executable's text can be mapped straight from them and all
+ * processes running one program share its frames.
+ */
+#ifndef KERNEL_FS_H
+#define KERNEL_FS_H
+
+#include "kernel/types.h"
+
+#define NAME_MAX 64
+
+enum inode_type { INODE_FILE = 1, INODE_DIR, INODE_DEV };
+enum dev_kind { DEV_CONSOLE = 1, DEV_NULL, DEV_ZERO };
+
+struct page;
+struct file_ops;
+
+struct inode {
+	char name[NAME_MAX];
+	enum inode_type type;
+	enum dev_kind dev;
+	uint32_t mode;              /* permission bits from the archive */
+	uint64_t ino;
+	uint64_t size;
+	struct page **pages;        /* regular files: one frame per 4 KiB */
+	uint64_t npages;
+	struct inode *parent, *children, *next_sibling;
+	void *ptshare;              /* shared text page tables (mm/ptshare.c) */
+};
+
+/* Unpack the initrd at [start, end) physical; returns files found or -errno. */
+int initrd_load(paddr_t start, paddr_t end);
+
+/* Resolve an absolute path ("/bin/sh", "bin/sh" is taken from /). */
+struct inode *fs_lookup(const char *path);
+
+/* Copy up to n bytes at off of a regular file into kernel buffer dst. */
+uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n);
+
+/* The frame holding page index idx of a regular file, or NULL past EOF. */
+struct page *inode_page(struct inode *ip, uint64_t idx);
+
+/* ops for an open of ip (file, directory or device). */
+const struct file_ops *inode_file_ops(struct inode *ip);
+
+/* Fill a Linux struct stat for ip at user address ust. */
+long inode_stat(struct inode *ip, vaddr_t ust);
+
+/* getdents64 over an open directory. */
+long dir_getdents(struct inode *dir, uint64_t *pos, vaddr_t ubuf, uint64_t n);
+
+#endif

@@ -1,0 +1,67 @@
+/* kernel/pagefault.c -- what a page fault or other exception means for the
+ * process that caused it.
+ *
+ * Faults on user addresses go to the address space (mm/fault.c). If it
+ * cannot resolve them, a fault from user mode kills the process with a
+ * one-line report and a SIGSEGV (or SIGKILL for out of memory) wait status;
+ * a fault from kernel mode (copyin/copyout) falls through to the exception
+ * table and the system call returns -EFAULT.
+ */
+#include "kernel/proc.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+#include "mm/as.h"
+#include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/trap.h"
+
+static int last_fault_error;   /* as_fault result for the report */
+
+static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
+{
+	struct proc *p = current_proc();
+	if (!p || !p->as || !is_user_addr(addr))
+		return false;
+	if ((tf->error & PF_PRESENT) && (tf->error & PF_RSVD))
+		return false;
+	int r = as_fault(p->as, addr, tf->error & PF_WRITE, tf->error & PF_INSTR);
+	last_fault_error = r;
+	return r == 0;
+}
+
+static const char *pf_reason(uint64_t error)
+{
+	if (error & PF_INSTR)
+		return error & PF_PRESENT ? "execute of a non-executable page"
+					  : "execute of an unmapped address";
+	if (error & PF_WRITE)
+		return error & PF_PRESENT ? "write to a read-only page"
+					  : "write to an unmapped address";
+	return error & PF_PRESENT ? "read of a protected page" : "read of an unmapped address";
+}
+
+static void handle_user_fault(struct trapframe *tf, uint64_t addr)
+{
+	switch (tf->vector) {
+	case T_PF:
+		if (last_fault_error == -ENOMEM)
+			proc_die(SIGKILL, "out of memory on page fault", addr, tf->rip);
+		proc_die(SIGSEGV, pf_reason(tf->error), addr, tf->rip);
+	case T_DE:
+		proc_die(SIGFPE, "divide error", 0, tf->rip);
+	case T_UD:
+		proc_die(SIGILL, "invalid opcode", 0, tf->rip);
+	case T_BP:
+	case T_DB:
+		proc_die(SIGTRAP, trap_name(tf->vector), 0, tf->rip);
+	case T_GP:
+		proc_die(SIGSEGV, "general protection fault", 0, tf->rip);
+	default:
+		proc_die(SIGSEGV, trap_name(tf->vector), 0, tf->rip);
+	}
+}
+
+void pagefault_init(void)
+{
+	page_fault_hook = handle_page_fault;
+	user_fault_hook = handle_user_fault;
+}

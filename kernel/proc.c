@@ -1,0 +1,267 @@
+/* kernel/proc.c -- the process table: creation, fork, exit, wait, kill. */
+#include "kernel/proc.h"
+#include "kernel/errno.h"
+#include "kernel/exec.h"
+#include "kernel/file.h"
+#include "kernel/ktest.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "mm/as.h"
+#include "mm/kstack.h"
+#include "arch/x86_64/reset.h"
+#include "arch/x86_64/timer.h"
+
+struct spinlock proc_lock = SPINLOCK_INIT("proc");
+struct proc proc_table[NPROC];
+static int next_pid = 1;
+static struct proc *init_proc;
+
+extern char trap_return[];
+
+void proc_init(void)
+{
+	sched_init();
+}
+
+struct proc *proc_find(int pid)
+{
+	for (int i = 0; i < NPROC; i++)
+		if (proc_table[i].state != P_UNUSED && proc_table[i].pid == pid)
+			return &proc_table[i];
+	return NULL;
+}
+
+void proc_set_name(struct proc *p, const char *path)
+{
+	const char *base = path;
+	for (const char *s = path; *s; s++)
+		if (*s == '/' && s[1])
+			base = s + 1;
+	strlcpy(p->name, base, sizeof(p->name));
+}
+
+/* First code a new process runs (from swtch): drop the scheduler's lock
+ * and return to user mode through the trap frame. */
+static void proc_first_return(void)
+{
+	spin_unlock(&proc_lock);
+}
+
+/* Claim a table slot with a kernel stack whose top holds a trap frame and
+ * whose context resumes in proc_first_return, then trap_return. EMBRYO. */
+static struct proc *proc_alloc(void)
+{
+	spin_lock(&proc_lock);
+	struct proc *p = NULL;
+	for (int i = 0; i < NPROC && !p; i++)
+		if (proc_table[i].state == P_UNUSED)
+			p = &proc_table[i];
+	if (!p) {
+		spin_unlock(&proc_lock);
+		return NULL;
+	}
+	memset(p, 0, sizeof(*p));
+	p->state = P_EMBRYO;
+	p->pid = next_pid++;
+	spin_unlock(&proc_lock);
+
+	p->kstack_top = kstack_alloc();
+	if (!p->kstack_top) {
+		p->state = P_UNUSED;
+		return NULL;
+	}
+	char *sp = p->kstack_top;
+	sp -= sizeof(struct trapframe);
+	p->tf = (struct trapframe *)sp;
+	memset(p->tf, 0, sizeof(*p->tf));
+	sp -= sizeof(uint64_t);
+	*(uint64_t *)sp = (uint64_t)trap_return;   /* proc_first_return returns here */
+	sp -= sizeof(struct context);
+	p->ctx = (struct context *)sp;
+	memset(p->ctx, 0, sizeof(*p->ctx));
+	p->ctx->rip = (uint64_t)proc_first_return;
+	p->start_ticks = timer_ticks();
+	return p;
+}
+
+/* Give back an EMBRYO or reaped ZOMBIE's slot. */
+static void proc_free(struct proc *p)
+{
+	if (p->kstack_top)
+		kstack_free(p->kstack_top);
+	p->kstack_top = NULL;
+	p->state = P_UNUSED;
+}
+
+int proc_spawn_init(const char *path, const char *const argv[])
+{
+	struct proc *p = proc_alloc();
+	if (!p)
+		return -ENOMEM;
+	int r = exec_load(p, path, argv, NULL);
+	if (r < 0) {
+		proc_free(p);
+		return r;
+	}
+	/* like Linux, pid 1 starts with the console as stdin/out/err */
+	struct file *con;
+	if (file_open("/dev/console", O_RDWR, &con) == 0) {
+		for (int fd = 0; fd < 3; fd++)
+			fd_install(p, fd ? file_dup(con) : con);
+	}
+	init_proc = p;
+	spin_lock(&proc_lock);
+	p->state = P_RUNNABLE;
+	spin_unlock(&proc_lock);
+	return p->pid;
+}
+
+int proc_fork(void)
+{
+	struct proc *parent = current_proc();
+	struct proc *child = proc_alloc();
+	if (!child)
+		return -EAGAIN;
+	child->as = as_fork(parent->as);
+	if (!child->as) {
+		proc_free(child);
+		return -ENOMEM;
+	}
+	*child->tf = *parent->tf;
+	fpu_save(&child->fpu);              /* the parent's live registers */
+	child->tf->rax = 0;                 /* fork returns 0 in the child */
+	child->fs_base = parent->fs_base;
+	child->cwd = parent->cwd;
+	for (int fd = 0; fd < NOFILE; fd++)
+		if (parent->files[fd])
+			child->files[fd] = file_dup(parent->files[fd]);
+	memcpy(child->name, parent->name, sizeof(child->name));
+	child->parent = parent;
+
+	spin_lock(&proc_lock);
+	child->state = P_RUNNABLE;
+	spin_unlock(&proc_lock);
+	return child->pid;
+}
+
+void proc_exit(int status)
+{
+	struct proc *p = current_proc();
+	if (p == init_proc)
+		ktest_init_exited(status);
+
+	for (int fd = 0; fd < NOFILE; fd++)
+		if (p->files[fd]) {
+			file_close(p->files[fd]);
+			p->files[fd] = NULL;
+		}
+	/* Free user memory now; the zombie keeps only its slot and kstack. */
+	struct addrspace *as = p->as;
+	as_activate(NULL);
+	spin_lock(&proc_lock);
+	p->as = NULL;
+	spin_unlock(&proc_lock);
+	as_destroy(as);
+
+	spin_lock(&proc_lock);
+	bool orphans_dead = false;
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *c = &proc_table[i];
+		if (c->parent == p && c->state != P_UNUSED) {
+			c->parent = init_proc;
+			orphans_dead |= c->state == P_ZOMBIE;
+		}
+	}
+	if (orphans_dead)
+		wakeup_locked(init_proc);
+	p->exit_status = status;
+	p->state = P_ZOMBIE;
+	wakeup_locked(p->parent);
+	sched();
+	panic("zombie pid %d ran again", p->pid);
+}
+
+#define WNOHANG 1
+
+int proc_wait(int pid, int *status, int options)
+{
+	struct proc *me = current_proc();
+	spin_lock(&proc_lock);
+	for (;;) {
+		bool have_kids = false;
+		for (int i = 0; i < NPROC; i++) {
+			struct proc *c = &proc_table[i];
+			if (c->parent != me || c->state == P_UNUSED ||
+			    (pid > 0 && c->pid != pid))
+				continue;
+			have_kids = true;
+			if (c->state != P_ZOMBIE)
+				continue;
+			int cpid = c->pid;
+			if (status)
+				*status = c->exit_status;
+			c->parent = NULL;
+			spin_unlock(&proc_lock);
+			proc_free(c);
+			return cpid;
+		}
+		if (!have_kids) {
+			spin_unlock(&proc_lock);
+			return -ECHILD;
+		}
+		if (options & WNOHANG) {
+			spin_unlock(&proc_lock);
+			return 0;
+		}
+		if (me->killed) {
+			spin_unlock(&proc_lock);
+			return -EINTR;
+		}
+		sleep_on(me, &proc_lock);
+	}
+}
+
+int proc_kill(int pid, int sig)
+{
+	spin_lock(&proc_lock);
+	struct proc *p = proc_find(pid);
+	if (!p || p->state == P_ZOMBIE) {
+		spin_unlock(&proc_lock);
+		return -ESRCH;
+	}
+	if (sig == 0) {                       /* existence check */
+		spin_unlock(&proc_lock);
+		return 0;
+	}
+	if (p == init_proc) {
+		spin_unlock(&proc_lock);
+		return -EPERM;
+	}
+	p->killed = true;
+	p->kill_signal = sig;
+	if (p->state == P_SLEEPING)
+		p->state = P_RUNNABLE;
+	spin_unlock(&proc_lock);
+	return 0;
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGTRAP: return "SIGTRAP";
+	case SIGKILL: return "SIGKILL";
+	default: return "signal";
+	}
+}
+
+void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip)
+{
+	struct proc *p = current_proc();
+	printk("pid %d (%s): %s at address %#lx, rip %#lx: killed by %s\n",
+	       p->pid, p->name, why, addr, rip, signal_name(sig));
+	proc_exit(W_TERMSIG(sig));
+}

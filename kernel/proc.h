@@ -1,0 +1,110 @@
+/* kernel/proc.h -- processes.
+ *
+ * A process is an address space (mm/as.h), a kernel stack holding its saved
+ * user registers (tf) and kernel context (ctx), open files, and its place in
+ * the process tree. States:
+ *
+ *   UNUSED -> EMBRYO -> RUNNABLE <-> RUNNING -> ZOMBIE -> (reaped) UNUSED
+ *                          ^            |
+ *                          +- SLEEPING <+
+ */
+#ifndef KERNEL_PROC_H
+#define KERNEL_PROC_H
+
+#include "kernel/types.h"
+#include "kernel/spinlock.h"
+#include "arch/x86_64/context.h"
+#include "arch/x86_64/fpu.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap.h"
+
+#define NPROC 128         /* process table size: fork fails with EAGAIN past it */
+#define NOFILE 64         /* open files per process */
+#define PROC_NAME_MAX 16
+
+enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
+
+struct addrspace;
+struct file;
+struct inode;
+
+struct proc {
+	int pid;
+	enum proc_state state;
+	char name[PROC_NAME_MAX];
+	struct proc *parent;
+	struct addrspace *as;        /* user memory; NULL for kernel threads */
+	void *kstack_top;
+	struct trapframe *tf;        /* saved user registers, top of kstack */
+	struct context *ctx;         /* saved kernel registers (swtch) */
+	const void *wait_chan;       /* what a SLEEPING process waits for */
+	bool killed;
+	int kill_signal;             /* signal that killed it (wait status) */
+	int exit_status;             /* Linux wait status word */
+	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
+	uint64_t clear_child_tid;    /* set_tid_address */
+	struct file *files[NOFILE];
+	struct inode *cwd;
+	uint64_t utime_ticks, stime_ticks;
+	uint64_t start_ticks;
+	struct fpu_state fpu;        /* user x87/SSE registers while switched out */
+};
+
+/* Linux wait status words. */
+#define W_EXITCODE(code) (((code) & 0xff) << 8)
+#define W_TERMSIG(sig) ((sig) & 0x7f)
+
+#define SIGKILL 9
+#define SIGSEGV 11
+#define SIGTERM 15
+#define SIGBUS 7
+#define SIGILL 4
+#define SIGFPE 8
+#define SIGTRAP 5
+
+extern struct spinlock proc_lock;
+extern struct proc proc_table[NPROC];
+
+static inline struct proc *current_proc(void)
+{
+	return this_cpu()->current;
+}
+
+void proc_init(void);
+
+/* Create the first user process running path (argv0..), made RUNNABLE.
+ * Returns its pid or -errno. */
+int proc_spawn_init(const char *path, const char *const argv[]);
+
+/* fork: duplicate the calling process. Child pid, or -errno. */
+int proc_fork(void);
+
+/* Terminate the calling process with a wait status word; never returns. */
+__noreturn void proc_exit(int status);
+
+/* wait4: reap a zombie child (pid > 0: that one; -1: any). */
+int proc_wait(int pid, int *status, int options);
+
+/* Mark a process killed by signal sig; it dies on its way back to user. */
+int proc_kill(int pid, int sig);
+
+/* Kill the current process for a fault, with a one-line report. */
+__noreturn void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip);
+
+/* Look up a process by pid (proc_lock held). */
+struct proc *proc_find(int pid);
+
+/* Set the name shown by ps (from the program's basename). */
+void proc_set_name(struct proc *p, const char *path);
+
+/* Scheduler (kernel/sched.c). */
+__noreturn void scheduler(void);
+void sched_yield(void);
+void sched(void);                         /* proc_lock held, state set */
+void sleep_on(const void *chan, struct spinlock *lk);
+void wakeup(const void *chan);            /* proc_lock NOT held */
+void wakeup_locked(const void *chan);     /* proc_lock held */
+void sched_init(void);
+void sleep_until_ns(uint64_t deadline);   /* nanosleep */
+
+#endif

@@ -1,0 +1,161 @@
+/* kernel/sched.c -- round-robin scheduler, sleep and wakeup.
+ *
+ * The scheduler loop runs on the boot stack in this CPU's own context. A
+ * process gives up the CPU by calling sched() with proc_lock held and its
+ * state already changed; swtch() then lands in the scheduler loop, which
+ * picks the next RUNNABLE process in table order. The timer preempts user
+ * code: every tick marks need_resched, and the return-to-user hook yields.
+ */
+#include "kernel/proc.h"
+#include "kernel/printk.h"
+#include "mm/as.h"
+#include "arch/x86_64/fpu.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/irq.h"
+#include "arch/x86_64/timer.h"
+
+#define TIMESLICE_TICKS 2
+
+static volatile int ticks_left = TIMESLICE_TICKS;
+static const char tick_channel;   /* address that timer sleepers wait on */
+
+/* Load the process's address space, kernel stack and TLS, and run it. */
+static void switch_to(struct cpu *c, struct proc *p)
+{
+	c->current = p;
+	c->kernel_rsp = (uint64_t)p->kstack_top;
+	tss_set_kernel_stack((uint64_t)p->kstack_top);
+	as_activate(p->as);
+	arch_set_fs_base(p->fs_base);
+	p->state = P_RUNNING;
+	ticks_left = TIMESLICE_TICKS;
+	fpu_restore(&p->fpu);
+	swtch(&c->scheduler, p->ctx);
+	fpu_save(&p->fpu);
+	c->current = NULL;
+}
+
+void scheduler(void)
+{
+	struct cpu *c = this_cpu();
+	int next = 0;
+
+	for (;;) {
+		irq_enable();
+		spin_lock(&proc_lock);
+		bool ran = false;
+		for (int i = 0; i < NPROC; i++) {
+			struct proc *p = &proc_table[(next + i) % NPROC];
+			if (p->state != P_RUNNABLE)
+				continue;
+			next = (int)(p - proc_table) + 1;
+			switch_to(c, p);
+			ran = true;
+			break;
+		}
+		spin_unlock(&proc_lock);
+		if (!ran)
+			cpu_idle();   /* nothing to run: wait for an interrupt */
+	}
+}
+
+void sched(void)
+{
+	struct proc *p = current_proc();
+	if (!spin_holding(&proc_lock))
+		panic("sched: pid %d without proc_lock", p->pid);
+	if (p->state == P_RUNNING)
+		panic("sched: pid %d still RUNNING", p->pid);
+	if (this_cpu()->ncli != 1)
+		panic("sched: pid %d holds other locks", p->pid);
+	bool intena = this_cpu()->intena;   /* belongs to this thread */
+	swtch(&p->ctx, this_cpu()->scheduler);
+	this_cpu()->intena = intena;
+}
+
+void sched_yield(void)
+{
+	spin_lock(&proc_lock);
+	current_proc()->state = P_RUNNABLE;
+	sched();
+	spin_unlock(&proc_lock);
+}
+
+void sleep_on(const void *chan, struct spinlock *lk)
+{
+	struct proc *p = current_proc();
+	if (lk != &proc_lock) {
+		spin_lock(&proc_lock);
+		spin_unlock(lk);
+	}
+	p->wait_chan = chan;
+	p->state = P_SLEEPING;
+	sched();
+	p->wait_chan = NULL;
+	if (lk != &proc_lock) {
+		spin_unlock(&proc_lock);
+		spin_lock(lk);
+	}
+}
+
+void wakeup_locked(const void *chan)
+{
+	for (int i = 0; i < NPROC; i++)
+		if (proc_table[i].state == P_SLEEPING && proc_table[i].wait_chan == chan)
+			proc_table[i].state = P_RUNNABLE;
+}
+
+void wakeup(const void *chan)
+{
+	spin_lock(&proc_lock);
+	wakeup_locked(chan);
+	spin_unlock(&proc_lock);
+}
+
+/* Timer tick (interrupt context, so proc_lock is free on this CPU): account
+ * time, wake processes sleeping on the tick, and end the time slice. */
+static void sched_tick(struct trapframe *tf)
+{
+	struct proc *p = current_proc();
+	if (p) {
+		if (trap_from_user(tf))
+			p->utime_ticks++;
+		else
+			p->stime_ticks++;
+	}
+	if (ticks_left > 0)
+		ticks_left--;
+	wakeup(&tick_channel);
+}
+
+/* Sleep until clock_ns() reaches deadline (woken at each tick to check), or
+ * the process is killed. The same clock answers clock_gettime, so a sleep
+ * never looks shorter than asked. */
+void sleep_until_ns(uint64_t deadline)
+{
+	spin_lock(&proc_lock);
+	while (clock_ns() < deadline && !current_proc()->killed)
+		sleep_on(&tick_channel, &proc_lock);
+	spin_unlock(&proc_lock);
+}
+
+/* On every return to user mode: die if killed, yield if the slice is over. */
+static void sched_user_return(struct trapframe *tf)
+{
+	(void)tf;
+	struct proc *p = current_proc();
+	if (!p)
+		return;
+	if (p->killed)
+		proc_exit(W_TERMSIG(p->kill_signal));
+	if (ticks_left == 0)
+		sched_yield();
+	if (p->killed)
+		proc_exit(W_TERMSIG(p->kill_signal));
+}
+
+void sched_init(void)
+{
+	timer_tick_hook = sched_tick;
+	user_return_hook = sched_user_return;
+}

@@ -1,0 +1,358 @@
+/* kernel/sys_file.c -- file system calls over struct file. */
+#include "kernel/syscall.h"
+#include "kernel/errno.h"
+#include "kernel/file.h"
+#include "kernel/fs.h"
+#include "kernel/proc.h"
+#include "kernel/string.h"
+#include "mm/uaccess.h"
+
+#define PATH_MAX 256
+#define AT_FDCWD -100
+#define AT_EMPTY_PATH 0x1000
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+#define TCGETS 0x5401
+#define TIOCGWINSZ 0x5413
+#define F_DUPFD 0
+#define F_GETFD 1
+#define F_SETFD 2
+#define F_GETFL 3
+#define F_SETFL 4
+#define IOV_MAX 1024
+#define CONSOLE_ROWS 25
+#define CONSOLE_COLS 80
+
+static bool can_read(struct file *f)
+{
+	return (f->flags & O_ACCMODE) != O_WRONLY;
+}
+
+static bool can_write(struct file *f)
+{
+	return (f->flags & O_ACCMODE) != O_RDONLY;
+}
+
+static long sys_read(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f || !can_read(f))
+		return -EBADF;
+	return f->ops->read(f, a[1], a[2]);
+}
+
+static long sys_write(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f || !can_write(f))
+		return -EBADF;
+	return f->ops->write(f, a[1], a[2]);
+}
+
+/* readv/writev: one read/write per iovec until a short transfer. */
+static long do_vector_io(const uint64_t a[6], bool write)
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f || !(write ? can_write(f) : can_read(f)))
+		return -EBADF;
+	if (a[2] > IOV_MAX)
+		return -EINVAL;
+	long total = 0;
+	for (uint64_t i = 0; i < a[2]; i++) {
+		struct { uint64_t base, len; } iov;
+		if (copyin(&iov, a[1] + i * sizeof(iov), sizeof(iov)) < 0)
+			return total ? total : -EFAULT;
+		if (!iov.len)
+			continue;
+		long r = write ? f->ops->write(f, iov.base, iov.len)
+			       : f->ops->read(f, iov.base, iov.len);
+		if (r < 0)
+			return total ? total : r;
+		total += r;
+		if ((uint64_t)r < iov.len)
+			break;
+	}
+	return total;
+}
+
+static long sys_readv(const uint64_t a[6])
+{
+	return do_vector_io(a, false);
+}
+
+static long sys_writev(const uint64_t a[6])
+{
+	return do_vector_io(a, true);
+}
+
+static long open_user_path(vaddr_t upath, int flags)
+{
+	char path[PATH_MAX];
+	long r = copyinstr(path, upath, sizeof(path));
+	if (r < 0)
+		return r;
+	struct file *f;
+	r = file_open(path, flags, &f);
+	if (r < 0)
+		return r;
+	int fd = fd_install(current_proc(), f);
+	if (fd < 0)
+		file_close(f);
+	return fd;
+}
+
+static long sys_open(const uint64_t a[6])
+{
+	return open_user_path(a[0], (int)a[1]);
+}
+
+static long sys_openat(const uint64_t a[6])
+{
+	if ((int)a[0] != AT_FDCWD)
+		return -ENOSYS;   /* only absolute or cwd(=/) relative paths */
+	return open_user_path(a[1], (int)a[2]);
+}
+
+static long sys_close(const uint64_t a[6])
+{
+	int fd = (int)a[0];
+	struct file *f = fd_get(fd);
+	if (!f)
+		return -EBADF;
+	current_proc()->files[fd] = NULL;
+	file_close(f);
+	return 0;
+}
+
+/* stat family: resolve to an inode (path or descriptor) and copy it out. */
+static long stat_path(vaddr_t upath, vaddr_t ust)
+{
+	char path[PATH_MAX];
+	long r = copyinstr(path, upath, sizeof(path));
+	if (r < 0)
+		return r;
+	struct inode *ip = fs_lookup(path);
+	return ip ? inode_stat(ip, ust) : -ENOENT;
+}
+
+static long stat_fd(int fd, vaddr_t ust)
+{
+	struct file *f = fd_get(fd);
+	if (!f)
+		return -EBADF;
+	if (!f->inode) {   /* a pipe: report a FIFO of size 0 */
+		static struct inode fifo = { .name = "pipe", .type = INODE_DEV, .mode = 010600 };
+		return inode_stat(&fifo, ust);
+	}
+	return inode_stat(f->inode, ust);
+}
+
+static long sys_stat(const uint64_t a[6])
+{
+	return stat_path(a[0], a[1]);
+}
+
+static long sys_fstat(const uint64_t a[6])
+{
+	return stat_fd((int)a[0], a[1]);
+}
+
+static long sys_newfstatat(const uint64_t a[6])
+{
+	if (a[3] & AT_EMPTY_PATH)
+		return stat_fd((int)a[0], a[2]);
+	if ((int)a[0] != AT_FDCWD)
+		return -ENOSYS;
+	return stat_path(a[1], a[2]);
+}
+
+static long sys_access(const uint64_t a[6])
+{
+	char path[PATH_MAX];
+	long r = copyinstr(path, a[0], sizeof(path));
+	if (r < 0)
+		return r;
+	return fs_lookup(path) ? 0 : -ENOENT;
+}
+
+static long sys_lseek(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	if (!f->ops->seekable)
+		return -ESPIPE;
+	int64_t base;
+	switch (a[2]) {
+	case SEEK_SET: base = 0; break;
+	case SEEK_CUR: base = (int64_t)f->off; break;
+	case SEEK_END: base = (int64_t)(f->inode ? f->inode->size : 0); break;
+	default: return -EINVAL;
+	}
+	int64_t off = base + (int64_t)a[1];
+	if (off < 0)
+		return -EINVAL;
+	f->off = (uint64_t)off;
+	return off;
+}
+
+static long sys_ioctl(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	bool tty = f->inode && f->inode->type == INODE_DEV && f->inode->dev == DEV_CONSOLE;
+	if (!tty)
+		return -ENOTTY;   /* files, pipes: no terminal, no size */
+	if (a[1] == TCGETS) {
+		/* a struct termios that says: canonical mode with echo */
+		uint8_t termios[60] = { 0 };
+		termios[12] = 0x0a;  /* c_lflag low byte: ICANON | ECHO (0x2 | 0x8) */
+		return copyout(a[2], termios, sizeof(termios));
+	}
+	if (a[1] == TIOCGWINSZ) {
+		/* the console's size: a VGA text screen (what isatty() asks) */
+		uint16_t winsize[4] = { CONSOLE_ROWS, CONSOLE_COLS, 0, 0 };
+		return copyout(a[2], winsize, sizeof(winsize));
+	}
+	return -ENOTTY;
+}
+
+static long do_pipe(vaddr_t ufds, int flags)
+{
+	struct file *ends[2];
+	int r = pipe_create(ends);
+	if (r < 0)
+		return r;
+	ends[0]->flags |= flags & O_NONBLOCK;
+	ends[1]->flags |= flags & O_NONBLOCK;
+	int fds[2] = { fd_install(current_proc(), ends[0]), -1 };
+	if (fds[0] >= 0)
+		fds[1] = fd_install(current_proc(), ends[1]);
+	if (fds[1] < 0 || copyout(ufds, fds, sizeof(fds)) < 0) {
+		struct proc *p = current_proc();
+		if (fds[0] >= 0)
+			p->files[fds[0]] = NULL;
+		if (fds[1] >= 0)
+			p->files[fds[1]] = NULL;
+		file_close(ends[0]);
+		file_close(ends[1]);
+		return fds[1] < 0 ? -EMFILE : -EFAULT;
+	}
+	return 0;
+}
+
+static long sys_pipe(const uint64_t a[6])
+{
+	return do_pipe(a[0], 0);
+}
+
+static long sys_pipe2(const uint64_t a[6])
+{
+	if (a[1] & ~(uint64_t)(O_NONBLOCK | O_CLOEXEC))
+		return -EINVAL;
+	return do_pipe(a[0], (int)a[1]);
+}
+
+static long sys_dup(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	int fd = fd_install(current_proc(), file_dup(f));
+	if (fd < 0)
+		file_close(f);
+	return fd;
+}
+
+static long sys_dup2(const uint64_t a[6])
+{
+	int oldfd = (int)a[0], newfd = (int)a[1];
+	struct file *f = fd_get(oldfd);
+	if (!f)
+		return -EBADF;
+	if (newfd < 0 || newfd >= NOFILE)
+		return -EBADF;
+	if (oldfd == newfd)
+		return newfd;
+	struct proc *p = current_proc();
+	if (p->files[newfd])
+		file_close(p->files[newfd]);
+	p->files[newfd] = file_dup(f);
+	return newfd;
+}
+
+static long sys_fcntl(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	switch (a[1]) {
+	case F_GETFD:
+	case F_SETFD:
+		return 0;                      /* no exec-closing yet */
+	case F_GETFL:
+		return f->flags;
+	case F_SETFL:
+		f->flags = (f->flags & ~O_NONBLOCK) | ((int)a[2] & O_NONBLOCK);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static long sys_getdents64(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	if (!f->inode)
+		return -ENOTDIR;
+	return dir_getdents(f->inode, &f->off, a[1], a[2]);
+}
+
+static long sys_getcwd(const uint64_t a[6])
+{
+	if (a[1] < 2)
+		return -ERANGE;
+	return copyout(a[0], "/", 2) < 0 ? -EFAULT : 2;
+}
+
+static long sys_chdir(const uint64_t a[6])
+{
+	char path[PATH_MAX];
+	long r = copyinstr(path, a[0], sizeof(path));
+	if (r < 0)
+		return r;
+	struct inode *ip = fs_lookup(path);
+	if (!ip)
+		return -ENOENT;
+	return ip->type == INODE_DIR ? 0 : -ENOTDIR;   /* cwd stays "/" */
+}
+
+const struct syscall_entry sys_file_table[] = {
+	{ SYS_read, "read", sys_read },
+	{ SYS_write, "write", sys_write },
+	{ SYS_readv, "readv", sys_readv },
+	{ SYS_writev, "writev", sys_writev },
+	{ SYS_open, "open", sys_open },
+	{ SYS_openat, "openat", sys_openat },
+	{ SYS_close, "close", sys_close },
+	{ SYS_stat, "stat", sys_stat },
+	{ SYS_lstat, "lstat", sys_stat },
+	{ SYS_fstat, "fstat", sys_fstat },
+	{ SYS_newfstatat, "newfstatat", sys_newfstatat },
+	{ SYS_access, "access", sys_access },
+	{ SYS_lseek, "lseek", sys_lseek },
+	{ SYS_ioctl, "ioctl", sys_ioctl },
+	{ SYS_pipe, "pipe", sys_pipe },
+	{ SYS_pipe2, "pipe2", sys_pipe2 },
+	{ SYS_dup, "dup", sys_dup },
+	{ SYS_dup2, "dup2", sys_dup2 },
+	{ SYS_fcntl, "fcntl", sys_fcntl },
+	{ SYS_getdents64, "getdents64", sys_getdents64 },
+	{ SYS_getcwd, "getcwd", sys_getcwd },
+	{ SYS_chdir, "chdir", sys_chdir },
+	{ 0, NULL, NULL },
+};

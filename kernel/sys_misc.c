@@ -1,0 +1,194 @@
+/* kernel/sys_misc.c -- time, identity, TLS, signals (minimal), reboot. */
+#include "kernel/syscall.h"
+#include "kernel/errno.h"
+#include "kernel/ktest.h"
+#include "kernel/printk.h"
+#include "kernel/proc.h"
+#include "kernel/string.h"
+#include "kernel/version.h"
+#include "mm/uaccess.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/reset.h"
+#include "arch/x86_64/timer.h"
+#include "arch/x86_64/memlayout.h"
+
+#define ARCH_SET_FS 0x1002
+#define ARCH_GET_FS 0x1003
+#define CLOCK_REALTIME 0
+#define CLOCK_MONOTONIC 1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_MONOTONIC_RAW 4
+#define CLOCK_BOOTTIME 7
+#define NSEC_PER_SEC 1000000000ULL
+#define LINUX_REBOOT_MAGIC1 0xfee1dead
+#define LINUX_REBOOT_CMD_RESTART 0x01234567
+#define LINUX_REBOOT_CMD_POWER_OFF 0x4321fedc
+#define LINUX_REBOOT_CMD_HALT 0xcdef0123
+#define BOOT_EPOCH 1767225600ULL   /* 2026-01-01: there is no RTC driver */
+
+struct timespec64 {
+	int64_t tv_sec, tv_nsec;
+};
+
+static long sys_uname(const uint64_t a[6])
+{
+	char u[6][65];
+	memset(u, 0, sizeof(u));
+	strlcpy(u[0], "Pagoda", 65);
+	strlcpy(u[1], "pagoda", 65);
+	strlcpy(u[2], PAGODA_VERSION, 65);
+	strlcpy(u[3], "#1 " __DATE__, 65);
+	strlcpy(u[4], "x86_64", 65);
+	strlcpy(u[5], "(none)", 65);
+	return copyout(a[0], u, sizeof(u));
+}
+
+static long sys_clock_gettime(const uint64_t a[6])
+{
+	uint64_t ns = clock_ns();
+	switch (a[0]) {
+	case CLOCK_REALTIME:
+		ns += BOOT_EPOCH * NSEC_PER_SEC;
+		break;
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_BOOTTIME:
+		break;
+	case CLOCK_PROCESS_CPUTIME_ID: {
+		struct proc *p = current_proc();
+		ns = (p->utime_ticks + p->stime_ticks) * (NSEC_PER_SEC / HZ);
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	struct timespec64 ts = { (int64_t)(ns / NSEC_PER_SEC), (int64_t)(ns % NSEC_PER_SEC) };
+	return copyout(a[1], &ts, sizeof(ts));
+}
+
+static long sys_gettimeofday(const uint64_t a[6])
+{
+	uint64_t ns = clock_ns() + BOOT_EPOCH * NSEC_PER_SEC;
+	int64_t tv[2] = { (int64_t)(ns / NSEC_PER_SEC), (int64_t)(ns % NSEC_PER_SEC / 1000) };
+	return a[0] ? copyout(a[0], tv, sizeof(tv)) : 0;
+}
+
+static long sys_time(const uint64_t a[6])
+{
+	int64_t t = (int64_t)(clock_ns() / NSEC_PER_SEC + BOOT_EPOCH);
+	if (a[0] && copyout(a[0], &t, sizeof(t)) < 0)
+		return -EFAULT;
+	return t;
+}
+
+static long sys_times(const uint64_t a[6])
+{
+	struct proc *p = current_proc();
+	int64_t tms[4] = { (int64_t)p->utime_ticks, (int64_t)p->stime_ticks, 0, 0 };
+	if (a[0] && copyout(a[0], tms, sizeof(tms)) < 0)
+		return -EFAULT;
+	return (long)timer_ticks();
+}
+
+static long sys_nanosleep(const uint64_t a[6])
+{
+	struct timespec64 ts;
+	if (copyin(&ts, a[0], sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC_PER_SEC)
+		return -EINVAL;
+	uint64_t ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	sleep_until_ns(clock_ns() + ns);
+	return current_proc()->killed ? -EINTR : 0;
+}
+
+static long sys_arch_prctl(const uint64_t a[6])
+{
+	struct proc *p = current_proc();
+	switch (a[0]) {
+	case ARCH_SET_FS:
+		if (a[1] >= USER_TOP)
+			return -EPERM;
+		p->fs_base = a[1];
+		arch_set_fs_base(a[1]);
+		return 0;
+	case ARCH_GET_FS:
+		return copyout(a[1], &p->fs_base, sizeof(p->fs_base));
+	default:
+		return -EINVAL;
+	}
+}
+
+static long sys_set_tid_address(const uint64_t a[6])
+{
+	current_proc()->clear_child_tid = a[0];
+	return current_proc()->pid;
+}
+
+/* Signals are minimal: handlers are accepted and never called; the only
+ * signals delivered are fatal ones (SIGKILL, SIGTERM, faults). */
+static long sys_rt_sigaction(const uint64_t a[6])
+{
+	if (a[0] < 1 || a[0] > 64 || a[0] == SIGKILL || a[0] == 19 /* SIGSTOP */)
+		return -EINVAL;
+	if (a[2]) {
+		uint64_t old[4] = { 0 };   /* SIG_DFL, no flags, empty mask */
+		return copyout(a[2], old, sizeof(old));
+	}
+	return 0;
+}
+
+static long sys_rt_sigprocmask(const uint64_t a[6])
+{
+	if (a[0] > 2)
+		return -EINVAL;
+	if (a[2]) {
+		uint64_t empty = 0;
+		return copyout(a[2], &empty, sizeof(empty));
+	}
+	return 0;
+}
+
+static long sys_zero_id(const uint64_t a[6])
+{
+	(void)a;
+	return 0;   /* everyone is root */
+}
+
+static long sys_reboot(const uint64_t a[6])
+{
+	if (a[0] != LINUX_REBOOT_MAGIC1)
+		return -EINVAL;
+	switch ((uint32_t)a[2]) {
+	case LINUX_REBOOT_CMD_POWER_OFF:
+	case LINUX_REBOOT_CMD_HALT:
+		printk("pagoda: power off\n");
+		ktest_exit(KTEST_EXIT_PASS);
+		arch_power_off();
+		return -EIO;
+	case LINUX_REBOOT_CMD_RESTART:
+		arch_reboot();
+		return -EIO;
+	default:
+		return -EINVAL;
+	}
+}
+
+const struct syscall_entry sys_misc_table[] = {
+	{ SYS_uname, "uname", sys_uname },
+	{ SYS_clock_gettime, "clock_gettime", sys_clock_gettime },
+	{ SYS_gettimeofday, "gettimeofday", sys_gettimeofday },
+	{ SYS_time, "time", sys_time },
+	{ SYS_times, "times", sys_times },
+	{ SYS_nanosleep, "nanosleep", sys_nanosleep },
+	{ SYS_arch_prctl, "arch_prctl", sys_arch_prctl },
+	{ SYS_set_tid_address, "set_tid_address", sys_set_tid_address },
+	{ SYS_rt_sigaction, "rt_sigaction", sys_rt_sigaction },
+	{ SYS_rt_sigprocmask, "rt_sigprocmask", sys_rt_sigprocmask },
+	{ SYS_getuid, "getuid", sys_zero_id },
+	{ SYS_geteuid, "geteuid", sys_zero_id },
+	{ SYS_getgid, "getgid", sys_zero_id },
+	{ SYS_getegid, "getegid", sys_zero_id },
+	{ SYS_reboot, "reboot", sys_reboot },
+	{ 0, NULL, NULL },
+};

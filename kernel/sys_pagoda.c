@@ -1,0 +1,144 @@
+/* kernel/sys_pagoda.c -- Pagoda's introspection system calls (numbers from
+ * 1000; the structures are shared with user space in libc/include/pagoda/).
+ *
+ *   pagoda_vmquery(addr, q)   how one user address is mapped
+ *   pagoda_meminfo(m)         system-wide memory counters
+ *   pagoda_procinfo(i, p)     the i-th live process, for ps
+ */
+#include "kernel/syscall.h"
+#include "kernel/errno.h"
+#include "kernel/proc.h"
+#include "kernel/string.h"
+#include "mm/as.h"
+#include "mm/fault.h"
+#include "mm/memstat.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+#include "mm/tlb.h"
+#include "mm/uaccess.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+#include "libc/include/pagoda/meminfo.h"
+#include "libc/include/pagoda/procinfo.h"
+#include "libc/include/pagoda/vmquery.h"
+
+/* ---- vmquery: one walk down to va, remembering the PD entry and leaf ---- */
+
+struct vmq_walk {
+	struct pagoda_vmquery *q;
+	pte_t pde;
+};
+
+static int vmq_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	struct vmq_walk *s = w->arg;
+	s->pde = pte_read(ep);
+	if (!pte_huge(s->pde)) {
+		struct page *pt = pa_to_page(pte_addr(s->pde));
+		s->q->pt_pa = pte_addr(s->pde);
+		s->q->pt_share_count = pt->pt.share;
+		s->q->pt_present_count = pt->count;
+	}
+	return 0;
+}
+
+static int vmq_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	struct pagoda_vmquery *q = ((struct vmq_walk *)w->arg)->q;
+	pte_t e = pte_read(ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	q->mapped = 1;
+	q->pte = e;
+	q->page_size = (uint32_t)pgl_entry_size(level);
+	q->pa = pte_addr(e) + (va & (q->page_size - 1));
+	q->prot = VMQ_READ | (pte_writable(e) ? VMQ_WRITE : 0) |
+		  (pte_exec(e) ? VMQ_EXEC : 0) | (pte_user(e) ? VMQ_USER : 0);
+	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pte_lazyfree(e) ? VMQ_LAZYFREE : 0) |
+		  (pte_file(e) ? VMQ_FILE : 0) | (pte_dirty(e) ? VMQ_DIRTY : 0) |
+		  (pte_accessed(e) ? VMQ_ACCESSED : 0);
+	q->frame_refcount = pg ? pg->refcount : 0;
+	return 0;
+}
+
+static const struct walk_ops vmq_ops = { .pde = vmq_pde, .pte = vmq_pte };
+
+static long sys_vmquery(const uint64_t a[6])
+{
+	vaddr_t va = ALIGN_DOWN(a[0], PAGE_SIZE);
+	if (a[0] >= USER_TOP)
+		return -EINVAL;
+	struct pagoda_vmquery q = { .va = va };
+	struct vmq_walk s = { .q = &q };
+	struct walk w = { .ops = &vmq_ops, .pgt = current_proc()->as->pgt, .arg = &s };
+	walk_range(&w, va, va + PAGE_SIZE);
+	if (pte_present(s.pde) && !pte_writable(s.pde))
+		q.soft |= VMQ_PT_WRPROT;
+	return copyout(a[1], &q, sizeof(q));
+}
+
+/* ---- meminfo ---- */
+
+static long sys_meminfo(const uint64_t a[6])
+{
+	struct pagoda_meminfo m = { 0 };
+	m.total_pages = mm_stats.managed;
+	m.free_pages = mm_stats.free;
+	m.kernel_pages = mm_stats.by_type[PG_KERNEL];
+	m.anon_pages = mm_stats.by_type[PG_ANON];
+	m.file_pages = mm_stats.by_type[PG_FILE];
+	m.pagetable_pages = mm_stats.by_type[PG_PAGETABLE];
+	m.page_faults = fault_stats.zero + fault_stats.file + fault_stats.cow;
+	m.cow_faults = fault_stats.cow;
+	m.tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
+	return copyout(a[0], &m, sizeof(m));
+}
+
+/* ---- procinfo ---- */
+
+static uint32_t proc_state_letter(enum proc_state s)
+{
+	return s == P_ZOMBIE ? PROC_STATE_ZOMBIE :
+	       s == P_SLEEPING ? PROC_STATE_SLEEPING : PROC_STATE_RUNNABLE;
+}
+
+static long sys_procinfo(const uint64_t a[6])
+{
+	if ((int64_t)a[0] < 0)
+		return -EINVAL;
+	struct pagoda_procinfo pi = { 0 };
+	struct as_memstat st = { 0 };
+	uint64_t seen = 0;
+	bool found = false;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC && !found; i++) {
+		struct proc *p = &proc_table[i];
+		if (p->state == P_UNUSED || p->state == P_EMBRYO || seen++ != a[0])
+			continue;
+		found = true;
+		pi.pid = p->pid;
+		pi.ppid = p->parent ? p->parent->pid : 0;
+		pi.state = proc_state_letter(p->state);
+		memcpy(pi.name, p->name, sizeof(pi.name));
+		if (p->as)
+			as_memstat(p->as, &st);
+	}
+	spin_unlock(&proc_lock);
+	if (!found)
+		return -ESRCH;
+	pi.vm_pages = st.vm_pages;
+	pi.rss_pages = st.rss_pages;
+	pi.pss_pages = st.pss_pages;
+	pi.lazyfree_pages = st.lazyfree_pages;
+	pi.pt_pages = st.pt_pages;
+	pi.shared_pt_pages = st.shared_pt_pages;
+	return copyout(a[1], &pi, sizeof(pi));
+}
+
+const struct syscall_entry sys_pagoda_table[] = {
+	{ SYS_pagoda_vmquery, "pagoda_vmquery", sys_vmquery },
+	{ SYS_pagoda_meminfo, "pagoda_meminfo", sys_meminfo },
+	{ SYS_pagoda_procinfo, "pagoda_procinfo", sys_procinfo },
+	{ 0, NULL, NULL },
+};

@@ -1,0 +1,124 @@
+/* kernel/sys_proc.c -- process system calls: fork, execve, exit, wait4,
+ * kill, getpid and friends. */
+#include "kernel/syscall.h"
+#include "kernel/errno.h"
+#include "kernel/exec.h"
+#include "kernel/proc.h"
+#include "kernel/string.h"
+#include "mm/kmalloc.h"
+#include "mm/uaccess.h"
+
+static long sys_fork(const uint64_t a[6])
+{
+	(void)a;
+	return proc_fork();
+}
+
+static long sys_exit(const uint64_t a[6])
+{
+	proc_exit(W_EXITCODE((int)a[0]));
+}
+
+/* Copy a user string vector into buf (strings) and vec (pointers into it). */
+static long copy_strings(vaddr_t uvec, const char **vec, int maxn, char *buf,
+			 uint64_t *used)
+{
+	int n = 0;
+	if (!uvec) {
+		vec[0] = NULL;
+		return 0;
+	}
+	for (;; n++) {
+		uint64_t ptr;
+		if (copyin(&ptr, uvec + n * sizeof(uint64_t), sizeof(ptr)) < 0)
+			return -EFAULT;
+		if (!ptr)
+			break;
+		if (n == maxn)
+			return -E2BIG;
+		long len = copyinstr(buf + *used, ptr, ARG_MAX - *used);
+		if (len < 0)
+			return len == -ENAMETOOLONG ? -E2BIG : len;
+		vec[n] = buf + *used;
+		*used += (uint64_t)len + 1;
+	}
+	vec[n] = NULL;
+	return n;
+}
+
+static long sys_execve(const uint64_t a[6])
+{
+	char path[256];
+	long r = copyinstr(path, a[0], sizeof(path));
+	if (r < 0)
+		return r;
+	char *buf = kmalloc(ARG_MAX);
+	const char **argv = kmalloc(2 * (MAX_ARGS + 1) * sizeof(char *));
+	if (!buf || !argv) {
+		kfree(buf);
+		kfree(argv);
+		return -ENOMEM;
+	}
+	const char **envp = argv + MAX_ARGS + 1;
+	uint64_t used = 0;
+	r = copy_strings(a[1], argv, MAX_ARGS, buf, &used);
+	if (r >= 0)
+		r = copy_strings(a[2], envp, MAX_ARGS, buf, &used);
+	if (r >= 0)
+		r = exec_load(current_proc(), path, argv, envp);
+	kfree(buf);
+	kfree(argv);
+	return r;
+}
+
+static long sys_wait4(const uint64_t a[6])
+{
+	int status = 0;
+	int pid = proc_wait((int)a[0], &status, (int)a[2]);
+	if (pid > 0 && a[1] && copyout(a[1], &status, sizeof(status)) < 0)
+		return -EFAULT;
+	return pid;
+}
+
+static long sys_kill(const uint64_t a[6])
+{
+	int sig = (int)a[1];
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	return proc_kill((int)a[0], sig);
+}
+
+static long sys_getpid(const uint64_t a[6])
+{
+	(void)a;
+	return current_proc()->pid;
+}
+
+static long sys_getppid(const uint64_t a[6])
+{
+	(void)a;
+	struct proc *parent = current_proc()->parent;
+	return parent ? parent->pid : 0;
+}
+
+static long sys_sched_yield(const uint64_t a[6])
+{
+	(void)a;
+	sched_yield();
+	return 0;
+}
+
+const struct syscall_entry sys_proc_table[] = {
+	{ SYS_fork, "fork", sys_fork },
+	{ SYS_vfork, "vfork", sys_fork },    /* a full fork: always correct */
+	{ SYS_execve, "execve", sys_execve },
+	{ SYS_exit, "exit", sys_exit },
+	{ SYS_exit_group, "exit_group", sys_exit },
+	{ SYS_wait4, "wait4", sys_wait4 },
+	{ SYS_kill, "kill", sys_kill },
+	{ SYS_getpid, "getpid", sys_getpid },
+	{ SYS_gettid, "gettid", sys_getpid },
+	{ SYS_getppid, "getppid", sys_getppid },
+	{ SYS_sched_yield, "sched_yield", sys_sched_yield },
+	{ 0, NULL, NULL },
+};

@@ -1,0 +1,41 @@
+/* kernel/syscall.c -- dispatch a system call from its trap frame. */
+#include "kernel/syscall.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+#include "kernel/proc.h"
+#include "arch/x86_64/trap.h"
+
+static syscall_fn table[NSYSCALLS];
+
+static void add_table(const struct syscall_entry *t)
+{
+	for (; t->fn; t++) {
+		if (t->nr >= NSYSCALLS || table[t->nr])
+			panic("syscall %s: bad or duplicate number %u", t->name, t->nr);
+		table[t->nr] = t->fn;
+	}
+}
+
+/* Fill the dispatch array from the per-area tables. */
+void syscall_table_init(void)
+{
+	add_table(sys_proc_table);
+	add_table(sys_file_table);
+	add_table(sys_mem_table);
+	add_table(sys_misc_table);
+	add_table(sys_pagoda_table);
+}
+
+void syscall_dispatch(struct trapframe *tf)
+{
+	struct proc *p = current_proc();
+	p->tf = tf;
+	uint64_t nr = tf->rax;
+	const uint64_t arg[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
+	long r = -ENOSYS;
+	if (nr < NSYSCALLS && table[nr])
+		r = table[nr](arg);
+	tf->rax = (uint64_t)r;
+	if (user_return_hook)
+		user_return_hook(tf);
+}

@@ -1,0 +1,192 @@
+/* mm/as.c -- address spaces: create, destroy, mmap, munmap, mprotect, brk.
+ *
+ * The VMA list says what may be mapped; the page table caches what is.
+ * Changing a range first splits VMAs at its ends (vma_isolate), then edits
+ * the whole VMAs inside and the page table below them in one walk.
+ */
+#include "mm/as.h"
+#include "mm/kmalloc.h"
+#include "mm/page.h"
+#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/vma.h"
+#include "kernel/errno.h"
+#include "kernel/fs.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "arch/x86_64/memlayout.h"
+
+struct addrspace *as_create(void)
+{
+	struct addrspace *as = kzalloc(sizeof(*as));
+	if (!as)
+		return NULL;
+	as->pgt = pgt_create();
+	if (!as->pgt) {
+		kfree(as);
+		return NULL;
+	}
+	return as;
+}
+
+void as_destroy(struct addrspace *as)
+{
+	if (!as)
+		return;
+	while (as->vmas)
+		vma_delete(as, as->vmas);
+	pgt_destroy(as->pgt);
+	kfree(as);
+}
+
+void as_activate(struct addrspace *as)
+{
+	pgt_activate(as ? as->pgt : &kernel_pgt);
+}
+
+struct vma *as_find_vma(struct addrspace *as, vaddr_t va)
+{
+	for (struct vma *v = as->vmas; v && v->start <= va; v = v->next)
+		if (va < v->end)
+			return v;
+	return NULL;
+}
+
+/* Remove [start, end) from the VMAs and the page table. */
+static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
+{
+	int r = vma_isolate(as, start, end);
+	if (r < 0)
+		return r;
+	for (struct vma *v = as->vmas, *next; v && v->start < end; v = next) {
+		next = v->next;
+		if (v->start >= start)
+			vma_delete(as, v);
+	}
+	pgr_unmap(as->pgt, start, end);
+	return 0;
+}
+
+/* Linux's heuristic overcommit: memory is handed out lazily, but a single
+ * request for more than all of RAM is refused at once (-ENOMEM). */
+static bool may_commit(uint64_t len)
+{
+	return len / PAGE_SIZE <= mm_stats.managed;
+}
+
+static bool user_range(vaddr_t start, uint64_t len)
+{
+	return start >= USER_NULL_GUARD && len <= USER_TOP && start <= USER_TOP - len;
+}
+
+int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
+	    unsigned flags, struct inode *file, uint64_t off, vaddr_t *out)
+{
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (!len)
+		return -EINVAL;
+	if (!file && !may_commit(len))
+		return -ENOMEM;
+	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+	if (fixed && !user_range(addr, len))
+		return -ENOMEM;
+	if ((flags & MAP_FIXED_NOREPLACE) && vma_overlaps(as, addr, addr + len))
+		return -EEXIST;
+	if (!fixed && !(addr && user_range(addr, len) && !vma_overlaps(as, addr, addr + len))) {
+		/* large mappings get 2 MiB alignment: whole PT pages */
+		uint64_t align = len >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;
+		addr = vma_find_gap(as, len, USER_MMAP_TOP, align);
+		if (!addr)
+			return -ENOMEM;
+	}
+	unsigned vflags = (flags & MAP_SHARED ? VMA_SHARED : 0) |
+			  (file ? VMA_FILE : VMA_ANON);
+	struct vma *v = vma_new(addr, addr + len, prot, vflags, file, off);
+	if (!v)
+		return -ENOMEM;
+	if (fixed && unmap_range(as, addr, addr + len) < 0) {
+		kfree(v);
+		return -ENOMEM;
+	}
+	vma_insert(as, v);
+	/* Shared anonymous memory must be the same frames in parent and child
+	 * even if fork comes before the first touch: populate it now. */
+	if ((vflags & VMA_SHARED) && !file) {
+		for (vaddr_t va = addr; va < addr + len; va += PAGE_SIZE) {
+			if (as_fault(as, va, true, false) < 0) {
+				unmap_range(as, addr, addr + len);
+				return -ENOMEM;
+			}
+		}
+	}
+	*out = addr;
+	return 0;
+}
+
+int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len)
+{
+	if (!user_range(addr, len))
+		return -EINVAL;
+	return unmap_range(as, addr, addr + len);
+}
+
+int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
+{
+	vaddr_t end = addr + len;
+	if (!user_range(addr, len) || !vma_covers(as, addr, end))
+		return -ENOMEM;
+	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
+		if (v->end > addr && (v->flags & VMA_SHARED) && v->file && (prot & PROT_WRITE))
+			return -EACCES;
+	int r = vma_isolate(as, addr, end);
+	if (r < 0)
+		return r;
+	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
+		if (v->start >= addr)
+			v->prot = prot;
+	pgr_protect(as->pgt, addr, end, prot);
+	vma_merge(as);
+	return 0;
+}
+
+/* brk moves the end of the heap: growing adds a VMA [old end, new end) that
+ * vma_merge joins to the heap below it; shrinking unmaps the tail. */
+vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk)
+{
+	if (newbrk < as->heap_start || newbrk >= USER_MMAP_TOP)
+		return as->brk;
+	vaddr_t old_end = ALIGN_UP(as->brk, PAGE_SIZE), new_end = ALIGN_UP(newbrk, PAGE_SIZE);
+	if (new_end > old_end) {
+		if (!may_commit(new_end - as->heap_start) || vma_overlaps(as, old_end, new_end))
+			return as->brk;
+		struct vma *v = vma_new(old_end, new_end, PROT_READ | PROT_WRITE,
+					VMA_ANON | VMA_HEAP, NULL, 0);
+		if (!v)
+			return as->brk;
+		vma_insert(as, v);
+		vma_merge(as);
+	} else if (new_end < old_end && unmap_range(as, new_end, old_end) < 0) {
+		return as->brk;
+	}
+	as->brk = newbrk;
+	return newbrk;
+}
+
+int as_write(struct addrspace *as, vaddr_t va, const void *src, uint64_t len)
+{
+	while (len) {
+		uint64_t in = va % PAGE_SIZE, n = MIN(len, PAGE_SIZE - in);
+		paddr_t pa;
+		pte_t flags;
+		int r = as_fault(as, va, true, false);
+		if (r < 0)
+			return r;
+		if (!pgt_lookup(as->pgt, va, &pa, &flags))
+			panic("as_write: %#lx not mapped after its fault", va);
+		memcpy(P2V(pa), src, n);
+		va += n;
+		src = (const char *)src + n;
+		len -= n;
+	}
+	return 0;
+}

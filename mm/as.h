@@ -1,0 +1,83 @@
+/* mm/as.h -- user address spaces: VMAs over a page table.
+ *
+ * An address space is a sorted list of VMAs (virtual memory areas, each a
+ * range with one protection and one backing) plus the page table that caches
+ * their translations. Pages appear on demand: a fault inside a VMA maps a
+ * zero page (anonymous), a file frame (read-only file mapping), or copies a
+ * shared frame (copy on write). Every function taking user ranges returns 0
+ * or a Linux -errno.
+ */
+#ifndef MM_AS_H
+#define MM_AS_H
+
+#include "kernel/types.h"
+
+/* mmap/mprotect protections and flags: Linux values. */
+#define PROT_NONE 0x0
+#define PROT_READ 0x1
+#define PROT_WRITE 0x2
+#define PROT_EXEC 0x4
+#define MAP_SHARED 0x01
+#define MAP_PRIVATE 0x02
+#define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_NORESERVE 0x4000
+#define MAP_POPULATE 0x8000
+#define MAP_FIXED_NOREPLACE 0x100000
+
+/* VMA kinds (struct vma.flags). */
+#define VMA_ANON (1u << 0)    /* demand-zero memory */
+#define VMA_SHARED (1u << 1)  /* MAP_SHARED: fork shares, no COW */
+#define VMA_FILE (1u << 2)    /* backed by an initrd file's frames */
+#define VMA_STACK (1u << 3)   /* grows down to its limit */
+#define VMA_HEAP (1u << 4)    /* the brk area */
+
+struct inode;
+struct pagetable;
+
+struct vma {
+	vaddr_t start, end;        /* [start, end), page aligned */
+	unsigned prot;             /* PROT_* */
+	unsigned flags;            /* VMA_* */
+	struct inode *file;        /* VMA_FILE: the file */
+	uint64_t file_off;         /* file offset of start */
+	struct vma *next;          /* sorted by address */
+};
+
+struct addrspace {
+	struct pagetable *pgt;
+	struct vma *vmas;
+	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
+	vaddr_t stack_limit;       /* lowest address the stack may grow to */
+};
+
+struct addrspace *as_create(void);
+void as_destroy(struct addrspace *as);
+
+/* Load as's page table (NULL: the kernel's alone). */
+void as_activate(struct addrspace *as);
+
+/* fork: a copy of as with the strategy chosen by ptshare=. NULL on OOM. */
+struct addrspace *as_fork(struct addrspace *as);
+
+/* mmap: map len bytes at addr (a hint unless MAP_FIXED); *out = address. */
+int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
+	    unsigned flags, struct inode *file, uint64_t off, vaddr_t *out);
+int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
+int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot);
+
+/* brk: set the break (0 queries it); returns the new (or unchanged) break. */
+vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk);
+
+/* Resolve a fault at va: 0 if the access is now possible, else -EFAULT
+ * (no VMA / protection) or -ENOMEM. */
+int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec);
+
+/* Write len bytes at va in as (not necessarily current) from the kernel,
+ * allocating pages as a fault would (used by exec to fill data and stack). */
+int as_write(struct addrspace *as, vaddr_t va, const void *src, uint64_t len);
+
+/* Find the VMA containing va, or NULL. */
+struct vma *as_find_vma(struct addrspace *as, vaddr_t va);
+
+#endif

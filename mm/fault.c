@@ -1,0 +1,113 @@
+/* mm/fault.c -- resolving page faults inside VMAs.
+ *
+ *   not present, anonymous VMA     -> a zeroed frame (demand-zero)
+ *   not present, file VMA, read    -> the file's own frame, read-only
+ *   not present, file VMA, write   -> a private copy of the file's frame
+ *   present, COW, write            -> copy the frame (or, if this mapping
+ *                                     holds the only reference, just make
+ *                                     it writable again)
+ * Anything else is a bad access: -EFAULT, and the caller kills the process
+ * (user mode) or returns -EFAULT from the system call (copyin/copyout).
+ */
+#include "mm/as.h"
+#include "mm/fault.h"
+#include "mm/page.h"
+#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "kernel/errno.h"
+#include "kernel/fs.h"
+#include "kernel/string.h"
+#include "arch/x86_64/memlayout.h"
+
+struct fault_stats fault_stats;
+
+/* PGT_* protection for a VMA's pages. */
+static unsigned vma_pgt_prot(const struct vma *v)
+{
+	return (v->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) |
+	       (v->flags & VMA_SHARED ? PGT_SHARED : 0);
+}
+
+/* A new anonymous frame holding a copy of src (or zeros). */
+static struct page *new_anon_frame(const struct page *src)
+{
+	struct page *pg = page_alloc(0, PA_ANON | (src ? 0 : PA_ZERO));
+	if (pg && src)
+		memcpy(page_va(pg), page_va(src), PAGE_SIZE);
+	return pg;
+}
+
+/* Map a missing page of v at va. */
+static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
+{
+	unsigned prot = vma_pgt_prot(v);
+	struct page *pg;
+
+	if (v->flags & VMA_FILE) {
+		struct page *fp = inode_page(v->file, (v->file_off + (va - v->start)) / PAGE_SIZE);
+		if (!fp)
+			return -EFAULT;   /* past the end of the file: SIGBUS on Linux */
+		if (write || !(v->prot & PROT_WRITE) || (v->flags & VMA_SHARED)) {
+			if (write && !(v->flags & VMA_SHARED)) {
+				pg = new_anon_frame(fp);   /* private copy right away */
+			} else {
+				page_get(fp);
+				pg = fp;
+				prot |= PGT_FILE;
+			}
+		} else {
+			page_get(fp);                  /* writable private: COW later */
+			pg = fp;
+			prot |= PGT_FILE | PGT_COW;
+		}
+		fault_stats.file++;
+	} else {
+		pg = new_anon_frame(NULL);
+		fault_stats.zero++;
+	}
+	if (!pg)
+		return -ENOMEM;
+	int r = pgt_map(as->pgt, va, page_to_pa(pg), prot);
+	if (r < 0)
+		page_put(pg);
+	return r;
+}
+
+/* Write fault on a present copy-on-write page. */
+static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa, pte_t e)
+{
+	struct page *old = pa_to_page(pa);
+	unsigned prot = vma_pgt_prot(v);
+	fault_stats.cow++;
+	if (old->refcount == 1 && old->type == PG_ANON && !pte_file(e)) {
+		fault_stats.cow_reuse++;          /* the last sharer: keep it */
+		return pgt_protect(as->pgt, va, prot);
+	}
+	struct page *copy = new_anon_frame(old);
+	if (!copy)
+		return -ENOMEM;
+	pgr_replace(as->pgt, va, page_to_pa(copy), prot);
+	return 0;
+}
+
+int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
+{
+	struct vma *v = as_find_vma(as, va);
+	if (!v)
+		return -EFAULT;
+	if ((write && !(v->prot & PROT_WRITE)) || (exec && !(v->prot & PROT_EXEC)) ||
+	    v->prot == PROT_NONE)
+		return -EFAULT;
+	va = ALIGN_DOWN(va, PAGE_SIZE);
+
+	paddr_t pa;
+	pte_t e;
+	if (!pgt_lookup(as->pgt, va, &pa, &e))
+		return fault_in(as, v, va, write);
+	if (write && pte_cow(e))
+		return fault_cow(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);
+	if (write && !pte_writable(e))
+		return -EFAULT;   /* VMA allows it but the entry does not: a bug */
+	fault_stats.spurious++;
+	return 0;   /* already fine (another path resolved it, stale TLB) */
+}

@@ -1,0 +1,16 @@
+/* mm/fault.h -- page-fault statistics (as_fault itself is in mm/as.h). */
+#ifndef MM_FAULT_H
+#define MM_FAULT_H
+
+#include "kernel/types.h"
+
+struct fault_stats {
+	uint64_t zero;        /* demand-zero pages */
+	uint64_t file;        /* file pages mapped */
+	uint64_t cow;         /* copy-on-write faults */
+	uint64_t cow_reuse;   /* ... resolved without a copy */
+	uint64_t spurious;    /* nothing to do */
+};
+extern struct fault_stats fault_stats;
+
+#endif

@@ -1,0 +1,200 @@
+/* mm/pgrange.c -- range operations as walker callbacks (see mm/pgrange.h). */
+#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/tlb.h"
+#include "mm/walk.h"
+#include "kernel/printk.h"
+#include "arch/x86_64/memlayout.h"
+
+/* ---- unmap ---- */
+
+static int unmap_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	struct tlb_batch *b = w->arg;
+	pte_t e = pte_read(ep);
+	pt_set_leaf(w->pgt, va, ep, level, 0);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (pg && pg->type != PG_RESERVED)
+		tlb_defer_put(b, va, pg);
+	else
+		tlb_changed(b, va);
+	return 0;
+}
+
+/* After a table's entries: free it if the unmap left it empty. */
+static int unmap_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end;
+	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
+	if (t->count == 0)
+		tlb_defer_table(w->arg, pt_table_unlink(w->pgt, ep, level));
+	return 0;
+}
+
+static const struct walk_ops unmap_ops = {
+	.pte = unmap_pte, .table_done = unmap_table_done,
+};
+
+void pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end)
+{
+	struct tlb_batch b;
+	struct walk w = { .ops = &unmap_ops, .pgt = pgt, .arg = &b };
+	tlb_begin(&b, pgt);
+	walk_range(&w, start, end);
+	tlb_end(&b);
+}
+
+/* ---- protect ---- */
+
+struct protect_arg {
+	struct tlb_batch b;
+	unsigned prot;
+};
+
+static int protect_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	struct protect_arg *a = w->arg;
+	pte_t e = pte_read(ep);
+	pte_t keep = e & (PTE_ADDR_MASK | PTE_A | PTE_D | PTE_SOFT_MASK);
+	pte_t n = keep | pgt_prot_bits(va, a->prot);
+	if (pte_cow(e))
+		n = pte_clear(n, PTE_W);
+	if (n != e) {
+		pt_set_leaf(w->pgt, va, ep, level, n);
+		tlb_changed(&a->b, va);
+	}
+	return 0;
+}
+
+static const struct walk_ops protect_ops = { .pte = protect_pte };
+
+void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot)
+{
+	struct protect_arg a = { .prot = prot };
+	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &a };
+	tlb_begin(&a.b, pgt);
+	walk_range(&w, start, end);
+	tlb_end(&a.b);
+}
+
+/* ---- install one entry, allocating the tables above it ---- */
+
+static int install_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	pt_set_leaf(w->pgt, va, ep, level, *(pte_t *)w->arg);
+	return 0;
+}
+
+static int install_present(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)w, (void)ep, (void)end, (void)level;
+	panic("pgr_install: %#lx is already mapped", va);
+}
+
+static const struct walk_ops install_ops = { .pte = install_present, .hole = install_hole };
+
+/* Write leaf entry e for va into pgt (absent before); -ENOMEM or 0. */
+static int pgr_install(struct pagetable *pgt, vaddr_t va, pte_t e)
+{
+	struct walk w = { .ops = &install_ops, .pgt = pgt, .arg = &e, .alloc = true };
+	return walk_range(&w, va, va + PAGE_SIZE);
+}
+
+/* ---- classic fork copy ---- */
+
+struct copy_arg {
+	struct pagetable *dst;
+	struct tlb_batch b;
+	bool shared;
+};
+
+static int copy_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	struct copy_arg *a = w->arg;
+	pte_t e = pte_read(ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (!a->shared && pte_writable(e)) {
+		/* private and writable: both copies become copy-on-write */
+		e = pte_set(pte_clear(e, PTE_W), PTE_COW);
+		pt_set_leaf(w->pgt, va, ep, level, e);
+		tlb_changed(&a->b, va);
+	}
+	page_get(pg);
+	int r = pgr_install(a->dst, va, e);
+	if (r < 0)
+		page_put(pg);
+	return r;
+}
+
+static const struct walk_ops copy_ops = { .pte = copy_pte };
+
+int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
+	     vaddr_t end, bool shared)
+{
+	struct copy_arg a = { .dst = dst, .shared = shared };
+	struct walk w = { .ops = &copy_ops, .pgt = src, .arg = &a };
+	tlb_begin(&a.b, src);
+	int r = walk_range(&w, start, end);
+	tlb_end(&a.b);
+	return r;
+}
+
+/* ---- replace one frame ---- */
+
+struct replace_arg {
+	struct tlb_batch b;
+	pte_t e;
+};
+
+static int replace_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	struct replace_arg *a = w->arg;
+	struct page *old = pa_to_page(pte_addr(pte_read(ep)));
+	pt_set_leaf(w->pgt, va, ep, level, a->e);
+	tlb_defer_put(&a->b, va, old);
+	return 0;
+}
+
+static int replace_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)w, (void)ep, (void)end, (void)level;
+	panic("pgr_replace: %#lx is not mapped", va);
+}
+
+static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole };
+
+void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
+{
+	struct replace_arg a = { .e = pte_make(pa, pgt_prot_bits(va, prot)) };
+	if (prot & PGT_COW)
+		a.e = pte_set(pte_clear(a.e, PTE_W), PTE_COW);
+	struct walk w = { .ops = &replace_ops, .pgt = pgt, .arg = &a };
+	tlb_begin(&a.b, pgt);
+	walk_range(&w, va, va + PAGE_SIZE);
+	tlb_end(&a.b);
+}
+
+/* ---- count ---- */
+
+static int count_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)ep, (void)va, (void)end, (void)level;
+	(*(uint64_t *)w->arg)++;
+	return 0;
+}
+
+static const struct walk_ops count_ops = { .pte = count_pte };
+
+uint64_t pgr_count(struct pagetable *pgt, vaddr_t start, vaddr_t end)
+{
+	uint64_t n = 0;
+	struct walk w = { .ops = &count_ops, .pgt = pgt, .arg = &n };
+	walk_range(&w, start, end);
+	return n;
+}

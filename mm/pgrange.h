@@ -1,0 +1,32 @@
+/* mm/pgrange.h -- page-table work over whole ranges (munmap, mprotect,
+ * fork, exec/exit teardown), each one walk of mm/walk.c. */
+#ifndef MM_PGRANGE_H
+#define MM_PGRANGE_H
+
+#include "kernel/types.h"
+
+struct pagetable;
+
+/* Unmap every present page in [start, end): entries cleared, one TLB flush,
+ * frame references dropped, emptied page-table pages freed. Holes are fine. */
+void pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end);
+
+/* Give every present page in [start, end) protection prot (PGT_*); pages
+ * that are copy-on-write stay read-only until their write fault. */
+void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot);
+
+/* Classic fork of [start, end): copy the page-table entries of src into dst,
+ * taking a reference on every frame; private writable pages become
+ * copy-on-write in both (shared != 0 keeps them writable: MAP_SHARED).
+ * -ENOMEM if a table could not be allocated (dst is then partly filled). */
+int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
+	     vaddr_t end, bool shared);
+
+/* Replace the frame mapped at va (present) by pa with prot; the old frame's
+ * reference is dropped after the flush, the new one is taken over. */
+void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
+
+/* Present 4 KiB pages in [start, end). */
+uint64_t pgr_count(struct pagetable *pgt, vaddr_t start, vaddr_t end);
+
+#endif

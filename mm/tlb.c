@@ -1,0 +1,78 @@
+/* mm/tlb.c -- the TLB batch: flush once, then free (see mm/tlb.h). */
+#include "mm/tlb.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "arch/x86_64/pv_ops.h"
+
+struct tlb_stats tlb_stats;
+bool tlb_batching = true;
+
+
+void tlb_begin(struct tlb_batch *b, struct pagetable *pgt)
+{
+	b->pgt = pgt;
+	b->need_flush = false;
+	b->npages_changed = 0;
+	b->npages = b->ntables = 0;
+	pv_lazy_mmu_enter();
+}
+
+/* Flush the changes so far (keeps the batch open). */
+static void tlb_flush(struct tlb_batch *b)
+{
+	pv_lazy_mmu_flush();
+	if (b->need_flush) {
+		if (b->npages_changed == 1) {
+			pv_flush_one(b->first_va);
+			tlb_stats.flush_one++;
+		} else {
+			pv_flush_user();
+			tlb_stats.flush_full++;
+		}
+	}
+	b->need_flush = false;
+	b->npages_changed = 0;
+	for (int i = 0; i < b->npages; i++)
+		page_put(b->pages[i]);
+	for (int i = 0; i < b->ntables; i++)
+		ptpage_free(b->tables[i]);
+	tlb_stats.pages_freed += (uint64_t)b->npages;
+	b->npages = b->ntables = 0;
+}
+
+void tlb_changed(struct tlb_batch *b, vaddr_t va)
+{
+	if (!pgt_active(b->pgt))
+		return;   /* no TLB holds an inactive address space (no PCIDs) */
+	if (!tlb_batching) {
+		pv_flush_one(va);
+		tlb_stats.flush_one++;
+		return;
+	}
+	if (b->npages_changed++ == 0)
+		b->first_va = va;
+	b->need_flush = true;
+}
+
+void tlb_defer_put(struct tlb_batch *b, vaddr_t va, struct page *pg)
+{
+	tlb_changed(b, va);
+	b->pages[b->npages++] = pg;
+	if (!tlb_batching || b->npages == TLB_BATCH_PAGES)
+		tlb_flush(b);
+}
+
+void tlb_defer_table(struct tlb_batch *b, struct page *pt)
+{
+	b->tables[b->ntables++] = pt;
+	if (b->ntables == TLB_BATCH_PAGES)
+		tlb_flush(b);
+}
+
+void tlb_end(struct tlb_batch *b)
+{
+	tlb_flush(b);
+	tlb_stats.batches++;
+	pv_lazy_mmu_leave();
+}

@@ -1,0 +1,60 @@
+/* mm/tlb.h -- batched TLB flushing (an mmu_gather).
+ *
+ * Changing many leaf entries (munmap, madvise, exit, reclaim) should not
+ * flush the TLB once per page, and a frame must not be reused before every
+ * TLB that may still map it was flushed. So the work is bracketed:
+ *
+ *   tlb_begin(&b, pgt)            pv lazy-MMU mode on
+ *   ... pt_set_leaf(..., 0);      entries cleared
+ *       tlb_defer_free(&b, va, pg) frame kept until the flush
+ *   tlb_end(&b)                   one flush, then the frames are freed
+ *
+ * With tlb=nobatch on the command line every page is flushed and freed at
+ * once, so benchmarks can compare the two.
+ */
+#ifndef MM_TLB_H
+#define MM_TLB_H
+
+#include "kernel/types.h"
+
+struct page;
+struct pagetable;
+
+#define TLB_BATCH_PAGES 64
+
+struct tlb_batch {
+	struct pagetable *pgt;
+	bool need_flush;            /* some entry of an active pgt changed */
+	vaddr_t first_va;           /* the only changed page, if npages_changed == 1 */
+	uint64_t npages_changed;
+	struct page *pages[TLB_BATCH_PAGES];   /* frames to free after the flush */
+	struct page *tables[TLB_BATCH_PAGES];  /* page-table pages likewise */
+	int npages, ntables;
+};
+
+struct tlb_stats {
+	uint64_t flush_one;     /* single-page flushes (invlpg) */
+	uint64_t flush_full;    /* whole-TLB flushes */
+	uint64_t batches;       /* tlb_end calls */
+	uint64_t pages_freed;   /* frames freed through batches */
+};
+extern struct tlb_stats tlb_stats;
+
+void tlb_begin(struct tlb_batch *b, struct pagetable *pgt);
+
+/* Note that the entry for va changed (a flush is due if pgt is active). */
+void tlb_changed(struct tlb_batch *b, vaddr_t va);
+
+/* Drop the mapping's reference on pg after the flush (va was unmapped). */
+void tlb_defer_put(struct tlb_batch *b, vaddr_t va, struct page *pg);
+
+/* Free page-table page pt after the flush (paging-structure caches). */
+void tlb_defer_table(struct tlb_batch *b, struct page *pt);
+
+/* Flush what changed, then release the deferred frames and tables. */
+void tlb_end(struct tlb_batch *b);
+
+/* Set from the command line: false makes every change flush at once. */
+extern bool tlb_batching;
+
+#endif

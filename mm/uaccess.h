@@ -1,0 +1,23 @@
+/* mm/uaccess.h -- copying between the kernel and the current user process.
+ *
+ * Each call checks that the range lies in user space and that the current
+ * address space maps it with the needed access, taking faults like the user
+ * would (demand-zero, COW) so lazy and shared pages work; kernel writes fault
+ * on read-only PTEs because CR0.WP is set. A bad pointer gives -EFAULT.
+ */
+#ifndef MM_UACCESS_H
+#define MM_UACCESS_H
+
+#include "kernel/types.h"
+
+int copyin(void *dst, vaddr_t usrc, uint64_t len);
+int copyout(vaddr_t udst, const void *src, uint64_t len);
+
+/* Copy a NUL-terminated string of at most max bytes (including the NUL);
+ * returns its length, -EFAULT, or -ENAMETOOLONG. */
+long copyinstr(char *dst, vaddr_t usrc, uint64_t max);
+
+/* Zero len user bytes. */
+int clear_user(vaddr_t udst, uint64_t len);
+
+#endif

@@ -1,0 +1,132 @@
+/* mm/vma.c -- VMA list operations: insert, split, merge, find gaps. */
+#include "mm/vma.h"
+#include "mm/kmalloc.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+#include "arch/x86_64/memlayout.h"
+
+struct vma *vma_new(vaddr_t start, vaddr_t end, unsigned prot, unsigned flags,
+		    struct inode *file, uint64_t file_off)
+{
+	struct vma *v = kzalloc(sizeof(*v));
+	if (!v)
+		return NULL;
+	v->start = start;
+	v->end = end;
+	v->prot = prot;
+	v->flags = flags;
+	v->file = file;
+	v->file_off = file_off;
+	return v;
+}
+
+void vma_insert(struct addrspace *as, struct vma *v)
+{
+	struct vma **pp = &as->vmas;
+	while (*pp && (*pp)->start < v->start)
+		pp = &(*pp)->next;
+	if ((*pp && (*pp)->start < v->end))
+		panic("vma_insert: [%#lx, %#lx) overlaps [%#lx, %#lx)",
+		      v->start, v->end, (*pp)->start, (*pp)->end);
+	v->next = *pp;
+	*pp = v;
+}
+
+void vma_delete(struct addrspace *as, struct vma *v)
+{
+	struct vma **pp = &as->vmas;
+	while (*pp && *pp != v)
+		pp = &(*pp)->next;
+	if (!*pp)
+		panic("vma_delete: [%#lx, %#lx) not in its address space", v->start, v->end);
+	*pp = v->next;
+	kfree(v);
+}
+
+struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr)
+{
+	(void)as;
+	if (addr <= v->start || addr >= v->end || addr % PAGE_SIZE)
+		panic("vma_split: %#lx outside [%#lx, %#lx)", addr, v->start, v->end);
+	struct vma *hi = vma_new(addr, v->end, v->prot, v->flags, v->file,
+				 v->file_off + (addr - v->start));
+	if (!hi)
+		return NULL;
+	v->end = addr;
+	hi->next = v->next;
+	v->next = hi;
+	return hi;
+}
+
+int vma_isolate(struct addrspace *as, vaddr_t start, vaddr_t end)
+{
+	for (struct vma *v = as->vmas; v; v = v->next) {
+		if (v->start < start && start < v->end && !vma_split(as, v, start))
+			return -ENOMEM;
+		if (v->start < end && end < v->end && !vma_split(as, v, end))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+bool vma_overlaps(struct addrspace *as, vaddr_t start, vaddr_t end)
+{
+	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
+		if (v->end > start)
+			return true;
+	return false;
+}
+
+bool vma_covers(struct addrspace *as, vaddr_t start, vaddr_t end)
+{
+	vaddr_t at = start;
+	for (struct vma *v = as->vmas; v && at < end; v = v->next) {
+		if (v->end <= at)
+			continue;
+		if (v->start > at)
+			return false;
+		at = v->end;
+	}
+	return at >= end;
+}
+
+vaddr_t vma_find_gap(struct addrspace *as, uint64_t len, vaddr_t top, uint64_t align)
+{
+	/* walk the gaps from the top down: collect VMA bounds below top */
+	vaddr_t best = 0;
+	vaddr_t lo = USER_NULL_GUARD;
+	for (struct vma *v = as->vmas;; v = v->next) {
+		vaddr_t hi = v ? MIN(v->start, top) : top;
+		if (hi > lo && hi - lo >= len) {
+			vaddr_t cand = ALIGN_DOWN(hi - len, align);
+			if (cand >= lo)
+				best = cand;   /* later gaps are higher: keep the last */
+		}
+		if (!v || v->end >= top)
+			break;
+		lo = MAX(lo, v->end);
+	}
+	return best;
+}
+
+/* Can b be appended to a (adjacent, same everything, contiguous file)? */
+static bool vma_mergeable(const struct vma *a, const struct vma *b)
+{
+	return a->end == b->start && a->prot == b->prot && a->flags == b->flags &&
+	       a->file == b->file &&
+	       (!a->file || a->file_off + (a->end - a->start) == b->file_off);
+}
+
+void vma_merge(struct addrspace *as)
+{
+	for (struct vma *v = as->vmas; v && v->next;) {
+		struct vma *n = v->next;
+		if (vma_mergeable(v, n)) {
+			v->end = n->end;
+			v->next = n->next;
+			kfree(n);
+		} else {
+			v = n;
+		}
+	}
+}

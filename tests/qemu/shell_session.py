@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""tests/qemu/shell_session.py -- a scripted session at the Pagoda shell.
+
+Boots the normal system (init starts sh on the console), types commands on
+the serial console, and checks what comes back: the prompt, the console's
+backspace editing (DEL erases the x in "pagodx"), a pipeline,
+$? after true/false, && and ||, a program from /bin, and finally poweroff,
+which must end QEMU cleanly. Exit status 0 when every check passes.
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import driver  # noqa: E402
+
+BUILD = os.environ.get("BUILD", "build")
+SESSION = b"""echo pagodx\x7fa-pipe | cat | cat
+false; echo status=$?
+true && echo and-ok || echo and-bad
+false || echo or-ok
+hello
+ls /bin | cat
+poweroff
+"""
+EXPECT = [
+    "pagoda-pipe",
+    "status=1",
+    "and-ok",
+    "or-ok",
+    "hello",
+    "usertests",
+    "power off",
+]
+
+
+def main():
+    iso = os.path.join(BUILD, "test", "shell.iso")
+    os.makedirs(os.path.dirname(iso), exist_ok=True)
+    subprocess.run([os.path.join(driver.ROOT, "tools", "mkiso.sh"),
+                    os.path.join(BUILD, "kernel.elf"), os.path.join(BUILD, "initrd.tar"),
+                    "", iso], check=True)
+    res = driver.run_qemu(iso, mem="256M", timeout=60, input_data=SESSION)
+    with open(os.path.join(BUILD, "test", "shell.log"), "w") as f:
+        f.write(res.log)
+    failures = []
+    if "$ " not in res.log:
+        failures.append("no '$ ' prompt")
+    at = res.log.find("pagoda: started")
+    for want in EXPECT:
+        pos = res.log.find(want, at)
+        if pos < 0:
+            failures.append("missing %r in the output" % want)
+        else:
+            at = pos
+    if any(ln.strip().lstrip("$ ") == "and-bad" for ln in res.log.split("\n")):
+        failures.append("'&&' ran after a true command's '||' branch")
+    if "PANIC" in res.log or "KERNEL FAULT" in res.log:
+        failures.append("the kernel died")
+    if res.exit_status != 0:
+        failures.append("QEMU exit status %s after poweroff, want 0" % res.exit_status)
+    for f in failures:
+        print("shell session:", f)
+    print("shell session:", "PASS" if not failures else "FAIL (log: %s/test/shell.log)" % BUILD)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
