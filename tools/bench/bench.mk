@@ -11,7 +11,7 @@
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
 BENCH_SRC   := user/bench
-BENCH_PROGS := suite hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
+BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
@@ -43,6 +43,9 @@ $(eval $(call bench_build,musl,$(MUSL_CC),-static))
 $(eval $(call bench_build,pagoda,$(PAGODA_CC),,$(LIBC_DEPS)))
 BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
 BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)
+
+# Host unit test of the timing library (tests/unit/test_bench.c).
+UNIT_SRCS_bench := $(BENCH_SRC)/bench_util.c $(BENCH_SRC)/bench_rng.c
 
 .PHONY: bench-musl bench-musl-bins bench-pagoda bench-smoke bench-linux
 bench-musl:

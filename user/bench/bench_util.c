@@ -31,14 +31,14 @@ struct row {
 static struct row rows[MAX_ROWS];
 static int nrows;
 
-/* Parse a positive integer option value or exit with a message. */
-static int parse_count(const char *opt, const char *val)
+/* Parse an option value in [1, max] or exit with a message. */
+static int parse_count(const char *opt, const char *val, long max)
 {
 	char *end;
 	long v = val ? strtol(val, &end, 10) : 0;
 
-	if (!val || *end || v < 1 || v > 1000000) {
-		fprintf(stderr, "%s: %s needs a positive number\n", prog_name, opt);
+	if (!val || *end || v < 1 || v > max) {
+		fprintf(stderr, "%s: %s needs a number from 1 to %ld\n", prog_name, opt, max);
 		exit(2);
 	}
 	return (int)v;
@@ -55,9 +55,9 @@ void bench_init(int *argc, char **argv, const char *prog)
 		if (!strcmp(argv[i], "--quick"))
 			quick = 1;
 		else if (!strcmp(argv[i], "--runs"))
-			nruns = parse_count("--runs", i + 1 < *argc ? argv[++i] : NULL);
+			nruns = parse_count("--runs", i + 1 < *argc ? argv[++i] : NULL, BENCH_MAX_RUNS);
 		else if (!strcmp(argv[i], "--ms"))
-			target_ms = parse_count("--ms", i + 1 < *argc ? argv[++i] : NULL);
+			target_ms = parse_count("--ms", i + 1 < *argc ? argv[++i] : NULL, 3600000);
 		else
 			argv[out++] = argv[i];
 	}
@@ -138,9 +138,9 @@ static uint64_t calibrate(bench_body_fn body, void *ctx)
 struct bench_stat bench_time_body(const char *bench, const char *metric,
 				  bench_body_fn body, void *ctx, double ops_per_iter)
 {
-	double samples[1000];
+	double samples[BENCH_MAX_RUNS];
 	uint64_t iters = calibrate(body, ctx);
-	int r, n = nruns < 1000 ? nruns : 1000;
+	int r, n = nruns;
 
 	for (r = 0; r < n; r++) {
 		uint64_t ns = body(ctx, iters);

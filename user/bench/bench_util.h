@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#define BENCH_MAX_RUNS 1000 /* the largest --runs */
+
 /* Median, minimum and maximum of `runs` samples, in the metric's unit. */
 struct bench_stat {
 	double median, min, max;
@@ -44,7 +46,7 @@ void bench_init(int *argc, char **argv, const char *prog);
 /* Nonzero in --quick mode: programs shrink their sizes to the minimum. */
 int bench_quick(void);
 
-/* Number of runs per metric (1 in quick mode). */
+/* Number of runs per metric, at most BENCH_MAX_RUNS (1 in quick mode). */
 int bench_runs(void);
 
 /* Monotonic time in nanoseconds (CLOCK_MONOTONIC). */

@@ -150,8 +150,8 @@ static void report(enum mode mode, const char *what, const char *unit, double *v
 /* Do bench_runs() runs of the fixed work in `mode` and report them. */
 static void run_mode(struct ebizzy *e, enum mode mode)
 {
-	double rate[64], user[64], sys[64], wall[64];
-	int r, n = bench_runs() < 64 ? bench_runs() : 64;
+	double rate[BENCH_MAX_RUNS], user[BENCH_MAX_RUNS], sys[BENCH_MAX_RUNS], wall[BENCH_MAX_RUNS];
+	int r, n = bench_runs();
 
 	for (r = 0; r < n; r++) {
 		struct bench_rng rng;

@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 			common[ncommon++] = argv[i];
 	}
 	nsizes = split_words(sizes_buf, sizes, MAX_ARGS);
-	join_path(hello, dir, "hello");
+	join_path(hello, dir, "proc_hello");
 	printf("BENCHSTART");
 	for (p = 0; p < NPROGRAMS; p++)
 		printf(" %s", programs[p]);
