@@ -48,7 +48,7 @@ $(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS)
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
 # (pagoda/*.h).
 MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c
-$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h)
+$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h)
 	@tools/deps.sh musl
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
