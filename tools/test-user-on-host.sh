@@ -101,5 +101,13 @@ expect sh-session 3 "$session_out" sh -c "printf '%s\n' '$session_in' | env -i P
 printf 'echo from init | cat; exit 5\n' > "$tmp/init.cmd"
 expect init-cmd   5 "from init"          "$bin/init" "$tmp/init.cmd"
 
+# --- make run CMD=... / EXTRA=...: the initrd overlay (user/user.mk) ---------
+ov=$tmp/overlay
+mkdir -p "$tmp/extra" && cp "$bin/hello" "$tmp/extra/myprog"
+overlay() { make -s --no-print-directory OVERLAY="$ov" "$@" "$ov/.stamp" && cat "$ov/tree/etc/init.cmd" && ls "$ov/tree/bin"; }
+expect overlay-cmd 0 "$(printf '%s\nmyprog' "echo \"\$?\" 'it''s' | cat")" \
+	overlay CMD="echo \"\$?\" 'it''s' | cat" EXTRA="$tmp/extra"
+expect overlay-none 1 "cat: $ov/tree/etc/init.cmd: No such file or directory" overlay
+
 echo "$checks checks, $fails failed"
 [ "$fails" = 0 ]
