@@ -27,6 +27,7 @@ static int target_ms = DEFAULT_TARGET_MS;
 struct row {
 	char bench[32], metric[32], unit[16];
 	struct bench_stat st;
+	int skipped;
 };
 static struct row rows[MAX_ROWS];
 static int nrows;
@@ -196,19 +197,38 @@ struct bench_stat bench_report(const char *bench, const char *metric,
 	return st;
 }
 
+/* Keep a row for bench_finish's table (the first MAX_ROWS only). */
+static void add_row(const char *bench, const char *metric, const char *unit,
+		    struct bench_stat st, int skipped)
+{
+	struct row *r;
+
+	if (nrows >= MAX_ROWS)
+		return;
+	r = &rows[nrows++];
+	snprintf(r->bench, sizeof r->bench, "%s", bench);
+	snprintf(r->metric, sizeof r->metric, "%s", metric);
+	snprintf(r->unit, sizeof r->unit, "%s", unit);
+	r->st = st;
+	r->skipped = skipped;
+}
+
 void bench_report_stat(const char *bench, const char *metric, const char *unit,
 		       struct bench_stat st)
 {
 	printf("BENCH %s %s %s median=%.6g min=%.6g max=%.6g runs=%d\n",
 	       bench, metric, unit, st.median, st.min, st.max, st.runs);
 	fflush(stdout);
-	if (nrows < MAX_ROWS) {
-		struct row *r = &rows[nrows++];
-		snprintf(r->bench, sizeof r->bench, "%s", bench);
-		snprintf(r->metric, sizeof r->metric, "%s", metric);
-		snprintf(r->unit, sizeof r->unit, "%s", unit);
-		r->st = st;
-	}
+	add_row(bench, metric, unit, st, 0);
+}
+
+void bench_skip(const char *bench, const char *metric, const char *why)
+{
+	struct bench_stat none = { 0, 0, 0, 0 };
+
+	printf("BENCHSKIP %s %s %s\n", bench, metric, why);
+	fflush(stdout);
+	add_row(bench, metric, "-", none, 1);
 }
 
 int bench_finish(void)
@@ -217,10 +237,14 @@ int bench_finish(void)
 
 	printf("\n%-12s %-18s %-10s %12s %12s %12s %5s\n",
 	       "bench", "metric", "unit", "median", "min", "max", "runs");
-	for (i = 0; i < nrows; i++)
-		printf("%-12s %-18s %-10s %12.4g %12.4g %12.4g %5d\n", rows[i].bench,
-		       rows[i].metric, rows[i].unit, rows[i].st.median, rows[i].st.min,
-		       rows[i].st.max, rows[i].st.runs);
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		if (r->skipped)
+			printf("%-12s %-18s %-10s %12s\n", r->bench, r->metric, r->unit, "skipped");
+		else
+			printf("%-12s %-18s %-10s %12.4g %12.4g %12.4g %5d\n", r->bench, r->metric,
+			       r->unit, r->st.median, r->st.min, r->st.max, r->st.runs);
+	}
 	fflush(stdout);
 	return 0;
 }
