@@ -17,6 +17,7 @@
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pic.h"
+#include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/trap.h"
 
@@ -82,6 +83,7 @@ void kmain(uint32_t magic, paddr_t info)
 	timer_init();
 	fpu_init();
 	mm_init();
+	pv_init();          /* choose the pv_ops backend, patch call sites */
 	ptshare_set_mode(cmdline_get_or("ptshare", "all"));
 	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();
