@@ -9,8 +9,8 @@
  * Words may be quoted ('...' literally, "..." with $? expanded) or escaped
  * with a backslash; '#' starts a comment. $? is the status of the last
  * command (128 + signal for a killed one), $$ the shell's pid. Builtins: exit [N], cd [DIR].
- * Other commands are looked up in $PATH (default /bin) unless they
- * contain a '/'.
+ * Other commands run through execvp: looked up in $PATH (default /bin)
+ * unless they contain a '/'.
  */
 #ifndef SH_H
 #define SH_H
