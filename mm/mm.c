@@ -11,6 +11,7 @@
 #include "mm/pgtable.h"
 #include "mm/kvm.h"
 #include "mm/kmalloc.h"
+#include "mm/reclaim.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/pv_ops.h"
@@ -94,5 +95,6 @@ void mm_init(void)
 	page_db_release(BOOT_MAP_LIMIT, MIN(max_pfn << PAGE_SHIFT, DIRECT_MAP_MAX));
 
 	kmalloc_set_debug(cmdline_has("mm_debug"));
+	reclaim_init();
 	print_summary(&f, top);
 }
