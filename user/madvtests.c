@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 	static char *const tests[] = {
 		"usertests", "madv_free_rewrite", "madv_free_dontneed", "madv_free_errors",
 		"madv_free_fork", "madv_free_exit", "madv_free_pressure", "madvise_dontneed",
-		"malloc_many", NULL,
+		"malloc_many", "malloc_patterns", "malloc_purge", NULL,
 	};
 	char path[256];
 	const char *slash = strrchr(argv[0], '/');

@@ -32,6 +32,7 @@
 	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \
 	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure)                \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
+	X(malloc_patterns) X(malloc_purge_counts) X(malloc_purge)                \
 	X(clock_sleep) X(uname_ids)                                              \
 	X(forkbomb) X(oom)
 
