@@ -12,12 +12,14 @@
 #include "mm/kvm.h"
 #include "mm/kmalloc.h"
 #include "mm/reclaim.h"
+#include "mm/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/pv_ops.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
 
 #define BOOT_MAP_LIMIT GiB(1)
 
@@ -96,5 +98,6 @@ void mm_init(void)
 
 	kmalloc_set_debug(cmdline_has("mm_debug"));
 	reclaim_init();
+	tlb_batching = strcmp(cmdline_get_or("tlb", "batch"), "nobatch") != 0;
 	print_summary(&f, top);
 }
