@@ -11,7 +11,7 @@
 PAGODA_CC   := tools/pagoda-cc
 NEWLIB_DONE := $(B)/newlib/.done
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
-LIBC_SRCS   := $(sort $(wildcard libc/*.c))
+LIBC_SRCS   := $(sort $(wildcard libc/*.c libc/*/*.c))
 LIBC_OBJS   := $(LIBC_SRCS:%.c=$(B)/%.o)
 LIBC_LIB    := $(B)/libc/libpagoda.a
 LIBC_CRT0   := $(B)/libc/crt0.o

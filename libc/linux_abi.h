@@ -26,8 +26,10 @@
 #define LINUX_CLOCK_MONOTONIC          1
 #define LINUX_CLOCK_PROCESS_CPUTIME_ID 2
 
-/* ioctl: terminal window size, answered only by terminals (musl's isatty). */
-#define LINUX_TIOCGWINSZ   0x5413
+/* ioctl: read the terminal settings (struct termios, 60 bytes is ample);
+ * answered only by terminals. */
+#define LINUX_TCGETS       0x5401
+#define LINUX_TERMIOS_SIZE 60
 
 /* reboot(2) magic numbers and commands. */
 #define LINUX_REBOOT_MAGIC1 0xfee1deadL

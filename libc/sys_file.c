@@ -103,13 +103,14 @@ int stat(const char *path, struct stat *st)
 	return stat_call(raw_syscall4(SYS_newfstatat, LINUX_AT_FDCWD, path, &ls, 0), st, &ls);
 }
 
-/* isatty: like musl, a terminal is a file that answers TIOCGWINSZ; others
- * fail it with ENOTTY (or EBADF), which is left in errno. */
+/* isatty: like glibc, a terminal is a file that answers TCGETS (Pagoda's
+ * console does; it has no window size, so TIOCGWINSZ would not do). Others
+ * fail with ENOTTY (or EBADF), which is left in errno. */
 int isatty(int fd)
 {
-	unsigned short winsize[4];
+	unsigned char termios[LINUX_TERMIOS_SIZE];
 
-	return sys_result(raw_syscall3(SYS_ioctl, fd, LINUX_TIOCGWINSZ, winsize)) == 0;
+	return sys_result(raw_syscall3(SYS_ioctl, fd, LINUX_TCGETS, termios)) == 0;
 }
 
 int link(const char *old, const char *new)
@@ -140,4 +141,33 @@ int dup2(int fd, int to)
 int pipe(int fds[2])
 {
 	return (int)sys_result(raw_syscall1(SYS_pipe, fds));
+}
+
+/* pipe2: pipe with O_CLOEXEC and/or O_NONBLOCK on both ends; other flags
+ * are EINVAL (the kernel checks after translation). */
+int pipe2(int fds[2], int flags)
+{
+	long lflags = open_flags_to_linux(flags);
+
+	if (lflags < 0 || (flags & ~(O_CLOEXEC | O_NONBLOCK))) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)sys_result(raw_syscall2(SYS_pipe2, fds, lflags));
+}
+
+int access(const char *path, int mode)
+{
+	return (int)sys_result(raw_syscall2(SYS_access, path, mode));	/* F_OK.. agree */
+}
+
+/* getcwd: the current directory into buf (size bytes); buf, or NULL with
+ * errno (ERANGE if it does not fit). buf must not be NULL. */
+char *getcwd(char *buf, size_t size)
+{
+	if (buf == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sys_result(raw_syscall2(SYS_getcwd, buf, size)) < 0 ? NULL : buf;
 }

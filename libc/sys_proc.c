@@ -84,6 +84,26 @@ pid_t getppid(void)
 	return (pid_t)raw_syscall0(SYS_getppid);
 }
 
+uid_t getuid(void)
+{
+	return (uid_t)raw_syscall0(SYS_getuid);
+}
+
+uid_t geteuid(void)
+{
+	return (uid_t)raw_syscall0(SYS_geteuid);
+}
+
+gid_t getgid(void)
+{
+	return (gid_t)raw_syscall0(SYS_getgid);
+}
+
+gid_t getegid(void)
+{
+	return (gid_t)raw_syscall0(SYS_getegid);
+}
+
 int sched_yield(void)
 {
 	return (int)sys_result(raw_syscall0(SYS_sched_yield));

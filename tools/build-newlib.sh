@@ -43,7 +43,7 @@ echo "build-newlib: configuring for $target" >&2
 	--disable-newlib-supplied-syscalls --enable-newlib-reent-small \
 	--disable-newlib-multithread --enable-newlib-io-long-long \
 	--enable-newlib-io-c99-formats --disable-newlib-fvwrite-in-streamio \
-	CFLAGS_FOR_TARGET="-O2 -g" > "$out/configure.log" 2>&1 ||
+	CFLAGS_FOR_TARGET="-O2" > "$out/configure.log" 2>&1 ||
 	{ tail -n 30 "$out/configure.log" >&2; exit 1; }
 echo "build-newlib: compiling (log: $out/make.log)" >&2
 { make -j"${JOBS:-2}" all-target-newlib && make install-target-newlib; } > "$out/make.log" 2>&1 ||

@@ -31,6 +31,27 @@ expect() {
 	fi
 }
 
+# --- layout of every Pagoda program (libc/user.ld) ------------------------
+# Two PT_LOADs: R+X text at 0x400000, RW data at the next 2 MiB boundary.
+layout() {
+	readelf -lW "$1" | python3 -c '
+import sys
+loads = [l.split() for l in sys.stdin if l.split()[:1] == ["LOAD"]]
+if len(loads) != 2:
+    sys.exit("PT_LOADs: %d" % len(loads))
+text, data = [(int(f[2], 16), int(f[5], 16), "".join(f[6:-1])) for f in loads]
+want = (text[0] + text[1] + 0x1fffff) // 0x200000 * 0x200000
+if text[0] != 0x400000 or text[2] != "RE":
+    sys.exit("text at %#x %s" % (text[0], text[2]))
+if data[0] != want or data[2] != "RW":
+    sys.exit("data at %#x %s, want %#x RW" % (data[0], data[2], want))
+print("ok")'
+}
+for p in "$bin"/*; do
+	case $p in *-musl) continue ;; esac
+	expect "layout-$(basename "$p")" 0 ok layout "$p"
+done
+
 # --- utilities -----------------------------------------------------------
 expect hello     0 "hello"             "$bin/hello"
 expect echo      0 "a b  c"            "$bin/echo" a b " c"
@@ -67,16 +88,26 @@ expect sh-bg      0 "$(printf 'fg\nbg')" shc 'sleep 0.2 && echo bg & echo fg; sl
 expect sh-syntax  2 "sh: syntax error near ';'" shc '; echo x'
 expect sh-nested  0 "inner 4"            shc 'sh -c "exit 4"; echo inner $?'
 
-# --- an interactive session: prompts, no echo ------------------------------
-# (echo and backspace editing are the terminal's job: Pagoda's console does
-# them, see kernel/console.c and tests/qemu/shell_session.py)
-session_in=$(printf 'echo hello\necho a b | cat\nfalse; echo $?\nfalse && echo no || echo or-ok\nnosuch\necho $?\nexit 3\n')
-session_out=$(printf '$ hello\n$ a b\n$ 1\n$ or-ok\n$ $ 127\n$ ')
+# --- an interactive session: prompts, and the shell's own line editing ----
+# On a terminal that echoes (Pagoda's console, a Linux tty in canonical mode:
+# ECHO in its termios) the shell leaves echo and backspace to the terminal;
+# tests/qemu/shell_session.py checks that path. On a pipe with -i nothing
+# echoes, so the shell edits: echo, backspace (\177), prompt.
+session_in=$(printf 'echo hellx\177o\necho a b | cat\nfalse; echo $?\nfalse && echo no || echo or-ok\nnosuch\necho $?\nexit 3\n')
+session_out=$(printf '$ echo hellx\b \bo\nhello\n$ echo a b | cat\na b\n$ false; echo $?\n1\n$ false && echo no || echo or-ok\nor-ok\n$ nosuch\n$ echo $?\n127\n$ exit 3')
 expect sh-session 3 "$session_out" sh -c "printf '%s\n' '$session_in' | env -i PATH='$bin' '$bin/sh' -i 2>/dev/null"
 
 # --- init in command mode (what `make run CMD=...` does) -------------------
 printf 'echo from init | cat; exit 5\n' > "$tmp/init.cmd"
 expect init-cmd   5 "from init"          "$bin/init" "$tmp/init.cmd"
+
+# --- make run CMD=... / EXTRA=...: the initrd overlay (user/user.mk) ---------
+ov=$tmp/overlay
+mkdir -p "$tmp/extra" && cp "$bin/hello" "$tmp/extra/myprog"
+overlay() { make -s --no-print-directory OVERLAY="$ov" "$@" "$ov/.stamp" && cat "$ov/tree/etc/init.cmd" && ls "$ov/tree/bin"; }
+expect overlay-cmd 0 "$(printf '%s\nmyprog' "echo \"\$?\" 'it''s' | cat")" \
+	overlay CMD="echo \"\$?\" 'it''s' | cat" EXTRA="$tmp/extra"
+expect overlay-none 1 "cat: $ov/tree/etc/init.cmd: No such file or directory" overlay
 
 echo "$checks checks, $fails failed"
 [ "$fails" = 0 ]

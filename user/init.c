@@ -112,8 +112,8 @@ static int run_command(char *cmd)
 /* run_console: interactive mode; never returns. */
 static void run_console(void)
 {
-	char *args[] = { NULL };
-
+	char *args[] = { "-i", NULL };	/* a prompt even if the console
+					   does not pass for a terminal */
 	for (;;) {
 		pid_t pid = spawn_shell(args);
 		int status = pid < 0 ? -1 : wait_for(pid);

@@ -48,17 +48,19 @@ $(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS)
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
 # (pagoda/*.h).
 MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c
-$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h)
+$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h)
 	@tools/deps.sh musl
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
 
-export CMD EXTRA
+# $(value CMD): the command exactly as typed (make must not expand its $?),
+# single-quoted for the shell.
+sh_quote = '$(subst ','\'',$(1))'
 $(OVERLAY)/.stamp: FORCE
 	@rm -rf $(OVERLAY)/new && mkdir -p $(OVERLAY)/new/bin $(OVERLAY)/new/etc
-	@if [ -n "$$CMD" ]; then printf '%s\n' "$$CMD" > $(OVERLAY)/new/etc/init.cmd; fi
-	@if [ -n "$$EXTRA" ]; then cp -L "$$EXTRA"/* $(OVERLAY)/new/bin/; fi
+	@$(if $(value CMD),printf '%s\n' $(call sh_quote,$(value CMD)) > $(OVERLAY)/new/etc/init.cmd)
+	@$(if $(EXTRA),cp -L $(call sh_quote,$(EXTRA))/* $(OVERLAY)/new/bin/)
 	@if diff -r $(OVERLAY)/new $(OVERLAY)/tree >/dev/null 2>&1; then rm -rf $(OVERLAY)/new; \
 	else rm -rf $(OVERLAY)/tree && mv $(OVERLAY)/new $(OVERLAY)/tree && touch $@; fi
 

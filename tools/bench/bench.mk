@@ -3,15 +3,17 @@
 #   make bench-musl     the benchmarks as static musl binaries (build/bench/musl/)
 #   make bench-smoke    each benchmark once with --quick on this host; checks the
 #                       BENCH line format, times nothing (also run by make test)
-#   make bench-linux    Debian's Linux kernel + busybox in QEMU (same TCG setup as
-#                       Pagoda), the suite inside it; CSV, tables and plots in build/bench/
+#   make bench-linux    Debian's Linux kernel + busybox in QEMU and Pagoda in the same
+#                       QEMU setup, alternately, the suite inside each; CSV, tables,
+#                       ratios and plots in build/bench/results/
 #                       BENCH_MEM=2G BENCH_ROUNDS=2 BENCH_ARGS='--runs 5 --ms 100'
 #                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
+#                       BENCH_PAGODA_CONFIGS='default' (e.g. 'ptshare=off ptshare=fork')
 #
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
 BENCH_SRC   := user/bench
-BENCH_PROGS := suite hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
+BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
@@ -44,6 +46,9 @@ $(eval $(call bench_build,pagoda,$(PAGODA_CC),,$(LIBC_DEPS)))
 BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
 BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)
 
+# Host unit test of the timing library (tests/unit/test_bench.c).
+UNIT_SRCS_bench := $(BENCH_SRC)/bench_util.c $(BENCH_SRC)/bench_rng.c
+
 .PHONY: bench-musl bench-musl-bins bench-pagoda bench-smoke bench-linux
 bench-musl:
 	@tools/deps.sh musl
@@ -59,11 +64,22 @@ bench-pagoda: $(BENCH_PAGODA_BINS)
 bench-smoke:
 	tools/bench/smoke.sh $(B)
 
-# Linux in QEMU, BENCH_ROUNDS boots; the columns and ratios of later Pagoda
-# configurations join as more --system arguments of the same run.
-bench-linux: bench-musl
-	@tools/deps.sh run musl bench
-	BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)" \
-		tools/bench/linux.sh prepare $(B) $(B)/bench/musl
+# Linux and Pagoda in QEMU, side by side: each round boots Linux, then Pagoda
+# once per configuration in BENCH_PAGODA_CONFIGS (kernel command lines, commas
+# for several options, "default" for none), so machine noise hits all alike.
+# Every Pagoda column gets a ratio against Linux.
+BENCH_PAGODA_CONFIGS ?= default
+bench_pagoda_name = pagoda$(if $(filter default,$(1)),, $(subst $(comma), ,$(1)))
+bench_pagoda_cmdline = $(if $(filter default,$(1)),,$(subst $(comma), ,$(1)))
+comma := ,
+BENCH_SYSTEMS = --system "linux|tools/bench/linux.sh boot $(B) $(BENCH_MEM)" \
+	$(foreach c,$(BENCH_PAGODA_CONFIGS),--system "$(call bench_pagoda_name,$(c))|tools/bench/pagoda.sh \
+		boot $(B) $(BENCH_MEM) '$(call bench_pagoda_cmdline,$(c))'")
+
+bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user
+	@tools/deps.sh build run musl bench
+	$(Q)export BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)"; \
+		tools/bench/linux.sh prepare $(B) $(B)/bench/musl && \
+		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda
 	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results --rounds $(BENCH_ROUNDS) \
-		--system "linux|tools/bench/linux.sh boot $(B) $(BENCH_MEM)"
+		--ref linux $(BENCH_SYSTEMS)

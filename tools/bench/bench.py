@@ -5,7 +5,8 @@ the BENCH lines into CSV, print tables in the seeds' shapes and draw plots.
     bench.py check [FILE...]        every BENCH line well formed, at least one
                                     (--expect BENCH:METRIC,... must all appear;
                                     --suite: a suite log where every program ran,
-                                    printed BENCH lines of its own, and none failed)
+                                    printed BENCH lines of its own, none failed and,
+                                    unless --allow-skips, none skipped a metric)
     bench.py run --out DIR --system 'NAME|COMMAND' [--system ...] [--rounds N]
                                     boot each system in turn, round after round
                                     (so machine noise hits all of them), then report
@@ -14,15 +15,19 @@ the BENCH lines into CSV, print tables in the seeds' shapes and draw plots.
 A system is a named column (e.g. "linux", "pagoda ptshare=off", "pagoda pv=patched",
 "pagoda MALLOC_PURGE=eager"); COMMAND boots it and prints its serial console on
 stdout, where the suite program (user/bench/suite.c) prints BENCHSTART/BENCHPROG/
-BENCH/BENCHFAIL/BENCHDONE lines.
+BENCH/BENCHSKIP/BENCHFAIL/BENCHDONE lines. Failed programs, skipped metrics and
+boots that did not finish are listed in OUT/problems.txt and after the tables;
+`run` exits 1 when a program failed or a boot did not finish.
 Tables are generic over columns: later configurations appear without code changes.
 """
 import argparse
 import csv
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -58,10 +63,12 @@ def suite_programs(line):
     return line.split()[1:] if line.startswith("BENCHSTART") else None
 
 
-def suite_errors(lines, seen):
+def suite_errors(lines, seen, allow_skips):
     """What is wrong with a suite log: no BENCHSTART, a program it announced that
-    did not run or reported nothing, a BENCHFAIL line, a missing BENCHDONE."""
-    errors = ["suite: " + ln.strip() for ln in lines if ln.startswith("BENCHFAIL ")]
+    did not run or reported nothing, a BENCHFAIL line, a BENCHSKIP line (unless
+    allowed), a missing BENCHDONE."""
+    bad = ("BENCHFAIL ",) if allow_skips else ("BENCHFAIL ", "BENCHSKIP ")
+    errors = ["suite: " + ln.strip() for ln in lines if ln.startswith(bad)]
     starts = [p for p in map(suite_programs, lines) if p is not None]
     if not starts:
         errors.append("suite: no BENCHSTART line")
@@ -91,7 +98,7 @@ def cmd_check(a):
             if r:
                 seen.add("%s:%s" % (r["bench"], r["metric"]))
     if a.suite:
-        errors += suite_errors(lines, seen)
+        errors += suite_errors(lines, seen, a.allow_skips)
     want = [w for w in a.expect.split(",") if w]
     errors += ["missing BENCH %s" % w for w in want if w not in seen]
     if not seen:
@@ -128,27 +135,32 @@ class Progress:
             self.prog = line.split()[1]
             idx = self.programs.index(self.prog) + 1 if self.prog in self.programs else 0
             self.say("%s (%d/%d)" % (self.prog, idx, len(self.programs)))
-        elif line.startswith("BENCHFAIL "):
-            self.say("FAILED: " + line)
+        elif line.startswith(("BENCHFAIL ", "BENCHSKIP ")):
+            self.say(line)
 
 
-def boot_once(column, command, rnd, out, progress):
-    """Run one system's COMMAND, log its console to OUT/logs, return its results
-    (dicts) and whether the suite completed."""
+def boot_once(column, command, rnd, out, progress, timeout):
+    """Run one system's COMMAND, log its console to OUT/logs; returns its results
+    (dicts), its problems (strings: BENCHFAIL/BENCHSKIP lines, an unfinished
+    suite) and whether it counts as a failure (a program failed or no BENCHDONE).
+    A boot still running after `timeout` seconds is killed with its children."""
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
     log = os.path.join(out, "logs", "%s-r%d.log" % (re.sub(r"[^\w=.-]+", "_", column), rnd))
     progress.start(column, rnd)
-    rows, done, failed = [], False, []
+    rows, done, problems = [], False, []
     with open(log, "w") as lf:
         p = subprocess.Popen(command, shell=True, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        timer = threading.Timer(timeout, os.killpg, (p.pid, signal.SIGKILL))
+        timer.start()
         for raw in p.stdout:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             lf.write(line + "\n")
             progress.line(line)
             done = done or line == "BENCHDONE"
-            if line.startswith("BENCHFAIL "):
-                failed.append(line)
+            if line.startswith(("BENCHFAIL ", "BENCHSKIP ")):
+                problems.append("%s round %d: %s" % (column, rnd, line))
             try:
                 r = parse_line(line)
             except ValueError as e:
@@ -158,9 +170,14 @@ def boot_once(column, command, rnd, out, progress):
                 r.update(column=column, round=rnd)
                 rows.append(r)
         p.wait()
+        timer.cancel()
+    if not done:
+        problems.append("%s round %d: the suite did not finish (exit status %d, log %s)"
+                        % (column, rnd, p.returncode, log))
+    failure = not done or any("BENCHFAIL" in pr for pr in problems)
     progress.say("%d results, %s (log %s)" % (
-        len(rows), "complete" if done and not failed else "INCOMPLETE", log))
-    return rows, done and not failed
+        len(rows), "INCOMPLETE" if failure else "complete", log))
+    return rows, problems, failure
 
 
 def cmd_run(a):
@@ -174,18 +191,20 @@ def cmd_run(a):
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "results.csv")
     progress = Progress(a.rounds * len(systems))
-    ok = True
+    failed, problems = False, []
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()
         for rnd in range(1, a.rounds + 1):
             for name, cmd in systems:
-                rows, complete = boot_once(name, cmd, rnd, a.out, progress)
-                ok = ok and complete
+                rows, probs, failure = boot_once(name, cmd, rnd, a.out, progress, a.timeout)
+                failed, problems = failed or failure, problems + probs
                 w.writerows({k: r[k] for k in FIELDS} for r in rows)
                 f.flush()
+    with open(os.path.join(a.out, "problems.txt"), "w") as f:
+        f.writelines(p + "\n" for p in problems)
     report(a.out, a.ref)
-    return 0 if ok else 1
+    return 1 if failed else 0
 
 
 def load(path):
@@ -220,6 +239,9 @@ def report(out, ref):
         f.write(text + "\n")
     for png in plots.draw_all(data, columns, out):
         print("plot: " + png)
+    problems = os.path.join(out, "problems.txt")
+    if os.path.exists(problems) and os.path.getsize(problems):
+        print("\nProblems (also in %s):\n%s" % (problems, open(problems).read().rstrip()))
 
 
 def main():
@@ -230,11 +252,13 @@ def main():
     c.add_argument("files", nargs="*")
     c.add_argument("--expect", default="")
     c.add_argument("--suite", action="store_true")
+    c.add_argument("--allow-skips", action="store_true")
     r = sub.add_parser("run")
     r.add_argument("--out", required=True)
     r.add_argument("--system", action="append", required=True)
     r.add_argument("--rounds", type=int, default=1)
     r.add_argument("--ref", default="", help="column the ratios divide by (default: first)")
+    r.add_argument("--timeout", type=int, default=900, help="seconds one boot may take")
     p = sub.add_parser("report")
     p.add_argument("--out", required=True)
     p.add_argument("--ref", default="")

@@ -28,6 +28,7 @@ def gnuplot(script):
 
 
 def value(data, col, bench, metric):
+    """The median of one cell, or None when it was not measured."""
     c = data.get((col, bench, metric))
     return c.median if c else None
 

@@ -53,6 +53,7 @@ class Table:
         return [(g, label, b, m.replace("{g}", g)) for g in groups for (label, b, m) in items]
 
     def columns(self, all_columns):
+        """The columns this table shows, in run order."""
         if not self.columns_re:
             return list(all_columns)
         return [c for c in all_columns if re.search(self.columns_re, c)]

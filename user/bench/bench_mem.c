@@ -4,6 +4,8 @@
 #include "bench_mem.h"
 #include "bench_util.h"
 
+#include <errno.h>
+
 void *bench_map(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -23,6 +25,18 @@ void bench_advise(void *p, size_t len, int advice, const char *what)
 {
 	if (madvise(p, len, advice) != 0)
 		bench_die(what);
+}
+
+int bench_advice_works(int advice)
+{
+	size_t len = (size_t)bench_page_size();
+	void *p = bench_map(len);
+	int ok = madvise(p, len, advice) == 0;
+
+	if (!ok && errno != EINVAL)
+		bench_die("madvise probe");
+	bench_unmap(p, len);
+	return ok;
 }
 
 uint64_t bench_touch(void *p, size_t len, enum bench_touch_kind kind)

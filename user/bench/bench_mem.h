@@ -30,6 +30,10 @@ void bench_unmap(void *p, size_t len);
 /* madvise(p, len, advice); dies on failure, naming `what`. */
 void bench_advise(void *p, size_t len, int advice, const char *what);
 
+/* 1 if the kernel accepts madvise `advice` on anonymous memory, 0 if it
+ * rejects it with EINVAL (an advice it does not implement); dies otherwise. */
+int bench_advice_works(int advice);
+
 /* Touch one byte in every page of [p, p+len). Returns a value derived from
  * the bytes read, so that the compiler keeps the loads. */
 uint64_t bench_touch(void *p, size_t len, enum bench_touch_kind kind);

@@ -27,18 +27,19 @@ static int target_ms = DEFAULT_TARGET_MS;
 struct row {
 	char bench[32], metric[32], unit[16];
 	struct bench_stat st;
+	int skipped;
 };
 static struct row rows[MAX_ROWS];
 static int nrows;
 
-/* Parse a positive integer option value or exit with a message. */
-static int parse_count(const char *opt, const char *val)
+/* Parse an option value in [1, max] or exit with a message. */
+static int parse_count(const char *opt, const char *val, long max)
 {
 	char *end;
 	long v = val ? strtol(val, &end, 10) : 0;
 
-	if (!val || *end || v < 1 || v > 1000000) {
-		fprintf(stderr, "%s: %s needs a positive number\n", prog_name, opt);
+	if (!val || *end || v < 1 || v > max) {
+		fprintf(stderr, "%s: %s needs a number from 1 to %ld\n", prog_name, opt, max);
 		exit(2);
 	}
 	return (int)v;
@@ -55,9 +56,9 @@ void bench_init(int *argc, char **argv, const char *prog)
 		if (!strcmp(argv[i], "--quick"))
 			quick = 1;
 		else if (!strcmp(argv[i], "--runs"))
-			nruns = parse_count("--runs", i + 1 < *argc ? argv[++i] : NULL);
+			nruns = parse_count("--runs", i + 1 < *argc ? argv[++i] : NULL, BENCH_MAX_RUNS);
 		else if (!strcmp(argv[i], "--ms"))
-			target_ms = parse_count("--ms", i + 1 < *argc ? argv[++i] : NULL);
+			target_ms = parse_count("--ms", i + 1 < *argc ? argv[++i] : NULL, 3600000);
 		else
 			argv[out++] = argv[i];
 	}
@@ -138,9 +139,9 @@ static uint64_t calibrate(bench_body_fn body, void *ctx)
 struct bench_stat bench_time_body(const char *bench, const char *metric,
 				  bench_body_fn body, void *ctx, double ops_per_iter)
 {
-	double samples[1000];
+	double samples[BENCH_MAX_RUNS];
 	uint64_t iters = calibrate(body, ctx);
-	int r, n = nruns < 1000 ? nruns : 1000;
+	int r, n = nruns;
 
 	for (r = 0; r < n; r++) {
 		uint64_t ns = body(ctx, iters);
@@ -196,19 +197,38 @@ struct bench_stat bench_report(const char *bench, const char *metric,
 	return st;
 }
 
+/* Keep a row for bench_finish's table (the first MAX_ROWS only). */
+static void add_row(const char *bench, const char *metric, const char *unit,
+		    struct bench_stat st, int skipped)
+{
+	struct row *r;
+
+	if (nrows >= MAX_ROWS)
+		return;
+	r = &rows[nrows++];
+	snprintf(r->bench, sizeof r->bench, "%s", bench);
+	snprintf(r->metric, sizeof r->metric, "%s", metric);
+	snprintf(r->unit, sizeof r->unit, "%s", unit);
+	r->st = st;
+	r->skipped = skipped;
+}
+
 void bench_report_stat(const char *bench, const char *metric, const char *unit,
 		       struct bench_stat st)
 {
 	printf("BENCH %s %s %s median=%.6g min=%.6g max=%.6g runs=%d\n",
 	       bench, metric, unit, st.median, st.min, st.max, st.runs);
 	fflush(stdout);
-	if (nrows < MAX_ROWS) {
-		struct row *r = &rows[nrows++];
-		snprintf(r->bench, sizeof r->bench, "%s", bench);
-		snprintf(r->metric, sizeof r->metric, "%s", metric);
-		snprintf(r->unit, sizeof r->unit, "%s", unit);
-		r->st = st;
-	}
+	add_row(bench, metric, unit, st, 0);
+}
+
+void bench_skip(const char *bench, const char *metric, const char *why)
+{
+	struct bench_stat none = { 0, 0, 0, 0 };
+
+	printf("BENCHSKIP %s %s %s\n", bench, metric, why);
+	fflush(stdout);
+	add_row(bench, metric, "-", none, 1);
 }
 
 int bench_finish(void)
@@ -217,10 +237,14 @@ int bench_finish(void)
 
 	printf("\n%-12s %-18s %-10s %12s %12s %12s %5s\n",
 	       "bench", "metric", "unit", "median", "min", "max", "runs");
-	for (i = 0; i < nrows; i++)
-		printf("%-12s %-18s %-10s %12.4g %12.4g %12.4g %5d\n", rows[i].bench,
-		       rows[i].metric, rows[i].unit, rows[i].st.median, rows[i].st.min,
-		       rows[i].st.max, rows[i].st.runs);
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		if (r->skipped)
+			printf("%-12s %-18s %-10s %12s\n", r->bench, r->metric, r->unit, "skipped");
+		else
+			printf("%-12s %-18s %-10s %12.4g %12.4g %12.4g %5d\n", r->bench, r->metric,
+			       r->unit, r->st.median, r->st.min, r->st.max, r->st.runs);
+	}
 	fflush(stdout);
 	return 0;
 }

@@ -8,8 +8,9 @@
  *
  *   BENCH <bench> <metric> <unit> median=<x> min=<y> max=<z> runs=<n>
  *
- * (<bench>, <metric> and <unit> contain no spaces), and bench_finish() adds a
- * readable table of the same results. Common options, removed from argv by
+ * (<bench>, <metric> and <unit> contain no spaces), or, for a metric this
+ * system cannot measure, "BENCHSKIP <bench> <metric> <reason>"; bench_finish()
+ * adds a readable table of the same results. Common options, removed from argv by
  * bench_init(): --quick (or BENCH_QUICK=1 in the environment: one tiny
  * iteration, one run -- checks that the program works, measures nothing),
  * --runs N (default 5), --ms N (target length of one run, default 100 ms).
@@ -18,6 +19,8 @@
 #define BENCH_UTIL_H
 
 #include <stdint.h>
+
+#define BENCH_MAX_RUNS 1000 /* the largest --runs */
 
 /* Median, minimum and maximum of `runs` samples, in the metric's unit. */
 struct bench_stat {
@@ -44,7 +47,7 @@ void bench_init(int *argc, char **argv, const char *prog);
 /* Nonzero in --quick mode: programs shrink their sizes to the minimum. */
 int bench_quick(void);
 
-/* Number of runs per metric (1 in quick mode). */
+/* Number of runs per metric, at most BENCH_MAX_RUNS (1 in quick mode). */
 int bench_runs(void);
 
 /* Monotonic time in nanoseconds (CLOCK_MONOTONIC). */
@@ -79,6 +82,11 @@ struct bench_stat bench_report(const char *bench, const char *metric,
 /* Report an already computed statistic (e.g. one derived from two others). */
 void bench_report_stat(const char *bench, const char *metric, const char *unit,
 		       struct bench_stat st);
+
+/* Report that `metric` cannot be measured on this system (e.g. the kernel
+ * rejects a madvise advice): prints "BENCHSKIP <bench> <metric> <why>" and
+ * records the row for the table. The program goes on with other metrics. */
+void bench_skip(const char *bench, const char *metric, const char *why);
 
 /* Print the readable table of everything reported; returns 0, the exit
  * status for main. Call once at the end of main (never in a forked child). */

@@ -147,11 +147,32 @@ static void report(enum mode mode, const char *what, const char *unit, double *v
 	bench_report("ebizzy", metric, unit, v, n);
 }
 
+/* Report every metric of `mode` as skipped when its madvise advice is
+ * rejected by the kernel; returns 1 if it did. */
+static int skip_unsupported(enum mode mode)
+{
+	static const char *const what[] = { "rate", "user", "sys", "wall" };
+	char metric[32];
+	size_t i;
+
+	if ((mode != MODE_FREE || bench_advice_works(MADV_FREE)) &&
+	    (mode != MODE_DONTNEED || bench_advice_works(MADV_DONTNEED)))
+		return 0;
+	for (i = 0; i < sizeof what / sizeof what[0]; i++) {
+		snprintf(metric, sizeof metric, "%s_%s", mode_names[mode], what[i]);
+		bench_skip("ebizzy", metric, "madvise advice rejected with EINVAL");
+	}
+	return 1;
+}
+
 /* Do bench_runs() runs of the fixed work in `mode` and report them. */
 static void run_mode(struct ebizzy *e, enum mode mode)
 {
-	double rate[64], user[64], sys[64], wall[64];
-	int r, n = bench_runs() < 64 ? bench_runs() : 64;
+	double rate[BENCH_MAX_RUNS], user[BENCH_MAX_RUNS], sys[BENCH_MAX_RUNS], wall[BENCH_MAX_RUNS];
+	int r, n = bench_runs();
+
+	if (skip_unsupported(mode))
+		return;
 
 	for (r = 0; r < n; r++) {
 		struct bench_rng rng;

@@ -1,10 +1,10 @@
 /*
  * user/bench/lat_proc.c -- process creation latency, as lmbench's lat_proc:
  *   fork   fork + exit + wait
- *   exec   fork + execve of the static hello + wait
- *   sh     fork + /bin/sh -c hello + wait
+ *   exec   fork + execve of the static proc_hello + wait
+ *   sh     fork + /bin/sh -c proc_hello + wait
  * Usage: lat_proc [--quick] [--runs N] [--ms N] [HELLO]
- * HELLO defaults to "hello" in the directory of this program.
+ * HELLO defaults to "proc_hello" in the directory of this program.
  */
 #include "bench_proc.h"
 #include "bench_util.h"
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		snprintf(hello, sizeof hello, "%s", argv[1]);
 	else
-		bench_path_beside(hello, sizeof hello, argv[0], "hello");
+		bench_path_beside(hello, sizeof hello, argv[0], "proc_hello");
 	bench_time_op("lat_proc", "fork", bench_fork_exit_wait, NULL);
 	bench_time_op("lat_proc", "exec", op_exec, hello);
 	bench_time_op("lat_proc", "sh", op_sh, hello);

@@ -54,9 +54,15 @@ static uint64_t madv_body(void *arg, uint64_t iters)
 	return c->time_call_only ? call_ns : bench_now_ns() - t0;
 }
 
-/* Measure one cycle kind under `metric`. */
+/* Measure one cycle kind under `metric` (skipped when the kernel rejects
+ * the advice). */
 static void measure(struct madv_ctx *c, const char *metric, enum give_back how, int call_only)
 {
+	if ((how == FREE && !bench_advice_works(MADV_FREE)) ||
+	    (how == DONTNEED && !bench_advice_works(MADV_DONTNEED))) {
+		bench_skip("madvbench", metric, "madvise advice rejected with EINVAL");
+		return;
+	}
 	c->how = how;
 	c->time_call_only = call_only;
 	bench_time_body("madvbench", metric, madv_body, c, 1.0);

@@ -11,7 +11,7 @@
  *
  * Usage: suite [--dir DIR] [--forkrss "MIB..."] [COMMON OPTIONS...]
  * DIR (default: this program's directory) holds the programs; forkrss gets
- * the sizes (default "0 16 64"); every other argument (--quick, --runs N,
+ * the sizes (default "0 16 64"; commas work too: 0,16,64); every other argument (--quick, --runs N,
  * --ms N) is passed to every program.
  */
 #include "bench_proc.h"
@@ -70,13 +70,14 @@ static int run_program(const char *dir, const char *name, char **args, int nargs
 	return waitpid(pid, &status, 0) == pid ? status : -1;
 }
 
-/* Split `s` in place at spaces into at most max words; returns the count. */
+/* Split `s` in place at spaces and commas into at most max words; returns
+ * the count. */
 static int split_words(char *s, char **words, int max)
 {
 	int n = 0;
 	char *w;
 
-	for (w = strtok(s, " "); w && n < max; w = strtok(NULL, " "))
+	for (w = strtok(s, " ,"); w && n < max; w = strtok(NULL, " ,"))
 		words[n++] = w;
 	return n;
 }
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
 			common[ncommon++] = argv[i];
 	}
 	nsizes = split_words(sizes_buf, sizes, MAX_ARGS);
-	join_path(hello, dir, "hello");
+	join_path(hello, dir, "proc_hello");
 	printf("BENCHSTART");
 	for (p = 0; p < NPROGRAMS; p++)
 		printf(" %s", programs[p]);

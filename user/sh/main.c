@@ -44,6 +44,7 @@ static void reap_jobs(void)
 static int run_input(int fd)
 {
 	char line[SH_LINE_MAX];
+	int edit = sh_interactive && !sh_terminal_echoes(fd);
 
 	for (;;) {
 		reap_jobs();
@@ -51,7 +52,7 @@ static int run_input(int fd)
 			fputs("$ ", stdout);
 			fflush(stdout);
 		}
-		if (sh_readline(fd, line, sizeof line, sh_interactive) < 0)
+		if (sh_readline(fd, line, sizeof line, edit) < 0)
 			break;
 		sh_run_string(line);
 		fflush(stdout);

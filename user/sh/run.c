@@ -62,28 +62,6 @@ static int redirect(enum tok_kind kind, const char *file)
 	return 0;
 }
 
-/* exec_path: execve name, searched in $PATH if it has no '/'; returns only
- * on failure, with errno of the most telling attempt. */
-static void exec_path(char **argv)
-{
-	const char *path = getenv("PATH");
-	char full[256];
-	int err = ENOENT;
-
-	if (strchr(argv[0], '/')) {
-		execve(argv[0], argv, environ);
-		return;
-	}
-	for (const char *dir = path ? path : "/bin"; dir; dir = strchr(dir, ':') ? strchr(dir, ':') + 1 : NULL) {
-		size_t len = strcspn(dir, ":");
-		snprintf(full, sizeof full, "%.*s/%s", (int)len, len ? dir : ".", argv[0]);
-		execve(full, argv, environ);
-		if (errno != ENOENT)
-			err = errno;
-	}
-	errno = err;
-}
-
 /* run_builtin: if argv is a builtin, run it in this process and return its
  * status; -1 if it is not one. */
 static int run_builtin(char **argv, int argc)
@@ -124,7 +102,7 @@ static void run_command(struct token *t, int n)
 		_exit(0);
 	if ((status = run_builtin(argv, argc)) >= 0)
 		_exit(status);
-	exec_path(argv);
+	execvp(argv[0], argv);
 	fprintf(stderr, "sh: %s: %s\n", argv[0], errno == ENOENT ? "not found" : strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }

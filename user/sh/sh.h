@@ -9,8 +9,8 @@
  * Words may be quoted ('...' literally, "..." with $? expanded) or escaped
  * with a backslash; '#' starts a comment. $? is the status of the last
  * command (128 + signal for a killed one), $$ the shell's pid. Builtins: exit [N], cd [DIR].
- * Other commands are looked up in $PATH (default /bin) unless they
- * contain a '/'.
+ * Other commands run through execvp: looked up in $PATH (default /bin)
+ * unless they contain a '/'.
  */
 #ifndef SH_H
 #define SH_H
@@ -55,10 +55,14 @@ int sh_lex(const char *line, struct token *toks, int max, char *arena);
 int sh_run_line(struct token *toks, int n);
 
 /* sh_readline: read one line from fd into buf (NUL-terminated, without the
- * newline). In interactive mode, echo what is typed and handle backspace
- * and Ctrl-U; \r or \n ends the line, Ctrl-D on an empty line is end of
- * input. Returns the length, or -1 at end of input. */
-int sh_readline(int fd, char *buf, size_t size, int interactive);
+ * newline). With edit, echo what is typed and handle backspace and Ctrl-U;
+ * \r or \n ends the line, Ctrl-D on an empty line is end of input. Returns
+ * the length, or -1 at end of input. */
+int sh_readline(int fd, char *buf, size_t size, int edit);
+
+/* sh_terminal_echoes: true if fd is a terminal that echoes and edits input
+ * itself (ECHO in its termios), so the shell must not. */
+int sh_terminal_echoes(int fd);
 
 /* The status of the last command, for $? and `exit` without argument. */
 extern int sh_last_status;

@@ -30,6 +30,23 @@ void test_clock_sleep(void)
 	CHECK(a.tv_sec > 0);
 }
 
+/* cwd: getcwd reports an absolute path, "/" after chdir("/"); chdir
+ * checks its target (Pagoda's cwd may stay "/": `cd` need not move). */
+void test_cwd(void)
+{
+	char buf[256];
+
+	CHECK(getcwd(buf, sizeof buf) == buf && buf[0] == '/');
+	CHECK_OK(chdir("/"));
+	CHECK(getcwd(buf, sizeof buf) == buf && strcmp(buf, "/") == 0);
+	CHECK(getcwd(buf, 1) == NULL && errno == ERANGE);
+	CHECK_OK(chdir("/dev"));
+	CHECK_ERR(chdir("/no/such/dir"), ENOENT);
+	CHECK_ERR(chdir("/dev/null"), ENOTDIR);
+	CHECK_OK(access("/dev/null", F_OK));
+	CHECK_ERR(access("/no/such/file", F_OK), ENOENT);
+}
+
 /* uname_ids: uname fills every field; pids are positive. */
 void test_uname_ids(void)
 {

@@ -1,6 +1,7 @@
 /* user/usertests/t_proc.c -- fork, exec, wait, exit statuses, kill. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,9 +69,37 @@ void test_getppid(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
-/* run_capture: run program prog of ut_bindir with argv, its stdout into
- * out (NUL-terminated); returns the wait status. */
-static int run_capture(const char *prog, char *const argv[], char *out, size_t size)
+/* How a capture child starts its program: path is ut_bindir/prog. */
+typedef void (*exec_fn)(const char *path, const char *prog, char *const argv[]);
+
+static void via_execve(const char *path, const char *prog, char *const argv[])
+{
+	char *envp[] = { "PATH=/bin", NULL };
+
+	(void)prog;
+	execve(path, argv, envp);
+}
+
+/* via_execvp: by name, found through $PATH (set to ut_bindir). */
+static void via_execvp(const char *path, const char *prog, char *const argv[])
+{
+	(void)path;
+	setenv("PATH", ut_bindir, 1);
+	execvp(prog, argv);
+}
+
+/* via_execlp: by name with a fixed argument list (argv[0], argv[1]). */
+static void via_execlp(const char *path, const char *prog, char *const argv[])
+{
+	(void)path;
+	setenv("PATH", ut_bindir, 1);
+	execlp(prog, argv[0], argv[1], (char *)NULL);
+}
+
+/* run_capture: run program prog of ut_bindir with argv, started by how,
+ * its stdout into out (NUL-terminated); returns the wait status. */
+static int run_capture(exec_fn how, const char *prog, char *const argv[], char *out,
+		       size_t size)
 {
 	char path[256];
 	int fds[2];
@@ -81,11 +110,10 @@ static int run_capture(const char *prog, char *const argv[], char *out, size_t s
 	CHECK_OK(pipe(fds));
 	pid_t pid = ut_fork();
 	if (pid == 0) {
-		char *envp[] = { "PATH=/bin", NULL };
 		dup2(fds[1], 1);
 		close(fds[0]);
 		close(fds[1]);
-		execve(path, argv, envp);
+		how(path, prog, argv);
 		_exit(99);
 	}
 	close(fds[1]);
@@ -96,19 +124,24 @@ static int run_capture(const char *prog, char *const argv[], char *out, size_t s
 	return ut_wait(pid);
 }
 
-/* exec_echo: execve replaces the child; argv arrives intact. */
+/* exec_echo: exec replaces the child; argv arrives intact, through execve
+ * with a path and through the $PATH-searching variants. */
 void test_exec_echo(void)
 {
+	static const exec_fn hows[] = { via_execve, via_execvp, via_execlp };
+	static const char *const want[] = { "hello from exec\n", "hello from exec\n", "hello\n" };
 	char out[128];
 	char *argv[] = { "echo", "hello", "from", "exec", NULL };
-	int st = run_capture("echo", argv, out, sizeof out);
 
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		ut_fail(__FILE__, __LINE__, "echo: %s", ut_status_str(st));
-	if (strcmp(out, "hello from exec\n") != 0)
-		ut_fail(__FILE__, __LINE__, "echo printed \"%s\"", out);
+	for (size_t i = 0; i < sizeof hows / sizeof hows[0]; i++) {
+		int st = run_capture(hows[i], "echo", argv, out, sizeof out);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			ut_fail(__FILE__, __LINE__, "echo (way %zu): %s", i, ut_status_str(st));
+		if (strcmp(out, want[i]) != 0)
+			ut_fail(__FILE__, __LINE__, "echo (way %zu) printed \"%s\"", i, out);
+	}
 	char *hargv[] = { "hello", NULL };
-	st = run_capture("hello", hargv, out, sizeof out);
+	int st = run_capture(via_execve, "hello", hargv, out, sizeof out);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK(strcmp(out, "hello\n") == 0);
 }
@@ -123,6 +156,8 @@ void test_exec_errors(void)
 	CHECK_ERR(execve("/no/such/program", argv, envp), ENOENT);
 	CHECK_ERR(execve(ut_addr(1), argv, envp), EFAULT);
 	CHECK_ERR(execve(ut_bindir, argv, envp), EACCES);
+	setenv("PATH", ut_bindir, 1);
+	CHECK_ERR(execvp("no-such-program", argv), ENOENT);
 }
 
 /* kill_child: SIGKILL and SIGTERM end a child; the status says which. */

@@ -13,8 +13,6 @@
 #include "usertests.h"
 
 #define PAGE 4096
-#define SYS_setuid_nr      105
-#define SYS_setrlimit_nr   160
 #define RLIMIT_AS_NR       9
 #define RLIMIT_NPROC_NR    6
 #define NOBODY_UID         65534
@@ -26,7 +24,7 @@ static void linux_limit(int res, unsigned long value)
 	unsigned long lim[2] = { value, value };
 
 	if (ut_on_linux())
-		CHECK_OK(syscall(SYS_setrlimit_nr, res, lim));
+		CHECK_OK(syscall(SYS_setrlimit, res, lim));
 }
 
 /* still_works: after exhaustion, a new child can fork, allocate, exit 0. */
@@ -61,7 +59,7 @@ void test_forkbomb(void)
 	if (bomb == 0) {
 		if (ut_on_linux()) {
 			linux_limit(RLIMIT_NPROC_NR, 300);
-			(void)syscall(SYS_setuid_nr, NOBODY_UID);
+			(void)syscall(SYS_setuid, NOBODY_UID);
 		}
 		while (n < CAP) {
 			pid_t pid = ut_fork_try();

@@ -24,7 +24,8 @@
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large)                      \
-	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader) X(dup_fds) \
+	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader)            \
+	X(pipe2_flags) X(dup_fds)                                                \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
@@ -33,7 +34,7 @@
 	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure)                \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
 	X(malloc_patterns) X(malloc_purge_counts) X(malloc_purge)                \
-	X(clock_sleep) X(uname_ids)                                              \
+	X(clock_sleep) X(uname_ids) X(cwd)                                       \
 	X(forkbomb) X(oom)
 
 #define UT_DECLARE(name) void test_##name(void);

@@ -18,6 +18,7 @@
 #define SYS_brk             12
 #define SYS_ioctl           16
 #define SYS_writev          20
+#define SYS_access          21
 #define SYS_pipe            22
 #define SYS_sched_yield     24
 #define SYS_madvise         28
@@ -32,11 +33,18 @@
 #define SYS_wait4           61
 #define SYS_kill            62
 #define SYS_uname           63
+#define SYS_getcwd          79
 #define SYS_chdir           80
 #define SYS_link            86
 #define SYS_unlink          87
 #define SYS_times           100
+#define SYS_getuid          102
+#define SYS_getgid          104
+#define SYS_setuid          105
+#define SYS_geteuid         107
+#define SYS_getegid         108
 #define SYS_getppid         110
+#define SYS_setrlimit       160
 #define SYS_reboot          169
 #define SYS_getdents64      217
 #define SYS_clock_gettime   228

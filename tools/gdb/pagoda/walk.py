@@ -5,12 +5,23 @@ from .core import Command, PagodaError, human_size, out, to_int
 from .frames import pt_counts_text
 from .layout import read_cr3, region_of
 from .paging import effective, leaves, table_of, walk
+from .proc import address_space_cr3, find_process
 from .pte import LEVEL_NAMES
 
 
 def cr3_arg(args, i):
-    """CR3 from args[i] if given, else the CPU's."""
-    return to_int(args[i]) if len(args) > i else read_cr3()
+    """The root to walk from args[i:]: 'CR3', '-p PID', or nothing (the CPU's)."""
+    rest = args[i:]
+    if not rest:
+        return read_cr3()
+    if rest[0] == "-p" and len(rest) == 2:
+        cr3 = address_space_cr3(find_process(to_int(rest[1])))
+        if cr3 is None:
+            raise PagodaError("process %s has no user address space" % rest[1])
+        return cr3
+    if len(rest) == 1:
+        return to_int(rest[0])
+    raise PagodaError("expected CR3 or -p PID, got: %s" % " ".join(rest))
 
 
 def perms(path):
@@ -22,9 +33,10 @@ def perms(path):
 class PgWalk(Command):
     """Walk the four page-table levels for a virtual address.
 
-Usage: pg-walk VA [CR3]
-  VA    any expression: 0xffffffff80100000, kmain, &boot_info, $rsp
-  CR3   root to walk (default: the CPU's $cr3), e.g. another process's
+Usage: pg-walk VA [CR3 | -p PID]
+  VA      any expression: 0xffffffff80100000, kmain, &boot_info, $rsp
+  CR3     root to walk (default: the CPU's $cr3)
+  -p PID  walk that process's page table (pg-ps lists them)
 For each level prints the table's physical address, the index taken from VA,
 the entry's raw value and its flags (hardware: P W U PWT PCD A D PS G NX;
 software bits named in arch/x86_64/pte.h), and where it points. When the
@@ -35,7 +47,7 @@ effective permissions (W and U only if EVERY level allows, NX if ANY sets it).""
     NAME = "pg-walk"
 
     def run(self, args):
-        if len(args) not in (1, 2):
+        if not 1 <= len(args) <= 3:
             self.usage_error()
         va = to_int(args[0])
         cr3 = cr3_arg(args, 1)
@@ -75,10 +87,11 @@ effective permissions (W and U only if EVERY level allows, NX if ANY sets it).""
 class PgPtdump(Command):
     """Summarise every present mapping of an address space as ranges.
 
-Usage: pg-ptdump [-u|-k] [CR3]
-  -u    user half only (below 0x0000800000000000)
-  -k    kernel half only
-  CR3   root to dump (default: the CPU's $cr3)
+Usage: pg-ptdump [-u|-k] [CR3 | -p PID]
+  -u      user half only (below 0x0000800000000000)
+  -k      kernel half only
+  CR3     root to dump (default: the CPU's $cr3)
+  -p PID  that process's page table
 Consecutive pages are merged into one line when their virtual and physical
 addresses are contiguous and they have the same page size, effective
 permissions and software bits (A and D are ignored). Columns: virtual range,
@@ -92,8 +105,6 @@ G = global) and software bits. Ends with the count of page-table pages."""
         if args and args[0] in ("-u", "-k"):
             lo, hi = (0, 1 << 47) if args[0] == "-u" else (0xffff800000000000, 1 << 64)
             args = args[1:]
-        if len(args) > 1:
-            self.usage_error()
         cr3 = cr3_arg(args, 0)
         tables = {}   # level -> set of table pages (one page may be linked twice)
 

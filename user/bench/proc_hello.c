@@ -1,5 +1,5 @@
 /*
- * user/bench/hello.c -- the program lat_proc executes (lmbench's hello): one
+ * user/bench/proc_hello.c -- the program lat_proc executes (lmbench's hello): one
  * write to standard output, then exit 0. Static and tiny on purpose.
  */
 #include <unistd.h>

@@ -1,0 +1,108 @@
+"""tests/gdb/cow.py -- gdb batch test: fork, then the first copy-on-write
+fault (the kernel boots to init, which forks the shell).
+
+Checks that:
+  * after proc_fork returns, pg-ps lists parent and child with different
+    PML4s, and pg-vmas shows the child with the parent's VMAs;
+  * at the first write fault on a page that is present in the faulting
+    process, both processes map that page to the SAME frame, read-only and
+    marked COW (seen through gdbtest.pt_info, the helpers' own walker);
+  * after the fault handler returns (`finish`), the writer maps a NEW frame,
+    writable, and the other process still maps the old one;
+  * pg-bt in the fault handler crosses the page fault's trap frame into user
+    mode (vector 14, error code with the write bit);
+  * in both processes the PT pages' present counts add up to the present
+    entries really in the page tables (the kernel's RSS is built on them).
+
+With page-table sharing (ptshare=fork), the two processes also share the PT
+page before the write: compare before["pt"], before["share"] with after[...]
+in cow_fault() (pt_info gives the PT page and its share/present counts).
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gdbtest as t  # noqa: E402
+from pagoda import headers, proc, pte  # noqa: E402
+
+PAGE = 4096
+COW = headers.require(pte.PTE_HEADER, "PTE_COW")
+MAX_FAULTS = 50
+
+
+def fork():
+    """Stop in proc_fork, let it return; (parent, child) as (pid, cr3)."""
+    t.stop_in("proc_fork")
+    parent = proc.current_process()
+    t.check(parent is not None, "proc_fork runs in a process whose page table is in CR3")
+    t.run("finish")
+    pids = {int(p["pid"]): proc.address_space_cr3(p) for p in proc.processes()}
+    child_pid = t.value("$rax")
+    ppid = int(parent["pid"])
+    t.check(child_pid in pids and child_pid != ppid, "fork returned the child's pid (%d)" % child_pid)
+    t.check(pids.get(child_pid) not in (None, pids[ppid]), "the child has its own PML4")
+    out = t.run("pg-ps")
+    t.check(re.search(r"^\*\s*%d " % ppid, out, re.M) is not None and
+            re.search(r"^\s+%d " % child_pid, out, re.M) is not None,
+            "pg-ps lists both, the parent's address space loaded (*)", out)
+    vmas = [re.sub(r"\s+\S+$", "", l) for l in t.run("pg-vmas %d" % ppid).splitlines()[2:-1]]
+    child_vmas = [re.sub(r"\s+\S+$", "", l) for l in t.run("pg-vmas %d" % child_pid).splitlines()[2:-1]]
+    t.check(vmas and vmas == child_vmas, "the child has the parent's VMAs", "%s\n%s" % (vmas, child_vmas))
+    return (ppid, pids[ppid]), (child_pid, pids[child_pid])
+
+
+def next_cow_fault():
+    """Continue to the next write fault on a present page; its page address."""
+    bp = t.gdb.Breakpoint("as_fault", type=t.gdb.BP_HARDWARE_BREAKPOINT)
+    bp.condition = "write"
+    try:
+        for _ in range(MAX_FAULTS):
+            t.gdb.execute("continue", to_string=True)
+            va = t.value("va") & ~(PAGE - 1)
+            if (t.pt_info(va)["pte"] or 0) & pte.P:
+                return va
+        return None
+    finally:
+        bp.delete()
+
+
+def cow_fault(parent, child):
+    va = next_cow_fault()
+    if not t.check(va is not None, "a write fault on a present page (a COW fault) happens"):
+        return
+    me = proc.current_process()
+    mine = int(me["pid"])
+    t.check(mine in (parent[0], child[0]), "the fault is in the parent or the child (pid %d)" % mine)
+    other_cr3 = child[1] if mine == parent[0] else parent[1]
+    before, other = t.pt_info(va), t.pt_info(va, other_cr3)
+    frame = pte.frame_addr(before["pte"], pte.PT)
+    t.check(frame == pte.frame_addr(other["pte"] or 0, pte.PT),
+            "before the write, both processes map %#x to the same frame %#x" % (va, frame))
+    for who, info in (("writer", before), ("other", other)):
+        t.check(not info["pte"] & pte.W and info["pte"] & COW,
+                "before the write, the %s's entry is read-only and COW (%#x)" % (who, info["pte"]))
+    out = t.run("pg-bt")
+    t.check(re.search(r"page fault \(vector 14, error 0x[0-9a-f]*[2367ef]\) from user mode", out)
+            is not None, "pg-bt crosses the user write fault's trap frame", out)
+    t.run("finish")
+    after, other_after = t.pt_info(va), t.pt_info(va, other_cr3)
+    new = pte.frame_addr(after["pte"] or 0, pte.PT)
+    t.check(after["pte"] and after["pte"] & pte.W and new != frame,
+            "after the fault, the writer maps a new frame %#x, writable" % new)
+    t.check(pte.frame_addr(other_after["pte"] or 0, pte.PT) == frame,
+            "the other process still maps the old frame")
+    for pid, cr3 in (parent, child):
+        use = proc.memory_usage(cr3)
+        t.check(use["rss"] == use["rss_counts"] > 0,
+                "pid %d: PT present counts add up to its present entries (%d KiB)"
+                % (pid, use["rss"] // 1024), str(use))
+    t.check("warning" not in t.run("pg-ps"), "pg-ps finds no accounting mismatch")
+
+
+def body():
+    parent, child = fork()
+    cow_fault(parent, child)
+
+
+t.scenario(body)
