@@ -102,7 +102,7 @@ struct page *page_alloc(unsigned order, unsigned flags)
 	}
 	for (uint64_t i = 0; i < (1UL << order); i++) {   /* no stale metadata */
 		pg[i].count = 0;
-		pg[i].lazy = NULL;   /* the union: also pt.share, pt.level */
+		pg[i].lazy = NULL;   /* the whole union: pt.share, level, text too */
 	}
 	pg->order = (uint8_t)order;
 	pg->refcount = 1;

@@ -37,6 +37,16 @@ void lazyfree_forget_entry(struct pagetable *pgt, vaddr_t va, pte_t e)
 	}
 }
 
+void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
+{
+	if (!lazyfree_stats.pages)
+		return;
+	pte_t *entries = ptpage_entries(pt);
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if (pte_present(entries[i]))
+			lazyfree_forget(pgt, va + (vaddr_t)i * PAGE_SIZE, pte_read(&entries[i]));
+}
+
 /* ---- marking: one walk over the range ---- */
 
 struct mark_arg {
@@ -46,8 +56,9 @@ struct mark_arg {
 
 /* A PD entry: a PT page shared by several address spaces is skipped. Its
  * frames are mapped more than once, so after unsharing (the general rule
- * for leaf writes) none of them could be marked anyway -- skipping gives
- * the same result without copying the PT page. */
+ * for leaf writes, which the walker applies with w->write) none of them
+ * could be marked anyway -- skipping gives the same result without copying
+ * the PT page. */
 static int mark_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
 {
 	(void)w, (void)va, (void)end;
@@ -109,7 +120,7 @@ void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
 	struct mark_arg a;
 	alloc_spares(&a.spare, pgr_count(pgt, start, end));
-	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &a };
+	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &a, .write = true };
 	tlb_begin(&a.b, pgt);
 	walk_range(&w, start, end);
 	tlb_end(&a.b);

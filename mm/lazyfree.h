@@ -60,6 +60,11 @@ static inline void lazyfree_forget(struct pagetable *pgt, vaddr_t va, pte_t e)
 		lazyfree_forget_entry(pgt, va, e);
 }
 
+/* pgt stops using PT page pt (mapping the 2 MiB at va) without clearing
+ * its entries -- it drops its share of a PT page other address spaces still
+ * use (munmap, exit): drop pgt's records for the entries in it. */
+void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va);
+
 /* Unlink record r, clear r->pg->lazy, free the record (for reclaim). */
 void lazyfree_drop(struct lazyfree_rec *r);
 

@@ -28,15 +28,15 @@ static int reclaim_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int l
 	pte_t e = pte_read(ep);
 	if (pte_addr(e) != page_to_pa(pg) || !pte_lazyfree(e))
 		page_bug(pg, "reclaim: lazy-free record does not match its entry", NULL);
-	bool discard = !pte_dirty(e) && pg->refcount == 1 && pt->pt.share == 1;
+	if (pt->pt.share != 1)
+		page_bug(pt, "reclaim: leaf write into a shared PT page", NULL);
 	lazyfree_drop(r);
-	if (discard) {
+	if (!pte_dirty(e) && pg->refcount == 1) {   /* clean and mapped once */
 		pt_set_leaf(w->pgt, va, ep, level, 0);
 		tlb_defer_put(&batch, va, pg);
 		lazyfree_stats.discarded++;
-	} else {
-		if (pt->pt.share == 1)   /* software bit only: no flush needed */
-			pt_set_leaf(w->pgt, va, ep, level, pte_clear(e, PTE_LAZYFREE));
+	} else {                                     /* software bit: no flush */
+		pt_set_leaf(w->pgt, va, ep, level, pte_clear(e, PTE_LAZYFREE));
 		lazyfree_stats.reused++;
 	}
 	return 0;
@@ -49,7 +49,22 @@ static int reclaim_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int 
 		 "reclaim: lazy-free record of an unmapped address", NULL);
 }
 
-static const struct walk_ops reclaim_ops = { .pte = reclaim_pte, .hole = reclaim_hole };
+/* The record's PT page is shared by several address spaces: its frame is
+ * mapped more than once, so it is kept; the shared table cannot be written,
+ * so only the record goes (its LAZYFREE bit then means nothing). */
+static int reclaim_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	if (pa_to_page(pte_addr(pte_read(ep)))->pt.share <= 1)
+		return 0;
+	lazyfree_drop(w->arg);
+	lazyfree_stats.reused++;
+	return WALK_SKIP;
+}
+
+static const struct walk_ops reclaim_ops = {
+	.pde = reclaim_pde, .pte = reclaim_pte, .hole = reclaim_hole,
+};
 
 uint64_t reclaim_lazyfree(uint64_t want)
 {
@@ -66,7 +81,7 @@ uint64_t reclaim_lazyfree(uint64_t want)
 				tlb_end(&batch);
 			tlb_begin(&batch, r->pgt);
 		}
-		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = r };
+		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = r, .write = true };
 		walk_range(&w, r->va, r->va + PAGE_SIZE);
 		reclaim_stats.scans++;
 	}

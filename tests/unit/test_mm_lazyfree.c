@@ -7,10 +7,12 @@
 #include <check.h>
 #include <signal.h>
 #include "tests/unit/host_mm.h"
+#include "mm/as.h"
 #include "mm/lazyfree.h"
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
+#include "mm/ptshare.h"
 #include "mm/reclaim.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
@@ -187,6 +189,38 @@ START_TEST(test_allocator_reclaims_first)
 }
 END_TEST
 
+/* Fork with shared PT pages: the frames are mapped twice, so reclaim keeps
+ * them and MADV_FREE skips them; once the PT page is private again marking
+ * works; and an address space that exits while its PT page is still shared
+ * leaves no record behind (ASan would catch the use after free). */
+START_TEST(test_shared_pt)
+{
+	map_pages(8);
+	struct vma v = { .start = UVA, .end = UVA + LARGE_PAGE_SIZE,
+			 .prot = PROT_READ | PROT_WRITE, .flags = VMA_ANON };
+	lazyfree_range(pgt, VA(0), VA(8));
+	struct pagetable *child = pgt_create();
+	ck_assert_int_eq(ptshare_fork_vma(child, pgt, &v), 0);
+	reclaim_lazyfree(100);
+	ck_assert_uint_eq(lazyfree_stats.discarded, 0);
+	ck_assert_uint_eq(lazyfree_stats.reused, 8);
+	for (int i = 0; i < 8; i++)
+		ck_assert(pte_present(entry(VA(i))));
+	lazyfree_range(pgt, VA(0), VA(8));          /* shared: skipped */
+	ck_assert_uint_eq(lazyfree_stats.pages, 0);
+	pgt_destroy(child);
+	lazyfree_range(pgt, VA(0), VA(8));          /* private again (unshared) */
+	ck_assert_uint_eq(lazyfree_check(), 8);
+
+	struct pagetable *child2 = pgt_create();
+	ck_assert_int_eq(ptshare_fork_vma(child2, pgt, &v), 0);
+	pgt_destroy(pgt);                           /* the records' owner exits */
+	ck_assert_uint_eq(lazyfree_check(), 0);
+	pgt_destroy(child2);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
 /* An entry changed behind the lazy-free list's back: the check panics. */
 START_TEST(test_check_catches_stale_record)
 {
@@ -211,6 +245,7 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_unmap_and_replace_forget);
 	tcase_add_test(tc, test_mapped_twice_kept);
 	tcase_add_test(tc, test_allocator_reclaims_first);
+	tcase_add_test(tc, test_shared_pt);
 	suite_add_tcase(s, tc);
 
 	TCase *bad = tcase_create("panics");
