@@ -10,7 +10,9 @@ Checks that:
   * after the fault handler returns (`finish`), the writer maps a NEW frame,
     writable, and the other process still maps the old one;
   * pg-bt in the fault handler crosses the page fault's trap frame into user
-    mode (vector 14, error code with the write bit).
+    mode (vector 14, error code with the write bit);
+  * in both processes the PT pages' present counts add up to the present
+    entries really in the page tables (the kernel's RSS is built on them).
 
 With page-table sharing (ptshare=fork), the two processes also share the PT
 page before the write: compare before["pt"], before["share"] with after[...]
@@ -90,6 +92,12 @@ def cow_fault(parent, child):
             "after the fault, the writer maps a new frame %#x, writable" % new)
     t.check(pte.frame_addr(other_after["pte"] or 0, pte.PT) == frame,
             "the other process still maps the old frame")
+    for pid, cr3 in (parent, child):
+        use = proc.memory_usage(cr3)
+        t.check(use["rss"] == use["rss_counts"] > 0,
+                "pid %d: PT present counts add up to its present entries (%d KiB)"
+                % (pid, use["rss"] // 1024), str(use))
+    t.check("warning" not in t.run("pg-ps"), "pg-ps finds no accounting mismatch")
 
 
 def body():

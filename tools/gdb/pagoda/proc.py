@@ -18,6 +18,7 @@ from .paging import leaves
 from .pte import PT, PD, frame_addr
 
 USER_END = 1 << 47
+PAGE_SIZE = 4096
 
 
 def processes():
@@ -57,8 +58,14 @@ def address_space_cr3(proc):
 
 
 def memory_usage(cr3):
-    """{'rss', 'pss', 'tables', 'shared_pts'} of the user half of cr3."""
-    use = {"rss": 0, "pss": 0.0, "tables": 0, "shared_pts": 0}
+    """Memory use of the user half of cr3, in bytes unless said otherwise:
+      rss         mapped by present leaf entries (counted by walking them);
+      rss_counts  the same from the PT pages' present counts (the kernel's
+                  way: exact only if every leaf write kept its count right);
+      pss         rss with each page divided by its PT page's share count;
+      tables      page-table pages below the PML4; shared_pts: PT pages
+                  with a share count above 1."""
+    use = {"rss": 0, "rss_counts": 0, "pss": 0.0, "tables": 0, "shared_pts": 0}
     shares, seen = {}, set()
 
     def on_table(level, pa, path):
@@ -68,16 +75,20 @@ def memory_usage(cr3):
         use["tables"] += 1
         if level == PT:
             try:
-                shares[pa] = max(pt_counts(pa)[0], 1)
+                share, present, _ = pt_counts(pa)
             except PagodaError:
-                shares[pa] = 1
-            use["shared_pts"] += shares[pa] > 1
+                share, present = 1, 0
+            shares[pa] = max(share, 1)
+            use["shared_pts"] += share > 1
+            use["rss_counts"] += present * PAGE_SIZE
 
     for leaf in leaves(cr3, 0, USER_END, on_table):
         use["rss"] += leaf.size
         # path = [PML4E, PDPTE, PDE, PTE] for a 4 KiB page: the PDE holds the PT.
         pt_pa = frame_addr(leaf.path[2], PD) if len(leaf.path) == 4 else None
         use["pss"] += leaf.size / shares.get(pt_pa, 1)
+        if pt_pa is None:   # a 2 MiB / 1 GiB leaf: no PT page counts it
+            use["rss_counts"] += leaf.size
     return use
 
 
@@ -93,7 +104,9 @@ Columns: PID (* marks the process whose page table is in CR3), STATE, NAME,
 RSS and PSS in KiB (PSS divides every page mapped
 through a shared PT page by that page's share count), page-table pages below
 the PML4 (and how many PT pages are shared with other address spaces), and
-the physical address of the PML4 (pass it to pg-walk / pg-ptdump)."""
+the physical address of the PML4 (pg-walk / pg-ptdump -p PID walk it).
+Warns when a process's PT present counts (what the kernel's RSS is built
+from) disagree with the present entries actually in its page tables."""
 
     NAME = "pg-ps"
 
@@ -115,6 +128,9 @@ the physical address of the PML4 (pass it to pg-walk / pg-ptdump)."""
                 "*" if cr3 == loaded else " ", int(p["pid"]),
                 state.replace("P_", ""), p["name"].string(), kib(use["rss"]),
                 kib(int(use["pss"])), use["tables"], use["shared_pts"], root))
+            if use["rss"] != use["rss_counts"]:
+                out("  warning: pid %d's PT present counts add up to %s KiB, its present "
+                    "entries to %s KiB" % (int(p["pid"]), kib(use["rss_counts"]), kib(use["rss"])))
         out("(* = the address space in CR3 now)")
 
 
