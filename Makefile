@@ -7,12 +7,15 @@
 #   make debug      QEMU paused with its gdbstub and gdb attached with symbols
 #                   (USER=prog adds a user program's symbols; docs/debugging.md)
 #   make CROSS=x86_64-elf-   use a cross toolchain instead of the host gcc
+#   make PARAVIRT=0 B=build-nopv   a kernel whose pv_* wrappers are the native
+#                   instructions (no pv_ops calls; docs/pv-ops.md)
 
 CROSS    ?=
 CC       := $(CROSS)gcc
 LD       := $(CROSS)ld
 NM       := $(CROSS)nm
 OBJCOPY  := $(CROSS)objcopy
+OBJDUMP  := $(CROSS)objdump
 NASM     ?= nasm
 HOSTCC   ?= gcc
 PYTHON   ?= python3
@@ -20,6 +23,7 @@ QEMU     ?= qemu-system-x86_64
 MEM      ?= 512M
 CMDLINE  ?=
 B        := build
+PARAVIRT ?= 1
 V        ?= 0
 ifeq ($(V),0)
 Q := @
@@ -36,7 +40,7 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse -mno-mmx \
 	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls -fno-strict-aliasing -fno-common \
-	-fcf-protection=none -fno-tree-loop-distribute-patterns -Wall -Wextra -Werror -I. $(EXTRA_KCFLAGS)
+	-fcf-protection=none -fno-tree-loop-distribute-patterns -Wall -Wextra -Werror -I. -DPARAVIRT=$(PARAVIRT) $(EXTRA_KCFLAGS)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-T linker.ld
 
@@ -64,7 +68,11 @@ $(B)/k/ksyms0.o: tools/gen-ksyms.sh
 	$(Q)tools/gen-ksyms.sh $(NM) - > $(B)/k/ksyms0.S
 	$(Q)$(CC) -c $(B)/k/ksyms0.S -o $@
 
-$(B)/kernel.elf: $(KOBJS) $(B)/k/ksyms0.o linker.ld tools/gen-ksyms.sh
+# PARAVIRT=1: no privileged instruction outside the pv_ops backends.
+CHECK_PRIV := $(if $(filter 1,$(PARAVIRT)),tools/check-privileged.sh $(OBJDUMP) $(KOBJS),true)
+
+$(B)/kernel.elf: $(KOBJS) $(B)/k/ksyms0.o linker.ld tools/gen-ksyms.sh tools/check-privileged.sh
+	$(Q)$(CHECK_PRIV)
 	$(call say,LD,$@)$(LD) $(KLDFLAGS) -o $(B)/kernel0.elf $(KOBJS) $(B)/k/ksyms0.o
 	$(Q)tools/gen-ksyms.sh $(NM) $(B)/kernel0.elf > $(B)/k/ksyms.S
 	$(Q)$(CC) -c $(B)/k/ksyms.S -o $(B)/k/ksyms.o

@@ -15,6 +15,7 @@
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pic.h"
+#include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/trap.h"
 
@@ -65,6 +66,7 @@ void kmain(uint32_t magic, paddr_t info)
 	timer_init();
 	fpu_init();
 	mm_init();
+	pv_init();          /* choose the pv_ops backend, patch call sites */
 	syscall_init();
 	syscall_table_init();
 	pagefault_init();

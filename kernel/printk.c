@@ -46,7 +46,7 @@ void panic(const char *fmt, ...)
 	if (in_panic) {            /* panic while panicking: just stop */
 		ktest_exit(KTEST_EXIT_PANIC);
 		for (;;)
-			native_halt();
+			cpu_halt();
 	}
 	in_panic = true;
 	va_list ap;
@@ -59,5 +59,5 @@ void panic(const char *fmt, ...)
 	printk("system halted\n");
 	ktest_exit(KTEST_EXIT_PANIC);
 	for (;;)
-		native_halt();
+		cpu_halt();
 }

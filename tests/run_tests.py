@@ -7,7 +7,9 @@
 3. extra test scripts listed in tests/scripts.txt (e.g. the gdb batch test).
 
 Prints one line per test and ends with "N passed, N failed"; exits 1 on any
-failure. --only NAME[,NAME] restricts step 2/3 to those runs.
+failure. --only NAME[,NAME] restricts step 2/3 to those runs. --kernel ELF
+boots another kernel (e.g. a PARAVIRT=0 build) with the same initrd, and
+--tag T names its runs T-NAME so their logs do not overwrite the main run's.
 """
 import argparse
 import concurrent.futures
@@ -63,10 +65,14 @@ def parse_table(path):
     return rows
 
 
+KERNEL = None   # --kernel: the ELF to boot instead of BUILD/kernel.elf
+
+
 def make_iso(build, name, cmdline):
     iso = os.path.join(build, "test", name + ".iso")
     os.makedirs(os.path.dirname(iso), exist_ok=True)
-    subprocess.run([os.path.join(ROOT, "tools", "mkiso.sh"), os.path.join(build, "kernel.elf"),
+    subprocess.run([os.path.join(ROOT, "tools", "mkiso.sh"),
+                    KERNEL or os.path.join(build, "kernel.elf"),
                     os.path.join(build, "initrd.tar"), cmdline, iso], check=True)
     return iso
 
@@ -117,13 +123,19 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--only", default="")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--kernel", default=None)
+    ap.add_argument("--tag", default="")
     a = ap.parse_args()
+    global KERNEL
+    KERNEL = a.kernel
     only = set(filter(None, a.only.split(",")))
     os.makedirs(os.path.join(a.build, "test"), exist_ok=True)
     if not only:
         run_unit(a.build)
     rows = [r for r in parse_table(os.path.join(ROOT, "tests", "suites.txt"))
             if not only or r[0] in only]
+    if a.tag:
+        rows = [["%s-%s" % (a.tag, r[0])] + r[1:] for r in rows]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         for name, expect, res in ex.map(lambda r: run_suite(a.build, r), rows):
             report_suite(a.build, name, expect, res)

@@ -1,8 +1,9 @@
 /* arch/x86_64/cpu.h -- x86-64 instructions as inline functions.
  *
- * The only place with inline assembly besides the pv_ops backends. Code
- * outside arch/x86_64/ uses the wrappers in arch/x86_64/irq.h and the pv_ops
- * table, not these.
+ * The native_* functions are the privileged instructions themselves. Only
+ * the pv_ops backends (pv_native.c, pv_checked.c) and, in a PARAVIRT=0
+ * build, the pv_* wrappers of pv_ops.h use them; everybody else calls the
+ * pv_* wrappers (tools/check-privileged.sh enforces it).
  */
 #ifndef ARCH_X86_64_CPU_H
 #define ARCH_X86_64_CPU_H
@@ -144,25 +145,76 @@ static inline void native_invlpg(uint64_t va)
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
-static inline uint64_t native_rdmsr(uint32_t msr)
+static inline uint64_t native_rdmsr(uint64_t msr)
 {
 	uint32_t lo, hi;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"((uint32_t)msr));
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static inline void native_wrmsr(uint32_t msr, uint64_t v)
+static inline void native_wrmsr(uint64_t msr, uint64_t v)
 {
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
+	__asm__ volatile("wrmsr" : : "c"((uint32_t)msr), "a"((uint32_t)v),
 			 "d"((uint32_t)(v >> 32)));
 }
 
-static inline void native_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+static inline void native_cpuid(uint64_t leaf, uint64_t sub, uint32_t r[4])
 {
 	__asm__ volatile("cpuid"
 			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(sub));
+			 : "a"((uint32_t)leaf), "c"((uint32_t)sub));
 }
+
+/* lgdt/lidt take a struct pv_dtr (limit, base). */
+static inline void native_lgdt(const void *dtr)
+{
+	__asm__ volatile("lgdt (%0)" : : "r"(dtr) : "memory");
+}
+
+static inline void native_lidt(const void *dtr)
+{
+	__asm__ volatile("lidt (%0)" : : "r"(dtr) : "memory");
+}
+
+static inline void native_ltr(uint64_t selector)
+{
+	__asm__ volatile("ltr %w0" : : "r"(selector) : "memory");
+}
+
+/* An entry of a page table, written in one 64-bit store (the CPU may set
+ * its A/D bits concurrently: never write an entry in halves). */
+static inline void native_set_entry(uint64_t *ep, uint64_t e)
+{
+	__atomic_store_n(ep, e, __ATOMIC_RELEASE);
+}
+
+/* Reloading CR3 drops every non-global TLB entry. */
+static inline void native_flush_user(void)
+{
+	native_write_cr3(native_read_cr3());
+}
+
+/* Toggling CR4.PGE drops every TLB entry, global ones included. */
+static inline void native_flush_all(void)
+{
+	uint64_t cr4 = native_read_cr4();
+	if (cr4 & CR4_PGE) {
+		native_write_cr4(cr4 & ~CR4_PGE);
+		native_write_cr4(cr4);
+	} else {
+		native_flush_user();
+	}
+}
+
+/* CPUID serializes: code written before it is what runs after it. */
+static inline void native_serialize(void)
+{
+	uint32_t r[4];
+	native_cpuid(0, 0, r);
+}
+
+/* The kernel stack of entries from user mode (TSS.rsp0; arch/x86_64/gdt.c). */
+void native_load_sp0(uint64_t rsp0);
 
 static inline void cpu_relax(void)
 {

@@ -1,6 +1,6 @@
 /* arch/x86_64/fpu.c -- enable SSE and save/restore user FPU state. */
 #include "arch/x86_64/fpu.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pv_ops.h"
 #include "kernel/string.h"
 
 #define CR0_MP (1UL << 1)
@@ -13,9 +13,9 @@ static struct fpu_state clean_state;
 
 void fpu_init(void)
 {
-	uint64_t cr0 = native_read_cr0();
-	native_write_cr0((cr0 & ~(CR0_EM | CR0_TS)) | CR0_MP);
-	native_write_cr4(native_read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
+	uint64_t cr0 = pv_read_cr0();
+	pv_write_cr0((cr0 & ~(CR0_EM | CR0_TS)) | CR0_MP);
+	pv_write_cr4(pv_read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
 	__asm__ volatile("fninit");
 	uint32_t mxcsr = 0x1f80;   /* all SSE exceptions masked, round to nearest */
 	__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));

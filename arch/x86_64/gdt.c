@@ -7,6 +7,7 @@
  */
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/pv_ops.h"
 
 struct tss {
 	uint32_t reserved0;
@@ -34,10 +35,6 @@ static struct tss tss;
 static uint8_t df_stack[IST_STACK_SIZE] __aligned(16);
 static uint8_t nmi_stack[IST_STACK_SIZE] __aligned(16);
 
-struct gdtr {
-	uint16_t limit;
-	uint64_t base;
-} __packed;
 
 void gdt_init(void)
 {
@@ -57,27 +54,33 @@ void gdt_init(void)
 			    (((base >> 24) & 0xff) << 56);
 	gdt[(SEG_TSS >> 3) + 1] = base >> 32;
 
-	struct gdtr r = { sizeof(gdt) - 1, (uint64_t)gdt };
+	struct pv_dtr r = { sizeof(gdt) - 1, (uint64_t)gdt };
+	pv_load_gdt(&r);
 	__asm__ volatile(
-		"lgdt %0\n\t"
-		"pushq %1\n\t"
+		"pushq %0\n\t"
 		"leaq 1f(%%rip), %%rax\n\t"
 		"pushq %%rax\n\t"
 		"lretq\n"
 		"1:\n\t"
-		"movw %w2, %%ax\n\t"
+		"movw %w1, %%ax\n\t"
 		"movw %%ax, %%ds\n\t"
 		"movw %%ax, %%es\n\t"
-		"movw %%ax, %%ss\n\t"
-		"ltr %w3"
+		"movw %%ax, %%ss"
 		:
-		: "m"(r), "i"(SEG_KCODE), "i"(SEG_KDATA), "r"((uint16_t)SEG_TSS)
+		: "i"(SEG_KCODE), "i"(SEG_KDATA)
 		: "rax", "memory");
+	pv_load_tr(SEG_TSS);
+}
+
+/* The native cpu.load_sp0: user-mode entries use this stack from now on. */
+void native_load_sp0(uint64_t rsp0)
+{
+	tss.rsp[0] = rsp0;
 }
 
 void tss_set_kernel_stack(uint64_t rsp0)
 {
-	tss.rsp[0] = rsp0;
+	pv_load_sp0(rsp0);
 }
 
 bool addr_on_ist_stack(uint64_t addr)

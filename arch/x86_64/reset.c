@@ -1,6 +1,6 @@
 /* arch/x86_64/reset.c -- ways to stop the machine. */
 #include "arch/x86_64/reset.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pv_ops.h"
 
 #define ACPI_PM1A_CNT_QEMU 0x604   /* QEMU's PIIX4 PM control block */
 #define ACPI_SLP_EN_S5 0x2000
@@ -9,11 +9,9 @@
 
 void arch_triple_fault(void)
 {
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __packed empty = { 0, 0 };
-	__asm__ volatile("lidt %0; int3" : : "m"(empty));
+	struct pv_dtr empty = { 0, 0 };
+	pv_load_idt(&empty);
+	__asm__ volatile("int3");
 }
 
 void arch_power_off(void)

@@ -1,6 +1,6 @@
 /* arch/x86_64/trap.c -- IDT setup and the dispatcher for all vectors. */
 #include "arch/x86_64/trap.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/pic.h"
 #include "arch/x86_64/backtrace.h"
@@ -63,11 +63,8 @@ void idt_init(void)
 		set_gate(v, trap_vectors[v], 0);
 	set_gate(T_DF, trap_vectors[T_DF], IST_DOUBLE_FAULT);
 	set_gate(T_NMI, trap_vectors[T_NMI], IST_NMI);
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __packed r = { sizeof(idt) - 1, (uint64_t)idt };
-	__asm__ volatile("lidt %0" : : "m"(r));
+	struct pv_dtr r = { sizeof(idt) - 1, (uint64_t)idt };
+	pv_load_idt(&r);
 }
 
 void irq_register(int irq, irq_handler_t h)
@@ -85,7 +82,7 @@ void trapframe_print(const struct trapframe *tf)
 	printk("  rbp %016lx  r8  %016lx  r9  %016lx\n", tf->rbp, tf->r8, tf->r9);
 	printk("  r10 %016lx  r11 %016lx  r12 %016lx\n", tf->r10, tf->r11, tf->r12);
 	printk("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
-	printk("  cr2 %016lx  cr3 %016lx\n", native_read_cr2(), native_read_cr3());
+	printk("  cr2 %016lx  cr3 %016lx\n", pv_read_cr2(), pv_read_cr3());
 }
 
 /* A kernel instruction that may fault on a user address (copyin/copyout)
@@ -125,7 +122,7 @@ static __noreturn void kernel_fault(struct trapframe *tf, uint64_t cr2)
 static void handle_exception(struct trapframe *tf)
 {
 	/* a double fault keeps CR2 of the page fault it came from */
-	uint64_t cr2 = tf->vector == T_PF || tf->vector == T_DF ? native_read_cr2() : 0;
+	uint64_t cr2 = tf->vector == T_PF || tf->vector == T_DF ? pv_read_cr2() : 0;
 
 	if (tf->vector == T_PF && page_fault_hook && page_fault_hook(tf, cr2))
 		return;

@@ -1,0 +1,34 @@
+/* arch/x86_64/pv_boot.c -- pv_init(): choose the backend, patch the sites.
+ *
+ *   pv=patched   (default) native backend, sites patched (inline or direct)
+ *   pv=indirect  native backend, sites left as indirect calls
+ */
+#include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/pv_patch.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+#define PV_MODE_DEFAULT "patched"
+
+void pv_init(void)
+{
+	const char *mode = cmdline_get_or("pv", PV_MODE_DEFAULT);
+	if (!PARAVIRT) {
+		printk("pv: PARAVIRT=0 build: native instructions inline, no pv_ops "
+		       "calls%s\n", cmdline_has("pv") ? " (pv= ignored)" : "");
+		return;
+	}
+	if (strcmp(mode, "patched") && strcmp(mode, "indirect")) {
+		printk("pv: unknown mode pv=%s, using pv=" PV_MODE_DEFAULT "\n", mode);
+		mode = PV_MODE_DEFAULT;
+	}
+	if (!strcmp(mode, "indirect")) {
+		printk("pv: %u sites: indirect calls through pv_ops (backend %s)\n",
+		       pv_site_count(), pv_ops.name);
+		return;
+	}
+	struct pv_patch_stats st = pv_patch_sites();
+	printk("pv: %u sites: %u inlined, %u direct calls (backend %s)\n",
+	       pv_site_count(), st.inlined, st.direct, pv_ops.name);
+}
