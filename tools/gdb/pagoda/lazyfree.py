@@ -1,17 +1,39 @@
-"""pagoda.lazyfree -- pg-lazyfree: the MADV_FREE lazy-free list."""
+"""pagoda.lazyfree -- pg-lazyfree: the MADV_FREE lazy-free list (mm/lazyfree.h).
+
+Each record on lazyfree_list says which address space maps a lazy-free page
+and where; the page's state is in that mapping's leaf entry: LAZYFREE set,
+and the hardware dirty bit D clear until the program writes the page again.
+"""
 from . import names as N
+from . import pte
 from .core import Command, PagodaError, list_entries, out, symbol_value
-from .frames import frame_db, type_name
+from .frames import frame_db
+from .paging import walk
+from .proc import owner_of, pagetable_cr3
+
+
+def entry_state(cr3, va):
+    """(leaf entry or None, what reclaim would do with it)."""
+    last = walk(cr3, va)[-1]
+    e = last.entry
+    if last.level != pte.PT or not e & pte.P:
+        return None, "NOT MAPPED (stale record?)"
+    names = pte.flag_names(e, pte.PT)
+    if "LAZYFREE" not in names:
+        return e, "no LAZYFREE bit (stale record?)"
+    return e, "dirty: rewritten, reclaim keeps it" if e & pte.D else "clean: reclaim may discard it"
 
 
 class PgLazyfree(Command):
     """Show the lazy-free list: pages given back with MADV_FREE.
 
 Usage: pg-lazyfree [MAX]
-Walks the kernel's lazy-free list (oldest first, the order reclaim takes
-them) and prints each frame's PFN, physical address, type and reference
-count, up to MAX lines (default 50), then the total. A page on this list is
-still mapped; reclaim discards it only if its dirty bit is still clear."""
+Walks the kernel's lazy-free list oldest first, the order reclaim takes
+them, and prints up to MAX records (default 50): the process and virtual
+address, the frame, the leaf entry and what reclaim would do with the page:
+discard it if the dirty bit D is still clear (nobody wrote it since
+MADV_FREE), keep it if D is set. Ends with the count, checked against
+lazyfree_stats.pages (what meminfo shows as LazyFree)."""
 
     NAME = "pg-lazyfree"
 
@@ -22,21 +44,22 @@ still mapped; reclaim discards it only if its dirty bit is still clear."""
         head = symbol_value(N.LAZYFREE_LIST, N.PROVIDER_LAZYFREE)
         frames, _ = frame_db()
         n = 0
-        for pg in list_entries(head, N.PAGE_STRUCT, N.PAGE_LINK):
-            pfn = int(pg.address - frames)
+        for rec in list_entries(head, N.LAZYFREE_REC, "link"):
             if n < limit:
-                out("  PFN %#8x  PA %#12x  %-12s refcount %d" % (pfn, pfn << 12, type_name(pg),
-                                                                int(pg[N.PAGE_REFCOUNT])))
+                va, pfn = int(rec["va"]), int(rec["pg"] - frames)
+                e, state = entry_state(pagetable_cr3(rec["pgt"]), va)
+                out("  %-22s VA %#014x  PFN %#8x  pte %s  %s"
+                    % (owner_of(rec["pgt"]), va, pfn, "%#018x" % e if e is not None else "-", state))
             n += 1
         if n > limit:
             out("  ... %d more" % (n - limit))
         out("%d page(s) on the lazy-free list" % n)
         try:
-            kept = int(symbol_value(N.LAZYFREE_COUNT, N.PROVIDER_LAZYFREE))
-            if kept != n:
-                out("warning: %s says %d" % (N.LAZYFREE_COUNT, kept))
+            kept = int(symbol_value(N.LAZYFREE_STATS, N.PROVIDER_LAZYFREE)["pages"])
         except PagodaError:
-            pass
+            return
+        if kept != n:
+            out("warning: %s.pages says %d" % (N.LAZYFREE_STATS, kept))
 
 
 PgLazyfree()

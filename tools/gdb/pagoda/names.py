@@ -34,12 +34,14 @@ KERNEL_PGT = "kernel_pgt"
 PROVIDER_PROC = "it comes with processes (kernel/proc.h, branch h/core)"
 
 # mm/ lazy-free list (MADV_FREE) and arch/ pv_ops call sites.
-LAZYFREE_LIST = "lazyfree_list"   # struct list of struct page, via PAGE_LINK
-LAZYFREE_COUNT = "lazyfree_count"
+LAZYFREE_LIST = "lazyfree_list"   # struct list of records, oldest first
+LAZYFREE_REC = "struct lazyfree_rec"   # .link (list), .pgt, .va, .pg
+LAZYFREE_STATS = "lazyfree_stats"      # .pages = records on the list
 PROVIDER_LAZYFREE = "it comes with MADV_FREE (mm/madvise.c, mm/reclaim.c)"
 PVSITES_START = "_pvsites_start"  # linker.ld: the .pvsites section
 PVSITES_END = "_pvsites_end"
-PVSITE_STRUCT = "struct pv_site"
+PVSITE_STRUCT = "struct pv_site"  # .addr (site), .len (bytes), .slot (pv_ops slot)
+PV_OPS_STRUCT = "struct pv_ops"   # the slots, in order: one function pointer each
 PROVIDER_PV = "it comes with pv_ops call-site patching (arch/x86_64/pv_patch.c)"
 
 # arch/x86_64 -- traps.

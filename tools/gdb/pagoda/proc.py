@@ -51,10 +51,23 @@ def address_space_cr3(proc):
     aspace = proc["as"]
     if int(aspace) == 0:
         return None
-    pgt = field(aspace.dereference(), N.AS_PGT, "struct addrspace")
+    return pagetable_cr3(field(aspace.dereference(), N.AS_PGT, "struct addrspace"))
+
+
+def pagetable_cr3(pgt):
+    """Physical address of the PML4 of a struct pagetable pointer."""
     root = field(pgt.dereference(), N.PGT_ROOT, "struct pagetable")
     frames, _ = frame_db()
     return int(root - frames) << 12
+
+
+def owner_of(pgt):
+    """'pid N (name)' of the process whose address space is pgt, or '?'."""
+    for p in processes():
+        aspace = p["as"]
+        if int(aspace) and int(aspace.dereference()[N.AS_PGT]) == int(pgt):
+            return "pid %d (%s)" % (int(p["pid"]), p["name"].string())
+    return "?"
 
 
 def memory_usage(cr3):
