@@ -4,6 +4,8 @@
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/pv_ops.h"
+#include "kernel/errno.h"
 #include "kernel/printk.h"
 
 static uint64_t dmap_page;
@@ -63,4 +65,59 @@ void kvm_build(const struct kvm_layout *l)
 uint64_t kvm_dmap_page_size(void)
 {
 	return dmap_page;
+}
+
+/* A large direct-map leaf: replace it by a table of the next level's pages
+ * with the same attributes, then split those too, down to 4 KiB. */
+static int dmap_split_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	pte_t e = pte_read(ep);
+	if (!pte_is_leaf(e, level))
+		return 0;
+	int sub = level - 1;
+	uint64_t size = pgl_entry_size(sub);
+	vaddr_t base = va & ~(pgl_entry_size(level) - 1);
+	struct page *t = ptpage_alloc(sub);
+	if (!t)
+		return -ENOMEM;
+	pte_t bits = sub == PGL_PT ? pte_clear(pte_flags(e), PTE_PS) : pte_flags(e);
+	pte_t *entries = ptpage_entries(t);
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		pt_set_leaf(w->pgt, base + i * size, &entries[i], sub,
+			    pte_make(pte_addr(e) + i * size, bits));
+	pt_set_table(ep, level, pte_make(page_to_pa(t), PTE_P | PTE_W));
+	w->pgt->nr_tables++;
+	return sub == PGL_PT ? 0 : walk_range(w, va, end);
+}
+
+static const struct walk_ops dmap_split_ops = {
+	.pdpte = dmap_split_leaf, .pde = dmap_split_leaf,
+};
+
+void kvm_dmap_split(paddr_t end)
+{
+	struct walk w = { .ops = &dmap_split_ops, .pgt = &kernel_pgt };
+	end = ALIGN_UP(end, PAGE_SIZE);
+	if (walk_range(&w, DIRECT_MAP_BASE, DIRECT_MAP_BASE + end) < 0)
+		panic("kvm: out of memory splitting the direct map below %#lx", end);
+	dmap_page = PAGE_SIZE;
+	pv_flush_all();   /* page sizes changed: no TLB may keep the large ones */
+}
+
+static int dmap_found(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	*(pte_t **)w->arg = ep;
+	return 0;
+}
+
+static const struct walk_ops dmap_find_ops = { .pte = dmap_found };
+
+pte_t *kvm_dmap_pte(paddr_t pa)
+{
+	pte_t *ep = NULL;
+	vaddr_t va = (vaddr_t)P2V(pa & ~(PAGE_SIZE - 1));
+	struct walk w = { .ops = &dmap_find_ops, .pgt = &kernel_pgt, .arg = &ep };
+	walk_range(&w, va, va + PAGE_SIZE);
+	return ep;
 }

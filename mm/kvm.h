@@ -8,7 +8,7 @@
 #ifndef MM_KVM_H
 #define MM_KVM_H
 
-#include "kernel/types.h"
+#include "arch/x86_64/pte.h"
 
 #define KVM_MAX_SEGS 4
 
@@ -29,7 +29,18 @@ struct kvm_layout {
  * load it: pgt_activate(&kernel_pgt). */
 void kvm_build(const struct kvm_layout *l);
 
-/* Bytes of one direct-map page (after kvm_build). */
+/* Bytes of one direct-map page of RAM (after kvm_build; PAGE_SIZE after
+ * kvm_dmap_split). */
 uint64_t kvm_dmap_page_size(void);
+
+/* Map physical [0, end) of the direct map with 4 KiB pages (splitting its
+ * 1 GiB / 2 MiB pages, same attributes), so that single frames can get
+ * their own protection (the checking pv backend maps page-table pages
+ * read-only). Panics when memory runs out. */
+void kvm_dmap_split(paddr_t end);
+
+/* The 4 KiB direct-map entry mapping frame pa; NULL if pa is still covered
+ * by a large page (see kvm_dmap_split) or not mapped. */
+pte_t *kvm_dmap_pte(paddr_t pa);
 
 #endif

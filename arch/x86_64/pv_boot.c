@@ -2,9 +2,11 @@
  *
  *   pv=patched   (default) native backend, sites patched (inline or direct)
  *   pv=indirect  native backend, sites left as indirect calls
+ *   pv=checked   the checking backend (pv_checked.c), sites patched
  */
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/pv_patch.h"
+#include "arch/x86_64/pv_checked.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -19,10 +21,12 @@ void pv_init(void)
 		       "calls%s\n", cmdline_has("pv") ? " (pv= ignored)" : "");
 		return;
 	}
-	if (strcmp(mode, "patched") && strcmp(mode, "indirect")) {
+	if (strcmp(mode, "patched") && strcmp(mode, "indirect") && strcmp(mode, "checked")) {
 		printk("pv: unknown mode pv=%s, using pv=" PV_MODE_DEFAULT "\n", mode);
 		mode = PV_MODE_DEFAULT;
 	}
+	if (!strcmp(mode, "checked"))
+		pv_checked_install();
 	if (!strcmp(mode, "indirect")) {
 		printk("pv: %u sites: indirect calls through pv_ops (backend %s)\n",
 		       pv_site_count(), pv_ops.name);

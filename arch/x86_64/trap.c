@@ -1,6 +1,7 @@
 /* arch/x86_64/trap.c -- IDT setup and the dispatcher for all vectors. */
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/pv_checked.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/pic.h"
 #include "arch/x86_64/backtrace.h"
@@ -109,6 +110,8 @@ static __noreturn void kernel_fault(struct trapframe *tf, uint64_t cr2)
 	       what, tf->vector, tf->error, tf->rip);
 	print_symbol(tf->rip);
 	printk("\n");
+	if (tf->vector == T_PF)
+		pv_checked_report_fault(cr2, tf->rip, tf->error & PF_WRITE);
 	if (tf->vector == T_PF)
 		printk("  fault address %016lx (%s, %s, %s)\n", cr2,
 		       tf->error & PF_PRESENT ? "protection" : "not present",

@@ -6,6 +6,11 @@
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/pv_patch.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+#include "arch/x86_64/memlayout.h"
+#include "mm/ptcheck.h"
+#include "mm/ptpage.h"
 
 #define INDIRECT_CALL_OPCODE 0xff
 #define INDIRECT_CALL_MODRM_RIP 0x15   /* call *disp32(%rip) */
@@ -63,4 +68,81 @@ KTEST(pv, cpu_and_mmu_reads)
 	pv_cpuid(0, 0, r);
 	KEXPECT(r[0] >= 1);
 	KEXPECT(pv_read_cr3() != 0);
+}
+
+/* A table to test entry writes against, and a frame of the given type. */
+static struct page *test_frame(unsigned flags)
+{
+	struct page *pg = page_alloc(0, flags);
+	KEXPECT(pg != NULL);
+	return pg;
+}
+
+/* The invariants pv=checked enforces, asked without writing anything. */
+KTEST(pv, ptcheck_rules)
+{
+	struct page *pt = ptpage_alloc(PGL_PT), *pd = ptpage_alloc(PGL_PD);
+	struct page *anon = test_frame(PA_ANON), *kern = test_frame(0);
+	pte_t *pte = ptpage_entries(pt), *pde = ptpage_entries(pd);
+	pte_t user = PTE_P | PTE_U | PTE_W;
+
+	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(anon), user)) == NULL);
+	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(kern), user)) != NULL);
+	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(pd), user)) != NULL);
+	KEXPECT(ptcheck_entry(pte, PGL_PD, pte_make(page_to_pa(anon), user)) != NULL);
+	KEXPECT(ptcheck_entry(pte, PGL_PT, 0) == NULL);
+	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(pt), PTE_P | PTE_W)) != NULL);
+
+	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(pt), user)) == NULL);
+	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(anon), user)) != NULL);
+	pt->pt.share = 2;   /* pretend a second address space shares pt */
+	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(pt), user)) != NULL);
+	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(pt), PTE_P | PTE_U)) == NULL);
+	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(anon), user)) != NULL);
+	pt->pt.share = 1;
+
+	page_free(anon, 0);
+	page_free(kern, 0);
+	ptpage_free(pd);
+	ptpage_free(pt);
+}
+
+/* Lazy-MMU mode: pv=checked queues leaf writes until leave (a batch);
+ * the native backend writes at once. */
+KTEST(pv, lazy_batch)
+{
+	bool checked = !strcmp(cmdline_get_or("pv", "patched"), "checked");
+	struct page *pt = ptpage_alloc(PGL_PT), *f = test_frame(PA_ANON);
+	pte_t *ep = ptpage_entries(pt), e = pte_make(page_to_pa(f), PTE_P | PTE_U);
+	pv_lazy_mmu_enter();
+	pt_set_leaf(&kernel_pgt, 0, ep, PGL_PT, e);
+	KEXPECT_EQ(pte_read(ep), checked ? 0 : e);
+	pv_lazy_mmu_leave();
+	KEXPECT_EQ(pte_read(ep), e);
+	pt_set_leaf(&kernel_pgt, 0, ep, PGL_PT, 0);
+	page_free(f, 0);
+	ptpage_free(pt);
+}
+
+/* test=crash_pvcheck_bad (with pv=checked): an entry write through pv_ops
+ * that breaks an invariant -- a user mapping of a kernel text frame. */
+KTEST(crash_pvcheck_bad, user_maps_kernel_frame)
+{
+	struct page *pt = ptpage_alloc(PGL_PT);
+	KEXPECT(pt != NULL);
+	pte_t e = pte_make(KV2P(_text_start), PTE_P | PTE_U);
+	pt_set_leaf(&kernel_pgt, 0, ptpage_entries(pt), PGL_PT, e);
+	KEXPECT(!"pv=checked let a user mapping of a kernel frame through");
+}
+
+/* test=crash_pvcheck (with pv=checked): a page-table entry written directly,
+ * bypassing pv_ops. The page is read-only in the direct map, so the write
+ * faults and the checked backend names this function. */
+KTEST(crash_pvcheck, raw_pte_write)
+{
+	struct page *pt = ptpage_alloc(PGL_PT);
+	KEXPECT(pt != NULL);
+	volatile pte_t *ep = ptpage_entries(pt);
+	*ep = PTE_P;
+	KEXPECT(!"the raw write to a page-table page did not fault");
 }

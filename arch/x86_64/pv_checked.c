@@ -1,0 +1,205 @@
+/* arch/x86_64/pv_checked.c -- the checking pv backend: pv=checked.
+ *
+ * Like a hypervisor that validates a guest's page-table updates (Xen's
+ * mmu_update), this backend owns every page-table page:
+ *
+ *   - a page-table page is mapped READ-ONLY in the direct map from the
+ *     moment it becomes one (alloc_pt) until it stops being one
+ *     (release_pt), so a write that bypasses pv_ops faults, and the fault
+ *     is reported naming the code (pv_checked_report_fault);
+ *   - every entry write through set_pte/pde/pdpte/pml4e is checked against
+ *     the VM's invariants (mm/ptcheck.c) and a violation panics, naming
+ *     the entry, the value and the code that asked for it;
+ *   - the backend then writes the entry itself, with CR0.WP briefly clear
+ *     (interrupts off) -- its private write access to the read-only pages;
+ *   - in lazy-MMU mode the (validated) writes are queued and applied as one
+ *     batch at leave/flush, before any TLB flush or CR3 load, and before a
+ *     page-table page is released -- like a multicall batch of hypercalls.
+ *
+ * Everything else is the native backend.
+ */
+#include "arch/x86_64/pv_checked.h"
+#include "arch/x86_64/pv_native.h"
+#include "arch/x86_64/memlayout.h"
+#include "mm/caller.h"
+#include "mm/kvm.h"
+#include "mm/page.h"
+#include "mm/ptcheck.h"
+#include "kernel/printk.h"
+
+#define BATCH_MAX 64   /* queued writes before the batch is applied anyway */
+
+struct queued_write {
+	pte_t *ep;
+	pte_t e;
+};
+
+static struct {
+	bool active;               /* pv=checked installed */
+	bool lazy;                 /* inside lazy_mmu_enter .. leave */
+	unsigned n;                /* queued writes */
+	struct queued_write q[BATCH_MAX];
+	uint64_t writes, batches;  /* statistics for the boot log / tests */
+} ck;
+
+/* Store e into the read-only entry *ep: the backend's own write access. */
+static void raw_write(pte_t *ep, pte_t e)
+{
+	uint64_t flags = native_read_flags();
+	native_irq_disable();
+	uint64_t cr0 = native_read_cr0();
+	native_write_cr0(cr0 & ~CR0_WP);
+	native_set_entry(ep, e);
+	native_write_cr0(cr0);
+	native_restore_flags(flags);
+	ck.writes++;
+}
+
+/* Apply the queued writes in order and empty the queue. */
+static void batch_apply(void)
+{
+	for (unsigned i = 0; i < ck.n; i++)
+		raw_write(ck.q[i].ep, ck.q[i].e);
+	if (ck.n)
+		ck.batches++;
+	ck.n = 0;
+}
+
+/* Map frame pa read-only (a page table) or writable again in the direct map. */
+static void dmap_protect(paddr_t pa, bool writable)
+{
+	pte_t *ep = kvm_dmap_pte(pa);
+	if (!ep)
+		panic("pv=checked: page-table page pa %#lx is not mapped by a 4 KiB "
+		      "direct-map page", pa);
+	pte_t e = pte_read(ep);
+	raw_write(ep, writable ? pte_set(e, PTE_W) : pte_clear(e, PTE_W));
+	native_invlpg((vaddr_t)P2V(pa));
+}
+
+/* Validate a write of e into *ep (level) asked for by code at caller:
+ * panic naming the entry, the value and the code if it breaks a rule. */
+static void validate(pte_t *ep, int level, pte_t e, const void *caller)
+{
+	const char *why = ptcheck_entry(ep, level, e);
+	for (unsigned i = 0; !why && i < ck.n; i++)
+		if (ck.q[i].ep == ep)
+			why = "entry written twice in one lazy-MMU batch (the second write "
+			      "read a stale value)";
+	if (!why)
+		return;
+	uint64_t off;
+	const char *fn = mm_symbol(caller, &off);
+	panic("pv=checked: %s: level-%d entry %p (table pa %#lx) := %#lx, written "
+	      "by %s+%#lx", why, level, (void *)ep, V2P(ep) & ~(PAGE_SIZE - 1), e, fn, off);
+}
+
+/* The setters: validate, then write now or queue. */
+static void checked_set(pte_t *ep, int level, pte_t e, const void *caller)
+{
+	validate(ep, level, e, caller);
+	if (!ck.lazy || level != PGL_PT) {
+		batch_apply();   /* keep the order of writes */
+		raw_write(ep, e);
+		return;
+	}
+	if (ck.n == BATCH_MAX)
+		batch_apply();
+	ck.q[ck.n++] = (struct queued_write){ ep, e };
+}
+
+#define CALLER __builtin_return_address(0)
+static void ck_set_pte(pte_t *ep, pte_t e) { checked_set(ep, PGL_PT, e, CALLER); }
+static void ck_set_pde(pte_t *ep, pte_t e) { checked_set(ep, PGL_PD, e, CALLER); }
+static void ck_set_pdpte(pte_t *ep, pte_t e) { checked_set(ep, PGL_PDPT, e, CALLER); }
+static void ck_set_pml4e(pte_t *ep, pte_t e) { checked_set(ep, PGL_PML4, e, CALLER); }
+
+/* A new page table: nobody but the backend writes it from now on. */
+static void ck_alloc_pt(paddr_t pa, int level)
+{
+	(void)level;
+	dmap_protect(pa, false);
+}
+
+/* A page table about to be freed: finish writes into it, give it back. */
+static void ck_release_pt(paddr_t pa, int level)
+{
+	(void)level;
+	batch_apply();
+	dmap_protect(pa, true);
+}
+
+static void ck_lazy_enter(void)
+{
+	ck.lazy = true;
+}
+
+static void ck_lazy_leave(void)
+{
+	batch_apply();
+	ck.lazy = false;
+}
+
+static void ck_lazy_flush(void)
+{
+	batch_apply();
+}
+
+/* TLB flushes and CR3 loads see every queued write first. */
+static void ck_flush_one(vaddr_t va) { batch_apply(); pv_native_ops.mmu.flush_one(va); }
+static void ck_flush_all(void) { batch_apply(); pv_native_ops.mmu.flush_all(); }
+static void ck_flush_user(void) { batch_apply(); pv_native_ops.mmu.flush_user(); }
+static void ck_write_cr3(uint64_t v) { batch_apply(); pv_native_ops.mmu.write_cr3(v); }
+
+/* Map every existing page-table page read-only. */
+static unsigned protect_existing_tables(void)
+{
+	unsigned n = 0;
+	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
+		if (frames[pfn].type == PG_PAGETABLE) {
+			dmap_protect(pfn << PAGE_SHIFT, false);
+			n++;
+		}
+	}
+	return n;
+}
+
+void pv_checked_install(void)
+{
+	kvm_dmap_split(max_pfn << PAGE_SHIFT);
+	pv_ops = pv_native_ops;
+	pv_ops.name = "checked";
+	pv_ops.mmu.set_pte = ck_set_pte;
+	pv_ops.mmu.set_pde = ck_set_pde;
+	pv_ops.mmu.set_pdpte = ck_set_pdpte;
+	pv_ops.mmu.set_pml4e = ck_set_pml4e;
+	pv_ops.mmu.alloc_pt = ck_alloc_pt;
+	pv_ops.mmu.release_pt = ck_release_pt;
+	pv_ops.mmu.lazy_mmu_enter = ck_lazy_enter;
+	pv_ops.mmu.lazy_mmu_leave = ck_lazy_leave;
+	pv_ops.mmu.lazy_mmu_flush = ck_lazy_flush;
+	pv_ops.mmu.flush_one = ck_flush_one;
+	pv_ops.mmu.flush_all = ck_flush_all;
+	pv_ops.mmu.flush_user = ck_flush_user;
+	pv_ops.mmu.write_cr3 = ck_write_cr3;
+	ck.active = true;
+	unsigned n = protect_existing_tables();
+	native_flush_all();
+	printk("pv: checked backend: direct map split to 4 KiB pages, %u page-table "
+	       "pages read-only, every entry write validated\n", n);
+}
+
+bool pv_checked_report_fault(uint64_t addr, uint64_t rip, bool write)
+{
+	if (!ck.active || !write || addr < DIRECT_MAP_BASE)
+		return false;
+	struct page *pg = pa_to_page(V2P(addr));
+	if (!pg || pg->type != PG_PAGETABLE)
+		return false;
+	uint64_t off;
+	const char *fn = mm_symbol((const void *)rip, &off);
+	printk("\npv=checked: raw page-table write bypassed pv_ops: %s+%#lx wrote "
+	       "%#lx, inside the level-%d page table at pa %#lx\n", fn, off, addr,
+	       pg->pt.level, V2P(addr) & ~(PAGE_SIZE - 1));
+	return true;
+}

@@ -1,0 +1,22 @@
+/* mm/ptcheck.h -- the VM's invariants for one page-table entry write, as
+ * the checking pv backend (pv=checked, arch/x86_64/pv_checked.c) enforces
+ * them on every write, in the way a hypervisor validates a guest's
+ * page-table updates. */
+#ifndef MM_PTCHECK_H
+#define MM_PTCHECK_H
+
+#include "arch/x86_64/pte.h"
+
+/* Why writing e into entry *ep of a level-`level` table would break an
+ * invariant, or NULL if it is fine:
+ *   - ep lies in a page-table page of that level;
+ *   - a table entry points at a page-table page of the next level, and is
+ *     not writable when that page is shared (share > 1): no writable leaf
+ *     may be reachable through a writable entry into a shared PT page;
+ *   - a leaf written into a shared PT page is not writable;
+ *   - a user leaf maps a RAM frame of a user type (anonymous or file) that
+ *     has a reference -- never a kernel, page-table, free or reserved one;
+ *   - a kernel 4 KiB leaf never maps a page-table page writable. */
+const char *ptcheck_entry(const pte_t *ep, int level, pte_t e);
+
+#endif
