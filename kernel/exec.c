@@ -17,6 +17,7 @@
 #include "kernel/proc.h"
 #include "kernel/string.h"
 #include "mm/as.h"
+#include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/timer.h"
 
@@ -201,6 +202,8 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 			phdr_va = ph[i].vaddr + (eh.phoff - ph[i].offset);
 	}
 	as->heap_start = as->brk = brk;
+	if (r == 0 && ptshare_mode == PTSHARE_ALL)
+		ptshare_text_attach(as);
 	r = r ?: as_mmap(as, USER_STACK_TOP - USER_STACK_MAX, USER_STACK_MAX,
 			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			 NULL, 0, &got);

@@ -7,8 +7,10 @@
 #include "kernel/ktest.h"
 #include "kernel/printk.h"
 #include "kernel/proc.h"
+#include "kernel/string.h"
 #include "kernel/version.h"
 #include "mm/mm.h"
+#include "mm/ptshare.h"
 #include "arch/x86_64/console.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
@@ -37,11 +39,26 @@ static void load_initrd(void)
 		printk("initrd: %d files, %lu KiB\n", n, (m->end - m->start) >> 10);
 }
 
-/* Start /bin/init (or init=PATH) as pid 1 and never come back. */
+#define INIT_MAX_ARGS 16
+
+/* Start /bin/init (or init=PATH, with initargs=A,B,... as its arguments) as
+ * pid 1 and never come back. */
 static __noreturn void start_user_space(void)
 {
+	static char args[CMDLINE_MAX];
 	const char *path = cmdline_get_or("init", "/bin/init");
-	const char *argv[] = { path, NULL };
+	const char *argv[INIT_MAX_ARGS + 2] = { path };
+	int argc = 1;
+	strlcpy(args, cmdline_get_or("initargs", ""), sizeof(args));
+	for (char *a = args; *a && argc <= INIT_MAX_ARGS;) {
+		argv[argc++] = a;
+		char *comma = strchr(a, ',');
+		if (!comma)
+			break;
+		*comma = 0;
+		a = comma + 1;
+	}
+	argv[argc] = NULL;
 	int pid = proc_spawn_init(path, argv);
 	if (pid < 0)
 		panic("cannot start %s (error %d)", path, pid);
@@ -67,6 +84,8 @@ void kmain(uint32_t magic, paddr_t info)
 	fpu_init();
 	mm_init();
 	pv_init();          /* choose the pv_ops backend, patch call sites */
+	ptshare_set_mode(cmdline_get_or("ptshare", "all"));
+	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();
 	syscall_table_init();
 	pagefault_init();

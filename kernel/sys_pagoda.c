@@ -4,6 +4,7 @@
  *   pagoda_vmquery(addr, q)   how one user address is mapped
  *   pagoda_meminfo(m)         system-wide memory counters
  *   pagoda_procinfo(i, p)     the i-th live process, for ps
+ *   pagoda_vmcheck()          run the VM invariant checker (mm/vmcheck.h)
  */
 #include "kernel/syscall.h"
 #include "kernel/errno.h"
@@ -15,7 +16,9 @@
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/tlb.h"
+#include "mm/ptshare.h"
 #include "mm/uaccess.h"
+#include "mm/vmcheck.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "libc/include/pagoda/meminfo.h"
@@ -80,9 +83,28 @@ static long sys_vmquery(const uint64_t a[6])
 
 /* ---- meminfo ---- */
 
+/* PT pages with more than one sharer, and the PT pages sharing saved. */
+static void count_shared_pts(uint64_t *shared, uint64_t *saved)
+{
+	*shared = *saved = 0;
+	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
+		const struct page *pg = &frames[pfn];
+		if (pg->type == PG_PAGETABLE && pg->order != PAGE_ORDER_TAIL &&
+		    pg->pt.level == PGL_PT && pg->pt.share > 1) {
+			(*shared)++;
+			*saved += pg->pt.share - 1;
+		}
+	}
+}
+
 static long sys_meminfo(const uint64_t a[6])
 {
 	struct pagoda_meminfo m = { 0 };
+	count_shared_pts(&m.shared_pt_pages, &m.pt_saved_pages);
+	m.ptshare_mode = ptshare_mode;
+	m.fork_shared_pt = ptshare_stats.fork_shared;
+	m.text_shared_pt = ptshare_stats.text_attached;
+	m.pt_unshares = ptshare_stats.unshare_copy;
 	m.total_pages = mm_stats.managed;
 	m.free_pages = mm_stats.free;
 	m.kernel_pages = mm_stats.by_type[PG_KERNEL];
@@ -136,9 +158,28 @@ static long sys_procinfo(const uint64_t a[6])
 	return copyout(a[1], &pi, sizeof(pi));
 }
 
+/* ---- vmcheck ---- */
+
+static long sys_vmcheck(const uint64_t a[6])
+{
+	(void)a;
+	struct vmcheck c;
+	int r = vmcheck_begin(&c);
+	if (r < 0)
+		return r;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++)
+		if (proc_table[i].state != P_UNUSED && proc_table[i].as)
+			vmcheck_add(&c, proc_table[i].as);
+	spin_unlock(&proc_lock);
+	vmcheck_finish(&c);
+	return 0;
+}
+
 const struct syscall_entry sys_pagoda_table[] = {
 	{ SYS_pagoda_vmquery, "pagoda_vmquery", sys_vmquery },
 	{ SYS_pagoda_meminfo, "pagoda_meminfo", sys_meminfo },
 	{ SYS_pagoda_procinfo, "pagoda_procinfo", sys_procinfo },
+	{ SYS_pagoda_vmcheck, "pagoda_vmcheck", sys_vmcheck },
 	{ 0, NULL, NULL },
 };

@@ -17,3 +17,8 @@ int pagoda_procinfo(long index, struct pagoda_procinfo *p)
 {
 	return (int)sys_result(raw_syscall2(SYS_pagoda_procinfo, index, p));
 }
+
+int pagoda_vmcheck(void)
+{
+	return (int)sys_result(raw_syscall0(SYS_pagoda_vmcheck));
+}

@@ -99,6 +99,11 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 	    v->prot == PROT_NONE)
 		return -EFAULT;
 	va = ALIGN_DOWN(va, PAGE_SIZE);
+	if (write) {   /* a shared PT page must become ours before any write */
+		int r = pgr_prepare_write(as->pgt, va);
+		if (r < 0)
+			return r;
+	}
 
 	paddr_t pa;
 	pte_t e;

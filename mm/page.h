@@ -22,6 +22,7 @@
  *             dedicated counter, NEVER the refcount (temporary references
  *             must not look like sharers).
  *   pt.level  page-table page: PGL_PT..PGL_PML4.
+ *   pt.text   PT page published as shared program text (ptshare=all).
  *   link      free list of the buddy allocator, kmalloc partial list, later
  *             the lazy-free list.
  *
@@ -57,6 +58,7 @@ struct page {
 		struct {
 			uint32_t share;
 			uint8_t level;
+			uint8_t text;    /* published for shared text (mm/ptshare_text.c) */
 		} pt;
 		struct {
 			uint16_t free;   /* offset of the first free object, or 0xffff */

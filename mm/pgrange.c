@@ -23,6 +23,21 @@ static int unmap_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int lev
 	return 0;
 }
 
+/* A PD entry: if the unmap covers its whole 2 MiB and the PT page is shared
+ * with others, just drop our share (no copy, nothing else changes for the
+ * other sharers); otherwise descend (the walker unshares first). */
+static int unmap_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	struct page *pt = pa_to_page(pte_addr(pte_read(ep)));
+	if (end - va != LARGE_PAGE_SIZE || pt->pt.share <= 1)
+		return 0;
+	pt_set_table(ep, level, 0);
+	pt->pt.share--;
+	w->pgt->nr_tables--;
+	tlb_changed_range(w->arg, va, end);
+	return WALK_SKIP;
+}
+
 /* After a table's entries: free it if the unmap left it empty. */
 static int unmap_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
 {
@@ -34,13 +49,13 @@ static int unmap_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, 
 }
 
 static const struct walk_ops unmap_ops = {
-	.pte = unmap_pte, .table_done = unmap_table_done,
+	.pde = unmap_pde, .pte = unmap_pte, .table_done = unmap_table_done,
 };
 
 void pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
 	struct tlb_batch b;
-	struct walk w = { .ops = &unmap_ops, .pgt = pgt, .arg = &b };
+	struct walk w = { .ops = &unmap_ops, .pgt = pgt, .arg = &b, .write = true };
 	tlb_begin(&b, pgt);
 	walk_range(&w, start, end);
 	tlb_end(&b);
@@ -74,7 +89,7 @@ static const struct walk_ops protect_ops = { .pte = protect_pte };
 void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot)
 {
 	struct protect_arg a = { .prot = prot };
-	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &a };
+	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &a, .write = true };
 	tlb_begin(&a.b, pgt);
 	walk_range(&w, start, end);
 	tlb_end(&a.b);
@@ -100,7 +115,8 @@ static const struct walk_ops install_ops = { .pte = install_present, .hole = ins
 /* Write leaf entry e for va into pgt (absent before); -ENOMEM or 0. */
 static int pgr_install(struct pagetable *pgt, vaddr_t va, pte_t e)
 {
-	struct walk w = { .ops = &install_ops, .pgt = pgt, .arg = &e, .alloc = true };
+	struct walk w = { .ops = &install_ops, .pgt = pgt, .arg = &e, .alloc = true,
+			  .write = true };
 	return walk_range(&w, va, va + PAGE_SIZE);
 }
 
@@ -137,7 +153,7 @@ int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
 	     vaddr_t end, bool shared)
 {
 	struct copy_arg a = { .dst = dst, .shared = shared };
-	struct walk w = { .ops = &copy_ops, .pgt = src, .arg = &a };
+	struct walk w = { .ops = &copy_ops, .pgt = src, .arg = &a, .write = true };
 	tlb_begin(&a.b, src);
 	int r = walk_range(&w, start, end);
 	tlb_end(&a.b);
@@ -174,10 +190,20 @@ void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 	struct replace_arg a = { .e = pte_make(pa, pgt_prot_bits(va, prot)) };
 	if (prot & PGT_COW)
 		a.e = pte_set(pte_clear(a.e, PTE_W), PTE_COW);
-	struct walk w = { .ops = &replace_ops, .pgt = pgt, .arg = &a };
+	struct walk w = { .ops = &replace_ops, .pgt = pgt, .arg = &a, .write = true };
 	tlb_begin(&a.b, pgt);
 	walk_range(&w, va, va + PAGE_SIZE);
 	tlb_end(&a.b);
+}
+
+/* ---- prepare a leaf write ---- */
+
+static const struct walk_ops prepare_ops = { 0 };
+
+int pgr_prepare_write(struct pagetable *pgt, vaddr_t va)
+{
+	struct walk w = { .ops = &prepare_ops, .pgt = pgt, .write = true };
+	return walk_range(&w, ALIGN_DOWN(va, PAGE_SIZE), ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE);
 }
 
 /* ---- count ---- */

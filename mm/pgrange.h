@@ -26,6 +26,11 @@ int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
  * reference is dropped after the flush, the new one is taken over. */
 void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
 
+/* Make the PT page mapping va private (unshare it) before a leaf write that
+ * no other pgr/pgt call will do, e.g. a write fault on a writable entry
+ * under a write-protected PD entry. 0 or -ENOMEM. */
+int pgr_prepare_write(struct pagetable *pgt, vaddr_t va);
+
 /* Present 4 KiB pages in [start, end). */
 uint64_t pgr_count(struct pagetable *pgt, vaddr_t start, vaddr_t end);
 

@@ -141,7 +141,7 @@ static const struct walk_ops prune_ops = { .table_done = free_empty_table };
 static void unmap_range(struct pagetable *pgt, vaddr_t va, vaddr_t end, bool put)
 {
 	struct unmap_arg a = { .put = put };
-	struct walk w = { .ops = &unmap_ops, .pgt = pgt, .arg = &a };
+	struct walk w = { .ops = &unmap_ops, .pgt = pgt, .arg = &a, .write = true };
 	walk_range(&w, va, end);
 }
 
@@ -151,7 +151,8 @@ int pgt_map_range(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len,
 	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
 		panic("pgt_map: unaligned va %#lx pa %#lx len %#lx", va, pa, len);
 	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot), .done = va };
-	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true };
+	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
+			  .write = true };
 	int r = walk_range(&w, va, va + len);
 	if (r < 0) {   /* all or nothing: undo, then free tables left empty */
 		if (a.done != va)
@@ -206,7 +207,7 @@ int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot)
 {
 	if (va_canonical(va) != va)
 		return -ENOENT;
-	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &prot };
+	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &prot, .write = true };
 	return walk_range(&w, ALIGN_DOWN(va, PAGE_SIZE), ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE);
 }
 
@@ -312,6 +313,7 @@ static int teardown_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int 
 		return 0;
 	pt->pt.share--;
 	pt_set_table(ep, level, 0);
+	w->pgt->nr_tables--;
 	return WALK_SKIP;
 }
 

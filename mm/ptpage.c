@@ -3,6 +3,7 @@
 #include "mm/ptpage.h"
 #include "mm/buddy.h"
 #include "mm/pgtable.h"
+#include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 #include "kernel/printk.h"
@@ -21,6 +22,7 @@ struct page *ptpage_alloc(int level)
 		return NULL;
 	pt->pt.level = (uint8_t)level;
 	pt->pt.share = 1;
+	pt->pt.text = 0;
 	pt->count = 0;
 	pv_alloc_pt(page_to_pa(pt), level);
 	return pt;
@@ -35,6 +37,8 @@ void ptpage_free(struct page *pt)
 		page_bug(pt, "ptpage_free of a table with present entries", caller);
 	if (pt->pt.share != 1)
 		page_bug(pt, "ptpage_free of a shared table", caller);
+	if (pt->pt.text)
+		ptshare_text_forget(pt);
 	pv_release_pt(page_to_pa(pt), pt->pt.level);
 	pt->pt.share = 0;
 	page_free_from(pt, 0, caller);
@@ -84,6 +88,15 @@ void pt_set_table(pte_t *ep, int level, pte_t e)
 	if (level == PGL_PT)
 		panic("pt_set_table: a PT entry is a leaf (entry %p)", (void *)ep);
 	set_entry(ep, level, e, __builtin_return_address(0));
+}
+
+void pt_wrprotect_shared(pte_t *ep, pte_t e)
+{
+	pte_t old = pte_read(ep);
+	if (!pte_present(old) || e != pte_set(pte_clear(old, PTE_W), PTE_COW))
+		page_bug(ptpage_of(ep), "pt_wrprotect_shared may only write-protect an entry",
+			 __builtin_return_address(0));
+	pv_set_pte(ep, e);   /* present before and after: the count stays */
 }
 
 struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)

@@ -33,6 +33,12 @@ pte_t *pt_root(struct pagetable *pgt);
  * count of its table. Panics if the table is shared (unshare first). */
 void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e);
 
+/* Write-protect PT entry *ep of a SHARED PT page: e must be the same
+ * present entry without W (and with COW). The one leaf change allowed in a
+ * shared table, made by pt_unshare for all sharers at once (the others'
+ * write-protected PD entries already keep them from writing). */
+void pt_wrprotect_shared(pte_t *ep, pte_t e);
+
 /* Write table entry *ep (at level > PGL_PT), keeping the present count. */
 void pt_set_table(pte_t *ep, int level, pte_t e);
 

@@ -4,6 +4,7 @@
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/memlayout.h"
 
 struct tlb_stats tlb_stats;
 bool tlb_batching = true;
@@ -53,6 +54,18 @@ void tlb_changed(struct tlb_batch *b, vaddr_t va)
 	if (b->npages_changed++ == 0)
 		b->first_va = va;
 	b->need_flush = true;
+}
+
+void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end)
+{
+	if (end - va == PAGE_SIZE) {
+		tlb_changed(b, va);
+	} else if (pgt_active(b->pgt)) {
+		b->npages_changed += 2;   /* more than one page: a full flush */
+		b->need_flush = true;
+		if (!tlb_batching)
+			tlb_flush(b);
+	}
 }
 
 void tlb_defer_put(struct tlb_batch *b, vaddr_t va, struct page *pg)

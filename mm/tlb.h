@@ -45,6 +45,9 @@ void tlb_begin(struct tlb_batch *b, struct pagetable *pgt);
 /* Note that the entry for va changed (a flush is due if pgt is active). */
 void tlb_changed(struct tlb_batch *b, vaddr_t va);
 
+/* Note that every entry in [va, end) changed. */
+void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end);
+
 /* Drop the mapping's reference on pg after the flush (va was unmapped). */
 void tlb_defer_put(struct tlb_batch *b, vaddr_t va, struct page *pg);
 

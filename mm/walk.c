@@ -1,6 +1,7 @@
 /* mm/walk.c -- the generic page-range walker (see mm/walk.h). */
 #include "mm/walk.h"
 #include "mm/ptpage.h"
+#include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "kernel/errno.h"
 #include "kernel/printk.h"
@@ -37,6 +38,12 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 	int r = fn ? fn(w, ep, va, end, level) : 0;
 	if (r)
 		return r == WALK_SKIP ? 0 : r;
+	if (w->write && level == PGL_PD && pt_needs_unshare(e, va)) {
+		r = pt_unshare(w->pgt, ep, va);
+		if (r < 0)
+			return r;
+		e = pte_read(ep);
+	}
 	r = walk_table(w, P2V(pte_addr(e)), level - 1, va, end);
 	if (r < 0)
 		return r;

@@ -18,7 +18,9 @@
  * that table, or a negative errno to stop the walk, which walk_range returns.
  * A present entry that is a leaf (a PT entry, or PS at PD/PDPT level) gets
  * its level's callback and no descent; so does any present entry at
- * w->leaf_level.
+ * w->leaf_level. With w->write, a PT page shared with other address spaces
+ * is made private (pt_unshare) after the PD entry's pre-callback and before
+ * the descent: the single choke point for page-table sharing.
  */
 #ifndef MM_WALK_H
 #define MM_WALK_H
@@ -42,6 +44,8 @@ struct walk {
 	struct pagetable *pgt;
 	void *arg;         /* the caller's state */
 	bool alloc;        /* allocate missing tables above leaf_level */
+	bool write;        /* leaf entries will change: unshare shared PT pages
+			      before descending into them (mm/ptshare.h) */
 	int leaf_level;    /* lowest level visited; 0 means PGL_PT */
 };
 

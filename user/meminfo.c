@@ -1,6 +1,8 @@
 /* user/meminfo.c -- print the kernel's memory counters (pagoda_meminfo,
  * system call 1001; fields explained in libc/include/pagoda/meminfo.h),
- * sizes in KiB like Linux's /proc/meminfo. */
+ * sizes in KiB like Linux's /proc/meminfo. PageTables counts every user
+ * page-table page once; SharedPT those with more than one sharer; PTSaved
+ * the page-table memory sharing saved (what copying them would have cost). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,10 +34,15 @@ int main(void)
 	kib("FilePages:", m.file_pages);
 	kib("PageTables:", m.pagetable_pages);
 	kib("SharedPT:", m.shared_pt_pages);
+	kib("PTSaved:", m.pt_saved_pages);
 	kib("LazyFree:", m.lazyfree_pages);
 	count("pgfault", m.page_faults);
 	count("cowfault", m.cow_faults);
 	count("pt_unshare", m.pt_unshares);
+	count("fork_shared_pt", m.fork_shared_pt);
+	count("text_shared_pt", m.text_shared_pt);
+	printf("%-16s %10s\n", "ptshare", m.ptshare_mode == 0 ? "off" :
+	       m.ptshare_mode == 1 ? "fork" : "all");
 	count("pglazyfree", m.pglazyfree);
 	count("pglazyfreed", m.pglazyfreed);
 	count("reclaim_scan", m.reclaim_scans);

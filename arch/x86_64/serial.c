@@ -20,7 +20,7 @@ void serial_init(void)
 	outb(COM1 + UART_DATA, 0x01);    /* divisor 1 = 115200 */
 	outb(COM1 + UART_IER, 0x00);
 	outb(COM1 + UART_LCR, 0x03);     /* 8N1 */
-	outb(COM1 + UART_FCR, 0xc7);
+	outb(COM1 + UART_FCR, 0x07);     /* FIFOs on and cleared, interrupt at 1 byte */
 	outb(COM1 + UART_MCR, 0x0b);     /* DTR, RTS, OUT2 (IRQ enable) */
 	outb(COM1 + UART_IER, 0x01);     /* data-ready interrupt */
 }

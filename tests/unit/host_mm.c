@@ -126,3 +126,10 @@ int host_run_suite(Suite *s)
 	srunner_free(sr);
 	return failed ? 1 : 0;
 }
+
+/* Host tests never publish shared program text (mm/ptshare_text.c needs
+ * the file system); a text PT page reaching ptpage_free here is a bug. */
+void ptshare_text_forget(struct page *pt)
+{
+	panic("ptshare_text_forget(%#lx) in a host test", page_to_pa(pt));
+}

@@ -4,8 +4,9 @@
  * "TEST user.NAME PASS|FAIL <why>" per test and "USERTESTS END <n> passed,
  * <m> failed", and exits 0 only if all passed. Around the whole run it
  * checks that the kernel's free-frame count comes back to where it was
- * (pagoda_meminfo); on kernels without that call (Linux) it says so and
- * skips only that check.
+ * (pagoda_meminfo), and after every test it runs the kernel's VM invariant
+ * checker (pagoda_vmcheck); on kernels without those calls (Linux) it says
+ * so and skips only those checks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,16 @@ static void set_bindir(const char *argv0)
 	}
 }
 
+/* reap_orphans: when usertests runs as init (pid 1), orphans of the tests
+ * are reparented to it; reap the ones that have exited, as init would. */
+static void reap_orphans(void)
+{
+	int status;
+	if (getpid() == 1)
+		while (waitpid(-1, &status, WNOHANG) > 0)
+			;
+}
+
 int main(int argc, char **argv)
 {
 	struct pagoda_meminfo before, after;
@@ -135,9 +146,16 @@ int main(int argc, char **argv)
 	if (!have_meminfo)
 		printf("usertests: note: free-frame leak check skipped "
 		       "(pagoda_meminfo: %s; not Pagoda)\n", strerror(errno));
-	for (size_t i = 0; i < NTESTS; i++)
-		if (selected(tests[i].name, argc, argv))
-			run_test(&tests[i]);
+	for (size_t i = 0; i < NTESTS; i++) {
+		if (!selected(tests[i].name, argc, argv))
+			continue;
+		run_test(&tests[i]);
+		/* the kernel's VM invariants after every test (a violation
+		 * panics the kernel, which fails the whole run loudly) */
+		if (have_meminfo && pagoda_vmcheck() != 0)
+			report("vmcheck", 0, strerror(errno));
+		reap_orphans();
+	}
 	if (have_meminfo) {
 		char why[96];
 		int ok = pagoda_meminfo(&after) == 0 && after.free_pages == before.free_pages;

@@ -32,6 +32,9 @@
 	X(mprotect_errors) X(madvise_errors)                                     \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
 	X(clock_sleep) X(uname_ids) X(cwd)                                       \
+	X(ptshare_isolation) X(ptshare_vmquery) X(ptshare_chain3)                \
+	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \
+	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
 	X(forkbomb) X(oom)
 
 #define UT_DECLARE(name) void test_##name(void);

@@ -34,7 +34,13 @@ struct pagoda_meminfo {
 	uint64_t reclaim_scans;    /* pages looked at by the reclaimer          */
 	uint64_t tlb_flushes;      /* TLB flush operations issued               */
 	uint64_t oom_kills;        /* processes killed for lack of memory       */
-	uint64_t reserved[8];      /* 0; room to grow without changing the size */
+	/* page-table sharing (pages) */
+	uint64_t pt_saved_pages;   /* PT pages not allocated thanks to sharing:
+	                              sum over PT pages of (share count - 1)  */
+	uint64_t ptshare_mode;     /* 0 off, 1 fork, 2 all (ptshare= option)    */
+	uint64_t fork_shared_pt;   /* PT pages shared by fork since boot        */
+	uint64_t text_shared_pt;   /* text PT pages reused across processes    */
+	uint64_t reserved[4];      /* 0; room to grow without changing the size */
 };
 
 #endif

@@ -16,4 +16,10 @@ int pagoda_vmquery(const void *addr, struct pagoda_vmquery *q);
 int pagoda_meminfo(struct pagoda_meminfo *m);
 int pagoda_procinfo(long index, struct pagoda_procinfo *p);
 
+/* Run the kernel's VM invariant checker over every address space (share
+ * counts, present counts, frame reference counts, no writable PD entry to a
+ * shared PT page). Returns 0 when every invariant holds; a violation is a
+ * kernel bug and panics the kernel with a message naming the object. */
+int pagoda_vmcheck(void);
+
 #endif

@@ -13,5 +13,6 @@
 #define SYS_pagoda_vmquery  1000  /* (addr, struct pagoda_vmquery *)        */
 #define SYS_pagoda_meminfo  1001  /* (struct pagoda_meminfo *)               */
 #define SYS_pagoda_procinfo 1002  /* (index, struct pagoda_procinfo *)       */
+#define SYS_pagoda_vmcheck  1003  /* (void): run the VM invariant checker    */
 
 #endif

@@ -1,0 +1,175 @@
+/* mm/ptshare.c -- shared PT pages: unsharing and fork (see mm/ptshare.h). */
+#include "mm/ptshare.h"
+#include "mm/as.h"
+#include "mm/page.h"
+#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/tlb.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/pv_ops.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+enum ptshare_mode ptshare_mode = PTSHARE_ALL;
+struct ptshare_stats ptshare_stats;
+
+static const char *const mode_names[] = { "off", "fork", "all" };
+
+void ptshare_set_mode(const char *value)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(mode_names); i++)
+		if (strcmp(value, mode_names[i]) == 0)
+			ptshare_mode = (enum ptshare_mode)i;
+}
+
+const char *ptshare_mode_name(void)
+{
+	return mode_names[ptshare_mode];
+}
+
+bool pt_needs_unshare(pte_t e, vaddr_t va)
+{
+	return is_user_addr(va) && pte_present(e) && !pte_huge(e) && !pte_writable(e);
+}
+
+/* Drop the TLB entries of the whole address space if it is loaded. */
+static void flush_if_active(struct pagetable *pgt)
+{
+	if (pgt_active(pgt)) {
+		pv_flush_user();
+		tlb_stats.flush_full++;
+	}
+}
+
+/* Copy shared PT page old into a new private one: every mapped frame gets a
+ * reference for the copy, private writable entries become COW in both. */
+static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vaddr_t base)
+{
+	struct page *new = ptpage_alloc(PGL_PT);
+	if (!new)
+		return NULL;
+	pte_t *from = ptpage_entries(old), *to = ptpage_entries(new);
+	for (int i = 0; i < PT_ENTRIES; i++) {
+		pte_t e = pte_read(&from[i]);
+		if (!pte_present(e))
+			continue;
+		struct page *pg = pa_to_page(pte_addr(e));
+		if (pg && pg->type != PG_RESERVED)
+			page_get(pg);
+		if (pte_writable(e) && !(e & PTE_SHARED)) {
+			e = pte_set(pte_clear(e, PTE_W), PTE_COW);
+			pt_wrprotect_shared(&from[i], e);
+		}
+		pt_set_leaf(pgt, base + (vaddr_t)i * PAGE_SIZE, &to[i], PGL_PT, e);
+	}
+	return new;
+}
+
+int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
+{
+	pte_t e = pte_read(pde);
+	struct page *pt = pa_to_page(pte_addr(e));
+	if (pt->pt.share <= 1) {                /* the last sharer keeps it */
+		if (pt->pt.text)
+			ptshare_text_forget(pt);        /* about to change: unpublish */
+		pt_set_table(pde, PGL_PD, pte_set(e, PTE_W));
+		ptshare_stats.unshare_last++;
+		return 0;
+	}
+	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
+	struct page *copy = pt_copy_shared(pgt, pt, base);
+	if (!copy)
+		return -ENOMEM;
+	pt_set_table(pde, PGL_PD, pte_make(page_to_pa(copy), pte_set(pte_flags(e), PTE_W)));
+	pt->pt.share--;
+	ptshare_stats.unshare_copy++;
+	flush_if_active(pgt);
+	return 0;
+}
+
+/* ---- installing a shared PT page in another address space ---- */
+
+struct share_into_arg {
+	struct page *pt;
+};
+
+static int share_into_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end;
+	struct share_into_arg *a = w->arg;
+	if (level != PGL_PD)
+		panic("pt_share_into: hole at level %d for %#lx", level, va);
+	pt_set_table(ep, PGL_PD, pte_make(page_to_pa(a->pt), PTE_P | PTE_U));
+	a->pt->pt.share++;
+	w->pgt->nr_tables++;
+	return 0;
+}
+
+/* Already there: fine if it is this very PT page (a chunk spanning two
+ * VMAs is offered once per VMA). */
+static int share_into_present(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end, (void)level;
+	struct share_into_arg *a = w->arg;
+	if (pte_addr(pte_read(ep)) != page_to_pa(a->pt))
+		panic("pt_share_into: %#lx already has another PT page", va);
+	return 0;
+}
+
+static const struct walk_ops share_into_ops = {
+	.pde = share_into_present, .hole = share_into_hole,
+};
+
+int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
+{
+	struct share_into_arg a = { .pt = pt };
+	struct walk w = { .ops = &share_into_ops, .pgt = pgt, .arg = &a, .alloc = true,
+			  .leaf_level = PGL_PD };
+	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
+	return walk_range(&w, base, base + LARGE_PAGE_SIZE);
+}
+
+/* ---- fork ---- */
+
+struct fork_arg {
+	struct pagetable *dst;
+	const struct vma *v;
+	bool changed;   /* a parent PD entry lost its write bit: flush */
+};
+
+/* One PD entry of the parent inside the VMA: share its PT page, or copy the
+ * part [va, end) of it that the VMA covers. */
+static int fork_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)level;
+	struct fork_arg *a = w->arg;
+	pte_t e = pte_read(ep);
+	bool whole = end - va == LARGE_PAGE_SIZE && !(a->v->flags & VMA_SHARED);
+	if (pte_huge(e))
+		panic("ptshare_fork: huge user page at %#lx", va);
+	if (!whole && !pt_needs_unshare(e, va)) {
+		ptshare_stats.fork_copied++;
+		return pgr_copy(a->dst, w->pgt, va, end, a->v->flags & VMA_SHARED);
+	}
+	if (pte_writable(e)) {
+		pt_set_table(ep, PGL_PD, pte_clear(e, PTE_W));
+		a->changed = true;
+	}
+	ptshare_stats.fork_shared++;
+	return pt_share_into(a->dst, va, pa_to_page(pte_addr(e)));
+}
+
+static const struct walk_ops fork_ops = { .pde = fork_pde };
+
+int ptshare_fork_vma(struct pagetable *dst, struct pagetable *src, const struct vma *v)
+{
+	struct fork_arg a = { .dst = dst, .v = v };
+	struct walk w = { .ops = &fork_ops, .pgt = src, .arg = &a, .leaf_level = PGL_PD };
+	int r = walk_range(&w, v->start, v->end);
+	if (a.changed)
+		flush_if_active(src);
+	return r;
+}

@@ -1,0 +1,79 @@
+/* mm/ptshare.h -- sharing last-level page-table pages between address spaces.
+ *
+ * A PT page maps 2 MiB. Fork can give the child the parent's PT pages
+ * instead of copying 512 entries each (On-demand-fork, McCracken):
+ *
+ *   parent PD [i] --(no W)--+
+ *                           +--> PT page (share 2) --> frames
+ *   child  PD [i] --(no W)--+     one reference per frame, whatever the share
+ *
+ * Both PD entries lose their write bit, so any write through them faults.
+ * Before ANY leaf entry of a shared PT changes (write fault, munmap,
+ * mprotect, madvise, brk, exec/exit teardown, copyout), the walker calls
+ * pt_unshare() -- the one choke point (mm/walk.c, struct walk.write):
+ *   share 1: give the PD entry its write bit back;
+ *   share > 1: copy the PT page, take a reference on each mapped frame,
+ *   write-protect the private writable entries in both copies (they become
+ *   ordinary copy-on-write pages), point the PD entry at the copy, drop one
+ *   share, flush the TLB.
+ * Teardown drops one share; the sharer that takes it to zero frees the PT
+ * page and its frame references (mm/pgtable.c, mm/pgrange.c).
+ */
+#ifndef MM_PTSHARE_H
+#define MM_PTSHARE_H
+
+#include "kernel/types.h"
+#include "arch/x86_64/pte.h"
+
+struct pagetable;
+struct addrspace;
+struct vma;
+struct page;
+
+enum ptshare_mode {
+	PTSHARE_OFF,    /* classic fork: copy the page tables */
+	PTSHARE_FORK,   /* fork shares PT pages */
+	PTSHARE_ALL,    /* fork, plus program text shared across processes */
+};
+extern enum ptshare_mode ptshare_mode;
+
+struct ptshare_stats {
+	uint64_t fork_shared;     /* PT pages shared by fork */
+	uint64_t fork_copied;     /* PT-sized chunks fork had to copy */
+	uint64_t unshare_copy;    /* unshares that copied a PT page */
+	uint64_t unshare_last;    /* unshares of the last sharer (no copy) */
+	uint64_t text_created;    /* text PT pages built for sharing */
+	uint64_t text_attached;   /* text PT pages reused by another process */
+};
+extern struct ptshare_stats ptshare_stats;
+
+/* Is PD entry e (at user address va) a PT page shared or write-protected
+ * for sharing, so leaf writes below it need pt_unshare() first? */
+bool pt_needs_unshare(pte_t e, vaddr_t va);
+
+/* Make the PT page under PD entry *pde private to pgt and writable. 0, or
+ * -ENOMEM (nothing changed). */
+int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va);
+
+/* Point pgt's PD entry for the 2 MiB chunk at va at PT page pt (shared,
+ * write-protected), allocating the tables above it. 0 or -ENOMEM. */
+int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt);
+
+/* Fork VMA v from src into dst: share every PT page whose 2 MiB lies inside
+ * v (or is already shared), copy the rest entry by entry. 0 or -ENOMEM. */
+int ptshare_fork_vma(struct pagetable *dst, struct pagetable *src, const struct vma *v);
+
+/* Shared program text (ptshare=all, mm/ptshare_text.c): after exec, attach
+ * the PT pages of read-only file mappings that another process running the
+ * same file at the same address already built, or build and publish them. */
+void ptshare_text_attach(struct addrspace *as);
+
+/* A text PT page is being freed: forget its record. */
+void ptshare_text_forget(struct page *pt);
+
+/* Set the mode from the command line value ("off", "fork", "all"). */
+void ptshare_set_mode(const char *value);
+
+const char *ptshare_mode_name(void);
+
+#endif

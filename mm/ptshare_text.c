@@ -1,0 +1,149 @@
+/* mm/ptshare_text.c -- program text shared across unrelated processes.
+ *
+ * Every process running /bin/sh maps the same file frames, read-only, at
+ * the same address (0x400000: text and data never share a 2 MiB range, see
+ * arch/x86_64/memlayout.h). So their PT pages for the text would be
+ * identical: with ptshare=all, the first exec builds the PT page (all text
+ * pages present) and publishes it in a per-file record; later execs point
+ * their PD entry at it (write-protected, share + 1) instead of faulting the
+ * text in page by page. 50 shells, one text PT page.
+ *
+ *   record { file, 2 MiB base, layout of the VMAs in it } --> PT page
+ *
+ * A record lives as long as its PT page: the last sharer's teardown frees
+ * the page and ptpage_free() calls ptshare_text_forget(). A sharer that
+ * writes below its PD entry unshares like any other sharer (mm/ptshare.c);
+ * if it was the last one the page is unpublished first.
+ */
+#include "mm/ptshare.h"
+#include "mm/as.h"
+#include "mm/kmalloc.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+#include "kernel/printk.h"
+
+struct text_pt {
+	struct text_pt *next;
+	struct inode *file;
+	vaddr_t base;          /* the 2 MiB chunk the PT page maps */
+	uint64_t layout;       /* hash of the VMAs inside the chunk */
+	struct page *pt;
+};
+
+static struct text_pt *records;
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv_mix(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * FNV_PRIME;
+	return h;
+}
+
+/* Is every VMA that overlaps the chunk at base a private read-only mapping
+ * of one file? Then *file and *layout describe it. */
+static bool chunk_is_text(struct addrspace *as, vaddr_t base, struct inode **file,
+			  uint64_t *layout)
+{
+	vaddr_t end = base + LARGE_PAGE_SIZE;
+	uint64_t h = FNV_OFFSET;
+	*file = NULL;
+	for (struct vma *v = as->vmas; v && v->start < end; v = v->next) {
+		if (v->end <= base)
+			continue;
+		if (!(v->flags & VMA_FILE) || (v->flags & VMA_SHARED) ||
+		    (v->prot & PROT_WRITE) || (*file && v->file != *file))
+			return false;
+		*file = v->file;
+		h = fnv_mix(fnv_mix(fnv_mix(fnv_mix(h, v->start), v->end), v->prot), v->file_off);
+	}
+	*layout = h;
+	return *file != NULL;
+}
+
+static struct text_pt *find_record(struct inode *file, vaddr_t base, uint64_t layout)
+{
+	for (struct text_pt *r = records; r; r = r->next)
+		if (r->file == file && r->base == base && r->layout == layout)
+			return r;
+	return NULL;
+}
+
+/* PD entry of the chunk (present) -> remember it for publish_chunk. */
+static int find_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	*(pte_t **)w->arg = ep;
+	return 0;
+}
+
+static const struct walk_ops find_pde_ops = { .pde = find_pde };
+
+/* Fault in every text page of the chunk, write-protect its PD entry and
+ * publish the PT page. */
+static void publish_chunk(struct addrspace *as, vaddr_t base, struct inode *file,
+			  uint64_t layout)
+{
+	vaddr_t end = base + LARGE_PAGE_SIZE;
+	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
+		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end); va += PAGE_SIZE)
+			if (as_fault(as, va, false, false) < 0)
+				return;   /* out of memory: this process just does not share */
+	pte_t *pde = NULL;
+	struct walk w = { .ops = &find_pde_ops, .pgt = as->pgt, .arg = &pde,
+			  .leaf_level = PGL_PD };
+	walk_range(&w, base, end);
+	struct text_pt *r = kzalloc(sizeof(*r));
+	if (!pde || !r) {
+		kfree(r);
+		return;
+	}
+	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
+	pt_set_table(pde, PGL_PD, pte_clear(pte_read(pde), PTE_W));
+	pt->pt.text = 1;
+	*r = (struct text_pt){ records, file, base, layout, pt };
+	records = r;
+	ptshare_stats.text_created++;
+}
+
+void ptshare_text_attach(struct addrspace *as)
+{
+	vaddr_t last = 0;
+	for (struct vma *v = as->vmas; v; v = v->next) {
+		if (!(v->flags & VMA_FILE))
+			continue;
+		for (vaddr_t base = ALIGN_DOWN(v->start, LARGE_PAGE_SIZE); base < v->end;
+		     base += LARGE_PAGE_SIZE) {
+			struct inode *file;
+			uint64_t layout;
+			if ((last && base == last) || !chunk_is_text(as, base, &file, &layout))
+				continue;
+			last = base;
+			struct text_pt *r = find_record(file, base, layout);
+			if (!r) {
+				publish_chunk(as, base, file, layout);
+			} else if (pt_share_into(as->pgt, base, r->pt) == 0) {
+				ptshare_stats.text_attached++;
+			}
+		}
+	}
+}
+
+void ptshare_text_forget(struct page *pt)
+{
+	for (struct text_pt **pp = &records; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pt == pt) {
+			struct text_pt *r = *pp;
+			*pp = r->next;
+			kfree(r);
+			pt->pt.text = 0;
+			return;
+		}
+	}
+	panic("ptshare_text_forget: PT page %#lx has no record", page_to_pa(pt));
+}

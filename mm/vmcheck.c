@@ -1,0 +1,90 @@
+/* mm/vmcheck.c -- the VM invariant checker (see mm/vmcheck.h). */
+#include "mm/vmcheck.h"
+#include "mm/as.h"
+#include "mm/kmalloc.h"
+#include "mm/page.h"
+#include "mm/pgcheck.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+
+int vmcheck_begin(struct vmcheck *c)
+{
+	*c = (struct vmcheck){ 0 };
+	c->pde_refs = kzalloc(max_pfn * sizeof(uint16_t));
+	c->maps = kzalloc(max_pfn * sizeof(uint16_t));
+	if (!c->pde_refs || !c->maps) {
+		kfree(c->pde_refs);
+		kfree(c->maps);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Count the frames PT page pt maps (once per PT page). */
+static void count_pt_entries(struct vmcheck *c, struct page *pt)
+{
+	const pte_t *e = ptpage_entries(pt);
+	for (int i = 0; i < PT_ENTRIES; i++) {
+		pte_t x = pte_read(&e[i]);
+		if (!pte_present(x))
+			continue;
+		uint64_t pfn = pte_addr(x) >> PAGE_SHIFT;
+		if (pfn < max_pfn)
+			c->maps[pfn]++;
+	}
+}
+
+static int check_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end, (void)level;
+	struct vmcheck *c = w->arg;
+	pte_t e = pte_read(ep);
+	struct page *pt = pa_to_page(pte_addr(e));
+	if (pt->pt.share > 1 && pte_writable(e))
+		panic("vmcheck: va %#lx: writable PD entry to PT page %#lx shared by %u",
+		      va, page_to_pa(pt), pt->pt.share);
+	uint64_t pfn = pte_addr(e) >> PAGE_SHIFT;
+	if (c->pde_refs[pfn]++ == 0) {
+		c->pt_pages++;
+		count_pt_entries(c, pt);
+	}
+	return 0;
+}
+
+static const struct walk_ops check_pde_ops = { .pde = check_pde };
+
+void vmcheck_add(struct vmcheck *c, struct addrspace *as)
+{
+	pgt_check(as->pgt, 0, USER_TOP);
+	struct walk w = { .ops = &check_pde_ops, .pgt = as->pgt, .arg = c,
+			  .leaf_level = PGL_PD };
+	walk_range(&w, 0, USER_TOP);
+	c->spaces++;
+}
+
+void vmcheck_finish(struct vmcheck *c)
+{
+	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
+		struct page *pg = &frames[pfn];
+		if (c->pde_refs[pfn] && pg->pt.share != c->pde_refs[pfn])
+			panic("vmcheck: PT page %#lx: share count %u but %u PD entries point at it",
+			      pfn << PAGE_SHIFT, pg->pt.share, c->pde_refs[pfn]);
+		if (!c->maps[pfn])
+			continue;
+		c->frames++;
+		if (pg->type != PG_ANON && pg->type != PG_FILE)
+			page_bug(pg, "vmcheck: user mapping of a non-user frame", NULL);
+		uint32_t want = c->maps[pfn] + (pg->type == PG_FILE ? 1 : 0);
+		if (pg->refcount != want)
+			panic("vmcheck: frame %#lx (%s): refcount %u, but %u PT pages map it%s",
+			      pfn << PAGE_SHIFT, page_type_name(pg->type), pg->refcount,
+			      c->maps[pfn], pg->type == PG_FILE ? " (+1 for its file)" : "");
+	}
+	kfree(c->pde_refs);
+	kfree(c->maps);
+	c->pde_refs = c->maps = NULL;
+}

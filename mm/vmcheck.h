@@ -1,0 +1,39 @@
+/* mm/vmcheck.h -- the VM invariant checker over all address spaces.
+ *
+ *   vmcheck_begin(&c);  for each address space: vmcheck_add(&c, as);
+ *   vmcheck_finish(&c);
+ *
+ * checks, and panics naming the object on the first violation:
+ *   - every table page is a live table of its level with an exact present
+ *     count (pgt_check);
+ *   - a PT page's share count equals the number of PD entries, in all the
+ *     address spaces, that point at it;
+ *   - no writable PD entry points at a PT page whose share count exceeds 1
+ *     (a write through it would bypass unsharing);
+ *   - a frame's reference count equals the number of PT pages mapping it
+ *     (each PT page counts once however many share it), plus one for a
+ *     file frame (the file's own reference);
+ *   - user mappings map only user frames (anonymous or file), never
+ *     kernel or page-table frames.
+ */
+#ifndef MM_VMCHECK_H
+#define MM_VMCHECK_H
+
+#include "kernel/types.h"
+
+struct addrspace;
+
+struct vmcheck {
+	uint16_t *pde_refs;   /* per frame: PD entries pointing at it (PT pages) */
+	uint16_t *maps;       /* per frame: PT pages mapping it */
+	uint64_t spaces, pt_pages, frames;
+};
+
+/* 0, or -ENOMEM if the counters cannot be allocated. */
+int vmcheck_begin(struct vmcheck *c);
+void vmcheck_add(struct vmcheck *c, struct addrspace *as);
+
+/* Compare the counts with the frame database; then free the counters. */
+void vmcheck_finish(struct vmcheck *c);
+
+#endif

@@ -1,0 +1,220 @@
+/* tests/unit/test_mm_ptshare.c -- shared page-table pages on simulated RAM:
+ * fork shares PT pages with no per-page work, a write unshares (copy for
+ * share > 1, write bit back for the last sharer), private writable entries
+ * become COW in both copies, partial chunks are copied, teardown in either
+ * order frees everything, and the walker's write flag is the choke point. */
+#include <check.h>
+#include <signal.h>
+#include "tests/unit/host_mm.h"
+#include "mm/as.h"
+#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/ptshare.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+
+#define RAM MiB(64)
+#define BASE (USER_TEXT_BASE + MiB(4))   /* 2 MiB aligned */
+#define CHUNK LARGE_PAGE_SIZE
+
+static uint64_t free0;
+static void setup(void)
+{
+	host_mm_setup(RAM, true);
+	free0 = mm_stats.free;
+}
+static void teardown(void) { host_mm_teardown(); }
+
+/* The PD entry and PT page for va (the chunk must have one). */
+static pte_t *pde_of(struct pagetable *pgt, vaddr_t va)
+{
+	pte_t *e = pt_root(pgt);
+	for (int level = PGL_PML4; level > PGL_PD; level--)
+		e = P2V(pte_addr(e[pgl_index(va, level)]));
+	return &e[pgl_index(va, PGL_PD)];
+}
+
+static struct page *pt_of(struct pagetable *pgt, vaddr_t va)
+{
+	return pa_to_page(pte_addr(*pde_of(pgt, va)));
+}
+
+static pte_t leaf_of(struct pagetable *pgt, vaddr_t va)
+{
+	pte_t fl = 0;
+	ck_assert(pgt_lookup(pgt, va, NULL, &fl));
+	return fl;
+}
+
+/* Map n private writable anonymous pages from va; returns the first frame. */
+static struct page *map_anon(struct pagetable *pgt, vaddr_t va, int n)
+{
+	struct page *first = NULL;
+	for (int i = 0; i < n; i++) {
+		struct page *pg = page_alloc(0, PA_ZERO | PA_ANON);
+		ck_assert_ptr_nonnull(pg);
+		first = first ? first : pg;
+		ck_assert_int_eq(pgt_map(pgt, va + (vaddr_t)i * PAGE_SIZE, page_to_pa(pg),
+					 PGT_R | PGT_W), 0);
+	}
+	return first;
+}
+
+static struct vma vma_of(vaddr_t start, vaddr_t end)
+{
+	return (struct vma){ .start = start, .end = end, .prot = PROT_READ | PROT_WRITE,
+			     .flags = VMA_ANON };
+}
+
+START_TEST(test_fork_shares_whole_chunks)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	struct page *f = map_anon(p, BASE, 300);
+	int writes0 = host_pv.entry_writes;
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	/* no per-page work: a handful of table-entry writes, not 300 */
+	ck_assert_int_lt(host_pv.entry_writes - writes0, 8);
+	ck_assert_ptr_eq(pt_of(p, BASE), pt_of(c, BASE));
+	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 2);
+	ck_assert(!pte_writable(*pde_of(p, BASE)) && !pte_writable(*pde_of(c, BASE)));
+	ck_assert_uint_eq(f->refcount, 1);   /* one reference per PT page */
+	ck_assert_uint_eq(pgt_rss(c), 300);
+	pgt_destroy(c);
+	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
+	pgt_destroy(p);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_write_unshares_copy_then_last)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	struct page *f = map_anon(p, BASE, 4);
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct page *shared = pt_of(p, BASE);
+
+	/* the child writes: it gets a copy; the entries become COW in both */
+	ck_assert_int_eq(pgr_prepare_write(c, BASE), 0);
+	ck_assert_ptr_ne(pt_of(c, BASE), shared);
+	ck_assert_uint_eq(shared->pt.share, 1);
+	ck_assert(pte_writable(*pde_of(c, BASE)));
+	ck_assert_uint_eq(f->refcount, 2);
+	ck_assert(pte_cow(leaf_of(c, BASE)) && !pte_writable(leaf_of(c, BASE)));
+	ck_assert(pte_cow(leaf_of(p, BASE)) && !pte_writable(leaf_of(p, BASE)));
+	ck_assert_uint_eq(pt_of(c, BASE)->count, 4);
+
+	/* the parent, now the last sharer, just gets its write bit back */
+	ck_assert_int_eq(pgr_prepare_write(p, BASE), 0);
+	ck_assert_ptr_eq(pt_of(p, BASE), shared);
+	ck_assert(pte_writable(*pde_of(p, BASE)));
+	pgt_destroy(p);
+	ck_assert_uint_eq(f->refcount, 1);
+	pgt_destroy(c);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_partial_chunk_is_copied)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	struct page *f = map_anon(p, BASE, 8);
+	struct vma v = vma_of(BASE, BASE + 4 * PAGE_SIZE);   /* not a whole chunk */
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	ck_assert_ptr_ne(pt_of(p, BASE), pt_of(c, BASE));
+	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
+	ck_assert_uint_eq(pgt_rss(c), 4);
+	ck_assert_uint_eq(f->refcount, 2);
+	ck_assert(pte_cow(leaf_of(p, BASE)) && pte_cow(leaf_of(c, BASE)));
+	ck_assert(pte_writable(leaf_of(p, BASE + 5 * PAGE_SIZE)));   /* outside v */
+	pgt_destroy(c);
+	pgt_destroy(p);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_three_sharers_any_exit_order)
+{
+	struct pagetable *a = pgt_create(), *b = pgt_create(), *c = pgt_create();
+	map_anon(a, BASE, 16);
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(b, a, &v), 0);
+	ck_assert_int_eq(ptshare_fork_vma(c, b, &v), 0);   /* a grandchild */
+	ck_assert_uint_eq(pt_of(a, BASE)->pt.share, 3);
+	pgt_destroy(b);
+	ck_assert_uint_eq(pt_of(a, BASE)->pt.share, 2);
+	pgt_destroy(a);
+	ck_assert_uint_eq(pt_of(c, BASE)->pt.share, 1);
+	ck_assert_uint_eq(pgt_rss(c), 16);
+	pgt_destroy(c);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_unmap_whole_chunk_drops_share)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	struct page *f = map_anon(p, BASE, 10);
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct page *shared = pt_of(p, BASE);
+	pgr_unmap(c, BASE, BASE + CHUNK);   /* no copy: just leave */
+	ck_assert_uint_eq(shared->pt.share, 1);
+	ck_assert(!pgt_lookup(c, BASE, NULL, NULL));
+	ck_assert_uint_eq(f->refcount, 1);
+	ck_assert_uint_eq(pgt_rss(p), 10);
+	/* unmapping half of it in the parent edits its (now private) PT */
+	pgr_unmap(p, BASE, BASE + 5 * PAGE_SIZE);
+	ck_assert_uint_eq(pgt_rss(p), 5);
+	pgt_destroy(c);
+	pgt_destroy(p);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+START_TEST(test_protect_half_unshares)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	map_anon(p, BASE, 8);
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	pgr_protect(c, BASE, BASE + 4 * PAGE_SIZE, PGT_R);
+	ck_assert_ptr_ne(pt_of(c, BASE), pt_of(p, BASE));
+	ck_assert(!pte_writable(leaf_of(c, BASE)));
+	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
+	pgt_destroy(c);
+	pgt_destroy(p);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+/* Writing a leaf into a shared PT page without the walker's write flag is
+ * the bug the choke point prevents: pt_set_leaf panics. */
+START_TEST(test_raw_leaf_write_into_shared_pt_panics)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	map_anon(p, BASE, 1);
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	pte_t *pt = ptpage_entries(pt_of(c, BASE));
+	pt_set_leaf(c, BASE, &pt[0], PGL_PT, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mm_ptshare");
+	TCase *tc = tcase_create("ptshare");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_fork_shares_whole_chunks);
+	tcase_add_test(tc, test_write_unshares_copy_then_last);
+	tcase_add_test(tc, test_partial_chunk_is_copied);
+	tcase_add_test(tc, test_three_sharers_any_exit_order);
+	tcase_add_test(tc, test_unmap_whole_chunk_drops_share);
+	tcase_add_test(tc, test_protect_half_unshares);
+	tcase_add_test_raise_signal(tc, test_raw_leaf_write_into_shared_pt_panics, SIGABRT);
+	suite_add_tcase(s, tc);
+	return host_run_suite(s);
+}

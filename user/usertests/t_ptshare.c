@@ -1,0 +1,350 @@
+/* user/usertests/t_ptshare.c -- fork with shared page tables, as a user
+ * sees it: isolation both ways on big regions, fork chains, partial munmap
+ * and mprotect of a shared 2 MiB range, read() into a COW-shared buffer,
+ * every exit order, many children, exec after fork, and (on Pagoda) the
+ * sharing state itself through pagoda_vmquery. The same assertions hold on
+ * Linux and under every ptshare= setting; only the vmquery checks depend on
+ * the setting (pagoda_meminfo says which). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+#include "usertests.h"
+
+#define MB (1024UL * 1024)
+#define CHUNK (2 * MB)          /* what one PT page maps */
+#define PAGE 4096UL
+
+/* A 2 MiB-aligned anonymous region of len bytes (len a multiple of 2 MiB). */
+static unsigned char *region(size_t len)
+{
+	unsigned char *p = mmap(NULL, len + CHUNK, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	uintptr_t a = ((uintptr_t)p + CHUNK - 1) & ~(CHUNK - 1);
+	return (unsigned char *)a;
+}
+
+/* Fill one byte per page with a value derived from seed; check it. */
+static void fill(unsigned char *p, size_t len, unsigned seed)
+{
+	for (size_t i = 0; i < len; i += PAGE)
+		p[i] = (unsigned char)(seed + i / PAGE);
+}
+
+static int holds(const unsigned char *p, size_t len, unsigned seed)
+{
+	for (size_t i = 0; i < len; i += PAGE)
+		if (p[i] != (unsigned char)(seed + i / PAGE))
+			return 0;
+	return 1;
+}
+
+/* Pagoda's ptshare mode: 0 off, 1 fork, 2 all; -1 on Linux. */
+static int ptshare_mode(void)
+{
+	struct pagoda_meminfo m;
+	return pagoda_meminfo(&m) == 0 ? (int)m.ptshare_mode : -1;
+}
+
+static void wait_ok(pid_t pid)
+{
+	int st = ut_wait(pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		ut_fail(__FILE__, __LINE__, "child: %s", ut_status_str(st));
+}
+
+static void sync_byte(int fd, int write_side)
+{
+	char c = 's';
+	if ((write_side ? write(fd, &c, 1) : read(fd, &c, 1)) != 1)
+		ut_fail(__FILE__, __LINE__, "sync pipe");
+}
+
+/* ptshare_isolation: 64 MiB written before fork; the child's writes stay in
+ * the child, the parent's in the parent, both ways. */
+void test_ptshare_isolation(void)
+{
+	size_t len = 64 * MB;
+	unsigned char *p = region(len);
+	int go[2];
+	fill(p, len, 1);
+	CHECK_OK(pipe(go));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		CHECK(holds(p, len, 1));
+		fill(p, len / 2, 7);              /* child writes the first half */
+		sync_byte(go[0], 0);              /* parent has written its half */
+		CHECK(holds(p, len / 2, 7) && holds(p + len / 2, len / 2, 1 + len / 2 / PAGE));
+		_exit(0);
+	}
+	fill(p + len / 2, len / 2, 9);            /* parent writes the second half */
+	sync_byte(go[1], 1);
+	wait_ok(pid);
+	CHECK(holds(p, len / 2, 1) && holds(p + len / 2, len / 2, 9));
+}
+
+/* ptshare_vmquery: after fork, parent and child map a touched chunk through
+ * the same PT page (share 2) when sharing is on; the child's first write
+ * gives it a PT page of its own. */
+void test_ptshare_vmquery(void)
+{
+	int mode = ptshare_mode();
+	if (mode < 0)
+		return;                           /* Linux: no vmquery */
+	unsigned char *p = region(CHUNK);
+	struct pagoda_vmquery before, next, q;
+	fill(p, CHUNK, 3);
+	CHECK_OK(pagoda_vmquery(p, &before));
+	CHECK_OK(pagoda_vmquery(p + PAGE, &next));
+	CHECK(before.mapped && before.pt_share_count == 1 && before.pt_present_count == 512);
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		CHECK_OK(pagoda_vmquery(p, &q));
+		CHECK(q.mapped && q.pa == before.pa);
+		if (mode > 0) {
+			CHECK(q.pt_pa == before.pt_pa && q.pt_share_count == 2);
+			CHECK(q.soft & VMQ_PT_WRPROT);
+			CHECK(q.frame_refcount == 1);   /* one reference per PT page */
+		} else {
+			CHECK(q.pt_pa != before.pt_pa && q.frame_refcount == 2);
+		}
+		p[0] = 42;                        /* the write unshares / copies */
+		CHECK_OK(pagoda_vmquery(p, &q));
+		CHECK(q.pt_pa != before.pt_pa && q.pt_share_count == 1);
+		CHECK(q.pa != before.pa && (q.prot & VMQ_WRITE));
+		CHECK_OK(pagoda_vmquery(p + PAGE, &q));
+		CHECK(q.pa == next.pa && (q.soft & VMQ_COW));   /* not copied */
+		CHECK_OK(pagoda_vmcheck());
+		_exit(0);
+	}
+	wait_ok(pid);
+	CHECK_OK(pagoda_vmquery(p, &q));
+	CHECK(q.pt_pa == before.pt_pa && q.pa == before.pa && p[0] == 3);
+}
+
+/* ptshare_chain3: a fork chain three deep; level L writes the pages i with
+ * i % 4 == L in a scrambled order before forking level L+1. Every level
+ * sees its ancestors' writes and its own, never its descendants'. */
+static void chain_check(const unsigned char *p, size_t pages, int level)
+{
+	for (size_t i = 0; i < pages; i++) {
+		size_t k = i % 4;
+		unsigned char want = k >= 1 && k <= (size_t)level ? (unsigned char)(100 + k)
+								   : (unsigned char)i;
+		if (p[i * PAGE] != want)
+			ut_fail(__FILE__, __LINE__, "level %d page %zu: %u, want %u", level, i,
+				p[i * PAGE], want);
+	}
+}
+
+static void chain(unsigned char *p, size_t pages, int level)
+{
+	for (size_t k = 0; level > 0 && k < pages / 4; k++) {
+		size_t i = (k * 2654435761u) % (pages / 4) * 4 + (size_t)level;
+		p[i * PAGE] = (unsigned char)(100 + level);
+	}
+	chain_check(p, pages, level);
+	if (level == 3)
+		return;
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		chain(p, pages, level + 1);
+		_exit(0);
+	}
+	wait_ok(pid);
+	chain_check(p, pages, level);
+}
+
+void test_ptshare_chain3(void)
+{
+	size_t len = 8 * MB;
+	unsigned char *p = region(len);
+	for (size_t i = 0; i < len / PAGE; i++)
+		p[i * PAGE] = (unsigned char)i;
+	chain(p, len / PAGE, 0);
+}
+
+/* ptshare_munmap_half: the child unmaps half of a shared 2 MiB range and
+ * write-protects a quarter while the parent reads and writes all of its
+ * own copy. */
+void test_ptshare_munmap_half(void)
+{
+	unsigned char *p = region(CHUNK);
+	int go[2], done[2];
+	fill(p, CHUNK, 5);
+	CHECK_OK(pipe(go));
+	CHECK_OK(pipe(done));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		CHECK_OK(munmap(p, CHUNK / 2));
+		CHECK_OK(mprotect(p + CHUNK / 2, CHUNK / 4, PROT_READ));
+		sync_byte(go[1], 1);
+		CHECK(holds(p + CHUNK / 2, CHUNK / 2, 5 + CHUNK / 2 / PAGE));
+		sync_byte(done[0], 0);            /* the parent has written */
+		CHECK(holds(p + CHUNK / 2, CHUNK / 2, 5 + CHUNK / 2 / PAGE));
+		p[CHUNK - PAGE] = 77;             /* still writable: last quarter */
+		_exit(0);
+	}
+	sync_byte(go[0], 0);
+	CHECK(holds(p, CHUNK, 5));                /* nothing vanished here */
+	fill(p, CHUNK, 8);
+	sync_byte(done[1], 1);
+	wait_ok(pid);
+	CHECK(holds(p, CHUNK, 8));
+}
+
+/* ptshare_munmap_faults: in the child, the unmapped half really is gone
+ * (SIGSEGV) and the read-only quarter refuses writes, while the parent's
+ * mapping of the same shared range is untouched. */
+static void poke(void *addr)
+{
+	*(volatile unsigned char *)addr = 1;
+}
+
+void test_ptshare_munmap_faults(void)
+{
+	unsigned char *p = region(CHUNK);
+	fill(p, CHUNK, 2);
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		CHECK_OK(munmap(p, CHUNK / 2));
+		CHECK_OK(mprotect(p + CHUNK / 2, CHUNK / 4, PROT_READ));
+		ut_expect_signal(SIGSEGV, poke, p);
+		ut_expect_signal(SIGSEGV, poke, p + CHUNK / 2);
+		_exit(0);
+	}
+	wait_ok(pid);
+	CHECK(holds(p, CHUNK, 2));
+	p[0] = 1;
+}
+
+/* ptshare_pipe_read: read() into a buffer that is COW-shared with a child
+ * (the kernel's write must take the fault path), in both processes. */
+void test_ptshare_pipe_read(void)
+{
+	unsigned char *p = region(CHUNK);
+	int fds[2];
+	fill(p, CHUNK, 4);
+	CHECK_OK(pipe(fds));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		CHECK(read(fds[0], p + 3 * PAGE, 5) == 5);
+		CHECK(memcmp(p + 3 * PAGE, "child", 5) == 0);
+		CHECK(holds(p + 4 * PAGE, CHUNK - 4 * PAGE, 4 + 4));
+		_exit(0);
+	}
+	CHECK(write(fds[1], "child", 5) == 5);
+	wait_ok(pid);
+	CHECK(p[3 * PAGE] == (unsigned char)(4 + 3));   /* the child's read stayed there */
+	CHECK(write(fds[1], "paren", 5) == 5);
+	CHECK(read(fds[0], p + 5 * PAGE, 5) == 5);
+	CHECK(memcmp(p + 5 * PAGE, "paren", 5) == 0);
+}
+
+/* ptshare_exit_orders: three sharers of one region (parent, two children)
+ * exit in each of the orders below; the survivors keep their data. */
+void test_ptshare_exit_orders(void)
+{
+	static const int orders[][2] = { { 0, 1 }, { 1, 0 } };
+	unsigned char *p = region(4 * MB);
+	fill(p, 4 * MB, 6);
+	for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+		int go[2][2];
+		pid_t kid[2];
+		for (int k = 0; k < 2; k++) {
+			CHECK_OK(pipe(go[k]));
+			kid[k] = ut_fork();
+			if (kid[k] == 0) {
+				sync_byte(go[k][0], 0);
+				_exit(holds(p, 4 * MB, 6) ? 0 : 1);
+			}
+		}
+		for (int i = 0; i < 2; i++) {
+			int k = orders[o][i];
+			sync_byte(go[k][1], 1);
+			wait_ok(kid[k]);
+			CHECK(holds(p, 4 * MB, 6));
+		}
+	}
+	/* and the parent leaving first: a grandchild outlives it; it reports
+	 * through a pipe whose end of file also says it has exited */
+	int go[2], res[2];
+	char verdict = 0;
+	CHECK_OK(pipe(go));
+	CHECK_OK(pipe(res));
+	pid_t mid = ut_fork();
+	if (mid == 0) {
+		pid_t grandchild = ut_fork();
+		if (grandchild == 0) {
+			close(res[0]);
+			sync_byte(go[0], 0);          /* its parent is gone by now */
+			char v = holds(p, 4 * MB, 6) ? 'y' : 'n';
+			(void)!write(res[1], &v, 1);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(res[1]);
+	wait_ok(mid);
+	sync_byte(go[1], 1);
+	CHECK(read(res[0], &verdict, 1) == 1 && verdict == 'y');
+	CHECK(read(res[0], &verdict, 1) == 0);    /* it has exited */
+	CHECK(holds(p, 4 * MB, 6));
+}
+
+/* ptshare_children64: 64 live children of a big parent, each checking and
+ * writing a page of its own. */
+void test_ptshare_children64(void)
+{
+	struct pagoda_meminfo m;
+	size_t len = 256 * MB;
+	if (pagoda_meminfo(&m) == 0 && m.free_pages * PAGE / 2 < len)
+		len = (m.free_pages * PAGE / 2) & ~(CHUNK - 1);   /* small machines */
+	if (ut_on_linux())
+		len = 16 * MB;   /* the host run checks semantics, not scale */
+	unsigned char *p = region(len);
+	int go[2];
+	pid_t kids[64];
+	fill(p, len, 3);
+	CHECK_OK(pipe(go));
+	for (int k = 0; k < 64; k++) {
+		kids[k] = ut_fork();
+		if (kids[k] == 0) {
+			char c;
+			if (read(go[0], &c, 1) != 1)
+				_exit(2);
+			p[(size_t)k * PAGE] = (unsigned char)k;
+			_exit(holds(p + 64 * PAGE, len - 64 * PAGE, 3 + 64) ? 0 : 1);
+		}
+	}
+	for (int k = 0; k < 64; k++)
+		sync_byte(go[1], 1);
+	for (int k = 0; k < 64; k++)
+		wait_ok(kids[k]);
+	CHECK(holds(p, len, 3));
+}
+
+/* ptshare_exec_after_fork: a big parent forks and the child execs at once
+ * (the shared page tables are dropped without ever being copied). */
+void test_ptshare_exec_after_fork(void)
+{
+	size_t len = 64 * MB;
+	unsigned char *p = region(len);
+	char path[300];
+	fill(p, len, 1);
+	snprintf(path, sizeof path, "%s/true", ut_bindir);
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		char *argv[] = { "true", NULL }, *envp[] = { NULL };
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	wait_ok(pid);
+	CHECK(holds(p, len, 1));
+}
+
