@@ -103,7 +103,7 @@ deps:
 run: $(B)/kernel.elf $(B)/initrd.tar
 	@tools/deps.sh build run
 	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
-	tools/qemu.sh -m $(MEM) -cdrom $(B)/run.iso -nographic $(QEMUFLAGS)
+	@tools/run.sh $(B)/run.iso $(MEM) $(QEMUFLAGS)
 
 # make debug USER=prog also loads build/rootfs/bin/prog's symbols. (USER is
 # also the login name in the environment: only a command-line USER counts.)

@@ -92,44 +92,51 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 
 /* ---- installing a shared PT page in another address space ---- */
 
-struct share_into_arg {
-	struct page *pt;
-};
-
-static int share_into_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+/* Walk callback: remember the PD entry slot (present or not) for va. */
+static int slot_cb(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
 {
 	(void)va, (void)end;
-	struct share_into_arg *a = w->arg;
-	if (level != PGL_PD)
-		panic("pt_share_into: hole at level %d for %#lx", level, va);
-	pt_set_table(ep, PGL_PD, pte_make(page_to_pa(a->pt), PTE_P | PTE_U));
-	a->pt->pt.share++;
-	w->pgt->nr_tables++;
+	if (level == PGL_PD)
+		*(pte_t **)w->arg = ep;
 	return 0;
 }
 
-/* Already there: fine if it is this very PT page (a chunk spanning two
- * VMAs is offered once per VMA). */
-static int share_into_present(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static const struct walk_ops slot_ops = { .pde = slot_cb, .hole = slot_cb };
+
+/* The PD entry slot of pgt for va, allocating the tables above it; NULL
+ * when out of memory. */
+static pte_t *pd_slot(struct pagetable *pgt, vaddr_t va)
 {
-	(void)end, (void)level;
-	struct share_into_arg *a = w->arg;
-	if (pte_addr(pte_read(ep)) != page_to_pa(a->pt))
-		panic("pt_share_into: %#lx already has another PT page", va);
-	return 0;
+	pte_t *slot = NULL;
+	struct walk w = { .ops = &slot_ops, .pgt = pgt, .arg = &slot, .alloc = true,
+			  .leaf_level = PGL_PD };
+	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
+	return walk_range(&w, base, base + LARGE_PAGE_SIZE) < 0 ? NULL : slot;
 }
 
-static const struct walk_ops share_into_ops = {
-	.pde = share_into_present, .hole = share_into_hole,
-};
+/* Point PD entry *slot of pgt at pt, write-protected, one more sharer. An
+ * entry already pointing at pt stays (a chunk spanning two VMAs is offered
+ * once per VMA). */
+static void install_shared(struct pagetable *pgt, pte_t *slot, struct page *pt, vaddr_t va)
+{
+	pte_t e = pte_read(slot);
+	if (pte_present(e)) {
+		if (pte_addr(e) != page_to_pa(pt))
+			panic("pt_share: %#lx already has another PT page", va);
+		return;
+	}
+	pt_set_table(slot, PGL_PD, pte_make(page_to_pa(pt), PTE_P | PTE_U));
+	pt->pt.share++;
+	pgt->nr_tables++;
+}
 
 int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
 {
-	struct share_into_arg a = { .pt = pt };
-	struct walk w = { .ops = &share_into_ops, .pgt = pgt, .arg = &a, .alloc = true,
-			  .leaf_level = PGL_PD };
-	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
-	return walk_range(&w, base, base + LARGE_PAGE_SIZE);
+	pte_t *slot = pd_slot(pgt, va);
+	if (!slot)
+		return -ENOMEM;
+	install_shared(pgt, slot, pt, va);
+	return 0;
 }
 
 /* ---- fork ---- */
@@ -137,7 +144,9 @@ int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
 struct fork_arg {
 	struct pagetable *dst;
 	const struct vma *v;
-	bool changed;   /* a parent PD entry lost its write bit: flush */
+	bool changed;        /* a parent PD entry lost its write bit: flush */
+	pte_t *dst_pd;       /* the child's PD table for the 1 GiB at dst_pd_base */
+	vaddr_t dst_pd_base;
 };
 
 /* One PD entry of the parent inside the VMA: share its PT page, or copy the
@@ -158,8 +167,18 @@ static int fork_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 		pt_set_table(ep, PGL_PD, pte_clear(e, PTE_W));
 		a->changed = true;
 	}
+	/* the child's PD table: found once per 1 GiB, not walked per entry */
+	vaddr_t gib = ALIGN_DOWN(va, HUGE_PAGE_SIZE);
+	if (!a->dst_pd || a->dst_pd_base != gib) {
+		pte_t *slot = pd_slot(a->dst, va);
+		if (!slot)
+			return -ENOMEM;
+		a->dst_pd = slot - pgl_index(va, PGL_PD);
+		a->dst_pd_base = gib;
+	}
+	install_shared(a->dst, &a->dst_pd[pgl_index(va, PGL_PD)], pa_to_page(pte_addr(e)), va);
 	ptshare_stats.fork_shared++;
-	return pt_share_into(a->dst, va, pa_to_page(pte_addr(e)));
+	return 0;
 }
 
 static const struct walk_ops fork_ops = { .pde = fork_pde };
