@@ -116,7 +116,7 @@ static const struct walk_ops dmap_find_ops = { .pte = dmap_found };
 pte_t *kvm_dmap_pte(paddr_t pa)
 {
 	pte_t *ep = NULL;
-	vaddr_t va = (vaddr_t)P2V(pa & ~(PAGE_SIZE - 1));
+	vaddr_t va = DIRECT_MAP_BASE + (pa & ~(PAGE_SIZE - 1));
 	struct walk w = { .ops = &dmap_find_ops, .pgt = &kernel_pgt, .arg = &ep };
 	walk_range(&w, va, va + PAGE_SIZE);
 	return ep;

@@ -126,36 +126,41 @@ struct pv_site {
 #define PV_CALL3(op, native, a, b, c) pv_ops.op(a, b, c)
 #elif PARAVIRT
 /* A patchable call site: an indirect call through slot op, and a struct
- * pv_site record describing it. The "+r" on rsp tells the compiler a call
- * happens here (the frame must be set up). */
-#define PV_SITE(op, a1, a2, a3) ({                                           \
-	register uint64_t pv_rdi_ __asm__("rdi") = (uint64_t)(a1);           \
-	register uint64_t pv_rsi_ __asm__("rsi") = (uint64_t)(a2);           \
-	register uint64_t pv_rdx_ __asm__("rdx") = (uint64_t)(a3);           \
-	register uint64_t pv_rsp_ __asm__("rsp");                            \
-	uint64_t pv_rax_;                                                    \
-	__asm__ volatile("771:\n\t"                                          \
-			 "call *pv_ops+%c[off](%%rip)\n"                     \
-			 "772:\n\t"                                          \
-			 ".pushsection .pvsites, \"a\"\n\t"                  \
-			 ".balign 8\n\t"                                     \
-			 ".quad 771b\n\t"                                    \
-			 ".byte 772b - 771b, %c[slot]\n\t"                   \
-			 ".short %c[clob]\n\t"                               \
-			 ".long 0\n\t"                                       \
-			 ".popsection"                                       \
-			 : "=a"(pv_rax_), "+r"(pv_rdi_), "+r"(pv_rsi_),      \
-			   "+r"(pv_rdx_), "+r"(pv_rsp_)                      \
-			 : [off] "i"(offsetof(struct pv_ops, op)),           \
-			   [slot] "i"(PV_SLOT(op)),                          \
-			   [clob] "i"(PV_CLOB_CALLER_SAVED)                  \
+ * pv_site record describing it. Arguments are evaluated into temporaries
+ * first, then placed in rdi/rsi/rdx; an argument register the operation
+ * does not take is an output only (clobbered, never loaded). The "+r" on
+ * rsp tells the compiler a call happens here (the frame must be set up). */
+#define PV_SITE_TEXT                                                     \
+	"771:\n\t"                                                       \
+	"call *pv_ops+%c[off](%%rip)\n"                                   \
+	"772:\n\t"                                                       \
+	".pushsection .pvsites, \"a\"\n\t"                              \
+	".balign 8\n\t"                                                  \
+	".quad 771b\n\t"                                                 \
+	".byte 772b - 771b, %c[slot]\n\t"                                \
+	".short %c[clob]\n\t"                                            \
+	".long 0\n\t"                                                    \
+	".popsection"
+#define PV_SITE(op, c1, c2, c3, a1, a2, a3) ({                           \
+	uint64_t pv_a1_ = (uint64_t)(a1), pv_a2_ = (uint64_t)(a2);       \
+	uint64_t pv_a3_ = (uint64_t)(a3), pv_rax_;                       \
+	register uint64_t pv_rdi_ __asm__("rdi") = pv_a1_;               \
+	register uint64_t pv_rsi_ __asm__("rsi") = pv_a2_;               \
+	register uint64_t pv_rdx_ __asm__("rdx") = pv_a3_;               \
+	register uint64_t pv_rsp_ __asm__("rsp");                        \
+	__asm__ volatile(PV_SITE_TEXT                                    \
+			 : "=a"(pv_rax_), c1(pv_rdi_), c2(pv_rsi_),      \
+			   c3(pv_rdx_), "+r"(pv_rsp_)                    \
+			 : [off] "i"(offsetof(struct pv_ops, op)),       \
+			   [slot] "i"(PV_SLOT(op)),                      \
+			   [clob] "i"(PV_CLOB_CALLER_SAVED)              \
 			 : "rcx", "r8", "r9", "r10", "r11", "memory", "cc"); \
-	pv_rax_;                                                             \
+	pv_rax_;                                                         \
 })
-#define PV_CALL0(op, native) PV_SITE(op, 0, 0, 0)
-#define PV_CALL1(op, native, a) PV_SITE(op, a, 0, 0)
-#define PV_CALL2(op, native, a, b) PV_SITE(op, a, b, 0)
-#define PV_CALL3(op, native, a, b, c) PV_SITE(op, a, b, c)
+#define PV_CALL0(op, native) PV_SITE(op, "=r", "=r", "=r", 0, 0, 0)
+#define PV_CALL1(op, native, a) PV_SITE(op, "+r", "=r", "=r", a, 0, 0)
+#define PV_CALL2(op, native, a, b) PV_SITE(op, "+r", "+r", "=r", a, b, 0)
+#define PV_CALL3(op, native, a, b, c) PV_SITE(op, "+r", "+r", "+r", a, b, c)
 #else
 /* PARAVIRT=0: the wrappers are the native instructions. */
 #define PV_CALL0(op, native) (native)

@@ -12,6 +12,7 @@ UNIT_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 UNIT_SRCS_format := kernel/format.c
 UNIT_SRCS_cmdline := kernel/cmdline.c kernel/string.c
 -include mm/mm-unit.mk
+UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/ptcheck.c
 
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/test_%)

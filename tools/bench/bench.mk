@@ -87,7 +87,8 @@ bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user
 
 # make bench-pv: seed 004 -- lmbench null call, null I/O, fork, exec, sh under
 # a PARAVIRT=0 kernel (build-nopv/), pv=indirect and pv=patched, BENCH_PV_ROUNDS
-# boots of each (interleaved), BENCH_PV_ARGS for the programs.
+# boots of each (interleaved), BENCH_PV_ARGS for the programs; a fresh
+# build/bench/pv/results.csv each time.
 BENCH_PV_ARGS   ?= --runs 5 --ms 100
 BENCH_PV_ROUNDS ?= 3
 BENCH_PV_MEM    ?= 256M
@@ -98,6 +99,7 @@ bench-pv: $(B)/kernel.elf $(B)/initrd.tar $(BENCH_PAGODA_BINS)
 	@tools/deps.sh build run
 	$(MAKE) --no-print-directory B=build-nopv PARAVIRT=0 build-nopv/kernel.elf
 	tools/bench/pagoda-pv.sh prepare $(B) "$(BENCH_PV_ARGS)"
+	rm -f $(B)/bench/pv/results.csv
 	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/pv --rounds $(BENCH_PV_ROUNDS) \
 		--system "pagoda PARAVIRT=0|$(BENCH_PV_BOOT) build-nopv/kernel.elf $(BENCH_PV_INITRD) '' $(BENCH_PV_MEM)" \
 		--system "pagoda pv=indirect|$(BENCH_PV_BOOT) $(B)/kernel.elf $(BENCH_PV_INITRD) pv=indirect $(BENCH_PV_MEM)" \

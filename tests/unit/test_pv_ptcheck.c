@@ -1,0 +1,124 @@
+/* tests/unit/test_pv_ptcheck.c -- what the checking pv backend relies on,
+ * on simulated RAM: the entry-write rules of mm/ptcheck.c, and splitting
+ * the direct map into 4 KiB pages (mm/kvm.c) so that single frames can be
+ * protected. */
+#include <check.h>
+#include "tests/unit/host_mm.h"
+#include "mm/kvm.h"
+#include "mm/pgcheck.h"
+#include "mm/pgtable.h"
+#include "mm/ptcheck.h"
+#include "mm/ptpage.h"
+#include "arch/x86_64/memlayout.h"
+
+#define RAM MiB(16)
+#define USER_RW (PTE_P | PTE_U | PTE_W)
+
+static struct page *pt, *pd, *anon, *kern;
+
+static void setup(void)
+{
+	host_mm_setup(RAM, true);
+	pt = ptpage_alloc(PGL_PT);
+	pd = ptpage_alloc(PGL_PD);
+	anon = page_alloc(0, PA_ANON);
+	kern = page_alloc(0, 0);
+	ck_assert(pt && pd && anon && kern);
+}
+
+static void teardown(void)
+{
+	host_mm_teardown();
+}
+
+static const char *check_pte(struct page *f, pte_t flags)
+{
+	return ptcheck_entry(ptpage_entries(pt), PGL_PT, pte_make(page_to_pa(f), flags));
+}
+
+static const char *check_pde(struct page *f, pte_t flags)
+{
+	return ptcheck_entry(ptpage_entries(pd), PGL_PD, pte_make(page_to_pa(f), flags));
+}
+
+START_TEST(test_user_leaf_rules)
+{
+	ck_assert_ptr_null(check_pte(anon, USER_RW));
+	ck_assert_ptr_nonnull(check_pte(kern, USER_RW));
+	ck_assert_ptr_nonnull(check_pte(pd, PTE_P | PTE_U));
+	anon->refcount = 0;
+	ck_assert_ptr_nonnull(check_pte(anon, USER_RW));
+	anon->refcount = 1;
+	ck_assert_ptr_null(ptcheck_entry(ptpage_entries(pt), PGL_PT, 0));
+}
+END_TEST
+
+START_TEST(test_holder_must_be_table_of_level)
+{
+	pte_t e = pte_make(page_to_pa(anon), USER_RW);
+	ck_assert_ptr_nonnull(ptcheck_entry(ptpage_entries(pt), PGL_PD, e));
+	ck_assert_ptr_nonnull(ptcheck_entry(page_va(kern), PGL_PT, e));
+}
+END_TEST
+
+START_TEST(test_kernel_alias_of_table)
+{
+	ck_assert_ptr_nonnull(check_pte(pd, PTE_P | PTE_W));
+	ck_assert_ptr_null(check_pte(pd, PTE_P));
+	ck_assert_ptr_null(check_pte(kern, PTE_P | PTE_W));
+}
+END_TEST
+
+START_TEST(test_table_entries_and_sharing)
+{
+	ck_assert_ptr_null(check_pde(pt, USER_RW));
+	ck_assert_ptr_nonnull(check_pde(anon, USER_RW));
+	ck_assert_ptr_nonnull(check_pde(pd, USER_RW));   /* wrong level */
+	pt->pt.share = 2;
+	ck_assert_ptr_nonnull(check_pde(pt, USER_RW));
+	ck_assert_ptr_null(check_pde(pt, PTE_P | PTE_U));
+	ck_assert_ptr_nonnull(check_pte(anon, USER_RW));   /* writable leaf in shared PT */
+	ck_assert_ptr_null(check_pte(anon, PTE_P | PTE_U));
+	pt->pt.share = 1;
+}
+END_TEST
+
+START_TEST(test_dmap_split)
+{
+	paddr_t pa = page_to_pa(anon);
+	ck_assert_ptr_null(kvm_dmap_pte(pa));   /* 2 MiB pages: no 4 KiB entry */
+	int flushes = host_pv.flush_all;
+	kvm_dmap_split(RAM);
+	ck_assert_int_gt(host_pv.flush_all, flushes);
+	ck_assert_uint_eq(kvm_dmap_page_size(), PAGE_SIZE);
+	pte_t *ep = kvm_dmap_pte(pa);
+	ck_assert_ptr_nonnull(ep);
+	pte_t e = pte_read(ep);
+	ck_assert_uint_eq(pte_addr(e), pa);
+	ck_assert(pte_present(e) && pte_writable(e) && !pte_exec(e) && !pte_huge(e));
+	paddr_t got;
+	pte_t fl;
+	ck_assert(pgt_lookup(&kernel_pgt, DIRECT_MAP_BASE + RAM - PAGE_SIZE + 8, &got, &fl));
+	ck_assert_uint_eq(got, RAM - PAGE_SIZE + 8);
+	pgt_check(&kernel_pgt, DIRECT_MAP_BASE, DIRECT_MAP_BASE + RAM);
+}
+END_TEST
+
+static Suite *ptcheck_suite(void)
+{
+	Suite *s = suite_create("pv_ptcheck");
+	TCase *tc = tcase_create("rules");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_user_leaf_rules);
+	tcase_add_test(tc, test_holder_must_be_table_of_level);
+	tcase_add_test(tc, test_kernel_alias_of_table);
+	tcase_add_test(tc, test_table_entries_and_sharing);
+	tcase_add_test(tc, test_dmap_split);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return host_run_suite(ptcheck_suite());
+}
