@@ -11,6 +11,7 @@
 #include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "mm/as.h"
+#include "mm/reclaim.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/trap.h"
 
@@ -43,8 +44,10 @@ static void handle_user_fault(struct trapframe *tf, uint64_t addr)
 {
 	switch (tf->vector) {
 	case T_PF:
-		if (last_fault_error == -ENOMEM)
+		if (last_fault_error == -ENOMEM) {   /* reclaim already failed */
+			reclaim_stats.oom_kills++;
 			proc_die(SIGKILL, "out of memory on page fault", addr, tf->rip);
+		}
 		proc_die(SIGSEGV, pf_reason(tf->error), addr, tf->rip);
 	case T_DE:
 		proc_die(SIGFPE, "divide error", 0, tf->rip);

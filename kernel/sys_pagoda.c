@@ -12,9 +12,11 @@
 #include "kernel/string.h"
 #include "mm/as.h"
 #include "mm/fault.h"
+#include "mm/lazyfree.h"
 #include "mm/memstat.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
+#include "mm/reclaim.h"
 #include "mm/tlb.h"
 #include "mm/ptshare.h"
 #include "mm/uaccess.h"
@@ -114,6 +116,11 @@ static long sys_meminfo(const uint64_t a[6])
 	m.page_faults = fault_stats.zero + fault_stats.file + fault_stats.cow;
 	m.cow_faults = fault_stats.cow;
 	m.tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
+	m.lazyfree_pages = lazyfree_stats.pages;
+	m.pglazyfree = lazyfree_stats.marked;
+	m.pglazyfreed = lazyfree_stats.discarded;
+	m.reclaim_scans = reclaim_stats.scans;
+	m.oom_kills = reclaim_stats.oom_kills;
 	return copyout(a[0], &m, sizeof(m));
 }
 

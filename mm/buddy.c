@@ -68,12 +68,29 @@ static void zero_frames(struct page *pg, unsigned order)
 		p[i] = 0;
 }
 
-struct page *page_alloc(unsigned order, unsigned flags)
+uint64_t (*page_reclaim_hook)(unsigned order, bool failed);
+
+/* The smallest order >= order with a free block, or MAX_ORDER. */
+static unsigned first_free_order(unsigned order)
 {
 	unsigned k = order;
 	while (k < MAX_ORDER && list_empty(&free_lists[k]))
 		k++;
-	if (order >= MAX_ORDER || k == MAX_ORDER) {
+	return k;
+}
+
+struct page *page_alloc(unsigned order, unsigned flags)
+{
+	if (order >= MAX_ORDER) {
+		mm_stats.failed++;
+		return NULL;
+	}
+	if (page_reclaim_hook)
+		page_reclaim_hook(order, false);   /* below the watermark? */
+	unsigned k = first_free_order(order);
+	if (k == MAX_ORDER && page_reclaim_hook && page_reclaim_hook(order, true))
+		k = first_free_order(order);       /* the slow path: reclaim, retry */
+	if (k == MAX_ORDER) {
 		mm_stats.failed++;
 		return NULL;
 	}
@@ -85,8 +102,7 @@ struct page *page_alloc(unsigned order, unsigned flags)
 	}
 	for (uint64_t i = 0; i < (1UL << order); i++) {   /* no stale metadata */
 		pg[i].count = 0;
-		pg[i].pt.share = 0;
-		pg[i].pt.level = 0;
+		pg[i].lazy = NULL;   /* the whole union: pt.share, level, text too */
 	}
 	pg->order = (uint8_t)order;
 	pg->refcount = 1;
@@ -106,6 +122,8 @@ void page_free_from(struct page *pg, unsigned order, const void *caller)
 		page_bug(pg, "double free", caller);
 	if (pg->type == PG_RESERVED || pg->refcount == 0)
 		page_bug(pg, "page_free of a frame that was never allocated", caller);
+	if (pg->type == PG_ANON && pg->lazy)
+		page_bug(pg, "page_free of a frame still on the lazy-free list", caller);
 	if (pg->order != order)
 		page_bug(pg, order == PAGE_ORDER_TAIL || pg->order == PAGE_ORDER_TAIL ?
 			 "page_free of a frame inside a block" :

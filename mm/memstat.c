@@ -1,6 +1,7 @@
 /* mm/memstat.c -- RSS, PSS and page-table usage of an address space. */
 #include "mm/memstat.h"
 #include "mm/as.h"
+#include "mm/lazyfree.h"
 #include "mm/pgtable.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
@@ -31,4 +32,5 @@ void as_memstat(struct addrspace *as, struct as_memstat *st)
 			  .leaf_level = PGL_PD };
 	walk_range(&w, 0, USER_TOP);
 	st->table_pages = as->pgt->nr_tables;
+	st->lazyfree_pages = lazyfree_count(as->pgt);
 }

@@ -11,12 +11,15 @@
 #include "mm/pgtable.h"
 #include "mm/kvm.h"
 #include "mm/kmalloc.h"
+#include "mm/reclaim.h"
+#include "mm/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/pv_ops.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
 
 #define BOOT_MAP_LIMIT GiB(1)
 
@@ -94,5 +97,7 @@ void mm_init(void)
 	page_db_release(BOOT_MAP_LIMIT, MIN(max_pfn << PAGE_SHIFT, DIRECT_MAP_MAX));
 
 	kmalloc_set_debug(cmdline_has("mm_debug"));
+	reclaim_init();
+	tlb_batching = strcmp(cmdline_get_or("tlb", "batch"), "nobatch") != 0;
 	print_summary(&f, top);
 }

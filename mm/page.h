@@ -23,8 +23,9 @@
  *             must not look like sharers).
  *   pt.level  page-table page: PGL_PT..PGL_PML4.
  *   pt.text   PT page published as shared program text (ptshare=all).
- *   link      free list of the buddy allocator, kmalloc partial list, later
- *             the lazy-free list.
+ *   link      free list of the buddy allocator, kmalloc partial list.
+ *   lazy      anonymous page given up with MADV_FREE: its record on the
+ *             lazy-free list (mm/lazyfree.h), else NULL.
  *
  * Concurrency: one CPU; mm/ is not called from interrupt handlers, so no
  * locks yet (SMP would need a lock around the allocator and kmalloc).
@@ -48,6 +49,8 @@ enum page_type {
 #define PAGE_ORDER_TAIL 0xff
 #define MAX_ORDER 11            /* orders 0..10: blocks up to 4 MiB */
 
+struct lazyfree_rec;
+
 struct page {
 	struct list link;
 	uint32_t refcount;
@@ -64,6 +67,7 @@ struct page {
 			uint16_t free;   /* offset of the first free object, or 0xffff */
 			uint8_t kclass;  /* size class (mm/kmalloc.c) */
 		} slab;
+		struct lazyfree_rec *lazy;   /* PG_ANON: see mm/lazyfree.h */
 	};
 };
 
@@ -127,8 +131,15 @@ void *page_va(const struct page *pg);
 
 /* Allocate 2^order contiguous frames (refcount 1, type from flags, zeroed
  * with PA_ZERO). Returns the head page, or NULL when out of memory (never
- * panics). */
+ * panics). Below the low watermark, and again before giving up, it calls
+ * page_reclaim_hook (if set) to free reclaimable frames first. */
 struct page *page_alloc(unsigned order, unsigned flags);
+
+/* Reclaim entry of the allocator (mm/reclaim.c sets it; NULL on the host):
+ * called with the order being allocated and whether the free lists just
+ * failed it; returns the frames it freed. It may free frames and kfree
+ * objects, never allocate. */
+extern uint64_t (*page_reclaim_hook)(unsigned order, bool failed);
 
 /* Free a block from page_alloc with its order, whatever its refcount.
  * Freeing a free or unallocated frame, a tail, or with the wrong order

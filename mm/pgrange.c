@@ -1,5 +1,6 @@
 /* mm/pgrange.c -- range operations as walker callbacks (see mm/pgrange.h). */
 #include "mm/pgrange.h"
+#include "mm/lazyfree.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/tlb.h"
@@ -31,6 +32,7 @@ static int unmap_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int lev
 	struct page *pt = pa_to_page(pte_addr(pte_read(ep)));
 	if (end - va != LARGE_PAGE_SIZE || pt->pt.share <= 1)
 		return 0;
+	lazyfree_forget_table(w->pgt, pt, va);
 	pt_set_table(ep, level, 0);
 	pt->pt.share--;
 	w->pgt->nr_tables--;

@@ -1,6 +1,7 @@
 /* mm/pgtable.c -- address spaces: create/destroy, map/unmap/protect/lookup
  * of 4 KiB pages. Every operation is a walk_ops for the generic walker. */
 #include "mm/pgtable.h"
+#include "mm/lazyfree.h"
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "mm/kmalloc.h"
@@ -311,6 +312,7 @@ static int teardown_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int 
 	struct page *pt = pa_to_page(pte_addr(e));
 	if (pt->pt.share == 1)
 		return 0;
+	lazyfree_forget_table(w->pgt, pt, va);
 	pt->pt.share--;
 	pt_set_table(ep, level, 0);
 	w->pgt->nr_tables--;

@@ -2,6 +2,7 @@
  * functions through which every entry write passes (see mm/ptpage.h). */
 #include "mm/ptpage.h"
 #include "mm/buddy.h"
+#include "mm/lazyfree.h"
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
@@ -75,11 +76,13 @@ static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
 
 void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e)
 {
-	(void)pgt;
 	struct page *pt = ptpage_of(ep);
 	if (pt && pt->type == PG_PAGETABLE && pt->pt.share > 1)
 		panic("pt_set_leaf: va %#lx: write into a PT page shared by %u "
 		      "address spaces (pa %#lx)", va, pt->pt.share, page_to_pa(pt));
+	pte_t old = pte_read(ep);
+	if (pte_addr(old) != pte_addr(e) || !pte_lazyfree(e))
+		lazyfree_forget(pgt, va, old);   /* stops being the lazy-free mapping */
 	set_entry(ep, level, e, __builtin_return_address(0));
 }
 

@@ -30,7 +30,9 @@ pte_t *ptpage_entries(struct page *pt);
 pte_t *pt_root(struct pagetable *pgt);
 
 /* Write leaf entry *ep (mapping va at level) of pgt, keeping the present
- * count of its table. Panics if the table is shared (unshare first). */
+ * count of its table. Panics if the table is shared (unshare first). An
+ * entry that stops being a page's lazy-free mapping drops its record
+ * (mm/lazyfree.h). */
 void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e);
 
 /* Write-protect PT entry *ep of a SHARED PT page: e must be the same

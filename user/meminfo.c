@@ -2,7 +2,10 @@
  * system call 1001; fields explained in libc/include/pagoda/meminfo.h),
  * sizes in KiB like Linux's /proc/meminfo. PageTables counts every user
  * page-table page once; SharedPT those with more than one sharer; PTSaved
- * the page-table memory sharing saved (what copying them would have cost). */
+ * the page-table memory sharing saved (what copying them would have cost).
+ * LazyFree is memory that processes gave up with MADV_FREE: still mapped
+ * (part of AnonPages and of their RSS) but taken back first under
+ * pressure, so MemAvailable counts it as available. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +32,7 @@ int main(void)
 	}
 	kib("MemTotal:", m.total_pages);
 	kib("MemFree:", m.free_pages);
+	kib("MemAvailable:", m.free_pages + m.lazyfree_pages);
 	kib("Kernel:", m.kernel_pages);
 	kib("AnonPages:", m.anon_pages);
 	kib("FilePages:", m.file_pages);

@@ -30,7 +30,10 @@
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
 	X(mprotect_errors) X(madvise_errors)                                     \
+	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \
+	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure)                \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
+	X(malloc_patterns) X(malloc_purge_counts) X(malloc_purge)                \
 	X(clock_sleep) X(uname_ids) X(cwd)                                       \
 	X(ptshare_isolation) X(ptshare_vmquery) X(ptshare_chain3)                \
 	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \

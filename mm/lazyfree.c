@@ -1,0 +1,179 @@
+/* mm/lazyfree.c -- MADV_FREE marking and the lazy-free list (see
+ * mm/lazyfree.h; reclaim, which consumes the list, is mm/reclaim.c). */
+#include "mm/lazyfree.h"
+#include "mm/kmalloc.h"
+#include "mm/page.h"
+#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/tlb.h"
+#include "mm/walk.h"
+#include "kernel/printk.h"
+#include "arch/x86_64/memlayout.h"
+
+struct lazyfree_stats lazyfree_stats;
+struct list lazyfree_list = { &lazyfree_list, &lazyfree_list };
+
+/* Is r the record of the mapping (pgt, va)? */
+static bool rec_is(const struct lazyfree_rec *r, const struct pagetable *pgt, vaddr_t va)
+{
+	return r && r->pgt == pgt && r->va == va;
+}
+
+void lazyfree_drop(struct lazyfree_rec *r)
+{
+	list_del(&r->link);
+	r->pg->lazy = NULL;
+	lazyfree_stats.pages--;
+	kfree(r);
+}
+
+void lazyfree_forget_entry(struct pagetable *pgt, vaddr_t va, pte_t e)
+{
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (pg && pg->type == PG_ANON && rec_is(pg->lazy, pgt, va)) {
+		lazyfree_drop(pg->lazy);
+		lazyfree_stats.forgotten++;
+	}
+}
+
+void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
+{
+	if (!lazyfree_stats.pages)
+		return;
+	pte_t *entries = ptpage_entries(pt);
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if (pte_present(entries[i]))
+			lazyfree_forget(pgt, va + (vaddr_t)i * PAGE_SIZE, pte_read(&entries[i]));
+}
+
+/* ---- marking: one walk over the range ---- */
+
+struct mark_arg {
+	struct tlb_batch b;
+	struct list spare;        /* records allocated before the walk */
+};
+
+/* A PD entry: a PT page shared by several address spaces is skipped. Its
+ * frames are mapped more than once, so after unsharing (the general rule
+ * for leaf writes, which the walker applies with w->write) none of them
+ * could be marked anyway -- skipping gives the same result without copying
+ * the PT page. */
+static int mark_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)w, (void)va, (void)end;
+	pte_t e = pte_read(ep);
+	if (pte_is_leaf(e, level))
+		return 0;                       /* a 2 MiB page: never user anon */
+	return pa_to_page(pte_addr(e))->pt.share > 1 ? WALK_SKIP : 0;
+}
+
+/* A present PTE: mark it lazy-free and clean if its frame is anonymous and
+ * mapped once; a page already lazy-free moves to the young end. */
+static int mark_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	struct mark_arg *a = w->arg;
+	pte_t e = pte_read(ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (!pg || pg->type != PG_ANON || pte_file(e) || pg->refcount != 1)
+		return 0;
+	struct lazyfree_rec *r = pg->lazy;
+	if (r && !rec_is(r, w->pgt, va))
+		panic("lazyfree: frame %#lx mapped once at %#lx has the record of %#lx",
+		      page_to_pa(pg), va, r->va);
+	if (r) {
+		list_del(&r->link);
+	} else {
+		if (list_empty(&a->spare))
+			return 0;               /* no record: leave the page alone */
+		r = list_entry(a->spare.next, struct lazyfree_rec, link);
+		list_del(&r->link);
+		*r = (struct lazyfree_rec){ .pgt = w->pgt, .va = va, .pg = pg };
+		pg->lazy = r;
+		lazyfree_stats.pages++;
+	}
+	list_add_tail(&lazyfree_list, &r->link);
+	lazyfree_stats.marked++;
+	pt_set_leaf(w->pgt, va, ep, level, pte_set(pte_clear(e, PTE_D), PTE_LAZYFREE));
+	tlb_changed(&a->b, va);   /* a cached D=1 would let writes skip setting D */
+	return 0;
+}
+
+static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte };
+
+/* Allocate up to n records onto *spare (fewer if kmalloc fails). Done
+ * before the walk so that allocation (and the reclaim it may run) never
+ * happens in the middle of a TLB batch. */
+static void alloc_spares(struct list *spare, uint64_t n)
+{
+	list_init(spare);
+	for (; n; n--) {
+		struct lazyfree_rec *r = kmalloc(sizeof(*r));
+		if (!r)
+			return;
+		list_add(spare, &r->link);
+	}
+}
+
+void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
+{
+	struct mark_arg a;
+	alloc_spares(&a.spare, pgr_count(pgt, start, end));
+	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &a, .write = true };
+	tlb_begin(&a.b, pgt);
+	walk_range(&w, start, end);
+	tlb_end(&a.b);
+	while (!list_empty(&a.spare)) {
+		struct list *it = a.spare.next;
+		list_del(it);
+		kfree(list_entry(it, struct lazyfree_rec, link));
+	}
+}
+
+uint64_t lazyfree_count(const struct pagetable *pgt)
+{
+	uint64_t n = 0;
+	list_for_each(it, &lazyfree_list)
+		n += list_entry(it, struct lazyfree_rec, link)->pgt == pgt;
+	return n;
+}
+
+/* ---- the invariant ---- */
+
+static int check_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	struct lazyfree_rec *r = w->arg;
+	pte_t e = pte_read(ep);
+	if (pte_addr(e) != page_to_pa(r->pg) || !pte_lazyfree(e))
+		page_bug(r->pg, "lazyfree_check: record's entry maps another frame or "
+			 "is not LAZYFREE", NULL);
+	return 0;
+}
+
+static int check_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)ep, (void)va, (void)end, (void)level;
+	struct lazyfree_rec *r = w->arg;
+	page_bug(r->pg, "lazyfree_check: record of an unmapped address", NULL);
+}
+
+static const struct walk_ops check_ops = { .pte = check_pte, .hole = check_hole };
+
+uint64_t lazyfree_check(void)
+{
+	uint64_t n = 0;
+	list_for_each(it, &lazyfree_list) {
+		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
+		if (r->pg->type != PG_ANON || r->pg->lazy != r)
+			page_bug(r->pg, "lazyfree_check: record and frame disagree", NULL);
+		struct walk w = { .ops = &check_ops, .pgt = r->pgt, .arg = r };
+		walk_range(&w, r->va, r->va + PAGE_SIZE);
+		n++;
+	}
+	if (n != lazyfree_stats.pages)
+		panic("lazyfree_check: %lu records on the list, counter says %lu",
+		      n, lazyfree_stats.pages);
+	return n;
+}

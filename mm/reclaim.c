@@ -1,0 +1,110 @@
+/* mm/reclaim.c -- the reclaimer of lazy-free pages (see mm/reclaim.h). */
+#include "mm/reclaim.h"
+#include "mm/lazyfree.h"
+#include "mm/page.h"
+#include "mm/ptpage.h"
+#include "mm/tlb.h"
+#include "mm/walk.h"
+#include "kernel/printk.h"
+#include "arch/x86_64/memlayout.h"
+
+#define WATERMARK_LOW_DIV 64    /* low watermark: 1/64 of RAM */
+#define WATERMARK_HIGH_MUL 2    /* high watermark: twice the low one */
+
+struct reclaim_stats reclaim_stats;
+uint64_t reclaim_low, reclaim_high;
+
+/* The reclaimer's TLB batch: static, since it runs deep inside the
+ * allocator (a page fault's walk) where kernel stack is scarce. */
+static struct tlb_batch batch;
+static bool reclaiming;           /* no re-entry through the allocator */
+
+/* One record's page: discard it or give it back to normal memory. */
+static int reclaim_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end;
+	struct lazyfree_rec *r = w->arg;
+	struct page *pg = r->pg, *pt = ptpage_of(ep);
+	pte_t e = pte_read(ep);
+	if (pte_addr(e) != page_to_pa(pg) || !pte_lazyfree(e))
+		page_bug(pg, "reclaim: lazy-free record does not match its entry", NULL);
+	if (pt->pt.share != 1)
+		page_bug(pt, "reclaim: leaf write into a shared PT page", NULL);
+	lazyfree_drop(r);
+	if (!pte_dirty(e) && pg->refcount == 1) {   /* clean and mapped once */
+		pt_set_leaf(w->pgt, va, ep, level, 0);
+		tlb_defer_put(&batch, va, pg);
+		lazyfree_stats.discarded++;
+	} else {                                     /* software bit: no flush */
+		pt_set_leaf(w->pgt, va, ep, level, pte_clear(e, PTE_LAZYFREE));
+		lazyfree_stats.reused++;
+	}
+	return 0;
+}
+
+static int reclaim_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)ep, (void)va, (void)end, (void)level;
+	page_bug(((struct lazyfree_rec *)w->arg)->pg,
+		 "reclaim: lazy-free record of an unmapped address", NULL);
+}
+
+/* The record's PT page is shared by several address spaces: its frame is
+ * mapped more than once, so it is kept; the shared table cannot be written,
+ * so only the record goes (its LAZYFREE bit then means nothing). */
+static int reclaim_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	if (pa_to_page(pte_addr(pte_read(ep)))->pt.share <= 1)
+		return 0;
+	lazyfree_drop(w->arg);
+	lazyfree_stats.reused++;
+	return WALK_SKIP;
+}
+
+static const struct walk_ops reclaim_ops = {
+	.pde = reclaim_pde, .pte = reclaim_pte, .hole = reclaim_hole,
+};
+
+uint64_t reclaim_lazyfree(uint64_t want)
+{
+	if (reclaiming || list_empty(&lazyfree_list))
+		return 0;
+	reclaiming = true;
+	reclaim_stats.runs++;
+	uint64_t free0 = mm_stats.free, discarded0 = lazyfree_stats.discarded;
+	batch.pgt = NULL;
+	while (!list_empty(&lazyfree_list) && lazyfree_stats.discarded - discarded0 < want) {
+		struct lazyfree_rec *r = list_entry(lazyfree_list.next, struct lazyfree_rec, link);
+		if (batch.pgt != r->pgt) {       /* one batch per address space */
+			if (batch.pgt)
+				tlb_end(&batch);
+			tlb_begin(&batch, r->pgt);
+		}
+		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = r, .write = true };
+		walk_range(&w, r->va, r->va + PAGE_SIZE);
+		reclaim_stats.scans++;
+	}
+	if (batch.pgt)
+		tlb_end(&batch);
+	reclaiming = false;
+	return mm_stats.free - free0;
+}
+
+/* page_reclaim_hook: below the low watermark refill to the high one; on a
+ * failed allocation, at least the block asked for. */
+static uint64_t reclaim_for_alloc(unsigned order, bool failed)
+{
+	uint64_t need = 1UL << order;
+	if (!failed && mm_stats.free >= reclaim_low + need)
+		return 0;
+	uint64_t target = reclaim_high + need;
+	return reclaim_lazyfree(target > mm_stats.free ? target - mm_stats.free : need);
+}
+
+void reclaim_init(void)
+{
+	reclaim_low = mm_stats.managed / WATERMARK_LOW_DIV;
+	reclaim_high = reclaim_low * WATERMARK_HIGH_MUL;
+	page_reclaim_hook = reclaim_for_alloc;
+}

@@ -1,0 +1,261 @@
+/* tests/unit/test_mm_lazyfree.c -- MADV_FREE marking, the lazy-free list
+ * and reclaim on simulated RAM: entries become LAZYFREE and clean, reclaim
+ * takes the oldest first, discards clean pages mapped once and keeps
+ * written or shared ones, every path that clears an entry forgets its
+ * record (no dangling records, no leaked frames), the allocator's slow path
+ * reclaims before failing, and lazyfree_check catches a broken record. */
+#include <check.h>
+#include <signal.h>
+#include "tests/unit/host_mm.h"
+#include "mm/as.h"
+#include "mm/lazyfree.h"
+#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/ptshare.h"
+#include "mm/reclaim.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+
+#define RAM MiB(32)
+#define UVA (USER_TEXT_BASE + MiB(4))
+#define VA(i) (UVA + (vaddr_t)(i) * PAGE_SIZE)
+
+static uint64_t free0;
+static struct pagetable *pgt;
+
+static void setup(void)
+{
+	host_mm_setup(RAM, true);
+	reclaim_init();
+	free0 = mm_stats.free;
+	lazyfree_stats = (struct lazyfree_stats){ 0 };
+	pgt = pgt_create();
+}
+
+static void teardown(void)
+{
+	page_reclaim_hook = NULL;
+	host_mm_teardown();
+}
+
+/* Map n anonymous pages at VA(0..n), page i filled with byte i + 1. */
+static void map_pages(int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct page *pg = page_alloc(0, PA_ANON);
+		ck_assert_ptr_nonnull(pg);
+		memset(page_va(pg), i + 1, PAGE_SIZE);
+		ck_assert_int_eq(pgt_map(pgt, VA(i), page_to_pa(pg), PGT_R | PGT_W), 0);
+	}
+}
+
+/* The leaf entry of va (0 if unmapped). */
+static pte_t entry(vaddr_t va)
+{
+	paddr_t pa;
+	pte_t e;
+	return pgt_lookup(pgt, va, &pa, &e) ? pte_make(pa, e) : 0;
+}
+
+/* What the CPU does on a write: set D in the entry (bypassing the kernel). */
+static int cpu_write_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)w, (void)va, (void)end, (void)level;
+	*ep = pte_set(*ep, PTE_D);
+	return 0;
+}
+
+static void cpu_write(vaddr_t va)
+{
+	static const struct walk_ops ops = { .pte = cpu_write_pte };
+	struct walk w = { .ops = &ops, .pgt = pgt };
+	walk_range(&w, va, va + PAGE_SIZE);
+}
+
+/* The whole address space gone, every frame back, no record left. */
+static void check_all_gone(void)
+{
+	pgt_destroy(pgt);
+	ck_assert_uint_eq(lazyfree_check(), 0);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+
+START_TEST(test_mark_clean_lazyfree)
+{
+	map_pages(8);
+	for (int i = 0; i < 8; i++)
+		cpu_write(VA(i));
+	lazyfree_range(pgt, VA(0), VA(8));
+	for (int i = 0; i < 8; i++) {
+		pte_t e = entry(VA(i));
+		ck_assert(pte_present(e) && pte_lazyfree(e) && !pte_dirty(e));
+	}
+	ck_assert_uint_eq(lazyfree_stats.pages, 8);
+	ck_assert_uint_eq(lazyfree_stats.marked, 8);
+	ck_assert_uint_eq(lazyfree_check(), 8);
+	lazyfree_range(pgt, VA(0), VA(8));   /* again: no new records */
+	ck_assert_uint_eq(lazyfree_check(), 8);
+	ck_assert_uint_eq(lazyfree_count(pgt), 8);
+	check_all_gone();
+}
+END_TEST
+
+START_TEST(test_reclaim_clean_and_dirty)
+{
+	map_pages(8);
+	lazyfree_range(pgt, VA(0), VA(8));
+	for (int i = 0; i < 8; i += 2)
+		cpu_write(VA(i));                 /* the even pages are reused */
+	reclaim_lazyfree(100);
+	ck_assert_uint_eq(lazyfree_stats.discarded, 4);
+	ck_assert_uint_eq(lazyfree_stats.reused, 4);
+	ck_assert_uint_eq(lazyfree_stats.pages, 0);
+	ck_assert_uint_eq(reclaim_stats.scans, 8);
+	for (int i = 0; i < 8; i++) {
+		pte_t e = entry(VA(i));
+		if (i % 2) {
+			ck_assert(!pte_present(e));
+			continue;
+		}
+		ck_assert(pte_present(e) && !pte_lazyfree(e));
+		ck_assert_uint_eq(((uint8_t *)P2V(pte_addr(e)))[100], i + 1);  /* kept */
+	}
+	check_all_gone();
+}
+END_TEST
+
+START_TEST(test_oldest_first)
+{
+	map_pages(16);
+	lazyfree_range(pgt, VA(8), VA(16));   /* older */
+	lazyfree_range(pgt, VA(0), VA(8));
+	reclaim_lazyfree(4);
+	for (int i = 0; i < 16; i++)
+		ck_assert_int_eq(pte_present(entry(VA(i))), !(i >= 8 && i < 12));
+	ck_assert_uint_eq(lazyfree_check(), 12);
+	check_all_gone();
+}
+END_TEST
+
+START_TEST(test_unmap_and_replace_forget)
+{
+	map_pages(8);
+	lazyfree_range(pgt, VA(0), VA(8));
+	pgr_unmap(pgt, VA(0), VA(4));                        /* munmap / DONTNEED */
+	ck_assert_uint_eq(lazyfree_check(), 4);
+	struct page *copy = page_alloc(0, PA_ANON);
+	pgr_replace(pgt, VA(4), page_to_pa(copy), PGT_R | PGT_W);  /* a COW copy */
+	ck_assert_uint_eq(lazyfree_check(), 3);
+	ck_assert_uint_eq(lazyfree_stats.forgotten, 5);
+	check_all_gone();                                    /* exit: the rest */
+}
+END_TEST
+
+START_TEST(test_mapped_twice_kept)
+{
+	map_pages(4);
+	struct page *pg0 = pa_to_page(pte_addr(entry(VA(0))));
+	struct page *pg1 = pa_to_page(pte_addr(entry(VA(1))));
+	page_get(pg0);                        /* a second mapping before MADV_FREE */
+	lazyfree_range(pgt, VA(0), VA(4));
+	ck_assert(!pte_lazyfree(entry(VA(0))));
+	ck_assert_uint_eq(lazyfree_stats.pages, 3);
+	page_get(pg1);                        /* ... and one after it */
+	reclaim_lazyfree(100);
+	ck_assert(pte_present(entry(VA(0))) && pte_present(entry(VA(1))));
+	ck_assert(!pte_present(entry(VA(2))));
+	ck_assert_uint_eq(lazyfree_stats.discarded, 2);
+	page_put(pg0);
+	page_put(pg1);
+	check_all_gone();
+}
+END_TEST
+
+START_TEST(test_allocator_reclaims_first)
+{
+	map_pages(64);
+	lazyfree_range(pgt, VA(0), VA(64));
+	cpu_write(VA(10));
+	struct list held;
+	uint64_t got = host_exhaust(&held);   /* every frame, lazy-free ones too */
+	ck_assert_uint_eq(lazyfree_stats.discarded, 63);
+	ck_assert_uint_eq(lazyfree_stats.pages, 0);
+	ck_assert_ptr_null(page_alloc(0, 0));  /* nothing left: NULL, no panic */
+	ck_assert_uint_ge(got, 63);
+	ck_assert_uint_eq(((uint8_t *)P2V(pte_addr(entry(VA(10)))))[0], 11);
+	host_release_all(&held);
+	check_all_gone();
+}
+END_TEST
+
+/* Fork with shared PT pages: the frames are mapped twice, so reclaim keeps
+ * them and MADV_FREE skips them; once the PT page is private again marking
+ * works; and an address space that exits while its PT page is still shared
+ * leaves no record behind (ASan would catch the use after free). */
+START_TEST(test_shared_pt)
+{
+	map_pages(8);
+	struct vma v = { .start = UVA, .end = UVA + LARGE_PAGE_SIZE,
+			 .prot = PROT_READ | PROT_WRITE, .flags = VMA_ANON };
+	lazyfree_range(pgt, VA(0), VA(8));
+	struct pagetable *child = pgt_create();
+	ck_assert_int_eq(ptshare_fork_vma(child, pgt, &v), 0);
+	reclaim_lazyfree(100);
+	ck_assert_uint_eq(lazyfree_stats.discarded, 0);
+	ck_assert_uint_eq(lazyfree_stats.reused, 8);
+	for (int i = 0; i < 8; i++)
+		ck_assert(pte_present(entry(VA(i))));
+	lazyfree_range(pgt, VA(0), VA(8));          /* shared: skipped */
+	ck_assert_uint_eq(lazyfree_stats.pages, 0);
+	pgt_destroy(child);
+	lazyfree_range(pgt, VA(0), VA(8));          /* private again (unshared) */
+	ck_assert_uint_eq(lazyfree_check(), 8);
+
+	struct pagetable *child2 = pgt_create();
+	ck_assert_int_eq(ptshare_fork_vma(child2, pgt, &v), 0);
+	pgt_destroy(pgt);                           /* the records' owner exits */
+	ck_assert_uint_eq(lazyfree_check(), 0);
+	pgt_destroy(child2);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
+/* An entry changed behind the lazy-free list's back: the check panics. */
+START_TEST(test_check_catches_stale_record)
+{
+	map_pages(2);
+	lazyfree_range(pgt, VA(0), VA(2));
+	pte_t *e = pt_root(pgt);
+	for (int level = PGL_PML4; level > PGL_PT; level--)
+		e = P2V(pte_addr(e[pgl_index(VA(1), level)]));
+	e[pgl_index(VA(1), PGL_PT)] = pte_clear(e[pgl_index(VA(1), PGL_PT)], PTE_LAZYFREE);
+	lazyfree_check();
+}
+END_TEST
+
+static Suite *lazyfree_suite(void)
+{
+	Suite *s = suite_create("mm_lazyfree");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_mark_clean_lazyfree);
+	tcase_add_test(tc, test_reclaim_clean_and_dirty);
+	tcase_add_test(tc, test_oldest_first);
+	tcase_add_test(tc, test_unmap_and_replace_forget);
+	tcase_add_test(tc, test_mapped_twice_kept);
+	tcase_add_test(tc, test_allocator_reclaims_first);
+	tcase_add_test(tc, test_shared_pt);
+	suite_add_tcase(s, tc);
+
+	TCase *bad = tcase_create("panics");
+	tcase_add_checked_fixture(bad, setup, teardown);
+	tcase_add_test_raise_signal(bad, test_check_catches_stale_record, SIGABRT);
+	suite_add_tcase(s, bad);
+	return s;
+}
+
+int main(void)
+{
+	return host_run_suite(lazyfree_suite());
+}

@@ -1,0 +1,326 @@
+/* user/usertests/t_madv.c -- MADV_FREE and MADV_DONTNEED as Linux has them
+ * (since 4.5): a rewritten page keeps its data, a clean one may read back as
+ * zeros once reclaim ran, the errno cases, fork, exit with lazy-free pages
+ * pending, and the kernel's counters. On Pagoda the tests also create memory
+ * pressure (a child that allocates until the lazy-free list is empty) and
+ * check the kernel's lazy-free counters; on Linux (no pagoda_meminfo) they
+ * only check what must hold without pressure. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+#include "usertests.h"
+
+#define PAGE 4096
+#define RW (PROT_READ | PROT_WRITE)
+#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+#define PRESSURE_CHUNK (1u << 20)
+#define BIG_REGION (64u << 20)   /* the checksummed region of madv_free_pressure */
+
+/* map: an anonymous private RW mapping of len bytes (fails the test). */
+static unsigned char *map(size_t len)
+{
+	void *p = mmap(NULL, len, RW, ANON, -1, 0);
+
+	if (p == MAP_FAILED)
+		ut_fail(__FILE__, __LINE__, "mmap(%zu) failed: errno %d", len, errno);
+	return p;
+}
+
+/* fill_page / page_sum: a pattern per (page, generation) and its checksum. */
+static void fill_page(unsigned char *pg, size_t i, unsigned gen)
+{
+	uint32_t x = (uint32_t)(i * 2654435761u) ^ (gen * 40503u) ^ 1u;
+
+	for (size_t k = 0; k < PAGE; k += 4) {
+		x = x * 1103515245u + 12345u;
+		memcpy(pg + k, &x, 4);
+	}
+}
+
+static uint64_t page_sum(const unsigned char *pg)
+{
+	uint64_t s = 0;
+
+	for (size_t k = 0; k < PAGE; k += 8) {
+		uint64_t w;
+		memcpy(&w, pg + k, 8);
+		s = (s ^ w) * 0x100000001b3ull;
+	}
+	return s;
+}
+
+static uint64_t expected_sum(size_t i, unsigned gen)
+{
+	static unsigned char buf[PAGE];
+
+	fill_page(buf, i, gen);
+	return page_sum(buf);
+}
+
+static int page_is_zero(const unsigned char *pg)
+{
+	for (size_t k = 0; k < PAGE; k++)
+		if (pg[k])
+			return 0;
+	return 1;
+}
+
+/* meminfo: the kernel's counters; 0 on Linux (no pagoda_meminfo). */
+static int meminfo(struct pagoda_meminfo *m)
+{
+	return pagoda_meminfo(m) == 0;
+}
+
+/* A memory hog for Pagoda: forked BEFORE the tested pages exist (so it
+ * does not map them too), it waits on a pipe; hog_run lets it allocate and
+ * touch memory 1 MiB at a time until the kernel's lazy-free list is empty
+ * (every lazy-free page was scanned by reclaim), then reaps it. It may also
+ * be killed for lack of memory; the caller checks the data either way. */
+struct hog {
+	pid_t pid;    /* 0: no hog (Linux: no pagoda_meminfo) */
+	int go;       /* write end of the start pipe */
+};
+
+static void hog_main(int go)
+{
+	struct pagoda_meminfo m;
+	char c;
+
+	if (read(go, &c, 1) != 1 || !meminfo(&m))
+		_exit(1);
+	for (uint64_t got = 0; got < m.total_pages * PAGE; got += PRESSURE_CHUNK) {
+		if (meminfo(&m) && m.lazyfree_pages == 0)
+			_exit(0);
+		unsigned char *p = mmap(NULL, PRESSURE_CHUNK, RW, ANON, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(0);
+		for (size_t k = 0; k < PRESSURE_CHUNK; k += PAGE)
+			p[k] = 1;
+	}
+	_exit(0);
+}
+
+static struct hog hog_start(void)
+{
+	struct pagoda_meminfo m;
+	struct hog h = { 0, -1 };
+	int fds[2];
+
+	if (!meminfo(&m))
+		return h;
+	CHECK_OK(pipe(fds));
+	h.pid = ut_fork();
+	if (h.pid == 0) {
+		close(fds[1]);
+		hog_main(fds[0]);
+	}
+	close(fds[0]);
+	h.go = fds[1];
+	return h;
+}
+
+/* hog_run: let the hog loose and wait for it; 1 if there was pressure. */
+static int hog_run(struct hog *h)
+{
+	if (!h->pid)
+		return 0;
+	CHECK(write(h->go, "g", 1) == 1);
+	close(h->go);
+	ut_wait(h->pid);
+	return 1;
+}
+
+/* madv_free_rewrite: after MADV_FREE the pages stay mapped; rewritten ones
+ * keep the new data, the others read back as the old data or as zeros. On
+ * Pagoda: the entries are LAZYFREE and clean, a write makes them dirty,
+ * and LazyFree / pglazyfree count the pages. */
+void test_madv_free_rewrite(void)
+{
+	enum { N = 64 };
+	unsigned char *p = map(N * PAGE);
+	struct pagoda_meminfo m0, m1;
+	struct pagoda_vmquery q;
+	int pagoda = meminfo(&m0);
+
+	for (size_t i = 0; i < N; i++)
+		fill_page(p + i * PAGE, i, 0);
+	CHECK_OK(madvise(p, N * PAGE, MADV_FREE));
+	if (pagoda) {
+		CHECK(meminfo(&m1));
+		CHECK(m1.pglazyfree - m0.pglazyfree == N);
+		CHECK(m1.lazyfree_pages - m0.lazyfree_pages == N);
+		CHECK_OK(pagoda_vmquery(p, &q));
+		CHECK(q.mapped && (q.soft & VMQ_LAZYFREE) && !(q.soft & VMQ_DIRTY));
+	}
+	for (size_t i = 0; i < N; i += 2)
+		fill_page(p + i * PAGE, i, 1);
+	if (pagoda) {
+		CHECK_OK(pagoda_vmquery(p, &q));
+		CHECK((q.soft & VMQ_LAZYFREE) && (q.soft & VMQ_DIRTY));
+	}
+	for (size_t i = 0; i < N; i++) {
+		uint64_t s = page_sum(p + i * PAGE);
+		if (i % 2 == 0)
+			CHECK(s == expected_sum(i, 1));
+		else
+			CHECK(s == expected_sum(i, 0) || page_is_zero(p + i * PAGE));
+	}
+	CHECK_OK(munmap(p, N * PAGE));
+	if (pagoda) {
+		CHECK(meminfo(&m1));
+		CHECK(m1.lazyfree_pages == m0.lazyfree_pages);   /* munmap forgot them */
+	}
+}
+
+/* madv_free_pressure: 64 MiB MADV_FREE'd, every other page rewritten, then
+ * memory pressure: every rewritten page keeps its checksum; on Pagoda every
+ * clean page reads back as zeros and the counters show the reclaim. */
+void test_madv_free_pressure(void)
+{
+	const size_t n = BIG_REGION / PAGE;
+	struct hog h = hog_start();
+	unsigned char *p = map(BIG_REGION);
+	struct pagoda_meminfo m0, m1;
+
+	for (size_t i = 0; i < n; i++)
+		fill_page(p + i * PAGE, i, 0);
+	int pagoda = meminfo(&m0);
+	CHECK_OK(madvise(p, BIG_REGION, MADV_FREE));
+	for (size_t i = 0; i < n; i += 2)
+		fill_page(p + i * PAGE, i, 1);
+	int pressed = hog_run(&h);
+	size_t zeros = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = page_sum(p + i * PAGE);
+		if (i % 2 == 0) {
+			if (s != expected_sum(i, 1))
+				ut_fail(__FILE__, __LINE__, "rewritten page %zu lost its data", i);
+		} else if (page_is_zero(p + i * PAGE)) {
+			zeros++;
+		} else if (s != expected_sum(i, 0)) {
+			ut_fail(__FILE__, __LINE__, "clean page %zu is neither old nor zero", i);
+		}
+	}
+	if (pressed && pagoda) {
+		CHECK(meminfo(&m1));
+		if (zeros != n / 2)
+			ut_fail(__FILE__, __LINE__, "%zu of %zu clean pages were reclaimed",
+				zeros, n / 2);
+		CHECK(m1.pglazyfreed - m0.pglazyfreed >= n / 2);
+		CHECK(m1.reclaim_scans - m0.reclaim_scans >= n);
+		CHECK(m1.lazyfree_pages == 0);
+	}
+	p[PAGE] = 7;   /* a reclaimed page is ordinary memory again */
+	CHECK(p[PAGE] == 7);
+	CHECK_OK(munmap(p, BIG_REGION));
+}
+
+/* madv_free_dontneed: MADV_DONTNEED after MADV_FREE drops the pages now
+ * (zeros, the lazy-free records go away). */
+void test_madv_free_dontneed(void)
+{
+	enum { N = 16 };
+	unsigned char *p = map(N * PAGE);
+	struct pagoda_meminfo m0, m1;
+	int pagoda = meminfo(&m0);
+
+	memset(p, 'x', N * PAGE);
+	CHECK_OK(madvise(p, N * PAGE, MADV_FREE));
+	CHECK_OK(madvise(p, N * PAGE, MADV_DONTNEED));
+	for (size_t i = 0; i < N; i++)
+		CHECK(page_is_zero(p + i * PAGE));
+	if (pagoda) {
+		CHECK(meminfo(&m1));
+		CHECK(m1.lazyfree_pages == m0.lazyfree_pages);
+	}
+	CHECK_OK(munmap(p, N * PAGE));
+}
+
+/* madv_free_errors: Linux's errno for each bad call. */
+void test_madv_free_errors(void)
+{
+	unsigned char *p = map(3 * PAGE);
+	void *sh = mmap(NULL, PAGE, RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char path[300];
+
+	snprintf(path, sizeof path, "%s/usertests", ut_bindir);
+	int fd = open(path, O_RDONLY);
+
+	CHECK(sh != MAP_FAILED);
+	CHECK_ERR(madvise(p + 1, PAGE, MADV_FREE), EINVAL);        /* unaligned */
+	CHECK_ERR(madvise(p, PAGE, 77), EINVAL);                   /* unknown advice */
+	CHECK_ERR(madvise(sh, PAGE, MADV_FREE), EINVAL);           /* shared */
+	CHECK_OK(fd);
+	void *f = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(f != MAP_FAILED);
+	CHECK_ERR(madvise(f, PAGE, MADV_FREE), EINVAL);            /* file */
+	CHECK_OK(madvise(f, PAGE, MADV_DONTNEED));                 /* fine on files */
+	CHECK_OK(madvise(p, 0, MADV_FREE));                        /* empty */
+	CHECK_OK(munmap(p + PAGE, PAGE));
+	CHECK_ERR(madvise(p, 3 * PAGE, MADV_FREE), ENOMEM);        /* hole */
+	CHECK_OK(munmap(p, 3 * PAGE));
+	CHECK_ERR(madvise(p, PAGE, MADV_FREE), ENOMEM);            /* unmapped */
+	CHECK_OK(munmap(f, PAGE));
+	CHECK_OK(munmap(sh, PAGE));
+	close(fd);
+}
+
+/* madv_free_fork: MADV_FREE'd pages shared with a child after fork are
+ * mapped twice: reclaim must not discard them (both keep the data). */
+void test_madv_free_fork(void)
+{
+	enum { N = 256 };
+	unsigned char *p = map(N * PAGE);
+
+	for (size_t i = 0; i < N; i++)
+		fill_page(p + i * PAGE, i, 0);
+	CHECK_OK(madvise(p, N * PAGE, MADV_FREE));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		struct hog h = hog_start();   /* maps the pages a third time */
+		hog_run(&h);
+		for (size_t i = 0; i < N; i++)
+			if (page_sum(p + i * PAGE) != expected_sum(i, 0))
+				ut_fail(__FILE__, __LINE__, "child: shared page %zu changed", i);
+		fill_page(p, 0, 2);   /* copy-on-write: the parent must not see it */
+		_exit(0);
+	}
+	int st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (size_t i = 0; i < N; i++)
+		if (page_sum(p + i * PAGE) != expected_sum(i, 0))
+			ut_fail(__FILE__, __LINE__, "parent: page %zu changed", i);
+	CHECK_OK(munmap(p, N * PAGE));
+}
+
+/* madv_free_exit: a process that exits with lazy-free pages pending leaves
+ * no record behind (LazyFree back where it was; the runner's leak check
+ * sees the frames). */
+void test_madv_free_exit(void)
+{
+	enum { N = 128 };
+	struct pagoda_meminfo m0, m1;
+	int pagoda = meminfo(&m0);
+	pid_t pid = ut_fork();
+
+	if (pid == 0) {
+		unsigned char *p = map(N * PAGE);
+		memset(p, 'e', N * PAGE);
+		CHECK_OK(madvise(p, N * PAGE, MADV_FREE));
+		p[0] = 'w';
+		_exit(0);   /* no munmap */
+	}
+	int st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (pagoda) {
+		CHECK(meminfo(&m1));
+		CHECK(m1.lazyfree_pages == m0.lazyfree_pages);
+		CHECK(m1.pglazyfree - m0.pglazyfree == N);
+	}
+}
