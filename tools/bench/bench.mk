@@ -8,7 +8,7 @@
 #                       ratios and plots in build/bench/results/
 #                       BENCH_MEM=2G BENCH_ROUNDS=2 BENCH_ARGS='--runs 5 --ms 100'
 #                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
-#                       BENCH_PAGODA_CONFIGS='default' (e.g. 'ptshare=off ptshare=fork')
+#                       BENCH_PAGODA_CONFIGS='default' (e.g. 'ptshare=off MALLOC_PURGE=free')
 #
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
@@ -65,8 +65,9 @@ bench-smoke:
 	tools/bench/smoke.sh $(B)
 
 # Linux and Pagoda in QEMU, side by side: each round boots Linux, then Pagoda
-# once per configuration in BENCH_PAGODA_CONFIGS (kernel command lines, commas
-# for several options, "default" for none), so machine noise hits all alike.
+# once per configuration in BENCH_PAGODA_CONFIGS (words separated by commas,
+# "default" for none: NAME=VALUE in capitals is an environment variable of the
+# benchmarks, anything else a kernel option), so machine noise hits all alike.
 # Every Pagoda column gets a ratio against Linux.
 BENCH_PAGODA_CONFIGS ?= default
 bench_pagoda_name = pagoda$(if $(filter default,$(1)),, $(subst $(comma), ,$(1)))

@@ -9,9 +9,11 @@
  * "BENCHDONE" at the end
  * (tools/bench/bench.py reads these for progress and checks).
  *
- * Usage: suite [--dir DIR] [--forkrss "MIB..."] [COMMON OPTIONS...]
+ * Usage: suite [--dir DIR] [--forkrss "MIB..."] [--env NAME=VALUE]... [COMMON OPTIONS...]
  * DIR (default: this program's directory) holds the programs; forkrss gets
- * the sizes (default "0 16 64"; commas work too: 0,16,64); every other argument (--quick, --runs N,
+ * the sizes (default "0 16 64"; commas work too: 0,16,64); --env sets an
+ * environment variable for every program (e.g. MALLOC_PURGE=free, a
+ * configuration of Pagoda's malloc); every other argument (--quick, --runs N,
  * --ms N) is passed to every program.
  */
 #include "bench_proc.h"
@@ -70,6 +72,24 @@ static int run_program(const char *dir, const char *name, char **args, int nargs
 	return waitpid(pid, &status, 0) == pid ? status : -1;
 }
 
+/* Set the environment variable of a NAME=VALUE argument; exits when it has
+ * no '='. */
+static void set_env(char *assignment)
+{
+	char *eq = strchr(assignment, '=');
+
+	if (!eq || eq == assignment) {
+		fprintf(stderr, "suite: --env wants NAME=VALUE, got %s\n", assignment);
+		exit(2);
+	}
+	*eq = '\0';
+	if (setenv(assignment, eq + 1, 1) != 0) {
+		perror("suite: setenv");
+		exit(2);
+	}
+	*eq = '=';
+}
+
 /* Split `s` in place at spaces and commas into at most max words; returns
  * the count. */
 static int split_words(char *s, char **words, int max)
@@ -96,6 +116,8 @@ int main(int argc, char **argv)
 			snprintf(dir, sizeof dir, "%s", argv[++i]);
 		else if (!strcmp(argv[i], "--forkrss") && i + 1 < argc)
 			snprintf(sizes_buf, sizeof sizes_buf, "%s", argv[++i]);
+		else if (!strcmp(argv[i], "--env") && i + 1 < argc)
+			set_env(argv[++i]);
 		else if (ncommon < MAX_ARGS)
 			common[ncommon++] = argv[i];
 	}
