@@ -1,22 +1,24 @@
-"""tests/gdb/cow.py -- gdb batch test: fork, then the first copy-on-write
-fault (the kernel boots to init, which forks the shell).
+"""tests/gdb/cow.py -- gdb batch test: fork, then the first write to a page
+the child shares with its parent (the kernel boots to init, which forks the
+shell). Run with shared page tables (the default, ptshare=all) and with
+ptshare=off (classic fork); tests/scripts.txt.
 
 Checks that:
   * after proc_fork returns, pg-ps lists parent and child with different
     PML4s, and pg-vmas shows the child with the parent's VMAs;
-  * at the first write fault on a page that is present in the faulting
-    process, both processes map that page to the SAME frame, read-only and
-    marked COW (seen through gdbtest.pt_info, the helpers' own walker);
-  * after the fault handler returns (`finish`), the writer maps a NEW frame,
-    writable, and the other process still maps the old one;
-  * pg-bt in the fault handler crosses the page fault's trap frame into user
-    mode (vector 14, error code with the write bit);
+  * ptshare=off (classic fork): at the first write fault on a page present
+    in the faulting process, both processes map it to the SAME frame,
+    read-only and COW; after the fault handler returns (`finish`) the writer
+    maps a NEW frame, writable, and the other still maps the old one; pg-bt
+    in the fault handler crosses the user page fault's trap frame;
+  * shared page tables (ptshare=fork|all): right after fork, parent and
+    child point at the same PT pages, each with a share count of at least 2
+    and write-protected PD entries in both. (init's fork + exec writes no
+    shared 2 MiB range, so pt_unshare itself is not reached here: a scenario
+    whose program forks with a large anonymous region would break there and
+    compare gdbtest.pt_info(va) before and after `finish`.)
   * in both processes the PT pages' present counts add up to the present
     entries really in the page tables (the kernel's RSS is built on them).
-
-With page-table sharing (ptshare=fork), the two processes also share the PT
-page before the write: compare before["pt"], before["share"] with after[...]
-in cow_fault() (pt_info gives the PT page and its share/present counts).
 """
 import os
 import re
@@ -24,7 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest as t  # noqa: E402
-from pagoda import headers, proc, pte  # noqa: E402
+from pagoda import frames, headers, paging, proc, pte  # noqa: E402
 
 PAGE = 4096
 COW = headers.require(pte.PTE_HEADER, "PTE_COW")
@@ -67,9 +69,49 @@ def next_cow_fault():
         bp.delete()
 
 
+def writable(info):
+    """Can user code write through this mapping (PD and PT entry both W)?"""
+    return bool(info["pde"] & pte.W and info["pte"] & pte.W)
+
+
+def pt_pages(cr3):
+    """{PT page PA: PD entry pointing at it} for the user half of cr3."""
+    found = {}
+
+    def on_table(level, pa, path):
+        if level == pte.PT:
+            found[pa] = path[-1]
+    for _ in paging.leaves(cr3, 0, proc.USER_END, on_table):
+        pass
+    return found
+
+
+def shared_after_fork(parent, child):
+    """Shared page tables: right after fork, parent and child point at the
+    same PT pages, with a share count above 1 and write-protected PD entries."""
+    mine, theirs = pt_pages(parent[1]), pt_pages(child[1])
+    common = sorted(set(mine) & set(theirs))
+    t.check(common, "parent and child point at %d common PT page(s)" % len(common))
+    for pa in common:
+        share = frames.pt_counts(pa)[0]
+        t.check(share >= 2 and not mine[pa] & pte.W and not theirs[pa] & pte.W,
+                "PT page %#x: share count %d, both PD entries without W" % (pa, share))
+    accounting(parent, child)
+
+
+def accounting(parent, child):
+    for pid, cr3 in (parent, child):
+        use = proc.memory_usage(cr3)
+        t.check(use["rss"] == use["rss_counts"] > 0,
+                "pid %d: PT present counts add up to its present entries (%d KiB)"
+                % (pid, use["rss"] // 1024), str(use))
+    t.check("warning" not in t.run("pg-ps"), "pg-ps finds no accounting mismatch")
+
+
 def cow_fault(parent, child):
+    """Classic fork: the first write to a page both processes map."""
     va = next_cow_fault()
-    if not t.check(va is not None, "a write fault on a present page (a COW fault) happens"):
+    if not t.check(va is not None, "a write fault on a present page happens"):
         return
     me = proc.current_process()
     mine = int(me["pid"])
@@ -79,30 +121,29 @@ def cow_fault(parent, child):
     frame = pte.frame_addr(before["pte"], pte.PT)
     t.check(frame == pte.frame_addr(other["pte"] or 0, pte.PT),
             "before the write, both processes map %#x to the same frame %#x" % (va, frame))
-    for who, info in (("writer", before), ("other", other)):
-        t.check(not info["pte"] & pte.W and info["pte"] & COW,
-                "before the write, the %s's entry is read-only and COW (%#x)" % (who, info["pte"]))
+    t.check(not writable(before) and not writable(other) and before["pte"] & COW
+            and other["pte"] & COW, "... read-only and marked COW in both")
     out = t.run("pg-bt")
     t.check(re.search(r"page fault \(vector 14, error 0x[0-9a-f]*[2367ef]\) from user mode", out)
             is not None, "pg-bt crosses the user write fault's trap frame", out)
     t.run("finish")
     after, other_after = t.pt_info(va), t.pt_info(va, other_cr3)
     new = pte.frame_addr(after["pte"] or 0, pte.PT)
-    t.check(after["pte"] and after["pte"] & pte.W and new != frame,
+    t.check(writable(after) and new != frame,
             "after the fault, the writer maps a new frame %#x, writable" % new)
     t.check(pte.frame_addr(other_after["pte"] or 0, pte.PT) == frame,
             "the other process still maps the old frame")
-    for pid, cr3 in (parent, child):
-        use = proc.memory_usage(cr3)
-        t.check(use["rss"] == use["rss_counts"] > 0,
-                "pid %d: PT present counts add up to its present entries (%d KiB)"
-                % (pid, use["rss"] // 1024), str(use))
-    t.check("warning" not in t.run("pg-ps"), "pg-ps finds no accounting mismatch")
+    accounting(parent, child)
 
 
 def body():
     parent, child = fork()
-    cow_fault(parent, child)
+    mode = re.search(r"ptshare=(\w+)", t.gdb.parse_and_eval("boot_info.cmdline").string())
+    sharing = (mode.group(1) if mode else "all") != "off"      # kernel default: all
+    if sharing:
+        shared_after_fork(parent, child)
+    else:
+        cow_fault(parent, child)
 
 
 t.scenario(body)

@@ -33,12 +33,12 @@ def slot_names():
 
 
 def site_code(addr, length):
-    """The instructions now in [addr, addr + length), as (asm text list)."""
+    """The instructions now in [addr, addr + length), as a list of text."""
     arch = gdb.selected_inferior().architecture()
     insns, at = [], addr
     while at < addr + length:
         insn = arch.disassemble(at)[0]
-        insns.append(insn["asm"])
+        insns.append(" ".join(insn["asm"].split()))
         at += insn["length"]
     return insns
 
