@@ -20,9 +20,6 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 
-#define CALL_REL32_OPCODE 0xe8
-#define CALL_REL32_LEN 5
-
 extern const struct pv_site _pvsites_start[], _pvsites_end[];
 
 /* Write n bytes at kernel-text address `at` through the direct map. */

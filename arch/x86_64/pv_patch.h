@@ -4,6 +4,10 @@
 
 #include "kernel/types.h"
 
+/* The direct call a site can become: e8 <rel32 from the next instruction>. */
+#define CALL_REL32_OPCODE 0xe8
+#define CALL_REL32_LEN 5
+
 struct pv_patch_stats {
 	unsigned inlined;   /* sites now holding the native instructions */
 	unsigned direct;    /* sites now calling the backend directly */

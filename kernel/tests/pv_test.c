@@ -6,6 +6,7 @@
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/pv_patch.h"
+#include "arch/x86_64/pv_native.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "arch/x86_64/memlayout.h"
@@ -32,7 +33,7 @@ KTEST(pv, site_records_sane)
 	for (const struct pv_site *s = _pvsites_start; s < _pvsites_end; s++) {
 		KEXPECT(s->addr >= (uint64_t)_text_start && s->addr < (uint64_t)_text_end);
 		KEXPECT(s->slot > 0 && s->slot < PV_NSLOTS);
-		KEXPECT(s->len >= 5);
+		KEXPECT(s->len >= CALL_REL32_LEN);
 		KEXPECT_EQ(s->clobbers, PV_CLOB_CALLER_SAVED);
 	}
 }
@@ -45,6 +46,28 @@ KTEST(pv, sites_match_mode)
 	for (const struct pv_site *s = _pvsites_start; s < _pvsites_end; s++)
 		left += site_is_indirect(s);
 	KEXPECT_EQ(left, indirect ? pv_site_count() : 0);
+}
+
+/* A patched site holds what the backend asked for: a direct call to the
+ * slot's function, or exactly the native template (then NOPs). */
+KTEST(pv, patched_sites_match_backend)
+{
+	for (const struct pv_site *s = _pvsites_start; s < _pvsites_end; s++) {
+		const uint8_t *p = (const uint8_t *)s->addr;
+		const void *fn = ((const void *const *)&pv_ops)[s->slot];
+		if (site_is_indirect(s))
+			continue;
+		if (p[0] == CALL_REL32_OPCODE) {
+			int32_t rel;
+			memcpy(&rel, p + 1, sizeof(rel));
+			KEXPECT_EQ((uint64_t)(s->addr + CALL_REL32_LEN + rel), (uint64_t)fn);
+			continue;
+		}
+		const struct pv_insn *t = pv_native_insn(s->slot, fn);
+		KEXPECT(t != NULL);
+		if (t)
+			KEXPECT(memcmp(p, t->start, (size_t)(t->end - t->start)) == 0);
+	}
 }
 
 /* The irq group works whatever the sites became. */
