@@ -14,9 +14,7 @@ Checks that:
   * shared page tables (ptshare=fork|all): right after fork, parent and
     child point at the same PT pages, each with a share count of at least 2
     and write-protected PD entries in both. (init's fork + exec writes no
-    shared 2 MiB range, so pt_unshare itself is not reached here: a scenario
-    whose program forks with a large anonymous region would break there and
-    compare gdbtest.pt_info(va) before and after `finish`.)
+    shared 2 MiB range; tests/gdb/unshare.py follows pt_unshare itself.)
   * in both processes the PT pages' present counts add up to the present
     entries really in the page tables (the kernel's RSS is built on them).
 """
