@@ -3,7 +3,6 @@
 #include "mm/lazyfree.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
-#include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/tlb.h"
@@ -68,6 +67,16 @@ static int mark_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 	return pa_to_page(pte_addr(e))->pt.share > 1 ? WALK_SKIP : 0;
 }
 
+/* The anonymous frame entry e maps if MADV_FREE may mark it (mapped
+ * once), else NULL. */
+static struct page *markable(pte_t e)
+{
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (!pg || pg->type != PG_ANON || pte_file(e) || pg->refcount != 1)
+		return NULL;
+	return pg;
+}
+
 /* A present PTE: mark it lazy-free and clean if its frame is anonymous and
  * mapped once; a page already lazy-free moves to the young end. */
 static int mark_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
@@ -75,8 +84,8 @@ static int mark_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 	(void)end;
 	struct mark_arg *a = w->arg;
 	pte_t e = pte_read(ep);
-	struct page *pg = pa_to_page(pte_addr(e));
-	if (!pg || pg->type != PG_ANON || pte_file(e) || pg->refcount != 1)
+	struct page *pg = markable(e);
+	if (!pg)
 		return 0;
 	struct lazyfree_rec *r = pg->lazy;
 	if (r && !rec_is(r, w->pgt, va))
@@ -102,6 +111,17 @@ static int mark_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 
 static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte };
 
+/* Counting walk: pages the marking walk will need a new record for. */
+static int need_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	struct page *pg = markable(pte_read(ep));
+	*(uint64_t *)w->arg += pg && !pg->lazy;
+	return 0;
+}
+
+static const struct walk_ops need_ops = { .pde = mark_pde, .pte = need_pte };
+
 /* Allocate up to n records onto *spare (fewer if kmalloc fails). Done
  * before the walk so that allocation (and the reclaim it may run) never
  * happens in the middle of a TLB batch. */
@@ -119,7 +139,10 @@ static void alloc_spares(struct list *spare, uint64_t n)
 void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
 	struct mark_arg a;
-	alloc_spares(&a.spare, pgr_count(pgt, start, end));
+	uint64_t need = 0;
+	struct walk count = { .ops = &need_ops, .pgt = pgt, .arg = &need };
+	walk_range(&count, start, end);
+	alloc_spares(&a.spare, need);
 	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &a, .write = true };
 	tlb_begin(&a.b, pgt);
 	walk_range(&w, start, end);
