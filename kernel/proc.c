@@ -8,6 +8,8 @@
 #include "kernel/string.h"
 #include "mm/as.h"
 #include "mm/kstack.h"
+#include "mm/vmcheck.h"
+#include "kernel/cmdline.h"
 #include "arch/x86_64/reset.h"
 #include "arch/x86_64/timer.h"
 
@@ -15,12 +17,14 @@ struct spinlock proc_lock = SPINLOCK_INIT("proc");
 struct proc proc_table[NPROC];
 static int next_pid = 1;
 static struct proc *init_proc;
+static bool vmcheck_on_exit;   /* the `vmcheck` kernel option */
 
 extern char trap_return[];
 
 void proc_init(void)
 {
 	sched_init();
+	vmcheck_on_exit = cmdline_has("vmcheck");
 }
 
 struct proc *proc_find(int pid)
@@ -162,6 +166,8 @@ void proc_exit(int status)
 	p->as = NULL;
 	spin_unlock(&proc_lock);
 	as_destroy(as);
+	if (vmcheck_on_exit)
+		proc_vmcheck();
 
 	spin_lock(&proc_lock);
 	bool orphans_dead = false;
@@ -242,6 +248,21 @@ int proc_kill(int pid, int sig)
 	if (p->state == P_SLEEPING)
 		p->state = P_RUNNABLE;
 	spin_unlock(&proc_lock);
+	return 0;
+}
+
+int proc_vmcheck(void)
+{
+	struct vmcheck c;
+	int r = vmcheck_begin(&c);
+	if (r < 0)
+		return r;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++)
+		if (proc_table[i].state != P_UNUSED && proc_table[i].as)
+			vmcheck_add(&c, proc_table[i].as);
+	spin_unlock(&proc_lock);
+	vmcheck_finish(&c);
 	return 0;
 }
 

@@ -20,7 +20,6 @@
 #include "mm/tlb.h"
 #include "mm/ptshare.h"
 #include "mm/uaccess.h"
-#include "mm/vmcheck.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "libc/include/pagoda/meminfo.h"
@@ -170,17 +169,7 @@ static long sys_procinfo(const uint64_t a[6])
 static long sys_vmcheck(const uint64_t a[6])
 {
 	(void)a;
-	struct vmcheck c;
-	int r = vmcheck_begin(&c);
-	if (r < 0)
-		return r;
-	spin_lock(&proc_lock);
-	for (int i = 0; i < NPROC; i++)
-		if (proc_table[i].state != P_UNUSED && proc_table[i].as)
-			vmcheck_add(&c, proc_table[i].as);
-	spin_unlock(&proc_lock);
-	vmcheck_finish(&c);
-	return 0;
+	return proc_vmcheck();
 }
 
 const struct syscall_entry sys_pagoda_table[] = {

@@ -59,17 +59,20 @@ struct dirent *readdir(DIR *d)
 	return &d->ent;
 }
 
+/* rewinddir: start the stream over from the first entry. */
 void rewinddir(DIR *d)
 {
 	lseek(d->fd, 0, SEEK_SET);
 	d->pos = d->len = 0;
 }
 
+/* dirfd: the descriptor under the stream. */
 int dirfd(DIR *d)
 {
 	return d->fd;
 }
 
+/* closedir: close the stream and its descriptor. */
 int closedir(DIR *d)
 {
 	int r = close(d->fd);

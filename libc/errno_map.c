@@ -37,6 +37,7 @@ int errno_from_linux(int e)
 }
 #endif
 
+/* sys_result: see raw_syscall.h. */
 long sys_result(long r)
 {
 	if (raw_is_error(r)) {

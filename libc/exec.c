@@ -14,6 +14,7 @@
 
 extern char **environ;
 
+/* execv: execve with this process's environment. */
 int execv(const char *path, char *const argv[])
 {
 	return execve(path, argv, environ);
@@ -62,6 +63,7 @@ static int collect(char **argv, const char *arg0, va_list ap)
 	return 0;
 }
 
+/* execl: execv with the arguments listed in the call (NULL-ended). */
 int execl(const char *path, const char *arg0, ...)
 {
 	char *argv[EXECL_ARGS_MAX + 1];
@@ -74,6 +76,7 @@ int execl(const char *path, const char *arg0, ...)
 	return r < 0 ? -1 : execv(path, argv);
 }
 
+/* execlp: execvp with the arguments listed in the call (NULL-ended). */
 int execlp(const char *file, const char *arg0, ...)
 {
 	char *argv[EXECL_ARGS_MAX + 1];

@@ -35,6 +35,7 @@ int fcntl(int fd, int cmd, ...)
 	return (int)sys_result(raw_syscall3(SYS_fcntl, fd, cmd, arg));
 }
 
+/* mkdir(2): create a directory (Pagoda's initrd is read-only). */
 int mkdir(const char *path, mode_t mode)
 {
 	return (int)sys_result(raw_syscall2(SYS_mkdir, path, mode));
@@ -50,6 +51,7 @@ int getentropy(void *buf, size_t len)
 	return sys_result(raw_syscall3(SYS_getrandom, buf, len, 0)) < 0 ? -1 : 0;
 }
 
+/* syscall: see <unistd.h>. */
 long syscall(long number, ...)
 {
 	va_list ap;
@@ -62,6 +64,7 @@ long syscall(long number, ...)
 	return sys_result(raw_syscall6(number, a[0], a[1], a[2], a[3], a[4], a[5]));
 }
 
+/* getauxval: see <sys/auxv.h>. */
 unsigned long getauxval(unsigned long type)
 {
 	for (const unsigned long *a = __pagoda_auxv; a && a[0] != AT_NULL; a += 2)
@@ -71,6 +74,7 @@ unsigned long getauxval(unsigned long type)
 	return 0;
 }
 
+/* getpagesize: the page size from the aux vector (4096 if absent). */
 int getpagesize(void)
 {
 	unsigned long sz = getauxval(AT_PAGESZ);

@@ -1,5 +1,6 @@
 /* libc/pagoda.c -- wrappers for Pagoda's own system calls (1000 and up).
- * Contracts: libc/include/pagoda/ (vmquery.h, meminfo.h, procinfo.h). Built for newlib and musl programs. */
+ * Contracts: libc/include/pagoda/ (vmquery.h, meminfo.h, procinfo.h).
+ * Built into newlib and musl programs alike. */
 #include <pagoda/pagoda.h>
 #include "raw_syscall.h"
 

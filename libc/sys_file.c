@@ -15,11 +15,13 @@
 #include "linux_abi.h"
 #include "raw_syscall.h"
 
+/* read(2): up to n bytes from fd into buf; the count, 0 at end of file. */
 ssize_t read(int fd, void *buf, size_t n)
 {
 	return sys_result(raw_syscall3(SYS_read, fd, buf, n));
 }
 
+/* write(2): up to n bytes of buf to fd; the count written. */
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	return sys_result(raw_syscall3(SYS_write, fd, buf, n));
@@ -44,11 +46,13 @@ int open(const char *path, int flags, ...)
 	return (int)sys_result(raw_syscall3(SYS_open, path, lflags, mode));
 }
 
+/* close(2): release descriptor fd. */
 int close(int fd)
 {
 	return (int)sys_result(raw_syscall1(SYS_close, fd));
 }
 
+/* lseek(2): move fd's file offset; the new offset. */
 off_t lseek(int fd, off_t off, int whence)
 {
 	return sys_result(raw_syscall3(SYS_lseek, fd, off, whence));
@@ -91,12 +95,14 @@ static int stat_call(long r, struct stat *st, const struct linux_stat *ls)
 	return 0;
 }
 
+/* fstat(2): describe open file fd in *st (newlib's layout). */
 int fstat(int fd, struct stat *st)
 {
 	struct linux_stat ls;
 	return stat_call(raw_syscall2(SYS_fstat, fd, &ls), st, &ls);
 }
 
+/* stat(2): describe the file at path in *st (newfstatat underneath). */
 int stat(const char *path, struct stat *st)
 {
 	struct linux_stat ls;
@@ -113,31 +119,37 @@ int isatty(int fd)
 	return sys_result(raw_syscall3(SYS_ioctl, fd, LINUX_TCGETS, termios)) == 0;
 }
 
+/* link(2): a new name for a file (Pagoda's initrd is read-only). */
 int link(const char *old, const char *new)
 {
 	return (int)sys_result(raw_syscall2(SYS_link, old, new));
 }
 
+/* unlink(2): remove a name (Pagoda's initrd is read-only). */
 int unlink(const char *path)
 {
 	return (int)sys_result(raw_syscall1(SYS_unlink, path));
 }
 
+/* chdir(2): change the current directory (Pagoda checks, stays at /). */
 int chdir(const char *path)
 {
 	return (int)sys_result(raw_syscall1(SYS_chdir, path));
 }
 
+/* dup(2): a copy of fd on the lowest free descriptor. */
 int dup(int fd)
 {
 	return (int)sys_result(raw_syscall1(SYS_dup, fd));
 }
 
+/* dup2(2): make descriptor to a copy of fd (closing to first). */
 int dup2(int fd, int to)
 {
 	return (int)sys_result(raw_syscall2(SYS_dup2, fd, to));
 }
 
+/* pipe(2): fds[0] reads what fds[1] writes. */
 int pipe(int fds[2])
 {
 	return (int)sys_result(raw_syscall1(SYS_pipe, fds));
@@ -156,6 +168,7 @@ int pipe2(int fds[2], int flags)
 	return (int)sys_result(raw_syscall2(SYS_pipe2, fds, lflags));
 }
 
+/* access(2): does path exist / allow mode (F_OK, R_OK, ... agree). */
 int access(const char *path, int mode)
 {
 	return (int)sys_result(raw_syscall2(SYS_access, path, mode));	/* F_OK.. agree */

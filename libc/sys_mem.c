@@ -51,6 +51,7 @@ int brk(void *addr)
 	return 0;
 }
 
+/* mmap(2): map len bytes; the address, or MAP_FAILED with errno. */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	long r = raw_syscall6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, off);
@@ -58,16 +59,19 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return raw_is_error(r) ? (sys_result(r), MAP_FAILED) : (void *)r;
 }
 
+/* munmap(2): unmap [addr, addr+len). */
 int munmap(void *addr, size_t len)
 {
 	return (int)sys_result(raw_syscall2(SYS_munmap, addr, len));
 }
 
+/* mprotect(2): change the protection of [addr, addr+len). */
 int mprotect(void *addr, size_t len, int prot)
 {
 	return (int)sys_result(raw_syscall3(SYS_mprotect, addr, len, prot));
 }
 
+/* madvise(2): advice on [addr, addr+len) (MADV_* are Linux's). */
 int madvise(void *addr, size_t len, int advice)
 {
 	return (int)sys_result(raw_syscall3(SYS_madvise, addr, len, advice));

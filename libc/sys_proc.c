@@ -20,6 +20,7 @@ void _exit(int status)
 		raw_syscall1(SYS_exit_group, status);
 }
 
+/* fork(2): 0 in the child, the child's pid in the parent. */
 pid_t fork(void)
 {
 	return (pid_t)sys_result(raw_syscall0(SYS_fork));
@@ -31,6 +32,7 @@ pid_t vfork(void)
 	return fork();
 }
 
+/* execve(2): replace this program; returns only on failure. */
 int execve(const char *path, char *const argv[], char *const envp[])
 {
 	return (int)sys_result(raw_syscall3(SYS_execve, path, argv, envp));
@@ -53,16 +55,19 @@ pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 	return (pid_t)r;
 }
 
+/* waitpid: wait4 without resource usage. */
 pid_t waitpid(pid_t pid, int *status, int options)
 {
 	return wait4(pid, status, options, NULL);
 }
 
+/* wait: wait for any child. */
 pid_t wait(int *status)
 {
 	return wait4(-1, status, 0, NULL);
 }
 
+/* kill(2): send sig (newlib's number, translated) to pid. */
 int kill(pid_t pid, int sig)
 {
 	int lsig = signal_to_linux(sig);
@@ -74,16 +79,19 @@ int kill(pid_t pid, int sig)
 	return (int)sys_result(raw_syscall2(SYS_kill, pid, lsig));
 }
 
+/* getpid(2): this process's id (cannot fail). */
 pid_t getpid(void)
 {
 	return (pid_t)raw_syscall0(SYS_getpid);
 }
 
+/* getppid(2): the parent's id (cannot fail). */
 pid_t getppid(void)
 {
 	return (pid_t)raw_syscall0(SYS_getppid);
 }
 
+/* getuid(2) and the three below: Pagoda runs everything as root (0). */
 uid_t getuid(void)
 {
 	return (uid_t)raw_syscall0(SYS_getuid);
@@ -104,16 +112,19 @@ gid_t getegid(void)
 	return (gid_t)raw_syscall0(SYS_getegid);
 }
 
+/* sched_yield(2): let other runnable processes run first. */
 int sched_yield(void)
 {
 	return (int)sys_result(raw_syscall0(SYS_sched_yield));
 }
 
+/* uname(2): system name, release, machine into *u. */
 int uname(struct utsname *u)
 {
 	return (int)sys_result(raw_syscall1(SYS_uname, u));
 }
 
+/* reboot: see <sys/reboot.h>. */
 int reboot(int cmd)
 {
 	return (int)sys_result(raw_syscall4(SYS_reboot, LINUX_REBOOT_MAGIC1,

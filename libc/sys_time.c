@@ -14,6 +14,7 @@
 #include "linux_abi.h"
 #include "raw_syscall.h"
 
+/* clock_gettime(2): the time of clock (newlib's id, translated) in *ts. */
 int clock_gettime(clockid_t clock, struct timespec *ts)
 {
 	int lclock = clock_to_linux(clock);
@@ -59,6 +60,7 @@ clock_t times(struct tms *t)
 	return (clock_t)(r * scale);
 }
 
+/* nanosleep(2): sleep *req; the rest in *rem if interrupted. */
 int nanosleep(const struct timespec *req, struct timespec *rem)
 {
 	return (int)sys_result(raw_syscall2(SYS_nanosleep, req, rem));
@@ -74,6 +76,7 @@ unsigned sleep(unsigned seconds)
 	return 0;
 }
 
+/* usleep: sleep usec microseconds. */
 int usleep(useconds_t usec)
 {
 	struct timespec req = { .tv_sec = usec / 1000000, .tv_nsec = (usec % 1000000) * 1000L };

@@ -27,6 +27,7 @@ static void show(const char *path, const char *name)
 	       (long long)st.st_size, name);
 }
 
+/* by_name: qsort order of two name pointers. */
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -17,6 +17,7 @@ static void kib(const char *name, uint64_t pages)
 	printf("%-16s %10llu kB\n", name, (unsigned long long)pages * 4);
 }
 
+/* count: one "name value" counter line. */
 static void count(const char *name, uint64_t n)
 {
 	printf("%-16s %10llu\n", name, (unsigned long long)n);

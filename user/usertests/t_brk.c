@@ -17,11 +17,6 @@ static char *raw_brk(void *addr)
 	return (char *)syscall(SYS_brk, addr);
 }
 
-static void poke(void *p)
-{
-	*(volatile char *)p = 1;
-}
-
 /* brk_grow_shrink: growing gives zeroed usable memory, shrinking takes it
  * away (a touch faults), regrowing gives zeros again; impossible requests
  * leave the break where it was. */
@@ -38,7 +33,7 @@ void test_brk_grow_shrink(void)
 	}
 	CHECK(raw_brk(base + PAGE) == base + PAGE);
 	CHECK(base[0] == 'b');
-	ut_expect_signal(SIGSEGV, poke, base + 2 * PAGE);
+	ut_expect_signal(SIGSEGV, ut_poke, base + 2 * PAGE);
 	CHECK(raw_brk(base + grow) == base + grow);
 	CHECK(base[0] == 'b' && base[2 * PAGE] == 0 && base[grow - PAGE] == 0);
 	CHECK(raw_brk(base + ((size_t)1 << 46)) == base + grow);	/* too big */

@@ -30,6 +30,7 @@ static char *guard_pages(void)
 	return p;
 }
 
+/* efault_read: read(2) into unwritable memory is EFAULT. */
 void test_efault_read(void)
 {
 	int fd = CHECK_OK(open("/dev/zero", O_RDONLY));
@@ -47,6 +48,7 @@ void test_efault_read(void)
 	close(fd);
 }
 
+/* efault_write: write(2) from unreadable memory is EFAULT. */
 void test_efault_write(void)
 {
 	int fds[2];
@@ -61,6 +63,7 @@ void test_efault_write(void)
 	close(fds[1]);
 }
 
+/* efault_open: a path in unreadable memory is EFAULT. */
 void test_efault_open(void)
 {
 	char *g = guard_pages();

@@ -10,43 +10,35 @@
 
 static const char rodata_string[] = "read-only";
 
-/* poke: write one byte at p (volatile: the compiler must really do it). */
-static void poke(void *p)
-{
-	*(volatile char *)p = 1;
-}
-
-/* peek: read one byte at p. */
-static void peek(void *p)
-{
-	(void)*(volatile char *)p;
-}
-
+/* fault_null: reads and writes near address 0 are SIGSEGV. */
 void test_fault_null(void)
 {
-	ut_expect_signal(SIGSEGV, poke, NULL);
-	ut_expect_signal(SIGSEGV, peek, NULL);
-	ut_expect_signal(SIGSEGV, poke, (void *)(uintptr_t)0x1000);
+	ut_expect_signal(SIGSEGV, ut_poke, NULL);
+	ut_expect_signal(SIGSEGV, ut_peek, NULL);
+	ut_expect_signal(SIGSEGV, ut_poke, (void *)(uintptr_t)0x1000);
 }
 
+/* fault_prot_none: any access to a PROT_NONE page is SIGSEGV. */
 void test_fault_prot_none(void)
 {
 	char *p = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	CHECK(p != MAP_FAILED);
-	ut_expect_signal(SIGSEGV, peek, p);
-	ut_expect_signal(SIGSEGV, poke, p);
+	ut_expect_signal(SIGSEGV, ut_peek, p);
+	ut_expect_signal(SIGSEGV, ut_poke, p);
 	CHECK_OK(munmap(p, PAGE));
 }
 
+/* fault_rodata: writing a string literal (read-only data) is SIGSEGV. */
 void test_fault_rodata(void)
 {
-	ut_expect_signal(SIGSEGV, poke, (void *)rodata_string);
+	ut_expect_signal(SIGSEGV, ut_poke, (void *)rodata_string);
 }
 
+/* fault_text: writing over program text is SIGSEGV. */
 void test_fault_text(void)
 {
-	ut_expect_signal(SIGSEGV, poke, (void *)(uintptr_t)test_fault_text);
+	ut_expect_signal(SIGSEGV, ut_poke, (void *)(uintptr_t)test_fault_text);
 }
 
 /* fault_mprotect_ro: a page made read-only keeps its data, faults on write. */
@@ -58,7 +50,7 @@ void test_fault_mprotect_ro(void)
 	p[0] = 'x';
 	CHECK_OK(mprotect(p, PAGE, PROT_READ));
 	CHECK(p[0] == 'x');
-	ut_expect_signal(SIGSEGV, poke, p);
+	ut_expect_signal(SIGSEGV, ut_poke, p);
 	CHECK_OK(munmap(p, PAGE));
 }
 
@@ -71,6 +63,6 @@ void test_fault_munmapped(void)
 	for (int i = 0; i < 4; i++)
 		p[i * PAGE] = (char)i;
 	CHECK_OK(munmap(p, 4 * PAGE));
-	ut_expect_signal(SIGSEGV, peek, p);
-	ut_expect_signal(SIGSEGV, poke, p + 3 * PAGE);
+	ut_expect_signal(SIGSEGV, ut_peek, p);
+	ut_expect_signal(SIGSEGV, ut_poke, p + 3 * PAGE);
 }

@@ -24,12 +24,6 @@ static char *map(size_t len)
 	return p;
 }
 
-/* peek: read one byte at p. */
-static void peek(void *p)
-{
-	(void)*(volatile char *)p;
-}
-
 /* mmap_anon: page aligned, zero filled, readable and writable, distinct. */
 void test_mmap_anon(void)
 {
@@ -91,7 +85,7 @@ void test_munmap_split(void)
 	memset(p, 'z', 5 * PAGE);
 	CHECK_OK(munmap(p + PAGE, 3 * PAGE));
 	CHECK(p[0] == 'z' && p[4 * PAGE] == 'z');
-	ut_expect_signal(SIGSEGV, peek, p + 2 * PAGE);
+	ut_expect_signal(SIGSEGV, ut_peek, p + 2 * PAGE);
 	CHECK_OK(munmap(p, 5 * PAGE));	/* partly unmapped already: fine */
 	CHECK_OK(munmap(p, 5 * PAGE));	/* nothing mapped: still fine */
 }
@@ -104,7 +98,7 @@ void test_mprotect_basic(void)
 	memset(p, 'q', 3 * PAGE);
 	CHECK_OK(mprotect(p + PAGE, PAGE, PROT_NONE));
 	CHECK(p[0] == 'q' && p[2 * PAGE] == 'q');
-	ut_expect_signal(SIGSEGV, peek, p + PAGE);
+	ut_expect_signal(SIGSEGV, ut_peek, p + PAGE);
 	CHECK_OK(mprotect(p + PAGE, PAGE, RW));
 	CHECK(p[PAGE] == 'q');	/* the data survived PROT_NONE */
 	p[PAGE] = 'r';
@@ -128,6 +122,7 @@ void test_madvise_dontneed(void)
 	CHECK_OK(munmap(p, 8 * PAGE));
 }
 
+/* mmap_errors: Linux's errno for each kind of bad mmap argument. */
 void test_mmap_errors(void)
 {
 	char *p = map(PAGE);
@@ -144,6 +139,7 @@ void test_mmap_errors(void)
 	CHECK_OK(munmap(p, PAGE));
 }
 
+/* munmap_errors: unaligned, empty or kernel ranges are EINVAL. */
 void test_munmap_errors(void)
 {
 	char *p = map(2 * PAGE);
@@ -155,6 +151,7 @@ void test_munmap_errors(void)
 	CHECK_OK(munmap(p, 2 * PAGE));
 }
 
+/* mprotect_errors: EINVAL for bad arguments, ENOMEM for holes. */
 void test_mprotect_errors(void)
 {
 	char *p = map(2 * PAGE);
@@ -169,6 +166,7 @@ void test_mprotect_errors(void)
 	CHECK_OK(munmap(p, PAGE));
 }
 
+/* madvise_errors: EINVAL for bad arguments, ENOMEM for holes. */
 void test_madvise_errors(void)
 {
 	char *p = map(2 * PAGE);

@@ -72,6 +72,7 @@ void test_getppid(void)
 /* How a capture child starts its program: path is ut_bindir/prog. */
 typedef void (*exec_fn)(const char *path, const char *prog, char *const argv[]);
 
+/* via_execve: by full path, with an environment of its own. */
 static void via_execve(const char *path, const char *prog, char *const argv[])
 {
 	char *envp[] = { "PATH=/bin", NULL };

@@ -86,6 +86,11 @@ int ut_run(void (*fn)(void *), void *arg);
 void ut_expect_signal_at(int sig, const char *sname, void (*fn)(void *), void *arg,
 			 const char *fname, const char *file, int line);
 
+/* ut_poke, ut_peek: write / read one byte at p, for real (volatile): the
+ * bodies that ut_expect_signal runs to prove an address faults. */
+void ut_poke(void *p);
+void ut_peek(void *p);
+
 /* ut_status_str: "exit 3" / "signal 11" / ... for a wait status. */
 const char *ut_status_str(int status);
 

@@ -99,6 +99,16 @@ void ut_expect_signal_at(int sig, const char *sname, void (*fn)(void *), void *a
 			ut_status_str(status), sname);
 }
 
+void ut_poke(void *p)
+{
+	*(volatile char *)p = 1;
+}
+
+void ut_peek(void *p)
+{
+	(void)*(volatile char *)p;
+}
+
 const char *ut_status_str(int status)
 {
 	static char buf[48];

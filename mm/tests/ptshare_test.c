@@ -1,0 +1,111 @@
+/* mm/tests/ptshare_test.c -- test=ptshare: page-table sharing on the real
+ * MMU. Address spaces built in the kernel (as_create/as_mmap/as_write), forked
+ * with as_fork under each strategy, written through the fault path
+ * (as_write), checked with the invariant checker, and torn down with the
+ * free-frame count back where it started. Writes by the CPU through CR3 are
+ * covered from user space (usertests ptshare_*). */
+#include "kernel/ktest.h"
+#include "kernel/errno.h"
+#include "mm/as.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+#include "mm/ptshare.h"
+#include "mm/vmcheck.h"
+#include "mm/walk.h"
+#include "arch/x86_64/memlayout.h"
+
+#define BASE 0x10000000UL   /* 2 MiB aligned */
+#define LEN (4 * LARGE_PAGE_SIZE)
+
+/* The PT page mapping va in as (NULL if none), via a PD-level walk. */
+static int pt_cb(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	*(struct page **)w->arg = pa_to_page(pte_addr(pte_read(ep)));
+	return 0;
+}
+
+static const struct walk_ops pt_ops = { .pde = pt_cb };
+
+static struct page *pt_of(struct addrspace *as, vaddr_t va)
+{
+	struct page *pt = NULL;
+	struct walk w = { .ops = &pt_ops, .pgt = as->pgt, .arg = &pt, .leaf_level = PGL_PD };
+	walk_range(&w, ALIGN_DOWN(va, LARGE_PAGE_SIZE), ALIGN_DOWN(va, LARGE_PAGE_SIZE) + LARGE_PAGE_SIZE);
+	return pt;
+}
+
+/* A parent with LEN bytes of anonymous memory, every page written. */
+static struct addrspace *make_parent(void)
+{
+	struct addrspace *as = as_create();
+	vaddr_t got;
+	if (!as || as_mmap(as, BASE, LEN, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, &got) < 0)
+		return NULL;
+	for (vaddr_t va = BASE; va < BASE + LEN; va += PAGE_SIZE) {
+		uint64_t v = va;
+		as_write(as, va, &v, sizeof(v));
+	}
+	return as;
+}
+
+static uint64_t read_u64(struct addrspace *as, vaddr_t va)
+{
+	paddr_t pa;
+	if (!pgt_lookup(as->pgt, va, &pa, NULL))
+		return ~0UL;
+	return *(uint64_t *)P2V(pa);
+}
+
+static void check_all(struct addrspace *a, struct addrspace *b)
+{
+	struct vmcheck c;
+	KEXPECT_EQ(vmcheck_begin(&c), 0);
+	vmcheck_add(&c, a);
+	if (b)
+		vmcheck_add(&c, b);
+	vmcheck_finish(&c);
+}
+
+/* fork under one strategy, write in the child and the parent, check. */
+static void fork_and_write(enum ptshare_mode mode)
+{
+	enum ptshare_mode saved = ptshare_mode;
+	uint64_t free0 = mm_stats.free;
+	ptshare_mode = mode;
+	struct addrspace *p = make_parent();
+	KEXPECT(p != NULL);
+	struct addrspace *c = as_fork(p);
+	KEXPECT(c != NULL);
+	if (mode == PTSHARE_OFF) {
+		KEXPECT(pt_of(p, BASE) != pt_of(c, BASE));
+	} else {
+		KEXPECT(pt_of(p, BASE) == pt_of(c, BASE));
+		KEXPECT_EQ(pt_of(p, BASE)->pt.share, 2);
+	}
+	check_all(p, c);
+	uint64_t child_val = 0x1234;
+	KEXPECT_EQ(as_write(c, BASE + PAGE_SIZE, &child_val, sizeof(child_val)), 0);
+	KEXPECT(pt_of(p, BASE) != pt_of(c, BASE));
+	KEXPECT_EQ(read_u64(c, BASE + PAGE_SIZE), 0x1234);
+	KEXPECT_EQ(read_u64(p, BASE + PAGE_SIZE), BASE + PAGE_SIZE);
+	KEXPECT_EQ(read_u64(c, BASE + 3 * LARGE_PAGE_SIZE), BASE + 3 * LARGE_PAGE_SIZE);
+	check_all(p, c);
+	as_destroy(c);
+	KEXPECT_EQ(read_u64(p, BASE + 2 * LARGE_PAGE_SIZE), BASE + 2 * LARGE_PAGE_SIZE);
+	check_all(p, NULL);
+	as_destroy(p);
+	KEXPECT_EQ(mm_stats.free, free0);
+	ptshare_mode = saved;
+}
+
+KTEST(ptshare, fork_off)
+{
+	fork_and_write(PTSHARE_OFF);
+}
+
+KTEST(ptshare, fork_shared)
+{
+	fork_and_write(PTSHARE_FORK);
+}
