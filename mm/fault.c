@@ -99,7 +99,11 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 	    v->prot == PROT_NONE)
 		return -EFAULT;
 	va = ALIGN_DOWN(va, PAGE_SIZE);
-	if (write) {   /* a shared PT page must become ours before any write */
+	/* A shared PT page must become ours BEFORE anything is decided about the
+	 * page: unsharing takes a reference on every frame it maps, so a COW
+	 * "am I the last user?" test made earlier would be stale, and the page
+	 * would be made writable while another PT page still maps it. */
+	if (write) {
 		int r = pgr_prepare_write(as->pgt, va);
 		if (r < 0)
 			return r;
