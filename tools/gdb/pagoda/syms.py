@@ -19,8 +19,10 @@ def elf_symbol(addr):
     information says the code belongs to an inlined callee."""
     if not 0 <= addr < 1 << 64:
         return None
-    m = re.match(r"(\S+)(?: \+ (\d+))? in section", gdb.execute("info symbol %#x" % addr,
-                                                               to_string=True))
+    # search, not match: with `set trace-commands on` the captured text
+    # starts with the echoed "+info symbol ..." line.
+    m = re.search(r"^(\S+)(?: \+ (\d+))? in section", gdb.execute("info symbol %#x" % addr,
+                                                                   to_string=True), re.M)
     return (m.group(1), int(m.group(2) or 0)) if m else None
 
 
