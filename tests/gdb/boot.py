@@ -148,7 +148,7 @@ def trap_frame():
             and re.search(r"^#0\s+%#018x\s+\w+\+0x" % rip, from_tf, re.M) is not None
             and unnumbered(from_tf) in unnumbered(out),
             "pg-bt tf: the trap, then the same frames as pg-bt from the saved RIP on", from_tf)
-    msg = t.run_error("pg-bt $rsp+4")
+    msg = t.run_error("pg-bt $rsp + 4")
     t.check("does not look like a trap frame" in msg, "pg-bt refuses a misaligned trap frame", msg)
 
 
@@ -181,6 +181,8 @@ def kernel_page_table():
                            % (layout.p2v(0x100000), t.value("&frames[0x100]")))
             and "type PG_KERNEL, refcount %d" % t.value("frames[0x100].refcount") in out,
             "pg-page 0x100: the kernel image's first frame, its struct page and fields", out)
+    t.check(t.run("pg-page 0x80 + 0x80") == out and t.run("pg-page -p 0x100000 + 0x10") == out,
+            "pg-page takes an expression with spaces (PFN, -p PA)")
     out = t.run("pg-walk &boot_info")
     rows = walk_lines(out)
     t.check(rows and "W" in rows[-1][3] and "NX" in rows[-1][3] and "rw- kernel" in out,
@@ -222,7 +224,7 @@ def help_texts():
         t.check(text.strip() == c.__doc__.strip() and
                 re.search(r"^Usage: %s\b" % c.NAME, text, re.M) is not None,
                 "help %s: the command's text, with its Usage: line" % c.NAME, text)
-    for cmd, bad in (("pg-walk", ""), ("pg-vmas", ""), ("pg-syms", ""), ("pg-page", "-x 1"),
+    for cmd, bad in (("pg-walk", ""), ("pg-vmas", ""), ("pg-syms", ""), ("pg-page", "-p"),
                      ("pg-log", "1 2"), ("pg-ps", "1"), ("pg-lazyfree", "1 2")):
         c = next(c for c in core.COMMANDS if c.NAME == cmd)
         msg = t.run_error(("%s %s" % (cmd, bad)).strip())

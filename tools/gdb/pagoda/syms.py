@@ -101,10 +101,8 @@ the assembly entry stubs carry no unwind information."""
     MAX_FRAMES = 64
 
     def run(self, args):
-        if len(args) > 1:
-            self.usage_error()
         if args:
-            tf = self.trapframe(to_int(args[0]))
+            tf = self.trapframe(to_int(" ".join(args)))     # spaces allowed
             self.print_trap(tf)
             if (int(tf["cs"]) & 3) == 3:
                 return
