@@ -77,6 +77,8 @@ def walk_kernel_text():
         mem = t.gdb.selected_inferior().read_memory
         t.check(bytes(mem(va, 32)) == bytes(mem(layout.p2v(pa), 32)),
                 "the PA's bytes (via the direct map) are kmain's code")
+    t.check(t.run('pg-walk "kmain + 0x40"').startswith("VA %#x " % (va + 0x40)),
+            "pg-walk takes a quoted expression with spaces")
     out = t.run("pg-walk 0x7fff00000000")
     t.check("not mapped" in out, "pg-walk of an unmapped user address says 'not mapped'", out)
     msg = t.run_error("pg-walk 0x800000000000")

@@ -19,7 +19,7 @@ PAGE_PT = "pt"                    # page-table page: .share, .level
 PT_SHARE = "share"
 PT_LEVEL = "level"
 PAGE_LINK = "link"                # struct list: buddy / lazy-free list links
-PROVIDER_MM = "it comes with the frame database (mm/page.h, branch h/mm)"
+PROVIDER_MM = "it comes with the frame database (mm/page.h)"
 
 # kernel/proc.h and mm/as.h -- processes and address spaces.
 PROC_TABLE = "proc_table"         # struct proc proc_table[NPROC]
@@ -31,7 +31,7 @@ VMA_FLAG_PREFIX = "VMA_"          # mm/as.h: #define VMA_ANON (1u << 0) ...
 AS_HEADER = "mm/as.h"
 PGT_ROOT = "root"                 # struct pagetable.root: struct page of the PML4
 KERNEL_PGT = "kernel_pgt"
-PROVIDER_PROC = "it comes with processes (kernel/proc.h, branch h/core)"
+PROVIDER_PROC = "it comes with processes (kernel/proc.h)"
 
 # mm/ lazy-free list (MADV_FREE) and arch/ pv_ops call sites.
 LAZYFREE_LIST = "lazyfree_list"   # struct list of records, oldest first
