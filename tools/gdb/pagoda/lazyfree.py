@@ -32,8 +32,8 @@ Walks the kernel's lazy-free list oldest first, the order reclaim takes
 them, and prints up to MAX records (default 50): the process and virtual
 address, the frame, the leaf entry and what reclaim would do with the page:
 discard it if the dirty bit D is still clear (nobody wrote it since
-MADV_FREE), keep it if D is set. Ends with the count, checked against
-lazyfree_stats.pages (what meminfo shows as LazyFree)."""
+MADV_FREE), keep it if D is set. Ends with the count, and a warning if it
+differs from lazyfree_stats.pages (what meminfo shows as LazyFree)."""
 
     NAME = "pg-lazyfree"
 

@@ -88,13 +88,15 @@ class PgBt(Command):
 
 Usage: pg-bt [TRAPFRAME]
   (none)      start from the current $pc and $rbp
-  TRAPFRAME   a struct trapframe pointer (e.g. tf in trap_dispatch), start
-              from the registers the trap saved
+  TRAPFRAME   a struct trapframe pointer, any expression (tf in
+              trap_dispatch): start from the registers the trap saved
 Follows the kernel's frame-pointer chain ([rbp] = caller's rbp, [rbp+8] =
 return address) like the kernel's own panic backtrace. When a return
 address is in the assembly entry code (entry.asm, syscall.asm), the frame
-below it is a trap frame (an exception, an interrupt or a system call): pg-bt prints the trap (vector, name, error code, saved RIP) and goes
-on with the interrupted code's registers -- which gdb's `bt` cannot do, since
+below it is a trap frame (an exception, an interrupt or a system call):
+pg-bt prints the trap (vector, name, error code, saved registers; for a
+trap from user mode, the user RIP's symbol) and goes on with the
+interrupted kernel code's registers -- which gdb's `bt` cannot do, since
 the assembly entry stubs carry no unwind information."""
 
     NAME = "pg-bt"

@@ -38,8 +38,9 @@ Usage: pg-walk VA [CR3 | -p PID]
   CR3     root to walk (default: the CPU's $cr3)
   -p PID  walk that process's page table (pg-ps lists them)
 For each level prints the table's physical address, the index taken from VA,
-the entry's raw value and its flags (hardware: P W U PWT PCD A D PS G NX;
-software bits named in arch/x86_64/pte.h), and where it points. When the
+the entry's raw value and its flags (hardware: P W U PWT PCD A D PS G NX,
+bit 7 of a PT entry shown as PAT; software bits named in
+arch/x86_64/pte.h), and where it points. When the
 walk passes through a last-level PT page, shows that page's share count and
 present count from its struct page. Ends with the physical address and the
 effective permissions (W and U only if EVERY level allows, NX if ANY sets it)."""
