@@ -23,11 +23,12 @@ false || echo or-ok
 hello
 ls /bin | cat
 sleep 60 &
-echo before-sleep; sleep 60; echo after-sleep status=$?
+echo before"-"sleep; sleep 60; echo after"-"sleep status=$?
 """),
     # ^C once the foreground sleep runs: it dies (128 + SIGINT), the shell
-    # and the background sleep (SIGINT ignored) live on.
-    ("before-sleep", 1.0, b"\x03"),
+    # and the background sleep (SIGINT ignored) live on. (The quotes keep the
+    # echo of the typed line from matching the markers.)
+    ("before-sleep", 2.0, b"\x03"),
     ("after-sleep", 0, b"ps\npoweroff\n"),
 ]
 EXPECT = [
