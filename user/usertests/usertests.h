@@ -41,6 +41,7 @@
 	X(sig_handler) X(sig_default) X(sig_mask) X(sig_errors)                  \
 	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
 	X(sig_bad_sigreturn)                                                     \
+	X(forkbench_errors) X(forkbench_run)                                    \
 	X(forkbomb) X(oom)
 
 #define UT_DECLARE(name) void test_##name(void);
