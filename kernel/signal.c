@@ -81,6 +81,8 @@ static void enter_handler(struct trapframe *tf, int sig, const struct ksiginfo *
 void signal_deliver(struct trapframe *tf)
 {
 	struct proc *p = current_proc();
+	if (!(p->sig.pending & ~p->sig.blocked))
+		return;   /* the common case, on every return to user mode: no lock */
 	spin_lock(&proc_lock);
 	uint64_t ready = p->sig.pending & ~p->sig.blocked;
 	if (!ready) {
