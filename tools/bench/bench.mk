@@ -11,11 +11,12 @@
 #                       build-nopv/, user programs, benchmarks). Knobs:
 #                         BENCH_CONFIGS='ptshare pv purge kfork' (groups or names such as
 #                                        ptshare=fork MALLOC_PURGE=none bench=fork)
-#                         BENCH_ROUNDS=$(BENCH_ALL_ROUNDS)  BENCH_MEM=2G
+#                         BENCH_ROUNDS=2  BENCH_MEM=2G
 #                         BENCH_ARGS='--runs 5 --ms 100' (every program; default: theirs)
 #                         BENCH_FORKRSS='0 16 64 256 1024'
 #                         BENCH_KFORK='bench_sizes=1,16,64 bench_runs=5' (kernel options
 #                                      of the bench=fork boot; default: the kernel's)
+#                         BENCH_KFORK_MEM=3G (its memory: 1 GiB copied needs 2 GiB free)
 #                       About 10 minutes on a quiet 2-core machine (plus the first build).
 #   make bench-musl     the benchmarks as static musl binaries (build/bench/musl/)
 #   make bench-smoke    each benchmark once with --quick on this host; checks the
@@ -116,6 +117,7 @@ bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user
 # tools are installed before anything is built, so it works from a fresh clone.
 BENCH_CONFIGS ?= ptshare pv purge kfork
 BENCH_KFORK   ?=
+BENCH_KFORK_MEM ?= 3G
 BENCH_OUT     := $(B)/bench/all
 BENCH_NOPV    := build-nopv
 .PHONY: bench
@@ -129,7 +131,8 @@ bench:
 	$(Q)rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
 	$(PYTHON) tools/bench/bench.py configs --out $(BENCH_OUT) --build $(B) \
 		--nopv-build $(BENCH_NOPV) --configs "$(BENCH_CONFIGS)" --mem $(BENCH_MEM) \
-		--rounds $(or $(BENCH_ROUNDS),$(BENCH_ALL_ROUNDS)) --kfork-opts "$(BENCH_KFORK)"
+		--rounds $(or $(BENCH_ROUNDS),$(BENCH_ALL_ROUNDS)) --kfork-opts "$(BENCH_KFORK)" \
+		--kfork-mem $(BENCH_KFORK_MEM)
 
 # make bench-pv: seed 004 -- lmbench null call, null I/O, fork, exec, sh under
 # a PARAVIRT=0 kernel (build-nopv/), pv=indirect and pv=patched, BENCH_PV_ROUNDS

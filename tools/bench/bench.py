@@ -29,6 +29,7 @@ Tables are generic over columns: later configurations appear without code change
 --tables NAME,... picks which tables to print (default: all).
 """
 import argparse
+import collections
 import csv
 import os
 import re
@@ -47,6 +48,11 @@ NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf"
 BENCH_RE = re.compile(r"^BENCH (\S+) (\S+) (\S+) median=(%s) min=(%s) max=(%s) runs=(\d+)$"
                       % (NUM, NUM, NUM))
 FIELDS = ["column", "round", "bench", "metric", "unit", "median", "min", "max", "runs"]
+
+# One system to boot: its column name, the shell command that boots it, the
+# seconds one boot should take (None: unknown) and whether it boots in the
+# first round only (a benchmark that repeats and compares within one boot).
+System = collections.namedtuple("System", "name command estimate once")
 
 
 def parse_line(line):
@@ -220,26 +226,33 @@ def parse_systems(specs):
         name, sep, cmd = s.partition("|")
         if not sep or not name.strip() or not cmd.strip():
             sys.exit("bench run: --system wants 'NAME|COMMAND', got %r" % s)
-        systems.append((name.strip(), cmd.strip(), None))
+        systems.append(System(name.strip(), cmd.strip(), None, False))
     return systems
 
 
+def boot_plan(systems, rounds):
+    """The boots in order: (round, System), each system once per round (or
+    only in round 1)."""
+    return [(rnd, s) for rnd in range(1, rounds + 1) for s in systems
+            if rnd == 1 or not s.once]
+
+
 def run_rounds(out, systems, rounds, timeout):
-    """Boot every system (name, command, estimated seconds or None), round
-    after round, into OUT/results.csv and OUT/problems.txt; True when a
-    program failed or a boot did not finish."""
+    """Boot every System, round after round (boot_plan), into
+    OUT/results.csv and OUT/problems.txt; True when a program failed or a
+    boot did not finish."""
     os.makedirs(out, exist_ok=True)
-    progress = Progress([(name, est) for _ in range(rounds) for (name, _, est) in systems])
+    plan = boot_plan(systems, rounds)
+    progress = Progress([(s.name, s.estimate) for (_, s) in plan])
     failed, problems = False, []
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()
-        for rnd in range(1, rounds + 1):
-            for name, cmd, _ in systems:
-                rows, probs, failure = boot_once(name, cmd, rnd, out, progress, timeout)
-                failed, problems = failed or failure, problems + probs
-                w.writerows({k: r[k] for k in FIELDS} for r in rows)
-                f.flush()
+        for rnd, s in plan:
+            rows, probs, failure = boot_once(s.name, s.command, rnd, out, progress, timeout)
+            failed, problems = failed or failure, problems + probs
+            w.writerows({k: r[k] for k in FIELDS} for r in rows)
+            f.flush()
     with open(os.path.join(out, "problems.txt"), "w") as f:
         f.writelines(p + "\n" for p in problems)
     print("[%3ds] all %d boots done" % (time.time() - progress.t0, len(progress.plan)), flush=True)
@@ -256,10 +269,12 @@ def cmd_run(a):
 def cmd_configs(a):
     """`run` over Pagoda's configurations (configs.py), then their tables."""
     chosen = configs.select(a.configs.split())
-    systems = configs.systems(chosen, a.build, a.nopv_build, a.mem, a.kfork_opts)
-    est = sum(e for (_, _, e) in systems) * a.rounds
-    print("bench: %d configurations x %d rounds = %d boots, about %dm%02ds on a quiet "
-          "2-core machine; logs in %s/logs" % ((len(systems), a.rounds, len(systems) * a.rounds)
+    systems = [System(*s) for s in configs.systems(chosen, a.build, a.nopv_build, a.mem,
+                                                   a.kfork_opts, a.kfork_mem)]
+    plan = boot_plan(systems, a.rounds)
+    est = sum(s.estimate for (_, s) in plan)
+    print("bench: %d configurations, %d rounds: %d boots, about %dm%02ds on a quiet "
+          "2-core machine; logs in %s/logs" % ((len(systems), a.rounds, len(plan))
                                             + divmod(est, 60) + (a.out,)), flush=True)
     failed = run_rounds(a.out, systems, a.rounds, a.timeout)
     report(a.out, a.ref, a.tables or ",".join(configs.TABLES))
@@ -337,6 +352,7 @@ def main():
     g.add_argument("--mem", default="2G")
     g.add_argument("--rounds", type=int, default=2)
     g.add_argument("--kfork-opts", default="", help="more kernel options of the bench=fork boot")
+    g.add_argument("--kfork-mem", default="3G", help="memory of the bench=fork boot")
     g.add_argument("--ref", default="")
     g.add_argument("--timeout", type=int, default=900, help="seconds one boot may take")
     g.add_argument("--tables", default="", help="tables to print (default: configs.TABLES)")

@@ -12,7 +12,8 @@ what each one runs: only the programs its tables need.
                              Pagoda malloc's purge policies (an environment variable
                              of the programs): mallocbench, ebizzy malloc mode
   bench=fork                 the in-kernel fork benchmark (kernel option): the kernel
-                             prints BENCH kfork lines instead of starting init
+                             prints BENCH kfork lines instead of starting init (1 MiB
+                             to 1 GiB address spaces: it gets its own memory size)
 
 Configurations are named as their columns are (without "pagoda "); a group name
 (ptshare, pv, purge, kfork) stands for all of its configurations.
@@ -20,31 +21,34 @@ Configurations are named as their columns are (without "pagoda "); a group name
 import collections
 import shlex
 
-Config = collections.namedtuple("Config", "name group words suite kernel estimate")
+Config = collections.namedtuple("Config", "name group words suite kernel estimate once")
 
-PTSHARE_PROGS = "lat_syscall,lat_proc,lat_pagefault,forkrss,madvbench,ebizzy,ptshare_stat"
-PV_PROGS = "lat_syscall,lat_proc"
-PURGE_PROGS = ["--only", "mallocbench,ebizzy", "--args", "ebizzy=-m,malloc"]
+# The suite's arguments per group: which programs, with which extra arguments.
+PTSHARE_ARGS = ["--only", "lat_syscall,lat_proc,lat_pagefault,forkrss,madvbench,ebizzy,"
+                "ptshare_stat"]
+PV_ARGS = ["--only", "lat_syscall,lat_proc"]
+PURGE_ARGS = ["--only", "mallocbench,ebizzy", "--args", "ebizzy=-m,malloc"]
 
-# What init runs in a bench=fork boot: only reached when the kernel does not
-# know bench=fork (a kernel that does runs its benchmark and exits QEMU).
+# What init runs in a bench=fork boot: only reached when the kernel ignored
+# bench=fork (it runs its benchmark, kernel/bench_fork.c, and exits QEMU).
 KFORK_FALLBACK = ["--init", "echo BENCHSTART kfork; echo BENCHPROG kfork; "
-                  "echo BENCHSKIP kfork all this kernel ignores bench=fork; echo BENCHDONE"]
+                  "echo BENCHFAIL kfork the kernel ignored bench=fork; echo BENCHDONE"]
 
 # estimate: seconds one boot takes on a quiet 2-core host with the default
 # options (boot included), for the plan and the first round's time left.
+# once: boots in the first round only -- the in-kernel fork benchmark repeats
+# its runs itself and compares strategies within one boot (by factors of 10
+# to 1000), and its 1 GiB copies make it the longest boot.
 CONFIGS = [
-    Config("ptshare=off", "ptshare", "ptshare=off", ["--only", PTSHARE_PROGS], "", 45),
-    Config("ptshare=fork", "ptshare", "ptshare=fork", ["--only", PTSHARE_PROGS], "", 35),
-    Config("ptshare=all", "ptshare", "ptshare=all", ["--only", PTSHARE_PROGS], "", 35),
-    Config("PARAVIRT=0", "pv", "", ["--only", PV_PROGS], "nopv", 10),
-    Config("pv=indirect", "pv", "pv=indirect", ["--only", PV_PROGS], "", 10),
-    Config("pv=patched", "pv", "pv=patched", ["--only", PV_PROGS], "", 10),
-    Config("MALLOC_PURGE=free", "purge", "MALLOC_PURGE=free", PURGE_PROGS, "", 10),
-    Config("MALLOC_PURGE=dontneed", "purge", "MALLOC_PURGE=dontneed", PURGE_PROGS, "", 10),
-    Config("MALLOC_PURGE=munmap", "purge", "MALLOC_PURGE=munmap", PURGE_PROGS, "", 10),
-    Config("MALLOC_PURGE=none", "purge", "MALLOC_PURGE=none", PURGE_PROGS, "", 10),
-    Config("bench=fork", "kfork", "bench=fork", KFORK_FALLBACK, "", 30),
+    Config("ptshare=off", "ptshare", "ptshare=off", PTSHARE_ARGS, "", 42, False),
+    Config("ptshare=fork", "ptshare", "ptshare=fork", PTSHARE_ARGS, "", 40, False),
+    Config("ptshare=all", "ptshare", "ptshare=all", PTSHARE_ARGS, "", 40, False),
+    Config("PARAVIRT=0", "pv", "", PV_ARGS, "nopv", 9, False),
+    Config("pv=indirect", "pv", "pv=indirect", PV_ARGS, "", 9, False),
+    Config("pv=patched", "pv", "pv=patched", PV_ARGS, "", 9, False),
+] + [Config("MALLOC_PURGE=" + p, "purge", "MALLOC_PURGE=" + p, PURGE_ARGS, "", 14, False)
+     for p in ("free", "dontneed", "munmap", "none")] + [
+    Config("bench=fork", "kfork", "bench=fork", KFORK_FALLBACK, "", 50, True),
 ]
 GROUPS = ["ptshare", "pv", "purge", "kfork"]
 
@@ -60,18 +64,22 @@ def select(names):
     return [c for c in CONFIGS if c.name in names or c.group in names]
 
 
-def systems(configs, build, nopv_build, mem, kfork_opts):
-    """(column name, boot command, estimated seconds) per configuration: each
+def systems(configs, build, nopv_build, mem, kfork_opts, kfork_mem):
+    """(column name, boot command, estimated seconds, once) per configuration: each
     boots with tools/bench/pagoda.sh (prepared beforehand) the way bench-linux
-    boots Pagoda; kfork_opts are extra kernel options of the bench=fork boot."""
+    boots Pagoda, with `mem` of RAM; the bench=fork boot gets kfork_mem and
+    the extra kernel options kfork_opts."""
     out = []
     for c in configs:
-        words = c.words + (" " + kfork_opts if c.group == "kfork" and kfork_opts else "")
-        cmd = ["tools/bench/pagoda.sh", "boot", build, mem, words.strip()] + c.suite
+        kfork = c.group == "kfork"
+        words = c.words + (" " + kfork_opts if kfork and kfork_opts else "")
+        cmd = ["tools/bench/pagoda.sh", "boot", build, kfork_mem if kfork else mem,
+               words.strip()] + c.suite
         env = "PAGODA_KERNEL=%s " % shlex.quote(nopv_build + "/kernel.elf") if c.kernel else ""
-        out.append(("pagoda " + c.name, env + " ".join(map(shlex.quote, cmd)), c.estimate))
+        out.append(("pagoda " + c.name, env + " ".join(map(shlex.quote, cmd)), c.estimate,
+                    c.once))
     return out
 
 # The tables `make bench` prints, in this order (tables.py).
 TABLES = ["ptshare", "ptshare_pages", "forkrss", "ebizzy", "ptshare_micro", "paravirt",
-          "malloc_purge", "kfork"]
+          "malloc_purge", "kfork", "kfork_parts"]

@@ -43,23 +43,27 @@ def mib_of(metric):
 
 
 class Matrix:
-    """How a matrix table reads its bench's metric names: `pattern` (a regex
-    with groups "row" and "col") splits a metric name; `rows` and `cols` are
-    the known keys in display order with their labels ([(key, label)]; keys
-    not listed follow, in numeric order, labelled by `row_fmt`/`col_fmt`)."""
+    """How a matrix table reads metric names: `pattern` (a regex with groups
+    "row" and "col") splits a metric name of `bench`, or of each bench of a
+    list of (bench, suffix) whose suffix is appended to the col key (kfork,
+    kfork_fork " fork", ...); `rows` and `cols` are the known keys in display
+    order with their labels ([(key, label)]; keys not listed follow, in
+    numeric order, labelled by `row_fmt`/`col_fmt`)."""
 
     def __init__(self, bench, pattern, rows=(), cols=(), row_fmt="%s", col_fmt="%s"):
-        self.bench, self.pattern = bench, re.compile(pattern)
+        self.benches = [(bench, "")] if isinstance(bench, str) else list(bench)
+        self.pattern = re.compile(pattern)
         self.rows, self.cols = list(rows), list(cols)
         self.row_fmt, self.col_fmt = row_fmt, col_fmt
 
     def cells(self, data, column):
         """{(row key, col key): Cell} of one column."""
+        suffix = dict(self.benches)
         out = {}
         for (c, b, m), cell in data.items():
-            mm = self.pattern.match(m) if c == column and b == self.bench else None
+            mm = self.pattern.match(m) if c == column and b in suffix else None
             if mm:
-                out[(mm.group("row"), mm.group("col"))] = cell
+                out[(mm.group("row"), mm.group("col") + suffix[b])] = cell
         return out
 
     @staticmethod
@@ -78,8 +82,11 @@ PTSHARE_PAGES = Matrix(
           ("kib_saved", "KiB saved"), ("rss_kib", "RSS KiB"), ("pss_kib", "PSS KiB")],
     col_fmt="%s sh")
 KFORK_STRATEGIES = [("copy", "copy"), ("cow", "cow"), ("share", "share")]
-KFORK = Matrix("kfork", r"^(?P<col>[a-z]+)_(?P<row>\d+)M$", cols=KFORK_STRATEGIES,
-               row_fmt="%s MiB")
+KFORK_RE = r"^(?P<col>[a-z]+)_(?P<row>\d+)M$"
+KFORK = Matrix("kfork", KFORK_RE, cols=KFORK_STRATEGIES, row_fmt="%s MiB")
+KFORK_PARTS = Matrix([("kfork_fork", " fork"), ("kfork_exit", " exit")], KFORK_RE,
+                     cols=[(s + h, s + h) for (s, _) in KFORK_STRATEGIES
+                           for h in (" fork", " exit")], row_fmt="%s MiB")
 
 
 class Table:
@@ -150,6 +157,9 @@ TABLES = [
     Table("kfork", "In-kernel fork benchmark (bench=fork): microseconds per fork+exit of an "
           "address space of N MiB, per strategy", KFORK, layout="matrix",
           waits="the kernel's bench=fork (BENCH kfork <strategy>_<N>M lines)"),
+    Table("kfork_parts", "In-kernel fork benchmark: the two halves, microseconds to "
+          "duplicate (fork) and to tear down (exit)", KFORK_PARTS, layout="matrix",
+          waits="the kernel's bench=fork (BENCH kfork_fork/kfork_exit lines)"),
 ]
 TABLE_NAMES = [t.name for t in TABLES]
 

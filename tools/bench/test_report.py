@@ -4,8 +4,9 @@ feeds a synthetic results.csv with every configuration `make bench` boots
 through `bench.py report` and checks that every table renders with the right
 numbers in the right cells (ptshare, ptshare_pages, paravirt, malloc_purge,
 kfork, ...), that its CSV files (and, with gnuplot, its plots) are written,
-that a table without data says "not measured yet", and that `bench.py check`
-accepts only the skips it is told to. Exits 1 on any failure.
+that a table without data says "not measured yet", that `bench.py check`
+accepts only the skips it is told to, and make bench's boot plan
+(configs.py). Exits 1 on any failure.
 """
 import csv
 import os
@@ -71,6 +72,9 @@ def rows_for(column, k):
         for mib in (1, 16, 64):
             for j, s in enumerate(("copy", "cow", "share")):
                 add("kfork", "%s_%dM" % (s, mib), "us", mib * (3 - j) + 10)
+                add("kfork_fork", "%s_%dM" % (s, mib), "us", mib * (3 - j) + 7)
+                add("kfork_exit", "%s_%dM" % (s, mib), "us", 3)
+                add("kfork_tsc", "%s_%dM" % (s, mib), "cycles", 2000 * (mib * (3 - j) + 10))
     return out
 
 
@@ -165,6 +169,9 @@ def check_full(out):
     sec = section(text, "kfork")
     expect(cell(out, "kfork", "64 MiB", "share") == "77.7", "kfork cell:\n" + sec)
     expect(cell(out, "kfork", "1 MiB", "copy") == "13.65", "kfork copy 1 MiB:\n" + sec)
+    sec = section(text, "kfork_parts")
+    expect(cell(out, "kfork_parts", "16 MiB", "cow fork") == "40.95", "kfork_parts:\n" + sec)
+    expect(cell(out, "kfork_parts", "16 MiB", "share exit") == "3.15", "kfork_parts exit")
     # forkrss: only the ptshare columns measured it
     sec = section(text, "forkrss")
     expect("pv=" not in sec and "MALLOC" not in sec, "forkrss only with ptshare columns")
@@ -207,9 +214,33 @@ def check_skips(out):
     expect(status("--allow-skip", "ptshare_stat kib_saved$") == 1, "other skip still fails")
 
 
+def check_configs(out):
+    """make bench's plan: groups expand, PARAVIRT=0 boots the other kernel,
+    the bench=fork boot has its own memory and boots in round 1 only."""
+    import bench
+    chosen = configs.select(["pv", "bench=fork"])
+    expect([c.name for c in chosen] == PV + ["bench=fork"], "configs.select: %s" % chosen)
+    systems = [bench.System(*s) for s in configs.systems(chosen, "b", "b-nopv", "2G", "x=1", "3G")]
+    cmds = {s.name: s.command for s in systems}
+    expect(cmds["pagoda PARAVIRT=0"].startswith("PAGODA_KERNEL=b-nopv/kernel.elf "),
+           "PARAVIRT=0 kernel: " + cmds["pagoda PARAVIRT=0"])
+    expect("3G 'bench=fork x=1' --init" in cmds["pagoda bench=fork"],
+           "bench=fork boot: " + cmds["pagoda bench=fork"])
+    expect("2G pv=patched --only lat_syscall,lat_proc" in cmds["pagoda pv=patched"],
+           "pv=patched boot: " + cmds["pagoda pv=patched"])
+    plan = [(rnd, s.name) for (rnd, s) in bench.boot_plan(systems, 2)]
+    expect(plan.count((1, "pagoda bench=fork")) == 1 and (2, "pagoda bench=fork") not in plan
+           and (2, "pagoda pv=patched") in plan, "boot plan: %s" % plan)
+    try:
+        configs.select(["nosuch"])
+        expect(False, "an unknown configuration is an error")
+    except SystemExit:
+        pass
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="mkbench-report-") as tmp:
-        for fn in (check_full, check_missing, check_skips):
+        for fn in (check_full, check_missing, check_skips, check_configs):
             d = os.path.join(tmp, fn.__name__)
             os.makedirs(d)
             fn(d)
