@@ -144,7 +144,7 @@ TABLES = [
           columns="ptshare=", waits="Pagoda columns ptshare=off/fork/all"),
     Table("ptshare_pages", "Page-table pages in use, shared and saved with N shells "
           "running; RSS and PSS summed over the shells (seed 003)",
-          PTSHARE_PAGES, layout="matrix", columns="ptshare=",
+          PTSHARE_PAGES, layout="matrix", columns="ptshare=|^linux$|^pagoda$",
           waits="ptshare_stat on Pagoda columns ptshare=off/fork/all"),
     Table("paravirt", "Paravirt ops: lmbench times in microseconds (seed 004)",
           LMBENCH, layout="seed", columns="pv=|PARAVIRT=",
