@@ -17,7 +17,8 @@
 #                         BENCH_KFORK='bench_sizes=1,16,64 bench_runs=5' (kernel options
 #                                      of the bench=fork boot; default: the kernel's)
 #                         BENCH_KFORK_MEM=3G (its memory: 1 GiB copied needs 2 GiB free)
-#                       About 10 minutes on a quiet 2-core machine (plus the first build).
+#                       8-10 minutes of boots on a 2-core machine, plus the build (16 minutes
+#                       from a fresh clone on a loaded machine).
 #   make bench-musl     the benchmarks as static musl binaries (build/bench/musl/)
 #   make bench-smoke    each benchmark once with --quick on this host; checks the
 #                       BENCH line format, times nothing (also run by make test)

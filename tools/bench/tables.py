@@ -179,12 +179,20 @@ def spread(c):
 
 
 def short_names(columns):
-    """Column labels: without the common "pagoda " when every column has it
-    (make bench's tables), else the names themselves."""
+    """(corner, {column: label}): labels without the common "pagoda " when every
+    column has it (make bench's tables), and without a common "KEY=" when every
+    one is a single KEY=VALUE word with the same KEY (ptshare=off, ptshare=all:
+    "off", "all"), which then goes to the table's top left corner."""
     prefix = "pagoda "
+    names = {c: c for c in columns}
     if columns and all(c.startswith(prefix) for c in columns):
-        return {c: c[len(prefix):] for c in columns}
-    return {c: c for c in columns}
+        names = {c: c[len(prefix):] for c in columns}
+    keys = {n.partition("=")[0] + "=" for n in names.values() if "=" in n and " " not in n}
+    if len(columns) > 1 and len(keys) == 1 and all("=" in n and " " not in n
+                                                   for n in names.values()):
+        key = keys.pop()
+        return key, {c: n[len(key):] for c, n in names.items()}
+    return "", names
 
 
 def ratio_label(num, den):
@@ -199,12 +207,12 @@ def ratio_label(num, den):
 def matrix_grid(table, data, columns):
     """A matrix table: rows = column x row key (rows of one column together;
     the column name left out when there is only one), columns = col keys."""
-    mx, name = table.items, short_names(columns)
+    mx, (corner, name) = table.items, short_names(columns)
     cells = {col: mx.cells(data, col) for col in columns}
     seen_rows = {r for cs in cells.values() for (r, _) in cs}
     seen_cols = {c for cs in cells.values() for (_, c) in cs}
     col_keys = Matrix.keys(mx.cols, seen_cols, mx.col_fmt)
-    header = [""] + [lbl for (_, lbl) in col_keys]
+    header = [corner] + [lbl for (_, lbl) in col_keys]
     body, width = [], max(len(n) for n in name.values())
     for (rk, rlabel) in Matrix.keys(mx.rows, seen_rows, mx.row_fmt):
         for col in columns:
@@ -222,10 +230,10 @@ def grid(table, data, columns, ref):
     Seed-layout rows without any number are left out."""
     if table.layout == "matrix":
         return matrix_grid(table, data, columns)
-    items, name = table.expand(data), short_names(columns)
+    items, (corner, name) = table.expand(data), short_names(columns)
     ref = ref if ref in columns else columns[0]
     if table.layout == "seed":
-        header = [""] + [lbl for (_, lbl, _, _) in items[:len(items) // len(table.groups or [""])]]
+        header = [corner] + [lbl for (_, lbl, _, _) in items[:len(items) // len(table.groups or [""])]]
         body = []
         for g in table.groups or [""]:
             for col in columns:
@@ -238,7 +246,7 @@ def grid(table, data, columns, ref):
                     body.append(row)
         return header, body
     others = [c for c in columns if c != ref]
-    header = [""] + [name[c] for c in columns] + [ratio_label(name[c], name[ref]) for c in others]
+    header = [corner] + [name[c] for c in columns] + [ratio_label(name[c], name[ref]) for c in others]
     body = []
     for (_, lbl, b, m) in items:
         row = [lbl]

@@ -21,7 +21,6 @@
  */
 #include "bench_util.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
