@@ -60,6 +60,7 @@ trap_common:
 	call trap_dispatch
 global trap_return
 trap_return:
+	cli                            ; no interrupt between swapgs and iretq
 	test qword [rsp + 18*8], 3
 	jz .kernel_exit
 	swapgs
