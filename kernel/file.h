@@ -43,6 +43,11 @@ struct file {
 #define O_DIRECTORY 0200000
 #define O_CLOEXEC 02000000
 
+/* Shared default ops: reading a write-only file or writing a read-only one
+ * (a pipe's other end, an initrd file): -EBADF, as Linux does. */
+long file_no_read(struct file *f, vaddr_t ubuf, uint64_t n);
+long file_no_write(struct file *f, vaddr_t ubuf, uint64_t n);
+
 struct file *file_alloc(const struct file_ops *ops, int flags);
 struct file *file_dup(struct file *f);
 void file_close(struct file *f);

@@ -56,12 +56,6 @@ static long dir_read(struct file *f, vaddr_t ubuf, uint64_t n)
 	return -EISDIR;
 }
 
-static long ro_write(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	(void)f, (void)ubuf, (void)n;
-	return -EBADF;
-}
-
 static long null_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
 	(void)f, (void)ubuf, (void)n;
@@ -101,8 +95,8 @@ static long console_file_write(struct file *f, vaddr_t ubuf, uint64_t n)
 	return (long)done;
 }
 
-static const struct file_ops reg_ops = { reg_read, ro_write, NULL, true };
-static const struct file_ops dir_ops = { dir_read, ro_write, NULL, true };
+static const struct file_ops reg_ops = { reg_read, file_no_write, NULL, true };
+static const struct file_ops dir_ops = { dir_read, file_no_write, NULL, true };
 static const struct file_ops null_ops = { null_read, null_write, NULL, false };
 static const struct file_ops zero_ops = { zero_read, null_write, NULL, false };
 static const struct file_ops console_ops = { console_file_read, console_file_write, NULL, false };
