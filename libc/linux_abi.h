@@ -35,17 +35,8 @@
 #define LINUX_REBOOT_MAGIC1 0xfee1deadL
 #define LINUX_REBOOT_MAGIC2 672274793L
 
-/* The kernel's struct stat on x86-64 (144 bytes). */
-struct linux_stat {
-	uint64_t st_dev, st_ino, st_nlink;
-	uint32_t st_mode, st_uid, st_gid, pad0;
-	uint64_t st_rdev;
-	int64_t  st_size, st_blksize, st_blocks;
-	uint64_t st_atime_sec, st_atime_nsec;
-	uint64_t st_mtime_sec, st_mtime_nsec;
-	uint64_t st_ctime_sec, st_ctime_nsec;
-	int64_t  unused[3];
-};
+/* The kernel's struct stat (struct linux_stat). */
+#include <pagoda/abi-stat.h>
 
 /* Linux's clock ticks per second for times(2) (USER_HZ). */
 #define LINUX_USER_HZ 100
