@@ -1,5 +1,6 @@
 /* kernel/main.c -- kmain(): bring the machine up in order, then run the
  * in-kernel tests or start user space. */
+#include "kernel/bench_fork.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
@@ -96,5 +97,7 @@ void kmain(uint32_t magic, paddr_t info)
 
 	if (cmdline_has("test"))
 		ktest_run_selected();   /* exits QEMU unless init= asks for more */
+	if (cmdline_has("bench"))
+		bench_run_selected();   /* bench=fork: measure, print, exit QEMU */
 	start_user_space();
 }

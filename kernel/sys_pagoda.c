@@ -5,13 +5,16 @@
  *   pagoda_meminfo(m)         system-wide memory counters
  *   pagoda_procinfo(i, p)     the i-th live process, for ps
  *   pagoda_vmcheck()          run the VM invariant checker (mm/vmcheck.h)
+ *   pagoda_forkbench(req, r)  the in-kernel fork benchmark (kernel/forkbench.h)
  */
 #include "kernel/syscall.h"
 #include "kernel/errno.h"
+#include "kernel/forkbench.h"
 #include "kernel/proc.h"
 #include "kernel/string.h"
 #include "mm/as.h"
 #include "mm/fault.h"
+#include "mm/kmalloc.h"
 #include "mm/lazyfree.h"
 #include "mm/memstat.h"
 #include "mm/page.h"
@@ -172,10 +175,35 @@ static long sys_vmcheck(const uint64_t a[6])
 	return proc_vmcheck();
 }
 
+/* ---- forkbench ---- */
+
+/* Copy the request in, run it (minutes for big sizes), copy the results
+ * out. The results are checked for writability first, so a bad pointer
+ * costs no run. */
+static long sys_forkbench(const uint64_t a[6])
+{
+	struct pagoda_forkbench_req req;
+	struct pagoda_forkbench_result *res = kmalloc(sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	long r = copyin(&req, a[0], sizeof(req));
+	if (r == 0)
+		r = forkbench_check_req(&req);
+	if (r == 0)
+		r = clear_user(a[1], sizeof(*res));
+	if (r == 0)
+		r = forkbench_run(&req, res);
+	if (r == 0)
+		r = copyout(a[1], res, sizeof(*res));
+	kfree(res);
+	return r;
+}
+
 const struct syscall_entry sys_pagoda_table[] = {
 	{ SYS_pagoda_vmquery, "pagoda_vmquery", sys_vmquery },
 	{ SYS_pagoda_meminfo, "pagoda_meminfo", sys_meminfo },
 	{ SYS_pagoda_procinfo, "pagoda_procinfo", sys_procinfo },
 	{ SYS_pagoda_vmcheck, "pagoda_vmcheck", sys_vmcheck },
+	{ SYS_pagoda_forkbench, "pagoda_forkbench", sys_forkbench },
 	{ 0, NULL, NULL },
 };

@@ -1,5 +1,6 @@
 /* libc/pagoda.c -- wrappers for Pagoda's own system calls (1000 and up).
- * Contracts: libc/include/pagoda/ (vmquery.h, meminfo.h, procinfo.h).
+ * Contracts: libc/include/pagoda/ (vmquery.h, meminfo.h, procinfo.h,
+ * forkbench.h).
  * Built into newlib and musl programs alike. */
 #include <pagoda/pagoda.h>
 #include "raw_syscall.h"
@@ -22,4 +23,9 @@ int pagoda_procinfo(long index, struct pagoda_procinfo *p)
 int pagoda_vmcheck(void)
 {
 	return (int)sys_result(raw_syscall0(SYS_pagoda_vmcheck));
+}
+
+int pagoda_forkbench(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res)
+{
+	return (int)sys_result(raw_syscall2(SYS_pagoda_forkbench, req, res));
 }

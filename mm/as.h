@@ -47,8 +47,20 @@ void as_destroy(struct addrspace *as);
 /* Load as's page table (NULL: the kernel's alone). */
 void as_activate(struct addrspace *as);
 
-/* fork: a copy of as with the strategy chosen by ptshare=. NULL on OOM. */
+/* How fork duplicates the pages of private VMAs (mm/fork.c). */
+enum fork_strategy {
+	FORK_COPY,    /* eager: new frames, contents copied, no COW (pgr_dup) */
+	FORK_COW,     /* classic: copy the page tables, pages COW (pgr_copy) */
+	FORK_SHARE,   /* share whole PT pages (ptshare_fork_vma) */
+	FORK_NSTRATEGIES
+};
+
+/* fork: a copy of as with the strategy chosen by ptshare= (off: FORK_COW,
+ * else FORK_SHARE). NULL on OOM. */
 struct addrspace *as_fork(struct addrspace *as);
+
+/* fork with strategy s; NULL on OOM (nothing left behind). */
+struct addrspace *as_fork_with(struct addrspace *as, enum fork_strategy s);
 
 /* mmap: map len bytes at addr (a hint unless MAP_FIXED); *out = address. */
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,

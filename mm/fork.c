@@ -1,21 +1,45 @@
 /* mm/fork.c -- duplicating an address space for fork().
  *
- * Classic copy-on-write (ptshare=off): the child gets its own page tables,
- * a copy of every present entry, and a reference on every frame; private
- * writable pages become read-only + COW in both, so the first write by
- * either side copies. Its cost grows with the number of mapped pages.
+ * Three strategies (enum fork_strategy in mm/as.h), one VMA at a time:
  *
- * Shared page tables (ptshare=fork or all, mm/ptshare.c): the child's PD
- * entries point at the parent's PT pages, write-protected; no per-page work
- * at all, so the cost grows with the number of PT pages (one per 2 MiB).
+ * Eager copy (FORK_COPY, only for measuring, kernel/forkbench.c): the
+ * child gets a new frame with a copy of every private page; no COW on either
+ * side. Its cost grows with the memory touched, and frames are copied.
+ *
+ * Classic copy-on-write (FORK_COW, ptshare=off): the child gets its own page
+ * tables, a copy of every present entry, and a reference on every frame;
+ * private writable pages become read-only + COW in both, so the first write
+ * by either side copies. Its cost grows with the number of mapped pages.
+ *
+ * Shared page tables (FORK_SHARE, ptshare=fork or all, mm/ptshare.c): the
+ * child's PD entries point at the parent's PT pages, write-protected; no
+ * per-page work at all, so the cost grows with the number of PT pages (one
+ * per 2 MiB).
  */
 #include "mm/as.h"
-#include "mm/kmalloc.h"
 #include "mm/pgrange.h"
 #include "mm/ptshare.h"
 #include "mm/vma.h"
+#include "kernel/printk.h"
 
-struct addrspace *as_fork(struct addrspace *parent)
+/* Duplicate the pages of parent VMA v into child pgt with strategy s. */
+static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
+		    enum fork_strategy s)
+{
+	bool shared = v->flags & VMA_SHARED;
+	switch (s) {
+	case FORK_COPY:
+		return pgr_dup(child, parent, v->start, v->end, v->prot, shared);
+	case FORK_COW:
+		return pgr_copy(child, parent, v->start, v->end, shared);
+	case FORK_SHARE:
+		return ptshare_fork_vma(child, parent, v);
+	default:
+		panic("as_fork_with: bad fork strategy %d", (int)s);
+	}
+}
+
+struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 {
 	struct addrspace *child = as_create();
 	if (!child)
@@ -29,14 +53,16 @@ struct addrspace *as_fork(struct addrspace *parent)
 		if (!c)
 			goto fail;
 		vma_insert(child, c);
-		int r = ptshare_mode == PTSHARE_OFF
-			? pgr_copy(child->pgt, parent->pgt, v->start, v->end, v->flags & VMA_SHARED)
-			: ptshare_fork_vma(child->pgt, parent->pgt, v);
-		if (r < 0)
+		if (fork_vma(child->pgt, parent->pgt, v, s) < 0)
 			goto fail;
 	}
 	return child;
 fail:
 	as_destroy(child);
 	return NULL;
+}
+
+struct addrspace *as_fork(struct addrspace *parent)
+{
+	return as_fork_with(parent, ptshare_mode == PTSHARE_OFF ? FORK_COW : FORK_SHARE);
 }

@@ -5,7 +5,9 @@
 #include "mm/ptpage.h"
 #include "mm/tlb.h"
 #include "mm/walk.h"
+#include "kernel/errno.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
 #include "arch/x86_64/memlayout.h"
 
 /* ---- unmap ---- */
@@ -130,6 +132,16 @@ struct copy_arg {
 	bool shared;
 };
 
+/* Map pg in dst at va by entry e, handing it the caller's reference on pg;
+ * if no table could be allocated the reference is dropped. 0 or -ENOMEM. */
+static int install_owned(struct pagetable *dst, vaddr_t va, pte_t e, struct page *pg)
+{
+	int r = pgr_install(dst, va, e);
+	if (r < 0)
+		page_put(pg);
+	return r;
+}
+
 static int copy_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
 {
 	(void)end;
@@ -143,10 +155,7 @@ static int copy_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 		tlb_changed(&a->b, va);
 	}
 	page_get(pg);
-	int r = pgr_install(a->dst, va, e);
-	if (r < 0)
-		page_put(pg);
-	return r;
+	return install_owned(a->dst, va, e, pg);
 }
 
 static const struct walk_ops copy_ops = { .pte = copy_pte };
@@ -160,6 +169,46 @@ int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
 	int r = walk_range(&w, start, end);
 	tlb_end(&a.b);
 	return r;
+}
+
+/* ---- eager fork copy (no copy-on-write) ---- */
+
+struct dup_arg {
+	struct pagetable *dst;
+	unsigned prot;
+	bool shared;
+};
+
+/* A private anonymous frame gets a new frame with a copy of its contents,
+ * mapped with the VMA's protection; anything else (MAP_SHARED, file and
+ * page-cache frames) is mapped as it is, with one more reference. */
+static int dup_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end, (void)level;
+	struct dup_arg *a = w->arg;
+	pte_t e = pte_read(ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (a->shared || pg->type != PG_ANON) {
+		page_get(pg);
+		return install_owned(a->dst, va, e, pg);
+	}
+	struct page *copy = page_alloc(0, PA_ANON);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(page_va(copy), page_va(pg), PAGE_SIZE);
+	return install_owned(a->dst, va, pte_make(page_to_pa(copy), pgt_prot_bits(va, a->prot)),
+			     copy);
+}
+
+static const struct walk_ops dup_ops = { .pte = dup_pte };
+
+int pgr_dup(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
+	    unsigned prot, bool shared)
+{
+	struct dup_arg a = { .dst = dst, .prot = prot & (PGT_R | PGT_W | PGT_X),
+			     .shared = shared };
+	struct walk w = { .ops = &dup_ops, .pgt = src, .arg = &a };
+	return walk_range(&w, start, end);
 }
 
 /* ---- replace one frame ---- */

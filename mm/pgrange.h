@@ -22,6 +22,16 @@ void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned pro
 int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
 	     vaddr_t end, bool shared);
 
+/* Eager fork of [start, end), no copy-on-write: every present private
+ * anonymous page of src gets a new frame in dst holding a copy of its
+ * contents, mapped with prot (PGT_R/W/X, the VMA's), so neither side faults
+ * on its first write. Frames of MAP_SHARED ranges (shared != 0) and file
+ * frames are mapped in dst as they are, with one more reference. src does
+ * not change (shared PT pages of src stay shared). -ENOMEM if a frame or a
+ * table could not be allocated (dst is then partly filled). */
+int pgr_dup(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
+	    unsigned prot, bool shared);
+
 /* Replace the frame mapped at va (present) by pa with prot; the old frame's
  * reference is dropped after the flush, the new one is taken over. */
 void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);

@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# tools/debug.sh [--batch SCRIPT] [--build DIR] [--timeout SECS] ISO MEM [PROG]
+# tools/debug.sh [--batch SCRIPT] [--name NAME] [--build DIR] [--timeout SECS] ISO MEM [PROG]
 #
 # Boot ISO in QEMU, stopped at the first instruction with its gdbstub on a
-# free local port, and attach gdb with the kernel's symbols (DIR/kernel.elf)
-# and the Pagoda helpers (tools/gdb/gdbinit). With PROG, also load the symbols
-# of the user program DIR/rootfs/bin/PROG at its link address.
+# Unix socket of its own, and attach gdb with the kernel's symbols
+# (DIR/kernel.elf) and the Pagoda helpers (tools/gdb/gdbinit). With PROG, also
+# load the symbols of the user program DIR/rootfs/bin/PROG at its link address.
 #
 #   interactive (make debug):  gdb runs in this terminal; the kernel's serial
 #                              console goes to DIR/debug-serial.log (pg-log
 #                              shows it; or `tail -f` it in another terminal)
 #   --batch SCRIPT:            gdb -batch -x SCRIPT (the gdb tests); gdb's
-#                              exit status is ours; SECS bounds the whole run
+#                              exit status is ours; SECS bounds the whole run;
+#                              logs DIR/test/NAME-serial.log and -qemu.log
+#                              (NAME: default gdb-SCRIPT's base name)
 #
+# The gdbstub listens on a Unix socket in a fresh private directory (mktemp),
+# never on a TCP port: runs started at the same time (make test in several
+# worktrees) cannot pick the same port and attach to each other's QEMU.
 # QEMU runs in its own session, so Ctrl-C in gdb interrupts the guest instead
 # of killing QEMU; it is killed when gdb exits, however gdb exits.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-batch="" build=build timeout_s=600
+batch="" name="" build=build timeout_s=600
 while [ $# -gt 0 ]; do
 	case $1 in
 	--batch) batch=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	-*) echo "debug.sh: unknown option $1" >&2; exit 2 ;;
@@ -44,13 +50,14 @@ if [ -n "$prog" ]; then
 fi
 
 logs=$build/debug          # serial console and QEMU messages
-[ -z "$batch" ] || logs=$build/test/gdb-$(basename "$batch" .py)
+[ -z "$batch" ] || logs=$build/test/${name:-gdb-$(basename "$batch" .py)}
 serial=$logs-serial.log
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$(dirname "$serial")"
 : > "$serial"
+sockdir=$(mktemp -d "${TMPDIR:-/tmp}/pagoda-debug.XXXXXX")
+sock=$sockdir/gdb.sock
 setsid "$root/tools/qemu.sh" -m "$mem" -cdrom "$iso" -display none -monitor none \
-	-serial "file:$serial" -S -gdb "tcp:127.0.0.1:$port" </dev/null 2>"$logs-qemu.log" &
+	-serial "file:$serial" -S -gdb "unix:$sock,server=on,wait=off" </dev/null 2>"$logs-qemu.log" &
 qemu_pid=$!
 stop_qemu() {
 	if kill "$qemu_pid" 2>/dev/null; then
@@ -59,16 +66,23 @@ stop_qemu() {
 		echo "debug.sh: QEMU exited:" >&2
 		cat "$logs-qemu.log" >&2
 	fi
+	rm -rf "$sockdir"
 }
 trap stop_qemu EXIT
 
-# gdb retries the connection while QEMU starts listening (set tcp auto-retry).
+# gdb does not retry a Unix socket: wait (10 s at most) until QEMU listens.
+for _ in $(seq 100); do
+	[ -S "$sock" ] || ! kill -0 "$qemu_pid" 2>/dev/null && break
+	sleep 0.1
+done
+[ -S "$sock" ] || { echo "debug.sh: QEMU's gdbstub socket $sock did not appear" >&2; exit 1; }
+
 export PAGODA_SERIAL_LOG=$serial
-gdb_args+=(-ex "target remote 127.0.0.1:$port")
+gdb_args+=(-ex "target remote $sock")
 cd "$root"
 if [ -n "$batch" ]; then
 	timeout -k 5 "$timeout_s" gdb -batch "${gdb_args[@]}" -x "$batch"
 else
-	echo "debug.sh: QEMU pid $qemu_pid, gdbstub 127.0.0.1:$port, serial console -> $serial"
+	echo "debug.sh: QEMU pid $qemu_pid, gdbstub $sock, serial console -> $serial"
 	gdb "${gdb_args[@]}" -ex "pg-hello"
 fi

@@ -12,16 +12,24 @@ Run by tests/gdb/run_gdb_test.sh boot 'test=boot'. Checks that:
   * `next` runs whole calls (the banner reaches the serial console),
     `stepi` enters a call, and pg-bt / bt see the caller from its first
     instruction on;
-  * pg-bt crosses the trap frame of the first interrupt;
-  * every structure helper either works or fails with a one-line message.
+  * pg-bt crosses the trap frame of the first interrupt, and pg-bt TF
+    starts from it;
+  * every structure helper either works or fails with a one-line message;
+  * the commands themselves: pg-help lists every registered command with
+    the first line of its help; `help pg-NAME` has a "Usage: pg-NAME" line,
+    which is also what a command given bad arguments says; pg-hello; pg-log
+    shows the kernel's last console lines; the helpers still work under
+    `set trace-commands on`; and every pg- command is run by some scenario
+    of tests/gdb/ with a check on what it prints.
 """
+import glob
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest as t  # noqa: E402
-from pagoda import layout  # noqa: E402
+from pagoda import core, layout  # noqa: E402
 
 FLAG_BITS = [(0, "P"), (1, "W"), (2, "U"), (5, "A"), (7, "PS"), (8, "G"), (63, "NX")]
 ENTRY_LINE = re.compile(r"^\s+(PML4|PDPT|PD|PT)\s*\[\s*(\d+)\] @PA (0x[0-9a-f]+)\s+= (0x[0-9a-f]+)\s+(.*?)\s*(->.*)?$")
@@ -82,10 +90,14 @@ def ptdump_boot_tables():
     t.check(starts == [0, layout.const("DIRECT_MAP_BASE"), layout.const("KERNEL_VMA")],
             "pg-ptdump: identity, direct map and kernel image, 1 GiB each from PA 0", out)
     t.check("2 PDPT, 1 PD" in out, "pg-ptdump counts distinct table pages (one PD linked 3 times)", out)
-    out = t.run("pg-syms kmain")
-    t.check(re.search(r"kmain\+0x0 \(kernel/main\.c:\d+\)\s+\[kernel image, PA %#x\]"
-                      % (t.value("kmain") - layout.const("KERNEL_VMA")), out) is not None,
+    out = t.run("pg-syms kmain &boot_stack 0xffff800000200000")
+    lines = out.splitlines()
+    t.check(len(lines) == 3 and re.search(r"kmain\+0x0 \(kernel/main\.c:\d+\)\s+\[kernel image, PA %#x\]"
+                                          % (t.value("kmain") - layout.const("KERNEL_VMA")), lines[0]),
             "pg-syms kmain: symbol, source line, area and PA", out)
+    t.check(len(lines) == 3 and "boot_stack+0x0" in lines[1]
+            and lines[2].endswith("(no symbol)                              [direct map, PA 0x200000]"),
+            "pg-syms with three addresses: one line each (object symbol; direct map)", out)
 
 
 def stepping():
@@ -130,6 +142,14 @@ def trap_frame():
     rip = t.value("tf->rip")
     t.check(re.search(r" ---\n.*\n#\d+\s+%#018x\s+\w+\+0x" % rip, out) is not None,
             "pg-bt goes on from the saved RIP %#x, with its symbol" % rip, out)
+    from_tf = t.run("pg-bt tf")
+    unnumbered = lambda text: re.sub(r"^#\d+ ", "#", text, flags=re.M)  # noqa: E731
+    t.check(from_tf.startswith("--- trap frame at %#x:" % t.value("tf"))
+            and re.search(r"^#0\s+%#018x\s+\w+\+0x" % rip, from_tf, re.M) is not None
+            and unnumbered(from_tf) in unnumbered(out),
+            "pg-bt tf: the trap, then the same frames as pg-bt from the saved RIP on", from_tf)
+    msg = t.run_error("pg-bt $rsp + 4")
+    t.check("does not look like a trap frame" in msg, "pg-bt refuses a misaligned trap frame", msg)
 
 
 def present_entries(table_pa):
@@ -156,6 +176,13 @@ def kernel_page_table():
         t.check("type PG_PAGETABLE" in t.run("pg-page -p %#x" % pt_pa)
                 and "level PT, share count 1" in t.run("pg-page -p %#x" % pt_pa),
                 "pg-page on the PT page: a level-PT page-table page")
+    out = t.run("pg-page 0x100")
+    t.check(out.startswith("PFN 0x100  PA 0x100000  direct-map VA %#x  struct page at %#x"
+                           % (layout.p2v(0x100000), t.value("&frames[0x100]")))
+            and "type PG_KERNEL, refcount %d" % t.value("frames[0x100].refcount") in out,
+            "pg-page 0x100: the kernel image's first frame, its struct page and fields", out)
+    t.check(t.run("pg-page 0x80 + 0x80") == out and t.run("pg-page -p 0x100000 + 0x10") == out,
+            "pg-page takes an expression with spaces (PFN, -p PA)")
     out = t.run("pg-walk &boot_info")
     rows = walk_lines(out)
     t.check(rows and "W" in rows[-1][3] and "NX" in rows[-1][3] and "rw- kernel" in out,
@@ -179,14 +206,72 @@ def structure_helpers():
                     "%s fails with one clear line (%s)" % (cmd, msg), msg)
 
 
+def usage_line(cmd):
+    return next(l.strip() for l in cmd.__doc__.splitlines() if l.strip().startswith("Usage:"))
+
+
+def help_texts():
+    """pg-help and `help pg-NAME` say what each registered command is."""
+    names = sorted(c.NAME for c in core.COMMANDS)
+    out = t.run("pg-help")
+    listed = re.findall(r"^  (pg-\S+)\s+(.*)$", out, re.M)
+    t.check([n for n, _ in listed] == names and len(names) >= 12,
+            "pg-help lists the %d registered commands, sorted" % len(names), out)
+    t.check(all(s == next(c.summary() for c in core.COMMANDS if c.NAME == n) and s
+                for n, s in listed), "each pg-help line is its command's one-line summary", out)
+    for c in core.COMMANDS:
+        text = t.run("help %s" % c.NAME)
+        t.check(text.strip() == c.__doc__.strip() and
+                re.search(r"^Usage: %s\b" % c.NAME, text, re.M) is not None,
+                "help %s: the command's text, with its Usage: line" % c.NAME, text)
+    for cmd, bad in (("pg-walk", ""), ("pg-vmas", ""), ("pg-syms", ""), ("pg-page", "-p"),
+                     ("pg-log", "1 2"), ("pg-ps", "1"), ("pg-lazyfree", "1 2")):
+        c = next(c for c in core.COMMANDS if c.NAME == cmd)
+        msg = t.run_error(("%s %s" % (cmd, bad)).strip())
+        t.check(msg == "%s: %s" % (cmd, usage_line(c)), "%s with bad arguments prints its usage" % cmd,
+                msg)
+    out = t.run("pg-hello")
+    t.check("hbreak kmain / continue" in out and "pg-help" in out and "pg-log" in out,
+            "pg-hello: how to start (hbreak kmain, pg-help, pg-log)", out)
+
+
+def log_and_tracing():
+    """At ktest_run_selected the kernel's last line is load_initrd's."""
+    last = t.run("pg-log 1")
+    t.check(re.match(r"^initrd: \d+ files, \d+ KiB\n$", last) is not None,
+            "pg-log 1: the kernel's last console line (load_initrd's)", last)
+    three = t.run("pg-log 3").splitlines()
+    t.check(len(three) == 3 and three[-1] + "\n" == last and three[0] + "\n" in t.serial_log(),
+            "pg-log 3: the last three lines", str(three))
+    t.check(len(t.run("pg-log").splitlines()) == 20, "pg-log: 20 lines by default")
+    t.run("set trace-commands on")
+    try:
+        out = t.run("pg-syms kmain")
+    finally:
+        t.run("set trace-commands off")
+    t.check("kmain+0x0" in out, "pg-syms still finds symbols under set trace-commands on", out)
+
+
+def every_command_tested():
+    """Each pg- command is run, by name, somewhere in tests/gdb/*.py."""
+    text = "".join(open(f).read() for f in glob.glob(os.path.join(t.REPO, "tests", "gdb", "*.py")))
+    run = set(re.findall(r'run(?:_error)?\(\s*"(pg-[a-z]+)', text)) | \
+        set(re.findall(r'listing\(\s*"(pg-[a-z]+)', text))
+    missing = sorted(set(c.NAME for c in core.COMMANDS) - run)
+    t.check(not missing, "every pg- command is run by a scenario in tests/gdb/", str(missing))
+
+
 def body():
     before_paging()
+    help_texts()
     in_long_mode()
     walk_kernel_text()
     ptdump_boot_tables()
     stepping()
     kernel_page_table()
+    log_and_tracing()
     structure_helpers()
+    every_command_tested()
     trap_frame()
 
 

@@ -5,7 +5,11 @@ ptshare=off (classic fork); tests/scripts.txt.
 
 Checks that:
   * after proc_fork returns, pg-ps lists parent and child with different
-    PML4s, and pg-vmas shows the child with the parent's VMAs;
+    PML4s, and pg-vmas shows the child with the parent's VMAs; pg-vmas's
+    lines are the kernel's VMA list (text at USER_TEXT_BASE r-x from the
+    file, the stack ending at USER_TOP) and their resident sizes add up to
+    the pages mapped; pg-walk -p and pg-ptdump -u -p walk the child's page
+    table, not the one in CR3;
   * ptshare=off (classic fork): at the first write fault on a page present
     in the faulting process, both processes map it to the SAME frame,
     read-only and COW; after the fault handler returns (`finish`) the writer
@@ -24,7 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest as t  # noqa: E402
-from pagoda import frames, headers, paging, proc, pte  # noqa: E402
+from pagoda import frames, headers, layout, paging, proc, pte  # noqa: E402
 
 PAGE = 4096
 COW = headers.require(pte.PTE_HEADER, "PTE_COW")
@@ -49,7 +53,60 @@ def fork():
     vmas = [re.sub(r"\s+\S+$", "", l) for l in t.run("pg-vmas %d" % ppid).splitlines()[2:-1]]
     child_vmas = [re.sub(r"\s+\S+$", "", l) for l in t.run("pg-vmas %d" % child_pid).splitlines()[2:-1]]
     t.check(vmas and vmas == child_vmas, "the child has the parent's VMAs", "%s\n%s" % (vmas, child_vmas))
+    vma_lines(ppid, pids[ppid])
+    other_process(child_pid, pids[child_pid])
     return (ppid, pids[ppid]), (child_pid, pids[child_pid])
+
+
+VMA_LINE = re.compile(r"^  (0x[0-9a-f]+)-(0x[0-9a-f]+)\s+(\S+ \S+)\s+([r-][w-][x-])\s+(\S+(?: @0x[0-9a-f]+)?)\s+(.*)$")
+
+
+def size_bytes(text):
+    """'80 KiB' / '8 MiB' / '1.5 MiB' / '0' (core.human_size's output: exact
+    for whole units, one decimal otherwise)."""
+    n, _, unit = text.partition(" ")
+    return round(float(n) * (1 << {"": 0, "B": 0, "KiB": 10, "MiB": 20, "GiB": 30}[unit]))
+
+
+def vma_lines(pid, cr3):
+    """pg-vmas PID against the kernel's VMA list and the page tables."""
+    out = t.run("pg-vmas %d" % pid)
+    rows = [m for m in map(VMA_LINE.match, out.splitlines()) if m]
+    aspace = proc.find_process(pid)["as"].dereference()
+    kernel, v = [], aspace["vmas"]
+    while int(v):
+        kernel.append((int(v["start"]), int(v["end"])))
+        v = v["next"]
+    t.check([(int(m.group(1), 16), int(m.group(2), 16) + 1) for m in rows] == kernel
+            and all(size_bytes(m.group(3)) == int(m.group(2), 16) + 1 - int(m.group(1), 16) for m in rows),
+            "pg-vmas %d: one line per VMA of the kernel's list, with its size" % pid, out)
+    text = rows[0] if rows else None
+    t.check(text is not None and int(text.group(1), 16) == layout.const("USER_TEXT_BASE")
+            and text.group(4) == "r-x" and text.group(5).startswith("file @"),
+            "the first VMA is the program text: r-x, from the file", out)
+    t.check(rows and int(rows[-1].group(2), 16) + 1 == layout.const("USER_TOP")
+            and rows[-1].group(4) == "rw-", "the last VMA is the stack, rw-, ending at USER_TOP", out)
+    t.check(sum(size_bytes(m.group(6)) for m in rows) == proc.memory_usage(cr3)["rss"],
+            "the VMAs' resident sizes add up to the pages mapped", out)
+    t.check(re.search(r"^  heap \[%#x, %#x\)$" % (int(aspace["heap_start"]), int(aspace["brk"])), out, re.M)
+            is not None, "pg-vmas ends with the brk area", out)
+
+
+def other_process(pid, cr3):
+    """pg-walk -p and pg-ptdump -u -p read pid's page table, not CR3's."""
+    t.check(cr3 != layout.read_cr3() & ~0xfff, "pid %d's page table is not the one in CR3" % pid)
+    va = layout.const("USER_TEXT_BASE")
+    out = t.run("pg-walk %#x -p %d" % (va, pid))
+    pa = paging.translate(cr3, va)
+    t.check(re.search(r"CR3 %#x$" % cr3, out.splitlines()[0]) is not None and pa is not None
+            and "=> PA %#x in a 4 KiB page, r-x user" % pa in out,
+            "pg-walk %#x -p %d: walks from its PML4 to its text frame %#x" % (va, pid, pa or 0), out)
+    out = t.run("pg-ptdump -u -p %d" % pid)
+    rss = proc.memory_usage(cr3)["rss"]
+    lines = re.findall(r"^  0x[0-9a-f]+-0x[0-9a-f]+\s+(\S+ \S+)\s", out, re.M)
+    t.check(out.startswith("CR3 %#x" % cr3) and sum(map(size_bytes, lines)) == rss
+            and re.search(r"^%d KiB mapped;" % (rss // 1024), out, re.M) is not None,
+            "pg-ptdump -u -p %d: its ranges add up to its %d KiB mapped" % (pid, rss // 1024), out)
 
 
 def next_cow_fault():

@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# tests/gdb/run_gdb_test.sh SCENARIO 'KERNEL CMDLINE' [MEM]
+# tests/gdb/run_gdb_test.sh [--name NAME] SCENARIO 'KERNEL CMDLINE' [MEM]
 #
 # A gdb batch test: build an ISO that boots with CMDLINE, start it in QEMU
 # paused (tools/debug.sh --batch), and run tests/gdb/SCENARIO.py inside gdb.
 # The scenario prints "ok - ..." / "FAIL - ..." lines; exit 0 iff all passed.
 # Listed in tests/scripts.txt; $BUILD is the build directory (default build).
+# NAME (default gdb-SCENARIO; give one when a scenario runs under several
+# command lines) names the ISO and logs: $BUILD/test/NAME.iso,
+# NAME-serial.log (the kernel's console) and NAME-qemu.log.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+name=
+if [ "${1:-}" = --name ]; then
+	name=$2
+	shift 2
+fi
 scenario=$1 cmdline=$2 mem=${3:-128M}
+name=${name:-gdb-$scenario}
 build=${BUILD:-build}
-iso=$build/test/gdb-$scenario.iso
+iso=$build/test/$name.iso
 mkdir -p "$build/test"
 "$root/tools/mkiso.sh" "$build/kernel.elf" "$build/initrd.tar" "$cmdline" "$iso"
-exec "$root/tools/debug.sh" --batch "$root/tests/gdb/$scenario.py" --build "$build" \
-	--timeout 60 "$iso" "$mem"
+exec "$root/tools/debug.sh" --batch "$root/tests/gdb/$scenario.py" --name "$name" \
+	--build "$build" --timeout 60 "$iso" "$mem"

@@ -38,6 +38,7 @@
 	X(ptshare_isolation) X(ptshare_vmquery) X(ptshare_chain3)                \
 	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
+	X(forkbench_errors) X(forkbench_run)                                    \
 	X(forkbomb) X(oom)
 
 #define UT_DECLARE(name) void test_##name(void);

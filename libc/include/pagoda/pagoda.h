@@ -11,10 +11,14 @@
 #include <pagoda/vmquery.h>
 #include <pagoda/meminfo.h>
 #include <pagoda/procinfo.h>
+#include <pagoda/forkbench.h>
 
 int pagoda_vmquery(const void *addr, struct pagoda_vmquery *q);
 int pagoda_meminfo(struct pagoda_meminfo *m);
 int pagoda_procinfo(long index, struct pagoda_procinfo *p);
+
+/* The in-kernel fork benchmark (contract in pagoda/forkbench.h). */
+int pagoda_forkbench(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res);
 
 /* Run the kernel's VM invariant checker over every address space (share
  * counts, present counts, frame reference counts, no writable PD entry to a

@@ -85,7 +85,7 @@ class PgPage(Command):
     """Show the struct page of a physical frame (mm/page.h frame database).
 
 Usage: pg-page PFN | pg-page -p PA | pg-page -v VA
-  PFN     frame number (an expression: 0x105, $pfn, ...)
+  PFN     frame number (an expression: 0x105, $pfn, pg - frames, ...)
   -p PA   the frame holding physical address PA
   -v VA   the frame that virtual address VA maps to (current CR3)
 Prints the frame's type, reference count, buddy order and, for a page-table
@@ -95,17 +95,19 @@ count (entries in use), then the raw structure."""
     NAME = "pg-page"
 
     def run(self, args):
-        if len(args) == 1:
-            pfn = to_int(args[0])
-        elif len(args) == 2 and args[0] == "-p":
-            pfn = to_int(args[1]) >> 12
-        elif len(args) == 2 and args[0] == "-v":
-            pa = translate(read_cr3(), to_int(args[1]))
+        flag = args[0] if args and args[0] in ("-p", "-v") else None
+        expr = " ".join(args[1:] if flag else args)     # spaces allowed
+        if not expr:
+            self.usage_error()
+        if flag == "-p":
+            pfn = to_int(expr) >> 12
+        elif flag == "-v":
+            pa = translate(read_cr3(), to_int(expr))
             if pa is None:
-                raise PagodaError("%s is not mapped" % args[1])
+                raise PagodaError("%s is not mapped" % expr)
             pfn = pa >> 12
         else:
-            self.usage_error()
+            pfn = to_int(expr)
         for line in describe_page(pfn):
             out(line)
 

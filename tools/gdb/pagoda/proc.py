@@ -162,9 +162,10 @@ class PgVmas(Command):
 
 Usage: pg-vmas PID
 One line per VMA in address order: range, size, protection (r w x), kind
-(anon, shared, file, stack, heap -- the VMA_ flags of mm/as.h), file offset
-for file mappings, and how much of it is resident (present leaf entries in
-the process's page tables). Also prints the heap (brk) and stack limit."""
+(the VMA_ flags of mm/as.h it has: anon, shared, file, stack, heap), @file
+offset for file mappings, and how much of it is resident (present leaf entries in
+the process's page tables). Ends with the brk area [heap start, break) and,
+when the address space sets one, the stack's growth limit."""
 
     NAME = "pg-vmas"
 
@@ -194,8 +195,9 @@ the process's page tables). Also prints the heap (brk) and stack limit."""
                                                        prot_text(int(v["prot"])), kind,
                                                        human_size(res) if res else "0"))
             vma = v["next"]
-        out("  heap [%#x, %#x)  stack limit %#x" % (int(aspace["heap_start"]), int(aspace["brk"]),
-                                                   int(aspace["stack_limit"])))
+        limit = int(aspace["stack_limit"])
+        out("  heap [%#x, %#x)%s" % (int(aspace["heap_start"]), int(aspace["brk"]),
+                                     "  stack limit %#x" % limit if limit else ""))
 
 
 PgPs()

@@ -19,8 +19,10 @@ def elf_symbol(addr):
     information says the code belongs to an inlined callee."""
     if not 0 <= addr < 1 << 64:
         return None
-    m = re.match(r"(\S+)(?: \+ (\d+))? in section", gdb.execute("info symbol %#x" % addr,
-                                                               to_string=True))
+    # search, not match: with `set trace-commands on` the captured text
+    # starts with the echoed "+info symbol ..." line.
+    m = re.search(r"^(\S+)(?: \+ (\d+))? in section", gdb.execute("info symbol %#x" % addr,
+                                                                   to_string=True), re.M)
     return (m.group(1), int(m.group(2) or 0)) if m else None
 
 
@@ -99,10 +101,8 @@ the assembly entry stubs carry no unwind information."""
     MAX_FRAMES = 64
 
     def run(self, args):
-        if len(args) > 1:
-            self.usage_error()
         if args:
-            tf = self.trapframe(to_int(args[0]))
+            tf = self.trapframe(to_int(" ".join(args)))     # spaces allowed
             self.print_trap(tf)
             if (int(tf["cs"]) & 3) == 3:
                 return
