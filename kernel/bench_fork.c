@@ -39,23 +39,30 @@ static bool bench_fork_req(struct pagoda_forkbench_req *req)
 	return true;
 }
 
+/* forkbench_run's size_done: print size i's lines as soon as it is done. */
+static void print_size(const struct pagoda_forkbench_result *res, uint32_t i)
+{
+	pagoda_fb_print_size(res, i, printk);
+}
+
 /* bench=fork: run, print, and say whether every check held. */
 static bool bench_fork(void)
 {
 	struct pagoda_forkbench_req req;
 	struct pagoda_forkbench_result *res = kmalloc(sizeof(*res));
+	pagoda_fb_print_start(printk);
 	if (!res || !bench_fork_req(&req)) {
 		printk("BENCHFAIL kfork: %s\n", res ? "bad options" : "out of memory");
 		kfree(res);
 		return false;
 	}
-	int r = forkbench_run(&req, res);
+	int r = forkbench_run(&req, res, print_size);
+	pagoda_fb_print_done(printk);
 	if (r == -EINVAL) {
 		printk("BENCHFAIL kfork: bad request\n");
 		kfree(res);
 		return false;
 	}
-	pagoda_fb_print_bench(res, printk);
 	pagoda_fb_print_table(res, printk);
 	bool ok = pagoda_fb_all_ok(res);
 	kfree(res);

@@ -1,8 +1,8 @@
 /* kernel/console.c -- canonical-mode terminal input on the serial console.
  *
  * Characters are echoed and collected in a ring buffer; backspace erases,
- * ^U kills the line, ^D ends input (read returns what is there, or 0), and
- * Enter makes the line readable. Reader processes sleep until a line is
+ * ^U kills the line, ^D ends input (read returns what is there, or 0), ^C
+ * sends SIGINT, and Enter makes the line readable. Reader processes sleep until a line is
  * committed.
  */
 #include "kernel/console.h"
@@ -30,8 +30,24 @@ static void echo(char c)
 		console_write(&c, 1);
 }
 
+/* ^C: throw away the line being typed and send SIGINT to every process but
+ * init. There are no process groups: the shell ignores SIGINT and so do the
+ * jobs it starts in the background, so only the foreground job dies. */
+static void interrupt(void)
+{
+	spin_lock(&in.lock);
+	in.e = in.w;
+	console_write("^C\n", 3);
+	spin_unlock(&in.lock);
+	proc_signal_all(SIGINT);
+}
+
 void console_input(char c)
 {
+	if (c == CTRL('C')) {
+		interrupt();
+		return;
+	}
 	spin_lock(&in.lock);
 	if (c == '\r')
 		c = '\n';
@@ -69,7 +85,7 @@ long console_read(vaddr_t ubuf, uint64_t n)
 	spin_lock(&in.lock);
 	while (done < n) {
 		while (in.r == in.w) {
-			if (current_proc()->killed) {
+			if (signal_interrupted(current_proc())) {
 				spin_unlock(&in.lock);
 				return -EINTR;
 			}

@@ -215,6 +215,7 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	p->tf->rflags = RFLAGS_USER;
 	p->fs_base = 0;
 	fpu_state_reset(&p->fpu);
+	signal_exec(&p->sig);
 	if (p == current_proc())
 		fpu_restore(&p->fpu);
 	proc_set_name(p, path);

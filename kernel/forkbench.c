@@ -238,7 +238,8 @@ static int fb_size(const struct pagoda_forkbench_req *req, uint32_t i,
 	return done;
 }
 
-int forkbench_run(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res)
+int forkbench_run(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res,
+		  void (*size_done)(const struct pagoda_forkbench_result *res, uint32_t i))
 {
 	int r = forkbench_check_req(req);
 	if (r < 0)
@@ -253,6 +254,8 @@ int forkbench_run(const struct pagoda_forkbench_req *req, struct pagoda_forkbenc
 	for (uint32_t i = 0; i < req->nsizes; i++) {
 		res->size_mib[i] = req->size_mib[i];
 		done += fb_size(req, i, res, sm);
+		if (size_done)
+			size_done(res, i);
 	}
 	kfree(sm);
 	return done ? 0 : -ENOMEM;

@@ -16,7 +16,10 @@ int forkbench_check_req(const struct pagoda_forkbench_req *req);
  * written, then for each asked strategy time req->runs forks (as_fork_with)
  * and teardowns of the child, checking each run. Cells that do not fit in
  * free memory are PAGODA_FB_SKIPPED, failed checks PAGODA_FB_FAILED (both
- * with a note). Returns 0, -EINVAL (bad req), or -ENOMEM (no cell fitted). */
-int forkbench_run(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res);
+ * with a note). size_done (may be NULL) is called after each size i, so
+ * results can be shown while the next size runs. Returns 0, -EINVAL (bad
+ * req), or -ENOMEM (no cell fitted). */
+int forkbench_run(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res,
+		  void (*size_done)(const struct pagoda_forkbench_result *res, uint32_t i));
 
 #endif

@@ -69,26 +69,41 @@ static void bench_line(pagoda_fb_print_fn out, const char *bench, const char *st
 		    mib, st->median, st->min, st->max, runs);
 }
 
-void pagoda_fb_print_bench(const struct pagoda_forkbench_result *res, pagoda_fb_print_fn out)
+void pagoda_fb_print_start(pagoda_fb_print_fn out)
 {
 	out("BENCHSTART kfork\nBENCHPROG kfork\n");
-	for (uint32_t i = 0; i < res->nsizes; i++) {
-		for (unsigned s = 0; s < PAGODA_FB_NSTRATEGIES; s++) {
-			const struct pagoda_forkbench_cell *c = &res->cell[i][s];
-			const char *name = strategy_names[s];
-			uint32_t mib = res->size_mib[i];
-			if (c->status == PAGODA_FB_SKIPPED || c->status == PAGODA_FB_FAILED)
-				out("%s kfork %s_%uM: %s\n", c->status == PAGODA_FB_SKIPPED
-				    ? "BENCHSKIP" : "BENCHFAIL", name, mib, c->note);
-			if (c->status != PAGODA_FB_OK)
-				continue;
-			bench_line(out, "kfork", name, mib, &c->total_ns, c->runs, 1);
-			bench_line(out, "kfork_fork", name, mib, &c->fork_ns, c->runs, 1);
-			bench_line(out, "kfork_exit", name, mib, &c->exit_ns, c->runs, 1);
-			bench_line(out, "kfork_tsc", name, mib, &c->total_cycles, c->runs, 0);
-		}
+}
+
+void pagoda_fb_print_size(const struct pagoda_forkbench_result *res, uint32_t i,
+			  pagoda_fb_print_fn out)
+{
+	for (unsigned s = 0; s < PAGODA_FB_NSTRATEGIES; s++) {
+		const struct pagoda_forkbench_cell *c = &res->cell[i][s];
+		const char *name = strategy_names[s];
+		uint32_t mib = res->size_mib[i];
+		if (c->status == PAGODA_FB_SKIPPED || c->status == PAGODA_FB_FAILED)
+			out("%s kfork %s_%uM: %s\n", c->status == PAGODA_FB_SKIPPED
+			    ? "BENCHSKIP" : "BENCHFAIL", name, mib, c->note);
+		if (c->status != PAGODA_FB_OK)
+			continue;
+		bench_line(out, "kfork", name, mib, &c->total_ns, c->runs, 1);
+		bench_line(out, "kfork_fork", name, mib, &c->fork_ns, c->runs, 1);
+		bench_line(out, "kfork_exit", name, mib, &c->exit_ns, c->runs, 1);
+		bench_line(out, "kfork_tsc", name, mib, &c->total_cycles, c->runs, 0);
 	}
+}
+
+void pagoda_fb_print_done(pagoda_fb_print_fn out)
+{
 	out("BENCHDONE\n");
+}
+
+void pagoda_fb_print_bench(const struct pagoda_forkbench_result *res, pagoda_fb_print_fn out)
+{
+	pagoda_fb_print_start(out);
+	for (uint32_t i = 0; i < res->nsizes; i++)
+		pagoda_fb_print_size(res, i, out);
+	pagoda_fb_print_done(out);
 }
 
 /* One table cell: two medians as "a.b" with one decimal (ns -> us, or

@@ -3,7 +3,8 @@
  *
  * Faults on user addresses go to the address space (mm/fault.c). If it
  * cannot resolve them, a fault from user mode kills the process with a
- * one-line report and a SIGSEGV (or SIGKILL for out of memory) wait status;
+ * one-line report and a SIGSEGV (or SIGKILL for out of memory) wait status,
+ * unless it has a handler for the signal (kernel/signal.c);
  * a fault from kernel mode (copyin/copyout) falls through to the exception
  * table and the system call returns -EFAULT.
  */
@@ -13,6 +14,7 @@
 #include "mm/as.h"
 #include "mm/reclaim.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/sigframe.h"
 #include "arch/x86_64/trap.h"
 
 static int last_fault_error;   /* as_fault result for the report */
@@ -40,6 +42,9 @@ static const char *pf_reason(uint64_t error)
 	return error & PF_PRESENT ? "read of a protected page" : "read of an unmapped address";
 }
 
+/* A fault from user mode that the address space could not resolve: the
+ * program's handler runs if it has one (signal_fault), else it dies. Non-page
+ * faults report the instruction address (siginfo's si_addr). */
 static void handle_user_fault(struct trapframe *tf, uint64_t addr)
 {
 	switch (tf->vector) {
@@ -48,18 +53,25 @@ static void handle_user_fault(struct trapframe *tf, uint64_t addr)
 			reclaim_stats.oom_kills++;
 			proc_die(SIGKILL, "out of memory on page fault", addr, tf->rip);
 		}
-		proc_die(SIGSEGV, pf_reason(tf->error), addr, tf->rip);
+		signal_fault(tf, SIGSEGV, tf->error & PF_PRESENT ? SEGV_ACCERR : SEGV_MAPERR,
+			     pf_reason(tf->error), addr);
+		return;
 	case T_DE:
-		proc_die(SIGFPE, "divide error", 0, tf->rip);
+		signal_fault(tf, SIGFPE, SI_KERNEL, "divide error", tf->rip);
+		return;
 	case T_UD:
-		proc_die(SIGILL, "invalid opcode", 0, tf->rip);
+		signal_fault(tf, SIGILL, SI_KERNEL, "invalid opcode", tf->rip);
+		return;
 	case T_BP:
 	case T_DB:
-		proc_die(SIGTRAP, trap_name(tf->vector), 0, tf->rip);
+		signal_fault(tf, SIGTRAP, SI_KERNEL, trap_name(tf->vector), tf->rip);
+		return;
 	case T_GP:
-		proc_die(SIGSEGV, "general protection fault", 0, tf->rip);
+		signal_fault(tf, SIGSEGV, SI_KERNEL, "general protection fault", tf->rip);
+		return;
 	default:
-		proc_die(SIGSEGV, trap_name(tf->vector), 0, tf->rip);
+		signal_fault(tf, SIGSEGV, SI_KERNEL, trap_name(tf->vector), tf->rip);
+		return;
 	}
 }
 

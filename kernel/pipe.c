@@ -2,7 +2,8 @@
  *
  * Readers sleep while the pipe is empty and a writer remains; writers sleep
  * while it is full and a reader remains. Reading with no writers left gives
- * 0 (end of file); writing with no readers left gives -EPIPE. Data moves
+ * 0 (end of file); writing with no readers left raises SIGPIPE and gives
+ * -EPIPE. Data moves
  * through a small bounce buffer so that no lock is held while user memory
  * is touched (that may fault and sleep).
  */
@@ -29,7 +30,7 @@ static int pipe_wait(struct pipe *p, struct file *f, const void *chan)
 {
 	if (f->flags & O_NONBLOCK)
 		return -EAGAIN;
-	if (current_proc()->killed)
+	if (signal_interrupted(current_proc()))
 		return -EINTR;
 	sleep_on(chan, &p->lock);
 	return 0;
@@ -70,7 +71,10 @@ static long pipe_write(struct file *f, vaddr_t ubuf, uint64_t n)
 		for (uint64_t i = 0; i < chunk;) {
 			if (!p->reader_open) {
 				spin_unlock(&p->lock);
-				return done + i ? (long)(done + i) : -EPIPE;
+				if (done + i)
+					return (long)(done + i);
+				signal_self(SIGPIPE);   /* and EPIPE if it is ignored */
+				return -EPIPE;
 			}
 			if (p->nwrite - p->nread == PIPE_SIZE) {
 				wakeup(&p->nread);

@@ -135,6 +135,7 @@ int proc_fork(void)
 	fpu_save(&child->fpu);              /* the parent's live registers */
 	child->tf->rax = 0;                 /* fork returns 0 in the child */
 	child->fs_base = parent->fs_base;
+	signal_fork(&child->sig, &parent->sig);
 	child->cwd = parent->cwd;
 	for (int fd = 0; fd < NOFILE; fd++)
 		if (parent->files[fd])
@@ -219,7 +220,7 @@ int proc_wait(int pid, int *status, int options)
 			spin_unlock(&proc_lock);
 			return 0;
 		}
-		if (me->killed) {
+		if (signal_interrupted(me)) {
 			spin_unlock(&proc_lock);
 			return -EINTR;
 		}
@@ -231,24 +232,27 @@ int proc_kill(int pid, int sig)
 {
 	spin_lock(&proc_lock);
 	struct proc *p = proc_find(pid);
-	if (!p || p->state == P_ZOMBIE) {
-		spin_unlock(&proc_lock);
-		return -ESRCH;
-	}
-	if (sig == 0) {                       /* existence check */
-		spin_unlock(&proc_lock);
-		return 0;
-	}
-	if (p == init_proc) {
-		spin_unlock(&proc_lock);
-		return -EPERM;
-	}
-	p->killed = true;
-	p->kill_signal = sig;
-	if (p->state == P_SLEEPING)
-		p->state = P_RUNNABLE;
+	int r = 0;
+	if (!p || p->state == P_ZOMBIE)
+		r = -ESRCH;
+	else if (sig != 0 && p == init_proc)
+		r = -EPERM;
+	else if (sig != 0)
+		signal_send_locked(p, sig, current_proc()->pid);
 	spin_unlock(&proc_lock);
-	return 0;
+	return r;
+}
+
+void proc_signal_all(int sig)
+{
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[i];
+		if (p != init_proc && p->as && (p->state == P_RUNNABLE || p->state == P_RUNNING ||
+						p->state == P_SLEEPING))
+			signal_send_locked(p, sig, 0);
+	}
+	spin_unlock(&proc_lock);
 }
 
 int proc_vmcheck(void)
@@ -264,19 +268,6 @@ int proc_vmcheck(void)
 	spin_unlock(&proc_lock);
 	vmcheck_finish(&c);
 	return 0;
-}
-
-static const char *signal_name(int sig)
-{
-	switch (sig) {
-	case SIGSEGV: return "SIGSEGV";
-	case SIGBUS: return "SIGBUS";
-	case SIGILL: return "SIGILL";
-	case SIGFPE: return "SIGFPE";
-	case SIGTRAP: return "SIGTRAP";
-	case SIGKILL: return "SIGKILL";
-	default: return "signal";
-	}
 }
 
 void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip)

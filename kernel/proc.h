@@ -12,6 +12,7 @@
 #define KERNEL_PROC_H
 
 #include "kernel/types.h"
+#include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "arch/x86_64/context.h"
 #include "arch/x86_64/fpu.h"
@@ -38,8 +39,9 @@ struct proc {
 	struct trapframe *tf;        /* saved user registers, top of kstack */
 	struct context *ctx;         /* saved kernel registers (swtch) */
 	const void *wait_chan;       /* what a SLEEPING process waits for */
-	bool killed;
+	bool killed;                 /* dies on its way back to user mode */
 	int kill_signal;             /* signal that killed it (wait status) */
+	struct sigstate sig;         /* dispositions, pending and blocked */
 	int exit_status;             /* Linux wait status word */
 	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
 	uint64_t clear_child_tid;    /* set_tid_address */
@@ -54,13 +56,6 @@ struct proc {
 #define W_EXITCODE(code) (((code) & 0xff) << 8)
 #define W_TERMSIG(sig) ((sig) & 0x7f)
 
-#define SIGKILL 9
-#define SIGSEGV 11
-#define SIGTERM 15
-#define SIGBUS 7
-#define SIGILL 4
-#define SIGFPE 8
-#define SIGTRAP 5
 
 extern struct spinlock proc_lock;
 extern struct proc proc_table[NPROC];
@@ -85,8 +80,11 @@ __noreturn void proc_exit(int status);
 /* wait4: reap a zombie child (pid > 0: that one; -1: any). */
 int proc_wait(int pid, int *status, int options);
 
-/* Mark a process killed by signal sig; it dies on its way back to user. */
+/* kill(2): send sig to pid (0 only checks that it exists). */
 int proc_kill(int pid, int sig);
+
+/* Send sig to every process but init (the console's ^C). */
+void proc_signal_all(int sig);
 
 /* Kill the current process for a fault, with a one-line report. */
 __noreturn void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip);

@@ -134,15 +134,15 @@ static void sched_tick(struct trapframe *tf)
 void sleep_until_ns(uint64_t deadline)
 {
 	spin_lock(&proc_lock);
-	while (clock_ns() < deadline && !current_proc()->killed)
+	while (clock_ns() < deadline && !signal_interrupted(current_proc()))
 		sleep_on(&tick_channel, &proc_lock);
 	spin_unlock(&proc_lock);
 }
 
-/* On every return to user mode: die if killed, yield if the slice is over. */
+/* On every return to user mode: die if killed, yield if the slice is over,
+ * then deliver a pending signal. */
 static void sched_user_return(struct trapframe *tf)
 {
-	(void)tf;
 	struct proc *p = current_proc();
 	if (!p)
 		return;
@@ -152,6 +152,7 @@ static void sched_user_return(struct trapframe *tf)
 		sched_yield();
 	if (p->killed)
 		proc_exit(W_TERMSIG(p->kill_signal));
+	signal_deliver(tf);
 }
 
 void sched_init(void)

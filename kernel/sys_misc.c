@@ -1,4 +1,4 @@
-/* kernel/sys_misc.c -- time, identity, TLS, signals (minimal), reboot. */
+/* kernel/sys_misc.c -- time, identity, TLS, reboot. */
 #include "kernel/syscall.h"
 #include "kernel/errno.h"
 #include "kernel/ktest.h"
@@ -99,7 +99,7 @@ static long sys_nanosleep(const uint64_t a[6])
 		return -EINVAL;
 	uint64_t ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 	sleep_until_ns(clock_ns() + ns);
-	return current_proc()->killed ? -EINTR : 0;
+	return signal_interrupted(current_proc()) ? -EINTR : 0;
 }
 
 static long sys_arch_prctl(const uint64_t a[6])
@@ -123,30 +123,6 @@ static long sys_set_tid_address(const uint64_t a[6])
 {
 	current_proc()->clear_child_tid = a[0];
 	return current_proc()->pid;
-}
-
-/* Signals are minimal: handlers are accepted and never called; the only
- * signals delivered are fatal ones (SIGKILL, SIGTERM, faults). */
-static long sys_rt_sigaction(const uint64_t a[6])
-{
-	if (a[0] < 1 || a[0] > 64 || a[0] == SIGKILL || a[0] == 19 /* SIGSTOP */)
-		return -EINVAL;
-	if (a[2]) {
-		uint64_t old[4] = { 0 };   /* SIG_DFL, no flags, empty mask */
-		return copyout(a[2], old, sizeof(old));
-	}
-	return 0;
-}
-
-static long sys_rt_sigprocmask(const uint64_t a[6])
-{
-	if (a[0] > 2)
-		return -EINVAL;
-	if (a[2]) {
-		uint64_t empty = 0;
-		return copyout(a[2], &empty, sizeof(empty));
-	}
-	return 0;
 }
 
 static long sys_zero_id(const uint64_t a[6])
@@ -183,8 +159,6 @@ const struct syscall_entry sys_misc_table[] = {
 	{ SYS_nanosleep, "nanosleep", sys_nanosleep },
 	{ SYS_arch_prctl, "arch_prctl", sys_arch_prctl },
 	{ SYS_set_tid_address, "set_tid_address", sys_set_tid_address },
-	{ SYS_rt_sigaction, "rt_sigaction", sys_rt_sigaction },
-	{ SYS_rt_sigprocmask, "rt_sigprocmask", sys_rt_sigprocmask },
 	{ SYS_getuid, "getuid", sys_zero_id },
 	{ SYS_geteuid, "geteuid", sys_zero_id },
 	{ SYS_getgid, "getgid", sys_zero_id },

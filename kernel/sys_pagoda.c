@@ -192,7 +192,7 @@ static long sys_forkbench(const uint64_t a[6])
 	if (r == 0)
 		r = clear_user(a[1], sizeof(*res));
 	if (r == 0)
-		r = forkbench_run(&req, res);
+		r = forkbench_run(&req, res, NULL);
 	if (r == 0)
 		r = copyout(a[1], res, sizeof(*res));
 	kfree(res);

@@ -1,5 +1,5 @@
 /* kernel/sys_proc.c -- process system calls: fork, execve, exit, wait4,
- * kill, getpid and friends. */
+ * getpid and friends. */
 #include "kernel/syscall.h"
 #include "kernel/errno.h"
 #include "kernel/exec.h"
@@ -80,14 +80,6 @@ static long sys_wait4(const uint64_t a[6])
 	return pid;
 }
 
-static long sys_kill(const uint64_t a[6])
-{
-	int sig = (int)a[1];
-	if (sig < 0 || sig > 64)
-		return -EINVAL;
-	return proc_kill((int)a[0], sig);
-}
-
 static long sys_getpid(const uint64_t a[6])
 {
 	(void)a;
@@ -115,7 +107,6 @@ const struct syscall_entry sys_proc_table[] = {
 	{ SYS_exit, "exit", sys_exit },
 	{ SYS_exit_group, "exit_group", sys_exit },
 	{ SYS_wait4, "wait4", sys_wait4 },
-	{ SYS_kill, "kill", sys_kill },
 	{ SYS_getpid, "getpid", sys_getpid },
 	{ SYS_gettid, "gettid", sys_getpid },
 	{ SYS_getppid, "getppid", sys_getppid },

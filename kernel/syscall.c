@@ -24,6 +24,7 @@ void syscall_table_init(void)
 	add_table(sys_mem_table);
 	add_table(sys_misc_table);
 	add_table(sys_pagoda_table);
+	add_table(sys_signal_table);
 }
 
 void syscall_dispatch(struct trapframe *tf)

@@ -19,24 +19,24 @@ struct syscall_entry {
 
 /* Each sys_*.c file provides a table; syscall.c builds the dispatch array. */
 extern const struct syscall_entry sys_proc_table[], sys_file_table[],
-	sys_mem_table[], sys_misc_table[], sys_pagoda_table[];
+	sys_mem_table[], sys_misc_table[], sys_pagoda_table[], sys_signal_table[];
 
 /* Linux numbers used by the tables. */
 enum {
 	SYS_read = 0, SYS_write = 1, SYS_open = 2, SYS_close = 3, SYS_stat = 4,
 	SYS_fstat = 5, SYS_lstat = 6, SYS_lseek = 8, SYS_mmap = 9,
 	SYS_mprotect = 10, SYS_munmap = 11, SYS_brk = 12, SYS_rt_sigaction = 13,
-	SYS_rt_sigprocmask = 14, SYS_ioctl = 16, SYS_readv = 19, SYS_writev = 20,
+	SYS_rt_sigprocmask = 14, SYS_rt_sigreturn = 15, SYS_ioctl = 16, SYS_readv = 19, SYS_writev = 20,
 	SYS_access = 21, SYS_pipe = 22, SYS_sched_yield = 24, SYS_madvise = 28,
-	SYS_dup = 32, SYS_dup2 = 33, SYS_nanosleep = 35, SYS_getpid = 39,
+	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getpid = 39,
 	SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,
 	SYS_wait4 = 61, SYS_kill = 62, SYS_uname = 63, SYS_fcntl = 72,
 	SYS_getcwd = 79, SYS_chdir = 80, SYS_gettimeofday = 96, SYS_times = 100,
 	SYS_getuid = 102, SYS_getgid = 104, SYS_geteuid = 107, SYS_getegid = 108,
 	SYS_getppid = 110, SYS_arch_prctl = 158, SYS_reboot = 169,
-	SYS_gettid = 186, SYS_time = 201, SYS_getdents64 = 217,
+	SYS_rt_sigpending = 127, SYS_gettid = 186, SYS_tkill = 200, SYS_time = 201, SYS_getdents64 = 217,
 	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_exit_group = 231,
-	SYS_openat = 257, SYS_newfstatat = 262, SYS_pipe2 = 293,
+	SYS_tgkill = 234, SYS_openat = 257, SYS_newfstatat = 262, SYS_pipe2 = 293,
 };
 /* SYS_pagoda_*: shared with user space */
 #include "libc/include/pagoda/syscall.h"

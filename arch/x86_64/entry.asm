@@ -48,6 +48,7 @@ trap_common:
 	call trap_dispatch
 global trap_return
 trap_return:
+	cli                            ; no interrupt between swapgs and iretq
 	JMP_IF_FROM_KERNEL .kernel_exit
 	swapgs
 .kernel_exit:

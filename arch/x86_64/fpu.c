@@ -8,6 +8,8 @@
 #define CR0_TS (1UL << 3)
 #define CR4_OSXMMEXCPT (1UL << 10)
 #define FXSAVE_MXCSR_OFFSET 24
+#define FXSAVE_MXCSR_MASK_OFFSET 28
+#define MXCSR_MASK_DEFAULT 0xffbf   /* when the CPU reports 0 */
 
 static struct fpu_state clean_state;
 
@@ -35,4 +37,15 @@ void fpu_save(struct fpu_state *st)
 void fpu_restore(const struct fpu_state *st)
 {
 	__asm__ volatile("fxrstor64 %0" : : "m"(*st));
+}
+
+void fpu_state_sanitize(struct fpu_state *st)
+{
+	uint32_t mask, mxcsr;
+	memcpy(&mask, clean_state.fx + FXSAVE_MXCSR_MASK_OFFSET, sizeof(mask));
+	if (mask == 0)
+		mask = MXCSR_MASK_DEFAULT;
+	memcpy(&mxcsr, st->fx + FXSAVE_MXCSR_OFFSET, sizeof(mxcsr));
+	mxcsr &= mask;
+	memcpy(st->fx + FXSAVE_MXCSR_OFFSET, &mxcsr, sizeof(mxcsr));
 }

@@ -22,4 +22,8 @@ void fpu_state_reset(struct fpu_state *st);
 void fpu_save(struct fpu_state *st);
 void fpu_restore(const struct fpu_state *st);
 
+/* Clear MXCSR bits this CPU does not support, so that fxrstor of a state a
+ * user program handed in (rt_sigreturn) cannot fault in the kernel. */
+void fpu_state_sanitize(struct fpu_state *st);
+
 #endif

@@ -5,6 +5,8 @@
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/pic.h"
 #include "arch/x86_64/backtrace.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/irq.h"
 #include "arch/x86_64/setjmp.h"
 #include "kernel/printk.h"
 
@@ -127,6 +129,12 @@ static void handle_exception(struct trapframe *tf)
 	/* a double fault keeps CR2 of the page fault it came from */
 	uint64_t cr2 = tf->vector == T_PF || tf->vector == T_DF ? pv_read_cr2() : 0;
 
+	/* Exceptions enter through interrupt gates (IF=0). Resolving a page fault
+	 * can take long (zeroing, copying, reclaim): with CR2 saved, let the timer
+	 * in again if the faulting code had it on, so those ticks count as system
+	 * time of the process instead of landing on its next user instruction. */
+	if (tf->vector == T_PF && (tf->rflags & RFLAGS_IF))
+		irq_enable();
 	if (tf->vector == T_PF && page_fault_hook && page_fault_hook(tf, cr2))
 		return;
 	if (trap_from_user(tf) && user_fault_hook) {

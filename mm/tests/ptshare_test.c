@@ -1,12 +1,13 @@
 /* mm/tests/ptshare_test.c -- test=ptshare: page-table sharing on the real
  * MMU. Address spaces built in the kernel (as_create/as_mmap/as_write), forked
- * with as_fork under each strategy, written through the fault path
+ * with as_fork_with under each strategy (copy, cow, share), written through the fault path
  * (as_write), checked with the invariant checker, and torn down with the
  * free-frame count back where it started. Writes by the CPU through CR3 are
  * covered from user space (usertests ptshare_*). */
 #include "kernel/ktest.h"
 #include "kernel/errno.h"
 #include "mm/as.h"
+#include "mm/fault.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"
@@ -68,25 +69,34 @@ static void check_all(struct addrspace *a, struct addrspace *b)
 	vmcheck_finish(&c);
 }
 
-/* fork under one strategy, write in the child and the parent, check. */
-static void fork_and_write(enum ptshare_mode mode)
+/* The frame mapping va in as (0 if none). */
+static paddr_t frame_at(struct addrspace *as, vaddr_t va)
 {
-	enum ptshare_mode saved = ptshare_mode;
+	paddr_t pa;
+	return pgt_lookup(as->pgt, va, &pa, NULL) ? pa : 0;
+}
+
+/* fork under one strategy, write in the child and the parent, check. */
+static void fork_and_write(enum fork_strategy s)
+{
 	uint64_t free0 = mm_stats.free;
-	ptshare_mode = mode;
 	struct addrspace *p = make_parent();
 	KEXPECT(p != NULL);
-	struct addrspace *c = as_fork(p);
+	struct addrspace *c = as_fork_with(p, s);
 	KEXPECT(c != NULL);
-	if (mode == PTSHARE_OFF) {
-		KEXPECT(pt_of(p, BASE) != pt_of(c, BASE));
-	} else {
+	if (s == FORK_SHARE) {
 		KEXPECT(pt_of(p, BASE) == pt_of(c, BASE));
 		KEXPECT_EQ(pt_of(p, BASE)->pt.share, 2);
+	} else {
+		KEXPECT(pt_of(p, BASE) != pt_of(c, BASE));
 	}
+	/* only the eager copy gives the child frames of its own */
+	KEXPECT_EQ(frame_at(p, BASE) == frame_at(c, BASE), s != FORK_COPY);
 	check_all(p, c);
+	uint64_t cow0 = fault_stats.cow;
 	uint64_t child_val = 0x1234;
 	KEXPECT_EQ(as_write(c, BASE + PAGE_SIZE, &child_val, sizeof(child_val)), 0);
+	KEXPECT_EQ(fault_stats.cow == cow0, s == FORK_COPY);   /* copy: no COW fault */
 	KEXPECT(pt_of(p, BASE) != pt_of(c, BASE));
 	KEXPECT_EQ(read_u64(c, BASE + PAGE_SIZE), 0x1234);
 	KEXPECT_EQ(read_u64(p, BASE + PAGE_SIZE), BASE + PAGE_SIZE);
@@ -97,15 +107,19 @@ static void fork_and_write(enum ptshare_mode mode)
 	check_all(p, NULL);
 	as_destroy(p);
 	KEXPECT_EQ(mm_stats.free, free0);
-	ptshare_mode = saved;
 }
 
 KTEST(ptshare, fork_off)
 {
-	fork_and_write(PTSHARE_OFF);
+	fork_and_write(FORK_COW);
 }
 
 KTEST(ptshare, fork_shared)
 {
-	fork_and_write(PTSHARE_FORK);
+	fork_and_write(FORK_SHARE);
+}
+
+KTEST(ptshare, fork_copy)
+{
+	fork_and_write(FORK_COPY);
 }

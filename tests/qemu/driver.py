@@ -38,7 +38,10 @@ class Result:
 
 
 def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=()):
-    """Boot iso, collect the serial output, and judge it."""
+    """Boot iso, collect the serial output, and judge it. input_data is typed
+    on the serial console: bytes once the first "$ " prompt shows, or a list
+    of steps (wait_text, delay_s, data): once wait_text appears in the output
+    after the previous step's point, wait delay_s seconds, then type data."""
     res = Result()
     cmd = [os.path.join(ROOT, "tools", "qemu.sh"), "-m", mem, "-cdrom", iso,
            "-display", "none", "-serial", "stdio", "-monitor", "none"] + list(extra)
@@ -47,7 +50,9 @@ def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=()):
     out = b""
     banners = 0
     deadline = time.time() + timeout
-    fed = input_data is None
+    steps = [] if input_data is None else \
+        [("$ ", 0, input_data)] if isinstance(input_data, bytes) else list(input_data)
+    seen = 0   # output offset where the next step's wait_text is looked for
     ended = False
     try:
         while True:
@@ -66,10 +71,12 @@ def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=()):
                 if banners > 1:
                     res.failure = "machine rebooted (second boot banner: triple fault?)"
                     break
-                if not fed and "$ " in text:
-                    p.stdin.write(input_data)
+                while steps and text.find(steps[0][0], seen) >= 0:
+                    wait_text, delay, data = steps.pop(0)
+                    seen = text.find(wait_text, seen) + len(wait_text)
+                    time.sleep(delay)
+                    p.stdin.write(data)
                     p.stdin.flush()
-                    fed = True
             elif p.poll() is not None:
                 break
     finally:

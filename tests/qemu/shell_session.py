@@ -4,8 +4,9 @@
 Boots the normal system (init starts sh on the console), types commands on
 the serial console, and checks what comes back: the prompt, the console's
 backspace editing (DEL erases the x in "pagodx"), a pipeline,
-$? after true/false, && and ||, a program from /bin, and finally poweroff,
-which must end QEMU cleanly. Exit status 0 when every check passes.
+$? after true/false, && and ||, a program from /bin, ^C killing the
+foreground job but not a background one, and finally poweroff, which must
+end QEMU cleanly. Exit status 0 when every check passes.
 """
 import os
 import subprocess
@@ -15,14 +16,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import driver  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
-SESSION = b"""echo pagodx\x7fa-pipe | cat | cat
+SESSION = [("$ ", 0, b"""echo pagodx\x7fa-pipe | cat | cat
 false; echo status=$?
 true && echo and-ok || echo and-bad
 false || echo or-ok
 hello
 ls /bin | cat
-poweroff
-"""
+sleep 60 &
+echo before"-"sleep; sleep 60; echo after"-"sleep status=$?
+"""),
+    # ^C once the foreground sleep runs: it dies (128 + SIGINT), the shell
+    # and the background sleep (SIGINT ignored) live on. (The quotes keep the
+    # echo of the typed line from matching the markers.)
+    ("before-sleep", 2.0, b"\x03"),
+    ("after-sleep", 0, b"ps\npoweroff\n"),
+]
 EXPECT = [
     "pagoda-pipe",
     "status=1",
@@ -30,6 +38,10 @@ EXPECT = [
     "or-ok",
     "hello",
     "usertests",
+    "before-sleep",
+    "^C",
+    "after-sleep status=130",
+    " sleep",
     "power off",
 ]
 

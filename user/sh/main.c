@@ -77,6 +77,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		sh_interactive = 0;
+		sh_sigint_setup();
 		return sh_run_string(argv[i + 1]);
 	}
 	if (i < argc) {
@@ -85,7 +86,9 @@ int main(int argc, char **argv)
 			return 127;
 		}
 		sh_interactive = 0;
+		sh_sigint_setup();
 		return run_input(fd);
 	}
+	sh_sigint_setup();
 	return run_input(0);
 }

@@ -2,6 +2,7 @@
  * redirections, background jobs, builtins and program lookup. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,28 @@
 
 int sh_last_status;
 int sh_interactive;
+static int children_sigint_default;	/* restore SIG_DFL in foreground children */
+
+void sh_sigint_setup(void)
+{
+	void (*old)(int) = signal(SIGINT, SIG_IGN);
+
+	children_sigint_default = old != SIG_IGN;	/* started ignoring: keep it */
+	if (!sh_interactive && old != SIG_IGN)
+		signal(SIGINT, old);
+}
+
+void sh_sigint_child(void)
+{
+	if (children_sigint_default)
+		signal(SIGINT, SIG_DFL);
+}
+
+void sh_sigint_background(void)
+{
+	signal(SIGINT, SIG_IGN);
+	children_sigint_default = 0;
+}
 
 /* status_of: the shell status for a wait status: exit code, 128 + signal. */
 static int status_of(int wstatus)
@@ -170,6 +193,7 @@ static int spawn_pipeline(struct token *t, int n)
 		}
 		fflush(stdout);
 		if ((pid = fork()) == 0) {
+			sh_sigint_child();
 			if (in >= 0) {
 				dup2(in, 0);
 				close(in);
@@ -252,8 +276,10 @@ static int run_background(struct token *t, int n)
 	pid_t pid;
 
 	fflush(stdout);
-	if ((pid = fork()) == 0)
+	if ((pid = fork()) == 0) {
+		sh_sigint_background();
 		exit(run_and_or(t, n));
+	}
 	if (pid < 0) {
 		fprintf(stderr, "sh: fork: %s\n", strerror(errno));
 		return 1;

@@ -71,6 +71,14 @@ extern int sh_last_status;
  * line editing, job numbers. */
 extern int sh_interactive;
 
+/* ^C (SIGINT) must only stop the foreground job: an interactive shell
+ * ignores it, its foreground children get the default action back, and
+ * background jobs keep ignoring it. sh_sigint_setup decides at start;
+ * sh_sigint_child/sh_sigint_background run in forked children. */
+void sh_sigint_setup(void);
+void sh_sigint_child(void);
+void sh_sigint_background(void);
+
 /* sh_run_string: lex and run one line of text; its status. */
 int sh_run_string(const char *line);
 

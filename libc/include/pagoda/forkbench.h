@@ -9,6 +9,8 @@
  *   exit does), req->runs times, timing both with the TSC. It checks every
  *   run (the copy reads what the parent wrote, frames distinct or shared as
  *   the strategy says, the free-frame count back afterwards) and fills *res.
+ *   It runs inside the call: about 100 s for 1..1024 MiB under QEMU TCG,
+ *   during which no other process runs.
  *   The same code runs at boot with the kernel option bench=fork
  *   (kernel/bench_fork.c); /bin/kforkbench is its user front end.
  *
@@ -100,8 +102,13 @@ int pagoda_fb_parse_sizes(const char *list, struct pagoda_forkbench_req *req);
 /* Parse "copy,share" into a strategy mask; 0 for an unknown name. */
 uint32_t pagoda_fb_parse_strategies(const char *list);
 
-/* The suite lines: BENCHSTART kfork, BENCHPROG kfork, then per cell the
- * BENCH lines (or BENCHSKIP/BENCHFAIL), then BENCHDONE. */
+/* The suite lines: BENCHSTART kfork, BENCHPROG kfork (start), then per
+ * size and strategy the BENCH lines or a BENCHSKIP/BENCHFAIL line (size),
+ * then BENCHDONE (done). print_bench prints all three parts. */
+void pagoda_fb_print_start(pagoda_fb_print_fn out);
+void pagoda_fb_print_size(const struct pagoda_forkbench_result *res, uint32_t i,
+			  pagoda_fb_print_fn out);
+void pagoda_fb_print_done(pagoda_fb_print_fn out);
 void pagoda_fb_print_bench(const struct pagoda_forkbench_result *res, pagoda_fb_print_fn out);
 
 /* The readable table: sizes as rows, strategies as columns: median

@@ -16,6 +16,9 @@
 #define SYS_mprotect        10
 #define SYS_munmap          11
 #define SYS_brk             12
+#define SYS_rt_sigaction    13
+#define SYS_rt_sigprocmask  14
+#define SYS_rt_sigreturn    15
 #define SYS_ioctl           16
 #define SYS_writev          20
 #define SYS_access          21
@@ -24,6 +27,7 @@
 #define SYS_madvise         28
 #define SYS_dup             32
 #define SYS_dup2            33
+#define SYS_pause           34
 #define SYS_nanosleep       35
 #define SYS_getpid          39
 #define SYS_fork            57
@@ -44,11 +48,14 @@
 #define SYS_geteuid         107
 #define SYS_getegid         108
 #define SYS_getppid         110
+#define SYS_rt_sigpending   127
 #define SYS_setrlimit       160
 #define SYS_reboot          169
+#define SYS_tkill           200
 #define SYS_getdents64      217
 #define SYS_clock_gettime   228
 #define SYS_exit_group      231
+#define SYS_tgkill          234
 #define SYS_newfstatat      262
 #define SYS_pipe2           293
 

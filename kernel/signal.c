@@ -1,0 +1,140 @@
+/* kernel/signal.c -- sending, blocking and delivering signals. */
+#include "kernel/signal.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+#include "kernel/proc.h"
+#include "kernel/string.h"
+#include "arch/x86_64/sigframe.h"
+#include "arch/x86_64/trap.h"
+
+enum sig_default { DFL_TERM, DFL_IGNORE };
+
+/* What SIG_DFL does for sig. Stop signals do nothing: no job control. */
+static enum sig_default default_action(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return DFL_IGNORE;
+	default:
+		return DFL_TERM;
+	}
+}
+
+static const struct k_sigaction *action_of(const struct proc *p, int sig)
+{
+	return &p->sig.action[sig - 1];
+}
+
+/* Is sig thrown away on arrival (SIG_IGN, or SIG_DFL that ignores)? */
+static bool discarded(const struct proc *p, int sig)
+{
+	uint64_t h = action_of(p, sig)->handler;
+	return h == SIG_IGN || (h == SIG_DFL && default_action(sig) == DFL_IGNORE);
+}
+
+void signal_send_locked(struct proc *p, int sig, int from)
+{
+	if (sig == SIGKILL || (action_of(p, sig)->handler == SIG_DFL &&
+			       !(p->sig.blocked & SIGBIT(sig)) &&
+			       default_action(sig) == DFL_TERM)) {
+		if (!p->killed)
+			p->kill_signal = sig;
+		p->killed = true;
+	} else if (!discarded(p, sig)) {
+		p->sig.pending |= SIGBIT(sig);
+		p->sig.sender[sig - 1] = from;
+	}
+	if (p->state == P_SLEEPING && signal_interrupted(p))
+		p->state = P_RUNNABLE;
+}
+
+void signal_self(int sig)
+{
+	struct proc *p = current_proc();
+	spin_lock(&proc_lock);
+	signal_send_locked(p, sig, p->pid);
+	spin_unlock(&proc_lock);
+}
+
+bool signal_interrupted(const struct proc *p)
+{
+	return p->killed || (p->sig.pending & ~p->sig.blocked);
+}
+
+/* Enter the handler of sig with info; the mask grows by the action's mask
+ * (and sig itself unless SA_NODEFER). Dies if no frame fits on the stack. */
+static void enter_handler(struct trapframe *tf, int sig, const struct ksiginfo *info)
+{
+	struct proc *p = current_proc();
+	struct k_sigaction *a = &p->sig.action[sig - 1];
+	if (!(a->flags & SA_RESTORER))
+		proc_die(SIGSEGV, "signal handler without SA_RESTORER", a->handler, tf->rip);
+	if (sigframe_push(tf, a->handler, a->restorer, info, p->sig.blocked) < 0)
+		proc_die(SIGSEGV, "no room for a signal frame on the stack", tf->rsp, tf->rip);
+	p->sig.blocked |= a->mask | (a->flags & SA_NODEFER ? 0 : SIGBIT(sig));
+	p->sig.blocked &= ~SIG_UNBLOCKABLE;
+	if (a->flags & SA_RESETHAND)
+		a->handler = SIG_DFL;
+}
+
+void signal_deliver(struct trapframe *tf)
+{
+	struct proc *p = current_proc();
+	if (!(p->sig.pending & ~p->sig.blocked))
+		return;   /* the common case, on every return to user mode: no lock */
+	spin_lock(&proc_lock);
+	uint64_t ready = p->sig.pending & ~p->sig.blocked;
+	if (!ready) {
+		spin_unlock(&proc_lock);
+		return;
+	}
+	int sig = __builtin_ctzll(ready) + 1;
+	p->sig.pending &= ~SIGBIT(sig);
+	int from = p->sig.sender[sig - 1];
+	struct ksiginfo info = { .signo = sig, .code = from ? SI_USER : SI_KERNEL, .pid = from };
+	uint64_t h = action_of(p, sig)->handler;
+	spin_unlock(&proc_lock);
+	if (h == SIG_IGN || (h == SIG_DFL && default_action(sig) == DFL_IGNORE))
+		return;   /* ignored after it was sent (sigaction changed it) */
+	if (h == SIG_DFL)
+		proc_exit(W_TERMSIG(sig));
+	enter_handler(tf, sig, &info);
+}
+
+void signal_fault(struct trapframe *tf, int sig, int code, const char *why, uint64_t addr)
+{
+	struct proc *p = current_proc();
+	uint64_t h = action_of(p, sig)->handler;
+	if (h == SIG_DFL || h == SIG_IGN || (p->sig.blocked & SIGBIT(sig)))
+		proc_die(sig, why, addr, tf->rip);   /* like Linux: faults are not ignored */
+	struct ksiginfo info = { .signo = sig, .code = code, .addr = addr };
+	enter_handler(tf, sig, &info);
+}
+
+void signal_fork(struct sigstate *child, const struct sigstate *parent)
+{
+	memcpy(child->action, parent->action, sizeof(child->action));
+	child->blocked = parent->blocked;
+	child->pending = 0;
+}
+
+void signal_exec(struct sigstate *s)
+{
+	for (int i = 0; i < NSIG; i++)
+		if (s->action[i].handler != SIG_IGN)
+			memset(&s->action[i], 0, sizeof(s->action[i]));
+}
+
+const char *signal_name(int sig)
+{
+	static const char *const names[] = {
+		[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT",
+		[SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",
+		[SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
+		[SIGSEGV] = "SIGSEGV", [SIGPIPE] = "SIGPIPE", [SIGTERM] = "SIGTERM",
+	};
+	if (sig > 0 && sig < (int)(sizeof(names) / sizeof(names[0])) && names[sig])
+		return names[sig];
+	return "signal";
+}

@@ -1,0 +1,129 @@
+/* kernel/sys_signal.c -- signal system calls: kill, tkill, tgkill,
+ * rt_sigaction, rt_sigprocmask, rt_sigpending, rt_sigreturn, pause.
+ * One thread per process, so a thread id is the pid. */
+#include "kernel/syscall.h"
+#include "kernel/errno.h"
+#include "kernel/proc.h"
+#include "kernel/signal.h"
+#include "mm/uaccess.h"
+#include "arch/x86_64/sigframe.h"
+
+static bool valid_signal(uint64_t sig)
+{
+	return sig >= 1 && sig <= NSIG;
+}
+
+static long sys_kill(const uint64_t a[6])
+{
+	if (a[1] != 0 && !valid_signal(a[1]))
+		return -EINVAL;
+	return proc_kill((int)a[0], (int)a[1]);
+}
+
+static long sys_tkill(const uint64_t a[6])
+{
+	if ((int)a[0] <= 0)
+		return -EINVAL;
+	return sys_kill(a);
+}
+
+static long sys_tgkill(const uint64_t a[6])
+{
+	if ((int)a[0] <= 0 || a[0] != a[1])
+		return (int)a[0] <= 0 ? -EINVAL : -ESRCH;
+	const uint64_t k[6] = { a[1], a[2] };
+	return sys_kill(k);
+}
+
+/* rt_sigaction(sig, act, oldact, sigsetsize) */
+static long sys_rt_sigaction(const uint64_t a[6])
+{
+	struct proc *p = current_proc();
+	struct k_sigaction act, old;
+	if (!valid_signal(a[0]) || a[3] != SIGSET_SIZE)
+		return -EINVAL;
+	if (a[1] && (a[0] == SIGKILL || a[0] == SIGSTOP))
+		return -EINVAL;
+	if (a[1] && copyin(&act, a[1], sizeof(act)) < 0)
+		return -EFAULT;
+	old = p->sig.action[a[0] - 1];
+	if (a[2] && copyout(a[2], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	if (a[1]) {
+		act.mask &= ~SIG_UNBLOCKABLE;
+		spin_lock(&proc_lock);
+		p->sig.action[a[0] - 1] = act;
+		if (act.handler == SIG_IGN)   /* POSIX: pending ones are discarded */
+			p->sig.pending &= ~SIGBIT(a[0]);
+		spin_unlock(&proc_lock);
+	}
+	return 0;
+}
+
+/* rt_sigprocmask(how, set, oldset, sigsetsize) */
+static long sys_rt_sigprocmask(const uint64_t a[6])
+{
+	struct proc *p = current_proc();
+	uint64_t set, old = p->sig.blocked;
+	if (a[3] != SIGSET_SIZE)
+		return -EINVAL;
+	if (a[1]) {
+		if (a[0] > SIG_SETMASK)
+			return -EINVAL;
+		if (copyin(&set, a[1], sizeof(set)) < 0)
+			return -EFAULT;
+		uint64_t blocked = a[0] == SIG_BLOCK ? old | set
+				 : a[0] == SIG_UNBLOCK ? old & ~set : set;
+		p->sig.blocked = blocked & ~SIG_UNBLOCKABLE;
+	}
+	if (a[2] && copyout(a[2], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* rt_sigpending(set, sigsetsize): blocked signals waiting. */
+static long sys_rt_sigpending(const uint64_t a[6])
+{
+	struct proc *p = current_proc();
+	uint64_t set = p->sig.pending & p->sig.blocked;
+	if (a[1] != SIGSET_SIZE)
+		return -EINVAL;
+	return copyout(a[0], &set, sizeof(set)) < 0 ? -EFAULT : 0;
+}
+
+/* rt_sigreturn: back from a handler to the interrupted code. A bad frame
+ * kills the process. The result is the restored rax. */
+static long sys_rt_sigreturn(const uint64_t a[6])
+{
+	(void)a;
+	struct proc *p = current_proc();
+	uint64_t blocked;
+	if (sigframe_pop(p->tf, &blocked) < 0)
+		proc_die(SIGSEGV, "bad signal frame in rt_sigreturn", p->tf->rsp, p->tf->rip);
+	p->sig.blocked = blocked & ~SIG_UNBLOCKABLE;
+	return (long)p->tf->rax;
+}
+
+/* pause: sleep until a signal arrives; always -EINTR. */
+static long sys_pause(const uint64_t a[6])
+{
+	(void)a;
+	struct proc *p = current_proc();
+	spin_lock(&proc_lock);
+	while (!signal_interrupted(p))
+		sleep_on(&p->sig, &proc_lock);
+	spin_unlock(&proc_lock);
+	return -EINTR;
+}
+
+const struct syscall_entry sys_signal_table[] = {
+	{ SYS_kill, "kill", sys_kill },
+	{ SYS_tkill, "tkill", sys_tkill },
+	{ SYS_tgkill, "tgkill", sys_tgkill },
+	{ SYS_rt_sigaction, "rt_sigaction", sys_rt_sigaction },
+	{ SYS_rt_sigprocmask, "rt_sigprocmask", sys_rt_sigprocmask },
+	{ SYS_rt_sigpending, "rt_sigpending", sys_rt_sigpending },
+	{ SYS_rt_sigreturn, "rt_sigreturn", sys_rt_sigreturn },
+	{ SYS_pause, "pause", sys_pause },
+	{ 0, NULL, NULL },
+};

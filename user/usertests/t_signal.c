@@ -1,0 +1,254 @@
+/* user/usertests/t_signal.c -- signals: handlers, masks, default actions,
+ * fault handlers, register state across a handler, SIGPIPE. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "usertests.h"
+
+static volatile sig_atomic_t caught, caught_sig;
+
+static void count_handler(int sig)
+{
+	caught++;
+	caught_sig = sig;
+}
+
+/* Install fn for sig with an empty mask and no flags. */
+static void on_signal(int sig, void (*fn)(int))
+{
+	struct sigaction a;
+
+	memset(&a, 0, sizeof a);
+	a.sa_handler = fn;
+	sigemptyset(&a.sa_mask);
+	CHECK_OK(sigaction(sig, &a, NULL));
+}
+
+/* sig_handler: a handler runs once, with its signal's number, before the
+ * kill() that sends it to ourselves returns; sigaction reports it back. */
+void test_sig_handler(void)
+{
+	struct sigaction old;
+
+	caught = 0;
+	on_signal(SIGUSR1, count_handler);
+	CHECK_OK(kill(getpid(), SIGUSR1));
+	CHECK(caught == 1 && caught_sig == SIGUSR1);
+	CHECK_OK(raise(SIGUSR1));
+	CHECK(caught == 2);
+	CHECK_OK(sigaction(SIGUSR1, NULL, &old));
+	CHECK(old.sa_handler == count_handler);
+	CHECK(signal(SIGUSR1, SIG_DFL) == count_handler);
+}
+
+static void die_by_usr1(void *arg)
+{
+	(void)arg;
+	kill(getpid(), SIGUSR1);
+	_exit(0);	/* not reached: SIGUSR1's default action terminates */
+}
+
+static void survive_ignored(void *arg)
+{
+	(void)arg;
+	if (signal(SIGTERM, SIG_IGN) == SIG_ERR || kill(getpid(), SIGTERM) < 0)
+		_exit(2);
+	if (kill(getpid(), SIGCHLD) < 0)	/* SIGCHLD's default: ignore */
+		_exit(3);
+}
+
+/* sig_default: default actions terminate (the wait status names the signal)
+ * or ignore; SIG_IGN keeps a process alive; ignoring is inherited by fork. */
+void test_sig_default(void)
+{
+	int st;
+	pid_t pid;
+
+	ut_expect_signal(SIGUSR1, die_by_usr1, NULL);
+	st = ut_run(survive_ignored, NULL);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(signal(SIGTERM, SIG_IGN) == SIG_DFL);
+	pid = ut_fork();
+	if (pid == 0) {
+		kill(getpid(), SIGTERM);
+		_exit(0);
+	}
+	st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(signal(SIGTERM, SIG_DFL) == SIG_IGN);
+}
+
+/* sig_mask: a blocked signal stays pending (sigpending shows it) and runs
+ * its handler as soon as it is unblocked; SIGKILL cannot be caught. */
+void test_sig_mask(void)
+{
+	sigset_t set, old, pend;
+
+	caught = 0;
+	on_signal(SIGUSR2, count_handler);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	CHECK_OK(sigprocmask(SIG_BLOCK, &set, &old));
+	CHECK(!sigismember(&old, SIGUSR2));
+	CHECK_OK(kill(getpid(), SIGUSR2));
+	CHECK(caught == 0);
+	CHECK_OK(sigpending(&pend));
+	CHECK(sigismember(&pend, SIGUSR2));
+	CHECK_OK(sigprocmask(SIG_SETMASK, &old, &set));
+	CHECK(sigismember(&set, SIGUSR2));
+	CHECK(caught == 1 && caught_sig == SIGUSR2);
+	CHECK_OK(sigpending(&pend));
+	CHECK(!sigismember(&pend, SIGUSR2));
+	signal(SIGUSR2, SIG_DFL);
+}
+
+/* sig_errors: bad arguments get Linux's errnos. */
+void test_sig_errors(void)
+{
+	struct sigaction a;
+	sigset_t set;
+
+	memset(&a, 0, sizeof a);
+	a.sa_handler = count_handler;
+	CHECK_ERR(sigaction(SIGKILL, &a, NULL), EINVAL);
+	CHECK_ERR(sigaction(SIGSTOP, &a, NULL), EINVAL);
+	CHECK_ERR(sigaction(0, &a, NULL), EINVAL);
+	CHECK_ERR(kill(getpid(), 1000), EINVAL);
+	CHECK_ERR(kill(999999, SIGUSR1), ESRCH);
+	sigemptyset(&set);
+	CHECK_ERR(sigprocmask(12345, &set, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_rt_sigaction, SIGUSR1, NULL, NULL, 4), EINVAL);
+	CHECK_ERR(syscall(SYS_rt_sigprocmask, 0, (void *)16, NULL, 8), EFAULT);
+}
+
+static char *segv_page;
+
+static void unprotect(int sig)
+{
+	(void)sig;
+	caught++;
+	mprotect(segv_page, 4096, PROT_READ | PROT_WRITE);
+}
+
+/* sig_segv_handler: a SIGSEGV handler that makes the page writable and
+ * returns; the faulting store is restarted and succeeds. */
+void test_sig_segv_handler(void)
+{
+	segv_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(segv_page != MAP_FAILED);
+	caught = 0;
+	on_signal(SIGSEGV, unprotect);
+	*(volatile char *)segv_page = 42;
+	CHECK(caught == 1 && segv_page[0] == 42);
+	signal(SIGSEGV, SIG_DFL);
+	CHECK_OK(munmap(segv_page, 4096));
+}
+
+#define SIGNALS_SENT 40
+
+static void fp_handler(int sig)
+{
+	volatile double x = 1.0;	/* clobber the FPU/SSE registers */
+	for (int i = 0; i < 100; i++)
+		x = x * 1.0001 + 0.5;
+	(void)sig;
+	caught++;
+}
+
+/* A long computation in integer and SSE registers that checks itself. */
+static void compute_while_signalled(void *arg)
+{
+	(void)arg;
+	for (long round = 0; caught < SIGNALS_SENT; round++) {
+		double d = 0;
+		long s = 0;
+		for (long i = 1; i <= 20000; i++) {
+			d += (double)i * 0.5;
+			s += i ^ round;
+		}
+		long want = 0;
+		for (long i = 1; i <= 20000; i++)
+			want += i ^ round;
+		if (d != 0.5 * 20000.0 * 20001.0 / 2.0 || s != want)
+			_exit(5);
+		if (round > 20000000)
+			_exit(6);	/* the signals never came */
+	}
+}
+
+/* Send SIGUSR1 to pid every 2 ms until it exits (at most `tries` times, then
+ * SIGKILL); its wait status. */
+static int signal_until_exit(pid_t pid, int tries)
+{
+	int st;
+
+	for (int i = 0; i < tries; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		kill(pid, SIGUSR1);
+		usleep(2000);
+	}
+	kill(pid, SIGKILL);
+	return ut_wait(pid);
+}
+
+/* sig_regs_preserved: a child computing in integer and SSE registers takes
+ * many signals whose handler clobbers them; every result stays right. */
+void test_sig_regs_preserved(void)
+{
+	pid_t pid;
+	int st;
+
+	caught = 0;
+	on_signal(SIGUSR1, fp_handler);	/* before fork: no early default kill */
+	pid = ut_fork();
+	if (pid == 0) {
+		compute_while_signalled(NULL);
+		_exit(0);
+	}
+	signal(SIGUSR1, SIG_DFL);
+	st = signal_until_exit(pid, 2000);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		ut_fail(__FILE__, __LINE__, "computing child ended with %s", ut_status_str(st));
+}
+
+/* sig_pause: pause() returns -1/EINTR once a caught signal arrives. */
+void test_sig_pause(void)
+{
+	pid_t pid;
+	int st;
+
+	caught = 0;
+	on_signal(SIGUSR1, count_handler);
+	pid = ut_fork();
+	if (pid == 0) {
+		int r = pause();
+		_exit(r == -1 && errno == EINTR && caught >= 1 ? 0 : 7);
+	}
+	signal(SIGUSR1, SIG_DFL);
+	st = signal_until_exit(pid, 1000);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		ut_fail(__FILE__, __LINE__, "pausing child ended with %s", ut_status_str(st));
+}
+
+static void bad_sigreturn(void *arg)
+{
+	static unsigned long frame[128];
+
+	(void)arg;
+	memset(frame, 0xff, sizeof frame);	/* rip, rsp, fpstate: all invalid */
+	__asm__ volatile("mov %0, %%rsp\n\tmov %1, %%eax\n\tsyscall"
+			 : : "r"(frame + 64), "i"(SYS_rt_sigreturn) : "memory");
+	__builtin_unreachable();
+}
+
+/* sig_bad_sigreturn: rt_sigreturn without a handler frame kills only the
+ * caller (SIGSEGV); the kernel goes on. */
+void test_sig_bad_sigreturn(void)
+{
+	ut_expect_signal(SIGSEGV, bad_sigreturn, NULL);
+}
