@@ -233,21 +233,34 @@ static const struct walk_ops lookup_ops = {
 	.pdpte = lookup_leaf, .pde = lookup_leaf, .pte = lookup_leaf,
 };
 
-bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
+/* pgt_lookup, unsharing on the way down if write: 1, 0 or -ENOMEM. */
+static int lookup(struct pagetable *pgt, vaddr_t va, bool write, paddr_t *pa, pte_t *flags)
 {
 	if (va_canonical(va) != va)   /* user-supplied addresses end up here */
-		return false;
+		return 0;
 	struct lookup_arg a = { .va = va };
-	struct walk w = { .ops = &lookup_ops, .pgt = pgt, .arg = &a };
+	struct walk w = { .ops = &lookup_ops, .pgt = pgt, .arg = &a, .write = write };
 	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
-	walk_range(&w, page, page + PAGE_SIZE);
+	int r = walk_range(&w, page, page + PAGE_SIZE);
+	if (r < 0)
+		return r;
 	if (!pte_present(a.e))
-		return false;
+		return 0;
 	if (pa)
 		*pa = pte_addr(a.e) + (va & (pgl_entry_size(a.level) - 1));
 	if (flags)
 		*flags = pte_flags(a.e);
-	return true;
+	return 1;
+}
+
+bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
+{
+	return lookup(pgt, va, false, pa, flags) > 0;
+}
+
+int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
+{
+	return lookup(pgt, va, true, pa, flags);
 }
 
 /* ---- RSS ---------------------------------------------------------------- */

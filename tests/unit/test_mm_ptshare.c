@@ -132,6 +132,30 @@ START_TEST(test_write_unshares_copy_then_last)
 }
 END_TEST
 
+/* The write fault's lookup unshares first: it returns the entry the copy
+ * left (COW), never the shared page's stale writable one; on a private PT
+ * page it is a plain lookup that writes nothing. */
+START_TEST(test_lookup_write_unshares_first)
+{
+	struct pagetable *p, *c;
+	struct page *f = fork_pair(&p, &c, 4, CHUNK);
+	paddr_t pa;
+	pte_t e;
+	ck_assert(pte_writable(leaf_of(c, BASE)));   /* a read lookup leaves it shared */
+	ck_assert_uint_eq(pt_of(c, BASE)->pt.share, 2);
+	ck_assert_int_eq(pgt_lookup_write(c, BASE, &pa, &e), 1);
+	ck_assert_ptr_ne(pt_of(c, BASE), pt_of(p, BASE));
+	ck_assert_uint_eq(pa, page_to_pa(f));
+	ck_assert(pte_cow(e) && !pte_writable(e));
+	ck_assert_uint_eq(f->refcount, 2);
+	int writes0 = host_pv.entry_writes;
+	ck_assert_int_eq(pgt_lookup_write(c, BASE, NULL, &e), 1);
+	ck_assert_int_eq(pgt_lookup_write(c, BASE + 8 * PAGE_SIZE, NULL, NULL), 0);
+	ck_assert_int_eq(host_pv.entry_writes, writes0);
+	destroy_both(c, p);
+}
+END_TEST
+
 START_TEST(test_partial_chunk_is_copied)
 {
 	struct pagetable *p, *c;
@@ -209,6 +233,7 @@ int main(void)
 	TCase *tc = host_tcase(s, "ptshare", setup, host_mm_teardown);
 	tcase_add_test(tc, test_fork_shares_whole_chunks);
 	tcase_add_test(tc, test_write_unshares_copy_then_last);
+	tcase_add_test(tc, test_lookup_write_unshares_first);
 	tcase_add_test(tc, test_partial_chunk_is_copied);
 	tcase_add_test(tc, test_three_sharers_any_exit_order);
 	tcase_add_test(tc, test_unmap_whole_chunk_drops_share);
