@@ -43,15 +43,56 @@ void file_close(struct file *f)
 	kfree(f);
 }
 
-int fd_install(struct proc *p, struct file *f)
+_Static_assert(NOFILE <= 64, "close-on-exec flags are one 64-bit mask");
+
+void fd_set_cloexec(struct proc *p, int fd, bool cloexec)
 {
-	for (int fd = 0; fd < NOFILE; fd++) {
+	if (cloexec)
+		p->cloexec |= 1UL << fd;
+	else
+		p->cloexec &= ~(1UL << fd);
+}
+
+int fd_alloc(struct proc *p, struct file *f, int from, bool cloexec)
+{
+	for (int fd = from < 0 ? 0 : from; fd < NOFILE; fd++) {
 		if (!p->files[fd]) {
 			p->files[fd] = f;
+			fd_set_cloexec(p, fd, cloexec);
 			return fd;
 		}
 	}
 	return -EMFILE;
+}
+
+int fd_install(struct proc *p, struct file *f)
+{
+	return fd_alloc(p, f, 0, false);
+}
+
+void fd_put(struct proc *p, int newfd, struct file *f, bool cloexec)
+{
+	struct file *old = p->files[newfd];
+	p->files[newfd] = f;
+	fd_set_cloexec(p, newfd, cloexec);
+	if (old)
+		file_close(old);
+}
+
+void fd_clear(struct proc *p, int fd)
+{
+	p->files[fd] = NULL;
+	fd_set_cloexec(p, fd, false);
+}
+
+void fd_close_on_exec(struct proc *p)
+{
+	for (int fd = 0; fd < NOFILE; fd++) {
+		if (p->files[fd] && (p->cloexec & (1UL << fd))) {
+			file_close(p->files[fd]);
+			fd_clear(p, fd);
+		}
+	}
 }
 
 struct file *fd_get(int fd)

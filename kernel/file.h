@@ -52,13 +52,24 @@ struct file *file_alloc(const struct file_ops *ops, int flags);
 struct file *file_dup(struct file *f);
 void file_close(struct file *f);
 
-/* Install f in the lowest free descriptor of p (or -EMFILE); fd_get
- * returns the current process's file of fd, or NULL. */
+/* Descriptor tables. fd_alloc installs f in p's lowest free descriptor
+ * >= from, with close-on-exec or not (the fd, or -EMFILE); fd_install is
+ * fd_alloc from 0 without it. fd_put closes what newfd held and installs f
+ * there; fd_clear empties fd without closing its file. fd_get returns the
+ * current process's file of fd, or NULL. fd_set_cloexec marks fd
+ * close-on-exec or not; fd_close_on_exec closes every descriptor so marked
+ * (a successful execve). */
 struct proc;
+int fd_alloc(struct proc *p, struct file *f, int from, bool cloexec);
 int fd_install(struct proc *p, struct file *f);
+void fd_put(struct proc *p, int newfd, struct file *f, bool cloexec);
+void fd_clear(struct proc *p, int fd);
 struct file *fd_get(int fd);
+void fd_set_cloexec(struct proc *p, int fd, bool cloexec);
+void fd_close_on_exec(struct proc *p);
 
-/* Open path (absolute, or relative to /): *out gets a new file. 0 or -errno. */
+/* Open path (absolute, or relative to the current directory): *out gets a
+ * new file. 0 or -errno. */
 int file_open(const char *path, int flags, struct file **out);
 
 /* Pipes (kernel/pipe.c): two files, [0] read end, [1] write end. */

@@ -34,8 +34,13 @@ struct inode {
 /* Unpack the initrd at [start, end) physical; returns files found or -errno. */
 int initrd_load(paddr_t start, paddr_t end);
 
-/* Resolve an absolute path ("/bin/sh", "bin/sh" is taken from /). */
+/* Resolve a path: from / when it starts with '/', else from the current
+ * process's directory (from / when there is no process). NULL if missing. */
 struct inode *fs_lookup(const char *path);
+
+/* ip's absolute path ("/bin"; NULL is the root) into buf of n bytes: its
+ * length including the terminating NUL (getcwd's result), or -ERANGE. */
+long inode_path(const struct inode *ip, char *buf, uint64_t n);
 
 /* Copy up to n bytes at off of a regular file into kernel buffer dst. */
 uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n);

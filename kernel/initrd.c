@@ -8,6 +8,7 @@
 #include "kernel/errno.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
+#include "kernel/proc.h"
 #include "kernel/string.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
@@ -165,7 +166,32 @@ int initrd_load(paddr_t start, paddr_t end)
 
 struct inode *fs_lookup(const char *path)
 {
-	return walk_path(&root, path, false, INODE_FILE);
+	struct proc *p = current_proc();
+	struct inode *start = path[0] != '/' && p && p->cwd ? p->cwd : &root;
+	return walk_path(start, path, false, INODE_FILE);
+}
+
+long inode_path(const struct inode *ip, char *buf, uint64_t n)
+{
+	uint64_t len = 0;
+	if (!ip)
+		ip = &root;
+	for (const struct inode *i = ip; i != &root; i = i->parent)
+		len += 1 + strlen(i->name);
+	if (len == 0)
+		len = 1;          /* the root: "/" */
+	if (len + 1 > n)
+		return -ERANGE;
+	buf[len] = '\0';
+	buf[0] = '/';
+	uint64_t end = len;
+	for (const struct inode *i = ip; i != &root; i = i->parent) {
+		uint64_t l = strlen(i->name);
+		end -= l;
+		memcpy(buf + end, i->name, l);
+		buf[--end] = '/';
+	}
+	return (long)len + 1;
 }
 
 struct page *inode_page(struct inode *ip, uint64_t idx)

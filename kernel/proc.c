@@ -137,6 +137,7 @@ int proc_fork(void)
 	child->fs_base = parent->fs_base;
 	signal_fork(&child->sig, &parent->sig);
 	child->cwd = parent->cwd;
+	child->cloexec = parent->cloexec;
 	for (int fd = 0; fd < NOFILE; fd++)
 		if (parent->files[fd])
 			child->files[fd] = file_dup(parent->files[fd]);

@@ -46,7 +46,8 @@ struct proc {
 	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
 	uint64_t clear_child_tid;    /* set_tid_address */
 	struct file *files[NOFILE];
-	struct inode *cwd;
+	uint64_t cloexec;            /* bit fd: close files[fd] at execve */
+	struct inode *cwd;           /* current directory; NULL: the root */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
 	struct fpu_state fpu;        /* user x87/SSE registers while switched out */

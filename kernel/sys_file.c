@@ -20,6 +20,8 @@
 #define F_SETFD 2
 #define F_GETFL 3
 #define F_SETFL 4
+#define F_DUPFD_CLOEXEC 1030
+#define FD_CLOEXEC 1
 #define IOV_MAX 1024
 #define CONSOLE_ROWS 25
 #define CONSOLE_COLS 80
@@ -96,7 +98,7 @@ static long open_user_path(vaddr_t upath, int flags)
 	r = file_open(path, flags, &f);
 	if (r < 0)
 		return r;
-	int fd = fd_install(current_proc(), f);
+	int fd = fd_alloc(current_proc(), f, 0, flags & O_CLOEXEC);
 	if (fd < 0)
 		file_close(f);
 	return fd;
@@ -110,7 +112,7 @@ static long sys_open(const uint64_t a[6])
 static long sys_openat(const uint64_t a[6])
 {
 	if ((int)a[0] != AT_FDCWD)
-		return -ENOSYS;   /* only absolute or cwd(=/) relative paths */
+		return -ENOSYS;   /* only absolute or cwd-relative paths */
 	return open_user_path(a[1], (int)a[2]);
 }
 
@@ -120,7 +122,7 @@ static long sys_close(const uint64_t a[6])
 	struct file *f = fd_get(fd);
 	if (!f)
 		return -EBADF;
-	current_proc()->files[fd] = NULL;
+	fd_clear(current_proc(), fd);
 	file_close(f);
 	return 0;
 }
@@ -227,15 +229,16 @@ static long do_pipe(vaddr_t ufds, int flags)
 		return r;
 	ends[0]->flags |= flags & O_NONBLOCK;
 	ends[1]->flags |= flags & O_NONBLOCK;
-	int fds[2] = { fd_install(current_proc(), ends[0]), -1 };
+	struct proc *p = current_proc();
+	bool cloexec = flags & O_CLOEXEC;
+	int fds[2] = { fd_alloc(p, ends[0], 0, cloexec), -1 };
 	if (fds[0] >= 0)
-		fds[1] = fd_install(current_proc(), ends[1]);
+		fds[1] = fd_alloc(p, ends[1], 0, cloexec);
 	if (fds[1] < 0 || copyout(ufds, fds, sizeof(fds)) < 0) {
-		struct proc *p = current_proc();
 		if (fds[0] >= 0)
-			p->files[fds[0]] = NULL;
+			fd_clear(p, fds[0]);
 		if (fds[1] >= 0)
-			p->files[fds[1]] = NULL;
+			fd_clear(p, fds[1]);
 		file_close(ends[0]);
 		file_close(ends[1]);
 		return fds[1] < 0 ? -EMFILE : -EFAULT;
@@ -266,21 +269,27 @@ static long sys_dup(const uint64_t a[6])
 	return fd;
 }
 
+/* dup2 and dup3: oldfd's file also at newfd, closing what newfd held. */
+static long dup_to(int oldfd, int newfd, bool cloexec)
+{
+	struct file *f = fd_get(oldfd);
+	if (!f || newfd < 0 || newfd >= NOFILE)
+		return -EBADF;
+	if (oldfd != newfd)
+		fd_put(current_proc(), newfd, file_dup(f), cloexec);
+	return newfd;
+}
+
 static long sys_dup2(const uint64_t a[6])
 {
-	int oldfd = (int)a[0], newfd = (int)a[1];
-	struct file *f = fd_get(oldfd);
-	if (!f)
-		return -EBADF;
-	if (newfd < 0 || newfd >= NOFILE)
-		return -EBADF;
-	if (oldfd == newfd)
-		return newfd;
-	struct proc *p = current_proc();
-	if (p->files[newfd])
-		file_close(p->files[newfd]);
-	p->files[newfd] = file_dup(f);
-	return newfd;
+	return dup_to((int)a[0], (int)a[1], false);
+}
+
+static long sys_dup3(const uint64_t a[6])
+{
+	if ((a[2] & ~(uint64_t)O_CLOEXEC) || a[0] == a[1])
+		return -EINVAL;
+	return dup_to((int)a[0], (int)a[1], a[2] & O_CLOEXEC);
 }
 
 static long sys_fcntl(const uint64_t a[6])
@@ -288,10 +297,22 @@ static long sys_fcntl(const uint64_t a[6])
 	struct file *f = fd_get((int)a[0]);
 	if (!f)
 		return -EBADF;
+	struct proc *p = current_proc();
+	int fd = (int)a[0], r;
 	switch (a[1]) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if ((int)a[2] < 0 || (int)a[2] >= NOFILE)
+			return -EINVAL;
+		r = fd_alloc(p, file_dup(f), (int)a[2], a[1] == F_DUPFD_CLOEXEC);
+		if (r < 0)
+			file_close(f);
+		return r;
 	case F_GETFD:
+		return p->cloexec & (1UL << fd) ? FD_CLOEXEC : 0;
 	case F_SETFD:
-		return 0;                      /* no exec-closing yet */
+		fd_set_cloexec(p, fd, a[2] & FD_CLOEXEC);
+		return 0;
 	case F_GETFL:
 		return f->flags;
 	case F_SETFL:
@@ -314,9 +335,13 @@ static long sys_getdents64(const uint64_t a[6])
 
 static long sys_getcwd(const uint64_t a[6])
 {
-	if (a[1] < 2)
+	char path[PATH_MAX];
+	long len = inode_path(current_proc()->cwd, path, sizeof(path));
+	if (len < 0)
+		return len;
+	if ((uint64_t)len > a[1])
 		return -ERANGE;
-	return copyout(a[0], "/", 2) < 0 ? -EFAULT : 2;
+	return copyout(a[0], path, (uint64_t)len) < 0 ? -EFAULT : len;
 }
 
 static long sys_chdir(const uint64_t a[6])
@@ -328,7 +353,10 @@ static long sys_chdir(const uint64_t a[6])
 	struct inode *ip = fs_lookup(path);
 	if (!ip)
 		return -ENOENT;
-	return ip->type == INODE_DIR ? 0 : -ENOTDIR;   /* cwd stays "/" */
+	if (ip->type != INODE_DIR)
+		return -ENOTDIR;
+	current_proc()->cwd = ip;
+	return 0;
 }
 
 const struct syscall_entry sys_file_table[] = {
@@ -350,6 +378,7 @@ const struct syscall_entry sys_file_table[] = {
 	{ SYS_pipe2, "pipe2", sys_pipe2 },
 	{ SYS_dup, "dup", sys_dup },
 	{ SYS_dup2, "dup2", sys_dup2 },
+	{ SYS_dup3, "dup3", sys_dup3 },
 	{ SYS_fcntl, "fcntl", sys_fcntl },
 	{ SYS_getdents64, "getdents64", sys_getdents64 },
 	{ SYS_getcwd, "getcwd", sys_getcwd },

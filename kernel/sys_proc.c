@@ -3,6 +3,7 @@
 #include "kernel/syscall.h"
 #include "kernel/errno.h"
 #include "kernel/exec.h"
+#include "kernel/file.h"
 #include "kernel/proc.h"
 #include "kernel/string.h"
 #include "mm/kmalloc.h"
@@ -66,6 +67,8 @@ static long sys_execve(const uint64_t a[6])
 		r = copy_strings(a[2], envp, MAX_ARGS, buf, &used);
 	if (r >= 0)
 		r = exec_load(current_proc(), path, argv, envp);
+	if (r >= 0)
+		fd_close_on_exec(current_proc());
 	kfree(buf);
 	kfree(argv);
 	return r;

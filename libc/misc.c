@@ -17,6 +17,7 @@
 
 #define LINUX_F_DUPFD  0	/* F_DUPFD..F_SETFD agree with newlib */
 #define LINUX_F_SETFD  2
+#define LINUX_F_DUPFD_CLOEXEC 1030
 
 /* fcntl: descriptor duplication and the close-on-exec flag only (FD_CLOEXEC
  * is 1 in both ABIs); status flags (F_GETFL/F_SETFL) are EINVAL. */
@@ -28,7 +29,9 @@ int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, long);
 	va_end(ap);
-	if (cmd < LINUX_F_DUPFD || cmd > LINUX_F_SETFD) {
+	if (cmd == F_DUPFD_CLOEXEC)
+		cmd = LINUX_F_DUPFD_CLOEXEC;
+	else if (cmd < LINUX_F_DUPFD || cmd > LINUX_F_SETFD) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -149,6 +149,18 @@ int dup2(int fd, int to)
 	return (int)sys_result(raw_syscall2(SYS_dup2, fd, to));
 }
 
+/* dup3: dup2 that fails on fd == to and takes O_CLOEXEC (newlib's, translated). */
+int dup3(int fd, int to, int flags)
+{
+	long lflags = open_flags_to_linux(flags);
+
+	if (lflags < 0 || (flags & ~O_CLOEXEC)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)sys_result(raw_syscall3(SYS_dup3, fd, to, lflags));
+}
+
 /* pipe(2): fds[0] reads what fds[1] writes. */
 int pipe(int fds[2])
 {

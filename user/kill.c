@@ -1,5 +1,6 @@
-/* user/kill.c -- kill [-9|-KILL|-15|-TERM] PID...: send a signal (SIGTERM by
- * default) to each process. */
+/* user/kill.c -- kill [-N|-NAME] PID...: send a signal (SIGTERM by default)
+ * to each process; NAME is KILL, TERM, INT, HUP, QUIT, ABRT, SEGV, PIPE,
+ * ALRM, USR1, USR2 or CHLD. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@ static int parse_signal(const char *s)
 {
 	static const struct { const char *name; int sig; } names[] = {
 		{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "INT", SIGINT }, { "HUP", SIGHUP },
+		{ "QUIT", SIGQUIT }, { "ABRT", SIGABRT }, { "SEGV", SIGSEGV }, { "PIPE", SIGPIPE },
+		{ "ALRM", SIGALRM }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "CHLD", SIGCHLD },
 	};
 	char *end;
 	long n = strtol(s, &end, 10);

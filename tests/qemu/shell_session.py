@@ -4,7 +4,7 @@
 Boots the normal system (init starts sh on the console), types commands on
 the serial console, and checks what comes back: the prompt, the console's
 backspace editing (DEL erases the x in "pagodx"), a pipeline,
-$? after true/false, && and ||, a program from /bin, ^C killing the
+$? after true/false, && and ||, a program from /bin, cd, ^C killing the
 foreground job but not a background one, and finally poweroff, which must
 end QEMU cleanly. Exit status 0 when every check passes.
 """
@@ -22,6 +22,7 @@ true && echo and-ok || echo and-bad
 false || echo or-ok
 hello
 ls /bin | cat
+cd /dev; ls | cat; cd ..
 sleep 60 &
 echo before"-"sleep; sleep 60; echo after"-"sleep status=$?
 """),
@@ -38,6 +39,7 @@ EXPECT = [
     "or-ok",
     "hello",
     "usertests",
+    "console",
     "before-sleep",
     "^C",
     "after-sleep status=130",

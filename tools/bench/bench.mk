@@ -1,5 +1,24 @@
 # tools/bench/bench.mk -- benchmark builds and runs (included by the top-level Makefile).
 #
+#   make bench          every Pagoda configuration the seeds' tables need, booted in
+#                       QEMU round after round, each running only its programs
+#                       (tools/bench/configs.py): ptshare=off/fork/all, PARAVIRT=0 /
+#                       pv=indirect / pv=patched, MALLOC_PURGE=free/dontneed/munmap/none,
+#                       bench=fork (in-kernel fork benchmark). Prints the tables (seeds
+#                       000, 002, 003, 004, purge policies, kfork) and writes results.csv,
+#                       table_*.csv, tables.txt, *.png and logs/ to build/bench/all/.
+#                       Builds what it needs first (newlib, kernel, PARAVIRT=0 kernel in
+#                       build-nopv/, user programs, benchmarks). Knobs:
+#                         BENCH_CONFIGS='ptshare pv purge kfork' (groups or names such as
+#                                        ptshare=fork MALLOC_PURGE=none bench=fork)
+#                         BENCH_ROUNDS=2  BENCH_MEM=2G
+#                         BENCH_ARGS='--runs 5 --ms 100' (every program; default: theirs)
+#                         BENCH_FORKRSS='0 16 64 256 1024'
+#                         BENCH_KFORK='bench_sizes=1,16,64 bench_runs=5' (kernel options
+#                                      of the bench=fork boot; default: the kernel's)
+#                         BENCH_KFORK_MEM=3G (its memory: 1 GiB copied needs 2 GiB free)
+#                       8-10 minutes of boots on a 2-core machine, plus the build (16 minutes
+#                       from a fresh clone on a loaded machine).
 #   make bench-musl     the benchmarks as static musl binaries (build/bench/musl/)
 #   make bench-smoke    each benchmark once with --quick on this host; checks the
 #                       BENCH line format, times nothing (also run by make test)
@@ -13,35 +32,45 @@
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
 BENCH_SRC   := user/bench
-BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy mallocbench
+BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy \
+	mallocbench ptshare_stat
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
-BENCH_ROUNDS ?= 2
+BENCH_ROUNDS ?=
+BENCH_ALL_ROUNDS := 2
+BENCH_LINUX_ROUNDS := 2
 BENCH_ARGS   ?=
 BENCH_FORKRSS ?= 0 16 64 256 1024
 MUSL_CC      ?= musl-gcc
 
-# bench_build TARGET CC LDFLAGS DEPS: rules for build/bench/TARGET/PROG, one
-# static library of the shared pieces, and BENCH_<TARGET>_BINS listing the
-# programs; DEPS are what CC needs built first (Pagoda's libc).
+# bench_build TARGET CC LDFLAGS DEPS LIBC: rules for build/bench/TARGET/PROG,
+# one static library of the shared pieces (plus the LIBC sources: Pagoda's
+# system call wrappers, which newlib programs get from libpagoda.a), and
+# BENCH_<TARGET>_BINS listing the programs; DEPS are what CC needs built
+# first (Pagoda's libc).
 define bench_build
 BENCH_$(1)_BINS := $$(BENCH_PROGS:%=$(B)/bench/$(1)/%)
 
-$(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h) $(4)
+$(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h libc/include/pagoda/*.h) $(4)
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$<)$(2) $(BENCH_CFLAGS) -c $$< -o $$@
+
+$(B)/bench/$(1)/obj/libc-%.o: libc/%.c $(wildcard libc/*.h libc/include/pagoda/*.h) $(4)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$<)$(2) $(BENCH_CFLAGS) -c $$< -o $$@
 
 .PRECIOUS: $(B)/bench/$(1)/obj/%.o
 
-$(B)/bench/$(1)/libbench.a: $(BENCH_LIBS:%=$(B)/bench/$(1)/obj/%.o)
+$(B)/bench/$(1)/libbench.a: $(BENCH_LIBS:%=$(B)/bench/$(1)/obj/%.o) $(5:libc/%.c=$(B)/bench/$(1)/obj/libc-%.o)
 	$$(Q)rm -f $$@ && ar rcs $$@ $$^
 
 $(B)/bench/$(1)/%: $(B)/bench/$(1)/obj/%.o $(B)/bench/$(1)/libbench.a $(4)
 	$$(call say,LD,$$@)$(2) $(3) -o $$@ $$(filter $(B)/bench/%,$$^)
 endef
 
-$(eval $(call bench_build,musl,$(MUSL_CC),-static))
+# musl's own headers win; libc/include only adds pagoda/*.h (as for usertests-musl).
+$(eval $(call bench_build,musl,$(MUSL_CC) -idirafter libc/include,-static,,libc/pagoda.c libc/errno_map.c))
 $(eval $(call bench_build,pagoda,$(PAGODA_CC),,$(LIBC_DEPS)))
 BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
 BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)
@@ -82,8 +111,29 @@ bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user
 	$(Q)export BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)"; \
 		tools/bench/linux.sh prepare $(B) $(B)/bench/musl && \
 		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda
-	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results --rounds $(BENCH_ROUNDS) \
-		--ref linux $(BENCH_SYSTEMS)
+	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results \
+		--rounds $(or $(BENCH_ROUNDS),$(BENCH_LINUX_ROUNDS)) --ref linux $(BENCH_SYSTEMS)
+
+# make bench: all of Pagoda's configurations (see the top of this file). The
+# tools are installed before anything is built, so it works from a fresh clone.
+BENCH_CONFIGS ?= ptshare pv purge kfork
+BENCH_KFORK   ?=
+BENCH_KFORK_MEM ?= 3G
+BENCH_OUT     := $(B)/bench/all
+BENCH_NOPV    := build-nopv
+.PHONY: bench
+bench:
+	@tools/deps.sh build run bench
+	@echo "bench: building newlib (first time: minutes), the kernels, user programs, benchmarks"
+	$(Q)$(MAKE) --no-print-directory $(B)/kernel.elf user bench-pagoda
+	$(Q)$(MAKE) --no-print-directory B=$(BENCH_NOPV) PARAVIRT=0 $(BENCH_NOPV)/kernel.elf
+	$(Q)export BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)"; \
+		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda
+	$(Q)rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
+	$(PYTHON) tools/bench/bench.py configs --out $(BENCH_OUT) --build $(B) \
+		--nopv-build $(BENCH_NOPV) --configs "$(BENCH_CONFIGS)" --mem $(BENCH_MEM) \
+		--rounds $(or $(BENCH_ROUNDS),$(BENCH_ALL_ROUNDS)) --kfork-opts "$(BENCH_KFORK)" \
+		--kfork-mem $(BENCH_KFORK_MEM)
 
 # make bench-pv: seed 004 -- lmbench null call, null I/O, fork, exec, sh under
 # a PARAVIRT=0 kernel (build-nopv/), pv=indirect and pv=patched, BENCH_PV_ROUNDS

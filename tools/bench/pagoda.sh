@@ -3,17 +3,23 @@
 #
 #   pagoda.sh prepare BUILD BINDIR      stage the benchmarks of BINDIR for /bin of an
 #                                       initrd next to Pagoda's root tree (BUILD/rootfs)
-#   pagoda.sh boot BUILD MEM "CONFIG"   boot BUILD/kernel.elf once, the way bench-linux
+#   pagoda.sh boot BUILD MEM "CONFIG" [SUITE ARGS...]
+#                                       boot BUILD/kernel.elf once, the way bench-linux
 #                                       boots Linux (tools/qemu.sh: TCG, -cpu max, -m MEM),
 #                                       with an /etc/init.cmd that runs /bin/suite (init
 #                                       runs it, then the kernel powers off); the serial
 #                                       console goes to stdout
+#   pagoda.sh boot BUILD MEM "CONFIG" --init "COMMAND"
+#                                       the same with COMMAND as /etc/init.cmd instead
 #
 # CONFIG is a list of words: NAME=VALUE words in capitals (e.g. MALLOC_PURGE=free)
 # become environment variables of the benchmarks (suite --env), every other word
-# (e.g. ptshare=fork) goes on the kernel command line. The suite's options come
+# (e.g. ptshare=fork) goes on the kernel command line. SUITE ARGS are added to the
+# suite's command (e.g. --only lat_syscall,lat_proc). The suite's options come
 # from the environment at prepare time: BENCH_ARGS (common options) and
-# FORKRSS_MIB (forkrss sizes).
+# FORKRSS_MIB (forkrss sizes). PAGODA_KERNEL boots another kernel (e.g. the
+# PARAVIRT=0 build in build-nopv/). Each distinct boot's initrd and ISO are
+# built once per prepare and reused by later rounds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$here/../..
@@ -29,24 +35,37 @@ prepare() {
 	echo "/bin/suite --dir /bin --forkrss $sizes ${BENCH_ARGS:-}" > "$top/suite.cmd"
 }
 
-# boot BUILD MEM CONFIG: one run of the suite on Pagoda in that configuration.
+# boot BUILD MEM CONFIG [--init COMMAND | SUITE ARGS...]: one run of the suite
+# (or of COMMAND) on Pagoda in that configuration.
 boot() {
-	local build=$1 top=$1/bench/pagoda-boot name cmd kernel_opts="" w
+	local build=$1 mem=$2 config=$3 top=$1/bench/pagoda-boot kernel cmd kernel_opts="" w name
+	shift 3
+	kernel=${PAGODA_KERNEL:-$build/kernel.elf}
 	cmd=$(cat "$top/suite.cmd")
-	for w in $3; do
+	for w in $config; do
 		if [[ $w =~ ^[A-Z_][A-Z0-9_]*= ]]; then cmd="$cmd --env $w"; else kernel_opts="$kernel_opts $w"; fi
 	done
-	name=$top/$(echo "cfg-$3" | tr -c 'A-Za-z0-9=.-' '_')
-	rm -rf "$name.tree" && cp -a "$top/tree" "$name.tree"
-	echo "$cmd" > "$name.tree/etc/init.cmd"
-	"$root/tools/mkinitrd.sh" "$name.tar" "$build/rootfs" "$name.tree"
-	"$root/tools/mkiso.sh" "$build/kernel.elf" "$name.tar" "${kernel_opts# }" "$name.iso"
-	exec "$root/tools/qemu.sh" -m "$2" -cdrom "$name.iso" \
+	if [ "${1:-}" = --init ]; then
+		cmd=$2
+	elif [ $# -gt 0 ]; then
+		cmd="$cmd$(printf ' %q' "$@")"
+	fi
+	name=$top/$(echo "cfg-$config" | tr -c 'A-Za-z0-9=.-' '_')-$(printf '%s\n' "$kernel" \
+		"$kernel_opts" "$cmd" | md5sum | cut -c1-8)
+	if [ ! -e "$name.iso" ]; then
+		rm -rf "$name.tree" && cp -a "$top/tree" "$name.tree"
+		echo "$cmd" > "$name.tree/etc/init.cmd"
+		"$root/tools/mkinitrd.sh" "$name.tar" "$build/rootfs" "$name.tree"
+		"$root/tools/mkiso.sh" "$kernel" "$name.tar" "${kernel_opts# }" "$name.iso"
+		rm -rf "$name.tree" "$name.tar"
+	fi
+	exec "$root/tools/qemu.sh" -m "$mem" -cdrom "$name.iso" \
 		-display none -serial stdio -monitor none -no-reboot </dev/null
 }
 
 case "${1:-}" in
 prepare) prepare "$2" "$3" ;;
-boot) boot "$2" "$3" "${4:-}" ;;
-*) echo "usage: $0 prepare BUILD BINDIR | boot BUILD MEM [CONFIG]" >&2; exit 2 ;;
+boot) shift; [ $# -ge 3 ] || set -- "$@" ""; boot "$@" ;;
+*) echo "usage: $0 prepare BUILD BINDIR | boot BUILD MEM [CONFIG [SUITE ARGS... | --init CMD]]" >&2
+	exit 2 ;;
 esac

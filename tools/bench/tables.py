@@ -1,13 +1,18 @@
 """tools/bench/tables.py -- the report's tables, generic over columns.
 
 A column is one measured system/configuration ("linux", "pagoda ptshare=off", ...).
-Each table lists items (label, bench, metric) and one of two layouts:
-  side  rows = items, one column per system/configuration, then one ratio column
-        per non-reference column (column / reference); cells "median ±spread%"
-  seed  rows = columns, columns = items: the shape of the seed posts' tables
+Each table lists items (label, bench, metric) and one of three layouts:
+  side    rows = items, one column per system/configuration, then one ratio column
+          per non-reference column (column / reference); cells "median ±spread%"
+  seed    rows = columns, columns = items: the shape of the seed posts' tables
+  matrix  one bench whose metric names hold two keys (ptshare_stat pt_pages_8sh:
+          what = pt_pages, N = 8; kfork share_64M: strategy, MiB): rows = column x
+          one key, columns = the other key (a Matrix describes how)
 A table may keep only the columns matching a regular expression (e.g. "ptshare=");
-with none it prints what it is waiting for. Metrics with "{g}" expand once per
-group (ebizzy modes). Data: {(column, bench, metric): Cell}.
+with none it prints what it is waiting for. A configuration that measured
+nothing of a table is left out of it (make bench runs only what each
+configuration's tables need). Metrics with "{g}" expand once per group (ebizzy
+modes). Data: {(column, bench, metric): Cell}.
 """
 import collections
 import csv
@@ -37,6 +42,53 @@ def mib_of(metric):
     return int(m.group(1)) if m else -1
 
 
+class Matrix:
+    """How a matrix table reads metric names: `pattern` (a regex with groups
+    "row" and "col") splits a metric name of `bench`, or of each bench of a
+    list of (bench, suffix) whose suffix is appended to the col key (kfork,
+    kfork_fork " fork", ...); `rows` and `cols` are the known keys in display
+    order with their labels ([(key, label)]; keys not listed follow, in
+    numeric order, labelled by `row_fmt`/`col_fmt`)."""
+
+    def __init__(self, bench, pattern, rows=(), cols=(), row_fmt="%s", col_fmt="%s"):
+        self.benches = [(bench, "")] if isinstance(bench, str) else list(bench)
+        self.pattern = re.compile(pattern)
+        self.rows, self.cols = list(rows), list(cols)
+        self.row_fmt, self.col_fmt = row_fmt, col_fmt
+
+    def cells(self, data, column):
+        """{(row key, col key): Cell} of one column."""
+        suffix = dict(self.benches)
+        out = {}
+        for (c, b, m), cell in data.items():
+            mm = self.pattern.match(m) if c == column and b in suffix else None
+            if mm:
+                out[(mm.group("row"), mm.group("col") + suffix[b])] = cell
+        return out
+
+    @staticmethod
+    def keys(known, seen, fmt):
+        """The keys in display order with labels: the known ones that occur,
+        then the others (numbers in numeric order)."""
+        order = [(k, lbl) for (k, lbl) in known if k in seen]
+        rest = sorted(set(seen) - {k for k, _ in known},
+                      key=lambda k: (0, int(k), "") if k.isdigit() else (1, 0, k))
+        return order + [(k, fmt % k) for k in rest]
+
+
+PTSHARE_PAGES = Matrix(
+    "ptshare_stat", r"^(?P<row>[a-z_]+)_(?P<col>\d+)sh$",
+    rows=[("pt_pages", "PT pages"), ("pt_shared", "PT pages shared"),
+          ("kib_saved", "KiB saved"), ("rss_kib", "RSS KiB"), ("pss_kib", "PSS KiB")],
+    col_fmt="%s sh")
+KFORK_STRATEGIES = [("copy", "copy"), ("cow", "cow"), ("share", "share")]
+KFORK_RE = r"^(?P<col>[a-z]+)_(?P<row>\d+)M$"
+KFORK = Matrix("kfork", KFORK_RE, cols=KFORK_STRATEGIES, row_fmt="%s MiB")
+KFORK_PARTS = Matrix([("kfork_fork", " fork"), ("kfork_exit", " exit")], KFORK_RE,
+                     cols=[(s + h, s + h) for (s, _) in KFORK_STRATEGIES
+                           for h in (" fork", " exit")], row_fmt="%s MiB")
+
+
 class Table:
     """One table: name (file name), title, items (list or function of data),
     layout ("side" or "seed"), columns regex, groups, and what it waits for."""
@@ -52,11 +104,18 @@ class Table:
         groups = self.groups or [""]
         return [(g, label, b, m.replace("{g}", g)) for g in groups for (label, b, m) in items]
 
-    def columns(self, all_columns):
-        """The columns this table shows, in run order."""
-        if not self.columns_re:
-            return list(all_columns)
-        return [c for c in all_columns if re.search(self.columns_re, c)]
+    def has_data(self, data, column):
+        """Whether `column` measured anything this table shows."""
+        if self.layout == "matrix":
+            return bool(self.items.cells(data, column))
+        return any((column, b, m) in data for (_, _, b, m) in self.expand(data))
+
+    def columns(self, all_columns, data):
+        """The columns this table shows, in run order: those matching the
+        table's regex that measured something of it."""
+        return [c for c in all_columns
+                if (not self.columns_re or re.search(self.columns_re, c))
+                and self.has_data(data, c)]
 
 
 TABLES = [
@@ -78,13 +137,15 @@ TABLES = [
     Table("ptshare", "Page-table sharing: lmbench fork/exec/sh (us) without and with "
           "sharing (seed 000)", LMBENCH[2:], columns="ptshare=",
           waits="Pagoda columns ptshare=off/fork/all"),
-    Table("ptshare_pages", "Page-table pages shared and memory saved with N shells "
-          "running (seed 003)",
-          [("PT pages", "ptshare_stat", "pt_pages"),
-           ("PT pages shared", "ptshare_stat", "pt_pages_shared"),
-           ("KiB saved", "ptshare_stat", "kib_saved")],
-          layout="seed", columns="ptshare=",
-          waits="Pagoda's page-table counters and columns ptshare=off/fork/all"),
+    Table("ptshare_micro", "Page-table sharing: system call, page fault and madvise "
+          "microseconds per operation (±: (max-min)/2 as % of median)",
+          lambda d: (LMBENCH[:2] + [(m + " fault", "lat_pagefault", m) for m in ("write", "read")]
+                     + metric_items("madvbench", d, prefix="madv ")),
+          columns="ptshare=", waits="Pagoda columns ptshare=off/fork/all"),
+    Table("ptshare_pages", "Page-table pages in use, shared and saved with N shells "
+          "running; RSS and PSS summed over the shells (seed 003)",
+          PTSHARE_PAGES, layout="matrix", columns="ptshare=|^linux$|^pagoda$",
+          waits="ptshare_stat on Pagoda columns ptshare=off/fork/all"),
     Table("paravirt", "Paravirt ops: lmbench times in microseconds (seed 004)",
           LMBENCH, layout="seed", columns="pv=|PARAVIRT=",
           waits="Pagoda columns PARAVIRT=0, pv=indirect, pv=patched"),
@@ -93,7 +154,14 @@ TABLES = [
           lambda d: metric_items("mallocbench", d) + [("ebizzy malloc rec/s", "ebizzy",
                                                        "malloc_rate")],
           columns="MALLOC_PURGE=", waits="Pagoda columns MALLOC_PURGE=..."),
+    Table("kfork", "In-kernel fork benchmark (bench=fork): microseconds per fork+exit of an "
+          "address space of N MiB, per strategy", KFORK, layout="matrix",
+          waits="the kernel's bench=fork (BENCH kfork <strategy>_<N>M lines)"),
+    Table("kfork_parts", "In-kernel fork benchmark: the two halves, microseconds to "
+          "duplicate (fork) and to tear down (exit)", KFORK_PARTS, layout="matrix",
+          waits="the kernel's bench=fork (BENCH kfork_fork/kfork_exit lines)"),
 ]
+TABLE_NAMES = [t.name for t in TABLES]
 
 
 def fmt(v):
@@ -110,25 +178,75 @@ def spread(c):
     return (c.max - c.min) / 2 / c.median * 100 if c.median else 0.0
 
 
+def short_names(columns):
+    """(corner, {column: label}): labels without the common "pagoda " when every
+    column has it (make bench's tables), and without a common "KEY=" when every
+    one is a single KEY=VALUE word with the same KEY (ptshare=off, ptshare=all:
+    "off", "all"), which then goes to the table's top left corner."""
+    prefix = "pagoda "
+    names = {c: c for c in columns}
+    if columns and all(c.startswith(prefix) for c in columns):
+        names = {c: c[len(prefix):] for c in columns}
+    keys = {n.partition("=")[0] + "=" for n in names.values() if "=" in n and " " not in n}
+    if len(columns) > 1 and len(keys) == 1 and all("=" in n and " " not in n
+                                                   for n in names.values()):
+        key = keys.pop()
+        return key, {c: n[len(key):] for c, n in names.items()}
+    return "", names
+
+
+def ratio_label(num, den):
+    """Header of a ratio column: "fork/off" for "ptshare=fork" over "ptshare=off",
+    else "NUM / DEN"."""
+    a, b = num.partition("="), den.partition("=")
+    if a[1] and b[1] and a[0] == b[0] and " " not in a[0]:
+        return "%s/%s" % (a[2], b[2])
+    return "%s / %s" % (num, den)
+
+
+def matrix_grid(table, data, columns):
+    """A matrix table: rows = column x row key (rows of one column together;
+    the column name left out when there is only one), columns = col keys."""
+    mx, (corner, name) = table.items, short_names(columns)
+    cells = {col: mx.cells(data, col) for col in columns}
+    seen_rows = {r for cs in cells.values() for (r, _) in cs}
+    seen_cols = {c for cs in cells.values() for (_, c) in cs}
+    col_keys = Matrix.keys(mx.cols, seen_cols, mx.col_fmt)
+    header = [corner] + [lbl for (_, lbl) in col_keys]
+    body, width = [], max(len(n) for n in name.values())
+    for (rk, rlabel) in Matrix.keys(mx.rows, seen_rows, mx.row_fmt):
+        for col in columns:
+            row = [rlabel if len(columns) == 1 else "%-*s  %s" % (width, name[col], rlabel)]
+            row += [fmt(cells[col][(rk, ck)].median) if (rk, ck) in cells[col] else "-"
+                    for (ck, _) in col_keys]
+            if any(cell != "-" for cell in row[1:]):
+                body.append(row)
+    return header, body
+
+
 def grid(table, data, columns, ref):
     """The table as a header row and body rows of strings. Ratios divide by the
-    column `ref`, or by the table's first column when ref is not among them."""
-    items = table.expand(data)
+    column `ref`, or by the table's first column when ref is not among them.
+    Seed-layout rows without any number are left out."""
+    if table.layout == "matrix":
+        return matrix_grid(table, data, columns)
+    items, (corner, name) = table.expand(data), short_names(columns)
     ref = ref if ref in columns else columns[0]
     if table.layout == "seed":
-        header = [""] + [lbl for (_, lbl, _, _) in items[:len(items) // len(table.groups or [""])]]
+        header = [corner] + [lbl for (_, lbl, _, _) in items[:len(items) // len(table.groups or [""])]]
         body = []
         for g in table.groups or [""]:
             for col in columns:
-                row = [(col + " " + g).strip()]
+                row = [(name[col] + " " + g).strip()]
                 for (gg, _, b, m) in items:
                     if gg == g:
                         c = data.get((col, b, m))
                         row.append(fmt(c.median) if c else "-")
-                body.append(row)
+                if any(cell != "-" for cell in row[1:]):
+                    body.append(row)
         return header, body
     others = [c for c in columns if c != ref]
-    header = [""] + columns + ["%s / %s" % (c, ref) for c in others]
+    header = [corner] + [name[c] for c in columns] + [ratio_label(name[c], name[ref]) for c in others]
     body = []
     for (_, lbl, b, m) in items:
         row = [lbl]
@@ -153,14 +271,16 @@ def render(header, body):
     return "\n".join([line(header), rule] + [line(r) for r in body])
 
 
-def render_all(data, all_columns, ref, out):
-    """Every table as text (and OUT/table_NAME.csv for each one with data)."""
+def render_all(data, all_columns, ref, out, names=None):
+    """Every table (or those named, in that order) as text, and
+    OUT/table_NAME.csv for each one with data."""
     parts = []
-    for t in TABLES:
-        cols = t.columns(all_columns)
+    by_name = {t.name: t for t in TABLES}
+    for t in [by_name[n] for n in names] if names else TABLES:
+        cols = t.columns(all_columns, data)
         parts.append("== %s" % t.title)
         header, body = grid(t, data, cols, ref) if cols else ([], [])
-        if not cols or all(cell == "-" for r in body for cell in r[1:]):
+        if not body or all(cell == "-" for r in body for cell in r[1:]):
             parts.append("   (not measured yet: needs %s)\n" % (t.waits or "data"))
             continue
         parts.append(render(header, body) + "\n")

@@ -9,9 +9,12 @@
  * "BENCHDONE" at the end
  * (tools/bench/bench.py reads these for progress and checks).
  *
- * Usage: suite [--dir DIR] [--forkrss "MIB..."] [--env NAME=VALUE]... [COMMON OPTIONS...]
- * DIR (default: this program's directory) holds the programs; forkrss gets
- * the sizes (default "0 16 64"; commas work too: 0,16,64); --env sets an
+ * Usage: suite [--dir DIR] [--only PROG,...] [--forkrss "MIB..."]
+ *              [--args PROG="ARGS"]... [--env NAME=VALUE]... [COMMON OPTIONS...]
+ * DIR (default: this program's directory) holds the programs; --only runs
+ * just those programs, in that order (default: all of them); forkrss gets
+ * the sizes (default "0 16 64"; commas work too: 0,16,64); --args gives one
+ * program extra arguments (e.g. ebizzy="-m malloc"); --env sets an
  * environment variable for every program (e.g. MALLOC_PURGE=free, a
  * configuration of Pagoda's malloc); every other argument (--quick, --runs N,
  * --ms N) is passed to every program.
@@ -32,6 +35,7 @@ extern char **environ;
 
 static const char *const programs[] = {
 	"lat_syscall", "lat_proc", "lat_pagefault", "forkrss", "madvbench", "ebizzy", "mallocbench",
+	"ptshare_stat",
 };
 #define NPROGRAMS (sizeof programs / sizeof programs[0])
 
@@ -102,14 +106,59 @@ static int split_words(char *s, char **words, int max)
 	return n;
 }
 
-/* Parse the suite's own options, then run every program. */
+/* The index of program `name` in programs[]; exits when there is none. */
+static size_t program_index(const char *name)
+{
+	size_t p;
+
+	for (p = 0; p < NPROGRAMS; p++)
+		if (!strcmp(programs[p], name))
+			return p;
+	fprintf(stderr, "suite: no benchmark program %s\n", name);
+	exit(2);
+}
+
+/* Extra arguments of one program (--args), split in place into words. */
+struct extra_args {
+	char *words[MAX_ARGS];
+	int n;
+};
+
+/* Store a PROG=ARGS argument's words as the extra arguments of PROG. */
+static void set_args(struct extra_args *extra, char *assignment)
+{
+	char *eq = strchr(assignment, '=');
+
+	if (!eq) {
+		fprintf(stderr, "suite: --args wants PROG=ARGS, got %s\n", assignment);
+		exit(2);
+	}
+	*eq = '\0';
+	extra = &extra[program_index(assignment)];
+	extra->n = split_words(eq + 1, extra->words, MAX_ARGS);
+}
+
+/* Append n words to args (at most MAX_ARGS in all); returns the new count. */
+static int append_words(char **args, int nargs, char *const *words, int n)
+{
+	int i;
+
+	for (i = 0; i < n && nargs < MAX_ARGS; i++)
+		args[nargs++] = words[i];
+	return nargs;
+}
+
+/* Parse the suite's own options, then run every program (or those of --only). */
 int main(int argc, char **argv)
 {
 	char dir[PATH_LEN], sizes_buf[PATH_LEN] = "0 16 64", hello[PATH_LEN];
-	char *common[MAX_ARGS], *sizes[MAX_ARGS], *hello_arg[1] = { hello };
+	char *common[MAX_ARGS], *sizes[MAX_ARGS], *hello_arg[1] = { hello }, *only[NPROGRAMS];
+	static struct extra_args extra[NPROGRAMS];
+	size_t order[NPROGRAMS], norder = NPROGRAMS, p;
 	int ncommon = 0, nsizes, i, failed = 0;
-	size_t p;
 
+	for (p = 0; p < NPROGRAMS; p++)
+		order[p] = p;
 	bench_path_beside(dir, sizeof dir, argv[0], ".");
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dir") && i + 1 < argc)
@@ -118,26 +167,32 @@ int main(int argc, char **argv)
 			snprintf(sizes_buf, sizeof sizes_buf, "%s", argv[++i]);
 		else if (!strcmp(argv[i], "--env") && i + 1 < argc)
 			set_env(argv[++i]);
+		else if (!strcmp(argv[i], "--args") && i + 1 < argc)
+			set_args(extra, argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			for (norder = (size_t)split_words(argv[++i], only, NPROGRAMS), p = 0; p < norder; p++)
+				order[p] = program_index(only[p]);
 		else if (ncommon < MAX_ARGS)
 			common[ncommon++] = argv[i];
 	}
 	nsizes = split_words(sizes_buf, sizes, MAX_ARGS);
 	join_path(hello, dir, "proc_hello");
 	printf("BENCHSTART");
-	for (p = 0; p < NPROGRAMS; p++)
-		printf(" %s", programs[p]);
+	for (p = 0; p < norder; p++)
+		printf(" %s", programs[order[p]]);
 	printf("\n");
-	for (p = 0; p < NPROGRAMS; p++) {
-		const char *name = programs[p];
-		int st;
+	for (p = 0; p < norder; p++) {
+		const char *name = programs[order[p]];
+		char *args[MAX_ARGS];
+		int nargs = 0, st;
 
 		printf("BENCHPROG %s\n", name);
 		if (!strcmp(name, "lat_proc"))
-			st = run_program(dir, name, hello_arg, 1, common, ncommon);
+			nargs = append_words(args, nargs, hello_arg, 1);
 		else if (!strcmp(name, "forkrss"))
-			st = run_program(dir, name, sizes, nsizes, common, ncommon);
-		else
-			st = run_program(dir, name, NULL, 0, common, ncommon);
+			nargs = append_words(args, nargs, sizes, nsizes);
+		nargs = append_words(args, nargs, extra[order[p]].words, extra[order[p]].n);
+		st = run_program(dir, name, args, nargs, common, ncommon);
 		if (st == -1)
 			printf("BENCHFAIL %s not-started\n", name);
 		else if (WIFSIGNALED(st))

@@ -1,4 +1,5 @@
 /* user/usertests/t_misc.c -- clocks, sleeping, identity calls. */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/times.h>
@@ -58,17 +59,37 @@ void test_times_faults(void)
 			(long)t.tms_utime, (long)t.tms_stime);
 }
 
-/* cwd: getcwd reports an absolute path, "/" after chdir("/"); chdir
- * checks its target (Pagoda's cwd may stay "/": `cd` need not move). */
+static void chdir_dev(void *arg)
+{
+	(void)arg;
+	if (chdir("/dev") < 0)
+		_exit(2);
+}
+
+/* cwd: chdir moves the current directory (absolute, relative, ".."),
+ * getcwd reports it, relative paths start there, a child's chdir leaves
+ * the parent alone; chdir checks its target. */
 void test_cwd(void)
 {
 	char buf[256];
+	int fd;
 
 	CHECK(getcwd(buf, sizeof buf) == buf && buf[0] == '/');
 	CHECK_OK(chdir("/"));
 	CHECK(getcwd(buf, sizeof buf) == buf && strcmp(buf, "/") == 0);
 	CHECK(getcwd(buf, 1) == NULL && errno == ERANGE);
-	CHECK_OK(chdir("/dev"));
+	CHECK_OK(chdir("dev"));
+	CHECK(getcwd(buf, sizeof buf) == buf && strcmp(buf, "/dev") == 0);
+	CHECK(getcwd(buf, 4) == NULL && errno == ERANGE);
+	fd = CHECK_OK(open("null", O_WRONLY));
+	CHECK(write(fd, "x", 1) == 1);
+	CHECK_OK(close(fd));
+	CHECK_OK(access("./zero", F_OK));
+	CHECK_OK(chdir(".."));
+	CHECK(getcwd(buf, sizeof buf) == buf && strcmp(buf, "/") == 0);
+	CHECK(ut_run(chdir_dev, NULL) == 0);
+	CHECK(getcwd(buf, sizeof buf) == buf && strcmp(buf, "/") == 0);
+	CHECK_ERR(open("null", O_WRONLY), ENOENT);
 	CHECK_ERR(chdir("/no/such/dir"), ENOENT);
 	CHECK_ERR(chdir("/dev/null"), ENOTDIR);
 	CHECK_OK(access("/dev/null", F_OK));

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,8 +110,7 @@ void test_pipe_closed_reader(void)
 }
 
 /* pipe2_flags: pipe2 with O_CLOEXEC or no flags gives a working pipe;
- * unknown flags are EINVAL. (Whether O_CLOEXEC then shows in F_GETFD is not
- * checked: Pagoda has no close-on-exec yet.) */
+ * unknown flags are EINVAL (fd_cloexec checks the flag itself). */
 void test_pipe2_flags(void)
 {
 	static const int flags[] = { 0, O_CLOEXEC };
@@ -150,4 +150,62 @@ void test_dup_fds(void)
 	close(d);
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/* fd_cloexec: FD_CLOEXEC through fcntl, O_CLOEXEC, pipe2, dup3 and
+ * F_DUPFD_CLOEXEC; dup and dup2 give descriptors without it. */
+void test_fd_cloexec(void)
+{
+	int fds[2], p2[2], d;
+
+	CHECK_OK(pipe(fds));
+	CHECK(fcntl(fds[1], F_GETFD) == 0);
+	CHECK_OK(fcntl(fds[1], F_SETFD, FD_CLOEXEC));
+	CHECK(fcntl(fds[1], F_GETFD) == FD_CLOEXEC);
+	d = CHECK_OK(dup(fds[1]));
+	CHECK(fcntl(d, F_GETFD) == 0);
+	CHECK_OK(close(d));
+	d = CHECK_OK(fcntl(fds[1], F_DUPFD_CLOEXEC, 20));
+	CHECK(d >= 20 && fcntl(d, F_GETFD) == FD_CLOEXEC);
+	CHECK(dup2(fds[0], d) == d && fcntl(d, F_GETFD) == 0);
+	CHECK_OK(close(d));
+	CHECK(dup3(fds[0], 30, O_CLOEXEC) == 30 && fcntl(30, F_GETFD) == FD_CLOEXEC);
+	CHECK_OK(close(30));
+	CHECK_ERR(dup3(fds[0], fds[0], O_CLOEXEC), EINVAL);
+	CHECK_OK(pipe2(p2, O_CLOEXEC));
+	CHECK(fcntl(p2[0], F_GETFD) == FD_CLOEXEC && fcntl(p2[1], F_GETFD) == FD_CLOEXEC);
+	d = CHECK_OK(open("/dev/null", O_RDONLY | O_CLOEXEC));
+	CHECK(fcntl(d, F_GETFD) == FD_CLOEXEC);
+	CHECK_OK(fcntl(d, F_SETFD, 0));
+	CHECK(fcntl(d, F_GETFD) == 0);
+	close(d);
+	close(p2[0]);
+	close(p2[1]);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* exec_cloexec: execve closes exactly the descriptors marked close-on-exec:
+ * a pipe whose only writer is marked reads end-of-file while the program
+ * the child became (sleep 1) still runs. */
+void test_exec_cloexec(void)
+{
+	int fds[2], st;
+	char path[300], c;
+	pid_t pid;
+
+	snprintf(path, sizeof path, "%s/sleep", ut_bindir);
+	CHECK_OK(pipe2(fds, O_CLOEXEC));
+	pid = ut_fork();
+	if (pid == 0) {
+		close(fds[0]);
+		execl(path, "sleep", "1", (char *)NULL);
+		_exit(99);
+	}
+	close(fds[1]);
+	CHECK(read(fds[0], &c, 1) == 0);
+	CHECK(waitpid(pid, &st, WNOHANG) == 0);
+	st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(fds[0]);
 }

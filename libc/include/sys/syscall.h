@@ -57,6 +57,7 @@
 #define SYS_exit_group      231
 #define SYS_tgkill          234
 #define SYS_newfstatat      262
+#define SYS_dup3            292
 #define SYS_pipe2           293
 
 #endif
