@@ -7,33 +7,9 @@
 
 #include <stdint.h>
 
-/* open(2) flags, Linux values (octal, as in <asm-generic/fcntl.h>). */
-#define LINUX_O_CREAT      0100
-#define LINUX_O_EXCL       0200
-#define LINUX_O_NOCTTY     0400
-#define LINUX_O_TRUNC      01000
-#define LINUX_O_APPEND     02000
-#define LINUX_O_NONBLOCK   04000
-#define LINUX_O_SYNC       04010000
-#define LINUX_O_DIRECTORY  0200000
-#define LINUX_O_NOFOLLOW   0400000
-#define LINUX_O_CLOEXEC    02000000
-
-#define LINUX_AT_FDCWD     (-100)
-
-/* Clock ids. */
-#define LINUX_CLOCK_REALTIME           0
-#define LINUX_CLOCK_MONOTONIC          1
-#define LINUX_CLOCK_PROCESS_CPUTIME_ID 2
-
-/* ioctl: read the terminal settings (struct termios, 60 bytes is ample);
- * answered only by terminals. */
-#define LINUX_TCGETS       0x5401
-#define LINUX_TERMIOS_SIZE 60
-
-/* reboot(2) magic numbers and commands. */
-#define LINUX_REBOOT_MAGIC1 0xfee1deadL
-#define LINUX_REBOOT_MAGIC2 672274793L
+/* Flag bits, clock ids, ioctl and reboot numbers (LINUX_*; shared with the
+ * kernel). */
+#include <pagoda/abi-linux.h>
 
 /* The kernel's struct stat (struct linux_stat). */
 #include <pagoda/abi-stat.h>
