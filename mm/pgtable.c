@@ -95,6 +95,17 @@ static const struct walk_ops map_ops = {
 
 /* ---- unmap -------------------------------------------------------------- */
 
+/* Is e (at level) a 4 KiB leaf that op may change? A table entry is not; a
+ * large page is a panic (pgt_* calls work on 4 KiB pages only). */
+static bool small_leaf(pte_t e, int level, const char *op, vaddr_t va)
+{
+	if (!pte_is_leaf(e, level))
+		return false;
+	if (level != PGL_PT)
+		panic("%s: va %#lx is inside a large page", op, va);
+	return true;
+}
+
 struct unmap_arg {
 	bool put;        /* drop frame references (not when undoing a map) */
 };
@@ -104,10 +115,8 @@ static int unmap_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int le
 	struct unmap_arg *a = w->arg;
 	pte_t e = pte_read(ep);
 	(void)end;
-	if (!pte_is_leaf(e, level))
+	if (!small_leaf(e, level, "pgt_unmap", va))
 		return 0;
-	if (level != PGL_PT)
-		panic("pgt_unmap: va %#lx is inside a large page", va);
 	pt_set_leaf(w->pgt, va, ep, level, 0);
 	flush_va(w->pgt, va);   /* before the frame can be reused */
 	if (a->put)
@@ -182,10 +191,8 @@ static int protect_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int 
 {
 	pte_t e = pte_read(ep);
 	(void)end;
-	if (!pte_is_leaf(e, level))
+	if (!small_leaf(e, level, "pgt_protect", va))
 		return 0;
-	if (level != PGL_PT)
-		panic("pgt_protect: va %#lx is inside a large page", va);
 	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK);
 	pt_set_leaf(w->pgt, va, ep, level,
 		    pte_make(pte_addr(e), keep | pgt_prot_bits(va, *(unsigned *)w->arg)));
