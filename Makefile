@@ -59,7 +59,8 @@ $(B)/k/%.o: %.c
 
 $(B)/k/%.asm.o: %.asm
 	@mkdir -p $(dir $@)
-	$(call say,NASM,$<)$(NASM) -f elf64 -g -F dwarf -w+all -o $@ $<
+	$(call say,NASM,$<)$(NASM) -f elf64 -g -F dwarf -w+all -I./ -o $@ $<
+	$(Q)$(NASM) -f elf64 -I./ -M -MT $@ -MP -MF $(@:.o=.d) $<   # %include deps (-MD misses them)
 
 # Two-pass link: the first image gives the symbol table that the second embeds
 # (.ksyms follows all code, so no function moves between the passes).

@@ -16,6 +16,7 @@
 #include "kernel/fs.h"
 #include "kernel/proc.h"
 #include "kernel/string.h"
+#include "libc/include/pagoda/abi-auxv.h"
 #include "mm/as.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
@@ -31,19 +32,6 @@
 #define PF_W 2
 #define PF_R 4
 #define MAX_PHDRS 16
-
-#define AT_NULL 0
-#define AT_PHDR 3
-#define AT_PHENT 4
-#define AT_PHNUM 5
-#define AT_PAGESZ 6
-#define AT_ENTRY 9
-#define AT_UID 11
-#define AT_EUID 12
-#define AT_GID 13
-#define AT_EGID 14
-#define AT_RANDOM 25
-#define AT_EXECFN 31
 
 #define RFLAGS_USER 0x202   /* IF set, reserved bit 1 */
 

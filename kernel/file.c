@@ -16,6 +16,18 @@ struct file *file_alloc(const struct file_ops *ops, int flags)
 	return f;
 }
 
+long file_no_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	(void)f, (void)ubuf, (void)n;
+	return -EBADF;
+}
+
+long file_no_write(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	(void)f, (void)ubuf, (void)n;
+	return -EBADF;
+}
+
 struct file *file_dup(struct file *f)
 {
 	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);

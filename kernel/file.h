@@ -29,19 +29,26 @@ struct file {
 	void *priv;                         /* pipes */
 };
 
-/* open(2) flags: Linux values. */
-#define O_RDONLY 0
-#define O_WRONLY 1
-#define O_RDWR 2
-#define O_ACCMODE 3
-#define O_CREAT 0100
-#define O_EXCL 0200
-#define O_NOCTTY 0400
-#define O_TRUNC 01000
-#define O_APPEND 02000
-#define O_NONBLOCK 04000
-#define O_DIRECTORY 0200000
-#define O_CLOEXEC 02000000
+/* open(2) flags: the Linux values of libc/include/pagoda/abi-linux.h (shared
+ * with libc, which must spell them LINUX_*), under their usual names. */
+#include "libc/include/pagoda/abi-linux.h"
+#define O_RDONLY LINUX_O_RDONLY
+#define O_WRONLY LINUX_O_WRONLY
+#define O_RDWR LINUX_O_RDWR
+#define O_ACCMODE LINUX_O_ACCMODE
+#define O_CREAT LINUX_O_CREAT
+#define O_EXCL LINUX_O_EXCL
+#define O_NOCTTY LINUX_O_NOCTTY
+#define O_TRUNC LINUX_O_TRUNC
+#define O_APPEND LINUX_O_APPEND
+#define O_NONBLOCK LINUX_O_NONBLOCK
+#define O_DIRECTORY LINUX_O_DIRECTORY
+#define O_CLOEXEC LINUX_O_CLOEXEC
+
+/* Shared default ops: reading a write-only file or writing a read-only one
+ * (a pipe's other end, an initrd file): -EBADF, as Linux does. */
+long file_no_read(struct file *f, vaddr_t ubuf, uint64_t n);
+long file_no_write(struct file *f, vaddr_t ubuf, uint64_t n);
 
 struct file *file_alloc(const struct file_ops *ops, int flags);
 struct file *file_dup(struct file *f);

@@ -6,33 +6,14 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "mm/uaccess.h"
+#include "libc/include/pagoda/abi-stat.h"
+#include "libc/include/pagoda/dirent64.h"
 #include "arch/x86_64/memlayout.h"
 
 #define S_IFCHR 0020000
 #define S_IFDIR 0040000
 #define S_IFREG 0100000
-#define DT_CHR 2
-#define DT_DIR 4
-#define DT_REG 8
 #define BOUNCE 512            /* bytes copied through the kernel at a time */
-
-/* Linux x86-64 struct stat. */
-struct linux_stat {
-	uint64_t st_dev, st_ino, st_nlink;
-	uint32_t st_mode, st_uid, st_gid, pad0;
-	uint64_t st_rdev;
-	int64_t st_size, st_blksize, st_blocks;
-	uint64_t st_atime, st_atime_ns, st_mtime, st_mtime_ns, st_ctime, st_ctime_ns;
-	int64_t unused[3];
-};
-
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	uint16_t d_reclen;
-	uint8_t d_type;
-	char d_name[];
-} __packed;
 
 static long reg_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
@@ -54,12 +35,6 @@ static long dir_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
 	(void)f, (void)ubuf, (void)n;
 	return -EISDIR;
-}
-
-static long ro_write(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	(void)f, (void)ubuf, (void)n;
-	return -EBADF;
 }
 
 static long null_read(struct file *f, vaddr_t ubuf, uint64_t n)
@@ -101,8 +76,8 @@ static long console_file_write(struct file *f, vaddr_t ubuf, uint64_t n)
 	return (long)done;
 }
 
-static const struct file_ops reg_ops = { reg_read, ro_write, NULL, true };
-static const struct file_ops dir_ops = { dir_read, ro_write, NULL, true };
+static const struct file_ops reg_ops = { reg_read, file_no_write, NULL, true };
+static const struct file_ops dir_ops = { dir_read, file_no_write, NULL, true };
 static const struct file_ops null_ops = { null_read, null_write, NULL, false };
 static const struct file_ops zero_ops = { zero_read, null_write, NULL, false };
 static const struct file_ops console_ops = { console_file_read, console_file_write, NULL, false };
@@ -165,7 +140,7 @@ long dir_getdents(struct inode *dir, uint64_t *pos, vaddr_t ubuf, uint64_t n)
 			continue;
 		char buf[sizeof(struct linux_dirent64) + NAME_MAX + 8];
 		struct linux_dirent64 *d = (void *)buf;
-		uint16_t len = (uint16_t)ALIGN_UP(sizeof(*d) + strlen(name) + 1, 8);
+		uint16_t len = (uint16_t)ALIGN_UP(offsetof(struct linux_dirent64, d_name) + strlen(name) + 1, 8);
 		if (done + len > n)
 			return done ? (long)done : -EINVAL;
 		memset(buf, 0, len);

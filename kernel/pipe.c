@@ -121,20 +121,8 @@ static void pipe_close_write(struct file *f)
 	pipe_close_end(f, true);
 }
 
-static long pipe_no_read(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	(void)f, (void)ubuf, (void)n;
-	return -EBADF;
-}
-
-static long pipe_no_write(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	(void)f, (void)ubuf, (void)n;
-	return -EBADF;
-}
-
-static const struct file_ops pipe_read_ops = { pipe_read, pipe_no_write, pipe_close_read, false };
-static const struct file_ops pipe_write_ops = { pipe_no_read, pipe_write, pipe_close_write, false };
+static const struct file_ops pipe_read_ops = { pipe_read, file_no_write, pipe_close_read, false };
+static const struct file_ops pipe_write_ops = { file_no_read, pipe_write, pipe_close_write, false };
 
 int pipe_create(struct file *ends[2])
 {

@@ -6,6 +6,7 @@
 #include "kernel/proc.h"
 #include "kernel/string.h"
 #include "kernel/version.h"
+#include "libc/include/pagoda/abi-linux.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/reset.h"
@@ -14,16 +15,7 @@
 
 #define ARCH_SET_FS 0x1002
 #define ARCH_GET_FS 0x1003
-#define CLOCK_REALTIME 0
-#define CLOCK_MONOTONIC 1
-#define CLOCK_PROCESS_CPUTIME_ID 2
-#define CLOCK_MONOTONIC_RAW 4
-#define CLOCK_BOOTTIME 7
 #define NSEC_PER_SEC 1000000000ULL
-#define LINUX_REBOOT_MAGIC1 0xfee1dead
-#define LINUX_REBOOT_CMD_RESTART 0x01234567
-#define LINUX_REBOOT_CMD_POWER_OFF 0x4321fedc
-#define LINUX_REBOOT_CMD_HALT 0xcdef0123
 #define BOOT_EPOCH 1767225600ULL   /* 2026-01-01: there is no RTC driver */
 
 struct timespec64 {
@@ -47,14 +39,14 @@ static long sys_clock_gettime(const uint64_t a[6])
 {
 	uint64_t ns = clock_ns();
 	switch (a[0]) {
-	case CLOCK_REALTIME:
+	case LINUX_CLOCK_REALTIME:
 		ns += BOOT_EPOCH * NSEC_PER_SEC;
 		break;
-	case CLOCK_MONOTONIC:
-	case CLOCK_MONOTONIC_RAW:
-	case CLOCK_BOOTTIME:
+	case LINUX_CLOCK_MONOTONIC:
+	case LINUX_CLOCK_MONOTONIC_RAW:
+	case LINUX_CLOCK_BOOTTIME:
 		break;
-	case CLOCK_PROCESS_CPUTIME_ID: {
+	case LINUX_CLOCK_PROCESS_CPUTIME_ID: {
 		struct proc *p = current_proc();
 		ns = (p->utime_ticks + p->stime_ticks) * (NSEC_PER_SEC / HZ);
 		break;

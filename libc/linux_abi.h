@@ -7,45 +7,12 @@
 
 #include <stdint.h>
 
-/* open(2) flags, Linux values (octal, as in <asm-generic/fcntl.h>). */
-#define LINUX_O_CREAT      0100
-#define LINUX_O_EXCL       0200
-#define LINUX_O_NOCTTY     0400
-#define LINUX_O_TRUNC      01000
-#define LINUX_O_APPEND     02000
-#define LINUX_O_NONBLOCK   04000
-#define LINUX_O_SYNC       04010000
-#define LINUX_O_DIRECTORY  0200000
-#define LINUX_O_NOFOLLOW   0400000
-#define LINUX_O_CLOEXEC    02000000
+/* Flag bits, clock ids, ioctl and reboot numbers (LINUX_*; shared with the
+ * kernel). */
+#include <pagoda/abi-linux.h>
 
-#define LINUX_AT_FDCWD     (-100)
-
-/* Clock ids. */
-#define LINUX_CLOCK_REALTIME           0
-#define LINUX_CLOCK_MONOTONIC          1
-#define LINUX_CLOCK_PROCESS_CPUTIME_ID 2
-
-/* ioctl: read the terminal settings (struct termios, 60 bytes is ample);
- * answered only by terminals. */
-#define LINUX_TCGETS       0x5401
-#define LINUX_TERMIOS_SIZE 60
-
-/* reboot(2) magic numbers and commands. */
-#define LINUX_REBOOT_MAGIC1 0xfee1deadL
-#define LINUX_REBOOT_MAGIC2 672274793L
-
-/* The kernel's struct stat on x86-64 (144 bytes). */
-struct linux_stat {
-	uint64_t st_dev, st_ino, st_nlink;
-	uint32_t st_mode, st_uid, st_gid, pad0;
-	uint64_t st_rdev;
-	int64_t  st_size, st_blksize, st_blocks;
-	uint64_t st_atime_sec, st_atime_nsec;
-	uint64_t st_mtime_sec, st_mtime_nsec;
-	uint64_t st_ctime_sec, st_ctime_nsec;
-	int64_t  unused[3];
-};
+/* The kernel's struct stat (struct linux_stat). */
+#include <pagoda/abi-stat.h>
 
 /* Linux's clock ticks per second for times(2) (USER_HZ). */
 #define LINUX_USER_HZ 100

@@ -12,18 +12,8 @@
 
 #include "kernel/types.h"
 
-/* mmap/mprotect protections and flags: Linux values. */
-#define PROT_NONE 0x0
-#define PROT_READ 0x1
-#define PROT_WRITE 0x2
-#define PROT_EXEC 0x4
-#define MAP_SHARED 0x01
-#define MAP_PRIVATE 0x02
-#define MAP_FIXED 0x10
-#define MAP_ANONYMOUS 0x20
-#define MAP_NORESERVE 0x4000
-#define MAP_POPULATE 0x8000
-#define MAP_FIXED_NOREPLACE 0x100000
+/* mmap/mprotect protections and flags: Linux values, shared with libc. */
+#include "libc/include/pagoda/abi-mman.h"
 
 /* VMA kinds (struct vma.flags). */
 #define VMA_ANON (1u << 0)    /* demand-zero memory */

@@ -102,16 +102,17 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 	/* A shared PT page must become ours BEFORE anything is decided about the
 	 * page: unsharing takes a reference on every frame it maps, so a COW
 	 * "am I the last user?" test made earlier would be stale, and the page
-	 * would be made writable while another PT page still maps it. */
-	if (write) {
-		int r = pgr_prepare_write(as->pgt, va);
-		if (r < 0)
-			return r;
-	}
-
+	 * would be made writable while another PT page still maps it. A write
+	 * fault therefore looks up with pgt_lookup_write: one walk that unshares
+	 * the PT page on the way down (only when its PD entry is write-protected,
+	 * which every shared PT page's is) and then reads the entry it left. A
+	 * private PT page costs no extra walk. */
 	paddr_t pa;
 	pte_t e;
-	if (!pgt_lookup(as->pgt, va, &pa, &e))
+	int mapped = write ? pgt_lookup_write(as->pgt, va, &pa, &e) : pgt_lookup(as->pgt, va, &pa, &e);
+	if (mapped < 0)
+		return mapped;
+	if (!mapped)
 		return fault_in(as, v, va, write);
 	if (write && pte_cow(e))
 		return fault_cow(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);

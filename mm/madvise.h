@@ -4,12 +4,8 @@
 
 #include "kernel/types.h"
 
-#define MADV_NORMAL 0
-#define MADV_RANDOM 1
-#define MADV_SEQUENTIAL 2
-#define MADV_WILLNEED 3
-#define MADV_DONTNEED 4
-#define MADV_FREE 8
+/* MADV_*: Linux values, shared with libc. */
+#include "libc/include/pagoda/abi-mman.h"
 
 struct addrspace;
 

@@ -95,6 +95,17 @@ static const struct walk_ops map_ops = {
 
 /* ---- unmap -------------------------------------------------------------- */
 
+/* Is e (at level) a 4 KiB leaf that op may change? A table entry is not; a
+ * large page is a panic (pgt_* calls work on 4 KiB pages only). */
+static bool small_leaf(pte_t e, int level, const char *op, vaddr_t va)
+{
+	if (!pte_is_leaf(e, level))
+		return false;
+	if (level != PGL_PT)
+		panic("%s: va %#lx is inside a large page", op, va);
+	return true;
+}
+
 struct unmap_arg {
 	bool put;        /* drop frame references (not when undoing a map) */
 };
@@ -104,10 +115,8 @@ static int unmap_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int le
 	struct unmap_arg *a = w->arg;
 	pte_t e = pte_read(ep);
 	(void)end;
-	if (!pte_is_leaf(e, level))
+	if (!small_leaf(e, level, "pgt_unmap", va))
 		return 0;
-	if (level != PGL_PT)
-		panic("pgt_unmap: va %#lx is inside a large page", va);
 	pt_set_leaf(w->pgt, va, ep, level, 0);
 	flush_va(w->pgt, va);   /* before the frame can be reused */
 	if (a->put)
@@ -182,10 +191,8 @@ static int protect_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int 
 {
 	pte_t e = pte_read(ep);
 	(void)end;
-	if (!pte_is_leaf(e, level))
+	if (!small_leaf(e, level, "pgt_protect", va))
 		return 0;
-	if (level != PGL_PT)
-		panic("pgt_protect: va %#lx is inside a large page", va);
 	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK);
 	pt_set_leaf(w->pgt, va, ep, level,
 		    pte_make(pte_addr(e), keep | pgt_prot_bits(va, *(unsigned *)w->arg)));
@@ -233,21 +240,34 @@ static const struct walk_ops lookup_ops = {
 	.pdpte = lookup_leaf, .pde = lookup_leaf, .pte = lookup_leaf,
 };
 
-bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
+/* pgt_lookup, unsharing on the way down if write: 1, 0 or -ENOMEM. */
+static int lookup(struct pagetable *pgt, vaddr_t va, bool write, paddr_t *pa, pte_t *flags)
 {
 	if (va_canonical(va) != va)   /* user-supplied addresses end up here */
-		return false;
+		return 0;
 	struct lookup_arg a = { .va = va };
-	struct walk w = { .ops = &lookup_ops, .pgt = pgt, .arg = &a };
+	struct walk w = { .ops = &lookup_ops, .pgt = pgt, .arg = &a, .write = write };
 	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
-	walk_range(&w, page, page + PAGE_SIZE);
+	int r = walk_range(&w, page, page + PAGE_SIZE);
+	if (r < 0)
+		return r;
 	if (!pte_present(a.e))
-		return false;
+		return 0;
 	if (pa)
 		*pa = pte_addr(a.e) + (va & (pgl_entry_size(a.level) - 1));
 	if (flags)
 		*flags = pte_flags(a.e);
-	return true;
+	return 1;
+}
+
+bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
+{
+	return lookup(pgt, va, false, pa, flags) > 0;
+}
+
+int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
+{
+	return lookup(pgt, va, true, pa, flags);
 }
 
 /* ---- RSS ---------------------------------------------------------------- */

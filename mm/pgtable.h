@@ -68,6 +68,12 @@ int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot);
  * them with the pte.h accessors). Either pointer may be NULL. */
 bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
 
+/* pgt_lookup before a leaf write at user address va: the same walk first
+ * makes a shared PT page mapping va private (mm/walk.h's write flag; a
+ * no-op when the PD entry is writable), so *flags is the entry the write
+ * will change. 1 if mapped, 0 if not, -ENOMEM if unsharing failed. */
+int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
+
 /* Make pgt the current address space (load CR3). */
 void pgt_activate(struct pagetable *pgt);
 

@@ -2,10 +2,13 @@
 ;
 ; Every vector pushes (a dummy error code and) its number, then joins
 ; trap_common, which saves the registers in the layout of struct trapframe
-; (arch/x86_64/trap.h), switches GS if we came from user mode, and calls
-; trap_dispatch(tf). Returning pops everything and iretq's.
+; (arch/x86_64/trap.h; SAVE_REGS in arch/x86_64/regs.inc), switches GS if we
+; came from user mode, and calls trap_dispatch(tf). Returning pops everything
+; and iretq's.
 
 bits 64
+%include "arch/x86_64/regs.inc"
+
 section .text
 
 extern trap_dispatch
@@ -35,24 +38,9 @@ vec%1:
 
 global trap_common
 trap_common:
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
+	SAVE_REGS
 	cld
-	test qword [rsp + 18*8], 3     ; tf->cs: from user mode?
-	jz .kernel_entry
+	JMP_IF_FROM_KERNEL .kernel_entry
 	swapgs
 .kernel_entry:
 	mov rdi, rsp
@@ -61,26 +49,10 @@ trap_common:
 global trap_return
 trap_return:
 	cli                            ; no interrupt between swapgs and iretq
-	test qword [rsp + 18*8], 3
-	jz .kernel_exit
+	JMP_IF_FROM_KERNEL .kernel_exit
 	swapgs
 .kernel_exit:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi
-	pop rdx
-	pop rcx
-	pop rbx
-	pop rax
-	add rsp, 16                    ; vector, error
+	RESTORE_REGS
 	iretq
 
 section .rodata

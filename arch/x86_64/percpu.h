@@ -1,7 +1,7 @@
 /* arch/x86_64/percpu.h -- per-CPU data, reached through the GS base.
  *
  * In kernel mode GS points at this CPU's struct cpu; the syscall entry uses
- * the first fields (at fixed offsets, see syscall.asm) to find the kernel
+ * the first fields (at fixed offsets, see syscall.asm and regs.inc) to find the kernel
  * stack before anything else is saved.
  */
 #ifndef ARCH_X86_64_PERCPU_H
@@ -23,8 +23,13 @@ struct cpu {
 	bool intena;                 /* were interrupts on before the first? */
 };
 
+/* Offsets used by syscall.asm (repeated in arch/x86_64/regs.inc). */
 #define PERCPU_KERNEL_RSP 8
 #define PERCPU_USER_RSP 16
+_Static_assert(offsetof(struct cpu, kernel_rsp) == PERCPU_KERNEL_RSP && PERCPU_KERNEL_RSP == 8,
+	       "regs.inc: PERCPU_KERNEL_RSP");
+_Static_assert(offsetof(struct cpu, user_rsp) == PERCPU_USER_RSP && PERCPU_USER_RSP == 16,
+	       "regs.inc: PERCPU_USER_RSP");
 
 /* Set up CPU 0's struct cpu and GS base. */
 void percpu_init(void);

@@ -8,13 +8,9 @@
 ; restores any rip/rsp that execve or a signal changed.
 
 bits 64
-section .text
+%include "arch/x86_64/regs.inc"
 
-%define PERCPU_KERNEL_RSP 8
-%define PERCPU_USER_RSP 16
-%define SEG_UDATA 0x1b
-%define SEG_UCODE 0x23
-%define T_SYSCALL 0x100
+section .text
 
 extern syscall_dispatch
 extern trap_return
@@ -31,21 +27,7 @@ syscall_entry:
 	push rcx                        ; rip
 	push 0                          ; error
 	push T_SYSCALL                  ; vector
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
+	SAVE_REGS
 	xor rbp, rbp
 	mov rdi, rsp
 	sti

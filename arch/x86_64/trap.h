@@ -45,6 +45,8 @@
 #define SEG_UCODE 0x23  /* 0x20 | RPL 3 */
 #define SEG_TSS 0x28
 
+/* The registers are pushed by SAVE_REGS (arch/x86_64/regs.inc), vector and
+ * error by the entry stubs; the asserts below pin the offsets regs.inc uses. */
 struct trapframe {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
@@ -52,6 +54,11 @@ struct trapframe {
 	/* pushed by the CPU */
 	uint64_t rip, cs, rflags, rsp, ss;
 };
+_Static_assert(offsetof(struct trapframe, vector) == 15 * 8, "regs.inc: SAVE_REGS pushes 15 registers");
+_Static_assert(offsetof(struct trapframe, cs) == 18 * 8, "regs.inc: TF_CS");
+_Static_assert(sizeof(struct trapframe) == 22 * 8, "regs.inc: trap frame size");
+_Static_assert(SEG_UDATA == 0x1b && SEG_UCODE == 0x23 && T_SYSCALL == 0x100,
+	       "regs.inc repeats these for syscall.asm");
 
 static inline bool trap_from_user(const struct trapframe *tf)
 {

@@ -64,6 +64,24 @@ struct pv_ops pv_ops = {
 
 /* ---- simulated machine -------------------------------------------------- */
 
+uint64_t host_free0;
+
+/* kernel_pgt over simulated RAM of `bytes`: direct map and the fake image. */
+static void host_kernel_setup(uint64_t bytes)
+{
+	vaddr_t img = KERNEL_VMA + HOST_IMAGE_PA;
+	struct kvm_layout l = {
+		.dmap_end = bytes, .page1g = false, .nseg = 3,
+		.seg = {
+			{ img, img + HOST_IMAGE_SEG, PGT_R | PGT_X },
+			{ img + HOST_IMAGE_SEG, img + 2 * HOST_IMAGE_SEG, PGT_R },
+			{ img + 2 * HOST_IMAGE_SEG, img + 3 * HOST_IMAGE_SEG, PGT_R | PGT_W },
+		},
+	};
+	kvm_build(&l);
+	pgt_activate(&kernel_pgt);
+}
+
 void host_mm_setup(uint64_t bytes, bool with_kernel)
 {
 	memset(&host_pv, 0, sizeof(host_pv));
@@ -76,19 +94,9 @@ void host_mm_setup(uint64_t bytes, bool with_kernel)
 	enum page_type t = PG_KERNEL;
 	page_db_init(&ram, 1, &pin, &t, 1, bytes);
 	page_db_release(0, bytes);
-	if (!with_kernel)
-		return;
-	vaddr_t img = KERNEL_VMA + HOST_IMAGE_PA;
-	struct kvm_layout l = {
-		.dmap_end = bytes, .page1g = false, .nseg = 3,
-		.seg = {
-			{ img, img + HOST_IMAGE_SEG, PGT_R | PGT_X },
-			{ img + HOST_IMAGE_SEG, img + 2 * HOST_IMAGE_SEG, PGT_R },
-			{ img + 2 * HOST_IMAGE_SEG, img + 3 * HOST_IMAGE_SEG, PGT_R | PGT_W },
-		},
-	};
-	kvm_build(&l);
-	pgt_activate(&kernel_pgt);
+	if (with_kernel)
+		host_kernel_setup(bytes);
+	host_free0 = mm_stats.free;
 }
 
 void host_mm_teardown(void)
@@ -116,6 +124,14 @@ void host_release_all(struct list *held)
 		list_del(&pg->link);
 		page_free(pg, 0);
 	}
+}
+
+TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void))
+{
+	TCase *tc = tcase_create(name);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	suite_add_tcase(s, tc);
+	return tc;
 }
 
 int host_run_suite(Suite *s)

@@ -32,6 +32,11 @@ extern struct host_pv_log host_pv;
  * (2 MiB direct map, W^X image) so pgt_create/kstack_alloc work. */
 void host_mm_setup(uint64_t bytes, bool with_kernel);
 
+/* Free frames when host_mm_setup returned: a test that gives back all it
+ * took ends with host_assert_no_leak(). */
+extern uint64_t host_free0;
+#define host_assert_no_leak() ck_assert_uint_eq(mm_stats.free, host_free0)
+
 /* Release the simulated RAM. */
 void host_mm_teardown(void);
 
@@ -39,6 +44,9 @@ void host_mm_teardown(void);
  * chained through their link field on *held (for host_release_all). */
 uint64_t host_exhaust(struct list *held);
 void host_release_all(struct list *held);
+
+/* A test case named name in s, each test run between setup and teardown. */
+TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));
 
 /* Run suite s (CK_ENV verbosity, fork mode by default); the exit status. */
 int host_run_suite(Suite *s);

@@ -11,7 +11,6 @@
 #define RAM MiB(16)
 
 static void setup(void) { host_mm_setup(RAM, false); }
-static void teardown(void) { host_mm_teardown(); }
 
 START_TEST(test_database)
 {
@@ -199,18 +198,15 @@ END_TEST
 static Suite *buddy_suite(void)
 {
 	Suite *s = suite_create("mm_buddy");
-	TCase *tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc = host_tcase(s, "core", setup, host_mm_teardown);
 	tcase_add_test(tc, test_database);
 	tcase_add_test(tc, test_split_merge);
 	tcase_add_test(tc, test_every_order);
 	tcase_add_test(tc, test_exhaustion);
 	tcase_add_test(tc, test_zeroing);
 	tcase_add_test(tc, test_refcount);
-	suite_add_tcase(s, tc);
 
-	TCase *bad = tcase_create("panics");
-	tcase_add_checked_fixture(bad, setup, teardown);
+	TCase *bad = host_tcase(s, "panics", setup, host_mm_teardown);
 	tcase_add_test_raise_signal(bad, test_double_free, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_free_unallocated, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_free_pinned_wrong_order, SIGABRT);
@@ -218,7 +214,6 @@ static Suite *buddy_suite(void)
 	tcase_add_test_raise_signal(bad, test_put_underflow, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_get_free_frame, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_check_catches_corruption, SIGABRT);
-	suite_add_tcase(s, bad);
 	return s;
 }
 

@@ -8,11 +8,9 @@
 #include "mm/kmalloc.h"
 #include "arch/x86_64/memlayout.h"
 
-static uint64_t free0;
 static void setup(void)
 {
 	host_mm_setup(MiB(16), false);
-	free0 = mm_stats.free;
 }
 static void setup_debug(void)
 {
@@ -53,7 +51,7 @@ static void churn(void)
 	for (int i = N - 2; i >= 0; i -= 2)
 		kfree(p[i]);
 	ck_assert_uint_eq(kmalloc_live(), 0);
-	ck_assert_uint_eq(mm_stats.free, free0);   /* every slab page went back */
+	host_assert_no_leak();   /* every slab page went back */
 }
 
 START_TEST(test_sizes) { churn(); }
@@ -66,7 +64,7 @@ START_TEST(test_large)
 {
 	void *p = kmalloc(3 * PAGE_SIZE + 1);
 	ck_assert(IS_ALIGNED((uintptr_t)p, PAGE_SIZE));
-	ck_assert_uint_eq(mm_stats.free, free0 - 4);
+	ck_assert_uint_eq(mm_stats.free, host_free0 - 4);
 	kfree(p);
 	ck_assert_ptr_null(kmalloc(PAGE_SIZE << MAX_ORDER));
 	uint64_t *z = kzalloc(5000);
@@ -74,7 +72,7 @@ START_TEST(test_large)
 		ck_assert_uint_eq(z[i], 0);
 	kfree(z);
 	kfree(NULL);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
@@ -140,24 +138,20 @@ END_TEST
 static Suite *kmalloc_suite(void)
 {
 	Suite *s = suite_create("mm_kmalloc");
-	TCase *tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc = host_tcase(s, "core", setup, teardown);
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_slab_reuse);
 	tcase_add_test_raise_signal(tc, test_double_free, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_free_interior, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_free_not_kmalloc, SIGABRT);
-	suite_add_tcase(s, tc);
 
-	TCase *dbg = tcase_create("debug");
-	tcase_add_checked_fixture(dbg, setup_debug, teardown);
+	TCase *dbg = host_tcase(s, "debug", setup_debug, teardown);
 	tcase_add_test(dbg, test_sizes_debug);
 	tcase_add_test_raise_signal(dbg, test_double_free, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_overrun, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_underrun, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_use_after_free, SIGABRT);
-	suite_add_tcase(s, dbg);
 	return s;
 }
 

@@ -21,14 +21,12 @@
 #define UVA (USER_TEXT_BASE + MiB(4))
 #define VA(i) (UVA + (vaddr_t)(i) * PAGE_SIZE)
 
-static uint64_t free0;
 static struct pagetable *pgt;
 
 static void setup(void)
 {
 	host_mm_setup(RAM, true);
 	reclaim_init();
-	free0 = mm_stats.free;
 	lazyfree_stats = (struct lazyfree_stats){ 0 };
 	pgt = pgt_create();
 }
@@ -78,7 +76,7 @@ static void check_all_gone(void)
 {
 	pgt_destroy(pgt);
 	ck_assert_uint_eq(lazyfree_check(), 0);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 
 START_TEST(test_mark_clean_lazyfree)
@@ -217,7 +215,7 @@ START_TEST(test_shared_pt)
 	pgt_destroy(pgt);                           /* the records' owner exits */
 	ck_assert_uint_eq(lazyfree_check(), 0);
 	pgt_destroy(child2);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
@@ -237,8 +235,7 @@ END_TEST
 static Suite *lazyfree_suite(void)
 {
 	Suite *s = suite_create("mm_lazyfree");
-	TCase *tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc = host_tcase(s, "core", setup, teardown);
 	tcase_add_test(tc, test_mark_clean_lazyfree);
 	tcase_add_test(tc, test_reclaim_clean_and_dirty);
 	tcase_add_test(tc, test_oldest_first);
@@ -246,12 +243,9 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_mapped_twice_kept);
 	tcase_add_test(tc, test_allocator_reclaims_first);
 	tcase_add_test(tc, test_shared_pt);
-	suite_add_tcase(s, tc);
 
-	TCase *bad = tcase_create("panics");
-	tcase_add_checked_fixture(bad, setup, teardown);
+	TCase *bad = host_tcase(s, "panics", setup, teardown);
 	tcase_add_test_raise_signal(bad, test_check_catches_stale_record, SIGABRT);
-	suite_add_tcase(s, bad);
 	return s;
 }
 

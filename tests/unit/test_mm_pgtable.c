@@ -17,13 +17,7 @@
 #define RAM MiB(32)
 #define UVA (USER_TEXT_BASE + MiB(2))
 
-static uint64_t free0;
-static void setup(void)
-{
-	host_mm_setup(RAM, true);
-	free0 = mm_stats.free;
-}
-static void teardown(void) { host_mm_teardown(); }
+static void setup(void) { host_mm_setup(RAM, true); }
 
 static paddr_t new_frame(void)
 {
@@ -58,7 +52,7 @@ START_TEST(test_map_lookup_unmap)
 	ck_assert_uint_eq(pgt->nr_tables, 0);   /* empty tables freed */
 	ck_assert_int_eq(pa_to_page(pa)->type, PG_FREE);   /* reference dropped */
 	pgt_destroy(pgt);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
@@ -79,7 +73,7 @@ START_TEST(test_protect)
 	ck_assert_int_eq(pgt_protect(pgt, UVA + GiB(1), PGT_R), -ENOENT);
 	ck_assert_uint_eq(pt_of(pgt, UVA)->count, 1);
 	pgt_destroy(pgt);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
@@ -107,7 +101,7 @@ START_TEST(test_dense_and_sparse)
 	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], n / 2 + 8);
 	pgt_destroy(pgt);   /* drops the rest */
 	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], 0);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
@@ -147,7 +141,7 @@ START_TEST(test_walker_callbacks)
 	ck_assert_int_eq(walk_range(&a, GiB(2), GiB(2) + PAGE_SIZE), 0);
 	ck_assert_uint_eq(pgt->nr_tables, t + 2);   /* a PD and a PT */
 	pgt_destroy(pgt);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
@@ -214,7 +208,7 @@ START_TEST(test_kstack)
 	kstack_free(top);
 	kstack_free(top2);
 	ck_assert(!pgt_lookup(&kernel_pgt, (vaddr_t)top - PAGE_SIZE, NULL, NULL));
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 	ck_assert_ptr_eq(kstack_alloc(), top);   /* slot reused */
 }
 END_TEST
@@ -240,7 +234,7 @@ START_TEST(test_map_oom_all_or_nothing)
 	ck_assert_uint_eq(mm_stats.free, 2);
 	host_release_all(&held);
 	pgt_destroy(pgt);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
@@ -298,8 +292,7 @@ END_TEST
 static Suite *pgtable_suite(void)
 {
 	Suite *s = suite_create("mm_pgtable");
-	TCase *tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc = host_tcase(s, "core", setup, host_mm_teardown);
 	tcase_add_test(tc, test_map_lookup_unmap);
 	tcase_add_test(tc, test_protect);
 	tcase_add_test(tc, test_dense_and_sparse);
@@ -308,17 +301,14 @@ static Suite *pgtable_suite(void)
 	tcase_add_test(tc, test_kernel_space);
 	tcase_add_test(tc, test_kstack);
 	tcase_add_test(tc, test_map_oom_all_or_nothing);
-	suite_add_tcase(s, tc);
 
-	TCase *bad = tcase_create("panics");
-	tcase_add_checked_fixture(bad, setup, teardown);
+	TCase *bad = host_tcase(s, "panics", setup, host_mm_teardown);
 	tcase_add_test_raise_signal(bad, test_map_twice, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_unmap_absent, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_destroy_active, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_check_catches_bad_count, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_check_catches_free_frame, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_kstack_free_bad, SIGABRT);
-	suite_add_tcase(s, bad);
 	return s;
 }
 

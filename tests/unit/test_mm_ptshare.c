@@ -18,13 +18,7 @@
 #define BASE (USER_TEXT_BASE + MiB(4))   /* 2 MiB aligned */
 #define CHUNK LARGE_PAGE_SIZE
 
-static uint64_t free0;
-static void setup(void)
-{
-	host_mm_setup(RAM, true);
-	free0 = mm_stats.free;
-}
-static void teardown(void) { host_mm_teardown(); }
+static void setup(void) { host_mm_setup(RAM, true); }
 
 /* The PD entry and PT page for va (the chunk must have one). */
 static pte_t *pde_of(struct pagetable *pgt, vaddr_t va)
@@ -67,15 +61,38 @@ static struct vma vma_of(vaddr_t start, vaddr_t end)
 			     .flags = VMA_ANON };
 }
 
+/* Table-entry writes the last fork_pair's ptshare_fork_vma made. */
+static int fork_writes;
+
+/* A parent *p with npages private writable pages at BASE and a child *c
+ * forked from it over [BASE, BASE + len); returns the first frame. */
+static struct page *fork_pair(struct pagetable **p, struct pagetable **c, int npages,
+			      uint64_t len)
+{
+	*p = pgt_create();
+	*c = pgt_create();
+	struct page *first = map_anon(*p, BASE, npages);
+	struct vma v = vma_of(BASE, BASE + len);
+	int writes0 = host_pv.entry_writes;
+	ck_assert_int_eq(ptshare_fork_vma(*c, *p, &v), 0);
+	fork_writes = host_pv.entry_writes - writes0;
+	return first;
+}
+
+/* Destroy a then b; every frame must be back. */
+static void destroy_both(struct pagetable *a, struct pagetable *b)
+{
+	pgt_destroy(a);
+	pgt_destroy(b);
+	host_assert_no_leak();
+}
+
 START_TEST(test_fork_shares_whole_chunks)
 {
-	struct pagetable *p = pgt_create(), *c = pgt_create();
-	struct page *f = map_anon(p, BASE, 300);
-	int writes0 = host_pv.entry_writes;
-	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct pagetable *p, *c;
+	struct page *f = fork_pair(&p, &c, 300, CHUNK);
 	/* no per-page work: a handful of table-entry writes, not 300 */
-	ck_assert_int_lt(host_pv.entry_writes - writes0, 8);
+	ck_assert_int_lt(fork_writes, 8);
 	ck_assert_ptr_eq(pt_of(p, BASE), pt_of(c, BASE));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 2);
 	ck_assert(!pte_writable(*pde_of(p, BASE)) && !pte_writable(*pde_of(c, BASE)));
@@ -84,16 +101,14 @@ START_TEST(test_fork_shares_whole_chunks)
 	pgt_destroy(c);
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
 	pgt_destroy(p);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
 START_TEST(test_write_unshares_copy_then_last)
 {
-	struct pagetable *p = pgt_create(), *c = pgt_create();
-	struct page *f = map_anon(p, BASE, 4);
-	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct pagetable *p, *c;
+	struct page *f = fork_pair(&p, &c, 4, CHUNK);
 	struct page *shared = pt_of(p, BASE);
 
 	/* the child writes: it gets a copy; the entries become COW in both */
@@ -113,34 +128,53 @@ START_TEST(test_write_unshares_copy_then_last)
 	pgt_destroy(p);
 	ck_assert_uint_eq(f->refcount, 1);
 	pgt_destroy(c);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* The write fault's lookup unshares first: it returns the entry the copy
+ * left (COW), never the shared page's stale writable one; on a private PT
+ * page it is a plain lookup that writes nothing. */
+START_TEST(test_lookup_write_unshares_first)
+{
+	struct pagetable *p, *c;
+	struct page *f = fork_pair(&p, &c, 4, CHUNK);
+	paddr_t pa;
+	pte_t e;
+	ck_assert(pte_writable(leaf_of(c, BASE)));   /* a read lookup leaves it shared */
+	ck_assert_uint_eq(pt_of(c, BASE)->pt.share, 2);
+	ck_assert_int_eq(pgt_lookup_write(c, BASE, &pa, &e), 1);
+	ck_assert_ptr_ne(pt_of(c, BASE), pt_of(p, BASE));
+	ck_assert_uint_eq(pa, page_to_pa(f));
+	ck_assert(pte_cow(e) && !pte_writable(e));
+	ck_assert_uint_eq(f->refcount, 2);
+	int writes0 = host_pv.entry_writes;
+	ck_assert_int_eq(pgt_lookup_write(c, BASE, NULL, &e), 1);
+	ck_assert_int_eq(pgt_lookup_write(c, BASE + 8 * PAGE_SIZE, NULL, NULL), 0);
+	ck_assert_int_eq(host_pv.entry_writes, writes0);
+	destroy_both(c, p);
 }
 END_TEST
 
 START_TEST(test_partial_chunk_is_copied)
 {
-	struct pagetable *p = pgt_create(), *c = pgt_create();
-	struct page *f = map_anon(p, BASE, 8);
-	struct vma v = vma_of(BASE, BASE + 4 * PAGE_SIZE);   /* not a whole chunk */
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct pagetable *p, *c;
+	struct page *f = fork_pair(&p, &c, 8, 4 * PAGE_SIZE);   /* not a whole chunk */
 	ck_assert_ptr_ne(pt_of(p, BASE), pt_of(c, BASE));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
 	ck_assert_uint_eq(pgt_rss(c), 4);
 	ck_assert_uint_eq(f->refcount, 2);
 	ck_assert(pte_cow(leaf_of(p, BASE)) && pte_cow(leaf_of(c, BASE)));
-	ck_assert(pte_writable(leaf_of(p, BASE + 5 * PAGE_SIZE)));   /* outside v */
-	pgt_destroy(c);
-	pgt_destroy(p);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	ck_assert(pte_writable(leaf_of(p, BASE + 5 * PAGE_SIZE)));   /* outside the fork */
+	destroy_both(c, p);
 }
 END_TEST
 
 START_TEST(test_three_sharers_any_exit_order)
 {
-	struct pagetable *a = pgt_create(), *b = pgt_create(), *c = pgt_create();
-	map_anon(a, BASE, 16);
+	struct pagetable *a, *b, *c = pgt_create();
+	fork_pair(&a, &b, 16, CHUNK);
 	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(b, a, &v), 0);
 	ck_assert_int_eq(ptshare_fork_vma(c, b, &v), 0);   /* a grandchild */
 	ck_assert_uint_eq(pt_of(a, BASE)->pt.share, 3);
 	pgt_destroy(b);
@@ -149,16 +183,14 @@ START_TEST(test_three_sharers_any_exit_order)
 	ck_assert_uint_eq(pt_of(c, BASE)->pt.share, 1);
 	ck_assert_uint_eq(pgt_rss(c), 16);
 	pgt_destroy(c);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	host_assert_no_leak();
 }
 END_TEST
 
 START_TEST(test_unmap_whole_chunk_drops_share)
 {
-	struct pagetable *p = pgt_create(), *c = pgt_create();
-	struct page *f = map_anon(p, BASE, 10);
-	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct pagetable *p, *c;
+	struct page *f = fork_pair(&p, &c, 10, CHUNK);
 	struct page *shared = pt_of(p, BASE);
 	pgr_unmap(c, BASE, BASE + CHUNK);   /* no copy: just leave */
 	ck_assert_uint_eq(shared->pt.share, 1);
@@ -168,25 +200,19 @@ START_TEST(test_unmap_whole_chunk_drops_share)
 	/* unmapping half of it in the parent edits its (now private) PT */
 	pgr_unmap(p, BASE, BASE + 5 * PAGE_SIZE);
 	ck_assert_uint_eq(pgt_rss(p), 5);
-	pgt_destroy(c);
-	pgt_destroy(p);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	destroy_both(c, p);
 }
 END_TEST
 
 START_TEST(test_protect_half_unshares)
 {
-	struct pagetable *p = pgt_create(), *c = pgt_create();
-	map_anon(p, BASE, 8);
-	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct pagetable *p, *c;
+	fork_pair(&p, &c, 8, CHUNK);
 	pgr_protect(c, BASE, BASE + 4 * PAGE_SIZE, PGT_R);
 	ck_assert_ptr_ne(pt_of(c, BASE), pt_of(p, BASE));
 	ck_assert(!pte_writable(leaf_of(c, BASE)));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
-	pgt_destroy(c);
-	pgt_destroy(p);
-	ck_assert_uint_eq(mm_stats.free, free0);
+	destroy_both(c, p);
 }
 END_TEST
 
@@ -194,10 +220,8 @@ END_TEST
  * the bug the choke point prevents: pt_set_leaf panics. */
 START_TEST(test_raw_leaf_write_into_shared_pt_panics)
 {
-	struct pagetable *p = pgt_create(), *c = pgt_create();
-	map_anon(p, BASE, 1);
-	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	struct pagetable *p, *c;
+	fork_pair(&p, &c, 1, CHUNK);
 	pte_t *pt = ptpage_entries(pt_of(c, BASE));
 	pt_set_leaf(c, BASE, &pt[0], PGL_PT, 0);
 }
@@ -206,15 +230,14 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("mm_ptshare");
-	TCase *tc = tcase_create("ptshare");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc = host_tcase(s, "ptshare", setup, host_mm_teardown);
 	tcase_add_test(tc, test_fork_shares_whole_chunks);
 	tcase_add_test(tc, test_write_unshares_copy_then_last);
+	tcase_add_test(tc, test_lookup_write_unshares_first);
 	tcase_add_test(tc, test_partial_chunk_is_copied);
 	tcase_add_test(tc, test_three_sharers_any_exit_order);
 	tcase_add_test(tc, test_unmap_whole_chunk_drops_share);
 	tcase_add_test(tc, test_protect_half_unshares);
 	tcase_add_test_raise_signal(tc, test_raw_leaf_write_into_shared_pt_panics, SIGABRT);
-	suite_add_tcase(s, tc);
 	return host_run_suite(s);
 }

@@ -26,11 +26,6 @@ static void setup(void)
 	ck_assert(pt && pd && anon && kern);
 }
 
-static void teardown(void)
-{
-	host_mm_teardown();
-}
-
 static const char *check_pte(struct page *f, pte_t flags)
 {
 	return ptcheck_entry(ptpage_entries(pt), PGL_PT, pte_make(page_to_pa(f), flags));
@@ -107,14 +102,12 @@ END_TEST
 static Suite *ptcheck_suite(void)
 {
 	Suite *s = suite_create("pv_ptcheck");
-	TCase *tc = tcase_create("rules");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc = host_tcase(s, "rules", setup, host_mm_teardown);
 	tcase_add_test(tc, test_user_leaf_rules);
 	tcase_add_test(tc, test_holder_must_be_table_of_level);
 	tcase_add_test(tc, test_kernel_alias_of_table);
 	tcase_add_test(tc, test_table_entries_and_sharing);
 	tcase_add_test(tc, test_dmap_split);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -9,6 +9,16 @@
 
 #include <stdint.h>
 
+/* d_type values. */
+#define DT_UNKNOWN 0
+#define DT_FIFO    1
+#define DT_CHR     2
+#define DT_DIR     4
+#define DT_BLK     6
+#define DT_REG     8
+#define DT_LNK     10
+#define DT_SOCK    12
+
 struct linux_dirent64 {
 	uint64_t d_ino;
 	int64_t  d_off;

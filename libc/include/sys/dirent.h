@@ -6,14 +6,7 @@
 
 #include <sys/types.h>
 
-#define DT_UNKNOWN 0
-#define DT_FIFO    1
-#define DT_CHR     2
-#define DT_DIR     4
-#define DT_BLK     6
-#define DT_REG     8
-#define DT_LNK     10
-#define DT_SOCK    12
+#include <pagoda/dirent64.h>  /* DT_* (shared with the kernel) */
 
 struct dirent {
 	ino_t          d_ino;        /* inode number                      */

@@ -5,28 +5,10 @@
 
 #include <sys/types.h>
 
-#define PROT_NONE      0x0
-#define PROT_READ      0x1
-#define PROT_WRITE     0x2
-#define PROT_EXEC      0x4
+#include <pagoda/abi-mman.h>  /* PROT_*, MAP_*, MADV_* (shared with the kernel) */
 
-#define MAP_SHARED     0x01
-#define MAP_PRIVATE    0x02
-#define MAP_FIXED      0x10
-#define MAP_ANONYMOUS  0x20
 #define MAP_ANON       MAP_ANONYMOUS
-#define MAP_NORESERVE  0x4000
-#define MAP_POPULATE   0x8000
-#define MAP_FIXED_NOREPLACE 0x100000
-
 #define MAP_FAILED     ((void *)-1)
-
-#define MADV_NORMAL     0
-#define MADV_RANDOM     1
-#define MADV_SEQUENTIAL 2
-#define MADV_WILLNEED   3
-#define MADV_DONTNEED   4
-#define MADV_FREE       8
 
 /* POSIX spellings of the advice values. */
 #define POSIX_MADV_NORMAL     MADV_NORMAL
