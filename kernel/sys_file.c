@@ -8,20 +8,9 @@
 #include "mm/uaccess.h"
 
 #define PATH_MAX 256
-#define AT_FDCWD -100
-#define AT_EMPTY_PATH 0x1000
 #define SEEK_SET 0
 #define SEEK_CUR 1
 #define SEEK_END 2
-#define TCGETS 0x5401
-#define TIOCGWINSZ 0x5413
-#define F_DUPFD 0
-#define F_GETFD 1
-#define F_SETFD 2
-#define F_GETFL 3
-#define F_SETFL 4
-#define F_DUPFD_CLOEXEC 1030
-#define FD_CLOEXEC 1
 #define IOV_MAX 1024
 #define CONSOLE_ROWS 25
 #define CONSOLE_COLS 80
@@ -111,7 +100,7 @@ static long sys_open(const uint64_t a[6])
 
 static long sys_openat(const uint64_t a[6])
 {
-	if ((int)a[0] != AT_FDCWD)
+	if ((int)a[0] != LINUX_AT_FDCWD)
 		return -ENOSYS;   /* only absolute or cwd-relative paths */
 	return open_user_path(a[1], (int)a[2]);
 }
@@ -162,9 +151,9 @@ static long sys_fstat(const uint64_t a[6])
 
 static long sys_newfstatat(const uint64_t a[6])
 {
-	if (a[3] & AT_EMPTY_PATH)
+	if (a[3] & LINUX_AT_EMPTY_PATH)
 		return stat_fd((int)a[0], a[2]);
-	if ((int)a[0] != AT_FDCWD)
+	if ((int)a[0] != LINUX_AT_FDCWD)
 		return -ENOSYS;
 	return stat_path(a[1], a[2]);
 }
@@ -207,13 +196,13 @@ static long sys_ioctl(const uint64_t a[6])
 	bool tty = f->inode && f->inode->type == INODE_DEV && f->inode->dev == DEV_CONSOLE;
 	if (!tty)
 		return -ENOTTY;   /* files, pipes: no terminal, no size */
-	if (a[1] == TCGETS) {
+	if (a[1] == LINUX_TCGETS) {
 		/* a struct termios that says: canonical mode with echo */
-		uint8_t termios[60] = { 0 };
+		uint8_t termios[LINUX_TERMIOS_SIZE] = { 0 };
 		termios[12] = 0x0a;  /* c_lflag low byte: ICANON | ECHO (0x2 | 0x8) */
 		return copyout(a[2], termios, sizeof(termios));
 	}
-	if (a[1] == TIOCGWINSZ) {
+	if (a[1] == LINUX_TIOCGWINSZ) {
 		/* the console's size: a VGA text screen (what isatty() asks) */
 		uint16_t winsize[4] = { CONSOLE_ROWS, CONSOLE_COLS, 0, 0 };
 		return copyout(a[2], winsize, sizeof(winsize));
@@ -300,22 +289,22 @@ static long sys_fcntl(const uint64_t a[6])
 	struct proc *p = current_proc();
 	int fd = (int)a[0], r;
 	switch (a[1]) {
-	case F_DUPFD:
-	case F_DUPFD_CLOEXEC:
+	case LINUX_F_DUPFD:
+	case LINUX_F_DUPFD_CLOEXEC:
 		if ((int)a[2] < 0 || (int)a[2] >= NOFILE)
 			return -EINVAL;
-		r = fd_alloc(p, file_dup(f), (int)a[2], a[1] == F_DUPFD_CLOEXEC);
+		r = fd_alloc(p, file_dup(f), (int)a[2], a[1] == LINUX_F_DUPFD_CLOEXEC);
 		if (r < 0)
 			file_close(f);
 		return r;
-	case F_GETFD:
-		return p->cloexec & (1UL << fd) ? FD_CLOEXEC : 0;
-	case F_SETFD:
-		fd_set_cloexec(p, fd, a[2] & FD_CLOEXEC);
+	case LINUX_F_GETFD:
+		return p->cloexec & (1UL << fd) ? LINUX_FD_CLOEXEC : 0;
+	case LINUX_F_SETFD:
+		fd_set_cloexec(p, fd, a[2] & LINUX_FD_CLOEXEC);
 		return 0;
-	case F_GETFL:
+	case LINUX_F_GETFL:
 		return f->flags;
-	case F_SETFL:
+	case LINUX_F_SETFL:
 		f->flags = (f->flags & ~O_NONBLOCK) | ((int)a[2] & O_NONBLOCK);
 		return 0;
 	default:

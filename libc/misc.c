@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "linux_abi.h"
 #include "raw_syscall.h"
 #include "start.h"
 
@@ -15,9 +16,7 @@
 #define SYS_mkdir      83
 #define SYS_getrandom  318
 
-#define LINUX_F_DUPFD  0	/* F_DUPFD..F_SETFD agree with newlib */
-#define LINUX_F_SETFD  2
-#define LINUX_F_DUPFD_CLOEXEC 1030
+/* LINUX_F_DUPFD..LINUX_F_SETFD agree with newlib's F_*. */
 
 /* fcntl: descriptor duplication and the close-on-exec flag only (FD_CLOEXEC
  * is 1 in both ABIs); status flags (F_GETFL/F_SETFL) are EINVAL. */

@@ -37,7 +37,9 @@ def run_unit(build):
     bins = [b for b in bins if os.access(b, os.X_OK) and not b.endswith((".o", ".d"))]
     if not bins:
         record("unit", False, "no unit test binaries in %s/unit" % build)
-    env = dict(os.environ, CK_VERBOSITY="verbose", CK_FORK="yes",
+    # CK_DEFAULT_TIMEOUT: Check's 4 s per test is a hang guard, not a speed
+    # limit; under ASan on a loaded 2-core machine some tests need longer.
+    env = dict(os.environ, CK_VERBOSITY="verbose", CK_FORK="yes", CK_DEFAULT_TIMEOUT="60",
                ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     for b in bins:

@@ -22,6 +22,15 @@
 #define LINUX_O_NOFOLLOW   0400000
 #define LINUX_O_CLOEXEC    02000000
 
+/* fcntl(2) commands and the close-on-exec descriptor flag. */
+#define LINUX_F_DUPFD          0
+#define LINUX_F_GETFD          1
+#define LINUX_F_SETFD          2
+#define LINUX_F_GETFL          3
+#define LINUX_F_SETFL          4
+#define LINUX_F_DUPFD_CLOEXEC  1030
+#define LINUX_FD_CLOEXEC       1
+
 /* *at(2) calls. */
 #define LINUX_AT_FDCWD      (-100)
 #define LINUX_AT_EMPTY_PATH 0x1000
