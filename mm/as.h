@@ -19,7 +19,6 @@
 #define VMA_ANON (1u << 0)    /* demand-zero memory */
 #define VMA_SHARED (1u << 1)  /* MAP_SHARED: fork shares, no COW */
 #define VMA_FILE (1u << 2)    /* backed by an initrd file's frames */
-#define VMA_STACK (1u << 3)   /* grows down to its limit */
 #define VMA_HEAP (1u << 4)    /* the brk area */
 
 struct inode;
@@ -38,7 +37,6 @@ struct addrspace {
 	struct pagetable *pgt;
 	struct vma *vmas;
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
-	vaddr_t stack_limit;       /* lowest address the stack may grow to */
 };
 
 struct addrspace *as_create(void);

@@ -46,7 +46,6 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 		return NULL;
 	child->heap_start = parent->heap_start;
 	child->brk = parent->brk;
-	child->stack_limit = parent->stack_limit;
 	for (struct vma *v = parent->vmas; v; v = v->next) {
 		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->file,
 					v->file_off);

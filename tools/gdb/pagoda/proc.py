@@ -162,10 +162,9 @@ class PgVmas(Command):
 
 Usage: pg-vmas PID
 One line per VMA in address order: range, size, protection (r w x), kind
-(the VMA_ flags of mm/as.h it has: anon, shared, file, stack, heap), @file
+(the VMA_ flags of mm/as.h it has: anon, shared, file, heap), @file
 offset for file mappings, and how much of it is resident (present leaf entries in
-the process's page tables). Ends with the brk area [heap start, break) and,
-when the address space sets one, the stack's growth limit."""
+the process's page tables). Ends with the brk area [heap start, break)."""
 
     NAME = "pg-vmas"
 
@@ -195,9 +194,7 @@ when the address space sets one, the stack's growth limit."""
                                                        prot_text(int(v["prot"])), kind,
                                                        human_size(res) if res else "0"))
             vma = v["next"]
-        limit = int(aspace["stack_limit"])
-        out("  heap [%#x, %#x)%s" % (int(aspace["heap_start"]), int(aspace["brk"]),
-                                     "  stack limit %#x" % limit if limit else ""))
+        out("  heap [%#x, %#x)" % (int(aspace["heap_start"]), int(aspace["brk"])))
 
 
 PgPs()
