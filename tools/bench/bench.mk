@@ -11,21 +11,21 @@
 #                       build-nopv/, user programs, benchmarks). Knobs:
 #                         BENCH_CONFIGS='ptshare pv purge kfork' (groups or names such as
 #                                        ptshare=fork MALLOC_PURGE=none bench=fork)
-#                         BENCH_ROUNDS=2  BENCH_MEM=2G
+#                         BENCH_ROUNDS=3  BENCH_MEM=2G
 #                         BENCH_ARGS='--runs 5 --ms 100' (every program; default: theirs)
 #                         BENCH_FORKRSS='0 16 64 256 1024'
 #                         BENCH_KFORK='bench_sizes=1,16,64 bench_runs=5' (kernel options
 #                                      of the bench=fork boot; default: the kernel's)
 #                         BENCH_KFORK_MEM=3G (its memory: 1 GiB copied needs 2 GiB free)
-#                       8-10 minutes of boots on a 2-core machine, plus the build (16 minutes
-#                       from a fresh clone on a loaded machine).
+#                       About 6.5 minutes of boots on a quiet 2-core machine, plus the build
+#                       (3.5 minutes from a fresh clone, newlib included).
 #   make bench-musl     the benchmarks as static musl binaries (build/bench/musl/)
 #   make bench-smoke    each benchmark once with --quick on this host; checks the
 #                       BENCH line format, times nothing (also run by make test)
 #   make bench-linux    Debian's Linux kernel + busybox in QEMU and Pagoda in the same
 #                       QEMU setup, alternately, the suite inside each; CSV, tables,
 #                       ratios and plots in build/bench/results/
-#                       BENCH_MEM=2G BENCH_ROUNDS=2 BENCH_ARGS='--runs 5 --ms 100'
+#                       BENCH_MEM=2G BENCH_ROUNDS=3 BENCH_ARGS='--runs 5 --ms 100'
 #                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
 #                       BENCH_PAGODA_CONFIGS='default' (e.g. 'ptshare=off MALLOC_PURGE=free')
 #
@@ -38,8 +38,8 @@ BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
 BENCH_ROUNDS ?=
-BENCH_ALL_ROUNDS := 2
-BENCH_LINUX_ROUNDS := 2
+BENCH_ALL_ROUNDS := 3
+BENCH_LINUX_ROUNDS := 3
 BENCH_ARGS   ?=
 BENCH_FORKRSS ?= 0 16 64 256 1024
 MUSL_CC      ?= musl-gcc
