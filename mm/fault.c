@@ -1,7 +1,8 @@
 /* mm/fault.c -- resolving page faults inside VMAs.
  *
  *   not present, anonymous VMA     -> a zeroed frame (demand-zero)
- *   not present, file VMA, read    -> the file's own frame, read-only
+ *   not present, file VMA, read    -> the file's own frame, read-only (and
+ *                                     COW in a private mapping)
  *   not present, file VMA, write   -> a private copy of the file's frame
  *   present, COW, write            -> copy the frame (or, if this mapping
  *                                     holds the only reference, just make
@@ -47,18 +48,15 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 		struct page *fp = inode_page(v->file, (v->file_off + (va - v->start)) / PAGE_SIZE);
 		if (!fp)
 			return -EFAULT;   /* past the end of the file: SIGBUS on Linux */
-		if (write || !(v->prot & PROT_WRITE) || (v->flags & VMA_SHARED)) {
-			if (write && !(v->flags & VMA_SHARED)) {
-				pg = new_anon_frame(fp);   /* private copy right away */
-			} else {
-				page_get(fp);
-				pg = fp;
-				prot |= PGT_FILE;
-			}
+		if (write && !(v->flags & VMA_SHARED)) {
+			pg = new_anon_frame(fp);       /* private copy right away */
 		} else {
-			page_get(fp);                  /* writable private: COW later */
+			/* The file's own frame. A private mapping gets it COW even
+			 * while the VMA is read-only: mprotect may add PROT_WRITE
+			 * later, and the write must then copy, not reach the file. */
+			page_get(fp);
 			pg = fp;
-			prot |= PGT_FILE | PGT_COW;
+			prot |= PGT_FILE | (v->flags & VMA_SHARED ? 0 : PGT_COW);
 		}
 		fault_stats.file++;
 	} else {
