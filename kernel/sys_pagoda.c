@@ -115,7 +115,7 @@ static long sys_meminfo(const uint64_t a[6])
 	m.anon_pages = mm_stats.by_type[PG_ANON];
 	m.file_pages = mm_stats.by_type[PG_FILE];
 	m.pagetable_pages = mm_stats.by_type[PG_PAGETABLE];
-	m.page_faults = fault_stats.zero + fault_stats.file + fault_stats.cow;
+	m.page_faults = fault_stats.zero + fault_stats.zero_page + fault_stats.file + fault_stats.cow;
 	m.cow_faults = fault_stats.cow;
 	m.tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
 	m.lazyfree_pages = lazyfree_stats.pages;

@@ -1,6 +1,8 @@
 /* mm/fault.c -- resolving page faults inside VMAs.
  *
- *   not present, anonymous VMA     -> a zeroed frame (demand-zero)
+ *   not present, anonymous, write  -> a zeroed frame (demand-zero)
+ *   not present, private anonymous, read
+ *                                  -> the shared zero page, read-only + COW
  *   not present, file VMA, read    -> the file's own frame, read-only (and
  *                                     COW in a private mapping)
  *   not present, file VMA, write   -> a private copy of the file's frame
@@ -17,10 +19,25 @@
 #include "mm/pgtable.h"
 #include "kernel/errno.h"
 #include "kernel/fs.h"
+#include "kernel/printk.h"
 #include "kernel/string.h"
 #include "arch/x86_64/memlayout.h"
 
 struct fault_stats fault_stats;
+
+/* The shared zero page: what a read of untouched private anonymous memory
+ * maps, so that reading costs no frame; the first write copies (COW). Typed
+ * PG_FILE: it belongs to no process and holds a reference of its own
+ * forever (the checker's "+1 for its file"), so it is never freed, never
+ * reused in place by fault_cow, and never marked lazy-free. */
+static struct page *zero_page;
+
+void fault_init(void)
+{
+	zero_page = page_alloc(0, PA_FILE | PA_ZERO);
+	if (!zero_page)
+		panic("fault_init: no frame for the zero page");
+}
 
 /* PGT_* protection for a VMA's pages. */
 static unsigned vma_pgt_prot(const struct vma *v)
@@ -59,6 +76,11 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 			prot |= PGT_FILE | (v->flags & VMA_SHARED ? 0 : PGT_COW);
 		}
 		fault_stats.file++;
+	} else if (!write && zero_page && !(v->flags & VMA_SHARED)) {
+		page_get(zero_page);
+		pg = zero_page;
+		prot |= PGT_FILE | PGT_COW;
+		fault_stats.zero_page++;
 	} else {
 		pg = new_anon_frame(NULL);
 		fault_stats.zero++;
@@ -81,7 +103,7 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 		fault_stats.cow_reuse++;          /* the last sharer: keep it */
 		return pgt_protect(as->pgt, va, prot);
 	}
-	struct page *copy = new_anon_frame(old);
+	struct page *copy = new_anon_frame(old == zero_page ? NULL : old);
 	if (!copy)
 		return -ENOMEM;
 	pgr_replace(as->pgt, va, page_to_pa(copy), prot);

@@ -6,11 +6,15 @@
 
 struct fault_stats {
 	uint64_t zero;        /* demand-zero pages */
+	uint64_t zero_page;   /* reads that mapped the shared zero page */
 	uint64_t file;        /* file pages mapped */
 	uint64_t cow;         /* copy-on-write faults */
 	uint64_t cow_reuse;   /* ... resolved without a copy */
 	uint64_t spurious;    /* nothing to do */
 };
 extern struct fault_stats fault_stats;
+
+/* Allocate the shared zero page (mm_init, once the frame allocator runs). */
+void fault_init(void);
 
 #endif

@@ -7,6 +7,7 @@
  * new direct map is loaded.
  */
 #include "mm/mm.h"
+#include "mm/fault.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/kvm.h"
@@ -98,6 +99,7 @@ void mm_init(void)
 
 	kmalloc_set_debug(cmdline_has("mm_debug"));
 	reclaim_init();
+	fault_init();
 	tlb_batching = strcmp(cmdline_get_or("tlb", "batch"), "nobatch") != 0;
 	print_summary(&f, top);
 }

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <pagoda/pagoda.h>
 #include "usertests.h"
 
 #define PAGE 4096
@@ -204,4 +205,33 @@ void test_mmap_private_file(void)
 	CHECK(p != MAP_FAILED && p[1] == before);
 	CHECK_OK(munmap(p, 4096));
 	close(fd);
+}
+
+/* zero_page: reading untouched private anonymous memory gives zeros; on
+ * Pagoda every such page maps one shared zero frame, read-only and COW, and
+ * the first write gives the page a private zeroed frame (the others stay). */
+void test_zero_page(void)
+{
+	const size_t n = 8, page = 4096;
+	unsigned char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pagoda_vmquery a, b;
+
+	CHECK(p != MAP_FAILED);
+	for (size_t i = 0; i < n; i++)
+		CHECK(p[i * page] == 0 && p[i * page + page - 1] == 0);
+	if (pagoda_vmquery(p, &a) == 0) {	/* Pagoda (Linux: ENOSYS) */
+		CHECK_OK(pagoda_vmquery(p + (n - 1) * page, &b));
+		CHECK(a.mapped && b.mapped && a.pa == b.pa);
+		CHECK(!(a.prot & VMQ_WRITE) && (a.soft & VMQ_COW));
+		CHECK(a.frame_refcount >= n + 1);	/* n mappings + its own */
+	}
+	p[3 * page + 5] = 42;
+	CHECK(p[3 * page + 5] == 42 && p[3 * page] == 0 && p[2 * page + 5] == 0);
+	if (pagoda_vmquery(p + 3 * page, &b) == 0) {
+		CHECK(b.pa != a.pa && (b.prot & VMQ_WRITE) && b.frame_refcount == 1);
+		CHECK_OK(pagoda_vmquery(p, &b));
+		CHECK(b.pa == a.pa);
+	}
+	CHECK_OK(munmap(p, n * page));
 }

@@ -28,7 +28,7 @@
 	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec)            \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
-	X(mmap_private_file)                                                     \
+	X(mmap_private_file) X(zero_page)                                        \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
 	X(mprotect_errors) X(madvise_errors)                                     \
 	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \
