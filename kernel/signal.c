@@ -49,6 +49,16 @@ void signal_send_locked(struct proc *p, int sig, int from)
 		p->state = P_RUNNABLE;
 }
 
+void signal_set_action(struct proc *p, int sig, const struct k_sigaction *act)
+{
+	spin_lock(&proc_lock);
+	p->sig.action[sig - 1] = *act;
+	p->sig.action[sig - 1].mask &= ~SIG_UNBLOCKABLE;
+	if (discarded(p, sig))   /* POSIX: a pending signal now ignored goes */
+		p->sig.pending &= ~SIGBIT(sig);
+	spin_unlock(&proc_lock);
+}
+
 void signal_self(int sig)
 {
 	struct proc *p = current_proc();
@@ -94,9 +104,10 @@ void signal_deliver(struct trapframe *tf)
 	int from = p->sig.sender[sig - 1];
 	struct ksiginfo info = { .signo = sig, .code = from ? SI_USER : SI_KERNEL, .pid = from };
 	uint64_t h = action_of(p, sig)->handler;
+	bool drop = discarded(p, sig);   /* sigaction changed it since it was sent */
 	spin_unlock(&proc_lock);
-	if (h == SIG_IGN || (h == SIG_DFL && default_action(sig) == DFL_IGNORE))
-		return;   /* ignored after it was sent (sigaction changed it) */
+	if (drop)
+		return;
 	if (h == SIG_DFL)
 		proc_exit(W_TERMSIG(sig));
 	enter_handler(tf, sig, &info);

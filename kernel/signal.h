@@ -77,6 +77,10 @@ struct trapframe;
  * it sleeps in can end. */
 void signal_send_locked(struct proc *p, int sig, int from);
 
+/* rt_sigaction: install act for sig in p (SIGKILL/SIGSTOP never blocked by
+ * its mask); a pending sig the new action ignores is dropped. */
+void signal_set_action(struct proc *p, int sig, const struct k_sigaction *act);
+
 /* Send sig to the calling process (SIGPIPE from a write). */
 void signal_self(int sig);
 

@@ -49,14 +49,8 @@ static long sys_rt_sigaction(const uint64_t a[6])
 	old = p->sig.action[a[0] - 1];
 	if (a[2] && copyout(a[2], &old, sizeof(old)) < 0)
 		return -EFAULT;
-	if (a[1]) {
-		act.mask &= ~SIG_UNBLOCKABLE;
-		spin_lock(&proc_lock);
-		p->sig.action[a[0] - 1] = act;
-		if (act.handler == SIG_IGN)   /* POSIX: pending ones are discarded */
-			p->sig.pending &= ~SIGBIT(a[0]);
-		spin_unlock(&proc_lock);
-	}
+	if (a[1])
+		signal_set_action(p, (int)a[0], &act);
 	return 0;
 }
 
