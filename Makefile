@@ -48,7 +48,7 @@ KSRCS := $(sort $(wildcard arch/x86_64/*.c kernel/*.c kernel/tests/*.c mm/*.c mm
 KASMS := $(sort $(wildcard arch/x86_64/*.asm))
 KOBJS := $(KSRCS:%.c=$(B)/k/%.o) $(KASMS:%.asm=$(B)/k/%.asm.o)
 
-.PHONY: all kernel iso run test unit debug clean distclean deps
+.PHONY: all kernel iso run test unit debug clean distclean deps fuzz
 all: iso
 
 kernel: $(B)/kernel.elf
@@ -120,6 +120,14 @@ include tests/unit/unit.mk
 test: $(B)/kernel.elf $(B)/initrd.tar unit
 	@tools/deps.sh build run test
 	$(PYTHON) tests/run_tests.py --build $(B)
+
+# make fuzz: the randomized testers (user/vmtester.c, user/sysfuzz.c) long,
+# with new seeds, FUZZ_MINUTES in all, FUZZ_JOBS boots at a time (tools/fuzz.py).
+FUZZ_MINUTES ?= 30
+FUZZ_JOBS    ?= 2
+fuzz: $(B)/kernel.elf $(B)/initrd.tar
+	@tools/deps.sh build run test
+	$(PYTHON) tools/fuzz.py --build $(B) --minutes $(FUZZ_MINUTES) --jobs $(FUZZ_JOBS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 clean:
 	rm -rf $(B)/k $(B)/kernel*.elf $(B)/*.iso $(B)/unit $(B)/test $(B)/iso*

@@ -34,7 +34,7 @@ USER_OBJS   := $(patsubst %.c,$(B)/%.o,$(USER_SRCS) $(wildcard $(USER_DIRS:%=%/*
 .SECONDARY: $(USER_OBJS)
 
 # One-file programs that are also built as static musl binaries NAME-musl.
-MUSL_PROGS  := vmtester
+MUSL_PROGS  := vmtester sysfuzz
 MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
 
 .PHONY: user FORCE
@@ -68,7 +68,7 @@ $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/in
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
 
-$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h)
+$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c user/fuzz_rand.h libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h)
 	@tools/deps.sh musl
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \

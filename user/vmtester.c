@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
+#include "fuzz_rand.h"
 
 #define PAGE 4096
 #define WORDS (PAGE / 8)
@@ -98,11 +99,7 @@ static struct {
 
 static uint64_t rnd64(void)
 {
-	uint64_t z = (S.rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return fuzz_rand64(&S.rng);
 }
 
 /* rnd: uniform in [0, n); n > 0. */

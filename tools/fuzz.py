@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""tools/fuzz.py -- `make fuzz`: the randomized testers, long, with new seeds.
+
+    tools/fuzz.py [--build build] [--minutes 30] [--seed N] [--jobs 2]
+
+Boots Pagoda once per (tester, mode): the VM tester (user/vmtester.c) and the
+system-call fuzzer (user/sysfuzz.c) under ptshare=all, ptshare=fork,
+ptshare=off and pv=checked, each running seeds SEED, SEED+1, ... for its
+share of the time (-T), JOBS boots at a time; then both testers on the Linux
+host (host mode: sysfuzz's allowlist, vmtester with every gate on). The
+time is split evenly over the boots, the host runs get a small share. The
+base seed is new every run (the time) unless --seed is given; each boot gets
+its own range of seeds. Prints one line per run with its seeds, steps/calls
+and operations checked, a total, and ends "N passed, N failed"; a failing run
+prints the tester's FAIL and replay lines (logs: BUILD/fuzz/NAME.log).
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+import driver  # noqa: E402
+
+MODES = [("all", ""), ("fork", "ptshare=fork vmcheck"), ("off", "ptshare=off"),
+         ("pvchecked", "pv=checked")]
+# tester -> (program, extra arguments, memory)
+TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M"),
+           "sysfuzz": ("sysfuzz", "-n,3000", "128M")}
+SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
+SUMMARY = re.compile(r"^(vmtester|sysfuzz): PASS seeds (\d+)\.\.(\d+) (.*)$", re.M)
+
+
+def make_iso(build, name, cmdline):
+    iso = os.path.join(build, "fuzz", name + ".iso")
+    subprocess.run([os.path.join(ROOT, "tools", "mkiso.sh"), os.path.join(build, "kernel.elf"),
+                    os.path.join(build, "initrd.tar"), cmdline, iso], check=True,
+                   stdout=subprocess.DEVNULL)
+    return iso
+
+
+def summary(log):
+    """(seeds, the counters of the PASS line as a dict) or None."""
+    m = SUMMARY.search(log)
+    if not m:
+        return None
+    words = m.group(4).split()
+    counts = dict(zip(words[0::2], (int(w) for w in words[1::2])))
+    return int(m.group(3)) - int(m.group(2)) + 1, m.group(2), m.group(3), counts
+
+
+def failure_lines(log):
+    return [ln for ln in log.split("\n") if re.search(r"FAIL|replay:|PANIC|KERNEL FAULT", ln)][:6]
+
+
+def run_boot(build, tester, mode, cmdline, seed, seconds):
+    prog, args, mem = TESTERS[tester]
+    name = "%s-%s" % (tester, mode)
+    initargs = "-s,%d,%s,-T,%d" % (seed, args, seconds)
+    iso = make_iso(build, name, "test=user init=/bin/%s initargs=%s %s" % (prog, initargs, cmdline))
+    res = driver.run_qemu(iso, mem=mem, timeout=seconds + 600)
+    with open(os.path.join(build, "fuzz", name + ".log"), "w") as f:
+        f.write(res.log)
+    return name, res.ok, res.log
+
+
+def run_host(build, tester, seed, seconds):
+    prog, args, _ = TESTERS[tester]
+    extra = ["-x", "all"] if tester == "vmtester" else []
+    cmd = [os.path.join(os.path.abspath(build), "rootfs", "bin", prog), "-s", str(seed)] + args.split(",") + \
+        ["-T", str(seconds)] + extra
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(build, "fuzz"),
+                       timeout=seconds + 600)
+    log = p.stdout + p.stderr
+    name = "%s-host" % tester
+    with open(os.path.join(build, "fuzz", name + ".log"), "w") as f:
+        f.write(log)
+    return name, p.returncode == 0, log
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    os.makedirs(os.path.join(a.build, "fuzz"), exist_ok=True)
+    base = a.seed if a.seed is not None else int(time.time()) % 1000000 * 1000
+    boots = [(t, m, c) for t in TESTERS for m, c in MODES]
+    total = a.minutes * 60
+    host_seconds = max(10, int(total * 0.05))
+    boot_seconds = max(20, int((total - 2 * host_seconds) * a.jobs / len(boots)) - 30)
+    print("fuzz: base seed %d, %d boots of %d s (%d at a time), host runs of %d s"
+          % (base, len(boots), boot_seconds, a.jobs, host_seconds), flush=True)
+    jobs = []
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        for k, (t, m, c) in enumerate(boots):
+            jobs.append(ex.submit(run_boot, a.build, t, m, c, base + k * SEEDS_PER_RUN, boot_seconds))
+        for k, t in enumerate(TESTERS):
+            seed = base + (len(boots) + k) * SEEDS_PER_RUN
+            jobs.append(ex.submit(run_host, a.build, t, seed, host_seconds))
+        results = [j.result() for j in jobs]
+    passed = failed = 0
+    totals = {}
+    for name, ok, log in results:
+        s = summary(log)
+        if ok and s:
+            passed += 1
+            nseeds, first, last, counts = s
+            print("PASS %-18s seeds %s..%s (%d): %s" % (name, first, last, nseeds,
+                  " ".join("%s %d" % kv for kv in counts.items())))
+            tester = name.split("-")[0]
+            tot = totals.setdefault(tester, {"seeds": 0})
+            tot["seeds"] += nseeds
+            for key, v in counts.items():
+                tot[key] = tot.get(key, 0) + v
+        else:
+            failed += 1
+            print("FAIL %-18s (log: %s/fuzz/%s.log)" % (name, a.build, name))
+            for ln in failure_lines(log):
+                print("     " + ln.strip())
+    for tester, tot in totals.items():
+        print("total %s: %s" % (tester, " ".join("%s %d" % kv for kv in tot.items())))
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
