@@ -35,21 +35,22 @@ USER_OBJS   := $(patsubst %.c,$(B)/%.o,$(USER_SRCS) $(wildcard $(USER_DIRS:%=%/*
 .PHONY: user FORCE
 user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl
 
-$(B)/user/%.o: user/%.c $(LIBC_DEPS)
+$(B)/user/%.o: user/%.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
 .SECONDEXPANSION:
-$(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS)
+$(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(call user_objs,$*)
 
 # kforkbench prints with the kernel's own code for the fork benchmark's text
 # (kernel/forkbench_text.c), so bench=fork and the shell print the same.
-$(B)/user/shared/forkbench_text.o: kernel/forkbench_text.c $(LIBC_DEPS)
+$(B)/user/shared/forkbench_text.o: kernel/forkbench_text.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -I. -MMD -MP -c $< -o $@
-$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o $(LIBC_DEPS)
+$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o $(LIBC_DEPS) \
+		| $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o
 
@@ -57,8 +58,8 @@ $(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
 # (pagoda/*.h).
 MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c
-$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h)
-	@tools/deps.sh musl
+$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h) \
+		| $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
