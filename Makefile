@@ -34,6 +34,7 @@ say =
 endif
 
 # Packages first: the stamps $(B)/.deps/GROUP and $(call deps,GROUP...).
+.DEFAULT_GOAL := all
 include tools/deps.mk
 
 # Kernel: freestanding, no red zone (interrupts use the stack), kernel code

@@ -67,7 +67,7 @@ $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/in
 # $(value CMD): the command exactly as typed (make must not expand its $?),
 # single-quoted for the shell.
 sh_quote = '$(subst ','\'',$(1))'
-$(OVERLAY)/.stamp: FORCE
+$(OVERLAY)/.stamp: FORCE | $(call deps,build)
 	@rm -rf $(OVERLAY)/new && mkdir -p $(OVERLAY)/new/bin $(OVERLAY)/new/etc
 	@$(if $(value CMD),printf '%s\n' $(call sh_quote,$(value CMD)) > $(OVERLAY)/new/etc/init.cmd)
 	@$(if $(EXTRA),cp -L $(call sh_quote,$(EXTRA))/* $(OVERLAY)/new/bin/)
