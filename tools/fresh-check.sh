@@ -110,7 +110,7 @@ t3=$(date +%s)
 
 echo "fresh-check: Debian 12 minbase chroot, commit ${head:0:12}, $(date -u '+%Y-%m-%d')"
 echo "fresh-check: make test: exit $test_rc in $((t2 - t1))s: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/make-test.log" | tail -n1)"
-echo "fresh-check: make run CMD=true: exit $run_rc in $((t3 - t2))s: $(grep -a 'pagoda:' "$out/make-run.log" | tail -n1 | tr -d '\r')"
+echo "fresh-check: make run CMD=true: exit $run_rc in $((t3 - t2))s: $(tr -d '\r' < "$out/make-run.log" | grep -av '^[[:space:]]*$' | tail -n1)"
 if [ "$test_rc" = 0 ] && [ "$run_rc" = 0 ]; then
 	echo "fresh-check: PASS in $(elapsed)"
 	exit 0
