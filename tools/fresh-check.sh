@@ -39,10 +39,25 @@ mirror=${FRESH_MIRROR:-$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.lis
 	grep -oE '(https?://[^ ]*/debian)/?( |$)' | grep -v security | head -n1 | tr -d ' ')}
 mirror=${mirror:-http://deb.debian.org/debian}
 
+# kill_inside: end what still runs inside the chroot (after ^C or a kill).
+kill_inside() {
+	local sig p pids
+	for sig in TERM KILL; do
+		pids=
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/root" 2>/dev/null)" = "$chroot" ] && pids="$pids ${p#/proc/}"
+		done
+		[ -n "$pids" ] || return 0
+		kill -s $sig $pids 2>/dev/null || true
+		sleep 2
+	done
+}
+
 # Undo every mount and remove the chroot on any exit (errors and ^C included).
 mounts=()
 cleanup() {
 	local i
+	[ -d "$chroot" ] && kill_inside
 	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
 		umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" 2>/dev/null || true
 	done
@@ -92,12 +107,16 @@ say "cloned $(git -C "$root" log -1 --format='%h %s' "$head" | cut -c1-70)"
 
 # inside LOG COMMAND: run COMMAND in the clone inside the chroot, as root with
 # a clean environment, output to this terminal and LOG; returns its status.
+# In the background, so that a signal to this script runs the traps at once.
 inside() {
 	local log=$1; shift
-	chroot "$chroot" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+	rm -f "$out/status"
+	{ chroot "$chroot" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		/bin/sh -c "cd /root/pagoda && $*" < /dev/null 2>&1 | tee "$log"
-	return "${PIPESTATUS[0]}"
+		/bin/sh -c "cd /root/pagoda && $*" < /dev/null 2>&1; echo $? > "$out/status"; } |
+		tee "$log" &
+	wait $!
+	return "$(cat "$out/status" 2>/dev/null || echo 1)"
 }
 
 t1=$(date +%s)
