@@ -2,7 +2,7 @@
 # the Makefile).
 #
 # tools/deps.sh knows the package groups: build, newlib, musl, run, test,
-# bench. Each group has a stamp, $(B)/.deps/GROUP, made by running
+# bench, pictures. Each group has a stamp, $(B)/.deps/GROUP, made by running
 # tools/deps.sh. Every rule that runs a tool of a group lists
 # $(call deps,GROUP...) as order-only prerequisites, so no object, tool or
 # recipe can start before its packages are present, whatever the goal and -j.
@@ -20,7 +20,7 @@
 # milliseconds), so a package removed later is noticed; otherwise an
 # up-to-date stamp costs nothing.
 
-DEPS_ORDER  := build newlib musl run test bench
+DEPS_ORDER  := build newlib musl run test pictures bench
 DPKG_STATUS ?= $(wildcard /var/lib/dpkg/status)
 
 deps_goal_all          := build newlib musl
@@ -31,7 +31,7 @@ deps_goal_newlib       := build newlib
 deps_goal_user         := build newlib musl
 deps_goal_run          := build newlib musl run
 deps_goal_debug        := build newlib musl run test
-deps_goal_test         := build newlib musl run test
+deps_goal_test         := build newlib musl run test pictures
 deps_goal_unit         := build test
 deps_goal_deps         := $(DEPS_ORDER)
 deps_goal_bench        := build newlib musl run bench

@@ -4,8 +4,9 @@
 # Groups: build (compiler, binutils, make, nasm, GRUB and the ISO tools), newlib
 # (its source and what building it needs), musl (musl-gcc), run (QEMU), test
 # (host unit tests: Check, pkg-config; gdb tests; python3), bench (plots, Linux
-# initramfs). The Makefile runs this through one stamp per group
-# (build/.deps/GROUP, tools/deps.mk) before anything compiles.
+# initramfs), pictures (Graphviz: pg-draw -o FILE.png, the gdb-draw test). The
+# Makefile runs this through one stamp per group (build/.deps/GROUP,
+# tools/deps.mk) before anything compiles.
 #
 # All present: exit 0 silently. Missing and root: apt-get update, then one
 # apt-get install of all of them. Missing and not root: print the exact
@@ -18,6 +19,7 @@ pkgs_musl="musl-tools"
 pkgs_run="qemu-system-x86"
 pkgs_test="check pkg-config gdb python3"
 pkgs_bench="gnuplot-nox cpio gzip python3"
+pkgs_pictures="graphviz"
 
 want=""
 for g in "$@"; do

@@ -13,7 +13,7 @@ make uses a scratch build directory under $BUILD/test/deps.
    entry point from an empty build directory, every target with a recipe
    has all the goal's stamps among its prerequisites, directly or through
    others -- whatever order make picks under -j;
-3. re-validation: with every package present `make deps` makes the six
+3. re-validation: with every package present `make deps` makes the seven
    stamps; a second `make deps` asks dpkg-query nothing; after dpkg's status
    file changes (a package was removed) the next make reports it.
 """
@@ -39,9 +39,9 @@ TOOLS = ("gcc cc nasm ld as ar nm objcopy objdump musl-gcc pkg-config grub-mkres
 ENTRY_POINTS = [
     ([], "gcc nasm binutils newlib-source musl-tools", "qemu-system-x86 check gdb"),
     (["run"], "gcc nasm musl-tools qemu-system-x86", "check gdb gnuplot-nox"),
-    (["test"], "gcc nasm newlib-source musl-tools qemu-system-x86 check pkg-config gdb python3",
-     "gnuplot-nox"),
-    (["debug"], "gcc qemu-system-x86 gdb", "gnuplot-nox"),
+    (["test"], "gcc nasm newlib-source musl-tools qemu-system-x86 check pkg-config gdb python3 "
+     "graphviz", "gnuplot-nox"),
+    (["debug"], "gcc qemu-system-x86 gdb", "gnuplot-nox graphviz"),
     (["unit"], "gcc check pkg-config", "qemu-system-x86 newlib-source musl-tools"),
     (["bench"], "gcc newlib-source musl-tools qemu-system-x86 gnuplot-nox", "check gdb"),
     (["bench-linux"], "gcc musl-tools qemu-system-x86 gnuplot-nox cpio", "check gdb"),
@@ -168,8 +168,8 @@ def test_revalidation():
     stamps = os.path.join(build, ".deps")
     rc, out, err = make(build, ["deps"], [])
     check(rc == 0 and sorted(os.listdir(stamps)) ==
-          sorted("build newlib musl run test bench".split()),
-          "make deps with all packages present makes the six stamps (%d: %s)" % (rc, err.strip()))
+          sorted("build newlib musl run test pictures bench".split()),
+          "make deps with all packages present makes the seven stamps (%d: %s)" % (rc, err.strip()))
     before = len(open(DPKG_CALLS).read().splitlines())
     rc, out, err = make(build, ["deps"], [])
     after = len(open(DPKG_CALLS).read().splitlines())
