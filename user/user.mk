@@ -69,8 +69,8 @@ $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/in
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
 
-$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h)
-	@tools/deps.sh musl
+$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h) \
+		| $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $< libc/pagoda.c libc/errno_map.c
