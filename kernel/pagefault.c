@@ -53,6 +53,11 @@ static void handle_user_fault(struct trapframe *tf, uint64_t addr)
 			reclaim_stats.oom_kills++;
 			proc_die(SIGKILL, "out of memory on page fault", addr, tf->rip);
 		}
+		if (last_fault_error == -EIO) {      /* past the end of a file */
+			signal_fault(tf, SIGBUS, BUS_ADRERR, "access past the end of the file",
+				     addr);
+			return;
+		}
 		signal_fault(tf, SIGSEGV, tf->error & PF_PRESENT ? SEGV_ACCERR : SEGV_MAPERR,
 			     pf_reason(tf->error), addr);
 		return;
