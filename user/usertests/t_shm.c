@@ -25,11 +25,12 @@ static uint64_t free_pages(void)
 	return pagoda_meminfo(&m) == 0 ? m.free_pages : 0;
 }
 
-/* shm_lazy: a 256 MiB shared anonymous mapping costs (almost) no frames
- * until touched, and a child forked before any touch shares its pages. */
+/* shm_lazy: a 128 MiB shared anonymous mapping (half of the smallest test
+ * machine) costs (almost) no frames until touched, and a child forked
+ * before any touch shares its pages. */
 void test_shm_lazy(void)
 {
-	const size_t len = (size_t)256 << 20;
+	const size_t len = (size_t)128 << 20;
 	uint64_t before = free_pages();
 	volatile char *p = mmap(NULL, len, RW, SHANON, -1, 0);
 
