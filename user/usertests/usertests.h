@@ -47,7 +47,7 @@
 	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
 	X(sig_bad_sigreturn)                                                     \
 	X(forkbench_errors) X(forkbench_run)                                    \
-	X(forkbomb) X(oom)
+	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);
 USERTESTS(UT_DECLARE)
