@@ -12,7 +12,8 @@
  * dashed when the entry is write-protected. PIDs default to every process
  * but ptdraw itself; -r limits the picture to the tables mapping part of
  * [LO, HI) (default: all of user space), -d to DEPTH levels (4: PML4 to PT,
- * 1: PML4). Render on the host with `dot -Tpng pt.dot -o pt.png`.
+ * 1: PML4). Render on the host with `dot -Tpng pt.dot -o pt.png` (in
+ * Pagoda's shell the graph goes to the console: the initrd is read-only).
  * Exit status 1 for an unknown pid or bad arguments (message on stderr,
  * nothing on stdout).
  */
