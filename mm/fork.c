@@ -8,7 +8,8 @@
  *
  * Classic copy-on-write (FORK_COW, ptshare=off): the child gets its own page
  * tables, a copy of every present entry, and a reference on every frame;
- * private writable pages become read-only + COW in both, so the first write
+ * private pages become read-only + COW in both (whatever their protection:
+ * mprotect gives W back only to a frame mapped once), so the first write
  * by either side copies. Its cost grows with the number of mapped pages.
  *
  * Shared page tables (FORK_SHARE, ptshare=fork or all, mm/ptshare.c): the

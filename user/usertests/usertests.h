@@ -23,7 +23,7 @@
 	X(exec_errors) X(kill_child) X(children64)                               \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
-	X(cow_child_write) X(cow_parent_write) X(cow_large)                      \
+	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
 	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader)            \
 	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec)            \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
