@@ -27,11 +27,9 @@
  *   vmtester: PASS seeds S..E steps N ops O pages-checked P faults F
  *
  * -x GATES (comma-separated, or "all") enables operations that meet known
- * kernel bugs (issue 14) and are off by default so that `make test` passes:
- *   cowprot   mprotect(PROT_WRITE) of a private page that was read-only at a
- *             fork, while the other process still lives (defect 1)
- *   shanon    MAP_SHARED|MAP_ANONYMOUS without PROT_WRITE, and
- *             MADV_DONTNEED on a shared anonymous mapping (defect 6)
+ * kernel bugs (issue 14) and are off by default so that `make test` passes
+ * (a gate goes once its bug is fixed; gone: cowprot, defect 1, and shanon,
+ * defect 6):
  *   kprotnone the kernel reading PROT_NONE memory (write() from it; defect 5)
  * On Linux every gate is correct behaviour: the host runs use -x all.
  *
@@ -61,14 +59,14 @@
 #define KIO_LEN 64                 /* bytes of a pipe read()/write() op */
 
 enum kind { K_NONE, K_ANON, K_SHARED, K_FILE };
-enum gate { G_COWPROT = 1, G_SHANON = 2, G_KPROTNONE = 4 };
+enum gate { G_KPROTNONE = 1 };
 
 /* What the model knows about one page of the window. */
 struct vpage {
 	uint8_t kind;     /* enum kind; K_NONE: unmapped */
 	uint8_t prot;     /* PROT_* of the mapping */
 	uint8_t lazy;     /* MADV_FREE'd, not written since: old data or zeros */
-	uint8_t rofork;   /* private and read-only at a fork whose other side lives */
+	uint8_t rofork;   /* read-only at a fork whose other side lives (for messages) */
 	uint32_t sh;      /* K_SHARED: index into the shared store */
 	uint32_t fpg;     /* K_FILE: page of the file */
 };
@@ -416,8 +414,6 @@ static void op_mmap(void)
 		fpg = rnd(S.file_pages - n + 1);
 		fd = S.fd;
 	}
-	if (kind == K_SHARED && !(prot & PROT_WRITE) && !(S.gates & G_SHANON))
-		prot |= PROT_WRITE | PROT_READ;
 	flags |= kind == K_SHARED ? MAP_SHARED | MAP_ANONYMOUS : MAP_PRIVATE;
 	flags |= kind == K_ANON ? MAP_ANONYMOUS : 0;
 	flags |= rnd(8) == 0 ? MAP_POPULATE : 0;
@@ -443,18 +439,6 @@ static void op_munmap(void)
 	expect_ok(munmap(page_addr(a), n * PAGE), "munmap");
 }
 
-/* no_rofork: without the cowprot gate, PROT_WRITE is not given to a page
- * that was read-only at a fork whose other side still lives (defect 1). */
-static int cowprot_allowed(size_t a, size_t n)
-{
-	if (S.gates & G_COWPROT)
-		return 1;
-	for (size_t i = a; i < a + n; i++)
-		if (S.pg[i].rofork)
-			return 0;
-	return 1;
-}
-
 static void protect(size_t a, size_t n, int prot);
 
 static void op_mprotect(void)
@@ -466,19 +450,12 @@ static void op_mprotect(void)
 		protect(a, n, random_prot());
 }
 
-/* dontneed_ok: pages MADV_DONTNEED may be applied to (shared anonymous
- * ones only with the shanon gate: defect 6). */
-static int dontneed_ok(size_t i)
-{
-	return is_mapped(i) && (S.pg[i].kind != K_SHARED || (S.gates & G_SHANON));
-}
-
 static void op_dontneed(void)
 {
 	size_t a, n;
 
 	pick_range(&a, &n);
-	if (!(n = mapped_run(&a, n, dontneed_ok)))
+	if (!(n = mapped_run(&a, n, is_mapped)))
 		return;
 	trace("madvise %zu+%zu DONTNEED", a, n);
 	for (size_t i = a; i < a + n; i++) {
@@ -602,8 +579,6 @@ static void op_write(void)
 /* protect: mprotect pages [a, a+n), all mapped, in the model too. */
 static void protect(size_t a, size_t n, int prot)
 {
-	if ((prot & PROT_WRITE) && !cowprot_allowed(a, n))
-		prot = PROT_READ;
 	trace("mprotect %zu+%zu prot %d", a, n, prot);
 	for (size_t i = a; i < a + n; i++)
 		S.pg[i].prot = (uint8_t)prot;
@@ -727,10 +702,13 @@ static size_t hog_pages(void)
 	return m.free_pages > keep ? (size_t)(m.free_pages - keep) : 0;
 }
 
-static void hog_main(void)
+/* hog_main: the memory hog (a child): drop the window, allocate and touch
+ * hog_pages(); with ready >= 0, then tell the parent and hold the memory
+ * until it closes the other end of release. */
+static void hog_main(int ready, int release)
 {
 	size_t n = hog_pages();
-	char *p;
+	char *p, c;
 
 	munmap(S.win, S.npages * PAGE);
 	p = mmap(NULL, n * PAGE + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -738,6 +716,8 @@ static void hog_main(void)
 		_exit(0);
 	for (size_t k = 0; k < n; k++)
 		p[k * PAGE] = 1;
+	if (ready >= 0 && write(ready, "r", 1) == 1)
+		(void)!read(release, &c, 1);
 	_exit(0);
 }
 
@@ -768,14 +748,86 @@ static pid_t fork_or_fail(void)
 	return pid;
 }
 
+/* A memory hog held across a fork (op_pressure); released right after. */
+static pid_t hog_pid;
+static int hog_release_fd = -1;
+
+static void hog_release(void)
+{
+	close(hog_release_fd);
+	reap(hog_pid, "memory hog", 1);
+	hog_pid = 0;
+}
+
+/* fork_held: fork for the fork operations. With a hog held, the fork itself
+ * runs short of memory (and may fail with ENOMEM: then the hog goes and the
+ * fork is retried); right after it the parent releases the hog, and the
+ * child starts only then, so that the steps after the fork have memory. */
+static pid_t fork_held(void)
+{
+	int go[2];
+	char c;
+
+	if (!hog_pid)
+		return fork_or_fail();
+	if (pipe(go) < 0)
+		fail("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0 && errno == ENOMEM) {
+		hog_release();
+		pid = fork_or_fail();
+	}
+	if (pid < 0)
+		fail("fork failed: %s", strerror(errno));
+	if (pid == 0) {
+		if (hog_pid)
+			close(hog_release_fd);
+		hog_pid = 0;
+		close(go[1]);
+		(void)!read(go[0], &c, 1);
+		close(go[0]);
+		return 0;
+	}
+	if (hog_pid)
+		hog_release();
+	close(go[0]);
+	close(go[1]);       /* end of file: the child may go */
+	return pid;
+}
+
+static void op_fork(void);
+
+/* op_pressure: a memory hog runs to completion; or (top level only) holds
+ * its memory across a fork (fork_held), so that fork meets reclaim and the
+ * lazy-free pages. */
 static void op_pressure(void)
 {
-	trace("pressure");
+	int hold = !S.in_child && !S.child_alive && rnd(2);
+	int ready[2] = { -1, -1 }, release[2] = { -1, -1 };
+	char c;
+
+	trace("pressure%s", hold ? " held across a fork" : "");
 	stats.ops++;
+	if (hold && (pipe(ready) < 0 || pipe(release) < 0))
+		fail("pipe: %s", strerror(errno));
 	pid_t pid = fork_or_fail();
-	if (pid == 0)
-		hog_main();
-	reap(pid, "memory hog", 1);
+	if (pid == 0) {
+		close(ready[0]);
+		close(release[1]);
+		hog_main(ready[1], release[0]);
+	}
+	if (!hold) {
+		reap(pid, "memory hog", 1);
+		return;
+	}
+	close(ready[1]);
+	close(release[0]);
+	(void)!read(ready[0], &c, 1);     /* ready, or EOF: killed for lack of memory */
+	close(ready[0]);
+	hog_pid = pid;
+	hog_release_fd = release[1];
+	op_fork();
 }
 
 /* ---- fork ---- */
@@ -839,7 +891,7 @@ static void fork_child_runs(void)
 
 	if (pipe(fds) < 0)
 		fail("pipe: %s", strerror(errno));
-	pid_t pid = fork_or_fail();
+	pid_t pid = fork_held();
 	if (pid == 0) {
 		close(fds[0]);
 		S.in_child = 1;
@@ -866,7 +918,7 @@ static void fork_parent_runs(void)
 
 	if (pipe(fds) < 0)
 		fail("pipe: %s", strerror(errno));
-	pid_t pid = fork_or_fail();
+	pid_t pid = fork_held();
 	if (pid == 0) {
 		close(fds[1]);
 		S.in_child = 1;
@@ -1005,9 +1057,7 @@ static unsigned parse_gates(const char *s)
 	unsigned g = 0;
 
 	if (strstr(s, "all"))
-		return G_COWPROT | G_SHANON | G_KPROTNONE;
-	g |= strstr(s, "cowprot") ? G_COWPROT : 0;
-	g |= strstr(s, "shanon") ? G_SHANON : 0;
+		return G_KPROTNONE;
 	g |= strstr(s, "kprotnone") ? G_KPROTNONE : 0;
 	return g;
 }
@@ -1023,7 +1073,7 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] "
-		"[-x cowprot,shanon,kprotnone|all] [-v]\n");
+		"[-x kprotnone|all] [-v]\n");
 	exit(2);
 }
 
