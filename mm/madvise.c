@@ -46,8 +46,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 {
 	switch (advice) {
 	case MADV_DONTNEED:
-		pgr_unmap(as->pgt, start, end);
-		return 0;
+		return pgr_unmap(as->pgt, start, end);   /* 0: as_madvise unshared */
 	case MADV_FREE:
 		if (!(v->flags & VMA_ANON) || (v->flags & VMA_SHARED))
 			return -EINVAL;
@@ -73,6 +72,11 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 		return -EINVAL;
 	if (!alen)
 		return 0;
+	if (advice == MADV_DONTNEED) {   /* all or nothing: unshare before any change */
+		int r = pgr_unshare(as->pgt, start, end, PGR_KEEP_WHOLE);
+		if (r < 0)
+			return r;
+	}
 	bool hole = false;
 	vaddr_t at = start;
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next) {
