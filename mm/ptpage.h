@@ -2,7 +2,7 @@
  *
  * A page-table page is a frame of type PG_PAGETABLE with, in its struct page,
  * pt.level, pt.share (address spaces pointing at it; 1 when private) and
- * count (its present entries). Those counts stay exact because EVERY entry
+ * count (its mapped entries: present, or PROT_NONE leaves, pte_mapped). Those counts stay exact because EVERY entry
  * write goes through one of two functions:
  *   pt_set_leaf()   leaf entries (PTEs, and 2 MiB / 1 GiB pages): the choke
  *                   point where page-table sharing will unshare;

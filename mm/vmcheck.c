@@ -31,7 +31,7 @@ static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 	const pte_t *e = ptpage_entries(pt);
 	for (int i = 0; i < PT_ENTRIES; i++) {
 		pte_t x = pte_read(&e[i]);
-		if (!pte_present(x))
+		if (!pte_mapped(x))
 			continue;
 		uint64_t pfn = pte_addr(x) >> PAGE_SHIFT;
 		if (pfn >= max_pfn)

@@ -27,6 +27,7 @@
 	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader)            \
 	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec)            \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
+	X(efault_prot_none)                                                      \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
 	X(mmap_private_file) X(zero_page)                                        \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
