@@ -51,7 +51,7 @@ def leaf_summary(pt_pa, zero_pa):
              for k, name in (("cow", "COW"), ("lazy", "LAZYFREE"), ("file", "FILE"))}
     s = dict(present=0, cow=0, lazy=0, file=0, zero=0)
     for e in read_u64s(pt_pa, pte.ENTRIES):
-        if not e & pte.P:
+        if not pte.mapped(e, PT):   # PROT_NONE leaves count, as in the kernel
             continue
         s["present"] += 1
         for k, m in masks.items():
