@@ -12,9 +12,10 @@
  * Reclaim never unshares and never gives a PD entry its W bit back. Any
  * other page was written or is shared: it becomes
  * normal anonymous memory again. A written page is never lost.
- * If nothing is reclaimable the allocation fails: a page fault then kills
- * the process ("out of memory", counted in reclaim_stats.oom_kills), a
- * system call returns -ENOMEM. The kernel never panics for it.
+ * If nothing is reclaimable the allocation fails: a user page fault then
+ * kills the process with the largest RSS (kernel/oom.c, counted in
+ * reclaim_stats.oom_kills) and retries, a system call returns -ENOMEM. The
+ * kernel never panics for it.
  */
 #ifndef MM_RECLAIM_H
 #define MM_RECLAIM_H

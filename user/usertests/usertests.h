@@ -30,6 +30,10 @@
 	X(efault_prot_none)                                                      \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
 	X(mmap_private_file) X(zero_page)                                        \
+	X(shm_lazy) X(shm_dontneed) X(shm_readonly)                              \
+	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly)            \
+	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow)             \
+	X(munmap_low_madvise_top) X(madv_fork) X(madv_advices)                   \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
 	X(mprotect_errors) X(madvise_errors)                                     \
 	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \
@@ -44,7 +48,7 @@
 	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
 	X(sig_bad_sigreturn)                                                     \
 	X(forkbench_errors) X(forkbench_run)                                    \
-	X(forkbomb) X(oom)
+	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);
 USERTESTS(UT_DECLARE)
