@@ -103,9 +103,36 @@ static void count_shared_pts(uint64_t *shared, uint64_t *saved)
 	}
 }
 
+_Static_assert(PSS_SHIFT == PAGODA_PSS_SHIFT, "one fixed point for PSS");
+
+/* The PSS of every process, summed (2^-PSS_SHIFT pages), and the distinct
+ * frames they map: the two sides of PSS's promise. Both ~0 ("unknown")
+ * when there is no memory for the census bitmap. */
+static void pss_census(uint64_t *pss_frac, uint64_t *frames)
+{
+	struct frame_census c;
+	*pss_frac = *frames = ~0ULL;
+	if (frame_census_begin(&c) < 0)
+		return;
+	*pss_frac = 0;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[i];
+		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as)
+			continue;
+		struct as_memstat st;
+		as_memstat(p->as, &st);
+		*pss_frac += st.pss_frac;
+		frame_census_add(&c, p->as);
+	}
+	spin_unlock(&proc_lock);
+	*frames = frame_census_end(&c);
+}
+
 static long sys_meminfo(const uint64_t a[6])
 {
 	struct pagoda_meminfo m = { 0 };
+	pss_census(&m.pss_total_frac, &m.user_frames);
 	count_shared_pts(&m.shared_pt_pages, &m.pt_saved_pages);
 	m.ptshare_mode = ptshare_mode;
 	m.fork_shared_pt = ptshare_stats.fork_shared;
