@@ -5,7 +5,7 @@ handed to write(); tests/scripts.txt).
 Checks that:
   * when the kernel's copy from that page faults (as_fault, a read), its
     leaf entry is not present and has PTE_PROTNONE, and still holds the
-    frame (pagoda.pte.is_protnone, pagoda.pte.mapped);
+    frame (pagoda.pte.is_protnone, pagoda.pte.is_mapped);
   * pg-walk names it: the entry decodes as "not present: ... PROTNONE" and
     the last line says PROT_NONE with the frame it keeps;
   * as_fault returns -EFAULT for it (the system call's EFAULT);
@@ -45,7 +45,7 @@ def body():
     if not t.check(va is not None, "the kernel faults on a PROT_NONE entry"):
         return
     e = t.pt_info(va)["pte"]
-    t.check(not e & pte.P and pte.mapped(e, pte.PT) and pte.frame_addr(e, pte.PT) != 0,
+    t.check(not e & pte.P and pte.is_mapped(e) and pte.frame_addr(e, pte.PT) != 0,
             "the entry is not present but keeps its frame", "%#x" % e)
     out = t.run("pg-walk %#x" % va)
     t.check(re.search(r"not present: .*PROTNONE", out) is not None and

@@ -69,7 +69,7 @@ def leaves(cr3, lo=0, hi=1 << 64, on_table=None):
         span = pte.entry_span(level)
         for i, entry in enumerate(entries):
             va = pte.canonical(base + i * span)
-            if not pte.mapped(entry, level) or va + span <= lo or va >= hi:
+            if not pte.is_mapped(entry) or va + span <= lo or va >= hi:
                 continue
             if pte.is_leaf(entry, level):
                 yield Leaf(va, span, pte.frame_addr(entry, level), path + [entry])

@@ -81,7 +81,7 @@ effective permissions (W and U only if EVERY level allows, NX if ANY sets it).""
 
     @staticmethod
     def target(step):
-        if not pte.mapped(step.entry, step.level):
+        if not pte.is_mapped(step.entry):
             return ""
         addr = pte.frame_addr(step.entry, step.level)
         if pte.is_leaf(step.entry, step.level):
