@@ -71,6 +71,8 @@ expect sleep-bad 2 "usage: sleep SECONDS" "$bin/sleep" x
 expect kill-bad  1 "kill: 999999999: No such process" "$bin/kill" 999999999
 expect ps        1 "ps: pagoda_procinfo: Function not implemented" "$bin/ps"
 expect meminfo   1 "meminfo: pagoda_meminfo: Function not implemented" "$bin/meminfo"
+expect ptdraw    1 "ptdraw: pid 1: Function not implemented" "$bin/ptdraw" 1
+expect ptdraw-bad 1 "usage: ptdraw [-r LO-HI] [-d DEPTH] [-t TITLE] [PID...] > pt.dot" "$bin/ptdraw" -d 9 1
 
 # --- sh -c ----------------------------------------------------------------
 shc() { env -i PATH="$bin" "$bin/sh" -c "$@"; }

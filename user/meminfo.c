@@ -41,6 +41,11 @@ int main(void)
 	kib("SharedPT:", m.shared_pt_pages);
 	kib("PTSaved:", m.pt_saved_pages);
 	kib("LazyFree:", m.lazyfree_pages);
+	if (m.user_frames != ~0ull) {	/* ~0: the kernel had no room to count */
+		kib("UserFrames:", m.user_frames);
+		kib("PssTotal:", (m.pss_total_frac + (1ull << (PAGODA_PSS_SHIFT - 1))) >>
+				 PAGODA_PSS_SHIFT);
+	}
 	count("pgfault", m.page_faults);
 	count("cowfault", m.cow_faults);
 	count("pt_unshare", m.pt_unshares);
