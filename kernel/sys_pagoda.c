@@ -62,7 +62,8 @@ static int vmq_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level
 	q->pte = e;
 	q->page_size = (uint32_t)pgl_entry_size(level);
 	q->pa = pte_addr(e) + (va & (q->page_size - 1));
-	q->prot = VMQ_READ | (pte_writable(e) ? VMQ_WRITE : 0) |
+	q->prot = !pte_present(e) ? 0 :   /* PROT_NONE */
+		  VMQ_READ | (pte_writable(e) ? VMQ_WRITE : 0) |
 		  (pte_exec(e) ? VMQ_EXEC : 0) | (pte_user(e) ? VMQ_USER : 0);
 	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pte_lazyfree(e) ? VMQ_LAZYFREE : 0) |
 		  (pte_file(e) ? VMQ_FILE : 0) | (pte_dirty(e) ? VMQ_DIRTY : 0) |
@@ -230,27 +231,40 @@ static long sys_forkbench(const uint64_t a[6])
 
 /* ---- pttree ---- */
 
-/* pagoda_pttree(pid, lo, hi, depth, buf, max): mm/pttree.c describes the
- * tables into a kernel buffer (the walk must not fault on buf), then one
- * copyout. */
-static long sys_pttree(const uint64_t a[6])
+/* Are pagoda_pttree's range [a[1], a[2]), depth a[3] and max a[5] valid? */
+static bool pttree_args_valid(const uint64_t a[6])
 {
 	vaddr_t lo = a[1], hi = a[2], user_end = PML4_KERNEL_FIRST * pgl_entry_size(PGL_PML4);
-	int depth = (int)a[3];
-	if ((int64_t)a[5] < 0 || lo >= hi || hi > user_end || !IS_ALIGNED(lo | hi, PAGE_SIZE) ||
-	    depth < 1 || depth > PGL_PML4)
+	return (int64_t)a[5] >= 0 && lo < hi && hi <= user_end && IS_ALIGNED(lo | hi, PAGE_SIZE) &&
+	       a[3] >= 1 && a[3] <= PGL_PML4;
+}
+
+/* Describe the tables of process a[0] into buf (max nodes): their number,
+ * or -ESRCH. proc_lock keeps the address space alive meanwhile. */
+static long pttree_of(const uint64_t a[6], struct pagoda_ptnode *buf, size_t max)
+{
+	long n = -ESRCH;
+	spin_lock(&proc_lock);
+	struct proc *p = proc_find((int)a[0]);
+	if (p && p->state != P_EMBRYO)
+		n = p->as ? (long)pt_tree(p->as->pgt, a[1], a[2], (int)a[3], buf, max) : 0;
+	spin_unlock(&proc_lock);
+	return n;
+}
+
+/* pagoda_pttree(pid, lo, hi, depth, buf, max): mm/pttree.c describes the
+ * tables into a kernel buffer (the walk must not fault on buf), then one
+ * copyout of the part that fits. */
+static long sys_pttree(const uint64_t a[6])
+{
+	if (!pttree_args_valid(a))
 		return -EINVAL;
 	size_t max = a[5] < PAGODA_PTTREE_MAX ? a[5] : PAGODA_PTTREE_MAX;
 	struct pagoda_ptnode *buf = kmalloc(max * sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;
-	long n = -ESRCH;
-	spin_lock(&proc_lock);
-	struct proc *p = proc_find((int)a[0]);
-	if (p && p->state != P_EMBRYO)
-		n = p->as ? (long)pt_tree(p->as->pgt, lo, hi, depth, buf, max) : 0;
-	spin_unlock(&proc_lock);
-	long r = n < 0 ? n : copyout(a[4], buf, (n < (long)max ? (size_t)n : max) * sizeof(*buf));
+	long n = pttree_of(a, buf, max);
+	long r = n < 0 ? n : copyout(a[4], buf, ((size_t)n < max ? (size_t)n : max) * sizeof(*buf));
 	kfree(buf);
 	return r < 0 ? r : n;
 }
