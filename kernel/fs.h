@@ -17,6 +17,22 @@ enum dev_kind { DEV_CONSOLE = 1, DEV_NULL, DEV_ZERO };
 
 struct page;
 struct file_ops;
+struct textbuf;
+struct inode;
+
+/* A synthesized inode (/proc, kernel/procfs.c): children and contents are
+ * made when asked for, from the kernel's state at that moment. */
+struct inode_ops {
+	/* Directory: the child named name[0..len), or NULL. */
+	struct inode *(*lookup)(struct inode *dir, const char *name, size_t len);
+	/* Directory: the first child at position >= *pos (positions need not
+	 * be consecutive); *pos becomes its position and its name is copied
+	 * into name (NAME_MAX bytes). NULL when there is none. */
+	struct inode *(*child)(struct inode *dir, uint64_t *pos, char *name);
+	/* File: append its whole text to tb; 0 or -errno (-ESRCH: the
+	 * process it describes is gone). */
+	int (*show)(struct inode *ip, struct textbuf *tb);
+};
 
 struct inode {
 	char name[NAME_MAX];
@@ -29,10 +45,15 @@ struct inode {
 	uint64_t npages;
 	struct inode *parent, *children, *next_sibling;
 	void *ptshare;              /* shared text page tables (mm/ptshare.c) */
+	const struct inode_ops *ops; /* synthesized inodes; NULL: initrd */
+	uint64_t priv;              /* synthesized inodes: the ops' own data */
 };
 
 /* Unpack the initrd at [start, end) physical; returns files found or -errno. */
 int initrd_load(paddr_t start, paddr_t end);
+
+/* Make dir the root of /proc (kernel/procfs.c); called once at boot. */
+void procfs_init(struct inode *dir);
 
 /* Resolve a path: from / when it starts with '/', else from the current
  * process's directory (from / when there is no process). NULL if missing. */

@@ -44,6 +44,22 @@ void proc_set_name(struct proc *p, const char *path)
 	strlcpy(p->name, base, sizeof(p->name));
 }
 
+void proc_set_cmdline(struct proc *p, const char *const argv[])
+{
+	uint32_t len = 0;
+	for (int i = 0; argv && argv[i] && len < PROC_CMDLINE_MAX; i++) {
+		size_t n = MIN(strlen(argv[i]) + 1, (size_t)(PROC_CMDLINE_MAX - len));
+		memcpy(p->cmdline + len, argv[i], n);
+		len += (uint32_t)n;
+	}
+	p->cmdline_len = len;
+}
+
+int proc_last_pid(void)
+{
+	return next_pid - 1;
+}
+
 /* First code a new process runs (from swtch): drop the scheduler's lock
  * and return to user mode through the trap frame. */
 static void proc_first_return(void)
@@ -142,6 +158,8 @@ int proc_fork(void)
 		if (parent->files[fd])
 			child->files[fd] = file_dup(parent->files[fd]);
 	memcpy(child->name, parent->name, sizeof(child->name));
+	memcpy(child->cmdline, parent->cmdline, parent->cmdline_len);
+	child->cmdline_len = parent->cmdline_len;
 	child->parent = parent;
 
 	spin_lock(&proc_lock);

@@ -22,6 +22,7 @@
 #define NPROC 128         /* process table size: fork fails with EAGAIN past it */
 #define NOFILE 64         /* open files per process */
 #define PROC_NAME_MAX 16
+#define PROC_CMDLINE_MAX 256   /* bytes of argv kept for /proc/PID/cmdline */
 
 enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
 
@@ -33,6 +34,8 @@ struct proc {
 	int pid;
 	enum proc_state state;
 	char name[PROC_NAME_MAX];
+	char cmdline[PROC_CMDLINE_MAX];  /* argv of the last execve, NUL after each */
+	uint32_t cmdline_len;        /* bytes used (cut at PROC_CMDLINE_MAX) */
 	struct proc *parent;
 	struct addrspace *as;        /* user memory; NULL for kernel threads */
 	void *kstack_top;
@@ -101,6 +104,13 @@ int proc_vmcheck(void);
 /* Set the name shown by ps (from the program's basename). */
 void proc_set_name(struct proc *p, const char *path);
 
+/* Keep argv (NULL-terminated) as p's command line, each string followed by
+ * its NUL, cut at PROC_CMDLINE_MAX bytes. */
+void proc_set_cmdline(struct proc *p, const char *const argv[]);
+
+/* The last pid handed out (/proc/loadavg). */
+int proc_last_pid(void);
+
 /* Scheduler (kernel/sched.c). */
 __noreturn void scheduler(void);
 void sched_yield(void);
@@ -110,5 +120,11 @@ void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
 void sched_init(void);
 void sleep_until_ns(uint64_t deadline);   /* nanosleep */
+
+/* The 1, 5 and 15 minute load averages in hundredths (1.50 is 150). */
+void sched_loadavg(unsigned long hundredths[3]);
+
+/* Timer ticks spent with no process to run. */
+uint64_t sched_idle_ticks(void);
 
 #endif

@@ -112,6 +112,51 @@ void wakeup(const void *chan)
 	spin_unlock(&proc_lock);
 }
 
+/* Load average, Linux's way: every LOAD_FREQ ticks, each average moves
+ * toward the number of runnable processes with factor e^(-5s/1min) (and
+ * 5, 15 min), in fixed point with FSHIFT fraction bits. */
+#define FSHIFT 11
+#define FIXED_1 (1UL << FSHIFT)
+#define LOAD_FREQ (5 * HZ)
+static const unsigned long load_exp[3] = { 1884, 2014, 2037 };
+static unsigned long avenrun[3];
+static uint64_t idle_ticks;
+
+/* Processes running or runnable now (proc_lock free: interrupt context). */
+static unsigned long nr_active(void)
+{
+	unsigned long n = 0;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++)
+		n += proc_table[i].state == P_RUNNING || proc_table[i].state == P_RUNNABLE;
+	spin_unlock(&proc_lock);
+	return n;
+}
+
+static void loadavg_tick(void)
+{
+	if (timer_ticks() % LOAD_FREQ)
+		return;
+	unsigned long active = nr_active() * FIXED_1;
+	for (int i = 0; i < 3; i++) {
+		unsigned long a = avenrun[i] * load_exp[i] + active * (FIXED_1 - load_exp[i]);
+		if (active >= avenrun[i])
+			a += FIXED_1 - 1;   /* round up while rising, as Linux does */
+		avenrun[i] = a / FIXED_1;
+	}
+}
+
+void sched_loadavg(unsigned long hundredths[3])
+{
+	for (int i = 0; i < 3; i++)
+		hundredths[i] = ((avenrun[i] + FIXED_1 / 200) * 100) >> FSHIFT;
+}
+
+uint64_t sched_idle_ticks(void)
+{
+	return idle_ticks;
+}
+
 /* Timer tick (interrupt context, so proc_lock is free on this CPU): account
  * time, wake processes sleeping on the tick, and end the time slice. */
 static void sched_tick(struct trapframe *tf)
@@ -122,7 +167,10 @@ static void sched_tick(struct trapframe *tf)
 			p->utime_ticks++;
 		else
 			p->stime_ticks++;
+	} else {
+		idle_ticks++;
 	}
+	loadavg_tick();
 	if (ticks_left > 0)
 		ticks_left--;
 	wakeup(&tick_channel);

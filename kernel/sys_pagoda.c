@@ -87,38 +87,27 @@ static long sys_vmquery(const uint64_t a[6])
 
 /* ---- meminfo ---- */
 
-/* PT pages with more than one sharer, and the PT pages sharing saved. */
-static void count_shared_pts(uint64_t *shared, uint64_t *saved)
-{
-	*shared = *saved = 0;
-	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
-		const struct page *pg = &frames[pfn];
-		if (pg->type == PG_PAGETABLE && pg->order != PAGE_ORDER_TAIL &&
-		    pg->pt.level == PGL_PT && pg->pt.share > 1) {
-			(*shared)++;
-			*saved += pg->pt.share - 1;
-		}
-	}
-}
-
 static long sys_meminfo(const uint64_t a[6])
 {
 	struct pagoda_meminfo m = { 0 };
-	count_shared_pts(&m.shared_pt_pages, &m.pt_saved_pages);
+	struct mm_meminfo mi;
+	mm_meminfo(&mi);
+	m.shared_pt_pages = mi.shared_pt;
+	m.pt_saved_pages = mi.pt_saved;
 	m.ptshare_mode = ptshare_mode;
 	m.fork_shared_pt = ptshare_stats.fork_shared;
 	m.text_shared_pt = ptshare_stats.text_attached;
 	m.pt_unshares = ptshare_stats.unshare_copy;
-	m.total_pages = mm_stats.managed;
-	m.free_pages = mm_stats.free;
-	m.kernel_pages = mm_stats.by_type[PG_KERNEL];
-	m.anon_pages = mm_stats.by_type[PG_ANON];
-	m.file_pages = mm_stats.by_type[PG_FILE];
-	m.pagetable_pages = mm_stats.by_type[PG_PAGETABLE];
+	m.total_pages = mi.total;
+	m.free_pages = mi.free;
+	m.kernel_pages = mi.kernel;
+	m.anon_pages = mi.anon;
+	m.file_pages = mi.file;
+	m.pagetable_pages = mi.pagetable;
 	m.page_faults = fault_stats.zero + fault_stats.zero_page + fault_stats.file + fault_stats.cow;
 	m.cow_faults = fault_stats.cow;
 	m.tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
-	m.lazyfree_pages = lazyfree_stats.pages;
+	m.lazyfree_pages = mi.lazyfree;
 	m.pglazyfree = lazyfree_stats.marked;
 	m.pglazyfreed = lazyfree_stats.discarded;
 	m.reclaim_scans = reclaim_stats.scans;

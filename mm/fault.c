@@ -39,6 +39,11 @@ void fault_init(void)
 		panic("fault_init: no frame for the zero page");
 }
 
+bool fault_is_zero_page(const struct page *pg)
+{
+	return pg && pg == zero_page;
+}
+
 /* PGT_* protection for a VMA's pages. */
 static unsigned vma_pgt_prot(const struct vma *v)
 {
