@@ -7,9 +7,11 @@
  *
  * Inodes here are synthesized (fs.h's inode_ops): nothing is stored, every
  * read makes the text anew (kernel/procfs_pid.c, kernel/procfs_sys.c). The
- * inodes of a PID directory live in a block per process-table slot, made on
- * first use and reused by the slot's next process; each names its pid, and
- * a file whose process is gone reads as ESRCH, as on Linux.
+ * inodes of a PID directory live in a block per process-table slot (static:
+ * nothing to allocate or leak), reused by the slot's next process; each
+ * names its pid, and a file whose process is gone reads as ESRCH, as on
+ * Linux. (One imprecision: a file kept open across its process's death and
+ * the slot's reuse by a new process reads the new process.)
  */
 #include "kernel/fs.h"
 #include "kernel/errno.h"
@@ -18,7 +20,6 @@
 #include "kernel/procfs.h"
 #include "kernel/string.h"
 #include "kernel/textbuf.h"
-#include "mm/kmalloc.h"
 
 #define INO_BASE 0x100000000ull   /* above every initrd inode number */
 
@@ -63,7 +64,7 @@ struct pid_dir {
 	struct inode dir;                 /* priv: the pid */
 	struct inode files[NPIDFILES];    /* priv: the pid */
 };
-static struct pid_dir *pid_dirs[NPROC];
+static struct pid_dir pid_dirs[NPROC];   /* by process-table slot */
 
 static bool proc_visible(const struct proc *p)
 {
@@ -119,14 +120,11 @@ static struct inode *pid_dir_child(struct inode *dir, uint64_t *pos, char *name)
 static const struct inode_ops pid_dir_ops = { .lookup = pid_dir_lookup,
 					      .child = pid_dir_child };
 
-/* The directory of live process p (proc_lock held), made or renamed for
- * p's pid; NULL when out of memory. Its children are its files. */
+/* The directory of live process p (proc_lock held), renamed for p's pid
+ * if the slot held another process before. Its children are its files. */
 static struct inode *pid_dir_of(struct proc *p)
 {
-	struct pid_dir **slot = &pid_dirs[p - proc_table];
-	if (!*slot && !(*slot = kzalloc(sizeof(**slot))))
-		return NULL;
-	struct pid_dir *d = *slot;
+	struct pid_dir *d = &pid_dirs[p - proc_table];
 	if (d->dir.priv == (uint64_t)p->pid && d->dir.ops)
 		return &d->dir;
 	char name[NAME_MAX];

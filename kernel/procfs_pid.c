@@ -140,7 +140,7 @@ void procfs_show_status(struct proc *p, struct textbuf *tb)
 		  p->name, state_letter(p), state_name(p), p->pid, p->pid);
 	tb_printf(tb, "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n",
 		  ppid_of(p));
-	tb_printf(tb, "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\nKthread:\t0\n",
+	tb_printf(tb, "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\n",
 		  NOFILE, p->pid, p->pid);
 	if (p->as)
 		status_memory(tb, &m);

@@ -113,7 +113,7 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	 * even if fork comes before the first touch: populate it now. */
 	if ((vflags & VMA_SHARED) && !file) {
 		for (vaddr_t va = addr; va < addr + len; va += PAGE_SIZE) {
-			if (as_fault(as, va, true, false) < 0) {
+			if (as_fault(as, va, prot & PROT_WRITE, false) < 0) {
 				unmap_range(as, addr, addr + len);
 				return -ENOMEM;
 			}

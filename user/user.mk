@@ -56,7 +56,7 @@ $(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text
 # The musl build of usertests: the same sources plus Pagoda's portable
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
 # (pagoda/*.h).
-MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c
+MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c libc/procfs.c
 $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h)
 	@tools/deps.sh musl
 	@mkdir -p $(dir $@)

@@ -43,6 +43,9 @@
 	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
 	X(sig_bad_sigreturn)                                                     \
 	X(forkbench_errors) X(forkbench_run)                                    \
+	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
+	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
+	X(procfs_misc)                                                           \
 	X(forkbomb) X(oom)
 
 #define UT_DECLARE(name) void test_##name(void);
