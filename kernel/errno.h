@@ -43,6 +43,7 @@
 #define ENOSYS 38
 #define ENOTEMPTY 39
 #define ELOOP 40
+#define EOVERFLOW 75
 #define ENOTSUP 95
 #define EOPNOTSUPP 95
 #define ETIMEDOUT 110

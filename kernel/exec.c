@@ -70,7 +70,7 @@ static int load_segment(struct addrspace *as, struct inode *ip,
 	vaddr_t got;
 
 	if (!(ph->flags & PF_W))   /* shared, straight from the file's frames */
-		return as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED, ip,
+		return as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED, inode_vmobject(ip),
 			       ALIGN_DOWN(ph->offset, PAGE_SIZE), &got);
 
 	int r = as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS,

@@ -9,6 +9,7 @@
 #define KERNEL_FS_H
 
 #include "kernel/types.h"
+#include "mm/vmobject.h"
 
 #define NAME_MAX 64
 
@@ -43,6 +44,7 @@ struct inode {
 	uint64_t size;
 	struct page **pages;        /* regular files: one frame per 4 KiB */
 	uint64_t npages;
+	struct vmobject vmobj;      /* regular files: what mmap maps (mm/vmobject.h) */
 	struct inode *parent, *children, *next_sibling;
 	void *ptshare;              /* shared text page tables (mm/ptshare.c) */
 	const struct inode_ops *ops; /* synthesized inodes; NULL: initrd */
@@ -66,8 +68,14 @@ long inode_path(const struct inode *ip, char *buf, uint64_t n);
 /* Copy up to n bytes at off of a regular file into kernel buffer dst. */
 uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n);
 
-/* The frame holding page index idx of a regular file, or NULL past EOF. */
-struct page *inode_page(struct inode *ip, uint64_t idx);
+/* The backing object of a regular file, for mmap: its get_page hands out the
+ * file's own frames (-EIO past the last page). Lives as long as the inode
+ * (forever: the initrd is never unmounted). */
+struct vmobject *inode_vmobject(struct inode *ip);
+
+/* The file whose backing object obj is (what /proc/PID/maps names), or
+ * NULL when obj is not a file's (shared anonymous memory, NULL). */
+struct inode *vmobject_inode(struct vmobject *obj);
 
 /* ops for an open of ip (file, directory or device). */
 const struct file_ops *inode_file_ops(struct inode *ip);

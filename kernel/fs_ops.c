@@ -25,8 +25,9 @@ static long reg_read(struct file *f, vaddr_t ubuf, uint64_t n)
 		uint64_t got = inode_read(f->inode, f->off, buf, MIN(n - done, BOUNCE));
 		if (got == 0)
 			break;
-		if (copyout(ubuf + done, buf, got) < 0)
-			return done ? (long)done : -EFAULT;
+		int r = copyout(ubuf + done, buf, got);
+		if (r < 0)
+			return done ? (long)done : r;
 		f->off += got;
 		done += got;
 	}
@@ -54,7 +55,8 @@ static long null_write(struct file *f, vaddr_t ubuf, uint64_t n)
 static long zero_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
 	(void)f;
-	return clear_user(ubuf, n) < 0 ? -EFAULT : (long)n;
+	int r = clear_user(ubuf, n);
+	return r < 0 ? r : (long)n;
 }
 
 static long console_file_read(struct file *f, vaddr_t ubuf, uint64_t n)

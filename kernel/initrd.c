@@ -204,9 +204,38 @@ long inode_path(const struct inode *ip, char *buf, uint64_t n)
 	return (long)len + 1;
 }
 
-struct page *inode_page(struct inode *ip, uint64_t idx)
+/* ---- the file's backing object (mm/vmobject.h) ---- */
+
+static struct inode *obj_inode(struct vmobject *obj)
 {
-	return idx < ip->npages ? ip->pages[idx] : NULL;
+	return container_of(obj, struct inode, vmobj);
+}
+
+static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
+{
+	struct inode *ip = obj_inode(obj);
+	if (idx >= ip->npages)
+		return -EIO;      /* past the end of the file: SIGBUS */
+	page_get(ip->pages[idx]);
+	*out = ip->pages[idx];
+	return 0;
+}
+
+static int file_resident(struct vmobject *obj, uint64_t idx)
+{
+	return idx < obj_inode(obj)->npages;   /* the initrd is all in RAM */
+}
+
+static const struct vmobject_ops file_obj_ops = {
+	.get_page = file_get_page, .resident = file_resident,
+};
+
+struct vmobject *inode_vmobject(struct inode *ip)
+{
+	if (!ip->vmobj.ops)
+		ip->vmobj = (struct vmobject){ .ops = &file_obj_ops, .kind = VMOBJ_FILE,
+					       .refs = 1, .npages = ip->npages };
+	return &ip->vmobj;
 }
 
 uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n)
@@ -221,4 +250,9 @@ uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n)
 		done += chunk;
 	}
 	return n;
+}
+
+struct inode *vmobject_inode(struct vmobject *obj)
+{
+	return obj && obj->ops == &file_obj_ops ? obj_inode(obj) : NULL;
 }

@@ -3,16 +3,19 @@
  *
  * Faults on user addresses go to the address space (mm/fault.c). If it
  * cannot resolve them, a fault from user mode kills the process with a
- * one-line report and a SIGSEGV (or SIGKILL for out of memory) wait status,
- * unless it has a handler for the signal (kernel/signal.c);
- * a fault from kernel mode (copyin/copyout) falls through to the exception
- * table and the system call returns -EFAULT.
+ * one-line report and a SIGSEGV (SIGBUS past the end of a file) wait
+ * status, unless it has a handler for the signal (kernel/signal.c); out of
+ * memory kills the largest process instead (kernel/oom.c) and the access is
+ * retried. A fault from kernel mode (copyin/copyout) falls through to the
+ * exception table and the system call returns -EFAULT (-ENOMEM when memory
+ * ran out).
  */
 #include "kernel/proc.h"
+#include "kernel/oom.h"
 #include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "mm/as.h"
-#include "mm/reclaim.h"
+#include "mm/uaccess.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/sigframe.h"
 #include "arch/x86_64/trap.h"
@@ -28,6 +31,7 @@ static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
 		return false;
 	int r = as_fault(p->as, addr, tf->error & PF_WRITE, tf->error & PF_INSTR);
 	last_fault_error = r;
+	uaccess_fault_error = r;   /* a copy from the kernel reports -ENOMEM */
 	return r == 0;
 }
 
@@ -50,8 +54,13 @@ static void handle_user_fault(struct trapframe *tf, uint64_t addr)
 	switch (tf->vector) {
 	case T_PF:
 		if (last_fault_error == -ENOMEM) {   /* reclaim already failed */
-			reclaim_stats.oom_kills++;
-			proc_die(SIGKILL, "out of memory on page fault", addr, tf->rip);
+			oom_kill_for_fault(addr, tf->rip);
+			return;                      /* retry the access */
+		}
+		if (last_fault_error == -EIO) {      /* past the end of a file */
+			signal_fault(tf, SIGBUS, BUS_ADRERR, "access past the end of the file",
+				     addr);
+			return;
 		}
 		signal_fault(tf, SIGSEGV, tf->error & PF_PRESENT ? SEGV_ACCERR : SEGV_MAPERR,
 			     pf_reason(tf->error), addr);

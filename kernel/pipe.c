@@ -53,8 +53,9 @@ static long pipe_read(struct file *f, vaddr_t ubuf, uint64_t n)
 		tmp[got++] = p->buf[p->nread++ % PIPE_SIZE];
 	wakeup(&p->nwrite);
 	spin_unlock(&p->lock);
-	if (got && copyout(ubuf, tmp, got) < 0)
-		return -EFAULT;
+	int r = got ? copyout(ubuf, tmp, got) : 0;
+	if (r < 0)
+		return r;
 	return (long)got;
 }
 

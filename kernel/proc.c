@@ -289,6 +289,11 @@ int proc_vmcheck(void)
 	return 0;
 }
 
+bool proc_is_init(const struct proc *p)
+{
+	return p == init_proc;
+}
+
 void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip)
 {
 	struct proc *p = current_proc();

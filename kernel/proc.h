@@ -91,6 +91,9 @@ int proc_kill(int pid, int sig);
 void proc_signal_all(int sig);
 
 /* Kill the current process for a fault, with a one-line report. */
+/* Is p the first process (init)? */
+bool proc_is_init(const struct proc *p);
+
 __noreturn void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip);
 
 /* Look up a process by pid (proc_lock held). */

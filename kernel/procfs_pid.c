@@ -219,11 +219,12 @@ static void maps_line(struct textbuf *tb, const struct vma *v)
 {
 	char perms[5], path[256];
 	vma_perms(v, perms);
-	bool file = v->flags & VMA_FILE;
-	maps_prefix(tb, v->start, v->end, perms, file ? v->file_off : 0, file ? 1 : 0,
-		    file ? v->file->ino : 0);
-	const char *name = vma_is_stack(v) ? "[stack]" : vma_is_heap(v) ? "[heap]" : NULL;
-	if (file && inode_path(v->file, path, sizeof(path)) > 0)
+	struct inode *file = vmobject_inode(v->obj);
+	maps_prefix(tb, v->start, v->end, perms, file ? v->obj_off : 0, v->obj ? 1 : 0,
+		    file ? file->ino : 0);
+	const char *name = vma_is_stack(v) ? "[stack]" : vma_is_heap(v) ? "[heap]" :
+			   v->obj ? "/dev/zero (deleted)" : NULL;
+	if (file && inode_path(file, path, sizeof(path)) > 0)
 		name = path;
 	if (name) {
 		tb_pad_to(tb, MAPS_NAME_COL);

@@ -1,5 +1,7 @@
 /* kernel/sys_mem.c -- memory system calls: mmap, munmap, mprotect, brk,
- * madvise. Argument checks follow Linux; the work is in mm/. */
+ * madvise, mremap, mincore. Argument checks follow Linux (mm/mmap.c's
+ * do_mmap, do_vmi_munmap, do_mprotect_pkey, in their order); the work is in
+ * mm/. */
 #include "kernel/syscall.h"
 #include "kernel/errno.h"
 #include "kernel/file.h"
@@ -9,61 +11,109 @@
 #include "mm/madvise.h"
 #include "arch/x86_64/memlayout.h"
 
-#define MAP_TYPE 0x0f
+/* The flags MAP_SHARED_VALIDATE accepts (Linux's LEGACY_MAP_MASK, the x86
+ * flags and the huge page size bits, as Linux 6.18 answers); others are
+ * EOPNOTSUPP with it, and ignored with MAP_SHARED or MAP_PRIVATE. */
 #define MAP_KNOWN (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | \
-		   MAP_NORESERVE | MAP_POPULATE | MAP_FIXED_NOREPLACE | \
+		   MAP_NORESERVE | MAP_POPULATE | \
 		   0x0100 /* GROWSDOWN */ | 0x0800 /* DENYWRITE */ | \
 		   0x1000 /* EXECUTABLE */ | 0x2000 /* LOCKED */ | \
-		   0x10000 /* NONBLOCK */ | 0x20000 /* STACK */)
+		   0x10000 /* NONBLOCK */ | 0x20000 /* STACK */ | \
+		   0x40 /* 32BIT */ | 0x80 /* ABOVE4G */ | 0x40000 /* HUGETLB */ | \
+		   0x7c000000 /* UNINITIALIZED, huge page size bits */)
 #define PROT_KNOWN (PROT_READ | PROT_WRITE | PROT_EXEC)
+#define MAX_FILE_SIZE 0x7fffffffffffffffULL   /* Linux's MAX_LFS_FILESIZE */
+
+/* The file checks of do_mmap for fd, in Linux's order: the file's backing
+ * object into *obj, or -EBADF, -EOVERFLOW (offset + length past the largest
+ * file), -EOPNOTSUPP (MAP_SHARED_VALIDATE with an unknown flag), -EACCES (not
+ * open for reading, or a writable shared mapping of a read-only file),
+ * -ENODEV (not a regular file). */
+static int mmap_file(int fd, uint64_t len, uint64_t off, unsigned prot, unsigned flags,
+		     struct vmobject **obj)
+{
+	struct file *f = fd_get(fd);
+	if (!f)
+		return -EBADF;
+	if (off > (uint64_t)MAX_FILE_SIZE - len)
+		return -EOVERFLOW;
+	unsigned type = flags & MAP_TYPE;
+	if (type == MAP_SHARED_VALIDATE && (flags & ~(unsigned)MAP_KNOWN))
+		return -EOPNOTSUPP;
+	bool writable = (f->flags & O_ACCMODE) != O_RDONLY;
+	if (type != MAP_PRIVATE && (prot & PROT_WRITE) && !writable)
+		return -EACCES;
+	if ((f->flags & O_ACCMODE) == O_WRONLY)
+		return -EACCES;
+	if (!f->inode || f->inode->type != INODE_FILE)
+		return -ENODEV;
+	*obj = inode_vmobject(f->inode);
+	return 0;
+}
 
 static long sys_mmap(const uint64_t a[6])
 {
 	vaddr_t addr = a[0];
 	uint64_t len = a[1], off = a[5];
 	unsigned prot = (unsigned)a[2], flags = (unsigned)a[3];
-	int fd = (int)a[4];
 	unsigned type = flags & MAP_TYPE;
 
-	if (!len || (type != MAP_SHARED && type != MAP_PRIVATE) ||
-	    (flags & ~(unsigned)MAP_KNOWN) || (prot & ~(unsigned)PROT_KNOWN) ||
-	    off % PAGE_SIZE || addr % PAGE_SIZE)
+	if (off % PAGE_SIZE || !len || (prot & ~(unsigned)PROT_KNOWN))
 		return -EINVAL;
+	if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE)
+		return -EINVAL;
+	if ((flags & MAP_ANONYMOUS) && type == MAP_SHARED_VALIDATE)
+		return -EINVAL;   /* Linux's anonymous path knows only the two types */
+	if (flags & MAP_FIXED_NOREPLACE)
+		flags |= MAP_FIXED;
+	if (flags & MAP_FIXED) {
+		if (addr % PAGE_SIZE)
+			return -EINVAL;
+	} else {
+		addr = ALIGN_DOWN(addr, PAGE_SIZE);   /* a hint: x86 rounds it down */
+	}
 	if (len > USER_TOP)
 		return -ENOMEM;
 	len = ALIGN_UP(len, PAGE_SIZE);
 
-	struct inode *ip = NULL;
+	struct vmobject *obj = NULL;
 	if (!(flags & MAP_ANONYMOUS)) {
-		struct file *f = fd_get(fd);
-		if (!f)
-			return -EBADF;
-		if (!f->inode || f->inode->type != INODE_FILE)
-			return -ENODEV;
-		if (type == MAP_SHARED && (prot & PROT_WRITE))
-			return -EACCES;     /* the initrd is read-only */
-		ip = f->inode;
+		int r = mmap_file((int)a[4], len, off, prot, flags, &obj);
+		if (r < 0)
+			return r;
 	}
+	if (type == MAP_SHARED_VALIDATE)
+		flags = (flags & ~(unsigned)MAP_TYPE) | MAP_SHARED;
 	vaddr_t got;
-	int r = as_mmap(current_proc()->as, addr, len, prot, flags, ip, off, &got);
+	int r = as_mmap(current_proc()->as, addr, len, prot, flags, obj, off, &got);
 	return r < 0 ? r : (long)got;
 }
 
+/* do_vmi_munmap's checks: the range may start below the null guard (there
+ * is simply nothing mapped there) but not end past the user top. */
 static long sys_munmap(const uint64_t a[6])
 {
-	if (a[0] % PAGE_SIZE || !a[1])
+	vaddr_t start = a[0];
+	uint64_t len = a[1];
+	if (start % PAGE_SIZE || start > USER_TOP || len > USER_TOP - start || !len)
 		return -EINVAL;
-	return as_munmap(current_proc()->as, a[0], ALIGN_UP(a[1], PAGE_SIZE));
+	return as_munmap(current_proc()->as, start, ALIGN_UP(len, PAGE_SIZE));
 }
 
 static long sys_mprotect(const uint64_t a[6])
 {
-	if (a[0] % PAGE_SIZE || (a[2] & ~(uint64_t)PROT_KNOWN))
+	vaddr_t start = a[0];
+	uint64_t len = a[1];
+	if (start % PAGE_SIZE)
 		return -EINVAL;
-	if (!a[1])
+	if (!len)
 		return 0;
-	return as_mprotect(current_proc()->as, a[0], ALIGN_UP(a[1], PAGE_SIZE),
-			   (unsigned)a[2]);
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (!len || start + len <= start)
+		return -ENOMEM;   /* the rounded length wraps around */
+	if (a[2] & ~(uint64_t)PROT_KNOWN)
+		return -EINVAL;
+	return as_mprotect(current_proc()->as, start, len, (unsigned)a[2]);
 }
 
 static long sys_brk(const uint64_t a[6])

@@ -7,6 +7,7 @@
  * madvise from here too.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -75,4 +76,26 @@ int mprotect(void *addr, size_t len, int prot)
 int madvise(void *addr, size_t len, int advice)
 {
 	return (int)sys_result(raw_syscall3(SYS_madvise, addr, len, advice));
+}
+
+/* mremap(2): resize or move a mapping; the new address, or MAP_FAILED. */
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	long r = raw_syscall6(SYS_mremap, (long)old, (long)old_len, (long)new_len, flags,
+			      (long)new_addr, 0);
+	return raw_is_error(r) ? (sys_result(r), MAP_FAILED) : (void *)r;
+}
+
+/* mincore(2): one byte per page of [addr, addr+len), bit 0 = resident. */
+int mincore(void *addr, size_t len, unsigned char *vec)
+{
+	return (int)sys_result(raw_syscall3(SYS_mincore, addr, len, vec));
 }

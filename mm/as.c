@@ -10,8 +10,8 @@
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/vma.h"
+#include "mm/vmobject.h"
 #include "kernel/errno.h"
-#include "kernel/fs.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "arch/x86_64/memlayout.h"
@@ -80,7 +80,7 @@ static bool user_range(vaddr_t start, uint64_t len)
 }
 
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
-	    unsigned flags, struct inode *file, uint64_t off, vaddr_t *out)
+	    unsigned flags, struct vmobject *file, uint64_t off, vaddr_t *out)
 {
 	len = ALIGN_UP(len, PAGE_SIZE);
 	if (!len)
@@ -99,34 +99,32 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 		if (!addr)
 			return -ENOMEM;
 	}
-	unsigned vflags = (flags & MAP_SHARED ? VMA_SHARED : 0) |
-			  (file ? VMA_FILE : VMA_ANON);
-	struct vma *v = vma_new(addr, addr + len, prot, vflags, file, off);
+	bool shared = flags & MAP_SHARED;
+	unsigned vflags = (shared ? VMA_SHARED : 0) | (file ? VMA_FILE : VMA_ANON);
+	/* Shared anonymous memory is an object of its own, so that parent and
+	 * child find the same frames even when fork comes before the first
+	 * touch; it fills on fault, nothing is committed here. */
+	struct vmobject *obj = file ? file : shared ? shm_create(len / PAGE_SIZE) : NULL;
+	if (shared && !obj)
+		return -ENOMEM;
+	struct vma *v = vma_new(addr, addr + len, prot, vflags, obj, file ? off : 0);
+	if (!file)
+		vmobject_put(obj);   /* the VMA holds the shm object now */
 	if (!v)
 		return -ENOMEM;
 	if (fixed && unmap_range(as, addr, addr + len) < 0) {
-		kfree(v);
+		vma_free(v);
 		return -ENOMEM;
 	}
 	vma_insert(as, v);
-	/* Shared anonymous memory must be the same frames in parent and child
-	 * even if fork comes before the first touch: populate it now. */
-	if ((vflags & VMA_SHARED) && !file) {
-		for (vaddr_t va = addr; va < addr + len; va += PAGE_SIZE) {
-			if (as_fault(as, va, prot & PROT_WRITE, false) < 0) {
-				unmap_range(as, addr, addr + len);
-				return -ENOMEM;
-			}
-		}
-	}
 	*out = addr;
 	return 0;
 }
 
 int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len)
 {
-	if (!user_range(addr, len))
-		return -EINVAL;
+	if (addr > USER_TOP || len > USER_TOP - addr)
+		return -EINVAL;   /* below the null guard is fine: nothing is there */
 	return unmap_range(as, addr, addr + len);
 }
 
@@ -136,7 +134,8 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 	if (!user_range(addr, len) || !vma_covers(as, addr, end))
 		return -ENOMEM;
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
-		if (v->end > addr && (v->flags & VMA_SHARED) && v->file && (prot & PROT_WRITE))
+		if (v->end > addr && (v->flags & VMA_SHARED) && (v->flags & VMA_FILE) &&
+		    (prot & PROT_WRITE))
 			return -EACCES;
 	int r = vma_isolate(as, addr, end);
 	if (r < 0)

@@ -18,18 +18,22 @@
 /* VMA kinds (struct vma.flags). */
 #define VMA_ANON (1u << 0)    /* demand-zero memory */
 #define VMA_SHARED (1u << 1)  /* MAP_SHARED: fork shares, no COW */
-#define VMA_FILE (1u << 2)    /* backed by an initrd file's frames */
+#define VMA_FILE (1u << 2)    /* backed by a file's object (obj) */
 #define VMA_HEAP (1u << 4)    /* the brk area */
+#define VMA_DONTCOPY (1u << 5)   /* MADV_DONTFORK: a child does not get it */
+#define VMA_WIPEONFORK (1u << 6) /* MADV_WIPEONFORK: a child gets it empty */
 
-struct inode;
 struct pagetable;
+struct vmobject;
 
 struct vma {
 	vaddr_t start, end;        /* [start, end), page aligned */
 	unsigned prot;             /* PROT_* */
 	unsigned flags;            /* VMA_* */
-	struct inode *file;        /* VMA_FILE: the file */
-	uint64_t file_off;         /* file offset of start */
+	struct vmobject *obj;      /* backing object (mm/vmobject.h): a file's
+				    * (VMA_FILE) or shared anonymous memory's
+				    * (VMA_ANON|VMA_SHARED); NULL: private anon */
+	uint64_t obj_off;          /* byte offset in obj of start */
 	struct vma *next;          /* sorted by address */
 };
 
@@ -60,9 +64,12 @@ struct addrspace *as_fork(struct addrspace *as);
 /* fork with strategy s; NULL on OOM (nothing left behind). */
 struct addrspace *as_fork_with(struct addrspace *as, enum fork_strategy s);
 
-/* mmap: map len bytes at addr (a hint unless MAP_FIXED); *out = address. */
+/* mmap: map len bytes at addr (a hint unless MAP_FIXED); *out = address.
+ * file: the file's object (the VMA takes its own reference), or NULL for
+ * anonymous memory (MAP_SHARED then creates a shm object, mm/shm.c, filled
+ * on fault). 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
-	    unsigned flags, struct inode *file, uint64_t off, vaddr_t *out);
+	    unsigned flags, struct vmobject *file, uint64_t off, vaddr_t *out);
 int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
 int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot);
 
@@ -70,7 +77,8 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk);
 
 /* Resolve a fault at va: 0 if the access is now possible, else -EFAULT
- * (no VMA / protection) or -ENOMEM. */
+ * (no VMA / protection: SIGSEGV), -EIO (past the end of the backing object:
+ * SIGBUS) or -ENOMEM. */
 int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec);
 
 /* Write len bytes at va in as (not necessarily current) from the kernel,

@@ -3,9 +3,11 @@
  *   not present, anonymous, write  -> a zeroed frame (demand-zero)
  *   not present, private anonymous, read
  *                                  -> the shared zero page, read-only + COW
- *   not present, file VMA, read    -> the file's own frame, read-only (and
- *                                     COW in a private mapping)
- *   not present, file VMA, write   -> a private copy of the file's frame
+ *   not present, VMA with an object (file, shared anonymous: mm/vmobject.h)
+ *                                  -> the object's frame (read-only and COW
+ *                                     in a private mapping); a write to a
+ *                                     private mapping takes a private copy;
+ *                                     past the object's end: -EIO (SIGBUS)
  *   present, COW, write            -> copy the frame (or, if this mapping
  *                                     holds the only reference, just make
  *                                     it writable again)
@@ -17,8 +19,8 @@
 #include "mm/page.h"
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
+#include "mm/vmobject.h"
 #include "kernel/errno.h"
-#include "kernel/fs.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "arch/x86_64/memlayout.h"
@@ -60,28 +62,40 @@ static struct page *new_anon_frame(const struct page *src)
 	return pg;
 }
 
+/* The frame for page va of v from its object, into *pg, with *prot
+ * completed: the object's own frame, or a private copy for a write to a
+ * private mapping. A private mapping gets the object's frame COW even while
+ * the VMA is read-only: mprotect may add PROT_WRITE later, and the write
+ * must then copy, not reach the object. 0, -ENOMEM or -EIO. */
+static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
+		       unsigned *prot)
+{
+	struct page *fp;
+	int r = v->obj->ops->get_page(v->obj, (v->obj_off + (va - v->start)) / PAGE_SIZE, &fp);
+	if (r < 0)
+		return r;
+	fault_stats.file++;
+	if (write && !(v->flags & VMA_SHARED)) {
+		*pg = new_anon_frame(fp);       /* private copy right away */
+		page_put(fp);
+		return *pg ? 0 : -ENOMEM;
+	}
+	*pg = fp;
+	*prot |= PGT_FILE | (v->flags & VMA_SHARED ? 0 : PGT_COW);
+	return 0;
+}
+
 /* Map a missing page of v at va. */
 static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
 	unsigned prot = vma_pgt_prot(v);
 	struct page *pg;
 
-	if (v->flags & VMA_FILE) {
-		struct page *fp = inode_page(v->file, (v->file_off + (va - v->start)) / PAGE_SIZE);
-		if (!fp)
-			return -EFAULT;   /* past the end of the file: SIGBUS on Linux */
-		if (write && !(v->flags & VMA_SHARED)) {
-			pg = new_anon_frame(fp);       /* private copy right away */
-		} else {
-			/* The file's own frame. A private mapping gets it COW even
-			 * while the VMA is read-only: mprotect may add PROT_WRITE
-			 * later, and the write must then copy, not reach the file. */
-			page_get(fp);
-			pg = fp;
-			prot |= PGT_FILE | (v->flags & VMA_SHARED ? 0 : PGT_COW);
-		}
-		fault_stats.file++;
-	} else if (!write && zero_page && !(v->flags & VMA_SHARED)) {
+	if (v->obj) {
+		int r = object_page(v, va, write, &pg, &prot);
+		if (r < 0)
+			return r;
+	} else if (!write && zero_page) {
 		page_get(zero_page);
 		pg = zero_page;
 		prot |= PGT_FILE | PGT_COW;

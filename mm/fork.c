@@ -8,13 +8,20 @@
  *
  * Classic copy-on-write (FORK_COW, ptshare=off): the child gets its own page
  * tables, a copy of every present entry, and a reference on every frame;
- * private writable pages become read-only + COW in both, so the first write
+ * private pages become read-only + COW in both (whatever their protection:
+ * mprotect gives W back only to a frame mapped once), so the first write
  * by either side copies. Its cost grows with the number of mapped pages.
  *
  * Shared page tables (FORK_SHARE, ptshare=fork or all, mm/ptshare.c): the
  * child's PD entries point at the parent's PT pages, write-protected; no
  * per-page work at all, so the cost grows with the number of PT pages (one
  * per 2 MiB).
+ *
+ * madvise flags: a VMA marked MADV_DONTFORK (VMA_DONTCOPY) is not given to
+ * the child at all; one marked MADV_WIPEONFORK is given empty (the child
+ * reads zeros). A shared PT page may span such a VMA and its neighbours, so
+ * an address space with either flag anywhere forks entry by entry
+ * (FORK_COW instead of FORK_SHARE).
  */
 #include "mm/as.h"
 #include "mm/pgrange.h"
@@ -39,6 +46,16 @@ static int fork_vma(struct pagetable *child, struct pagetable *parent, const str
 	}
 }
 
+/* Does any VMA of as carry a flag that keeps whole PT pages from being
+ * shared with the child? */
+static bool has_fork_flags(const struct addrspace *as)
+{
+	for (const struct vma *v = as->vmas; v; v = v->next)
+		if (v->flags & (VMA_DONTCOPY | VMA_WIPEONFORK))
+			return true;
+	return false;
+}
+
 struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 {
 	struct addrspace *child = as_create();
@@ -46,13 +63,17 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 		return NULL;
 	child->heap_start = parent->heap_start;
 	child->brk = parent->brk;
+	if (s == FORK_SHARE && has_fork_flags(parent))
+		s = FORK_COW;
 	for (struct vma *v = parent->vmas; v; v = v->next) {
-		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->file,
-					v->file_off);
+		if (v->flags & VMA_DONTCOPY)
+			continue;
+		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
+					v->obj_off);
 		if (!c)
 			goto fail;
 		vma_insert(child, c);
-		if (fork_vma(child->pgt, parent->pgt, v, s) < 0)
+		if (!(v->flags & VMA_WIPEONFORK) && fork_vma(child->pgt, parent->pgt, v, s) < 0)
 			goto fail;
 	}
 	return child;

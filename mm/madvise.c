@@ -1,90 +1,154 @@
 /* mm/madvise.c -- madvise(2) with Linux's checks and semantics.
  *
- *   MADV_DONTNEED  drop the pages now; the next touch sees zeros (anonymous)
- *                  or the file's data again
+ *   MADV_DONTNEED  drop this mapping's pages now; the next touch sees zeros
+ *                  (private anonymous) or the object's data (file, shared
+ *                  anonymous: the data stays in the object)
  *   MADV_FREE      private anonymous memory only: the pages stay mapped but
  *                  become lazy-free (mm/lazyfree.h); reclaim may drop the
  *                  ones nobody writes again, a write keeps the page
- *   MADV_WILLNEED  fault the pages in now
- *   MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL: accepted, no effect
- * Errors: start not page aligned or unknown advice: -EINVAL; MADV_FREE on a
- * VMA that is not private anonymous: -EINVAL (the VMAs before it were
- * advised); a hole in the range: -ENOMEM after advising the mapped parts.
- * All as Linux's madvise_walk_vmas.
+ *   MADV_REMOVE    shared anonymous memory: drop the pages from the object
+ *                  too (later reads see zeros); EINVAL without an object,
+ *                  EACCES on a file (the initrd is read-only)
+ *   MADV_DONTFORK, MADV_DOFORK     a child gets no copy of the range / does
+ *   MADV_WIPEONFORK, MADV_KEEPONFORK  a child gets the range zero-filled /
+ *                  copied (private anonymous only, else EINVAL)
+ *   MADV_POPULATE_READ, MADV_POPULATE_WRITE  fault every page in now, as a
+ *                  read / write would (EFAULT where that access would fault)
+ *   MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT, MADV_HUGEPAGE, MADV_NOHUGEPAGE,
+ *   MADV_DONTDUMP, MADV_DODUMP, MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL:
+ *                  accepted, no effect: read-ahead, page ageing, swap, huge
+ *                  pages and core dumps do not exist here. WILLNEED in
+ *                  particular maps nothing: on anonymous memory Linux does
+ *                  nothing either, and a file's pages are all in RAM.
+ * Errors: start not page aligned, the rounded length overflowing or an
+ * unknown advice: -EINVAL; a hole in the range (also past the user top):
+ * -ENOMEM after advising the mapped parts. All as Linux's madvise_walk_vmas.
  */
 #include "mm/madvise.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
 #include "mm/pgrange.h"
 #include "mm/vma.h"
+#include "mm/vmobject.h"
 #include "kernel/errno.h"
 #include "arch/x86_64/memlayout.h"
 
-/* Fault in every page of [start, end) of v. */
-static void prefault(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t end)
+/* Fault in every page of [start, end) of v as a read or write would. */
+static int populate(struct addrspace *as, vaddr_t start, vaddr_t end, bool write)
 {
-	if (!(v->prot & PROT_READ))
-		return;
-	for (vaddr_t va = start; va < end; va += PAGE_SIZE)
-		as_fault(as, va, false, false);
+	for (vaddr_t va = start; va < end; va += PAGE_SIZE) {
+		int r = as_fault(as, va, write, false);
+		if (r < 0)
+			return r == -ENOMEM ? -ENOMEM : -EFAULT;
+	}
+	return 0;
+}
+
+/* Advices that change VMA flags: the VMA flags they set and clear. */
+static bool flag_advice(int advice, unsigned *set, unsigned *clear)
+{
+	*set = *clear = 0;
+	switch (advice) {
+	case MADV_DONTFORK: *set = VMA_DONTCOPY; return true;
+	case MADV_DOFORK: *clear = VMA_DONTCOPY; return true;
+	case MADV_WIPEONFORK: *set = VMA_WIPEONFORK; return true;
+	case MADV_KEEPONFORK: *clear = VMA_WIPEONFORK; return true;
+	default: return false;
+	}
 }
 
 static bool known_advice(int advice)
 {
+	unsigned set, clear;
 	switch (advice) {
-	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL:
-	case MADV_WILLNEED: case MADV_DONTNEED: case MADV_FREE:
+	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
+	case MADV_DONTNEED: case MADV_FREE: case MADV_REMOVE: case MADV_COLD:
+	case MADV_PAGEOUT: case MADV_POPULATE_READ: case MADV_POPULATE_WRITE:
+	case MADV_HUGEPAGE: case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP:
 		return true;
 	default:
-		return false;
+		return flag_advice(advice, &set, &clear);
 	}
 }
 
-/* Apply advice to the part [start, end) of VMA v: 0 or -EINVAL. */
+static bool private_anon(const struct vma *v)
+{
+	return !v->obj && !(v->flags & VMA_SHARED);
+}
+
+/* MADV_REMOVE on [start, end) of v. */
+static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t end)
+{
+	if (!v->obj)
+		return -EINVAL;
+	if (!v->obj->ops->remove || !(v->flags & VMA_SHARED))
+		return -EACCES;
+	pgr_unmap(as->pgt, start, end);
+	v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
+			    (end - start) / PAGE_SIZE);
+	return 0;
+}
+
+/* Apply advice to the part [start, end) of VMA v: 0 or -errno. */
 static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t end,
 		      int advice)
 {
+	unsigned set, clear;
 	switch (advice) {
 	case MADV_DONTNEED:
 		pgr_unmap(as->pgt, start, end);
 		return 0;
 	case MADV_FREE:
-		if (!(v->flags & VMA_ANON) || (v->flags & VMA_SHARED))
+		if (!private_anon(v))
 			return -EINVAL;
 		lazyfree_range(as->pgt, start, end);
 		return 0;
-	case MADV_WILLNEED:
-		prefault(as, v, start, end);
-		return 0;
+	case MADV_REMOVE:
+		return remove_range(as, v, start, end);
+	case MADV_POPULATE_READ:
+	case MADV_POPULATE_WRITE:
+		return populate(as, start, end, advice == MADV_POPULATE_WRITE);
 	default:
+		if (!flag_advice(advice, &set, &clear))
+			return 0;
+		if (set == VMA_WIPEONFORK && !private_anon(v))
+			return -EINVAL;
+		v->flags = (v->flags | set) & ~clear;   /* v lies inside the range */
 		return 0;
 	}
 }
 
 int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 {
+	unsigned set, clear;
 	if (start % PAGE_SIZE || !known_advice(advice))
 		return -EINVAL;
 	uint64_t alen = ALIGN_UP(len, PAGE_SIZE);
 	if (len && !alen)
 		return -EINVAL;          /* rounding up overflowed */
 	vaddr_t end = start + alen;
-	if (end < start || end > USER_TOP)
+	if (end < start)
 		return -EINVAL;
 	if (!alen)
 		return 0;
+	bool flags = flag_advice(advice, &set, &clear);
+	if (flags && vma_isolate(as, start, end) < 0)
+		return -ENOMEM;
 	bool hole = false;
 	vaddr_t at = start;
-	for (struct vma *v = as->vmas; v && v->start < end; v = v->next) {
+	int r = 0;
+	for (struct vma *v = as->vmas; v && v->start < end && r == 0; v = v->next) {
 		if (v->end <= at)
 			continue;
 		if (v->start > at)
 			hole = true;
 		vaddr_t s = MAX(v->start, at), e = MIN(v->end, end);
-		int r = advise_vma(as, v, s, e, advice);
-		if (r < 0)
-			return r;
+		r = advise_vma(as, v, s, e, advice);
 		at = e;
 	}
+	if (flags)
+		vma_merge(as);
+	if (r < 0)
+		return r;
 	return hole || at < end ? -ENOMEM : 0;
 }

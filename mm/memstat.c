@@ -61,13 +61,14 @@ static void account_pages(struct vma_walk *s, const struct page *pg, pte_t e,
 {
 	struct vma_memstat *st = s->st;
 	bool anon = pg->type == PG_ANON, dirty = pte_dirty(e);
+	bool shmem = (s->v->flags & VMA_SHARED) && (s->v->flags & VMA_ANON);
 	uint64_t pss = (n << MEMSTAT_PSS_SHIFT) / sharers;
-	if (!anon)
-		st->rss_file += n, st->pss_file += pss;
-	else if (s->v->flags & VMA_SHARED)
+	if (shmem)
 		st->rss_shmem += n, st->pss_shmem += pss;
-	else
+	else if (anon)
 		st->rss_anon += n, st->pss_anon += pss;
+	else
+		st->rss_file += n, st->pss_file += pss;
 	st->pss += pss;
 	st->pss_dirty += dirty ? pss : 0;
 	if (sharers > 1)

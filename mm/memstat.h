@@ -39,14 +39,14 @@ void as_memstat(struct addrspace *as, struct as_memstat *st);
 #define MEMSTAT_PSS_SHIFT 16
 
 struct vma_memstat {
-	uint64_t rss_anon;         /* anonymous frames of a private VMA */
+	uint64_t rss_anon;         /* anonymous frames (outside shared memory) */
 	uint64_t rss_file;         /* file frames (text, read-only file data) */
-	uint64_t rss_shmem;        /* anonymous frames of a MAP_SHARED VMA */
+	uint64_t rss_shmem;        /* frames of MAP_SHARED|MAP_ANONYMOUS memory */
 	uint64_t pss, pss_anon, pss_file, pss_shmem, pss_dirty; /* fixed point */
 	uint64_t shared_clean, shared_dirty;     /* sharers > 1 */
 	uint64_t private_clean, private_dirty;   /* sharers == 1 */
 	uint64_t referenced;       /* hardware accessed bit set */
-	uint64_t anonymous;        /* anonymous frames (private or shared) */
+	uint64_t anonymous;        /* anonymous frames (smaps' Anonymous) */
 	uint64_t lazyfree;         /* on the lazy-free list (MADV_FREE) */
 };
 

@@ -45,10 +45,8 @@ static int unmap_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int lev
 /* After a table's entries: free it if the unmap left it empty. */
 static int unmap_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
 {
-	(void)va, (void)end;
-	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
-	if (t->count == 0)
-		tlb_defer_table(w->arg, pt_table_unlink(w->pgt, ep, level));
+	(void)end;
+	tlb_unlink_empty_table(w->arg, ep, level, va);
 	return 0;
 }
 
@@ -77,10 +75,7 @@ static int protect_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int l
 	(void)end;
 	struct protect_arg *a = w->arg;
 	pte_t e = pte_read(ep);
-	pte_t keep = e & (PTE_ADDR_MASK | PTE_A | PTE_D | PTE_SOFT_MASK);
-	pte_t n = keep | pgt_prot_bits(va, a->prot);
-	if (pte_cow(e))
-		n = pte_clear(n, PTE_W);
+	pte_t n = pgt_protect_entry(e, va, a->prot);
 	if (n != e) {
 		pt_set_leaf(w->pgt, va, ep, level, n);
 		tlb_changed(&a->b, va);
@@ -148,11 +143,14 @@ static int copy_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 	struct copy_arg *a = w->arg;
 	pte_t e = pte_read(ep);
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (!a->shared && pte_writable(e)) {
-		/* private and writable: both copies become copy-on-write */
-		e = pte_set(pte_clear(e, PTE_W), PTE_COW);
-		pt_set_leaf(w->pgt, va, ep, level, e);
-		tlb_changed(&a->b, va);
+	if (!a->shared && !pte_cow(e)) {
+		/* private: both copies become copy-on-write, whatever the
+		 * protection now (a later mprotect must not make it writable) */
+		pte_t cow = pte_mkcow(e);
+		pt_set_leaf(w->pgt, va, ep, level, cow);
+		if (pte_writable(e))
+			tlb_changed(&a->b, va);
+		e = cow;
 	}
 	page_get(pg);
 	return install_owned(a->dst, va, e, pg);
@@ -192,10 +190,13 @@ static int dup_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level
 		page_get(pg);
 		return install_owned(a->dst, va, e, pg);
 	}
+	page_get(pg);   /* the allocation may reclaim: pg must stay mapped */
 	struct page *copy = page_alloc(0, PA_ANON);
+	if (copy)
+		memcpy(page_va(copy), page_va(pg), PAGE_SIZE);
+	page_put(pg);
 	if (!copy)
 		return -ENOMEM;
-	memcpy(page_va(copy), page_va(pg), PAGE_SIZE);
 	return install_owned(a->dst, va, pte_make(page_to_pa(copy), pgt_prot_bits(va, a->prot)),
 			     copy);
 }
@@ -240,7 +241,7 @@ void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 {
 	struct replace_arg a = { .e = pte_make(pa, pgt_prot_bits(va, prot)) };
 	if (prot & PGT_COW)
-		a.e = pte_set(pte_clear(a.e, PTE_W), PTE_COW);
+		a.e = pte_mkcow(a.e);
 	struct walk w = { .ops = &replace_ops, .pgt = pgt, .arg = &a, .write = true };
 	tlb_begin(&a.b, pgt);
 	walk_range(&w, va, va + PAGE_SIZE);

@@ -16,7 +16,7 @@ void pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end);
 void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot);
 
 /* Classic fork of [start, end): copy the page-table entries of src into dst,
- * taking a reference on every frame; private writable pages become
+ * taking a reference on every frame; private pages (read-only ones too) become
  * copy-on-write in both (shared != 0 keeps them writable: MAP_SHARED).
  * -ENOMEM if a table could not be allocated (dst is then partly filled). */
 int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,

@@ -187,15 +187,34 @@ void pgt_unmap(struct pagetable *pgt, vaddr_t va)
 
 /* ---- protect, lookup ---------------------------------------------------- */
 
+/* May private user entry e become writable in place? Only when its frame
+ * is anonymous and this mapping holds the only reference (Linux's
+ * can_change_pte_writable); a frame shared with another mapping (after
+ * fork, or a file's or the zero page) must be copied on write. */
+static bool may_write_in_place(pte_t e)
+{
+	if (pte_shared(e))
+		return true;
+	struct page *pg = pa_to_page(pte_addr(e));
+	return !pte_file(e) && pg && pg->type == PG_ANON && pg->refcount == 1;
+}
+
+pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
+{
+	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK);
+	pte_t n = pte_make(pte_addr(e), keep | pgt_prot_bits(va, prot));
+	if (!pte_writable(n) || !is_user_addr(va))
+		return n;
+	return may_write_in_place(e) ? pte_clear(n, PTE_COW) : pte_mkcow(n);
+}
+
 static int protect_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
 {
 	pte_t e = pte_read(ep);
 	(void)end;
 	if (!small_leaf(e, level, "pgt_protect", va))
 		return 0;
-	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK);
-	pt_set_leaf(w->pgt, va, ep, level,
-		    pte_make(pte_addr(e), keep | pgt_prot_bits(va, *(unsigned *)w->arg)));
+	pt_set_leaf(w->pgt, va, ep, level, pgt_protect_entry(e, va, *(unsigned *)w->arg));
 	flush_va(w->pgt, va);
 	return 0;
 }

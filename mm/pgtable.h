@@ -62,6 +62,12 @@ void pgt_unmap(struct pagetable *pgt, vaddr_t va);
  * is not mapped (or not canonical). */
 int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot);
 
+/* Entry e (a present 4 KiB leaf at va) with protection prot: frame,
+ * accessed, dirty and software bits kept. A private user entry gets W only
+ * when its frame is anonymous and mapped once (Linux's
+ * can_change_pte_writable); otherwise it stays, or becomes, copy-on-write. */
+pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot);
+
 /* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page)? Any va may be asked
  * (non-canonical ones are not mapped). Then *pa = its physical
  * address (with va's offset) and *flags = the leaf entry's flag bits (test

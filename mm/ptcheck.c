@@ -14,8 +14,9 @@ static const char *check_table(int level, pte_t e)
 	return NULL;
 }
 
-/* A user leaf: the frame must be user memory with an owner. */
-static const char *check_user_leaf(struct page *f)
+/* A user leaf e: the frame must be user memory with an owner, and a
+ * private writable one must have no other owner. */
+static const char *check_user_leaf(struct page *f, pte_t e)
 {
 	if (!f)
 		return "user mapping of a frame outside RAM";
@@ -24,6 +25,9 @@ static const char *check_user_leaf(struct page *f)
 		       "or reserved)";
 	if (f->refcount == 0)
 		return "user mapping of a frame with no reference";
+	if (pte_writable(e) && !pte_shared(e) && f->refcount > 1)
+		return "writable private user mapping of a frame with more than one reference "
+		       "(copy-on-write broken)";
 	return NULL;
 }
 
@@ -40,7 +44,7 @@ const char *ptcheck_entry(const pte_t *ep, int level, pte_t e)
 		return "writable leaf written into a page-table page shared by several address spaces";
 	struct page *f = pa_to_page(pte_addr(e));
 	if (pte_user(e))
-		return check_user_leaf(f);
+		return check_user_leaf(f, e);
 	if (level == PGL_PT && f && f->type == PG_PAGETABLE && pte_writable(e))
 		return "writable kernel mapping of a page-table page";
 	return NULL;

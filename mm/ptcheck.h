@@ -16,6 +16,8 @@
  *   - a leaf written into a shared PT page is not writable;
  *   - a user leaf maps a RAM frame of a user type (anonymous or file) that
  *     has a reference -- never a kernel, page-table, free or reserved one;
+ *   - a private writable user leaf maps a frame with one reference (more
+ *     means another mapping would see its writes: broken copy-on-write);
  *   - a kernel 4 KiB leaf never maps a page-table page writable. */
 const char *ptcheck_entry(const pte_t *ep, int level, pte_t e);
 

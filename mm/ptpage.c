@@ -96,7 +96,7 @@ void pt_set_table(pte_t *ep, int level, pte_t e)
 void pt_wrprotect_shared(pte_t *ep, pte_t e)
 {
 	pte_t old = pte_read(ep);
-	if (!pte_present(old) || e != pte_set(pte_clear(old, PTE_W), PTE_COW))
+	if (!pte_present(old) || e != pte_mkcow(old))
 		page_bug(ptpage_of(ep), "pt_wrprotect_shared may only write-protect an entry",
 			 __builtin_return_address(0));
 	pv_set_pte(ep, e);   /* present before and after: the count stays */

@@ -45,7 +45,8 @@ static void flush_if_active(struct pagetable *pgt)
 }
 
 /* Copy shared PT page old into a new private one: every mapped frame gets a
- * reference for the copy, private writable entries become COW in both. */
+ * reference for the copy, private entries become COW in both (read-only
+ * ones too: their frame is now shared, and mprotect must not give W). */
 static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vaddr_t base)
 {
 	struct page *new = ptpage_alloc(PGL_PT);
@@ -59,8 +60,8 @@ static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vadd
 		struct page *pg = pa_to_page(pte_addr(e));
 		if (pg && pg->type != PG_RESERVED)
 			page_get(pg);
-		if (pte_writable(e) && !(e & PTE_SHARED)) {
-			e = pte_set(pte_clear(e, PTE_W), PTE_COW);
+		if (!pte_shared(e) && !pte_cow(e)) {   /* private: COW whatever its protection */
+			e = pte_mkcow(e);
 			pt_wrprotect_shared(&from[i], e);
 		}
 		pt_set_leaf(pgt, base + (vaddr_t)i * PAGE_SIZE, &to[i], PGL_PT, e);
@@ -149,34 +150,48 @@ struct fork_arg {
 	vaddr_t dst_pd_base;
 };
 
-/* One PD entry of the parent inside the VMA: share its PT page, or copy the
- * part [va, end) of it that the VMA covers. */
-static int fork_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+/* The child's PD entry slot for va: its PD table is found (or allocated)
+ * once per 1 GiB, not walked per entry. NULL when out of memory. */
+static pte_t *child_pd_slot(struct fork_arg *a, vaddr_t va)
 {
-	(void)level;
-	struct fork_arg *a = w->arg;
-	pte_t e = pte_read(ep);
-	bool whole = end - va == LARGE_PAGE_SIZE && !(a->v->flags & VMA_SHARED);
-	if (pte_huge(e))
-		panic("ptshare_fork: huge user page at %#lx", va);
-	if (!whole && !pt_needs_unshare(e, va)) {
-		ptshare_stats.fork_copied++;
-		return pgr_copy(a->dst, w->pgt, va, end, a->v->flags & VMA_SHARED);
-	}
-	if (pte_writable(e)) {
-		pt_set_table(ep, PGL_PD, pte_clear(e, PTE_W));
-		a->changed = true;
-	}
-	/* the child's PD table: found once per 1 GiB, not walked per entry */
 	vaddr_t gib = ALIGN_DOWN(va, HUGE_PAGE_SIZE);
 	if (!a->dst_pd || a->dst_pd_base != gib) {
 		pte_t *slot = pd_slot(a->dst, va);
 		if (!slot)
-			return -ENOMEM;
+			return NULL;
 		a->dst_pd = slot - pgl_index(va, PGL_PD);
 		a->dst_pd_base = gib;
 	}
-	install_shared(a->dst, &a->dst_pd[pgl_index(va, PGL_PD)], pa_to_page(pte_addr(e)), va);
+	return &a->dst_pd[pgl_index(va, PGL_PD)];
+}
+
+/* One PD entry of the parent inside the VMA: share its PT page, or copy the
+ * part [va, end) of it that the VMA covers. The child's tables are
+ * allocated BEFORE the parent's PD entry is write-protected: an allocation
+ * may run reclaim, which writes (and may free, if it empties) this PT page,
+ * so nothing about it is decided, or changed, before the allocation. */
+static int fork_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)level;
+	struct fork_arg *a = w->arg;
+	bool whole = end - va == LARGE_PAGE_SIZE && !(a->v->flags & VMA_SHARED);
+	if (pte_huge(pte_read(ep)))
+		panic("ptshare_fork: huge user page at %#lx", va);
+	if (!whole && !pt_needs_unshare(pte_read(ep), va)) {
+		ptshare_stats.fork_copied++;
+		return pgr_copy(a->dst, w->pgt, va, end, a->v->flags & VMA_SHARED);
+	}
+	pte_t *slot = child_pd_slot(a, va);
+	if (!slot)
+		return -ENOMEM;
+	pte_t e = pte_read(ep);
+	if (!pte_present(e))
+		return 0;   /* reclaim emptied the PT page and freed it */
+	if (pte_writable(e)) {
+		pt_set_table(ep, PGL_PD, pte_clear(e, PTE_W));
+		a->changed = true;
+	}
+	install_shared(a->dst, slot, pa_to_page(pte_addr(e)), va);
 	ptshare_stats.fork_shared++;
 	return 0;
 }

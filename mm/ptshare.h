@@ -13,7 +13,7 @@
  * pt_unshare() -- the one choke point (mm/walk.c, struct walk.write):
  *   share 1: give the PD entry its write bit back;
  *   share > 1: copy the PT page, take a reference on each mapped frame,
- *   write-protect the private writable entries in both copies (they become
+ *   write-protect the private entries in both copies (they become
  *   ordinary copy-on-write pages), point the PD entry at the copy, drop one
  *   share, flush the TLB.
  * Teardown drops one share; the sharer that takes it to zero frees the PT

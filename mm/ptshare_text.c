@@ -27,7 +27,7 @@
 
 struct text_pt {
 	struct text_pt *next;
-	struct inode *file;
+	struct vmobject *file;
 	vaddr_t base;          /* the 2 MiB chunk the PT page maps */
 	uint64_t layout;       /* hash of the VMAs inside the chunk */
 	struct page *pt;
@@ -47,7 +47,7 @@ static uint64_t fnv_mix(uint64_t h, uint64_t v)
 
 /* Is every VMA that overlaps the chunk at base a private read-only mapping
  * of one file? Then *file and *layout describe it. */
-static bool chunk_is_text(struct addrspace *as, vaddr_t base, struct inode **file,
+static bool chunk_is_text(struct addrspace *as, vaddr_t base, struct vmobject **file,
 			  uint64_t *layout)
 {
 	vaddr_t end = base + LARGE_PAGE_SIZE;
@@ -57,16 +57,16 @@ static bool chunk_is_text(struct addrspace *as, vaddr_t base, struct inode **fil
 		if (v->end <= base)
 			continue;
 		if (!(v->flags & VMA_FILE) || (v->flags & VMA_SHARED) ||
-		    (v->prot & PROT_WRITE) || (*file && v->file != *file))
+		    (v->prot & PROT_WRITE) || (*file && v->obj != *file))
 			return false;
-		*file = v->file;
-		h = fnv_mix(fnv_mix(fnv_mix(fnv_mix(h, v->start), v->end), v->prot), v->file_off);
+		*file = v->obj;
+		h = fnv_mix(fnv_mix(fnv_mix(fnv_mix(h, v->start), v->end), v->prot), v->obj_off);
 	}
 	*layout = h;
 	return *file != NULL;
 }
 
-static struct text_pt *find_record(struct inode *file, vaddr_t base, uint64_t layout)
+static struct text_pt *find_record(struct vmobject *file, vaddr_t base, uint64_t layout)
 {
 	for (struct text_pt *r = records; r; r = r->next)
 		if (r->file == file && r->base == base && r->layout == layout)
@@ -86,7 +86,7 @@ static const struct walk_ops find_pde_ops = { .pde = find_pde };
 
 /* Fault in every text page of the chunk, write-protect its PD entry and
  * publish the PT page. */
-static void publish_chunk(struct addrspace *as, vaddr_t base, struct inode *file,
+static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
 			  uint64_t layout)
 {
 	vaddr_t end = base + LARGE_PAGE_SIZE;
@@ -119,7 +119,7 @@ void ptshare_text_attach(struct addrspace *as)
 			continue;
 		for (vaddr_t base = ALIGN_DOWN(v->start, LARGE_PAGE_SIZE); base < v->end;
 		     base += LARGE_PAGE_SIZE) {
-			struct inode *file;
+			struct vmobject *file;
 			uint64_t layout;
 			if ((last && base == last) || !chunk_is_text(as, base, &file, &layout))
 				continue;

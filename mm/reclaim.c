@@ -62,8 +62,20 @@ static int reclaim_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int l
 	return WALK_SKIP;
 }
 
+/* After the record's PT page: free it if reclaim emptied it (after the
+ * batch's flush). Only PT pages: the tables above may be the ones a walk
+ * that is allocating (and so reclaiming) stands in. */
+static int reclaim_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)w, (void)end;
+	if (level == PGL_PD)
+		tlb_unlink_empty_table(&batch, ep, level, va);
+	return 0;
+}
+
 static const struct walk_ops reclaim_ops = {
 	.pde = reclaim_pde, .pte = reclaim_pte, .hole = reclaim_hole,
+	.table_done = reclaim_table_done,
 };
 
 uint64_t reclaim_lazyfree(uint64_t want)
@@ -81,7 +93,10 @@ uint64_t reclaim_lazyfree(uint64_t want)
 				tlb_end(&batch);
 			tlb_begin(&batch, r->pgt);
 		}
-		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = r, .write = true };
+		/* no write flag: reclaim never unshares, and never gives a
+		 * write-protected PD entry its W bit back (fork may be between
+		 * write-protecting it and sharing the PT page) */
+		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = r };
 		walk_range(&w, r->va, r->va + PAGE_SIZE);
 		reclaim_stats.scans++;
 	}

@@ -8,11 +8,14 @@
  * The reclaimer takes lazy-free records oldest first. A page whose entry is
  * still clean (D clear), mapped once and in a private PT page is discarded:
  * entry cleared (the next read is a zero-fill fault), frame freed after the
- * TLB batch flush. Any other page was written or is shared: it becomes
+ * TLB batch flush; a PT page left empty is freed after that flush too.
+ * Reclaim never unshares and never gives a PD entry its W bit back. Any
+ * other page was written or is shared: it becomes
  * normal anonymous memory again. A written page is never lost.
- * If nothing is reclaimable the allocation fails: a page fault then kills
- * the process ("out of memory", counted in reclaim_stats.oom_kills), a
- * system call returns -ENOMEM. The kernel never panics for it.
+ * If nothing is reclaimable the allocation fails: a user page fault then
+ * kills the process with the largest RSS (kernel/oom.c, counted in
+ * reclaim_stats.oom_kills) and retries, a system call returns -ENOMEM. The
+ * kernel never panics for it.
  */
 #ifndef MM_RECLAIM_H
 #define MM_RECLAIM_H

@@ -51,6 +51,8 @@ void tlb_changed(struct tlb_batch *b, vaddr_t va)
 		tlb_stats.flush_one++;
 		return;
 	}
+	if (b->npages_changed == 1 && b->first_va == va)
+		return;   /* the same page again (its entry, then its table) */
 	if (b->npages_changed++ == 0)
 		b->first_va = va;
 	b->need_flush = true;
@@ -76,11 +78,18 @@ void tlb_defer_put(struct tlb_batch *b, vaddr_t va, struct page *pg)
 		tlb_flush(b);
 }
 
-void tlb_defer_table(struct tlb_batch *b, struct page *pt)
+void tlb_defer_table(struct tlb_batch *b, vaddr_t va, struct page *pt)
 {
+	tlb_changed(b, va);   /* invlpg drops the paging-structure caches too */
 	b->tables[b->ntables++] = pt;
 	if (b->ntables == TLB_BATCH_PAGES)
 		tlb_flush(b);
+}
+
+void tlb_unlink_empty_table(struct tlb_batch *b, pte_t *ep, int level, vaddr_t va)
+{
+	if (pa_to_page(pte_addr(pte_read(ep)))->count == 0)
+		tlb_defer_table(b, va, pt_table_unlink(b->pgt, ep, level));
 }
 
 void tlb_end(struct tlb_batch *b)

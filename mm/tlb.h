@@ -16,6 +16,7 @@
 #define MM_TLB_H
 
 #include "kernel/types.h"
+#include "arch/x86_64/pte.h"
 
 struct page;
 struct pagetable;
@@ -51,8 +52,13 @@ void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end);
 /* Drop the mapping's reference on pg after the flush (va was unmapped). */
 void tlb_defer_put(struct tlb_batch *b, vaddr_t va, struct page *pg);
 
-/* Free page-table page pt after the flush (paging-structure caches). */
-void tlb_defer_table(struct tlb_batch *b, struct page *pt);
+/* Free page-table page pt, unlinked from an entry covering va, after the
+ * flush: a flush is due (paging-structure caches may hold pt's entries). */
+void tlb_defer_table(struct tlb_batch *b, vaddr_t va, struct page *pt);
+
+/* If the table that entry *ep (level, covering va) of b->pgt points at has
+ * no present entries, unlink it and free it after the flush. */
+void tlb_unlink_empty_table(struct tlb_batch *b, pte_t *ep, int level, vaddr_t va);
 
 /* Flush what changed, then release the deferred frames and tables. */
 void tlb_end(struct tlb_batch *b);

@@ -16,18 +16,29 @@ static bool user_range_ok(vaddr_t va, uint64_t len)
 	return va + len >= va && va + len <= USER_TOP;
 }
 
+int uaccess_fault_error;
+
+/* The result of a copy whose fixup gave r (0 or -EFAULT): -ENOMEM when the
+ * fault behind it ran out of memory. */
+static long copy_result(long r)
+{
+	return r < 0 && uaccess_fault_error == -ENOMEM ? -ENOMEM : r;
+}
+
 int copyin(void *dst, vaddr_t usrc, uint64_t len)
 {
 	if (!user_range_ok(usrc, len))
 		return -EFAULT;
-	return (int)arch_copy_user(dst, (const void *)usrc, len);
+	uaccess_fault_error = 0;
+	return (int)copy_result(arch_copy_user(dst, (const void *)usrc, len));
 }
 
 int copyout(vaddr_t udst, const void *src, uint64_t len)
 {
 	if (!user_range_ok(udst, len))
 		return -EFAULT;
-	return (int)arch_copy_user((void *)udst, src, len);
+	uaccess_fault_error = 0;
+	return (int)copy_result(arch_copy_user((void *)udst, src, len));
 }
 
 long copyinstr(char *dst, vaddr_t usrc, uint64_t max)
@@ -35,9 +46,10 @@ long copyinstr(char *dst, vaddr_t usrc, uint64_t max)
 	if (usrc >= USER_TOP || max == 0)
 		return -EFAULT;
 	uint64_t room = MIN(max, USER_TOP - usrc);
+	uaccess_fault_error = 0;
 	long n = arch_strncpy_user(dst, (const char *)usrc, room);
 	if (n < 0)
-		return n;
+		return copy_result(n);
 	if ((uint64_t)n == room) {
 		dst[room - 1] = 0;
 		return room == max ? -ENAMETOOLONG : -EFAULT;
@@ -49,5 +61,6 @@ int clear_user(vaddr_t udst, uint64_t len)
 {
 	if (!user_range_ok(udst, len))
 		return -EFAULT;
-	return (int)arch_clear_user((void *)udst, len);
+	uaccess_fault_error = 0;
+	return (int)copy_result(arch_clear_user((void *)udst, len));
 }

@@ -3,13 +3,21 @@
  * Each call checks that the range lies in user space and that the current
  * address space maps it with the needed access, taking faults like the user
  * would (demand-zero, COW) so lazy and shared pages work; kernel writes fault
- * on read-only PTEs because CR0.WP is set. A bad pointer gives -EFAULT.
+ * on read-only PTEs because CR0.WP is set. A bad pointer gives -EFAULT; a
+ * fault that ran out of memory (the page could not be allocated even after
+ * reclaim) gives -ENOMEM, so the system call fails with Linux's ENOMEM.
  */
 #ifndef MM_UACCESS_H
 #define MM_UACCESS_H
 
 #include "kernel/types.h"
 
+/* Why the last page fault taken on a user address failed (as_fault's
+ * result: -EFAULT, -EIO, -ENOMEM; 0 when it did not): the fault handler
+ * sets it, the copy routines read it after their fixup (one CPU). */
+extern int uaccess_fault_error;
+
+/* 0, or -EFAULT / -ENOMEM (see above). */
 int copyin(void *dst, vaddr_t usrc, uint64_t len);
 int copyout(vaddr_t udst, const void *src, uint64_t len);
 

@@ -1,12 +1,13 @@
 /* mm/vma.c -- VMA list operations: insert, split, merge, find gaps. */
 #include "mm/vma.h"
 #include "mm/kmalloc.h"
+#include "mm/vmobject.h"
 #include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "arch/x86_64/memlayout.h"
 
 struct vma *vma_new(vaddr_t start, vaddr_t end, unsigned prot, unsigned flags,
-		    struct inode *file, uint64_t file_off)
+		    struct vmobject *obj, uint64_t obj_off)
 {
 	struct vma *v = kzalloc(sizeof(*v));
 	if (!v)
@@ -15,9 +16,16 @@ struct vma *vma_new(vaddr_t start, vaddr_t end, unsigned prot, unsigned flags,
 	v->end = end;
 	v->prot = prot;
 	v->flags = flags;
-	v->file = file;
-	v->file_off = file_off;
+	v->obj = obj;
+	v->obj_off = obj_off;
+	vmobject_get(obj);
 	return v;
+}
+
+void vma_free(struct vma *v)
+{
+	vmobject_put(v->obj);
+	kfree(v);
 }
 
 void vma_insert(struct addrspace *as, struct vma *v)
@@ -40,7 +48,7 @@ void vma_delete(struct addrspace *as, struct vma *v)
 	if (!*pp)
 		panic("vma_delete: [%#lx, %#lx) not in its address space", v->start, v->end);
 	*pp = v->next;
-	kfree(v);
+	vma_free(v);
 }
 
 struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr)
@@ -48,8 +56,8 @@ struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr)
 	(void)as;
 	if (addr <= v->start || addr >= v->end || addr % PAGE_SIZE)
 		panic("vma_split: %#lx outside [%#lx, %#lx)", addr, v->start, v->end);
-	struct vma *hi = vma_new(addr, v->end, v->prot, v->flags, v->file,
-				 v->file_off + (addr - v->start));
+	struct vma *hi = vma_new(addr, v->end, v->prot, v->flags, v->obj,
+				 v->obj_off + (addr - v->start));
 	if (!hi)
 		return NULL;
 	v->end = addr;
@@ -109,12 +117,12 @@ vaddr_t vma_find_gap(struct addrspace *as, uint64_t len, vaddr_t top, uint64_t a
 	return best;
 }
 
-/* Can b be appended to a (adjacent, same everything, contiguous file)? */
+/* Can b be appended to a (adjacent, same everything, contiguous object)? */
 static bool vma_mergeable(const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->prot == b->prot && a->flags == b->flags &&
-	       a->file == b->file &&
-	       (!a->file || a->file_off + (a->end - a->start) == b->file_off);
+	       a->obj == b->obj &&
+	       (!a->obj || a->obj_off + (a->end - a->start) == b->obj_off);
 }
 
 void vma_merge(struct addrspace *as)
@@ -124,7 +132,7 @@ void vma_merge(struct addrspace *as)
 		if (vma_mergeable(v, n)) {
 			v->end = n->end;
 			v->next = n->next;
-			kfree(n);
+			vma_free(n);
 		} else {
 			v = n;
 		}

@@ -4,14 +4,18 @@
 
 #include "mm/as.h"
 
-/* A new VMA (not yet in any list), or NULL when out of memory. */
+/* A new VMA (not yet in any list) holding its own reference on obj (may be
+ * NULL), or NULL when out of memory. */
 struct vma *vma_new(vaddr_t start, vaddr_t end, unsigned prot, unsigned flags,
-		    struct inode *file, uint64_t file_off);
+		    struct vmobject *obj, uint64_t obj_off);
+
+/* Free a VMA that is in no list, dropping its object reference. */
+void vma_free(struct vma *v);
 
 /* Insert v, keeping the list sorted; v must not overlap any VMA. */
 void vma_insert(struct addrspace *as, struct vma *v);
 
-/* Unlink v from the list and free it. */
+/* Unlink v from the list and free it (vma_free). */
 void vma_delete(struct addrspace *as, struct vma *v);
 
 /* Split v at addr (start < addr < end): v keeps [start, addr), the returned

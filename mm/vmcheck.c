@@ -14,8 +14,8 @@
 int vmcheck_begin(struct vmcheck *c)
 {
 	*c = (struct vmcheck){ 0 };
-	c->pde_refs = kzalloc(max_pfn * sizeof(uint16_t));
-	c->maps = kzalloc(max_pfn * sizeof(uint16_t));
+	c->pde_refs = kzalloc(max_pfn * sizeof(uint32_t));
+	c->maps = kzalloc(max_pfn * sizeof(uint32_t));
 	if (!c->pde_refs || !c->maps) {
 		kfree(c->pde_refs);
 		kfree(c->maps);
@@ -24,8 +24,9 @@ int vmcheck_begin(struct vmcheck *c)
 	return 0;
 }
 
-/* Count the frames PT page pt maps (once per PT page). */
-static void count_pt_entries(struct vmcheck *c, struct page *pt)
+/* Count the frames PT page pt (mapping the 2 MiB at base) maps, once per
+ * PT page; a private writable entry must map a frame nobody else maps. */
+static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 {
 	const pte_t *e = ptpage_entries(pt);
 	for (int i = 0; i < PT_ENTRIES; i++) {
@@ -33,8 +34,13 @@ static void count_pt_entries(struct vmcheck *c, struct page *pt)
 		if (!pte_present(x))
 			continue;
 		uint64_t pfn = pte_addr(x) >> PAGE_SHIFT;
-		if (pfn < max_pfn)
-			c->maps[pfn]++;
+		if (pfn >= max_pfn)
+			continue;
+		c->maps[pfn]++;
+		if (pte_writable(x) && !pte_shared(x) && frames[pfn].refcount > 1)
+			panic("vmcheck: va %#lx: writable private entry to frame %#lx with %u "
+			      "references (copy-on-write broken)", base + (vaddr_t)i * PAGE_SIZE,
+			      pfn << PAGE_SHIFT, frames[pfn].refcount);
 	}
 }
 
@@ -50,7 +56,7 @@ static int check_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int lev
 	uint64_t pfn = pte_addr(e) >> PAGE_SHIFT;
 	if (c->pde_refs[pfn]++ == 0) {
 		c->pt_pages++;
-		count_pt_entries(c, pt);
+		count_pt_entries(c, pt, ALIGN_DOWN(va, LARGE_PAGE_SIZE));
 	}
 	return 0;
 }

@@ -13,6 +13,8 @@
  *   - a frame's reference count equals the number of PT pages mapping it
  *     (each PT page counts once however many share it), plus one for a
  *     file frame (the file's own reference);
+ *   - no private writable entry maps a frame with more than one reference
+ *     (it would write into memory another mapping sees: broken COW);
  *   - user mappings map only user frames (anonymous or file), never
  *     kernel or page-table frames.
  */
@@ -24,8 +26,8 @@
 struct addrspace;
 
 struct vmcheck {
-	uint16_t *pde_refs;   /* per frame: PD entries pointing at it (PT pages) */
-	uint16_t *maps;       /* per frame: PT pages mapping it */
+	uint32_t *pde_refs;   /* per frame: PD entries pointing at it (PT pages) */
+	uint32_t *maps;       /* per frame: entries mapping it (once per PT page) */
 	uint64_t spaces, pt_pages, frames;
 };
 

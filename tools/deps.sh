@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/deps.sh GROUP... -- make sure the Debian packages a make target needs are present.
-# Groups: build (kernel + ISO), run (QEMU), test (unit tests, gdb), newlib, musl, bench.
+# Groups: build (kernel + ISO), run (QEMU), test (unit tests, gdb), newlib, musl, bench,
+# pictures (Graphviz: pg-draw -o FILE.png, make pictures).
 # Installs with apt-get when running as root; otherwise prints the exact command and fails.
 set -eu
 
@@ -10,6 +11,7 @@ pkgs_test="check pkg-config gdb python3 qemu-system-x86"
 pkgs_newlib="newlib-source texinfo bzip2 xz-utils"
 pkgs_musl="musl-tools"
 pkgs_bench="gnuplot-nox cpio gzip python3"
+pkgs_pictures="graphviz"
 
 want=""
 for g in "$@"; do

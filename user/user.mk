@@ -4,7 +4,8 @@
 # user/bench/, which has its own fragment) is one program made of all its
 # .c files. Each is linked with tools/pagoda-cc into $(B)/rootfs/bin/NAME.
 # usertests is built a second time with musl-gcc -static as
-# bin/usertests-musl: the same source must work against both C libraries.
+# bin/usertests-musl: the same source must work against both C libraries;
+# so are the randomized testers (MUSL_PROGS: bin/vmtester-musl, ...).
 #
 # The initrd packs these root trees (later ones override earlier ones):
 #   $(B)/rootfs           bin/ with the programs
@@ -32,8 +33,12 @@ user_objs = $(patsubst %.c,$(B)/%.o,$(wildcard user/$(1).c user/$(1)/*.c))
 USER_OBJS   := $(patsubst %.c,$(B)/%.o,$(USER_SRCS) $(wildcard $(USER_DIRS:%=%/*.c)))
 .SECONDARY: $(USER_OBJS)
 
+# One-file programs that are also built as static musl binaries NAME-musl.
+MUSL_PROGS  := vmtester
+MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
+
 .PHONY: user FORCE
-user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl
+user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS)
 
 $(B)/user/%.o: user/%.c $(LIBC_DEPS)
 	@mkdir -p $(dir $@)
@@ -63,6 +68,12 @@ $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/in
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
 
+$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h)
+	@tools/deps.sh musl
+	@mkdir -p $(dir $@)
+	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
+		-o $@ $< libc/pagoda.c libc/errno_map.c
+
 # $(value CMD): the command exactly as typed (make must not expand its $?),
 # single-quoted for the shell.
 sh_quote = '$(subst ','\'',$(1))'
@@ -73,7 +84,7 @@ $(OVERLAY)/.stamp: FORCE
 	@if diff -r $(OVERLAY)/new $(OVERLAY)/tree >/dev/null 2>&1; then rm -rf $(OVERLAY)/new; \
 	else rm -rf $(OVERLAY)/tree && mv $(OVERLAY)/new $(OVERLAY)/tree && touch $@; fi
 
-INITRD_DEPS += $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(OVERLAY)/.stamp
+INITRD_DEPS += $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(OVERLAY)/.stamp
 INITRD_DIRS += $(ROOTFS) $(OVERLAY)/tree
 
 -include $(USER_OBJS:.o=.d)

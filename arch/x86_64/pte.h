@@ -85,6 +85,10 @@ static inline bool pte_lazyfree(pte_t e) { return e & PTE_LAZYFREE; }
 static inline bool pte_file(pte_t e) { return e & PTE_FILE; }
 static inline pte_t pte_set(pte_t e, pte_t bits) { return e | bits; }
 static inline pte_t pte_clear(pte_t e, pte_t bits) { return e & ~bits; }
+static inline bool pte_shared(pte_t e) { return e & PTE_SHARED; }
+
+/* The entry made copy-on-write: read-only, and a write fault copies. */
+static inline pte_t pte_mkcow(pte_t e) { return pte_set(pte_clear(e, PTE_W), PTE_COW); }
 
 /* Is e a leaf at this level (a 4 KiB PTE, or a 2 MiB / 1 GiB page)? */
 static inline bool pte_is_leaf(pte_t e, int level)

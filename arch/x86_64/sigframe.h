@@ -25,6 +25,7 @@ struct ksiginfo {
 #define SI_KERNEL 0x80
 #define SEGV_MAPERR 1
 #define SEGV_ACCERR 2
+#define BUS_ADRERR 2        /* SIGBUS: nonexistent physical address (past EOF) */
 
 /* Save the registers in tf, the live FPU state and the blocked mask on the
  * user stack and point tf at handler(sig, info, ucontext) returning to

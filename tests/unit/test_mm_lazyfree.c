@@ -230,6 +230,31 @@ START_TEST(test_check_catches_stale_record)
 	e[pgl_index(VA(1), PGL_PT)] = pte_clear(e[pgl_index(VA(1), PGL_PT)], PTE_LAZYFREE);
 	lazyfree_check();
 }
+
+/* No page-table page is freed without a TLB flush (issue 14, defect 4):
+ * after reclaim discarded every page of a PT page, unmapping the range
+ * frees the tables that are left -- with a flush each time, since a
+ * paging-structure cache may still hold their entries. */
+START_TEST(test_table_frees_are_flushed)
+{
+	map_pages(8);
+	lazyfree_range(pgt, VA(0), VA(8));
+	pgt_activate(pgt);
+	int flushes0 = host_pv.flush_one + host_pv.flush_user;
+	int released0 = host_pv.release_pt;
+	reclaim_lazyfree(100);
+	ck_assert_uint_eq(lazyfree_stats.discarded, 8);
+	ck_assert_int_eq(host_pv.release_pt, released0 + 1);   /* the empty PT page */
+	int flushes1 = host_pv.flush_one + host_pv.flush_user;
+	ck_assert_int_gt(flushes1, flushes0);
+	pgr_unmap(pgt, VA(0), VA(8));                          /* the PD and PDPT */
+	ck_assert_int_eq(host_pv.release_pt, released0 + 3);
+	ck_assert_int_gt(host_pv.flush_one + host_pv.flush_user, flushes1);
+	pgt_activate(&kernel_pgt);
+	check_all_gone();
+}
+END_TEST
+
 END_TEST
 
 static Suite *lazyfree_suite(void)
@@ -242,6 +267,7 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_unmap_and_replace_forget);
 	tcase_add_test(tc, test_mapped_twice_kept);
 	tcase_add_test(tc, test_allocator_reclaims_first);
+	tcase_add_test(tc, test_table_frees_are_flushed);
 	tcase_add_test(tc, test_shared_pt);
 
 	TCase *bad = host_tcase(s, "panics", setup, teardown);

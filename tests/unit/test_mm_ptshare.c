@@ -7,10 +7,12 @@
 #include <signal.h>
 #include "tests/unit/host_mm.h"
 #include "mm/as.h"
+#include "mm/lazyfree.h"
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/ptshare.h"
+#include "mm/reclaim.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -216,6 +218,96 @@ START_TEST(test_protect_half_unshares)
 }
 END_TEST
 
+/* A read-only private page forked, then made writable again by mprotect
+ * on either side, stays copy-on-write: its frame is mapped twice (issue 14,
+ * defect 1). len CHUNK shares the PT page, less copies the entries. Once
+ * the other side is gone, mprotect gives W in place. */
+static void check_mprotect_keeps_cow(uint64_t len)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	struct page *f = map_anon(p, BASE, 4);
+	pgr_protect(p, BASE, BASE + 4 * PAGE_SIZE, PGT_R);
+	struct vma v = vma_of(BASE, BASE + len);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	pgr_protect(c, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W);
+	ck_assert(!pte_writable(leaf_of(c, BASE)) && pte_cow(leaf_of(c, BASE)));
+	pgr_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W);
+	ck_assert(!pte_writable(leaf_of(p, BASE)) && pte_cow(leaf_of(p, BASE)));
+	ck_assert_uint_eq(f->refcount, 2);
+	pgt_destroy(c);
+	pgr_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W);
+	ck_assert(pte_writable(leaf_of(p, BASE)) && !pte_cow(leaf_of(p, BASE)));
+	pgt_destroy(p);
+	host_assert_no_leak();
+}
+
+START_TEST(test_mprotect_after_shared_fork_keeps_cow)
+{
+	check_mprotect_keeps_cow(CHUNK);
+}
+END_TEST
+
+START_TEST(test_mprotect_after_copied_fork_keeps_cow)
+{
+	check_mprotect_keeps_cow(4 * PAGE_SIZE);
+}
+END_TEST
+
+/* Every allocation from now on runs reclaim first (free memory is below
+ * the low watermark). */
+static void reclaim_on_every_alloc(void)
+{
+	reclaim_init();
+	reclaim_low = mm_stats.free + 64;
+	reclaim_high = reclaim_low + 64;
+}
+
+/* Reclaim inside fork (issue 14, defect 2): the child's tables are
+ * allocated while the parent's PT page holds lazy-free pages. Reclaim must
+ * not leave the shared PT page reachable through a writable PD entry. */
+START_TEST(test_reclaim_inside_fork_keeps_pd_readonly)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	map_anon(p, BASE, 8);
+	lazyfree_range(p, BASE + PAGE_SIZE, BASE + 8 * PAGE_SIZE);
+	reclaim_on_every_alloc();
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	ck_assert_uint_gt(lazyfree_stats.discarded, 0);   /* reclaim did run */
+	ck_assert_ptr_eq(pt_of(p, BASE), pt_of(c, BASE));
+	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 2);
+	ck_assert(!pte_writable(*pde_of(p, BASE)) && !pte_writable(*pde_of(c, BASE)));
+	page_reclaim_hook = NULL;
+	destroy_both(c, p);
+}
+END_TEST
+
+/* Reclaim never gives a write-protected PD entry its W bit back, and frees
+ * the PT page it empties (after a flush: issue 14, defect 4). */
+START_TEST(test_reclaim_keeps_wrprotect_frees_empty_pt)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	map_anon(p, BASE, 8);
+	lazyfree_range(p, BASE + PAGE_SIZE, BASE + 8 * PAGE_SIZE);
+	struct vma v = vma_of(BASE, BASE + CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	pgt_destroy(c);                          /* share 1, PD entry still read-only */
+	reclaim_lazyfree(100);
+	ck_assert_uint_eq(lazyfree_stats.discarded, 7);
+	ck_assert(!pte_writable(*pde_of(p, BASE)));
+	lazyfree_range(p, BASE, BASE + PAGE_SIZE);   /* unshares (W back), marks it */
+	pgt_activate(p);
+	int flushes0 = host_pv.flush_one + host_pv.flush_user;
+	uint64_t tables0 = p->nr_tables;
+	reclaim_lazyfree(100);
+	ck_assert_uint_eq(p->nr_tables, tables0 - 1);   /* the emptied PT page */
+	ck_assert_int_gt(host_pv.flush_one + host_pv.flush_user, flushes0);
+	pgt_activate(&kernel_pgt);
+	pgt_destroy(p);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* Writing a leaf into a shared PT page without the walker's write flag is
  * the bug the choke point prevents: pt_set_leaf panics. */
 START_TEST(test_raw_leaf_write_into_shared_pt_panics)
@@ -238,6 +330,10 @@ int main(void)
 	tcase_add_test(tc, test_three_sharers_any_exit_order);
 	tcase_add_test(tc, test_unmap_whole_chunk_drops_share);
 	tcase_add_test(tc, test_protect_half_unshares);
+	tcase_add_test(tc, test_mprotect_after_shared_fork_keeps_cow);
+	tcase_add_test(tc, test_mprotect_after_copied_fork_keeps_cow);
+	tcase_add_test(tc, test_reclaim_inside_fork_keeps_pd_readonly);
+	tcase_add_test(tc, test_reclaim_keeps_wrprotect_frees_empty_pt);
 	tcase_add_test_raise_signal(tc, test_raw_leaf_write_into_shared_pt_panics, SIGABRT);
 	return host_run_suite(s);
 }

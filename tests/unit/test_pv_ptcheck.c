@@ -48,6 +48,19 @@ START_TEST(test_user_leaf_rules)
 }
 END_TEST
 
+/* A private writable mapping of a frame someone else maps too is broken
+ * copy-on-write; read-only, COW or MAP_SHARED it is fine. */
+START_TEST(test_private_writable_needs_one_reference)
+{
+	page_get(anon);
+	ck_assert_ptr_nonnull(check_pte(anon, USER_RW));
+	ck_assert_ptr_null(check_pte(anon, PTE_P | PTE_U | PTE_COW));
+	ck_assert_ptr_null(check_pte(anon, USER_RW | PTE_SHARED));
+	page_put(anon);
+	ck_assert_ptr_null(check_pte(anon, USER_RW));
+}
+END_TEST
+
 START_TEST(test_holder_must_be_table_of_level)
 {
 	pte_t e = pte_make(page_to_pa(anon), USER_RW);
@@ -104,6 +117,7 @@ static Suite *ptcheck_suite(void)
 	Suite *s = suite_create("pv_ptcheck");
 	TCase *tc = host_tcase(s, "rules", setup, host_mm_teardown);
 	tcase_add_test(tc, test_user_leaf_rules);
+	tcase_add_test(tc, test_private_writable_needs_one_reference);
 	tcase_add_test(tc, test_holder_must_be_table_of_level);
 	tcase_add_test(tc, test_kernel_alias_of_table);
 	tcase_add_test(tc, test_table_entries_and_sharing);

@@ -111,3 +111,38 @@ void test_cow_large(void)
 	close(go[0]);
 	close(go[1]);
 }
+
+/* cow_mprotect: memory made read-only before fork and writable again by
+ * mprotect after it is still copy-on-write -- its frames are shared with
+ * the other process (issue 14, defect 1; Linux: can_change_pte_writable).
+ * 2 MiB: a whole page-table page, shared by fork under ptshare=fork/all. */
+void test_cow_mprotect(void)
+{
+	const size_t len = 2u << 20;
+	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int go[2];
+
+	CHECK(p != MAP_FAILED);
+	fill(p, len, 1);
+	CHECK_OK(mprotect(p, len, PROT_READ));
+	CHECK_OK(pipe(go));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		if (mprotect(p, 4096, PROT_READ | PROT_WRITE) != 0)
+			_exit(2);
+		p[0] = 'B';
+		sync_write(go[1]);
+		_exit(p[0] == 'B' ? 0 : 1);
+	}
+	sync_read(go[0]);
+	CHECK(p[0] == (unsigned char)1);        /* the parent's data, not 'B' */
+	CHECK_OK(mprotect(p, len, PROT_READ | PROT_WRITE));
+	p[512] = 'P';                           /* and the parent's own write */
+	int st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(p[512] == 'P' && check_fill(p + 4096, len - 4096, 1 + 8 * 7));
+	CHECK_OK(munmap(p, len));
+	close(go[0]);
+	close(go[1]);
+}

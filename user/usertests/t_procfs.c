@@ -221,6 +221,16 @@ void test_procfs_status(void)
 	CHECK(field_of("/proc/self/smaps_rollup", "Rss") - roll0 == KB(N));
 	CHECK(munmap(m, N * PAGE) == 0);
 	CHECK(field_of("/proc/self/status", "VmSize") == size0);
+
+	/* shared anonymous memory is RssShmem */
+	char *sh = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(sh != MAP_FAILED);
+	long long shm0 = field_of("/proc/self/status", "RssShmem");
+	for (int i = 0; i < 4; i++)
+		sh[i * PAGE] = 1;
+	grew = field_of("/proc/self/status", "RssShmem") - shm0;
+	CHECK(grew == KB(4) || (ut_on_linux() && llabs(grew - KB(4)) <= LINUX_RSS_SLACK_KB));
+	CHECK(munmap(sh, 4 * PAGE) == 0);
 	if (!ut_on_linux())
 		CHECK(field_of("/proc/self/status", "PTPages") > 0);
 }
@@ -321,7 +331,13 @@ void test_procfs_maps(void)
 	CHECK(maps_says(maps_line(maps, a + 4 * PAGE), a + 4 * PAGE, 2 * PAGE, "rw-p"));
 	CHECK(maps_says(maps_line(maps, a + 6 * PAGE), a + 6 * PAGE, 2 * PAGE, "r-xp"));
 	CHECK(!maps_line(maps, a + 2 * PAGE));
-	CHECK(maps_says(maps_line(maps, b), b, 2 * PAGE, "r--s"));
+	/* shared anonymous memory: Linux's name for it */
+	char want[64];
+	snprintf(want, sizeof(want), "%08lx-%08lx r--s 00000000 00:01 ", (unsigned long)b,
+		 (unsigned long)b + 2 * PAGE);
+	const char *bl = maps_line(maps, b);
+	CHECK(bl && !strncmp(bl, want, strlen(want)));
+	CHECK(!strncmp(bl + 73, "/dev/zero (deleted)\n", 20));
 	const char *stack = strstr(maps, "[stack]\n");
 	CHECK(stack && stack[-1] == ' ');
 	const char *sl = stack;

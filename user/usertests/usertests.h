@@ -23,12 +23,16 @@
 	X(exec_errors) X(kill_child) X(children64)                               \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
-	X(cow_child_write) X(cow_parent_write) X(cow_large)                      \
+	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
 	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader)            \
 	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec)            \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
 	X(mmap_private_file) X(zero_page)                                        \
+	X(shm_lazy) X(shm_dontneed) X(shm_readonly)                              \
+	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly)            \
+	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow)             \
+	X(munmap_low_madvise_top) X(madv_fork) X(madv_advices)                   \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
 	X(mprotect_errors) X(madvise_errors)                                     \
 	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \
@@ -46,7 +50,7 @@
 	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
 	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
 	X(procfs_misc)                                                           \
-	X(forkbomb) X(oom)
+	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);
 USERTESTS(UT_DECLARE)

@@ -12,6 +12,8 @@
 
 #define MAP_SHARED     0x01
 #define MAP_PRIVATE    0x02
+#define MAP_SHARED_VALIDATE 0x03  /* MAP_SHARED, unknown flags are EOPNOTSUPP */
+#define MAP_TYPE       0x0f
 #define MAP_FIXED      0x10
 #define MAP_ANONYMOUS  0x20
 #define MAP_NORESERVE  0x4000
@@ -24,5 +26,22 @@
 #define MADV_WILLNEED   3
 #define MADV_DONTNEED   4
 #define MADV_FREE       8
+#define MADV_REMOVE     9
+#define MADV_DONTFORK   10
+#define MADV_DOFORK     11
+#define MADV_HUGEPAGE   14
+#define MADV_NOHUGEPAGE 15
+#define MADV_DONTDUMP   16
+#define MADV_DODUMP     17
+#define MADV_WIPEONFORK 18
+#define MADV_KEEPONFORK 19
+#define MADV_COLD       20
+#define MADV_PAGEOUT    21
+#define MADV_POPULATE_READ  22
+#define MADV_POPULATE_WRITE 23
+
+#define MREMAP_MAYMOVE  1
+#define MREMAP_FIXED    2
+#define MREMAP_DONTUNMAP 4
 
 #endif

@@ -22,5 +22,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int munmap(void *addr, size_t len);
 int mprotect(void *addr, size_t len, int prot);
 int madvise(void *addr, size_t len, int advice);
+/* mremap: MREMAP_FIXED takes a fifth argument, the new address. */
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...);
+int mincore(void *addr, size_t len, unsigned char *vec);
 
 #endif

@@ -24,6 +24,8 @@
 #define SYS_access          21
 #define SYS_pipe            22
 #define SYS_sched_yield     24
+#define SYS_mremap          25
+#define SYS_mincore         27
 #define SYS_madvise         28
 #define SYS_dup             32
 #define SYS_dup2            33

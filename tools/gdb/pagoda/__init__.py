@@ -8,6 +8,7 @@ it). Modules, one job each:
   pte       page-table entry bits and levels
   paging    walking page tables
   walk      pg-walk, pg-ptdump
+  draw      pg-draw (Graphviz pictures of page-table trees)
   frames    pg-page (the struct page frame database)
   proc      pg-ps, pg-vmas
   lazyfree  pg-lazyfree
@@ -16,4 +17,4 @@ it). Modules, one job each:
   session   pg-help, pg-log, pg-hello
   names     the kernel names the helpers depend on
 """
-from . import walk, frames, proc, lazyfree, pvsites, syms, session  # noqa: F401
+from . import walk, draw, frames, proc, lazyfree, pvsites, syms, session  # noqa: F401

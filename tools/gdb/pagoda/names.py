@@ -20,6 +20,8 @@ PT_SHARE = "share"
 PT_LEVEL = "level"
 PAGE_LINK = "link"                # struct list: buddy / lazy-free list links
 PROVIDER_MM = "it comes with the frame database (mm/page.h)"
+ZERO_PAGE = "zero_page"           # mm/fault.c: struct page * of the shared zero page
+PROVIDER_FAULT = "it comes with the shared zero page (mm/fault.c)"
 
 # kernel/proc.h and mm/as.h -- processes and address spaces.
 PROC_TABLE = "proc_table"         # struct proc proc_table[NPROC]

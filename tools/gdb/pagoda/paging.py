@@ -15,6 +15,11 @@ from .pte import PML4, PT, ENTRIES
 # and the entry found there.
 Step = namedtuple("Step", "level table_pa index entry")
 
+# One page-table page met on a walk: its level and physical address, the
+# table whose entry points at it (None for the root) and that entry, and the
+# first virtual address it maps.
+Table = namedtuple("Table", "level pa parent entry va")
+
 # One leaf mapping: [va, va + size) -> pa, with the entries of every level
 # on the way (path[0] is the PML4 entry, path[-1] the leaf).
 Leaf = namedtuple("Leaf", "va size pa path")
@@ -74,3 +79,24 @@ def leaves(cr3, lo=0, hi=1 << 64, on_table=None):
                     on_table(level - 1, child, path + [entry])
                 yield from visit(child, level - 1, base + i * span, path + [entry])
     yield from visit(table_of(cr3), PML4, 0, [])
+
+
+def tables(cr3, lo=0, hi=1 << 64, depth=4):
+    """Every page-table page of cr3 that maps part of [lo, hi), root first,
+    then depth-first in address order, down to `depth` levels (4: the PML4
+    down to the PT pages; 1: the PML4 alone). A table linked from several
+    entries is yielded once per entry."""
+    def visit(table, level, base):
+        if PML4 - level + 1 >= depth:
+            return
+        span = pte.entry_span(level)
+        for i, entry in enumerate(read_u64s(table, ENTRIES)):
+            va = pte.canonical(base + i * span)
+            if not entry & pte.P or pte.is_leaf(entry, level) or va + span <= lo or va >= hi:
+                continue
+            child = pte.frame_addr(entry, level)
+            yield Table(level - 1, child, table, entry, va)
+            yield from visit(child, level - 1, base + i * span)
+    root = table_of(cr3)
+    yield Table(PML4, root, None, None, 0)
+    yield from visit(root, PML4, 0)

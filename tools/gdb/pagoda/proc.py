@@ -188,8 +188,8 @@ the process's page tables). Ends with the brk area [heap start, break)."""
             res = sum(min(l.va + l.size, end) - max(l.va, start) for l in resident
                       if l.va < end and l.va + l.size > start)
             kind = ",".join(vma_flag_names(int(v["flags"]))) or "-"
-            if int(v["file"]) != 0:
-                kind += " @%#x" % int(v["file_off"])
+            if int(v["obj"]) != 0:
+                kind += " @%#x" % int(v["obj_off"])
             out("  %#018x-%#018x %9s %4s  %-14s %s" % (start, end - 1, human_size(end - start),
                                                        prot_text(int(v["prot"])), kind,
                                                        human_size(res) if res else "0"))

@@ -1,0 +1,20 @@
+/* mm/vmobject.c -- references on backing objects (mm/vmobject.h). */
+#include "mm/vmobject.h"
+#include "kernel/printk.h"
+
+void vmobject_get(struct vmobject *obj)
+{
+	if (obj)
+		obj->refs++;
+}
+
+void vmobject_put(struct vmobject *obj)
+{
+	if (!obj)
+		return;
+	if (obj->refs == 0)
+		panic("vmobject_put: object %p (kind %d) has no references", (void *)obj,
+		      (int)obj->kind);
+	if (--obj->refs == 0 && obj->ops->release)
+		obj->ops->release(obj);
+}

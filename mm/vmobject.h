@@ -1,0 +1,66 @@
+/* mm/vmobject.h -- what a VMA's pages come from: the backing-object
+ * interface (Linux's vm_operations_struct, SerenityOS's VMObject).
+ *
+ * A VMA that is not plain private anonymous memory points at one object and
+ * an offset into it; the fault handler (mm/fault.c) asks the object for the
+ * frame of a page index and maps it. mm/ knows no file system: a file's
+ * object is built by its owner (kernel/initrd.c), shared anonymous memory's
+ * by mm/shm.c.
+ *
+ *   VMA [start, end) --obj, obj_off--> vmobject --ops->get_page(idx)--> frame
+ *
+ * References: every VMA holds one reference on its object (vma_new takes
+ * it, vma_delete drops it); the object's frames hold one reference for the
+ * object itself (the checker's "+1 for its file": they are typed PG_FILE),
+ * and each mapping takes one more.
+ */
+#ifndef MM_VMOBJECT_H
+#define MM_VMOBJECT_H
+
+#include "kernel/types.h"
+
+struct page;
+struct vmobject;
+
+/* Errors of get_page: -ENOMEM (no frame), -EIO (index past the object's end:
+ * the access raises SIGBUS, as Linux's past-EOF fault does). */
+struct vmobject_ops {
+	/* The frame of page idx with one new reference for the caller (which
+	 * maps it); a missing page of a fillable object is created, zeroed.
+	 * Returns 0 with *out set, or -errno as above. */
+	int (*get_page)(struct vmobject *obj, uint64_t idx, struct page **out);
+	/* Is page idx there (mincore): 1 or 0; never allocates. */
+	int (*resident)(struct vmobject *obj, uint64_t idx);
+	/* Drop the object's own frames of [idx, idx + n) (MADV_REMOVE): later
+	 * faults see zeros. NULL: the object cannot (a read-only file). */
+	void (*remove)(struct vmobject *obj, uint64_t idx, uint64_t n);
+	/* The last reference went: free obj. NULL: obj lives forever. */
+	void (*release)(struct vmobject *obj);
+};
+
+enum vmobject_kind {
+	VMOBJ_FILE,   /* a file's pages (read-only: the initrd) */
+	VMOBJ_SHM,    /* MAP_SHARED|MAP_ANONYMOUS memory (mm/shm.c) */
+};
+
+struct vmobject {
+	const struct vmobject_ops *ops;
+	enum vmobject_kind kind;
+	uint32_t refs;       /* VMAs pointing at it */
+	uint64_t npages;     /* size; get_page past it is -EIO */
+};
+
+/* Take / drop a VMA's reference; the last put calls ops->release (if any).
+ * A put at 0 panics. NULL is ignored by both. */
+void vmobject_get(struct vmobject *obj);
+void vmobject_put(struct vmobject *obj);
+
+/* Shared anonymous memory of npages pages (mm/shm.c): an object that fills
+ * on fault (nothing is allocated for the pages until they are touched), one
+ * reference held by the caller. NULL when out of memory. */
+struct vmobject *shm_create(uint64_t npages);
+
+/* Frames an shm object holds now (for tests and meminfo). */
+uint64_t shm_resident(struct vmobject *obj);
+
+#endif

@@ -1,0 +1,102 @@
+/* user/usertests/t_shm.c -- MAP_SHARED|MAP_ANONYMOUS memory as Linux has it:
+ * one object behind the mapping, filled on fault (mapping it commits
+ * nothing), shared with children forked before or after the first touch,
+ * kept by MADV_DONTNEED (which drops only this mapping's entries) and
+ * emptied by MADV_REMOVE; read-only shared anonymous mappings work. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+#include "usertests.h"
+
+#define PAGE 4096
+#define RW (PROT_READ | PROT_WRITE)
+#define SHANON (MAP_SHARED | MAP_ANONYMOUS)
+
+/* free_pages: the kernel's free frames, or 0 on Linux (no pagoda_meminfo). */
+static uint64_t free_pages(void)
+{
+	struct pagoda_meminfo m;
+
+	return pagoda_meminfo(&m) == 0 ? m.free_pages : 0;
+}
+
+/* shm_lazy: a 128 MiB shared anonymous mapping (half of the smallest test
+ * machine) costs (almost) no frames until touched, and a child forked
+ * before any touch shares its pages. */
+void test_shm_lazy(void)
+{
+	const size_t len = (size_t)128 << 20;
+	uint64_t before = free_pages();
+	volatile char *p = mmap(NULL, len, RW, SHANON, -1, 0);
+
+	CHECK(p != MAP_FAILED);
+	uint64_t after = free_pages();
+	if (before)
+		CHECK(before - after < 64);	/* the object's index, not its pages */
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		p[len - PAGE] = 'c';
+		p[12345] = 'd';
+		_exit(0);
+	}
+	CHECK(ut_wait(pid) == 0);
+	CHECK(p[len - PAGE] == 'c' && p[12345] == 'd' && p[0] == 0);
+	if (before)
+		CHECK(before - free_pages() < 64);	/* two pages touched */
+	CHECK_OK(munmap((void *)p, len));
+}
+
+/* shm_dontneed: MADV_DONTNEED on shared anonymous memory drops the entries
+ * only: the data reads back, and the sharing with a child goes on. */
+void test_shm_dontneed(void)
+{
+	volatile char *p = mmap(NULL, 4 * PAGE, RW, SHANON, -1, 0);
+	int go[2], done[2];
+	char c;
+
+	CHECK(p != MAP_FAILED);
+	memset((void *)p, 's', 4 * PAGE);
+	CHECK_OK(pipe(go));
+	CHECK_OK(pipe(done));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		if (madvise((void *)p, 4 * PAGE, MADV_DONTNEED) != 0 || p[PAGE] != 's')
+			_exit(2);
+		if (write(done[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		_exit(p[2 * PAGE] == 'P' ? 0 : 4);	/* the parent's write */
+	}
+	close(done[1]);	/* a child that died early gives EOF, not a hang */
+	close(go[0]);
+	CHECK(read(done[0], &c, 1) == 1);
+	CHECK_OK(madvise((void *)p, 4 * PAGE, MADV_DONTNEED));
+	CHECK(p[0] == 's' && p[3 * PAGE + 7] == 's');
+	p[2 * PAGE] = 'P';
+	CHECK(write(go[1], "g", 1) == 1);
+	CHECK(ut_wait(pid) == 0);
+	CHECK_OK(madvise((void *)p, 4 * PAGE, MADV_REMOVE));	/* punch the hole */
+	CHECK(p[0] == 0 && p[2 * PAGE] == 0);
+	CHECK_OK(munmap((void *)p, 4 * PAGE));
+	close(go[1]);
+	close(done[0]);
+}
+
+/* shm_readonly: mmap(PROT_READ, MAP_SHARED|MAP_ANONYMOUS) reads zeros and
+ * refuses writes. */
+void test_shm_readonly(void)
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ, SHANON, -1, 0);
+
+	CHECK(p != MAP_FAILED);
+	CHECK(p[0] == 0 && p[2 * PAGE - 1] == 0);
+	ut_expect_signal(SIGSEGV, ut_poke, p + PAGE);
+	CHECK_OK(mprotect(p, 2 * PAGE, RW));	/* an anonymous object may be written */
+	p[PAGE] = 'w';
+	CHECK(p[PAGE] == 'w');
+	CHECK_OK(munmap(p, 2 * PAGE));
+}

@@ -1,0 +1,1076 @@
+/* user/vmtester.c -- a model-based random tester of the virtual memory.
+ *
+ *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-x GATES] [-v]
+ *
+ * Keeps a shadow model (every byte) of a window of MIB MiB (default 4) at a
+ * fixed, 1 GiB-aligned address, and runs STEPS (default 2000) seeded random
+ * operations on it: mmap (private or shared anonymous, private file mappings
+ * of its own binary, MAP_FIXED, sometimes MAP_POPULATE), munmap, mprotect,
+ * MADV_DONTNEED, MADV_FREE, partial-page writes, reads, read()/write() of a
+ * pipe into and out of the window (the kernel's own accesses), fork (mode A:
+ * the child verifies everything, runs steps of its own, verifies again and
+ * exits while the parent waits; mode B: the parent runs steps while the child
+ * waits, then the child verifies that the parent's changes did not reach it)
+ * and memory pressure (a child allocates and touches free memory down below
+ * the kernel's reclaim mark, sized from pagoda_meminfo; a small fixed amount
+ * on Linux). Every byte read is checked against the model, every access that
+ * the model says must fault (PROT_NONE, unmapped, write to read-only) must
+ * raise SIGSEGV, every other must not. The model is Linux's semantics:
+ * MADV_FREE'd pages read their old data or zeros until rewritten, a written
+ * page is never lost, DONTNEED zero-fills private anonymous pages, reloads
+ * private file pages and leaves shared ones alone.
+ *
+ * The random sequence depends only on the seed, never on what the kernel did,
+ * so a failure (printed with its seed and step, exit status 1) replays with
+ * `vmtester -s SEED -n STEP` (and -v traces every operation). -T runs seeds
+ * SEED, SEED+1, ... for about SECONDS. At the end it prints one summary line:
+ *   vmtester: PASS seeds S..E steps N ops O pages-checked P faults F
+ *
+ * -x GATES (comma-separated, or "all") enables operations that meet known
+ * kernel bugs (issue 14) and are off by default so that `make test` passes:
+ *   cowprot   mprotect(PROT_WRITE) of a private page that was read-only at a
+ *             fork, while the other process still lives (defect 1)
+ *   shanon    MAP_SHARED|MAP_ANONYMOUS without PROT_WRITE, and
+ *             MADV_DONTNEED on a shared anonymous mapping (defect 6)
+ *   kprotnone the kernel reading PROT_NONE memory (write() from it; defect 5)
+ * On Linux every gate is correct behaviour: the host runs use -x all.
+ *
+ * Portable C: builds against newlib (Pagoda) and musl, runs on Linux too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+
+#define PAGE 4096
+#define WORDS (PAGE / 8)
+#define WIN_BASE 0x200000000000UL  /* 32 TiB: far from text, heap, mmap area, stack */
+#define PT_PAGES 512               /* pages one PT page maps (2 MiB) */
+#define KIO_LEN 64                 /* bytes of a pipe read()/write() op */
+
+enum kind { K_NONE, K_ANON, K_SHARED, K_FILE };
+enum gate { G_COWPROT = 1, G_SHANON = 2, G_KPROTNONE = 4 };
+
+/* What the model knows about one page of the window. */
+struct vpage {
+	uint8_t kind;     /* enum kind; K_NONE: unmapped */
+	uint8_t prot;     /* PROT_* of the mapping */
+	uint8_t lazy;     /* MADV_FREE'd, not written since: old data or zeros */
+	uint8_t rofork;   /* private and read-only at a fork whose other side lives */
+	uint32_t sh;      /* K_SHARED: index into the shared store */
+	uint32_t fpg;     /* K_FILE: page of the file */
+};
+
+/* The whole state of one process's view (the child inherits a copy). */
+static struct {
+	uint64_t seed, rng;
+	long step, sub;          /* sub: step inside a fork's other side, or -1 */
+	unsigned gates;
+	const char *gate_arg;    /* the -x argument */
+	int verbose, in_child, child_alive, on_pagoda;
+	size_t npages, nshared;
+	struct vpage *pg;
+	uint64_t (*shadow)[WORDS];   /* private content, by window page */
+	uint64_t (*store)[WORDS];    /* shared content, by store index */
+	uint8_t *used;               /* store index in use */
+	unsigned char *file;         /* the mapped file's bytes */
+	size_t file_pages;
+	int fd;
+	unsigned char *win;
+} S;
+
+static struct {
+	unsigned long ops, pages, faults, steps;
+} stats;
+
+/* ---- random numbers (splitmix64: the sequence is the seed's alone) ---- */
+
+static uint64_t rnd64(void)
+{
+	uint64_t z = (S.rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* rnd: uniform in [0, n); n > 0. */
+static size_t rnd(size_t n)
+{
+	return (size_t)(rnd64() % n);
+}
+
+/* ---- reporting ---- */
+
+/* fail: print what went wrong with the seed and step that replay it, and
+ * exit 1 (a child's exit status tells its parent). */
+__attribute__((noreturn, format(printf, 1, 2)))
+static void fail(const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!S.in_child)
+		printf("TEST vmtester.seed_%llu FAIL step %ld\n", (unsigned long long)S.seed, S.step);
+	printf("vmtester: FAIL seed %llu step %ld", (unsigned long long)S.seed, S.step);
+	if (S.in_child || S.sub >= 0)
+		printf(" (%s", S.in_child ? "in the child" : "in the parent, child alive");
+	if (S.sub >= 0)
+		printf(", its step %ld", S.sub);
+	printf("%s: %s\nvmtester: replay: vmtester -s %llu -n %ld%s%s\n",
+	       S.in_child || S.sub >= 0 ? ")" : "", msg, (unsigned long long)S.seed,
+	       S.step + 1, S.gates ? " -x " : "", S.gates ? S.gate_arg : "");
+	fflush(stdout);
+	_exit(1);
+}
+
+/* trace: with -v, print one operation before it runs. */
+__attribute__((format(printf, 1, 2)))
+static void trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!S.verbose)
+		return;
+	printf("[%ld%s] ", S.step, S.in_child ? " child" : S.child_alive ? " parent" : "");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* ---- faults: SIGSEGV/SIGBUS while probing jump back to the probe ---- */
+
+static jmp_buf probe_env;
+static volatile sig_atomic_t probing;
+
+static void on_fault(int sig)
+{
+	sigset_t s;
+
+	if (!probing) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	probing = 0;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	longjmp(probe_env, sig);
+}
+
+static void install_fault_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fault;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+/* ---- the model ---- */
+
+static uint64_t *page_addr(size_t i)
+{
+	return (uint64_t *)(S.win + i * PAGE);
+}
+
+/* content: the model's bytes of window page i (shared pages live in the
+ * store, so that both sides of a fork see one copy). */
+static uint64_t *content(size_t i)
+{
+	return S.pg[i].kind == K_SHARED ? S.store[S.pg[i].sh] : S.shadow[i];
+}
+
+static int readable(size_t i)
+{
+	return S.pg[i].kind != K_NONE && S.pg[i].prot != PROT_NONE;
+}
+
+static int writable(size_t i)
+{
+	return S.pg[i].kind != K_NONE && (S.pg[i].prot & PROT_WRITE);
+}
+
+static void load_file_page(size_t i)
+{
+	memcpy(S.shadow[i], S.file + (size_t)S.pg[i].fpg * PAGE, PAGE);
+}
+
+/* store_collect: mark free every store index no page of the model refers
+ * to. Only when no other process of this run can refer to one. */
+static void store_collect(void)
+{
+	memset(S.used, 0, S.nshared);
+	for (size_t i = 0; i < S.npages; i++)
+		if (S.pg[i].kind == K_SHARED)
+			S.used[S.pg[i].sh] = 1;
+}
+
+/* store_reserve: are n free store indices available (collecting first if
+ * allowed)? */
+static int store_reserve(size_t n)
+{
+	size_t nfree = 0;
+
+	if (!S.in_child && !S.child_alive)
+		store_collect();
+	for (size_t k = 0; k < S.nshared; k++)
+		nfree += !S.used[k];
+	return nfree >= n;
+}
+
+/* store_alloc: a free store index, zero-filled; store_reserve said so. */
+static uint32_t store_alloc(void)
+{
+	size_t k = 0;
+
+	while (S.used[k])
+		k++;
+	S.used[k] = 1;
+	memset(S.store[k], 0, PAGE);
+	return (uint32_t)k;
+}
+
+/* model_map: pages [a, a+n) now hold a new mapping (for K_SHARED, the
+ * caller reserved n store indices). */
+static void model_map(size_t a, size_t n, int kind, int prot, size_t fpg)
+{
+	for (size_t i = a; i < a + n; i++) {
+		struct vpage v = { (uint8_t)kind, (uint8_t)prot, 0, 0, 0, (uint32_t)(fpg + i - a) };
+		if (kind == K_SHARED)
+			v.sh = store_alloc();
+		S.pg[i] = v;
+		if (kind == K_FILE)
+			load_file_page(i);
+		else if (kind == K_ANON)
+			memset(S.shadow[i], 0, PAGE);
+	}
+}
+
+/* ---- checking real memory against the model ---- */
+
+/* word_ok: may a word read from page i at word w hold x? */
+static int word_ok(size_t i, size_t w, uint64_t x)
+{
+	return x == content(i)[w] || (S.pg[i].lazy && x == 0);
+}
+
+/* read_page: compare page i with the model; returns the signal that the
+ * first access raised (0: none) and in *bad the first wrong word or -1. */
+static int read_page(size_t i, long *bad)
+{
+	volatile uint64_t *p = page_addr(i);
+	int sig;
+
+	*bad = -1;
+	probing = 1;
+	if ((sig = setjmp(probe_env)) != 0)
+		return sig;
+	for (size_t w = 0; w < WORDS; w++)
+		if (!word_ok(i, w, p[w])) {
+			*bad = (long)w;
+			break;
+		}
+	probing = 0;
+	return 0;
+}
+
+static const char *kind_name(int k)
+{
+	static const char *const names[] = { "unmapped", "private anon", "shared anon", "private file" };
+	return names[k];
+}
+
+/* describe: the model's view of page i, for failure messages. */
+static const char *describe(size_t i)
+{
+	static char buf[120];
+	const struct vpage *v = &S.pg[i];
+
+	snprintf(buf, sizeof buf, "page %zu (%p: %s, prot %d%s%s)", i, (void *)page_addr(i),
+		 kind_name(v->kind), v->prot, v->lazy ? ", lazy-free" : "",
+		 v->rofork ? ", read-only at fork" : "");
+	return buf;
+}
+
+/* check_page: page i must read exactly as the model says, or fault when the
+ * model says it is not readable. */
+static void check_page(size_t i)
+{
+	long bad;
+	int sig = read_page(i, &bad);
+
+	stats.pages++;
+	if (sig && readable(i))
+		fail("read of %s raised signal %d", describe(i), sig);
+	if (!sig && !readable(i))
+		fail("read of %s did not fault", describe(i));
+	if (sig) {
+		stats.faults++;
+		return;
+	}
+	if (bad >= 0)
+		fail("%s word %ld reads %#llx, model has %#llx", describe(i), bad,
+		     (unsigned long long)page_addr(i)[bad], (unsigned long long)content(i)[bad]);
+}
+
+static void check_range(size_t a, size_t n)
+{
+	for (size_t i = a; i < a + n; i++)
+		check_page(i);
+}
+
+static void check_all(void)
+{
+	check_range(0, S.npages);
+}
+
+/* ---- operations ---- */
+
+/* pick_range: a random range of the window: mostly a few pages, sometimes
+ * up to a PT page's worth, sometimes a whole aligned 2 MiB; half of the
+ * ranges start near the previous one, so that operations meet each other. */
+static void pick_range(size_t *a, size_t *n)
+{
+	static size_t focus;
+	size_t r = rnd(10), near = focus + rnd(33);
+
+	if (r < 6)
+		*n = 1 + rnd(8);
+	else if (r < 9)
+		*n = 1 + rnd(PT_PAGES);
+	else
+		*n = PT_PAGES;
+	if (*n > S.npages)
+		*n = S.npages;
+	*a = rnd(S.npages - *n + 1);
+	if (r == 9)
+		*a = PT_PAGES * rnd(S.npages / PT_PAGES);
+	else if (rnd(2) && near >= 16 && near - 16 + *n <= S.npages)
+		*a = near - 16;
+	focus = *a;
+}
+
+/* mapped_run: from a random mapped page, the longest run of at most n pages
+ * that every page satisfies keep(); 0 if the chosen page is unmapped. */
+static size_t mapped_run(size_t *a, size_t n, int (*keep)(size_t))
+{
+	size_t start = *a, len = 0;
+
+	while (start < S.npages && !keep(start) && start < *a + n)
+		start++;
+	while (start + len < S.npages && len < n && keep(start + len))
+		len++;
+	*a = start;
+	return len;
+}
+
+static int is_mapped(size_t i)
+{
+	return S.pg[i].kind != K_NONE;
+}
+
+static int is_anon(size_t i)
+{
+	return S.pg[i].kind == K_ANON;
+}
+
+static int random_prot(void)
+{
+	static const int prots[] = { PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE,
+				     PROT_READ | PROT_WRITE, PROT_WRITE, PROT_READ | PROT_EXEC };
+	return prots[rnd(sizeof prots / sizeof prots[0])];
+}
+
+static void expect_ok(long r, const char *what)
+{
+	stats.ops++;
+	if (r == -1)
+		fail("%s failed: %s", what, strerror(errno));
+}
+
+static void op_mmap(void)
+{
+	size_t a, n, fpg = 0;
+	int kind = (int)(1 + rnd(3)), prot = random_prot(), flags = MAP_FIXED;
+	int fd = -1;
+
+	pick_range(&a, &n);
+	if (kind == K_FILE) {
+		n = n > S.file_pages ? S.file_pages : n;
+		fpg = rnd(S.file_pages - n + 1);
+		fd = S.fd;
+	}
+	if (kind == K_SHARED && !(prot & PROT_WRITE) && !(S.gates & G_SHANON))
+		prot |= PROT_WRITE | PROT_READ;
+	flags |= kind == K_SHARED ? MAP_SHARED | MAP_ANONYMOUS : MAP_PRIVATE;
+	flags |= kind == K_ANON ? MAP_ANONYMOUS : 0;
+	flags |= rnd(8) == 0 ? MAP_POPULATE : 0;
+	if (kind == K_SHARED && !store_reserve(n))
+		return;     /* the store is full: skip */
+	model_map(a, n, kind, prot, fpg);
+	trace("mmap %zu+%zu %s prot %d%s", a, n, kind_name(kind), prot,
+	      flags & MAP_POPULATE ? " populate" : "");
+	void *p = mmap(page_addr(a), n * PAGE, prot, flags, fd, (off_t)fpg * PAGE);
+	expect_ok(p == MAP_FAILED ? -1 : 0, "mmap");
+	if (p != page_addr(a))
+		fail("mmap MAP_FIXED at %p returned %p", (void *)page_addr(a), p);
+}
+
+static void op_munmap(void)
+{
+	size_t a, n;
+
+	pick_range(&a, &n);
+	trace("munmap %zu+%zu", a, n);
+	for (size_t i = a; i < a + n; i++)
+		S.pg[i].kind = K_NONE;
+	expect_ok(munmap(page_addr(a), n * PAGE), "munmap");
+}
+
+/* no_rofork: without the cowprot gate, PROT_WRITE is not given to a page
+ * that was read-only at a fork whose other side still lives (defect 1). */
+static int cowprot_allowed(size_t a, size_t n)
+{
+	if (S.gates & G_COWPROT)
+		return 1;
+	for (size_t i = a; i < a + n; i++)
+		if (S.pg[i].rofork)
+			return 0;
+	return 1;
+}
+
+static void protect(size_t a, size_t n, int prot);
+
+static void op_mprotect(void)
+{
+	size_t a, n;
+
+	pick_range(&a, &n);
+	if ((n = mapped_run(&a, n, is_mapped)))
+		protect(a, n, random_prot());
+}
+
+/* dontneed_ok: pages MADV_DONTNEED may be applied to (shared anonymous
+ * ones only with the shanon gate: defect 6). */
+static int dontneed_ok(size_t i)
+{
+	return is_mapped(i) && (S.pg[i].kind != K_SHARED || (S.gates & G_SHANON));
+}
+
+static void op_dontneed(void)
+{
+	size_t a, n;
+
+	pick_range(&a, &n);
+	if (!(n = mapped_run(&a, n, dontneed_ok)))
+		return;
+	trace("madvise %zu+%zu DONTNEED", a, n);
+	for (size_t i = a; i < a + n; i++) {
+		S.pg[i].lazy = 0;
+		if (S.pg[i].kind == K_ANON)
+			memset(S.shadow[i], 0, PAGE);
+		else if (S.pg[i].kind == K_FILE)
+			load_file_page(i);
+	}
+	expect_ok(madvise(page_addr(a), n * PAGE, MADV_DONTNEED), "madvise(MADV_DONTNEED)");
+}
+
+static int not_anon(size_t i)
+{
+	return is_mapped(i) && !is_anon(i);
+}
+
+/* op_free: MADV_FREE of private anonymous pages (their data may now read
+ * as zeros), or of other mappings, which must fail with EINVAL. */
+static void op_free(void)
+{
+	size_t a, n;
+	int reject = rnd(8) == 0;
+
+	pick_range(&a, &n);
+	if (!(n = mapped_run(&a, n, reject ? not_anon : is_anon)))
+		return;
+	trace("madvise %zu+%zu FREE%s", a, n, reject ? " (must fail)" : "");
+	long r = madvise(page_addr(a), n * PAGE, MADV_FREE);
+	if (reject) {
+		stats.ops++;
+		if (r != -1 || errno != EINVAL)
+			fail("MADV_FREE of %s returned %ld (%s), want EINVAL", describe(a), r,
+			     r ? strerror(errno) : "no error");
+		return;
+	}
+	for (size_t i = a; i < a + n; i++)
+		S.pg[i].lazy = 1;
+	expect_ok(r, "madvise(MADV_FREE)");
+}
+
+/* write_words: store the pattern of base into words [w0, w1) of page i;
+ * the signal the first store raised, or 0. */
+static uint64_t pattern(uint64_t base, size_t w)
+{
+	return (base + w * 0x9e3779b97f4a7c15ULL) | 1;
+}
+
+static int write_words(size_t i, size_t w0, size_t w1, uint64_t base)
+{
+	volatile uint64_t *p = page_addr(i);
+	int sig;
+
+	probing = 1;
+	if ((sig = setjmp(probe_env)) != 0)
+		return sig;
+	for (size_t w = w0; w < w1; w++)
+		p[w] = pattern(base, w);
+	probing = 0;
+	return 0;
+}
+
+/* settle: words [w0, w1) of lazy-free page i were just written; the rest
+ * of the page now holds for good either all its old data or all zeros
+ * (reclaim took it before the write). Learn which, and the page is no
+ * longer lazy. */
+static void settle(size_t i, size_t w0, size_t w1)
+{
+	const volatile uint64_t *p = page_addr(i);
+	uint64_t *m = content(i);
+	int old = 1, zero = 1;
+
+	for (size_t w = 0; w < WORDS; w++)
+		if (w < w0 || w >= w1) {
+			old &= p[w] == m[w];
+			zero &= p[w] == 0;
+		}
+	if (!old && !zero)
+		fail("%s: after a write, the rest is neither its old data nor zeros", describe(i));
+	if (!old)
+		for (size_t w = 0; w < WORDS; w++)
+			if (w < w0 || w >= w1)
+				m[w] = 0;
+	S.pg[i].lazy = 0;
+}
+
+/* write_page: write a random part of page i: it must fault exactly when the
+ * model says the page is not writable. */
+static void write_page(size_t i)
+{
+	size_t w0 = rnd(WORDS), w1 = w0 + 1 + rnd(WORDS - w0);
+	uint64_t base = rnd64();
+	int sig = write_words(i, w0, w1, base);
+
+	stats.ops++;
+	if (sig && writable(i))
+		fail("write of %s raised signal %d", describe(i), sig);
+	if (!sig && !writable(i))
+		fail("write of %s did not fault", describe(i));
+	if (sig) {
+		stats.faults++;
+		return;
+	}
+	for (size_t w = w0; w < w1; w++)
+		content(i)[w] = pattern(base, w);
+	if (S.pg[i].lazy)
+		settle(i, w0, w1);
+}
+
+static void op_write(void)
+{
+	size_t a, n;
+
+	pick_range(&a, &n);
+	n = n > 16 ? 16 : n;
+	trace("write %zu+%zu", a, n);
+	for (size_t i = a; i < a + n; i++)
+		write_page(i);
+}
+
+/* protect: mprotect pages [a, a+n), all mapped, in the model too. */
+static void protect(size_t a, size_t n, int prot)
+{
+	if ((prot & PROT_WRITE) && !cowprot_allowed(a, n))
+		prot = PROT_READ;
+	trace("mprotect %zu+%zu prot %d", a, n, prot);
+	for (size_t i = a; i < a + n; i++)
+		S.pg[i].prot = (uint8_t)prot;
+	expect_ok(mprotect(page_addr(a), n * PAGE, prot), "mprotect");
+}
+
+/* op_protect_write: what programs do: unlock a few pages, write them; or
+ * write them, then lock them read-only. */
+static void op_protect_write(void)
+{
+	size_t a, n;
+	int unlock = (int)rnd(2);
+
+	pick_range(&a, &n);
+	if (!(n = mapped_run(&a, n > 8 ? 8 : n, is_mapped)))
+		return;
+	if (unlock)
+		protect(a, n, PROT_READ | PROT_WRITE);
+	trace("write %zu+%zu", a, n);
+	for (size_t i = a; i < a + n; i++)
+		write_page(i);
+	if (!unlock)
+		protect(a, n, rnd(2) ? PROT_READ : PROT_NONE);
+}
+
+static void op_read(void)
+{
+	size_t a, n;
+
+	pick_range(&a, &n);
+	trace("read %zu+%zu", a, n);
+	check_range(a, n);
+}
+
+/* ---- the kernel's accesses: read() into and write() out of the window ---- */
+
+static int kio_pipe[2];
+
+static void drain_pipe(void)
+{
+	char buf[KIO_LEN];
+
+	while (read(kio_pipe[0], buf, sizeof buf) > 0)
+		;
+}
+
+/* kio_into: read() KIO_LEN bytes from the pipe into page i at word w: it
+ * must succeed when the page is writable, else fail with EFAULT. */
+static void kio_into(size_t i, size_t w)
+{
+	uint64_t data[KIO_LEN / 8], base = rnd64();
+	long r;
+
+	for (size_t k = 0; k < KIO_LEN / 8; k++)
+		data[k] = pattern(base, w + k);
+	if (write(kio_pipe[1], data, sizeof data) != (ssize_t)sizeof data)
+		fail("write to the pipe failed: %s", strerror(errno));
+	r = read(kio_pipe[0], page_addr(i) + w, KIO_LEN);
+	stats.ops++;
+	if (r != (writable(i) ? KIO_LEN : -1) || (r == -1 && errno != EFAULT))
+		fail("read() into %s word %zu returned %ld (%s)", describe(i), w, r,
+		     r == -1 ? strerror(errno) : "no error");
+	drain_pipe();
+	if (r == -1)
+		return;
+	memcpy(content(i) + w, data, sizeof data);
+	if (S.pg[i].lazy)
+		settle(i, w, w + KIO_LEN / 8);
+}
+
+/* kio_from: write() KIO_LEN bytes of page i at word w into the pipe: it
+ * must succeed with the model's data when the page is readable, else fail
+ * with EFAULT (PROT_NONE only with the kprotnone gate: defect 5). */
+static void kio_from(size_t i, size_t w)
+{
+	uint64_t data[KIO_LEN / 8];
+	long r;
+
+	if (S.pg[i].kind != K_NONE && S.pg[i].prot == PROT_NONE && !(S.gates & G_KPROTNONE))
+		return;
+	r = write(kio_pipe[1], page_addr(i) + w, KIO_LEN);
+	stats.ops++;
+	if (r != (readable(i) ? KIO_LEN : -1) || (r == -1 && errno != EFAULT))
+		fail("write() from %s word %zu returned %ld (%s)", describe(i), w, r,
+		     r == -1 ? strerror(errno) : "no error");
+	if (r == -1)
+		return;
+	if (read(kio_pipe[0], data, sizeof data) != (ssize_t)sizeof data)
+		fail("read from the pipe failed: %s", strerror(errno));
+	for (size_t k = 0; k < KIO_LEN / 8; k++)
+		if (!word_ok(i, w + k, data[k]))
+			fail("write() from %s word %zu sent %#llx, model has %#llx", describe(i),
+			     w + k, (unsigned long long)data[k], (unsigned long long)content(i)[w + k]);
+}
+
+static void op_kio(void)
+{
+	size_t i = rnd(S.npages), w = rnd(WORDS - KIO_LEN / 8 + 1);
+	int into = (int)rnd(2);
+
+	trace("%s page %zu word %zu", into ? "read() into" : "write() from", i, w);
+	if (into)
+		kio_into(i, w);
+	else
+		kio_from(i, w);
+}
+
+/* ---- memory pressure ---- */
+
+/* hog_pages: how much a hog allocates: on Pagoda all free memory down to
+ * below the reclaim mark (1/64 of RAM) but above 1/128 of it; on Linux a
+ * small fixed amount (the developer's machine is not to be squeezed). */
+static size_t hog_pages(void)
+{
+	struct pagoda_meminfo m;
+	uint64_t keep;
+
+	if (pagoda_meminfo(&m) != 0)
+		return 4096;
+	keep = m.total_pages / 128 + 64;
+	return m.free_pages > keep ? (size_t)(m.free_pages - keep) : 0;
+}
+
+static void hog_main(void)
+{
+	size_t n = hog_pages();
+	char *p;
+
+	munmap(S.win, S.npages * PAGE);
+	p = mmap(NULL, n * PAGE + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(0);
+	for (size_t k = 0; k < n; k++)
+		p[k * PAGE] = 1;
+	_exit(0);
+}
+
+/* reap: wait for pid; it must have exited 0 (or, for a hog, been killed
+ * for lack of memory: SIGKILL). */
+static void reap(pid_t pid, const char *who, int hog)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		fail("waitpid(%s) failed: %s", who, strerror(errno));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	if (hog && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		return;
+	if (WIFEXITED(st))
+		fail("the %s exited with status %d", who, WEXITSTATUS(st));
+	fail("the %s was killed by signal %d", who, WTERMSIG(st));
+}
+
+static pid_t fork_or_fail(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		fail("fork failed: %s", strerror(errno));
+	return pid;
+}
+
+static void op_pressure(void)
+{
+	trace("pressure");
+	stats.ops++;
+	pid_t pid = fork_or_fail();
+	if (pid == 0)
+		hog_main();
+	reap(pid, "memory hog", 1);
+}
+
+/* ---- fork ---- */
+
+/* The shared store indices the model referred to at the fork: both sides
+ * exchange their content through a pipe. */
+static uint8_t *forkset;
+
+static void mark_fork(void)
+{
+	memset(forkset, 0, S.nshared);
+	for (size_t i = 0; i < S.npages; i++) {
+		if (S.pg[i].kind == K_SHARED)
+			forkset[S.pg[i].sh] = 1;
+		else if (S.pg[i].kind != K_NONE && !(S.pg[i].prot & PROT_WRITE))
+			S.pg[i].rofork = 1;
+	}
+}
+
+static void xfer(int fd, int out)
+{
+	for (size_t k = 0; k < S.nshared; k++) {
+		if (!forkset[k])
+			continue;
+		for (size_t done = 0; done < PAGE;) {
+			ssize_t r = out ? write(fd, (char *)S.store[k] + done, PAGE - done)
+					: read(fd, (char *)S.store[k] + done, PAGE - done);
+			if (r <= 0)
+				fail("shared-store %s failed: %s", out ? "send" : "receive",
+				     r ? strerror(errno) : "end of file");
+			done += (size_t)r;
+		}
+	}
+	close(fd);
+}
+
+static void step_once(int nested);
+
+/* sub_steps: 1..24 steps of the other side of a fork (no nested fork). */
+static void sub_steps(void)
+{
+	long k = 1 + (long)rnd(24);
+
+	for (S.sub = 0; S.sub < k; S.sub++)
+		step_once(1);
+	S.sub = -1;
+}
+
+static void clear_rofork(void)
+{
+	for (size_t i = 0; i < S.npages; i++)
+		S.pg[i].rofork = 0;
+}
+
+/* fork_child_runs: mode A. The child checks everything, runs steps of its
+ * own, checks again, sends back the shared pages and exits; the parent waits,
+ * takes the shared pages and checks that nothing else changed. */
+static void fork_child_runs(void)
+{
+	int fds[2];
+
+	if (pipe(fds) < 0)
+		fail("pipe: %s", strerror(errno));
+	pid_t pid = fork_or_fail();
+	if (pid == 0) {
+		close(fds[0]);
+		S.in_child = 1;
+		S.rng ^= 0x6b43a9b5d1e0f3c7ULL;
+		check_all();
+		sub_steps();
+		check_all();
+		xfer(fds[1], 1);
+		_exit(0);
+	}
+	close(fds[1]);
+	xfer(fds[0], 0);
+	reap(pid, "fork child", 0);
+	clear_rofork();
+	check_all();
+}
+
+/* fork_parent_runs: mode B. The child waits while the parent runs steps,
+ * then gets the shared pages and checks that the parent's private changes
+ * did not reach it. */
+static void fork_parent_runs(void)
+{
+	int fds[2];
+
+	if (pipe(fds) < 0)
+		fail("pipe: %s", strerror(errno));
+	pid_t pid = fork_or_fail();
+	if (pid == 0) {
+		close(fds[1]);
+		S.in_child = 1;
+		xfer(fds[0], 0);
+		check_all();
+		_exit(0);
+	}
+	close(fds[0]);
+	S.child_alive = 1;
+	sub_steps();
+	xfer(fds[1], 1);
+	reap(pid, "fork child", 0);
+	S.child_alive = 0;
+	clear_rofork();
+	check_all();
+}
+
+static void op_fork(void)
+{
+	int mode_b = (int)rnd(2);
+
+	trace("fork (%s)", mode_b ? "parent runs" : "child runs");
+	stats.ops++;
+	mark_fork();
+	if (mode_b)
+		fork_parent_runs();
+	else
+		fork_child_runs();
+}
+
+/* ---- the run ---- */
+
+struct op {
+	void (*fn)(void);
+	int weight;
+	int top_only;     /* not inside a fork's other side */
+};
+
+static const struct op ops[] = {
+	{ op_mmap, 12, 0 }, { op_munmap, 5, 0 }, { op_mprotect, 10, 0 },
+	{ op_dontneed, 5, 0 }, { op_free, 6, 0 }, { op_write, 22, 0 },
+	{ op_read, 10, 0 }, { op_protect_write, 6, 0 }, { op_kio, 6, 0 }, { op_fork, 5, 1 }, { op_pressure, 1, 0 },
+};
+#define NOPS (sizeof ops / sizeof ops[0])
+
+static void step_once(int nested)
+{
+	int total = 0, r;
+	size_t k;
+
+	for (k = 0; k < NOPS; k++)
+		total += ops[k].weight;
+	r = (int)rnd((size_t)total);
+	for (k = 0; r >= ops[k].weight; k++)
+		r -= ops[k].weight;
+	if (nested && ops[k].top_only)
+		k = 0;
+	ops[k].fn();
+}
+
+/* window_reset: nothing mapped in the window (the model agrees). */
+static void window_reset(void)
+{
+	if (munmap(S.win, S.npages * PAGE) != 0)
+		fail("munmap of the window: %s", strerror(errno));
+	memset(S.pg, 0, S.npages * sizeof *S.pg);
+	memset(S.used, 0, S.nshared);
+}
+
+static void run_seed(uint64_t seed, long steps)
+{
+	S.seed = S.rng = seed;
+	S.sub = -1;
+	window_reset();
+	for (S.step = 0; S.step < steps; S.step++) {
+		step_once(0);
+		if (S.step % 32 == 31)
+			check_all();
+	}
+	check_all();
+	stats.steps += (unsigned long)steps;
+	printf("TEST vmtester.seed_%llu PASS\n", (unsigned long long)seed);
+	fflush(stdout);
+}
+
+/* open_file: the program's own binary, read into memory for the model. */
+static void open_file(const char *argv0)
+{
+	const char *names[] = { argv0, "/proc/self/exe", "/bin/vmtester" };
+	off_t size = -1;
+
+	for (size_t k = 0; k < 3 && size <= 0; k++)
+		if ((S.fd = open(names[k], O_RDONLY)) >= 0)
+			size = lseek(S.fd, 0, SEEK_END);
+	if (size <= 0)
+		fail("cannot open my own binary to map it");
+	S.file_pages = ((size_t)size + PAGE - 1) / PAGE;
+	S.file = calloc(S.file_pages, PAGE);
+	if (!S.file || lseek(S.fd, 0, SEEK_SET) != 0)
+		fail("cannot read my own binary");
+	for (off_t done = 0; done < size;) {
+		ssize_t r = read(S.fd, S.file + done, (size_t)(size - done));
+		if (r <= 0)
+			fail("cannot read my own binary: %s", r ? strerror(errno) : "short file");
+		done += r;
+	}
+}
+
+/* setup: the model's arrays, the window (which must be free), the fault
+ * handler, the pipe of the kernel-access ops. */
+static void setup(size_t mib, const char *argv0)
+{
+	S.npages = mib * 256;
+	S.nshared = S.npages;
+	S.win = (unsigned char *)WIN_BASE;
+	S.pg = calloc(S.npages, sizeof *S.pg);
+	S.shadow = calloc(S.npages, PAGE);
+	S.store = calloc(S.nshared, PAGE);
+	S.used = calloc(S.nshared, 1);
+	forkset = calloc(S.nshared, 1);
+	if (!S.pg || !S.shadow || !S.store || !S.used || !forkset)
+		fail("out of memory for the model");
+	void *p = mmap(S.win, S.npages * PAGE, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != S.win)
+		fail("the window at %p is not free (%s)", (void *)S.win, strerror(errno));
+	open_file(argv0);
+	install_fault_handler();
+	if (pipe2(kio_pipe, O_NONBLOCK) < 0)
+		fail("pipe: %s", strerror(errno));
+	S.on_pagoda = pagoda_vmcheck() == 0;
+}
+
+static unsigned parse_gates(const char *s)
+{
+	unsigned g = 0;
+
+	if (strstr(s, "all"))
+		return G_COWPROT | G_SHANON | G_KPROTNONE;
+	g |= strstr(s, "cowprot") ? G_COWPROT : 0;
+	g |= strstr(s, "shanon") ? G_SHANON : 0;
+	g |= strstr(s, "kprotnone") ? G_KPROTNONE : 0;
+	return g;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] "
+		"[-x cowprot,shanon,kprotnone|all] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = 1;
+	long steps = 2000, seconds = 0, mib = 4;
+	int c;
+
+	while ((c = getopt(argc, argv, "s:n:w:T:x:v")) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': steps = strtol(optarg, NULL, 0); break;
+		case 'w': mib = strtol(optarg, NULL, 0); break;
+		case 'T': seconds = strtol(optarg, NULL, 0); break;
+		case 'x': S.gates = parse_gates(optarg); S.gate_arg = optarg; break;
+		case 'v': S.verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (mib < 2 || mib % 2 || mib > 64 || steps < 0)
+		usage();
+	setup((size_t)mib, argv[0]);
+	printf("vmtester: seed %llu, %ld steps, window %ld MiB at %p, gates %#x%s\n",
+	       (unsigned long long)seed, steps, mib, (void *)S.win, S.gates,
+	       seconds ? ", repeating with the next seeds" : "");
+	fflush(stdout);
+	struct pagoda_meminfo m0, m1;
+	int have_mi = pagoda_meminfo(&m0) == 0;
+	double end = now() + (double)seconds;
+	uint64_t s = seed;
+	do {
+		run_seed(s++, steps);
+	} while (seconds && now() < end);
+	if (S.on_pagoda && pagoda_vmcheck() != 0)
+		fail("pagoda_vmcheck: %s", strerror(errno));
+	if (have_mi && pagoda_meminfo(&m1) == 0)
+		printf("vmtester: kernel events: cow faults %llu, PT unshares %llu, "
+		       "lazy-free pages reclaimed %llu\n",
+		       (unsigned long long)(m1.cow_faults - m0.cow_faults),
+		       (unsigned long long)(m1.pt_unshares - m0.pt_unshares),
+		       (unsigned long long)(m1.pglazyfreed - m0.pglazyfreed));
+	printf("vmtester: PASS seeds %llu..%llu steps %lu ops %lu pages-checked %lu faults %lu\n",
+	       (unsigned long long)seed, (unsigned long long)(s - 1), stats.steps, stats.ops,
+	       stats.pages, stats.faults);
+	return 0;
+}
