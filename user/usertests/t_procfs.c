@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <pagoda/pagoda.h>
 #include <pagoda/procfs.h>
 #include "usertests.h"
 
@@ -514,4 +515,94 @@ void test_procfs_misc(void)
 	CHECK(fd >= 0);
 	CHECK_ERR(read(fd, ut_addr(8), 100), EFAULT);
 	close(fd);
+}
+
+/* ps's line for pid: its columns (PID PPID S VSZ RSS PSS LAZY PT SHPT). */
+struct ps_line {
+	long long vsz, rss, pss, pt, shpt;
+	int found;
+};
+
+static long long ps_num(const char *s)
+{
+	return *s == '-' ? -1 : strtoll(s, NULL, 10);
+}
+
+static struct ps_line run_ps(pid_t pid)
+{
+	struct ps_line r = { 0 };
+	char path[300], line[256], c[9][32];
+	int out[2];
+	snprintf(path, sizeof(path), "%s/ps", ut_bindir);
+	CHECK(pipe(out) == 0);
+	pid_t ps = ut_fork();
+	if (ps == 0) {
+		char *argv[] = { "ps", NULL };
+		dup2(out[1], 1);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	FILE *f = fdopen(out[0], "r");
+	CHECK(f != NULL);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %31s %31s %31s %31s %31s %31s %31s %31s", c[0], c[1], c[2],
+			   c[3], c[4], c[5], c[6], c[7], c[8]) == 9 && atoi(c[0]) == pid) {
+			r = (struct ps_line){ ps_num(c[3]), ps_num(c[4]), ps_num(c[5]),
+					      ps_num(c[7]), ps_num(c[8]), 1 };
+		}
+	fclose(f);
+	int st = ut_wait(ps);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return r;
+}
+
+/* procfs_ptshare: on a child sharing a 2 MiB chunk's PT page with its
+ * parent, /proc (status, smaps, meminfo) and ps agree with what
+ * pagoda_vmquery says about the page tables (on Linux: with each other). */
+void test_procfs_ptshare(void)
+{
+	enum { CHUNK = 2 << 20 };
+	char *p = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	for (size_t i = 0; i < CHUNK; i += PAGE)
+		p[i] = 1;
+	int go[2], ready[2];
+	char c, path[64];
+	CHECK(pipe(go) == 0 && pipe(ready) == 0);
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		close(go[1]);
+		write(ready[1], "r", 1);
+		read(go[0], &c, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	CHECK(read(ready[0], &c, 1) == 1);
+
+	const char *s = smaps_of(p);
+	CHECK(procfs_field(s, "Rss") == CHUNK / 1024 && procfs_field(s, "Pss") == CHUNK / 2048);
+	CHECK(procfs_field(s, "Shared_Dirty") == CHUNK / 1024);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	long long rss = field_of(path, "VmRSS"), shared_pts = procfs_field(slurp(path), "PTShared");
+	struct ps_line ps = run_ps(pid);
+	CHECK(ps.found && ps.rss == rss && ps.vsz == field_of(path, "VmSize"));
+	CHECK(ps.shpt == shared_pts);
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	CHECK(ps.pss == field_of(path, "Pss"));
+
+	struct pagoda_vmquery q;
+	if (pagoda_vmquery(p, &q) == 0) {
+		/* Pagoda: the figures follow the page tables */
+		const char *m = slurp("/proc/meminfo");
+		CHECK(q.mapped && q.pt_present_count == CHUNK / PAGE);
+		CHECK((shared_pts >= 1) == (q.pt_share_count > 1));
+		CHECK(q.pt_share_count == 1 ||
+		      (procfs_field(m, "SharedPT") >= 4 && procfs_field(m, "PTSaved") >= 4));
+		CHECK(ps.pt >= 1 && ps.shpt <= ps.pt);
+	}
+	CHECK(write(go[1], "g", 1) == 1);
+	ut_wait(pid);
+	CHECK(munmap(p, CHUNK) == 0);
 }
