@@ -60,6 +60,18 @@ int proc_last_pid(void)
 	return next_pid - 1;
 }
 
+void proc_count(int *running, int *total)
+{
+	*running = *total = 0;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		enum proc_state s = proc_table[i].state;
+		*running += s == P_RUNNING || s == P_RUNNABLE;
+		*total += s != P_UNUSED && s != P_EMBRYO;
+	}
+	spin_unlock(&proc_lock);
+}
+
 /* First code a new process runs (from swtch): drop the scheduler's lock
  * and return to user mode through the trap frame. */
 static void proc_first_return(void)

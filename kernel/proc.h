@@ -114,6 +114,10 @@ void proc_set_cmdline(struct proc *p, const char *const argv[]);
 /* The last pid handed out (/proc/loadavg). */
 int proc_last_pid(void);
 
+/* Processes running or runnable, and all live ones (not UNUSED or EMBRYO);
+ * takes proc_lock. */
+void proc_count(int *running, int *total);
+
 /* Scheduler (kernel/sched.c). */
 __noreturn void scheduler(void);
 void sched_yield(void);
@@ -127,7 +131,15 @@ void sleep_until_ns(uint64_t deadline);   /* nanosleep */
 /* The 1, 5 and 15 minute load averages in hundredths (1.50 is 150). */
 void sched_loadavg(unsigned long hundredths[3]);
 
-/* Timer ticks spent with no process to run. */
-uint64_t sched_idle_ticks(void);
+/* The wall clock at boot, seconds since 1970: 2026-01-01 (there is no RTC
+ * driver); time(2) and /proc/stat's btime count from it. */
+#define BOOT_EPOCH 1767225600ULL
+
+/* Where the CPU's timer ticks went since boot, and context switches. */
+struct cpu_times {
+	uint64_t user, system, idle;   /* ticks in user mode, kernel, idle */
+	uint64_t switches;             /* processes switched to */
+};
+void sched_cpu_times(struct cpu_times *t);
 
 #endif

@@ -34,6 +34,7 @@ static const struct sys_file sys_files[] = {
 	{ "cmdline", procfs_show_kcmdline },
 	{ "loadavg", procfs_show_loadavg },
 	{ "meminfo", procfs_show_meminfo },
+	{ "stat", procfs_show_sysstat },
 	{ "uptime", procfs_show_uptime },
 	{ "vmstat", procfs_show_vmstat },
 };

@@ -30,5 +30,6 @@ void procfs_show_vmstat(struct textbuf *tb);
 void procfs_show_uptime(struct textbuf *tb);
 void procfs_show_loadavg(struct textbuf *tb);
 void procfs_show_kcmdline(struct textbuf *tb);   /* /proc/cmdline: the kernel's */
+void procfs_show_sysstat(struct textbuf *tb);    /* /proc/stat: CPU time */
 
 #endif

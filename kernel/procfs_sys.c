@@ -97,25 +97,37 @@ static void tb_seconds(struct textbuf *tb, uint64_t ticks, const char *after)
 
 void procfs_show_uptime(struct textbuf *tb)
 {
+	struct cpu_times t;
+	sched_cpu_times(&t);
 	tb_seconds(tb, timer_ticks(), " ");
-	tb_seconds(tb, sched_idle_ticks(), "\n");
+	tb_seconds(tb, t.idle, "\n");
 }
 
 void procfs_show_loadavg(struct textbuf *tb)
 {
 	unsigned long avg[3];
-	int running = 0, total = 0;
+	int running, total;
 	sched_loadavg(avg);
-	spin_lock(&proc_lock);
-	for (int i = 0; i < NPROC; i++) {
-		enum proc_state s = proc_table[i].state;
-		running += s == P_RUNNING || s == P_RUNNABLE;
-		total += s != P_UNUSED && s != P_EMBRYO;
-	}
-	spin_unlock(&proc_lock);
+	proc_count(&running, &total);
 	for (int i = 0; i < 3; i++)
 		tb_printf(tb, "%lu.%02lu ", avg[i] / 100, avg[i] % 100);
 	tb_printf(tb, "%d/%d %d\n", running, total, proc_last_pid());
+}
+
+void procfs_show_sysstat(struct textbuf *tb)
+{
+	struct cpu_times t;
+	int running, total;
+	sched_cpu_times(&t);
+	proc_count(&running, &total);
+	/* user nice system idle iowait irq softirq steal guest guest_nice,
+	 * in ticks of HZ (= Linux's USER_HZ, 100) */
+	for (int cpu = -1; cpu < 1; cpu++)
+		tb_printf(tb, "cpu%s %lu 0 %lu %lu 0 0 0 0 0 0\n", cpu < 0 ? " " : "0",
+			  t.user, t.system, t.idle);
+	tb_printf(tb, "intr %lu\nctxt %lu\nbtime %lu\nprocesses %d\n", timer_ticks(),
+		  t.switches, (uint64_t)BOOT_EPOCH, proc_last_pid());
+	tb_printf(tb, "procs_running %d\nprocs_blocked 0\n", running);
 }
 
 void procfs_show_kcmdline(struct textbuf *tb)

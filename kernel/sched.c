@@ -18,6 +18,7 @@
 
 static volatile int ticks_left = TIMESLICE_TICKS;
 static const char tick_channel;   /* address that timer sleepers wait on */
+static struct cpu_times cpu_times;   /* since boot, the one CPU */
 
 /* Load the process's address space, kernel stack and TLS, and run it. */
 static void switch_to(struct cpu *c, struct proc *p)
@@ -29,6 +30,7 @@ static void switch_to(struct cpu *c, struct proc *p)
 	arch_set_fs_base(p->fs_base);
 	p->state = P_RUNNING;
 	ticks_left = TIMESLICE_TICKS;
+	cpu_times.switches++;
 	fpu_restore(&p->fpu);
 	swtch(&c->scheduler, p->ctx);
 	fpu_save(&p->fpu);
@@ -120,7 +122,6 @@ void wakeup(const void *chan)
 #define LOAD_FREQ (5 * HZ)
 static const unsigned long load_exp[3] = { 1884, 2014, 2037 };
 static unsigned long avenrun[3];
-static uint64_t idle_ticks;
 
 /* Processes running or runnable now (proc_lock free: interrupt context). */
 static unsigned long nr_active(void)
@@ -152,9 +153,9 @@ void sched_loadavg(unsigned long hundredths[3])
 		hundredths[i] = ((avenrun[i] + FIXED_1 / 200) * 100) >> FSHIFT;
 }
 
-uint64_t sched_idle_ticks(void)
+void sched_cpu_times(struct cpu_times *t)
 {
-	return idle_ticks;
+	*t = cpu_times;
 }
 
 /* Timer tick (interrupt context, so proc_lock is free on this CPU): account
@@ -164,11 +165,11 @@ static void sched_tick(struct trapframe *tf)
 	struct proc *p = current_proc();
 	if (p) {
 		if (trap_from_user(tf))
-			p->utime_ticks++;
+			p->utime_ticks++, cpu_times.user++;
 		else
-			p->stime_ticks++;
+			p->stime_ticks++, cpu_times.system++;
 	} else {
-		idle_ticks++;
+		cpu_times.idle++;
 	}
 	loadavg_tick();
 	if (ticks_left > 0)

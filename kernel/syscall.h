@@ -31,7 +31,7 @@ enum {
 	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getpid = 39,
 	SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,
 	SYS_wait4 = 61, SYS_kill = 62, SYS_uname = 63, SYS_fcntl = 72,
-	SYS_getcwd = 79, SYS_chdir = 80, SYS_gettimeofday = 96, SYS_times = 100,
+	SYS_getcwd = 79, SYS_sysinfo = 99, SYS_chdir = 80, SYS_gettimeofday = 96, SYS_times = 100,
 	SYS_getuid = 102, SYS_getgid = 104, SYS_geteuid = 107, SYS_getegid = 108,
 	SYS_getppid = 110, SYS_arch_prctl = 158, SYS_reboot = 169,
 	SYS_rt_sigpending = 127, SYS_gettid = 186, SYS_tkill = 200, SYS_time = 201, SYS_getdents64 = 217,

@@ -130,12 +130,13 @@ static void meminfo_frame(struct mm_meminfo *m, const struct page *pg)
 void mm_meminfo(struct mm_meminfo *m)
 {
 	*m = (struct mm_meminfo){
-		.total = mm_stats.managed, .free = mm_stats.free,
+		.free = mm_stats.free,
 		.kernel = mm_stats.by_type[PG_KERNEL], .anon = mm_stats.by_type[PG_ANON],
 		.file = mm_stats.by_type[PG_FILE],
 		.pagetable = mm_stats.by_type[PG_PAGETABLE],
 		.lazyfree = lazyfree_stats.pages,
 	};
+	m->total = m->free + m->kernel + m->anon + m->file + m->pagetable;
 	for (uint64_t pfn = 0; pfn < max_pfn; pfn++)
 		meminfo_frame(m, &frames[pfn]);
 }

@@ -59,7 +59,9 @@ uint64_t vma_memstat_rss(const struct vma_memstat *st);
 
 /* System-wide figures, in frames (what /proc/meminfo prints). */
 struct mm_meminfo {
-	uint64_t total;            /* frames the allocator manages */
+	uint64_t total;            /* free + kernel + anon + file + pagetable:
+				    * every frame of RAM in use or free (the
+				    * kernel image and boot modules included) */
 	uint64_t free;             /* in the buddy allocator */
 	uint64_t kernel;           /* kernel image, heap, stacks */
 	uint64_t anon;             /* anonymous user frames */

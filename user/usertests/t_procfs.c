@@ -175,6 +175,11 @@ void test_procfs_meminfo(void)
 	CHECK(total > 0 && free > 0 && free <= total);
 	CHECK(procfs_field(t, "MemAvailable") >= free || ut_on_linux());
 	CHECK(procfs_field(t, "PageTables") > 0);
+	long long used = procfs_field(t, "AnonPages") + procfs_field(t, "Cached");
+	CHECK(free + used <= total);   /* what free(1) subtracts must fit */
+	if (!ut_on_linux())            /* Pagoda's parts add up exactly */
+		CHECK(total == free + used + procfs_field(t, "Kernel") +
+		      procfs_field(t, "PageTables"));
 }
 
 /* procfs_vmstat: "name value" lines in Linux's order; touching n new
