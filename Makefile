@@ -33,10 +33,17 @@ Q :=
 say =
 endif
 
+# Packages first: the stamps $(B)/.deps/GROUP and $(call deps,GROUP...).
+.DEFAULT_GOAL := all
+include tools/deps.mk
+
 # Kernel: freestanding, no red zone (interrupts use the stack), kernel code
-# model (linked in the top 2 GiB), no SSE in the kernel.
-KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
-	-isystem $(shell $(CC) -print-file-name=include) \
+# model (linked in the top 2 GiB), no SSE in the kernel. Deferred (=, and
+# GCC_INCLUDE asks gcc once, on first use): parsing must work before the
+# deps stamps have installed gcc.
+GCC_INCLUDE = $(eval GCC_INCLUDE := $(shell $(CC) -print-file-name=include))$(GCC_INCLUDE)
+KCFLAGS = -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
+	-isystem $(GCC_INCLUDE) \
 	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse -mno-mmx \
 	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls -fno-strict-aliasing -fno-common \
@@ -48,23 +55,23 @@ KSRCS := $(sort $(wildcard arch/x86_64/*.c kernel/*.c kernel/tests/*.c mm/*.c mm
 KASMS := $(sort $(wildcard arch/x86_64/*.asm))
 KOBJS := $(KSRCS:%.c=$(B)/k/%.o) $(KASMS:%.asm=$(B)/k/%.asm.o)
 
-.PHONY: all kernel iso run test unit debug clean distclean deps
+.PHONY: all kernel iso run test unit debug clean distclean
 all: iso
 
 kernel: $(B)/kernel.elf
 
-$(B)/k/%.o: %.c
+$(B)/k/%.o: %.c | $(call deps,build)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/k/%.asm.o: %.asm
+$(B)/k/%.asm.o: %.asm | $(call deps,build)
 	@mkdir -p $(dir $@)
 	$(call say,NASM,$<)$(NASM) -f elf64 -g -F dwarf -w+all -I./ -o $@ $<
 	$(Q)$(NASM) -f elf64 -I./ -M -MT $@ -MP -MF $(@:.o=.d) $<   # %include deps (-MD misses them)
 
 # Two-pass link: the first image gives the symbol table that the second embeds
 # (.ksyms follows all code, so no function moves between the passes).
-$(B)/k/ksyms0.o: tools/gen-ksyms.sh
+$(B)/k/ksyms0.o: tools/gen-ksyms.sh | $(call deps,build)
 	@mkdir -p $(dir $@)
 	$(Q)tools/gen-ksyms.sh $(NM) - > $(B)/k/ksyms0.S
 	$(Q)$(CC) -c $(B)/k/ksyms0.S -o $@
@@ -72,7 +79,8 @@ $(B)/k/ksyms0.o: tools/gen-ksyms.sh
 # PARAVIRT=1: no privileged instruction outside the pv_ops backends.
 CHECK_PRIV := $(if $(filter 1,$(PARAVIRT)),tools/check-privileged.sh $(OBJDUMP) $(KOBJS),true)
 
-$(B)/kernel.elf: $(KOBJS) $(B)/k/ksyms0.o linker.ld tools/gen-ksyms.sh tools/check-privileged.sh
+$(B)/kernel.elf: $(KOBJS) $(B)/k/ksyms0.o linker.ld tools/gen-ksyms.sh tools/check-privileged.sh \
+		| $(call deps,build)
 	$(Q)$(CHECK_PRIV)
 	$(call say,LD,$@)$(LD) $(KLDFLAGS) -o $(B)/kernel0.elf $(KOBJS) $(B)/k/ksyms0.o
 	$(Q)tools/gen-ksyms.sh $(NM) $(B)/kernel0.elf > $(B)/k/ksyms.S
@@ -88,37 +96,30 @@ INITRD_DEPS :=
 -include user/user.mk
 -include tools/bench/bench.mk
 
-$(B)/initrd.tar: $(INITRD_DEPS) tools/mkinitrd.sh
+$(B)/initrd.tar: $(INITRD_DEPS) tools/mkinitrd.sh | $(call deps,build)
 	tools/mkinitrd.sh $@ $(INITRD_DIRS)
 
 iso: $(B)/pagoda.iso
 
-$(B)/pagoda.iso: $(B)/kernel.elf $(B)/initrd.tar tools/mkiso.sh
-	@tools/deps.sh build
+$(B)/pagoda.iso: $(B)/kernel.elf $(B)/initrd.tar tools/mkiso.sh | $(call deps,build)
 	tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $@
 
-deps:
-	@tools/deps.sh build run test
-
 # make run: a fresh ISO with CMDLINE baked into grub.cfg, then QEMU.
-run: $(B)/kernel.elf $(B)/initrd.tar
-	@tools/deps.sh build run
+run: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run)
 	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
 	@tools/run.sh $(B)/run.iso $(MEM) $(QEMUFLAGS)
 
 # make debug USER=prog also loads build/rootfs/bin/prog's symbols. (USER is
 # also the login name in the environment: only a command-line USER counts.)
 DEBUG_PROG := $(if $(filter command line,$(origin USER)),$(USER))
-debug: $(B)/kernel.elf $(B)/initrd.tar
-	@tools/deps.sh build run test
+debug: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run test)
 	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
 	tools/debug.sh --build $(B) $(B)/run.iso $(MEM) $(DEBUG_PROG)
 
 # Host unit tests (tests/unit/unit.mk) and the whole test run.
 include tests/unit/unit.mk
 
-test: $(B)/kernel.elf $(B)/initrd.tar unit
-	@tools/deps.sh build run test
+test: $(B)/kernel.elf $(B)/initrd.tar unit | $(call deps,build run test)
 	$(PYTHON) tests/run_tests.py --build $(B)
 
 clean:

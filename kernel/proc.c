@@ -7,6 +7,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "mm/as.h"
+#include "mm/memstat.h"
 #include "mm/kstack.h"
 #include "mm/vmcheck.h"
 #include "kernel/cmdline.h"
@@ -58,6 +59,27 @@ void proc_set_cmdline(struct proc *p, const char *const argv[])
 int proc_last_pid(void)
 {
 	return next_pid - 1;
+}
+
+void proc_pss_census(uint64_t *pss_frac, uint64_t *frames)
+{
+	struct frame_census c;
+	*pss_frac = *frames = ~0ULL;
+	if (frame_census_begin(&c) < 0)
+		return;
+	*pss_frac = 0;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[i];
+		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as)
+			continue;
+		struct as_memstat st;
+		as_memstat(p->as, &st);
+		*pss_frac += st.pss_frac;
+		frame_census_add(&c, p->as);
+	}
+	spin_unlock(&proc_lock);
+	*frames = frame_census_end(&c);
 }
 
 void proc_count(int *running, int *total)

@@ -114,6 +114,11 @@ void proc_set_cmdline(struct proc *p, const char *const argv[]);
 /* The last pid handed out (/proc/loadavg). */
 int proc_last_pid(void);
 
+/* The PSS of every process, summed (2^-PSS_SHIFT pages, mm/memstat.h), and
+ * the distinct frames they map: the two sides of PSS's promise. Both ~0
+ * ("unknown") when there is no memory for the census bitmap. */
+void proc_pss_census(uint64_t *pss_frac, uint64_t *frames);
+
 /* Processes running or runnable, and all live ones (not UNUSED or EMBRYO);
  * takes proc_lock. */
 void proc_count(int *running, int *total);

@@ -18,7 +18,7 @@
 #include "arch/x86_64/memlayout.h"
 
 #define KB(pages) ((pages) * (PAGE_SIZE / 1024))
-#define PSS_KB(fixed) (((fixed) * (PAGE_SIZE / 1024)) >> MEMSTAT_PSS_SHIFT)
+#define PSS_KB(fixed) (((fixed) * (PAGE_SIZE / 1024)) >> PSS_SHIFT)
 #define MAPS_NAME_COL 73   /* Linux pads the path to this column */
 
 static char state_letter(const struct proc *p)

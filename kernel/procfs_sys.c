@@ -46,6 +46,12 @@ void procfs_show_meminfo(struct textbuf *tb)
 	meminfo_line(tb, "LazyFree", m.lazyfree);
 	meminfo_line(tb, "SharedPT", m.shared_pt);
 	meminfo_line(tb, "PTSaved", m.pt_saved);
+	uint64_t pss_frac, frames;
+	proc_pss_census(&pss_frac, &frames);
+	if (frames != ~0ULL) {   /* ~0: no memory to count */
+		meminfo_line(tb, "UserFrames", frames);
+		meminfo_line(tb, "PssTotal", (pss_frac + (1ULL << (PSS_SHIFT - 1))) >> PSS_SHIFT);
+	}
 }
 
 static void vmstat_line(struct textbuf *tb, const char *name, uint64_t v)

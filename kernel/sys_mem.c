@@ -9,6 +9,7 @@
 #include "kernel/proc.h"
 #include "mm/as.h"
 #include "mm/madvise.h"
+#include "mm/uaccess.h"
 #include "arch/x86_64/memlayout.h"
 
 /* The flags MAP_SHARED_VALIDATE accepts (Linux's LEGACY_MAP_MASK, the x86
@@ -126,11 +127,59 @@ static long sys_madvise(const uint64_t a[6])
 	return as_madvise(current_proc()->as, a[0], a[1], (int)a[2]);
 }
 
+/* mremap's argument checks (Linux's order); DONTUNMAP needs MAYMOVE and
+ * equal lengths. Growing a mapping of length 0 (Linux duplicates a shared
+ * one) is not supported: EINVAL. */
+static long sys_mremap(const uint64_t a[6])
+{
+	vaddr_t old = a[0], to = a[4];
+	uint64_t old_len = ALIGN_UP(a[1], PAGE_SIZE), new_len = ALIGN_UP(a[2], PAGE_SIZE);
+	unsigned flags = (unsigned)a[3];
+	if (a[3] & ~(uint64_t)(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) ||
+	    ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) && !(flags & MREMAP_MAYMOVE)) ||
+	    ((flags & MREMAP_DONTUNMAP) && old_len != new_len) || old % PAGE_SIZE)
+		return -EINVAL;
+	if (!new_len || !old_len)
+		return -EINVAL;   /* zero, or the rounding wrapped */
+	vaddr_t got;
+	int r = as_mremap(current_proc()->as, old, old_len, new_len, flags, to, &got);
+	return r < 0 ? r : (long)got;
+}
+
+#define MINCORE_CHUNK 256   /* pages answered per copyout */
+
+/* mincore: EINVAL unaligned, ENOMEM past the user top or over a hole, EFAULT
+ * for a vector outside user space (checked first, as Linux's access_ok). */
+static long sys_mincore(const uint64_t a[6])
+{
+	vaddr_t start = a[0], uvec = a[2];
+	uint64_t len = a[1];
+	if (start % PAGE_SIZE)
+		return -EINVAL;
+	if (start > USER_TOP || len > USER_TOP - start)
+		return -ENOMEM;
+	uint64_t npages = ALIGN_UP(len, PAGE_SIZE) / PAGE_SIZE;
+	if (uvec > USER_TOP || npages > USER_TOP - uvec)
+		return -EFAULT;
+	uint8_t buf[MINCORE_CHUNK];
+	for (uint64_t done = 0; done < npages;) {
+		uint64_t n = MIN(npages - done, MINCORE_CHUNK);
+		int r = as_mincore(current_proc()->as, start + done * PAGE_SIZE, n, buf);
+		r = r ?: copyout(uvec + done, buf, n);
+		if (r < 0)
+			return r;
+		done += n;
+	}
+	return 0;
+}
+
 const struct syscall_entry sys_mem_table[] = {
 	{ SYS_mmap, "mmap", sys_mmap },
 	{ SYS_munmap, "munmap", sys_munmap },
 	{ SYS_mprotect, "mprotect", sys_mprotect },
 	{ SYS_brk, "brk", sys_brk },
 	{ SYS_madvise, "madvise", sys_madvise },
+	{ SYS_mremap, "mremap", sys_mremap },
+	{ SYS_mincore, "mincore", sys_mincore },
 	{ 0, NULL, NULL },
 };

@@ -87,11 +87,14 @@ static long sys_vmquery(const uint64_t a[6])
 
 /* ---- meminfo ---- */
 
+_Static_assert(PSS_SHIFT == PAGODA_PSS_SHIFT, "one fixed point for PSS");
+
 static long sys_meminfo(const uint64_t a[6])
 {
 	struct pagoda_meminfo m = { 0 };
 	struct mm_meminfo mi;
 	mm_meminfo(&mi);
+	proc_pss_census(&m.pss_total_frac, &m.user_frames);
 	m.shared_pt_pages = mi.shared_pt;
 	m.pt_saved_pages = mi.pt_saved;
 	m.ptshare_mode = ptshare_mode;

@@ -22,18 +22,17 @@ libc: $(LIBC_LIB) $(LIBC_CRT0)
 newlib: $(NEWLIB_DONE)
 
 # Order-only on the script: a fresh checkout must not rebuild newlib.
-$(NEWLIB_DONE): | tools/build-newlib.sh
-	@tools/deps.sh newlib
+$(NEWLIB_DONE): | tools/build-newlib.sh $(call deps,build newlib)
 	$(call say,NEWLIB,$(B)/newlib)tools/build-newlib.sh $(B)/newlib
 
-$(B)/libc/%.o: libc/%.c $(NEWLIB_DONE) $(PAGODA_CC)
+$(B)/libc/%.o: libc/%.c $(NEWLIB_DONE) $(PAGODA_CC) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
-$(LIBC_LIB): $(LIBC_OBJS)
+$(LIBC_LIB): $(LIBC_OBJS) | $(call deps,build newlib)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
-$(LIBC_CRT0): libc/crt0.asm
+$(LIBC_CRT0): libc/crt0.asm | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,NASM,$<)$(NASM) -f elf64 -w+all -o $@ $<
 

@@ -12,6 +12,7 @@
 #include "mm/vma.h"
 #include "mm/vmobject.h"
 #include "kernel/errno.h"
+#include "arch/x86_64/pte.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "arch/x86_64/memlayout.h"
@@ -186,6 +187,157 @@ int as_write(struct addrspace *as, vaddr_t va, const void *src, uint64_t len)
 		va += n;
 		src = (const char *)src + n;
 		len -= n;
+	}
+	return 0;
+}
+
+/* ---- mremap ---------------------------------------------------------- */
+
+/* The PGT_* protection for the frame of entry e moved into VMA v: v's own,
+ * private entries copy-on-write (the first write of an exclusive page just
+ * makes it writable again, fault_cow), file frames marked as such. */
+static unsigned moved_prot(const struct vma *v, pte_t e)
+{
+	unsigned prot = v->prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
+	prot |= v->flags & VMA_SHARED ? PGT_SHARED : PGT_COW;
+	return prot | (pte_file(e) ? PGT_FILE : 0);
+}
+
+/* Map at [to, to + len) every frame present at [from, from + len), with one
+ * more reference each (the caller then unmaps the old range, dropping the
+ * old ones). v is the VMA of the old range. 0, or -ENOMEM with the new
+ * range unmapped again. */
+static int move_frames(struct addrspace *as, const struct vma *v, vaddr_t from, vaddr_t to,
+		       uint64_t len)
+{
+	for (uint64_t off = 0; off < len; off += PAGE_SIZE) {
+		paddr_t pa;
+		pte_t e;
+		if (!pgt_lookup(as->pgt, from + off, &pa, &e))
+			continue;
+		struct page *pg = pa_to_page(pa);
+		if (pg)
+			page_get(pg);
+		if (pgt_map(as->pgt, to + off, ALIGN_DOWN(pa, PAGE_SIZE), moved_prot(v, e)) < 0) {
+			if (pg)
+				page_put(pg);
+			pgr_unmap(as->pgt, to, to + off);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Move the VMA [old, old + old_len) (one whole VMA, isolated) to a free
+ * range at to of new_len bytes (new_len >= old_len); MREMAP_DONTUNMAP keeps
+ * the old VMA, emptied. 0 or -ENOMEM. */
+static int move_vma(struct addrspace *as, struct vma *v, vaddr_t to, uint64_t new_len,
+		    unsigned flags)
+{
+	uint64_t old_len = v->end - v->start;
+	struct vma *n = vma_new(to, to + new_len, v->prot, v->flags, v->obj, v->obj_off);
+	if (!n)
+		return -ENOMEM;
+	if (move_frames(as, v, v->start, to, old_len) < 0) {
+		vma_free(n);
+		return -ENOMEM;
+	}
+	vaddr_t old = v->start;
+	if (!(flags & MREMAP_DONTUNMAP))
+		vma_delete(as, v);
+	pgr_unmap(as->pgt, old, old + old_len);
+	vma_insert(as, n);
+	vma_merge(as);
+	return 0;
+}
+
+/* Grow VMA v (ending at the old range's end) in place by delta bytes if
+ * the addresses after it are free. */
+static bool grow_in_place(struct addrspace *as, struct vma *v, uint64_t delta)
+{
+	if (!user_range(v->end, delta) || vma_overlaps(as, v->end, v->end + delta))
+		return false;
+	v->end += delta;
+	vma_merge(as);
+	return true;
+}
+
+/* Where a moved mapping of len bytes goes: to (MREMAP_FIXED, emptied
+ * first) or a free gap. 0 when there is none. */
+static vaddr_t move_target(struct addrspace *as, uint64_t len, unsigned flags, vaddr_t to)
+{
+	if (flags & MREMAP_FIXED)
+		return unmap_range(as, to, to + len) < 0 ? 0 : to;
+	uint64_t align = len >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;
+	return vma_find_gap(as, len, USER_MMAP_TOP, align);
+}
+
+/* The checks of Linux's mremap that need the VMAs: the old range must lie
+ * in one VMA (-EFAULT); FIXED targets must be user addresses that do not
+ * overlap it (-EINVAL). */
+static int mremap_check(struct addrspace *as, vaddr_t old, uint64_t old_len, uint64_t new_len,
+			unsigned flags, vaddr_t to, struct vma **vp)
+{
+	struct vma *v = as_find_vma(as, old);
+	if (!v || old_len > v->end - old)
+		return -EFAULT;
+	if (flags & MREMAP_FIXED) {
+		if (to % PAGE_SIZE || !user_range(to, new_len))
+			return -EINVAL;
+		if (to < old + old_len && old < to + new_len)
+			return -EINVAL;
+	}
+	if (!v->obj && !may_commit(new_len))
+		return -ENOMEM;
+	*vp = v;
+	return 0;
+}
+
+int as_mremap(struct addrspace *as, vaddr_t old, uint64_t old_len, uint64_t new_len,
+	      unsigned flags, vaddr_t to, vaddr_t *out)
+{
+	struct vma *v;
+	int r = mremap_check(as, old, old_len, new_len, flags, to, &v);
+	if (r < 0)
+		return r;
+	if (new_len < old_len) {             /* shrink: drop the tail */
+		r = unmap_range(as, old + new_len, old + old_len);
+		old_len = new_len;
+	}
+	if (r == 0 && !(flags & MREMAP_FIXED) &&
+	    (new_len == old_len || (old + old_len == v->end && grow_in_place(as, v, new_len - old_len)))) {
+		*out = old;
+		return 0;
+	}
+	if (r < 0 || !(flags & MREMAP_MAYMOVE))
+		return -ENOMEM;
+	vaddr_t target = move_target(as, new_len, flags, to);
+	if (!target || vma_isolate(as, old, old + old_len) < 0)
+		return -ENOMEM;
+	r = move_vma(as, as_find_vma(as, old), target, new_len, flags);
+	if (r == 0)
+		*out = target;
+	return r;
+}
+
+/* ---- mincore --------------------------------------------------------- */
+
+/* Is page va of VMA v resident: mapped, or (objects) in the object. */
+static uint8_t page_resident(struct addrspace *as, const struct vma *v, vaddr_t va)
+{
+	if (pgt_lookup(as->pgt, va, NULL, NULL))
+		return 1;
+	return v->obj && v->obj->ops->resident(v->obj, (v->obj_off + (va - v->start)) / PAGE_SIZE);
+}
+
+int as_mincore(struct addrspace *as, vaddr_t start, uint64_t npages, uint8_t *vec)
+{
+	for (uint64_t i = 0; i < npages; i++) {
+		vaddr_t va = start + i * PAGE_SIZE;
+		struct vma *v = as_find_vma(as, va);
+		if (!v)
+			return -ENOMEM;
+		vec[i] = page_resident(as, v, va);
 	}
 	return 0;
 }

@@ -70,8 +70,29 @@ struct addrspace *as_fork_with(struct addrspace *as, enum fork_strategy s);
  * on fault). 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	    unsigned flags, struct vmobject *file, uint64_t off, vaddr_t *out);
+/* munmap of [addr, addr + len) (len page aligned): 0, -EINVAL past the user
+ * top, -ENOMEM if a VMA could not be split. Holes are fine. */
 int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
+
+/* mprotect of [addr, addr + len) (len page aligned): 0, -ENOMEM (a hole in
+ * the range, or out of memory), -EACCES (PROT_WRITE on a shared file). */
 int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot);
+
+/* mremap with Linux's semantics, lengths page aligned and non-zero, flags
+ * checked by the caller (MREMAP_MAYMOVE, MREMAP_FIXED with new address to):
+ * shrink in place, grow in place when the addresses after the mapping are
+ * free, else (MAYMOVE) move it, frames and all, to a free range or to `to`
+ * (MREMAP_DONTUNMAP: the old range stays mapped, empty).
+ * *out = the new address. -EFAULT (old range not inside one mapping),
+ * -EINVAL (bad or overlapping FIXED target), -ENOMEM (no room, not allowed
+ * to move, or out of memory: nothing moved). */
+int as_mremap(struct addrspace *as, vaddr_t old, uint64_t old_len, uint64_t new_len,
+	      unsigned flags, vaddr_t to, vaddr_t *out);
+
+/* mincore: vec[i] = 1 if page i of [start, start + npages pages) is
+ * resident (mapped, or held by the VMA's object), else 0. -ENOMEM if any
+ * page is outside every VMA. Never allocates. */
+int as_mincore(struct addrspace *as, vaddr_t start, uint64_t npages, uint8_t *vec);
 
 /* brk: set the break (0 queries it); returns the new (or unchanged) break. */
 vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk);

@@ -19,6 +19,7 @@
 #include "mm/page.h"
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
+#include "mm/ptpage.h"
 #include "mm/vmobject.h"
 #include "kernel/errno.h"
 #include "kernel/printk.h"
@@ -39,11 +40,7 @@ void fault_init(void)
 	zero_page = page_alloc(0, PA_FILE | PA_ZERO);
 	if (!zero_page)
 		panic("fault_init: no frame for the zero page");
-}
-
-bool fault_is_zero_page(const struct page *pg)
-{
-	return pg && pg == zero_page;
+	zero_frame_pa = page_to_pa(zero_page);
 }
 
 /* PGT_* protection for a VMA's pages. */

@@ -4,8 +4,6 @@
 
 #include "kernel/types.h"
 
-struct page;
-
 struct fault_stats {
 	uint64_t zero;        /* demand-zero pages */
 	uint64_t zero_page;   /* reads that mapped the shared zero page */
@@ -18,8 +16,5 @@ extern struct fault_stats fault_stats;
 
 /* Allocate the shared zero page (mm_init, once the frame allocator runs). */
 void fault_init(void);
-
-/* Is pg the shared zero page (mapped read-only, resident in no process)? */
-bool fault_is_zero_page(const struct page *pg);
 
 #endif

@@ -1,13 +1,39 @@
-/* mm/memstat.c -- RSS, PSS and page-table usage of an address space. */
+/* mm/memstat.c -- RSS, PSS and page-table usage of an address space
+ * (definitions and costs in mm/memstat.h). */
 #include "mm/memstat.h"
 #include "mm/as.h"
-#include "mm/fault.h"
+#include "mm/kmalloc.h"
 #include "mm/page.h"
-#include "mm/ptpage.h"
 #include "mm/lazyfree.h"
 #include "mm/pgtable.h"
+#include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
+#include "kernel/errno.h"
+
+/* PT pages mapping frame pa: its references less the one a file or object
+ * holds (PG_FILE frames); 1 for frames outside the database (MMIO). */
+static uint64_t frame_mappers(paddr_t pa)
+{
+	const struct page *pg = pa_to_page(pa);
+	if (!pg || pg->type == PG_RESERVED)
+		return 1;
+	uint64_t n = pg->refcount - (pg->type == PG_FILE ? 1 : 0);
+	return n ? n : 1;
+}
+
+/* PSS of one PT page for one of its sharers, in 2^-PSS_SHIFT pages. */
+static uint64_t pt_pss_frac(struct page *pt)
+{
+	const pte_t *e = ptpage_entries(pt);
+	uint64_t sum = 0;
+	for (int i = 0; i < PT_ENTRIES; i++) {
+		pte_t x = pte_read(&e[i]);
+		if (pte_present(x) && !pte_maps_zero(x))
+			sum += (1ULL << PSS_SHIFT) / frame_mappers(pte_addr(x));
+	}
+	return sum / (pt->pt.share ? pt->pt.share : 1);
+}
 
 /* PD entry pointing at a PT page: account the whole PT page. */
 static int stat_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
@@ -15,11 +41,10 @@ static int stat_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 	(void)va, (void)end, (void)level;
 	struct as_memstat *st = w->arg;
 	struct page *pt = pa_to_page(pte_addr(pte_read(ep)));
-	uint32_t share = pt->pt.share ? pt->pt.share : 1;
 	st->pt_pages++;
-	st->rss_pages += pt->count;
-	st->pss_pages += pt->count / share;
-	if (share > 1)
+	st->rss_pages += pt_resident(pt);
+	st->pss_frac += pt_pss_frac(pt);
+	if (pt->pt.share > 1)
 		st->shared_pt_pages++;
 	return 0;
 }
@@ -34,8 +59,46 @@ void as_memstat(struct addrspace *as, struct as_memstat *st)
 	struct walk w = { .ops = &stat_ops, .pgt = as->pgt, .arg = st,
 			  .leaf_level = PGL_PD };
 	walk_range(&w, 0, USER_TOP);
+	st->pss_pages = (st->pss_frac + (1ULL << (PSS_SHIFT - 1))) >> PSS_SHIFT;
 	st->table_pages = as->pgt->nr_tables;
 	st->lazyfree_pages = lazyfree_count(as->pgt);
+}
+
+/* ---- the distinct frames of a set of address spaces ---- */
+
+int frame_census_begin(struct frame_census *c)
+{
+	c->frames = 0;
+	c->seen = kzalloc(max_pfn / 8 + 1);
+	return c->seen ? 0 : -ENOMEM;
+}
+
+static int census_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end, (void)level;
+	struct frame_census *c = w->arg;
+	pte_t e = pte_read(ep);
+	uint64_t pfn = pte_addr(e) >> PAGE_SHIFT;
+	if (pte_maps_zero(e) || pfn >= max_pfn || (c->seen[pfn / 8] & (1u << (pfn % 8))))
+		return 0;
+	c->seen[pfn / 8] |= (uint8_t)(1u << (pfn % 8));
+	c->frames++;
+	return 0;
+}
+
+static const struct walk_ops census_ops = { .pte = census_pte };
+
+void frame_census_add(struct frame_census *c, struct addrspace *as)
+{
+	struct walk w = { .ops = &census_ops, .pgt = as->pgt, .arg = c };
+	walk_range(&w, 0, USER_TOP);
+}
+
+uint64_t frame_census_end(struct frame_census *c)
+{
+	kfree(c->seen);
+	c->seen = NULL;
+	return c->frames;
 }
 
 /* ---- per VMA, page by page (smaps) ---- */
@@ -45,14 +108,11 @@ struct vma_walk {
 	struct vma_memstat *st;
 };
 
-/* Address spaces mapping frame pg through the entry in PT page pt: the PT
- * page's sharers times the PT pages holding a reference on pg (a file
- * frame's own reference, held by its file, maps nothing). */
-static uint64_t frame_sharers(const struct page *pt, const struct page *pg)
+/* Address spaces mapping the frame of entry e in PT page pt: the PT page's
+ * sharers times the PT pages mapping the frame (as_memstat's PSS rule). */
+static uint64_t frame_sharers(const struct page *pt, pte_t e)
 {
-	uint64_t maps = pg->refcount - (pg->type == PG_FILE ? 1 : 0);
-	uint64_t share = pt->pt.share ? pt->pt.share : 1;
-	return share * (maps ? maps : 1);
+	return (pt->pt.share ? pt->pt.share : 1) * frame_mappers(pte_addr(e));
 }
 
 /* Add n resident pages mapped by entry e with `sharers` sharers. */
@@ -62,7 +122,7 @@ static void account_pages(struct vma_walk *s, const struct page *pg, pte_t e,
 	struct vma_memstat *st = s->st;
 	bool anon = pg->type == PG_ANON, dirty = pte_dirty(e);
 	bool shmem = (s->v->flags & VMA_SHARED) && (s->v->flags & VMA_ANON);
-	uint64_t pss = (n << MEMSTAT_PSS_SHIFT) / sharers;
+	uint64_t pss = (n << PSS_SHIFT) / sharers;
 	if (shmem)
 		st->rss_shmem += n, st->pss_shmem += pss;
 	else if (anon)
@@ -85,9 +145,9 @@ static int vma_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 	(void)va, (void)end;
 	pte_t e = pte_read(ep);
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (!pg || fault_is_zero_page(pg))
+	if (!pg || pte_maps_zero(e))
 		return 0;
-	uint64_t sharers = level == PGL_PT ? frame_sharers(ptpage_of(ep), pg) : 1;
+	uint64_t sharers = level == PGL_PT ? frame_sharers(ptpage_of(ep), e) : 1;
 	account_pages(w->arg, pg, e, pgl_entry_size(level) / PAGE_SIZE, sharers);
 	return 0;
 }
@@ -119,7 +179,7 @@ static void meminfo_frame(struct mm_meminfo *m, const struct page *pg)
 {
 	if (pg->order == PAGE_ORDER_TAIL)
 		return;
-	if (pg->type == PG_FILE && pg->refcount > 1 && !fault_is_zero_page(pg))
+	if (pg->type == PG_FILE && pg->refcount > 1 && page_to_pa(pg) != zero_frame_pa)
 		m->file_mapped++;
 	if (pg->type == PG_PAGETABLE && pg->pt.level == PGL_PT && pg->pt.share > 1) {
 		m->shared_pt++;

@@ -1,13 +1,20 @@
-/* mm/memstat.h -- exact memory accounting per address space.
+/* mm/memstat.h -- memory accounting per address space: RSS, PSS, page
+ * tables (what ps, /proc and the OOM killer read).
  *
- * Walking an address space's PD entries (not its pages) is enough: every
- * PT page counts its present entries, so
- *
- *   RSS  = sum over PT pages p the PD entries point at of present(p)
- *   PSS  = sum of present(p) / share(p)      (shared PT pages divided)
- *
- * in O(number of PT pages), exact even when PT pages are shared with other
- * processes (the problem the 2006 shared-page-table posts left open).
+ *   RSS  = sum over the PT pages p the PD entries point at of
+ *          present(p) - zero(p)                         O(PT pages)
+ *          (zero(p): entries mapping the shared zero page, which is not
+ *          resident, as on Linux)
+ *   PSS  = sum over the same PT pages p, over their present entries e
+ *          (the zero page excluded), of
+ *              1 / (share(p) x mappers(frame of e))     O(pages)
+ *          where mappers(f) is the number of PT pages mapping frame f (its
+ *          reference count less the one its file or object holds). A frame
+ *          that two address spaces map after an unshare counts half to
+ *          each; a frame in a PT page shared by 200 counts 1/200 to each.
+ *          Kept in fixed point, units of 2^-PSS_SHIFT pages (Linux's
+ *          PSS_SHIFT idea), so no sharer rounds to zero: the PSS of all
+ *          processes adds up to the distinct frames they map.
  */
 #ifndef MM_MEMSTAT_H
 #define MM_MEMSTAT_H
@@ -17,26 +24,41 @@
 struct addrspace;
 struct vma;
 
+#define PSS_SHIFT 32   /* as_memstat.pss_frac is in 2^-32 pages */
+
 struct as_memstat {
-	uint64_t vm_pages;         /* sum of VMA sizes */
-	uint64_t rss_pages;        /* present leaf entries reachable */
-	uint64_t pss_pages;        /* rss with shared PT pages divided */
+	uint64_t vm_pages;         /* sum of VMA sizes                  O(VMAs) */
+	uint64_t rss_pages;        /* resident pages reachable      O(PT pages) */
+	uint64_t pss_frac;         /* proportional share, 2^-PSS_SHIFT pages
+	                              (see above)                      O(pages) */
+	uint64_t pss_pages;        /* pss_frac rounded to pages */
 	uint64_t lazyfree_pages;   /* present but MADV_FREE'd */
 	uint64_t pt_pages;         /* PT (last-level) pages pointed at */
 	uint64_t shared_pt_pages;  /* of which have share > 1 */
 	uint64_t table_pages;      /* all user table pages (PDPT, PD, PT) */
 };
 
-/* Fill st for as (never fails, never allocates). */
+/* Fill *st for as (every field; the cost is PSS's, O(pages)). */
 void as_memstat(struct addrspace *as, struct as_memstat *st);
+
+/* The distinct frames that a set of address spaces maps (the zero page
+ * excluded): what their PSS adds up to. Begin (-ENOMEM if its bitmap cannot
+ * be allocated), add each address space, then end (frees the bitmap and
+ * returns the count). O(pages). */
+struct frame_census {
+	uint8_t *seen;       /* one bit per frame */
+	uint64_t frames;
+};
+int frame_census_begin(struct frame_census *c);
+void frame_census_add(struct frame_census *c, struct addrspace *as);
+uint64_t frame_census_end(struct frame_census *c);
 
 /* Page by page over one VMA, what Linux's smaps prints for it. Pages are
  * counted once per present leaf entry; the shared zero page is not resident
  * (as on Linux). A frame's sharers are the address spaces that map it:
  * share count of the PT page holding the entry times the PT pages mapping
- * the frame. PSS gives each sharer 1/sharers of the page, in fixed point
- * (pages << MEMSTAT_PSS_SHIFT) so that nothing is lost to division. */
-#define MEMSTAT_PSS_SHIFT 16
+ * the frame. PSS gives each sharer 1/sharers of the page, in the fixed point
+ * of as_memstat (2^-PSS_SHIFT pages), so that nothing is lost to division. */
 
 struct vma_memstat {
 	uint64_t rss_anon;         /* anonymous frames (outside shared memory) */

@@ -23,6 +23,8 @@
  *             must not look like sharers).
  *   pt.level  page-table page: PGL_PT..PGL_PML4.
  *   pt.text   PT page published as shared program text (ptshare=all).
+ *   pt.zero   PT page: of its present entries, those mapping the shared zero
+ *             page (not resident: RSS is count - zero).
  *   link      free list of the buddy allocator, kmalloc partial list.
  *   lazy      anonymous page given up with MADV_FREE: its record on the
  *             lazy-free list (mm/lazyfree.h), else NULL.
@@ -62,6 +64,7 @@ struct page {
 			uint32_t share;
 			uint8_t level;
 			uint8_t text;    /* published for shared text (mm/ptshare_text.c) */
+			uint16_t zero;   /* present entries mapping the zero page */
 		} pt;
 		struct {
 			uint16_t free;   /* offset of the first free object, or 0xffff */

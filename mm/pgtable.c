@@ -298,7 +298,7 @@ static int rss_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level
 	if (pte_is_leaf(e, level))
 		*(uint64_t *)w->arg += pgl_entry_size(level) / PAGE_SIZE;
 	else
-		*(uint64_t *)w->arg += pa_to_page(pte_addr(e))->count;
+		*(uint64_t *)w->arg += pt_resident(pa_to_page(pte_addr(e)));
 	return WALK_SKIP;
 }
 

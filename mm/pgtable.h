@@ -89,8 +89,9 @@ paddr_t pgt_root_pa(const struct pagetable *pgt);
 /* Is pgt the address space the CPU is using now? */
 bool pgt_active(const struct pagetable *pgt);
 
-/* Present leaf entries (4 KiB pages) in pgt's user half: the resident set,
- * counted from the PT pages' present counts in O(page-table pages). */
+/* Present leaf entries (4 KiB pages) in pgt's user half less those mapping
+ * the shared zero page (which is not resident, as on Linux): the resident
+ * set, from the PT pages' present and zero counts in O(page-table pages). */
 uint64_t pgt_rss(struct pagetable *pgt);
 
 /* The leaf entry bits for prot at va (user or kernel half). */

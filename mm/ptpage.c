@@ -16,6 +16,8 @@ void pgt_freeze_kernel_half(bool frozen)
 	kernel_half_frozen = frozen;
 }
 
+paddr_t zero_frame_pa;
+
 struct page *ptpage_alloc(int level)
 {
 	struct page *pt = page_alloc(0, PA_ZERO | PA_PAGETABLE);
@@ -24,6 +26,7 @@ struct page *ptpage_alloc(int level)
 	pt->pt.level = (uint8_t)level;
 	pt->pt.share = 1;
 	pt->pt.text = 0;
+	pt->pt.zero = 0;
 	pt->count = 0;
 	pv_alloc_pt(page_to_pa(pt), level);
 	return pt;
@@ -60,17 +63,21 @@ pte_t *pt_root(struct pagetable *pgt)
 	return ptpage_entries(pgt->root);
 }
 
-/* Write *ep, keeping the present count of the table that holds it. */
+/* Write *ep, keeping the present count of the table that holds it (and, in
+ * a PT page, the count of entries mapping the zero page). */
 static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
 {
 	struct page *pt = ptpage_of(ep);
 	if (!pt || pt->type != PG_PAGETABLE || pt->pt.level != level)
 		page_bug(pt, "entry write into a frame that is not a table of that level",
 			 caller);
-	int delta = (int)pte_present(e) - (int)pte_present(pte_read(ep));
+	pte_t old = pte_read(ep);
+	int delta = (int)pte_present(e) - (int)pte_present(old);
 	if ((delta < 0 && pt->count == 0) || (delta > 0 && pt->count >= PT_ENTRIES))
 		page_bug(pt, "page-table present count out of range", caller);
 	pt->count = (uint16_t)(pt->count + delta);
+	if (level == PGL_PT)
+		pt->pt.zero = (uint16_t)(pt->pt.zero + pte_maps_zero(e) - pte_maps_zero(old));
 	pv_set_entry(ep, level, e);
 }
 

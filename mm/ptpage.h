@@ -16,11 +16,28 @@
 
 struct pagetable;
 
+/* Physical address of the shared zero page (mm/fault.c sets it once; 0: none
+ * yet), so that every PT page can count the entries mapping it (pt.zero). */
+extern paddr_t zero_frame_pa;
+
+/* Does leaf entry e map the shared zero page? */
+static inline bool pte_maps_zero(pte_t e)
+{
+	return pte_present(e) && zero_frame_pa && pte_addr(e) == zero_frame_pa;
+}
+
 /* A zeroed level-`level` table page (share 1, count 0), or NULL. */
 struct page *ptpage_alloc(int level);
 
 /* Free a table page: it must have no present entries and one sharer. */
 void ptpage_free(struct page *pt);
+
+/* Resident pages a PT page maps: its present entries less those mapping
+ * the zero page. */
+static inline uint64_t pt_resident(const struct page *pt)
+{
+	return (uint64_t)pt->count - pt->pt.zero;
+}
 
 /* The table page holding entry ep, and a table page's entries. */
 struct page *ptpage_of(const pte_t *ep);

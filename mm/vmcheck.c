@@ -25,14 +25,18 @@ int vmcheck_begin(struct vmcheck *c)
 }
 
 /* Count the frames PT page pt (mapping the 2 MiB at base) maps, once per
- * PT page; a private writable entry must map a frame nobody else maps. */
+ * PT page; a private writable entry must map a frame nobody else maps, and
+ * the PT page's zero count (RSS leaves those out) must be its entries
+ * mapping the zero page. */
 static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 {
 	const pte_t *e = ptpage_entries(pt);
+	unsigned zero = 0;
 	for (int i = 0; i < PT_ENTRIES; i++) {
 		pte_t x = pte_read(&e[i]);
 		if (!pte_present(x))
 			continue;
+		zero += pte_maps_zero(x);
 		uint64_t pfn = pte_addr(x) >> PAGE_SHIFT;
 		if (pfn >= max_pfn)
 			continue;
@@ -42,6 +46,9 @@ static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 			      "references (copy-on-write broken)", base + (vaddr_t)i * PAGE_SIZE,
 			      pfn << PAGE_SHIFT, frames[pfn].refcount);
 	}
+	if (zero != pt->pt.zero)
+		panic("vmcheck: PT page %#lx at %#lx: zero count %u but %u entries map the zero page",
+		      page_to_pa(pt), base, pt->pt.zero, zero);
 }
 
 static int check_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)

@@ -40,21 +40,22 @@ MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
 .PHONY: user FORCE
 user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS)
 
-$(B)/user/%.o: user/%.c $(LIBC_DEPS)
+$(B)/user/%.o: user/%.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
 .SECONDEXPANSION:
-$(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS)
+$(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(call user_objs,$*)
 
 # kforkbench prints with the kernel's own code for the fork benchmark's text
 # (kernel/forkbench_text.c), so bench=fork and the shell print the same.
-$(B)/user/shared/forkbench_text.o: kernel/forkbench_text.c $(LIBC_DEPS)
+$(B)/user/shared/forkbench_text.o: kernel/forkbench_text.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -I. -MMD -MP -c $< -o $@
-$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o $(LIBC_DEPS)
+$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o $(LIBC_DEPS) \
+		| $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o
 
@@ -62,14 +63,14 @@ $(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
 # (pagoda/*.h).
 MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c libc/procfs.c
-$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h)
-	@tools/deps.sh musl
+$(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h) \
+		| $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
 
-$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h)
-	@tools/deps.sh musl
+$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h) \
+		| $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $< libc/pagoda.c libc/errno_map.c
@@ -77,7 +78,7 @@ $(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c libc/pagoda.c libc/errno_map.c $(wi
 # $(value CMD): the command exactly as typed (make must not expand its $?),
 # single-quoted for the shell.
 sh_quote = '$(subst ','\'',$(1))'
-$(OVERLAY)/.stamp: FORCE
+$(OVERLAY)/.stamp: FORCE | $(call deps,build)
 	@rm -rf $(OVERLAY)/new && mkdir -p $(OVERLAY)/new/bin $(OVERLAY)/new/etc
 	@$(if $(value CMD),printf '%s\n' $(call sh_quote,$(value CMD)) > $(OVERLAY)/new/etc/init.cmd)
 	@$(if $(EXTRA),cp -L $(call sh_quote,$(EXTRA))/* $(OVERLAY)/new/bin/)

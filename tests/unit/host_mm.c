@@ -6,6 +6,7 @@
 #include "tests/unit/host_mm.h"
 #include "mm/kvm.h"
 #include "mm/pgtable.h"
+#include "mm/ptpage.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 #include "kernel/printk.h"
@@ -148,4 +149,12 @@ int host_run_suite(Suite *s)
 void ptshare_text_forget(struct page *pt)
 {
 	panic("ptshare_text_forget(%#lx) in a host test", page_to_pa(pt));
+}
+
+struct page *host_pt_of(struct pagetable *pgt, vaddr_t va)
+{
+	pte_t *e = pt_root(pgt);
+	for (int level = PGL_PML4; level > PGL_PT; level--)
+		e = P2V(pte_addr(e[pgl_index(va, level)]));
+	return ptpage_of(e);
 }

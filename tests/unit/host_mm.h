@@ -45,6 +45,12 @@ void host_mm_teardown(void);
 uint64_t host_exhaust(struct list *held);
 void host_release_all(struct list *held);
 
+struct pagetable;
+
+/* The PT page holding user address va's leaf entry in pgt (the tables
+ * above it must exist). */
+struct page *host_pt_of(struct pagetable *pgt, vaddr_t va);
+
 /* A test case named name in s, each test run between setup and teardown. */
 TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));
 

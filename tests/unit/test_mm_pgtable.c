@@ -24,15 +24,6 @@ static paddr_t new_frame(void)
 	return page_to_pa(page_alloc(0, PA_ZERO | PA_ANON));
 }
 
-/* The PT page holding va's leaf entry. */
-static struct page *pt_of(struct pagetable *pgt, vaddr_t va)
-{
-	pte_t *e = pt_root(pgt);
-	for (int level = PGL_PML4; level > PGL_PT; level--)
-		e = P2V(pte_addr(e[pgl_index(va, level)]));
-	return ptpage_of(e);
-}
-
 START_TEST(test_map_lookup_unmap)
 {
 	struct pagetable *pgt = pgt_create();
@@ -44,8 +35,8 @@ START_TEST(test_map_lookup_unmap)
 	ck_assert(pte_user(fl) && pte_writable(fl) && !pte_exec(fl) && !pte_global(fl));
 	ck_assert(!pgt_lookup(pgt, UVA + PAGE_SIZE, NULL, NULL));
 	ck_assert_uint_eq(pgt->nr_tables, 3);   /* PDPT, PD, PT */
-	ck_assert_uint_eq(pt_of(pgt, UVA)->count, 1);
-	ck_assert_uint_eq(pt_of(pgt, UVA)->pt.share, 1);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, 1);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA)->pt.share, 1);
 	ck_assert_uint_eq(pgt_rss(pgt), 1);
 	pgt_unmap(pgt, UVA);
 	ck_assert(!pgt_lookup(pgt, UVA, NULL, NULL));
@@ -71,7 +62,7 @@ START_TEST(test_protect)
 	ck_assert(pte_writable(fl) && !pte_exec(fl));
 	ck_assert_int_eq(pgt_protect(pgt, UVA + PAGE_SIZE, PGT_R), -ENOENT);
 	ck_assert_int_eq(pgt_protect(pgt, UVA + GiB(1), PGT_R), -ENOENT);
-	ck_assert_uint_eq(pt_of(pgt, UVA)->count, 1);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, 1);
 	pgt_destroy(pgt);
 	host_assert_no_leak();
 }
@@ -88,8 +79,8 @@ START_TEST(test_dense_and_sparse)
 		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PGT_R), 0);
 	ck_assert_uint_eq(pgt_rss(pgt), n + 8);
 	ck_assert_uint_eq(pgt_check(pgt, 0, USER_HALF_END), 1 + 5 + 16);
-	ck_assert_uint_eq(pt_of(pgt, UVA)->count, PT_ENTRIES);
-	ck_assert_uint_eq(pt_of(pgt, UVA + 3 * LARGE_PAGE_SIZE)->count, 1);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, PT_ENTRIES);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA + 3 * LARGE_PAGE_SIZE)->count, 1);
 	/* 1 PDPT; dense: 1 PD + 4 PT; sparse: 1 PDPT (another 512 GiB? no) ... */
 	uint64_t tables = pgt->nr_tables;
 	ck_assert_uint_eq(tables, 1 + (1 + 4) + 8 * 2);
@@ -259,7 +250,7 @@ START_TEST(test_check_catches_bad_count)
 	struct pagetable *pgt = pgt_create();
 	pgt_map(pgt, UVA, new_frame(), PGT_R);
 	pgt_check(pgt, 0, USER_HALF_END);
-	pt_of(pgt, UVA)->count++;
+	host_pt_of(pgt, UVA)->count++;
 	pgt_check(pgt, 0, USER_HALF_END);
 }
 END_TEST

@@ -4,10 +4,13 @@
 # Each tests/unit/test_NAME.c becomes build/unit/test_NAME, linked with the
 # kernel sources listed in UNIT_SRCS_NAME (add a line when you add a test).
 
-UNIT_CFLAGS := -std=gnu11 -g -O1 -DPAGODA_HOST -I. -Wall -Wextra -Werror \
+# Deferred (=, pkg-config asked once, on first use): pkg-config and Check are
+# installed by the test stamp, after parsing.
+UNIT_CHECK_CFLAGS = $(eval UNIT_CHECK_CFLAGS := $(shell pkg-config --cflags check))$(UNIT_CHECK_CFLAGS)
+UNIT_CFLAGS = -std=gnu11 -g -O1 -DPAGODA_HOST -I. -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-fno-omit-frame-pointer -fno-tree-loop-distribute-patterns $(shell pkg-config --cflags check 2>/dev/null)
-UNIT_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+	-fno-omit-frame-pointer -fno-tree-loop-distribute-patterns $(UNIT_CHECK_CFLAGS)
+UNIT_LIBS = $(eval UNIT_LIBS := $(shell pkg-config --libs check))$(UNIT_LIBS)
 
 UNIT_SRCS_format := kernel/format.c
 UNIT_SRCS_cmdline := kernel/cmdline.c kernel/string.c
@@ -20,10 +23,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/test_%)
 unit: $(UNIT_BINS)
 
 .SECONDEXPANSION:
-$(B)/unit/test_%: tests/unit/test_%.c $$(UNIT_SRCS_$$*) $$(wildcard tests/unit/*.h) | unit-deps
+$(B)/unit/test_%: tests/unit/test_%.c $$(UNIT_SRCS_$$*) $$(wildcard tests/unit/*.h) \
+		| $(call deps,build test)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS_$*) $(UNIT_LIBS)
-
-.PHONY: unit-deps
-unit-deps:
-	@tools/deps.sh test

@@ -44,53 +44,52 @@ BENCH_ARGS   ?=
 BENCH_FORKRSS ?= 0 16 64 256 1024
 MUSL_CC      ?= musl-gcc
 
-# bench_build TARGET CC LDFLAGS DEPS LIBC: rules for build/bench/TARGET/PROG,
-# one static library of the shared pieces (plus the LIBC sources: Pagoda's
-# system call wrappers, which newlib programs get from libpagoda.a), and
-# BENCH_<TARGET>_BINS listing the programs; DEPS are what CC needs built
-# first (Pagoda's libc).
+# bench_build TARGET CC LDFLAGS DEPS LIBC GROUPS: rules for
+# build/bench/TARGET/PROG, one static library of the shared pieces (plus the
+# LIBC sources: Pagoda's system call wrappers, which newlib programs get from
+# libpagoda.a), and BENCH_<TARGET>_BINS listing the programs; DEPS are what CC
+# needs built first (Pagoda's libc), GROUPS the package groups it needs.
 define bench_build
 BENCH_$(1)_BINS := $$(BENCH_PROGS:%=$(B)/bench/$(1)/%)
 
-$(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h libc/include/pagoda/*.h) $(4)
+$(B)/bench/$(1)/obj/%.o: $(BENCH_SRC)/%.c $(wildcard $(BENCH_SRC)/*.h libc/include/pagoda/*.h) $(4) \
+		| $(call deps,$(6))
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$<)$(2) $(BENCH_CFLAGS) -c $$< -o $$@
 
-$(B)/bench/$(1)/obj/libc-%.o: libc/%.c $(wildcard libc/*.h libc/include/pagoda/*.h) $(4)
+$(B)/bench/$(1)/obj/libc-%.o: libc/%.c $(wildcard libc/*.h libc/include/pagoda/*.h) $(4) \
+		| $(call deps,$(6))
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$<)$(2) $(BENCH_CFLAGS) -c $$< -o $$@
 
 .PRECIOUS: $(B)/bench/$(1)/obj/%.o
 
-$(B)/bench/$(1)/libbench.a: $(BENCH_LIBS:%=$(B)/bench/$(1)/obj/%.o) $(5:libc/%.c=$(B)/bench/$(1)/obj/libc-%.o)
+$(B)/bench/$(1)/libbench.a: $(BENCH_LIBS:%=$(B)/bench/$(1)/obj/%.o) $(5:libc/%.c=$(B)/bench/$(1)/obj/libc-%.o) \
+		| $(call deps,$(6))
 	$$(Q)rm -f $$@ && ar rcs $$@ $$^
 
-$(B)/bench/$(1)/%: $(B)/bench/$(1)/obj/%.o $(B)/bench/$(1)/libbench.a $(4)
+$(B)/bench/$(1)/%: $(B)/bench/$(1)/obj/%.o $(B)/bench/$(1)/libbench.a $(4) | $(call deps,$(6))
 	$$(call say,LD,$$@)$(2) $(3) -o $$@ $$(filter $(B)/bench/%,$$^)
 endef
 
 # musl's own headers win; libc/include only adds pagoda/*.h (as for usertests-musl).
-$(eval $(call bench_build,musl,$(MUSL_CC) -idirafter libc/include,-static,,libc/pagoda.c libc/errno_map.c libc/procfs.c))
-$(eval $(call bench_build,pagoda,$(PAGODA_CC),,$(LIBC_DEPS)))
+$(eval $(call bench_build,musl,$(MUSL_CC) -idirafter libc/include,-static,,libc/pagoda.c libc/errno_map.c libc/procfs.c,build musl))
+$(eval $(call bench_build,pagoda,$(PAGODA_CC),,$(LIBC_DEPS),,build newlib))
 BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
 BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)
 
 # Host unit test of the timing library (tests/unit/test_bench.c).
 UNIT_SRCS_bench := $(BENCH_SRC)/bench_util.c $(BENCH_SRC)/bench_rng.c
 
-.PHONY: bench-musl bench-musl-bins bench-pagoda bench-smoke bench-linux
-bench-musl:
-	@tools/deps.sh musl
-	@$(MAKE) --no-print-directory bench-musl-bins
-
-bench-musl-bins: $(BENCH_MUSL_BINS)
+.PHONY: bench-musl bench-pagoda bench-smoke bench-linux
+bench-musl: $(BENCH_MUSL_BINS)
 	@:
 
 # The same programs against Pagoda's newlib (they run on Linux too).
 bench-pagoda: $(BENCH_PAGODA_BINS)
 	@:
 
-bench-smoke:
+bench-smoke: | $(call deps,build newlib musl bench)
 	tools/bench/smoke.sh $(B)
 
 # Linux and Pagoda in QEMU, side by side: each round boots Linux, then Pagoda
@@ -106,8 +105,7 @@ BENCH_SYSTEMS = --system "linux|tools/bench/linux.sh boot $(B) $(BENCH_MEM)" \
 	$(foreach c,$(BENCH_PAGODA_CONFIGS),--system "$(call bench_pagoda_name,$(c))|tools/bench/pagoda.sh \
 		boot $(B) $(BENCH_MEM) '$(call bench_pagoda_cmdline,$(c))'")
 
-bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user
-	@tools/deps.sh build run musl bench
+bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user | $(call deps,build newlib musl run bench)
 	$(Q)export BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)"; \
 		tools/bench/linux.sh prepare $(B) $(B)/bench/musl && \
 		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda
@@ -115,15 +113,15 @@ bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user
 		--rounds $(or $(BENCH_ROUNDS),$(BENCH_LINUX_ROUNDS)) --ref linux $(BENCH_SYSTEMS)
 
 # make bench: all of Pagoda's configurations (see the top of this file). The
-# tools are installed before anything is built, so it works from a fresh clone.
+# stamps install the tools before anything is built, so it works from a fresh
+# clone.
 BENCH_CONFIGS ?= ptshare pv purge kfork
 BENCH_KFORK   ?=
 BENCH_KFORK_MEM ?= 3G
 BENCH_OUT     := $(B)/bench/all
 BENCH_NOPV    := build-nopv
 .PHONY: bench
-bench:
-	@tools/deps.sh build run bench
+bench: | $(call deps,build newlib musl run bench)
 	@echo "bench: building newlib (first time: minutes), the kernels, user programs, benchmarks"
 	$(Q)$(MAKE) --no-print-directory $(B)/kernel.elf user bench-pagoda
 	$(Q)$(MAKE) --no-print-directory B=$(BENCH_NOPV) PARAVIRT=0 $(BENCH_NOPV)/kernel.elf
@@ -145,8 +143,7 @@ BENCH_PV_MEM    ?= 256M
 BENCH_PV_BOOT   := tools/bench/pagoda-pv.sh boot
 BENCH_PV_INITRD := $(B)/bench/pv/initrd.tar
 .PHONY: bench-pv
-bench-pv: $(B)/kernel.elf $(B)/initrd.tar $(BENCH_PAGODA_BINS)
-	@tools/deps.sh build run
+bench-pv: $(B)/kernel.elf $(B)/initrd.tar $(BENCH_PAGODA_BINS) | $(call deps,build newlib musl run bench)
 	$(MAKE) --no-print-directory B=build-nopv PARAVIRT=0 build-nopv/kernel.elf
 	tools/bench/pagoda-pv.sh prepare $(B) "$(BENCH_PV_ARGS)"
 	rm -f $(B)/bench/pv/results.csv

@@ -10,7 +10,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-${BUILD:-build}}
-tools/deps.sh musl
 make -s --no-print-directory B="$build" bench-musl bench-pagoda
 out=$build/bench/smoke
 rm -rf "$out"

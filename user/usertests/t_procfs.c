@@ -136,7 +136,8 @@ static void check_kb_layout(const char *what, const char *text, const char *cons
 static const char *const meminfo_ref[] = { "MemTotal", "MemFree", "MemAvailable",
 	"Buffers", "Cached", "SwapCached", "SwapTotal", "SwapFree", "AnonPages", "Mapped",
 	"PageTables", NULL };
-static const char *const meminfo_extra[] = { "Kernel", "LazyFree", "SharedPT", "PTSaved", NULL };
+static const char *const meminfo_extra[] = { "Kernel", "LazyFree", "SharedPT", "PTSaved",
+	"UserFrames", "PssTotal", NULL };
 
 static const char *const status_ref[] = { "Name", "State", "Tgid", "Ngid", "Pid", "PPid",
 	"TracerPid", "Uid", "Gid", "FDSize", "Groups", "NStgid", "NSpid", "VmSize", "VmLck",

@@ -33,6 +33,9 @@
 	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly)            \
 	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow)             \
 	X(munmap_low_madvise_top) X(madv_fork) X(madv_advices)                   \
+	X(rss_zero_page) X(madv_willneed_anon) X(pss_sum)                        \
+	X(mremap_in_place) X(mremap_move) X(mremap_shared) X(mremap_errors)      \
+	X(realloc_large) X(mincore_basic)                                        \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
 	X(mprotect_errors) X(madvise_errors)                                     \
 	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#define PAGODA_PSS_SHIFT 32   /* fixed point of pss_total_frac */
+
 struct pagoda_meminfo {
 	/* where the frames are, in pages */
 	uint64_t total_pages;      /* usable RAM managed by the frame allocator */
@@ -40,7 +42,14 @@ struct pagoda_meminfo {
 	uint64_t ptshare_mode;     /* 0 off, 1 fork, 2 all (ptshare= option)    */
 	uint64_t fork_shared_pt;   /* PT pages shared by fork since boot        */
 	uint64_t text_shared_pt;   /* text PT pages reused across processes    */
-	uint64_t reserved[4];      /* 0; room to grow without changing the size */
+	/* proportional set size: the proof that PSS adds up (docs/shared-text-and-rss.md) */
+	uint64_t pss_total_frac;   /* sum of every process's PSS, in
+	                              2^-PAGODA_PSS_SHIFT pages                */
+	uint64_t user_frames;      /* distinct frames mapped by user processes,
+	                              the zero page excluded: what pss_total
+	                              adds up to (both ~0: unknown, no memory
+	                              for the kernel's census)               */
+	uint64_t reserved[2];      /* 0; room to grow without changing the size */
 };
 
 #endif

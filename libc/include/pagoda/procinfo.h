@@ -8,10 +8,12 @@
  *   index, ENOSYS on kernels without it (Linux).
  *
  *   Memory sizes are in 4 KiB pages. rss_pages counts the present leaf
- *   entries of the page-table pages the process points at (a page shared
- *   with another process through COW or a shared PT page counts in both);
- *   pss_pages divides each shared PT page's present entries by its share
- *   count, so the pss of all processes adds up to the memory really used.
+ *   entries of the page-table pages the process points at, less those
+ *   mapping the shared zero page (a page shared with another process
+ *   through COW or a shared PT page counts in both); pss_pages gives each
+ *   mapped frame 1/N to each of the N address spaces mapping it (rounded
+ *   to pages here; meminfo's pss_total_frac is exact), so the pss of all
+ *   processes adds up to the memory really used (docs/shared-text-and-rss.md).
  */
 #ifndef PAGODA_PROCINFO_H
 #define PAGODA_PROCINFO_H

@@ -55,6 +55,32 @@ def pt_counts(pa):
             int(field(pt, N.PT_LEVEL, "struct page.pt")))
 
 
+def pt_zero_count(pa):
+    """Entries of the PT page at pa that map the shared zero page."""
+    pt = field(page(pa >> 12), N.PAGE_PT, N.PAGE_STRUCT)
+    return int(field(pt, N.PT_ZERO, "struct page.pt"))
+
+
+def zero_frame():
+    """Physical address of the shared zero page (0: none yet)."""
+    return int(symbol_value(N.ZERO_FRAME_PA, N.PROVIDER_MM))
+
+
+def frame_mappers(pa):
+    """PT pages mapping frame pa, as mm/memstat.c counts them for PSS: its
+    reference count less the one a file or shared-memory frame (PG_FILE)
+    holds for its object; 1 outside the database or for reserved frames."""
+    try:
+        pg = page(pa >> 12)
+    except PagodaError:
+        return 1
+    kind = type_name(pg)
+    if kind.endswith("RESERVED"):
+        return 1
+    n = int(field(pg, N.PAGE_REFCOUNT, N.PAGE_STRUCT)) - (1 if kind.endswith("FILE") else 0)
+    return max(n, 1)
+
+
 def pt_counts_text(pa):
     """One phrase about the PT page at pa for pg-walk; never raises."""
     try:

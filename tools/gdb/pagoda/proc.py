@@ -3,16 +3,19 @@
 RSS and page-table pages are computed here from the page tables themselves
 (the same walk as pg-ptdump), so they can be compared with what the kernel's
 own accounting says:
-  RSS  bytes mapped by present user leaf entries;
+  RSS  bytes mapped by present user leaf entries, the shared zero page
+       excluded (it is not resident);
   PSS  the same, each page divided by the share count of the PT page that
-       maps it (a PT page shared by 3 address spaces counts 1/3 to each);
+       maps it and by the number of PT pages mapping its frame (a PT page
+       shared by 3 address spaces counts 1/3 to each; a COW frame in two
+       private PT pages 1/2 to each), mm/memstat.h's definition;
   PT   page-table pages below the PML4 reachable from the user half, and how
        many of the last-level ones are shared (share count > 1).
 """
 from . import headers
 from . import names as N
 from .core import Command, PagodaError, field, human_size, out, symbol_value, to_int
-from .frames import enum_name, frame_db, pt_counts
+from .frames import enum_name, frame_db, frame_mappers, pt_counts, pt_zero_count, zero_frame
 from .layout import read_cr3
 from .paging import leaves
 from .pte import PT, PD, frame_addr
@@ -72,14 +75,17 @@ def owner_of(pgt):
 
 def memory_usage(cr3):
     """Memory use of the user half of cr3, in bytes unless said otherwise:
-      rss         mapped by present leaf entries (counted by walking them);
-      rss_counts  the same from the PT pages' present counts (the kernel's
-                  way: exact only if every leaf write kept its count right);
-      pss         rss with each page divided by its PT page's share count;
+      rss         mapped by present leaf entries, the zero page excluded
+                  (counted by walking them);
+      rss_counts  the same from the PT pages' present and zero counts (the
+                  kernel's way: exact only if every leaf write kept them right);
+      pss         rss with each page divided by its PT page's share count
+                  and its frame's number of mapping PT pages;
       tables      page-table pages below the PML4; shared_pts: PT pages
                   with a share count above 1."""
     use = {"rss": 0, "rss_counts": 0, "pss": 0.0, "tables": 0, "shared_pts": 0}
     shares, seen = {}, set()
+    zero = zero_frame()
 
     def on_table(level, pa, path):
         if pa in seen:
@@ -93,13 +99,16 @@ def memory_usage(cr3):
                 share, present = 1, 0
             shares[pa] = max(share, 1)
             use["shared_pts"] += share > 1
-            use["rss_counts"] += present * PAGE_SIZE
+            use["rss_counts"] += (present - pt_zero_count(pa)) * PAGE_SIZE
 
     for leaf in leaves(cr3, 0, USER_END, on_table):
-        use["rss"] += leaf.size
         # path = [PML4E, PDPTE, PDE, PTE] for a 4 KiB page: the PDE holds the PT.
         pt_pa = frame_addr(leaf.path[2], PD) if len(leaf.path) == 4 else None
-        use["pss"] += leaf.size / shares.get(pt_pa, 1)
+        frame = leaf.pa if pt_pa is not None else None
+        if zero and frame == zero:
+            continue
+        use["rss"] += leaf.size
+        use["pss"] += leaf.size / shares.get(pt_pa, 1) / (frame_mappers(frame) if frame else 1)
         if pt_pa is None:   # a 2 MiB / 1 GiB leaf: no PT page counts it
             use["rss_counts"] += leaf.size
     return use
@@ -114,8 +123,8 @@ class PgPs(Command):
 
 Usage: pg-ps
 Columns: PID (* marks the process whose page table is in CR3), STATE, NAME,
-RSS and PSS in KiB (PSS divides every page mapped
-through a shared PT page by that page's share count), page-table pages below
+RSS and PSS in KiB (the zero page excluded; PSS divides every page by its PT
+page's share count and by the PT pages mapping its frame), page-table pages below
 the PML4 (and how many PT pages are shared with other address spaces), and
 the physical address of the PML4 (pg-walk / pg-ptdump -p PID walk it).
 Warns when a process's PT present counts (what the kernel's RSS is built

@@ -1,0 +1,130 @@
+/* tests/unit/test_mm_memstat.c -- RSS and PSS on simulated RAM (issue 14
+ * defect 9): the zero page is not resident, a frame mapped by two address
+ * spaces counts half to each in fixed point, the census of distinct frames
+ * matches the PSS sum; and the shared anonymous memory object (defect 6):
+ * frames by page index, filled on demand, refcounted, -EIO past its end. */
+#include <check.h>
+#include "tests/unit/host_mm.h"
+#include "mm/as.h"
+#include "mm/memstat.h"
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/vmobject.h"
+#include "arch/x86_64/memlayout.h"
+#include "kernel/errno.h"
+
+#define RAM MiB(32)
+#define UVA (USER_TEXT_BASE + MiB(2))
+#define ONE_PAGE (1ULL << PSS_SHIFT)
+
+static void setup(void) { host_mm_setup(RAM, true); }
+
+static struct page *new_anon(void)
+{
+	return page_alloc(0, PA_ZERO | PA_ANON);
+}
+
+START_TEST(test_zero_page_not_resident)
+{
+	struct page *zero = page_alloc(0, PA_ZERO | PA_FILE);   /* +1 held forever */
+	zero_frame_pa = page_to_pa(zero);
+	struct pagetable *pgt = pgt_create();
+	struct addrspace as = { .pgt = pgt };
+	struct as_memstat st;
+	for (int i = 0; i < 3; i++) {
+		page_get(zero);
+		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, zero_frame_pa, PGT_R | PGT_COW), 0);
+	}
+	ck_assert_int_eq(pgt_map(pgt, UVA + 3 * PAGE_SIZE, page_to_pa(new_anon()), PGT_R | PGT_W), 0);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, 4);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA)->pt.zero, 3);
+	ck_assert_uint_eq(pgt_rss(pgt), 1);
+	as_memstat(&as, &st);
+	ck_assert_uint_eq(st.rss_pages, 1);
+	ck_assert_uint_eq(st.pss_frac, ONE_PAGE);
+	pgt_unmap(pgt, UVA + PAGE_SIZE);
+	ck_assert_uint_eq(host_pt_of(pgt, UVA)->pt.zero, 2);
+	pgt_destroy(pgt);
+	page_put(zero);
+	zero_frame_pa = 0;
+	host_assert_no_leak();
+}
+END_TEST
+
+/* One frame in two private PT pages: 1/2 to each; a frame in a PT page
+ * shared by three address spaces would be 1/3 (the share divides). */
+START_TEST(test_pss_halves_and_census)
+{
+	struct pagetable *a = pgt_create(), *b = pgt_create();
+	struct addrspace asa = { .pgt = a }, asb = { .pgt = b };
+	struct page *both = new_anon();
+	struct as_memstat sa, sb;
+	page_get(both);
+	ck_assert_int_eq(pgt_map(a, UVA, page_to_pa(both), PGT_R | PGT_COW), 0);
+	ck_assert_int_eq(pgt_map(b, UVA, page_to_pa(both), PGT_R | PGT_COW), 0);
+	ck_assert_int_eq(pgt_map(a, UVA + PAGE_SIZE, page_to_pa(new_anon()), PGT_R | PGT_W), 0);
+	as_memstat(&asa, &sa);
+	as_memstat(&asb, &sb);
+	ck_assert_uint_eq(sa.rss_pages, 2);
+	ck_assert_uint_eq(sb.rss_pages, 1);
+	ck_assert_uint_eq(sa.pss_frac, ONE_PAGE + ONE_PAGE / 2);
+	ck_assert_uint_eq(sb.pss_frac, ONE_PAGE / 2);
+	ck_assert_uint_eq(sa.pss_pages, 2);   /* 1.5 rounds up */
+	struct frame_census c;
+	ck_assert_int_eq(frame_census_begin(&c), 0);
+	frame_census_add(&c, &asa);
+	frame_census_add(&c, &asb);
+	ck_assert_uint_eq(frame_census_end(&c), 2);
+	ck_assert_uint_eq(sa.pss_frac + sb.pss_frac, 2 * ONE_PAGE);
+	pgt_destroy(a);
+	pgt_destroy(b);
+	host_assert_no_leak();
+}
+END_TEST
+
+START_TEST(test_shm_object)
+{
+	uint64_t free0 = mm_stats.free;
+	struct vmobject *o = shm_create(100000);   /* 390 MiB of index: one kmalloc */
+	struct page *p, *q;
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_le(free0 - mm_stats.free, 2);   /* nothing per page */
+	ck_assert_uint_eq(shm_resident(o), 0);
+	ck_assert_int_eq(o->ops->resident(o, 77777), 0);
+	ck_assert_int_eq(o->ops->get_page(o, 77777, &p), 0);
+	ck_assert_int_eq(p->type, PG_FILE);
+	ck_assert_uint_eq(p->refcount, 2);          /* the object's + ours */
+	ck_assert_int_eq(o->ops->get_page(o, 77777, &q), 0);
+	ck_assert_ptr_eq(p, q);
+	ck_assert_uint_eq(p->refcount, 3);
+	ck_assert_int_eq(o->ops->resident(o, 77777), 1);
+	ck_assert_uint_eq(shm_resident(o), 1);
+	ck_assert_int_eq(o->ops->get_page(o, 100000, &q), -EIO);
+	o->ops->remove(o, 77777, 1);                /* MADV_REMOVE */
+	ck_assert_uint_eq(p->refcount, 2);
+	ck_assert_uint_eq(shm_resident(o), 0);
+	page_put(p);
+	page_put(p);                                 /* the mappings go: freed */
+	vmobject_get(o);
+	vmobject_put(o);
+	ck_assert_int_eq(o->ops->get_page(o, 3, &p), 0);
+	page_put(p);
+	vmobject_put(o);                             /* last: frames and index freed */
+	host_assert_no_leak();
+}
+END_TEST
+
+static Suite *memstat_suite(void)
+{
+	Suite *s = suite_create("mm_memstat");
+	TCase *tc = host_tcase(s, "core", setup, host_mm_teardown);
+	tcase_add_test(tc, test_zero_page_not_resident);
+	tcase_add_test(tc, test_pss_halves_and_census);
+	tcase_add_test(tc, test_shm_object);
+	return s;
+}
+
+int main(void)
+{
+	return host_run_suite(memstat_suite());
+}
