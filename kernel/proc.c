@@ -8,6 +8,7 @@
 #include "kernel/string.h"
 #include "mm/as.h"
 #include "mm/memstat.h"
+#include "mm/uaccess.h"
 #include "mm/kstack.h"
 #include "mm/vmcheck.h"
 #include "kernel/cmdline.h"
@@ -172,6 +173,25 @@ int proc_spawn_init(const char *path, const char *const argv[])
 
 int proc_fork(void)
 {
+	return proc_fork_req(NULL);
+}
+
+/* Apply a clone request to a child that does not run yet. The pid writes
+ * are best effort, as on Linux: a bad address does not fail the fork. */
+static void fork_apply(struct proc *child, const struct fork_req *req)
+{
+	int pid = child->pid;
+	if (req->stack)
+		child->tf->rsp = req->stack;
+	child->clear_child_tid = req->clear_tid;
+	if (req->child_tid)
+		(void)as_write(child->as, req->child_tid, &pid, sizeof(pid));
+	if (req->parent_tid)
+		(void)copyout(req->parent_tid, &pid, sizeof(pid));
+}
+
+int proc_fork_req(const struct fork_req *req)
+{
 	struct proc *parent = current_proc();
 	struct proc *child = proc_alloc();
 	if (!child)
@@ -195,6 +215,8 @@ int proc_fork(void)
 	memcpy(child->cmdline, parent->cmdline, parent->cmdline_len);
 	child->cmdline_len = parent->cmdline_len;
 	child->parent = parent;
+	if (req)
+		fork_apply(child, req);
 
 	spin_lock(&proc_lock);
 	child->state = P_RUNNABLE;

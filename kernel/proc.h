@@ -78,6 +78,19 @@ int proc_spawn_init(const char *path, const char *const argv[]);
 /* fork: duplicate the calling process. Child pid, or -errno. */
 int proc_fork(void);
 
+/* What clone(2) in its fork-like forms asks beyond a fork (kernel/sys_proc.c
+ * checks the flags): the child's stack pointer (0: the parent's), where to
+ * write the child's pid in the parent's memory and in the child's (0: not),
+ * and the child's clear_child_tid (set_tid_address). */
+struct fork_req {
+	vaddr_t stack, parent_tid, child_tid, clear_tid;
+};
+
+/* proc_fork with req applied to the child before it can run (req NULL: a
+ * plain fork). Child pid, or -errno. A tid address that cannot be written
+ * is skipped, as Linux does. */
+int proc_fork_req(const struct fork_req *req);
+
 /* Terminate the calling process with a wait status word; never returns. */
 __noreturn void proc_exit(int status);
 

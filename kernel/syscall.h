@@ -29,7 +29,7 @@ enum {
 	SYS_rt_sigprocmask = 14, SYS_rt_sigreturn = 15, SYS_ioctl = 16, SYS_readv = 19, SYS_writev = 20,
 	SYS_access = 21, SYS_pipe = 22, SYS_sched_yield = 24, SYS_mremap = 25, SYS_mincore = 27, SYS_madvise = 28,
 	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getpid = 39,
-	SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,
+	SYS_clone = 56, SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,
 	SYS_wait4 = 61, SYS_kill = 62, SYS_uname = 63, SYS_fcntl = 72,
 	SYS_getcwd = 79, SYS_sysinfo = 99, SYS_chdir = 80, SYS_gettimeofday = 96, SYS_times = 100,
 	SYS_getuid = 102, SYS_getgid = 104, SYS_geteuid = 107, SYS_getegid = 108,
