@@ -6,6 +6,10 @@
 #   make test       host unit tests + every QEMU test suite; prints "N passed, N failed"
 #   make debug      QEMU paused with its gdbstub and gdb attached with symbols
 #                   (USER=prog adds a user program's symbols; docs/debugging.md)
+#   make console    in a second terminal while make debug runs: type into the
+#                   guest's serial console (Ctrl-] detaches)
+#   make pictures   boot a scripted scenario and draw its page-table trees:
+#                   build/pictures/NN-NAME.png, copied to docs/pictures/
 #   make CROSS=x86_64-elf-   use a cross toolchain instead of the host gcc
 #   make PARAVIRT=0 B=build-nopv   a kernel whose pv_* wrappers are the native
 #                   instructions (no pv_ops calls; docs/pv-ops.md)
@@ -55,7 +59,7 @@ KSRCS := $(sort $(wildcard arch/x86_64/*.c kernel/*.c kernel/tests/*.c mm/*.c mm
 KASMS := $(sort $(wildcard arch/x86_64/*.asm))
 KOBJS := $(KSRCS:%.c=$(B)/k/%.o) $(KASMS:%.asm=$(B)/k/%.asm.o)
 
-.PHONY: all kernel iso run test unit debug clean distclean
+.PHONY: all kernel iso run test unit debug console pictures clean distclean
 all: iso
 
 kernel: $(B)/kernel.elf
@@ -115,6 +119,15 @@ DEBUG_PROG := $(if $(filter command line,$(origin USER)),$(USER))
 debug: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run test)
 	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
 	tools/debug.sh --build $(B) $(B)/run.iso $(MEM) $(DEBUG_PROG)
+
+# make console: attach to the serial console socket of a running make debug.
+console: | $(call deps,test)
+	@$(PYTHON) tools/console.py $(B)/debug-console.sock
+
+# make pictures: the scenario of user/ptpictures.c, drawn by ptdraw after
+# each step (tools/pictures.sh; docs/fork-shared-page-tables.md).
+pictures: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run pictures)
+	tools/pictures.sh $(B)
 
 # Host unit tests (tests/unit/unit.mk) and the whole test run.
 include tests/unit/unit.mk

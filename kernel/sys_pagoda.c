@@ -6,6 +6,7 @@
  *   pagoda_procinfo(i, p)     the i-th live process, for ps
  *   pagoda_vmcheck()          run the VM invariant checker (mm/vmcheck.h)
  *   pagoda_forkbench(req, r)  the in-kernel fork benchmark (kernel/forkbench.h)
+ *   pagoda_pttree(pid, ...)   a process's page-table pages (mm/pttree.h)
  */
 #include "kernel/syscall.h"
 #include "kernel/errno.h"
@@ -22,6 +23,7 @@
 #include "mm/reclaim.h"
 #include "mm/tlb.h"
 #include "mm/ptshare.h"
+#include "mm/pttree.h"
 #include "mm/uaccess.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
@@ -191,11 +193,52 @@ static long sys_forkbench(const uint64_t a[6])
 	return r;
 }
 
+/* ---- pttree ---- */
+
+/* Are pagoda_pttree's range [a[1], a[2]), depth a[3] and max a[5] valid? */
+static bool pttree_args_valid(const uint64_t a[6])
+{
+	vaddr_t lo = a[1], hi = a[2], user_end = PML4_KERNEL_FIRST * pgl_entry_size(PGL_PML4);
+	return (int64_t)a[5] >= 0 && lo < hi && hi <= user_end && IS_ALIGNED(lo | hi, PAGE_SIZE) &&
+	       a[3] >= 1 && a[3] <= PGL_PML4;
+}
+
+/* Describe the tables of process a[0] into buf (max nodes): their number,
+ * or -ESRCH. proc_lock keeps the address space alive meanwhile. */
+static long pttree_of(const uint64_t a[6], struct pagoda_ptnode *buf, size_t max)
+{
+	long n = -ESRCH;
+	spin_lock(&proc_lock);
+	struct proc *p = proc_find((int)a[0]);
+	if (p && p->state != P_EMBRYO)
+		n = p->as ? (long)pt_tree(p->as->pgt, a[1], a[2], (int)a[3], buf, max) : 0;
+	spin_unlock(&proc_lock);
+	return n;
+}
+
+/* pagoda_pttree(pid, lo, hi, depth, buf, max): mm/pttree.c describes the
+ * tables into a kernel buffer (the walk must not fault on buf), then one
+ * copyout of the part that fits. */
+static long sys_pttree(const uint64_t a[6])
+{
+	if (!pttree_args_valid(a))
+		return -EINVAL;
+	size_t max = a[5] < PAGODA_PTTREE_MAX ? a[5] : PAGODA_PTTREE_MAX;
+	struct pagoda_ptnode *buf = kmalloc(max * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	long n = pttree_of(a, buf, max);
+	long r = n < 0 ? n : copyout(a[4], buf, ((size_t)n < max ? (size_t)n : max) * sizeof(*buf));
+	kfree(buf);
+	return r < 0 ? r : n;
+}
+
 const struct syscall_entry sys_pagoda_table[] = {
 	{ SYS_pagoda_vmquery, "pagoda_vmquery", sys_vmquery },
 	{ SYS_pagoda_meminfo, "pagoda_meminfo", sys_meminfo },
 	{ SYS_pagoda_procinfo, "pagoda_procinfo", sys_procinfo },
 	{ SYS_pagoda_vmcheck, "pagoda_vmcheck", sys_vmcheck },
 	{ SYS_pagoda_forkbench, "pagoda_forkbench", sys_forkbench },
+	{ SYS_pagoda_pttree, "pagoda_pttree", sys_pttree },
 	{ 0, NULL, NULL },
 };

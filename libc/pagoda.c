@@ -1,6 +1,6 @@
 /* libc/pagoda.c -- wrappers for Pagoda's own system calls (1000 and up).
  * Contracts: libc/include/pagoda/ (vmquery.h, meminfo.h, procinfo.h,
- * forkbench.h).
+ * forkbench.h, pttree.h).
  * Built into newlib and musl programs alike. */
 #include <pagoda/pagoda.h>
 #include "raw_syscall.h"
@@ -18,6 +18,12 @@ int pagoda_meminfo(struct pagoda_meminfo *m)
 int pagoda_procinfo(long index, struct pagoda_procinfo *p)
 {
 	return (int)sys_result(raw_syscall2(SYS_pagoda_procinfo, index, p));
+}
+
+long pagoda_pttree(int pid, uint64_t lo, uint64_t hi, int depth, struct pagoda_ptnode *buf,
+		   long max)
+{
+	return sys_result(raw_syscall6(SYS_pagoda_pttree, pid, (long)lo, (long)hi, depth, (long)buf, max));
 }
 
 int pagoda_vmcheck(void)

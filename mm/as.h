@@ -3,9 +3,10 @@
  * An address space is a sorted list of VMAs (virtual memory areas, each a
  * range with one protection and one backing) plus the page table that caches
  * their translations. Pages appear on demand: a fault inside a VMA maps a
- * zero page (anonymous), a file frame (read-only file mapping), or copies a
- * shared frame (copy on write). Every function taking user ranges returns 0
- * or a Linux -errno.
+ * zero page or a new zeroed frame (private anonymous), a frame of the VMA's
+ * backing object (a file's, or shared anonymous memory's: mm/vmobject.h),
+ * or copies a shared frame (copy on write). Every function taking user
+ * ranges returns 0 or a Linux -errno.
  */
 #ifndef MM_AS_H
 #define MM_AS_H

@@ -43,6 +43,11 @@ void fault_init(void)
 	zero_frame_pa = page_to_pa(zero_page);
 }
 
+bool page_is_zero_page(const struct page *pg)
+{
+	return pg && pg == zero_page;
+}
+
 /* PGT_* protection for a VMA's pages. */
 static unsigned vma_pgt_prot(const struct vma *v)
 {

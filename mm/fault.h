@@ -17,4 +17,10 @@ extern struct fault_stats fault_stats;
 /* Allocate the shared zero page (mm_init, once the frame allocator runs). */
 void fault_init(void);
 
+struct page;
+
+/* Is pg the shared zero page (what reads of untouched private anonymous
+ * memory map)? NULL is not. */
+bool page_is_zero_page(const struct page *pg);
+
 #endif

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/debug.sh [--batch SCRIPT] [--name NAME] [--build DIR] [--timeout SECS] ISO MEM [PROG]
+# tools/debug.sh [--batch SCRIPT] [--console] [--name NAME] [--build DIR] [--timeout SECS] ISO MEM [PROG]
 #
 # Boot ISO in QEMU, stopped at the first instruction with its gdbstub on a
 # Unix socket of its own, and attach gdb with the kernel's symbols
@@ -7,12 +7,18 @@
 # load the symbols of the user program DIR/rootfs/bin/PROG at its link address.
 #
 #   interactive (make debug):  gdb runs in this terminal; the kernel's serial
-#                              console goes to DIR/debug-serial.log (pg-log
-#                              shows it; or `tail -f` it in another terminal)
+#                              console is on the Unix socket
+#                              DIR/debug-console.sock: `make console`
+#                              (tools/console.py) in a second terminal types
+#                              into it; everything the kernel prints is also
+#                              kept in DIR/debug-serial.log (pg-log shows it)
 #   --batch SCRIPT:            gdb -batch -x SCRIPT (the gdb tests); gdb's
 #                              exit status is ours; SECS bounds the whole run;
 #                              logs DIR/test/NAME-serial.log and -qemu.log
-#                              (NAME: default gdb-SCRIPT's base name)
+#                              (NAME: default gdb-SCRIPT's base name);
+#                              --console puts the console on a socket as in
+#                              the interactive mode (DIR/test/NAME-console.sock,
+#                              in $PAGODA_CONSOLE for the script)
 #
 # The gdbstub listens on a Unix socket in a fresh private directory (mktemp),
 # never on a TCP port: runs started at the same time (make test in several
@@ -21,10 +27,11 @@
 # of killing QEMU; it is killed when gdb exits, however gdb exits.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-batch="" name="" build=build timeout_s=600
+batch="" name="" build=build timeout_s=600 console=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--batch) batch=$2; shift 2 ;;
+	--console) console=yes; shift ;;
 	--name) name=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
@@ -54,10 +61,19 @@ logs=$build/debug          # serial console and QEMU messages
 serial=$logs-serial.log
 mkdir -p "$(dirname "$serial")"
 : > "$serial"
+# The console: a socket that make console attaches to (QEMU listens, does not
+# wait for it, and keeps logging to the file); in batch mode a plain file.
+serial_args=(-serial "file:$serial")
+if [ -z "$batch" ] || [ -n "$console" ]; then
+	console=$logs-console.sock
+	rm -f "$console"
+	serial_args=(-chardev "socket,id=console,path=$console,server=on,wait=off,logfile=$serial"
+		-serial chardev:console)
+fi
 sockdir=$(mktemp -d "${TMPDIR:-/tmp}/pagoda-debug.XXXXXX")
 sock=$sockdir/gdb.sock
 setsid "$root/tools/qemu.sh" -m "$mem" -cdrom "$iso" -display none -monitor none \
-	-serial "file:$serial" -S -gdb "unix:$sock,server=on,wait=off" </dev/null 2>"$logs-qemu.log" &
+	"${serial_args[@]}" -S -gdb "unix:$sock,server=on,wait=off" </dev/null 2>"$logs-qemu.log" &
 qemu_pid=$!
 stop_qemu() {
 	if kill "$qemu_pid" 2>/dev/null; then
@@ -67,6 +83,7 @@ stop_qemu() {
 		cat "$logs-qemu.log" >&2
 	fi
 	rm -rf "$sockdir"
+	[ -z "$console" ] || rm -f "$console"
 }
 trap stop_qemu EXIT
 
@@ -77,12 +94,13 @@ for _ in $(seq 100); do
 done
 [ -S "$sock" ] || { echo "debug.sh: QEMU's gdbstub socket $sock did not appear" >&2; exit 1; }
 
-export PAGODA_SERIAL_LOG=$serial
+export PAGODA_SERIAL_LOG=$serial PAGODA_CONSOLE=$console
 gdb_args+=(-ex "target remote $sock")
 cd "$root"
 if [ -n "$batch" ]; then
 	timeout -k 5 "$timeout_s" gdb -batch "${gdb_args[@]}" -x "$batch"
 else
-	echo "debug.sh: QEMU pid $qemu_pid, gdbstub $sock, serial console -> $serial"
+	echo "debug.sh: QEMU pid $qemu_pid, gdbstub $sock"
+	echo "debug.sh: serial console on $console: \`make console\` in another terminal types into it (log $serial)"
 	gdb "${gdb_args[@]}" -ex "pg-hello"
 fi

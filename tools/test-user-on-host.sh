@@ -83,6 +83,8 @@ meminfo_lines() {
 }
 expect ps        0 "1 1"               ps_self
 expect meminfo   0 "1 1"               meminfo_lines
+expect ptdraw    1 "ptdraw: pid 1: Function not implemented" "$bin/ptdraw" 1
+expect ptdraw-bad 1 "usage: ptdraw [-r LO-HI] [-d DEPTH] [-t TITLE] [PID...] > pt.dot" "$bin/ptdraw" -d 9 1
 
 # --- sh -c ----------------------------------------------------------------
 shc() { env -i PATH="$bin" "$bin/sh" -c "$@"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gdb/run_gdb_test.sh [--name NAME] SCENARIO 'KERNEL CMDLINE' [MEM]
+# tests/gdb/run_gdb_test.sh [--name NAME] [--console] SCENARIO 'KERNEL CMDLINE' [MEM]
 #
 # A gdb batch test: build an ISO that boots with CMDLINE, start it in QEMU
 # paused (tools/debug.sh --batch), and run tests/gdb/SCENARIO.py inside gdb.
@@ -10,10 +10,14 @@
 # NAME-serial.log (the kernel's console) and NAME-qemu.log.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-name=
+name= console=
 if [ "${1:-}" = --name ]; then
 	name=$2
 	shift 2
+fi
+if [ "${1:-}" = --console ]; then   # the console on a socket, as make debug has it
+	console=--console
+	shift
 fi
 scenario=$1 cmdline=$2 mem=${3:-128M}
 name=${name:-gdb-$scenario}
@@ -21,5 +25,5 @@ build=${BUILD:-build}
 iso=$build/test/$name.iso
 mkdir -p "$build/test"
 "$root/tools/mkiso.sh" "$build/kernel.elf" "$build/initrd.tar" "$cmdline" "$iso"
-exec "$root/tools/debug.sh" --batch "$root/tests/gdb/$scenario.py" --name "$name" \
+exec "$root/tools/debug.sh" --batch "$root/tests/gdb/$scenario.py" $console --name "$name" \
 	--build "$build" --timeout 60 "$iso" "$mem"

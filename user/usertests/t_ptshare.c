@@ -5,6 +5,7 @@
  * sharing state itself through pagoda_vmquery. The same assertions hold on
  * Linux and under every ptshare= setting; only the vmquery checks depend on
  * the setting (pagoda_meminfo says which). */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,64 @@ void test_ptshare_vmquery(void)
 	wait_ok(pid);
 	CHECK_OK(pagoda_vmquery(p, &q));
 	CHECK(q.pt_pa == before.pt_pa && q.pa == before.pa && p[0] == 3);
+}
+
+/* pttree: pagoda_pttree describes another process's page-table pages as
+ * vmquery sees them from inside: after fork, the child's tree over a touched
+ * 2 MiB chunk is PML4 -> PDPT -> PD -> PT, and its PT page is the parent's
+ * (same pa, share 2, write-protected PD entry) when sharing is on; counts
+ * agree with vmquery's. Bad arguments get ESRCH, EINVAL, EFAULT. */
+static void pttree_errors(pid_t pid, struct pagoda_ptnode *n, uintptr_t lo)
+{
+	CHECK_ERR(pagoda_pttree(-7, lo, lo + CHUNK, 4, n, 8), ESRCH);
+	CHECK_ERR(pagoda_pttree(pid, lo + 1, lo + CHUNK, 4, n, 8), EINVAL);
+	CHECK_ERR(pagoda_pttree(pid, lo + CHUNK, lo, 4, n, 8), EINVAL);
+	CHECK_ERR(pagoda_pttree(pid, lo, 1UL << 48, 4, n, 8), EINVAL);
+	CHECK_ERR(pagoda_pttree(pid, lo, lo + CHUNK, 0, n, 8), EINVAL);
+	CHECK_ERR(pagoda_pttree(pid, lo, lo + CHUNK, 5, n, 8), EINVAL);
+	CHECK_ERR(pagoda_pttree(pid, lo, lo + CHUNK, 4, n, -1), EINVAL);
+	CHECK_ERR(pagoda_pttree(pid, lo, lo + CHUNK, 4, (void *)8, 8), EFAULT);
+}
+
+void test_pttree(void)
+{
+	int mode = ptshare_mode();
+	if (mode < 0)
+		return;                           /* Linux: no pagoda_pttree */
+	unsigned char *p = region(CHUNK);
+	struct pagoda_ptnode n[8];
+	struct pagoda_vmquery q;
+	int go[2];
+	uintptr_t lo = (uintptr_t)p;
+	fill(p, 8 * PAGE, 5);
+	CHECK_OK(pipe(go));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		char c;
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	CHECK_OK(pagoda_vmquery(p, &q));
+	memset(n, 0xab, sizeof n);
+	CHECK(pagoda_pttree(pid, lo, lo + CHUNK, 4, n, 1) == 4);
+	CHECK(n[0].level == PTN_PML4 && n[0].parent_pa == 0 && n[1].level == 0xabababab);
+	CHECK(pagoda_pttree(pid, lo, lo + CHUNK, 4, n, 8) == 4);
+	CHECK(n[1].level == PTN_PDPT && n[1].parent_pa == n[0].pa);
+	CHECK(n[2].level == PTN_PD && n[2].parent_pa == n[1].pa);
+	CHECK(n[3].level == PTN_PT && n[3].parent_pa == n[2].pa && n[3].va == lo);
+	CHECK(n[3].leaf_present == 8 && n[3].present == 8 && n[3].leaf_file == 0);
+	CHECK(n[3].present == q.pt_present_count);
+	if (mode > 0)
+		CHECK(n[3].pa == q.pt_pa && n[3].share == 2 && (n[3].flags & PTN_WRPROT));
+	else
+		CHECK(n[3].pa != q.pt_pa && n[3].share == 1 && !(n[3].flags & PTN_WRPROT));
+	CHECK(pagoda_pttree(pid, lo, lo + CHUNK, 3, n, 8) == 3 && n[2].level == PTN_PD);
+	CHECK(pagoda_pttree(pid, lo, lo + CHUNK, 1, n, 8) == 1);
+	pttree_errors(pid, n, lo);
+	CHECK(write(go[1], "g", 1) == 1);
+	wait_ok(pid);
+	CHECK_ERR(pagoda_pttree(pid, lo, lo + CHUNK, 4, n, 8), ESRCH);   /* reaped */
+	close(go[0]);
+	close(go[1]);
 }
 
 /* ptshare_chain3: a fork chain three deep; level L writes the pages i with

@@ -12,10 +12,16 @@
 #include <pagoda/meminfo.h>
 #include <pagoda/procinfo.h>
 #include <pagoda/forkbench.h>
+#include <pagoda/pttree.h>
 
 int pagoda_vmquery(const void *addr, struct pagoda_vmquery *q);
 int pagoda_meminfo(struct pagoda_meminfo *m);
 int pagoda_procinfo(long index, struct pagoda_procinfo *p);
+
+/* The page-table pages of process pid (contract in pagoda/pttree.h):
+ * returns how many there are (filling at most max), or -1 with errno. */
+long pagoda_pttree(int pid, uint64_t lo, uint64_t hi, int depth, struct pagoda_ptnode *buf,
+		   long max);
 
 /* The in-kernel fork benchmark (contract in pagoda/forkbench.h). */
 int pagoda_forkbench(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res);

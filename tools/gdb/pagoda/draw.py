@@ -45,13 +45,14 @@ def zero_page_pa():
 
 
 def leaf_summary(pt_pa, zero_pa):
-    """{present, cow, lazy, file, zero}: the present entries of the PT page
-    at pt_pa, and how many of them carry each software state."""
+    """{present, cow, lazy, file, zero}: the entries of the PT page at pt_pa
+    that map a frame (pte.is_mapped), and how many of them carry each
+    software state."""
     masks = {k: headers.require(pte.PTE_HEADER, "PTE_" + name)
              for k, name in (("cow", "COW"), ("lazy", "LAZYFREE"), ("file", "FILE"))}
     s = dict(present=0, cow=0, lazy=0, file=0, zero=0)
     for e in read_u64s(pt_pa, pte.ENTRIES):
-        if not e & pte.P:
+        if not pte.is_mapped(e):
             continue
         s["present"] += 1
         for k, m in masks.items():

@@ -51,6 +51,14 @@ def is_leaf(entry, level):
     return level == PT or (level in (PD, PDPT) and bool(entry & PS))
 
 
+def is_mapped(entry):
+    """Does a leaf entry map a frame: present, or (once pte.h names
+    PTE_PROTNONE) a PROT_NONE leaf, kept not present with its frame (pte.h's
+    pte_mapped)?"""
+    protnone = headers.defines(PTE_HEADER).get("PTE_PROTNONE", 0)
+    return bool(entry & (P | protnone))
+
+
 def frame_addr(entry, level):
     """Physical address the entry points at (next table, or the page). For a
     large page, bit 12 is PAT, so the address is aligned to the page size."""

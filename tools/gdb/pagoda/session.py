@@ -58,6 +58,7 @@ Usage: pg-hello"""
         out("  hbreak kmain / continue    stop in 64-bit kernel code (hbreak: see docs/debugging.md)")
         out("  pg-help                    the pg- commands (pg-walk, pg-ptdump, pg-page, pg-ps ...)")
         out("  pg-log                     the kernel's serial console output so far")
+        out("  make console               (in another terminal) type into the guest's console")
 
 
 PgHelp()

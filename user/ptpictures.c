@@ -1,0 +1,262 @@
+/* user/ptpictures.c -- the scenario of `make pictures` (and of the gdb test
+ * tests/gdb/ptdraw.py): run as init (init=/bin/ptpictures), it sets up
+ * processes step by step and, after each step, prints the page-table trees
+ * of the processes that step is about with ptdraw, between two markers:
+ *
+ *   #### picture 02 after-fork pids 2,3 | after fork: ...
+ *   digraph pagetables { ... }               (ptdraw's output)
+ *   #### end 02
+ *
+ * then runs the kernel's VM invariant checker (pagoda_vmcheck; the gdb test
+ * stops there and draws the same processes with pg-draw). tools/pictures.py
+ * splits the console output on the markers and renders each graph.
+ *
+ * The steps: a subject process S with a 4 MiB anonymous region (32 pages
+ * written, 4 read: the zero page); S forks C (PT pages shared); C writes one
+ * page (C's PT page unshared); three shells (text PT page shared by three);
+ * a subject M gives 16 pages back with MADV_FREE; a memory hog makes the
+ * kernel reclaim them. Subjects wait in read() on a command pipe between
+ * steps, so nothing changes while a picture is taken; at the end they are
+ * killed and reaped. Exits 0, or 1 after a message if a step failed.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+
+#define PAGE 4096
+#define REGION (4u << 20)        /* holds one whole, 2 MiB aligned PT range */
+#define CHUNK (2u << 20)
+#define WRITTEN 32               /* pages written at the start of that range */
+#define READ 4                   /* pages read after them: the zero page */
+#define FREED 16                 /* pages MADV_FREE'd by command 'm' */
+#define HOG_STEP (1u << 20)
+
+extern char **environ;
+
+static int reply_pipe[2];       /* subjects -> director: one int per command */
+
+static void die(const char *what)
+{
+	fprintf(stderr, "ptpictures: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* ---- subjects: processes that act on command, then wait ---- */
+
+struct subject {
+	pid_t pid;
+	int cmd[2];              /* the director writes commands to cmd[1] */
+};
+
+/* The 2 MiB aligned range inside a fresh 4 MiB region, 32 pages written and
+ * 4 more read. */
+static volatile unsigned char *subject_region(void)
+{
+	unsigned char *r = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		die("mmap");
+	volatile unsigned char *p = (unsigned char *)(((uintptr_t)r + CHUNK - 1) & ~(uintptr_t)(CHUNK - 1));
+	for (int i = 0; i < WRITTEN; i++)
+		p[i * PAGE] = (unsigned char)i;
+	for (int i = WRITTEN; i < WRITTEN + READ; i++)
+		(void)p[i * PAGE];
+	return p;
+}
+
+static void reply(int value)
+{
+	if (write(reply_pipe[1], &value, sizeof value) != sizeof value)
+		_exit(1);
+}
+
+/* Serve commands from fd until it closes: 'f' fork (the child serves
+ * child_fd, the parent replies the child's pid), 'w' write the first page,
+ * 'm' MADV_FREE FREED written pages. */
+static __attribute__((noreturn)) void subject_serve(int fd, int child_fd)
+{
+	volatile unsigned char *p = subject_region();
+	char c;
+	reply(0);
+	while (read(fd, &c, 1) == 1) {
+		if (c == 'f') {
+			pid_t pid = fork();
+			if (pid == 0) {
+				fd = child_fd;
+				continue;
+			}
+			reply(pid);
+		} else if (c == 'w') {
+			p[0] = 0xff;
+			reply(0);
+		} else if (c == 'm') {
+			reply(madvise((void *)(p + (WRITTEN - FREED) * PAGE), FREED * PAGE, MADV_FREE));
+		}
+	}
+	_exit(0);
+}
+
+static int get_reply(void)
+{
+	int value;
+	if (read(reply_pipe[0], &value, sizeof value) != sizeof value)
+		die("subject reply");
+	return value;
+}
+
+/* Send command c to s and return its reply. */
+static int command(const struct subject *s, char c)
+{
+	if (write(s->cmd[1], &c, 1) != 1)
+		die("command");
+	return get_reply();
+}
+
+static void subject_start(struct subject *s, int child_fd)
+{
+	s->pid = fork();
+	if (s->pid < 0)
+		die("fork");
+	if (s->pid == 0)
+		subject_serve(s->cmd[0], child_fd);
+	if (get_reply() != 0)
+		die("subject start");
+}
+
+/* ---- pictures ---- */
+
+/* Run /bin/ptdraw -t TITLE PIDS... and wait for it. */
+static void ptdraw(const char *title, const pid_t *pids, int n)
+{
+	char args[8][16];
+	char *argv[12] = { "ptdraw", "-t", (char *)title };
+	for (int i = 0; i < n && i < 8; i++) {
+		snprintf(args[i], sizeof args[i], "%d", (int)pids[i]);
+		argv[3 + i] = args[i];
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execve("/bin/ptdraw", argv, environ);
+		_exit(127);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+		die("ptdraw");
+}
+
+static void picture(const char *name, const char *title, const pid_t *pids, int n)
+{
+	static int number;
+	char list[64] = "", full[128];
+	number++;
+	for (int i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", (int)pids[i]);
+	snprintf(full, sizeof full, "%d. %s", number, title);
+	printf("#### picture %02d %s pids %s | %s\n", number, name, list, full);
+	ptdraw(full, pids, n);
+	printf("#### end %02d\n", number);
+	fflush(stdout);
+	if (pagoda_vmcheck() != 0)
+		die("vmcheck");
+}
+
+/* ---- shells and the hog ---- */
+
+/* Start /bin/sh reading a pipe nobody writes yet (it waits in read); its
+ * output goes to another pipe, off the console. Returns its pid; *in is
+ * the pipe's write end (close it to let the shell exit). */
+static pid_t shell_start(int *in)
+{
+	int fds[2], out[2];
+	if (pipe(fds) < 0 || pipe(out) < 0)
+		die("pipe");
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[0], 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		char *argv[] = { "sh", NULL };
+		execve("/bin/sh", argv, environ);
+		_exit(127);
+	}
+	close(fds[0]);
+	*in = fds[1];
+	return pid;
+}
+
+/* Has process pid become `name` and gone to sleep (blocked in read)? */
+static int asleep_as(pid_t pid, const char *name)
+{
+	struct pagoda_procinfo p;
+	for (long i = 0; pagoda_procinfo(i, &p) == 0; i++)
+		if (p.pid == pid)
+			return p.state == PROC_STATE_SLEEPING && strcmp(p.name, name) == 0;
+	return 0;
+}
+
+/* Allocate and touch memory until the kernel's lazy-free list is empty
+ * (reclaim ran), or memory runs out. */
+static void hog(void)
+{
+	struct pagoda_meminfo m;
+	pid_t pid = fork();
+	if (pid == 0) {
+		while (pagoda_meminfo(&m) == 0 && m.lazyfree_pages) {
+			unsigned char *p = mmap(NULL, HOG_STEP, PROT_READ | PROT_WRITE,
+						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				_exit(0);
+			for (unsigned i = 0; i < HOG_STEP; i += PAGE)
+				p[i] = 1;
+		}
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		die("hog");
+}
+
+int main(void)
+{
+	struct subject s, c, m;
+	if (pipe(reply_pipe) < 0 || pipe(s.cmd) < 0 || pipe(c.cmd) < 0 || pipe(m.cmd) < 0)
+		die("pipe");
+	subject_start(&s, c.cmd[0]);
+	picture("before-fork", "before fork: one process, 32 pages written, 4 read (zero page)", &s.pid, 1);
+	c.pid = command(&s, 'f');
+	pid_t both[2] = { s.pid, c.pid };
+	picture("after-fork", "after fork: parent and child share their PT pages", both, 2);
+	command(&c, 'w');
+	picture("child-write", "after the child's first write: the child has its own PT page", both, 2);
+
+	int in[3];   /* the shells' input: open until they are killed */
+	pid_t sh[3];
+	for (int i = 0; i < 3; i++)
+		sh[i] = shell_start(&in[i]);
+	for (int i = 0; i < 3; i++)
+		while (!asleep_as(sh[i], "sh"))
+			sched_yield();
+	picture("three-shells", "three shells share one PT page of program text", sh, 3);
+
+	subject_start(&m, -1);
+	if (command(&m, 'm') != 0)
+		die("madvise");
+	picture("madv-free", "MADV_FREE: 16 of 32 pages lazy-free, still mapped", &m.pid, 1);
+	hog();
+	picture("reclaimed", "after reclaim: the 16 clean lazy-free pages are gone", &m.pid, 1);
+
+	pid_t all[] = { c.pid, s.pid, m.pid, sh[0], sh[1], sh[2] };
+	for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
+		kill(all[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	printf("#### done\n");
+	return 0;
+}
