@@ -220,5 +220,6 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 		fpu_restore(&p->fpu);
 	proc_set_name(p, path);
 	proc_set_cmdline(p, argv);
+	p->exe = ip;
 	return 0;
 }

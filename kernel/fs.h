@@ -57,6 +57,12 @@ int initrd_load(paddr_t start, paddr_t end);
 /* Make dir the root of /proc (kernel/procfs.c); called once at boot. */
 void procfs_init(struct inode *dir);
 
+/* readlink(2) of path into buf (n bytes, no NUL): the length, or -errno.
+ * Pagoda's only links are /proc's: /proc/self (the caller's pid) and
+ * /proc/PID/exe (the program's path); anything else that exists is not a
+ * link (-EINVAL), as on Linux. */
+long fs_readlink(const char *path, char *buf, uint64_t n);
+
 /* Resolve a path: from / when it starts with '/', else from the current
  * process's directory (from / when there is no process). NULL if missing. */
 struct inode *fs_lookup(const char *path);

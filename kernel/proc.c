@@ -207,6 +207,7 @@ int proc_fork_req(const struct fork_req *req)
 	child->fs_base = parent->fs_base;
 	signal_fork(&child->sig, &parent->sig);
 	child->cwd = parent->cwd;
+	child->exe = parent->exe;
 	child->cloexec = parent->cloexec;
 	for (int fd = 0; fd < NOFILE; fd++)
 		if (parent->files[fd])

@@ -51,6 +51,7 @@ struct proc {
 	struct file *files[NOFILE];
 	uint64_t cloexec;            /* bit fd: close files[fd] at execve */
 	struct inode *cwd;           /* current directory; NULL: the root */
+	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
 	struct fpu_state fpu;        /* user x87/SSE registers while switched out */

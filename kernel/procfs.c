@@ -102,8 +102,20 @@ static int pid_file_show(struct inode *ip, struct textbuf *tb)
 
 static const struct inode_ops pid_file_ops = { .show = pid_file_show };
 
+/* The program of the process a PID directory names, or NULL. */
+static struct inode *pid_exe(struct inode *dir)
+{
+	spin_lock(&proc_lock);
+	struct proc *p = proc_find((int)dir->priv);
+	struct inode *exe = p && proc_visible(p) ? p->exe : NULL;
+	spin_unlock(&proc_lock);
+	return exe;
+}
+
 static struct inode *pid_dir_lookup(struct inode *dir, const char *name, size_t len)
 {
+	if (len == 3 && !strncmp(name, "exe", 3))
+		return pid_exe(dir);   /* a link on Linux: here the file itself */
 	for (size_t i = 0; i < NPIDFILES; i++)
 		if (strlen(pid_files[i].name) == len && !strncmp(pid_files[i].name, name, len))
 			return &dir->children[i];
@@ -236,4 +248,40 @@ void procfs_init(struct inode *dir)
 	for (size_t i = 0; i < NSYS; i++)
 		synth_inode(&sys_inodes[i], sys_files[i].name, INODE_FILE, &sys_file_ops,
 			    dir, INO_BASE + i + 1, 0);
+}
+
+/* Split path into its directory (into dir, n bytes) and last name. */
+static const char *split_path(const char *path, char *dir, size_t n)
+{
+	const char *slash = NULL;
+	for (const char *c = path; *c; c++)
+		slash = *c == '/' ? c : slash;
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	if (len >= n)
+		len = n - 1;
+	memcpy(dir, path, len);
+	strlcpy(dir + len, slash && len == 0 ? "/" : slash ? "" : ".", n - len);
+	return slash ? slash + 1 : path;
+}
+
+long fs_readlink(const char *path, char *buf, uint64_t n)
+{
+	char dirpath[256], text[256];
+	const char *name = split_path(path, dirpath, sizeof(dirpath));
+	struct inode *dir = fs_lookup(dirpath);
+	if (!fs_lookup(path))
+		return -ENOENT;
+	long len = -EINVAL;
+	if (dir == proc_root && !strcmp(name, "self")) {
+		struct proc *p = current_proc();
+		len = ksnprintf(text, sizeof(text), "%d", p ? p->pid : 0);
+	} else if (dir && dir->ops == &pid_dir_ops && !strcmp(name, "exe") && pid_exe(dir)) {
+		len = inode_path(pid_exe(dir), text, sizeof(text));
+		len = len < 0 ? len : len - 1;   /* without its NUL */
+	}
+	if (len < 0)
+		return len;
+	len = MIN((uint64_t)len, n);
+	memcpy(buf, text, (size_t)len);
+	return len;
 }

@@ -24,10 +24,10 @@ extern const struct syscall_entry sys_proc_table[], sys_file_table[],
 /* Linux numbers used by the tables. */
 enum {
 	SYS_read = 0, SYS_write = 1, SYS_open = 2, SYS_close = 3, SYS_stat = 4,
-	SYS_fstat = 5, SYS_lstat = 6, SYS_lseek = 8, SYS_mmap = 9,
+	SYS_fstat = 5, SYS_lstat = 6, SYS_poll = 7, SYS_lseek = 8, SYS_mmap = 9,
 	SYS_mprotect = 10, SYS_munmap = 11, SYS_brk = 12, SYS_rt_sigaction = 13,
 	SYS_rt_sigprocmask = 14, SYS_rt_sigreturn = 15, SYS_ioctl = 16, SYS_readv = 19, SYS_writev = 20,
-	SYS_access = 21, SYS_pipe = 22, SYS_sched_yield = 24, SYS_mremap = 25, SYS_mincore = 27, SYS_madvise = 28,
+	SYS_access = 21, SYS_readlink = 89, SYS_readlinkat = 267, SYS_pipe = 22, SYS_sched_yield = 24, SYS_mremap = 25, SYS_mincore = 27, SYS_madvise = 28,
 	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getpid = 39,
 	SYS_clone = 56, SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,
 	SYS_wait4 = 61, SYS_kill = 62, SYS_uname = 63, SYS_fcntl = 72,

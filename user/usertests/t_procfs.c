@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
@@ -611,4 +612,23 @@ void test_procfs_ptshare(void)
 	CHECK(write(go[1], "g", 1) == 1);
 	ut_wait(pid);
 	CHECK(munmap(p, CHUNK) == 0);
+}
+
+/* procfs_links: /proc/self reads as the caller's pid and /proc/self/exe as
+ * the program's path (what busybox runs its applets through); other files
+ * are not links (EINVAL), missing ones ENOENT. */
+void test_procfs_links(void)
+{
+	char buf[300], want[32];
+	long n = syscall(89 /* readlink */, "/proc/self", buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%d", (int)getpid());
+	CHECK(n == (long)strlen(want) && !memcmp(buf, want, (size_t)n));
+	n = syscall(89, "/proc/self/exe", buf, sizeof(buf) - 1);
+	CHECK(n > 10);
+	buf[n] = '\0';
+	CHECK(buf[0] == '/' && strstr(buf, "/usertests") != NULL);
+	CHECK(open("/proc/self/exe", O_RDONLY) >= 0);
+	CHECK_ERR(syscall(89, "/proc/meminfo", buf, sizeof(buf)), EINVAL);
+	CHECK_ERR(syscall(89, "/proc/nothing", buf, sizeof(buf)), ENOENT);
+	CHECK_ERR(syscall(89, "/proc/self/exe", ut_addr(8), sizeof(buf)), EFAULT);
 }
