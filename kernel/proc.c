@@ -259,6 +259,8 @@ void proc_exit(int status)
 		wakeup_locked(init_proc);
 	p->exit_status = status;
 	p->state = P_ZOMBIE;
+	if (p->parent)
+		signal_send_locked(p->parent, SIGCHLD, p->pid);   /* ignored by default */
 	wakeup_locked(p->parent);
 	sched();
 	panic("zombie pid %d ran again", p->pid);

@@ -34,7 +34,7 @@ enum {
 	SYS_getcwd = 79, SYS_sysinfo = 99, SYS_chdir = 80, SYS_gettimeofday = 96, SYS_times = 100,
 	SYS_getuid = 102, SYS_getgid = 104, SYS_geteuid = 107, SYS_getegid = 108,
 	SYS_getppid = 110, SYS_arch_prctl = 158, SYS_reboot = 169,
-	SYS_rt_sigpending = 127, SYS_gettid = 186, SYS_tkill = 200, SYS_time = 201, SYS_getdents64 = 217,
+	SYS_rt_sigpending = 127, SYS_rt_sigsuspend = 130, SYS_gettid = 186, SYS_tkill = 200, SYS_time = 201, SYS_getdents64 = 217,
 	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_exit_group = 231,
 	SYS_tgkill = 234, SYS_openat = 257, SYS_newfstatat = 262, SYS_dup3 = 292, SYS_pipe2 = 293,
 };
