@@ -9,7 +9,8 @@
 # HEAD commit into it, bind-mounts /proc, /sys, /dev and /dev/pts, and runs
 # `make test` and then `make run CMD=true` inside as root, the way a new user
 # would. Prints both summaries and exits non-zero if either failed. Logs:
-# build/fresh/make-test.log, build/fresh/make-run.log. Takes minutes (newlib
+# build/fresh/make-test.log, build/fresh/make-run.log and the test runs' own
+# logs in build/fresh/test-logs/. Takes minutes (newlib
 # and the whole test run are built from nothing); not part of `make test`.
 #
 # Only committed work is checked: with uncommitted changes it refuses, unless
@@ -123,6 +124,8 @@ t1=$(date +%s)
 test_rc=0
 inside "$out/make-test.log" make test || test_rc=$?
 t2=$(date +%s)
+rm -rf "$out/test-logs" && mkdir -p "$out/test-logs"   # the runs' own logs, kept
+cp "$chroot"/root/pagoda/build/test/*.log "$out/test-logs/" 2>/dev/null || true
 run_rc=0
 inside "$out/make-run.log" make run CMD=true || run_rc=$?
 t3=$(date +%s)
@@ -134,5 +137,5 @@ if [ "$test_rc" = 0 ] && [ "$run_rc" = 0 ]; then
 	echo "fresh-check: PASS in $(elapsed)"
 	exit 0
 fi
-echo "fresh-check: FAIL in $(elapsed) (logs: $out/make-test.log, $out/make-run.log)"
+echo "fresh-check: FAIL in $(elapsed) (logs: $out/make-test.log, $out/make-run.log, $out/test-logs/)"
 exit 1
