@@ -219,5 +219,7 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	if (p == current_proc())
 		fpu_restore(&p->fpu);
 	proc_set_name(p, path);
+	proc_set_cmdline(p, argv);
+	p->exe = ip;
 	return 0;
 }

@@ -18,6 +18,22 @@ enum dev_kind { DEV_CONSOLE = 1, DEV_NULL, DEV_ZERO };
 
 struct page;
 struct file_ops;
+struct textbuf;
+struct inode;
+
+/* A synthesized inode (/proc, kernel/procfs.c): children and contents are
+ * made when asked for, from the kernel's state at that moment. */
+struct inode_ops {
+	/* Directory: the child named name[0..len), or NULL. */
+	struct inode *(*lookup)(struct inode *dir, const char *name, size_t len);
+	/* Directory: the first child at position >= *pos (positions need not
+	 * be consecutive); *pos becomes its position and its name is copied
+	 * into name (NAME_MAX bytes). NULL when there is none. */
+	struct inode *(*child)(struct inode *dir, uint64_t *pos, char *name);
+	/* File: append its whole text to tb; 0 or -errno (-ESRCH: the
+	 * process it describes is gone). */
+	int (*show)(struct inode *ip, struct textbuf *tb);
+};
 
 struct inode {
 	char name[NAME_MAX];
@@ -31,10 +47,21 @@ struct inode {
 	struct vmobject vmobj;      /* regular files: what mmap maps (mm/vmobject.h) */
 	struct inode *parent, *children, *next_sibling;
 	void *ptshare;              /* shared text page tables (mm/ptshare.c) */
+	const struct inode_ops *ops; /* synthesized inodes; NULL: initrd */
+	uint64_t priv;              /* synthesized inodes: the ops' own data */
 };
 
 /* Unpack the initrd at [start, end) physical; returns files found or -errno. */
 int initrd_load(paddr_t start, paddr_t end);
+
+/* Make dir the root of /proc (kernel/procfs.c); called once at boot. */
+void procfs_init(struct inode *dir);
+
+/* readlink(2) of path into buf (n bytes, no NUL): the length, or -errno.
+ * Pagoda's only links are /proc's: /proc/self (the caller's pid) and
+ * /proc/PID/exe (the program's path); anything else that exists is not a
+ * link (-EINVAL), as on Linux. */
+long fs_readlink(const char *path, char *buf, uint64_t n);
 
 /* Resolve a path: from / when it starts with '/', else from the current
  * process's directory (from / when there is no process). NULL if missing. */
@@ -51,6 +78,10 @@ uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n);
  * file's own frames (-EIO past the last page). Lives as long as the inode
  * (forever: the initrd is never unmounted). */
 struct vmobject *inode_vmobject(struct inode *ip);
+
+/* The file whose backing object obj is (what /proc/PID/maps names), or
+ * NULL when obj is not a file's (shared anonymous memory, NULL). */
+struct inode *vmobject_inode(struct vmobject *obj);
 
 /* ops for an open of ip (file, directory or device). */
 const struct file_ops *inode_file_ops(struct inode *ip);

@@ -5,6 +5,8 @@
 #include "kernel/file.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/textbuf.h"
+#include "mm/kmalloc.h"
 #include "mm/uaccess.h"
 #include "libc/include/pagoda/abi-stat.h"
 #include "libc/include/pagoda/dirent64.h"
@@ -78,18 +80,66 @@ static long console_file_write(struct file *f, vaddr_t ubuf, uint64_t n)
 	return (long)done;
 }
 
+/* Synthesized files (/proc): the text is made by the inode's show at the
+ * first read, and again at every read from offset 0 (a reader that seeks
+ * back sees fresh figures); the open file keeps it until close. */
+static void synth_close(struct file *f)
+{
+	struct textbuf *tb = f->priv;
+	if (tb) {
+		tb_free(tb);
+		kfree(tb);
+	}
+	f->priv = NULL;
+}
+
+static long synth_fill(struct file *f)
+{
+	struct textbuf *tb = kzalloc(sizeof(*tb));
+	if (!tb)
+		return -ENOMEM;
+	int r = f->inode->ops->show(f->inode, tb);
+	r = r ? r : tb->error;
+	if (r < 0) {
+		tb_free(tb);
+		kfree(tb);
+		return r;
+	}
+	synth_close(f);
+	f->priv = tb;
+	return 0;
+}
+
+static long synth_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	if (!f->priv || f->off == 0) {
+		long r = synth_fill(f);
+		if (r < 0)
+			return r;
+	}
+	struct textbuf *tb = f->priv;
+	if (f->off >= tb->len)
+		return 0;
+	n = MIN(n, tb->len - f->off);
+	if (copyout(ubuf, tb->buf + f->off, n) < 0)
+		return -EFAULT;
+	f->off += n;
+	return (long)n;
+}
+
 static const struct file_ops reg_ops = { reg_read, file_no_write, NULL, true };
 static const struct file_ops dir_ops = { dir_read, file_no_write, NULL, true };
 static const struct file_ops null_ops = { null_read, null_write, NULL, false };
 static const struct file_ops zero_ops = { zero_read, null_write, NULL, false };
 static const struct file_ops console_ops = { console_file_read, console_file_write, NULL, false };
+static const struct file_ops synth_ops = { synth_read, file_no_write, synth_close, true };
 
 const struct file_ops *inode_file_ops(struct inode *ip)
 {
 	if (ip->type == INODE_DIR)
 		return &dir_ops;
 	if (ip->type == INODE_FILE)
-		return &reg_ops;
+		return ip->ops ? &synth_ops : &reg_ops;
 	switch (ip->dev) {
 	case DEV_NULL: return &null_ops;
 	case DEV_ZERO: return &zero_ops;
@@ -118,43 +168,63 @@ static uint8_t dirent_type(struct inode *ip)
 	return ip->type == INODE_DIR ? DT_DIR : ip->type == INODE_DEV ? DT_CHR : DT_REG;
 }
 
+/* The entry of dir at position >= *pos: 0 is ".", 1 is "..", children
+ * follow (an initrd directory's in list order, a synthesized one's where
+ * its ops put them). *pos becomes the entry's position; NULL at the end. */
+static struct inode *dir_entry(struct inode *dir, uint64_t *pos, char *name)
+{
+	if (*pos <= 1) {
+		strlcpy(name, *pos == 0 ? "." : "..", NAME_MAX);
+		return *pos == 0 || !dir->parent ? dir : dir->parent;
+	}
+	if (dir->ops) {
+		uint64_t cpos = *pos - 2;
+		struct inode *ip = dir->ops->child(dir, &cpos, name);
+		*pos = cpos + 2;
+		return ip;
+	}
+	struct inode *c = dir->children;
+	for (uint64_t i = 2; c && i < *pos; i++)
+		c = c->next_sibling;
+	if (c)
+		strlcpy(name, c->name, NAME_MAX);
+	return c;
+}
+
+/* Copy one linux_dirent64 for ip named name (next entry at next) to ubuf:
+ * its length, 0 if it does not fit in room, or -EFAULT. */
+static long put_dirent(vaddr_t ubuf, uint64_t room, struct inode *ip,
+		       const char *name, uint64_t next)
+{
+	char buf[sizeof(struct linux_dirent64) + NAME_MAX + 8];
+	struct linux_dirent64 *d = (void *)buf;
+	uint16_t len = (uint16_t)ALIGN_UP(offsetof(struct linux_dirent64, d_name) + strlen(name) + 1, 8);
+	if (len > room)
+		return 0;
+	memset(buf, 0, len);
+	d->d_ino = ip->ino;
+	d->d_off = (int64_t)next;
+	d->d_reclen = len;
+	d->d_type = dirent_type(ip);
+	memcpy(d->d_name, name, strlen(name));
+	return copyout(ubuf, buf, len) < 0 ? -EFAULT : len;
+}
+
 long dir_getdents(struct inode *dir, uint64_t *pos, vaddr_t ubuf, uint64_t n)
 {
 	if (dir->type != INODE_DIR)
 		return -ENOTDIR;
-	/* entry 0 is ".", 1 is "..", then the children in list order */
-	uint64_t idx = 0, done = 0;
-	struct inode *c = dir->children;
-	for (;; idx++) {
-		const char *name;
-		struct inode *ip;
-		if (idx == 0) {
-			name = ".", ip = dir;
-		} else if (idx == 1) {
-			name = "..", ip = dir->parent ? dir->parent : dir;
-		} else {
-			if (!c)
-				break;
-			name = c->name, ip = c;
-			c = c->next_sibling;
-		}
-		if (idx < *pos)
-			continue;
-		char buf[sizeof(struct linux_dirent64) + NAME_MAX + 8];
-		struct linux_dirent64 *d = (void *)buf;
-		uint16_t len = (uint16_t)ALIGN_UP(offsetof(struct linux_dirent64, d_name) + strlen(name) + 1, 8);
-		if (done + len > n)
+	uint64_t done = 0, at = *pos;
+	char name[NAME_MAX];
+	struct inode *ip;
+	while ((ip = dir_entry(dir, &at, name))) {
+		long len = put_dirent(ubuf + done, n - done, ip, name, at + 1);
+		if (len < 0)
+			return len;
+		if (len == 0)
 			return done ? (long)done : -EINVAL;
-		memset(buf, 0, len);
-		d->d_ino = ip->ino;
-		d->d_off = (int64_t)idx + 1;
-		d->d_reclen = len;
-		d->d_type = dirent_type(ip);
-		memcpy(d->d_name, name, strlen(name));
-		if (copyout(ubuf + done, buf, len) < 0)
-			return -EFAULT;
-		done += len;
-		*pos = idx + 1;
+		done += (uint64_t)len;
+		*pos = ++at;
 	}
 	return (long)done;
 }

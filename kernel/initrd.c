@@ -41,6 +41,12 @@ static struct inode *child_named(struct inode *dir, const char *name, size_t len
 	return NULL;
 }
 
+/* The child of dir named name[0..len): synthesized or from the archive. */
+static struct inode *lookup_child(struct inode *dir, const char *name, size_t len)
+{
+	return dir->ops ? dir->ops->lookup(dir, name, len) : child_named(dir, name, len);
+}
+
 /* Create (or find) name under dir. */
 static struct inode *add_child(struct inode *dir, const char *name, size_t len,
 			       enum inode_type type)
@@ -86,7 +92,7 @@ static struct inode *walk_path(struct inode *dir, const char *path, bool create,
 		} else if (len == 2 && path[0] == '.' && path[1] == '.') {
 			ip = ip->parent ? ip->parent : ip;
 		} else {
-			struct inode *next = child_named(ip, path, len);
+			struct inode *next = lookup_child(ip, path, len);
 			if (!next && create)
 				next = add_child(ip, path, len, last ? type : INODE_DIR);
 			if (!next || (!last && next->type != INODE_DIR))
@@ -161,6 +167,10 @@ int initrd_load(paddr_t start, paddr_t end)
 	add_device("console", DEV_CONSOLE);
 	add_device("null", DEV_NULL);
 	add_device("zero", DEV_ZERO);
+	struct inode *proc = walk_path(&root, "proc", true, INODE_DIR);
+	if (!proc)
+		return -ENOMEM;
+	procfs_init(proc);
 	return files;
 }
 
@@ -240,4 +250,9 @@ uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n)
 		done += chunk;
 	}
 	return n;
+}
+
+struct inode *vmobject_inode(struct vmobject *obj)
+{
+	return obj && obj->ops == &file_obj_ops ? obj_inode(obj) : NULL;
 }

@@ -7,6 +7,8 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "mm/as.h"
+#include "mm/memstat.h"
+#include "mm/uaccess.h"
 #include "mm/kstack.h"
 #include "mm/vmcheck.h"
 #include "kernel/cmdline.h"
@@ -42,6 +44,55 @@ void proc_set_name(struct proc *p, const char *path)
 		if (*s == '/' && s[1])
 			base = s + 1;
 	strlcpy(p->name, base, sizeof(p->name));
+}
+
+void proc_set_cmdline(struct proc *p, const char *const argv[])
+{
+	uint32_t len = 0;
+	for (int i = 0; argv && argv[i] && len < PROC_CMDLINE_MAX; i++) {
+		size_t n = MIN(strlen(argv[i]) + 1, (size_t)(PROC_CMDLINE_MAX - len));
+		memcpy(p->cmdline + len, argv[i], n);
+		len += (uint32_t)n;
+	}
+	p->cmdline_len = len;
+}
+
+int proc_last_pid(void)
+{
+	return next_pid - 1;
+}
+
+void proc_pss_census(uint64_t *pss_frac, uint64_t *frames)
+{
+	struct frame_census c;
+	*pss_frac = *frames = ~0ULL;
+	if (frame_census_begin(&c) < 0)
+		return;
+	*pss_frac = 0;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[i];
+		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as)
+			continue;
+		struct as_memstat st;
+		as_memstat(p->as, &st);
+		*pss_frac += st.pss_frac;
+		frame_census_add(&c, p->as);
+	}
+	spin_unlock(&proc_lock);
+	*frames = frame_census_end(&c);
+}
+
+void proc_count(int *running, int *total)
+{
+	*running = *total = 0;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		enum proc_state s = proc_table[i].state;
+		*running += s == P_RUNNING || s == P_RUNNABLE;
+		*total += s != P_UNUSED && s != P_EMBRYO;
+	}
+	spin_unlock(&proc_lock);
 }
 
 /* First code a new process runs (from swtch): drop the scheduler's lock
@@ -122,6 +173,25 @@ int proc_spawn_init(const char *path, const char *const argv[])
 
 int proc_fork(void)
 {
+	return proc_fork_req(NULL);
+}
+
+/* Apply a clone request to a child that does not run yet. The pid writes
+ * are best effort, as on Linux: a bad address does not fail the fork. */
+static void fork_apply(struct proc *child, const struct fork_req *req)
+{
+	int pid = child->pid;
+	if (req->stack)
+		child->tf->rsp = req->stack;
+	child->clear_child_tid = req->clear_tid;
+	if (req->child_tid)
+		(void)as_write(child->as, req->child_tid, &pid, sizeof(pid));
+	if (req->parent_tid)
+		(void)copyout(req->parent_tid, &pid, sizeof(pid));
+}
+
+int proc_fork_req(const struct fork_req *req)
+{
 	struct proc *parent = current_proc();
 	struct proc *child = proc_alloc();
 	if (!child)
@@ -137,12 +207,17 @@ int proc_fork(void)
 	child->fs_base = parent->fs_base;
 	signal_fork(&child->sig, &parent->sig);
 	child->cwd = parent->cwd;
+	child->exe = parent->exe;
 	child->cloexec = parent->cloexec;
 	for (int fd = 0; fd < NOFILE; fd++)
 		if (parent->files[fd])
 			child->files[fd] = file_dup(parent->files[fd]);
 	memcpy(child->name, parent->name, sizeof(child->name));
+	memcpy(child->cmdline, parent->cmdline, parent->cmdline_len);
+	child->cmdline_len = parent->cmdline_len;
 	child->parent = parent;
+	if (req)
+		fork_apply(child, req);
 
 	spin_lock(&proc_lock);
 	child->state = P_RUNNABLE;
@@ -184,6 +259,8 @@ void proc_exit(int status)
 		wakeup_locked(init_proc);
 	p->exit_status = status;
 	p->state = P_ZOMBIE;
+	if (p->parent)
+		signal_send_locked(p->parent, SIGCHLD, p->pid);   /* ignored by default */
 	wakeup_locked(p->parent);
 	sched();
 	panic("zombie pid %d ran again", p->pid);

@@ -22,6 +22,7 @@
 #define NPROC 128         /* process table size: fork fails with EAGAIN past it */
 #define NOFILE 64         /* open files per process */
 #define PROC_NAME_MAX 16
+#define PROC_CMDLINE_MAX 256   /* bytes of argv kept for /proc/PID/cmdline */
 
 enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
 
@@ -33,6 +34,8 @@ struct proc {
 	int pid;
 	enum proc_state state;
 	char name[PROC_NAME_MAX];
+	char cmdline[PROC_CMDLINE_MAX];  /* argv of the last execve, NUL after each */
+	uint32_t cmdline_len;        /* bytes used (cut at PROC_CMDLINE_MAX) */
 	struct proc *parent;
 	struct addrspace *as;        /* user memory; NULL for kernel threads */
 	void *kstack_top;
@@ -48,6 +51,7 @@ struct proc {
 	struct file *files[NOFILE];
 	uint64_t cloexec;            /* bit fd: close files[fd] at execve */
 	struct inode *cwd;           /* current directory; NULL: the root */
+	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
 	struct fpu_state fpu;        /* user x87/SSE registers while switched out */
@@ -74,6 +78,19 @@ int proc_spawn_init(const char *path, const char *const argv[]);
 
 /* fork: duplicate the calling process. Child pid, or -errno. */
 int proc_fork(void);
+
+/* What clone(2) in its fork-like forms asks beyond a fork (kernel/sys_proc.c
+ * checks the flags): the child's stack pointer (0: the parent's), where to
+ * write the child's pid in the parent's memory and in the child's (0: not),
+ * and the child's clear_child_tid (set_tid_address). */
+struct fork_req {
+	vaddr_t stack, parent_tid, child_tid, clear_tid;
+};
+
+/* proc_fork with req applied to the child before it can run (req NULL: a
+ * plain fork). Child pid, or -errno. A tid address that cannot be written
+ * is skipped, as Linux does. */
+int proc_fork_req(const struct fork_req *req);
 
 /* Terminate the calling process with a wait status word; never returns. */
 __noreturn void proc_exit(int status);
@@ -104,6 +121,22 @@ int proc_vmcheck(void);
 /* Set the name shown by ps (from the program's basename). */
 void proc_set_name(struct proc *p, const char *path);
 
+/* Keep argv (NULL-terminated) as p's command line, each string followed by
+ * its NUL, cut at PROC_CMDLINE_MAX bytes. */
+void proc_set_cmdline(struct proc *p, const char *const argv[]);
+
+/* The last pid handed out (/proc/loadavg). */
+int proc_last_pid(void);
+
+/* The PSS of every process, summed (2^-PSS_SHIFT pages, mm/memstat.h), and
+ * the distinct frames they map: the two sides of PSS's promise. Both ~0
+ * ("unknown") when there is no memory for the census bitmap. */
+void proc_pss_census(uint64_t *pss_frac, uint64_t *frames);
+
+/* Processes running or runnable, and all live ones (not UNUSED or EMBRYO);
+ * takes proc_lock. */
+void proc_count(int *running, int *total);
+
 /* Scheduler (kernel/sched.c). */
 __noreturn void scheduler(void);
 void sched_yield(void);
@@ -113,5 +146,19 @@ void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
 void sched_init(void);
 void sleep_until_ns(uint64_t deadline);   /* nanosleep */
+
+/* The 1, 5 and 15 minute load averages in hundredths (1.50 is 150). */
+void sched_loadavg(unsigned long hundredths[3]);
+
+/* The wall clock at boot, seconds since 1970: 2026-01-01 (there is no RTC
+ * driver); time(2) and /proc/stat's btime count from it. */
+#define BOOT_EPOCH 1767225600ULL
+
+/* Where the CPU's timer ticks went since boot, and context switches. */
+struct cpu_times {
+	uint64_t user, system, idle;   /* ticks in user mode, kernel, idle */
+	uint64_t switches;             /* processes switched to */
+};
+void sched_cpu_times(struct cpu_times *t);
 
 #endif

@@ -18,6 +18,7 @@
 
 static volatile int ticks_left = TIMESLICE_TICKS;
 static const char tick_channel;   /* address that timer sleepers wait on */
+static struct cpu_times cpu_times;   /* since boot, the one CPU */
 
 /* Load the process's address space, kernel stack and TLS, and run it. */
 static void switch_to(struct cpu *c, struct proc *p)
@@ -29,6 +30,7 @@ static void switch_to(struct cpu *c, struct proc *p)
 	arch_set_fs_base(p->fs_base);
 	p->state = P_RUNNING;
 	ticks_left = TIMESLICE_TICKS;
+	cpu_times.switches++;
 	fpu_restore(&p->fpu);
 	swtch(&c->scheduler, p->ctx);
 	fpu_save(&p->fpu);
@@ -112,6 +114,50 @@ void wakeup(const void *chan)
 	spin_unlock(&proc_lock);
 }
 
+/* Load average, Linux's way: every LOAD_FREQ ticks, each average moves
+ * toward the number of runnable processes with factor e^(-5s/1min) (and
+ * 5, 15 min), in fixed point with FSHIFT fraction bits. */
+#define FSHIFT 11
+#define FIXED_1 (1UL << FSHIFT)
+#define LOAD_FREQ (5 * HZ)
+static const unsigned long load_exp[3] = { 1884, 2014, 2037 };
+static unsigned long avenrun[3];
+
+/* Processes running or runnable now (proc_lock free: interrupt context). */
+static unsigned long nr_active(void)
+{
+	unsigned long n = 0;
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++)
+		n += proc_table[i].state == P_RUNNING || proc_table[i].state == P_RUNNABLE;
+	spin_unlock(&proc_lock);
+	return n;
+}
+
+static void loadavg_tick(void)
+{
+	if (timer_ticks() % LOAD_FREQ)
+		return;
+	unsigned long active = nr_active() * FIXED_1;
+	for (int i = 0; i < 3; i++) {
+		unsigned long a = avenrun[i] * load_exp[i] + active * (FIXED_1 - load_exp[i]);
+		if (active >= avenrun[i])
+			a += FIXED_1 - 1;   /* round up while rising, as Linux does */
+		avenrun[i] = a / FIXED_1;
+	}
+}
+
+void sched_loadavg(unsigned long hundredths[3])
+{
+	for (int i = 0; i < 3; i++)
+		hundredths[i] = ((avenrun[i] + FIXED_1 / 200) * 100) >> FSHIFT;
+}
+
+void sched_cpu_times(struct cpu_times *t)
+{
+	*t = cpu_times;
+}
+
 /* Timer tick (interrupt context, so proc_lock is free on this CPU): account
  * time, wake processes sleeping on the tick, and end the time slice. */
 static void sched_tick(struct trapframe *tf)
@@ -119,10 +165,13 @@ static void sched_tick(struct trapframe *tf)
 	struct proc *p = current_proc();
 	if (p) {
 		if (trap_from_user(tf))
-			p->utime_ticks++;
+			p->utime_ticks++, cpu_times.user++;
 		else
-			p->stime_ticks++;
+			p->stime_ticks++, cpu_times.system++;
+	} else {
+		cpu_times.idle++;
 	}
+	loadavg_tick();
 	if (ticks_left > 0)
 		ticks_left--;
 	wakeup(&tick_channel);

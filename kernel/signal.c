@@ -80,7 +80,9 @@ static void enter_handler(struct trapframe *tf, int sig, const struct ksiginfo *
 	struct k_sigaction *a = &p->sig.action[sig - 1];
 	if (!(a->flags & SA_RESTORER))
 		proc_die(SIGSEGV, "signal handler without SA_RESTORER", a->handler, tf->rip);
-	if (sigframe_push(tf, a->handler, a->restorer, info, p->sig.blocked) < 0)
+	uint64_t old = p->sig.suspended ? p->sig.suspend_saved : p->sig.blocked;
+	p->sig.suspended = false;
+	if (sigframe_push(tf, a->handler, a->restorer, info, old) < 0)
 		proc_die(SIGSEGV, "no room for a signal frame on the stack", tf->rsp, tf->rip);
 	p->sig.blocked |= a->mask | (a->flags & SA_NODEFER ? 0 : SIGBIT(sig));
 	p->sig.blocked &= ~SIG_UNBLOCKABLE;
@@ -88,9 +90,31 @@ static void enter_handler(struct trapframe *tf, int sig, const struct ksiginfo *
 		a->handler = SIG_DFL;
 }
 
-void signal_deliver(struct trapframe *tf)
+/* After rt_sigsuspend, when no handler took the saved mask: restore it. */
+static void end_suspend(struct proc *p)
+{
+	if (p->sig.suspended) {
+		p->sig.blocked = p->sig.suspend_saved;
+		p->sig.suspended = false;
+	}
+}
+
+long signal_suspend(uint64_t mask)
 {
 	struct proc *p = current_proc();
+	spin_lock(&proc_lock);
+	p->sig.suspend_saved = p->sig.blocked;
+	p->sig.suspended = true;
+	p->sig.blocked = mask & ~SIG_UNBLOCKABLE;
+	while (!signal_interrupted(p))
+		sleep_on(&p->sig, &proc_lock);
+	spin_unlock(&proc_lock);
+	return -EINTR;
+}
+
+/* Deliver the lowest deliverable pending signal, if any. */
+static void deliver_one(struct trapframe *tf, struct proc *p)
+{
 	if (!(p->sig.pending & ~p->sig.blocked))
 		return;   /* the common case, on every return to user mode: no lock */
 	spin_lock(&proc_lock);
@@ -111,6 +135,13 @@ void signal_deliver(struct trapframe *tf)
 	if (h == SIG_DFL)
 		proc_exit(W_TERMSIG(sig));
 	enter_handler(tf, sig, &info);
+}
+
+void signal_deliver(struct trapframe *tf)
+{
+	struct proc *p = current_proc();
+	deliver_one(tf, p);
+	end_suspend(p);
 }
 
 void signal_fault(struct trapframe *tf, int sig, int code, const char *why, uint64_t addr)

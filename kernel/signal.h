@@ -67,6 +67,8 @@ struct sigstate {
 	struct k_sigaction action[NSIG];   /* action[sig - 1] */
 	uint64_t pending, blocked;
 	int sender[NSIG];                  /* pid that sent a pending signal */
+	uint64_t suspend_saved;            /* rt_sigsuspend: the mask to restore */
+	bool suspended;                    /* ... once a signal was handled */
 };
 
 struct proc;
@@ -99,6 +101,10 @@ void signal_fault(struct trapframe *tf, int sig, int code, const char *why, uint
 
 /* fork copies dispositions and the mask (not pending signals); exec resets
  * handlers to SIG_DFL and keeps ignored signals ignored. */
+/* rt_sigsuspend: block exactly mask until a signal arrives; the old mask
+ * comes back when the handler returns (or at once if none runs). -EINTR. */
+long signal_suspend(uint64_t mask);
+
 void signal_fork(struct sigstate *child, const struct sigstate *parent);
 void signal_exec(struct sigstate *s);
 

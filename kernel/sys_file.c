@@ -210,6 +210,65 @@ static long sys_ioctl(const uint64_t a[6])
 	return -ENOTTY;
 }
 
+/* poll(2). Pagoda's files keep no readiness state yet, so every open
+ * descriptor is reported ready for what it was asked (a read or write may
+ * then block, as on a file that is always "ready"); a closed one gets
+ * POLLNVAL, a negative fd is skipped. Enough for programs that poll their
+ * terminal before reading it (busybox's line editing). */
+#define POLLIN 0x001
+#define POLLOUT 0x004
+#define POLLNVAL 0x020
+#define POLLRDNORM 0x040
+#define POLLWRNORM 0x100
+struct linux_pollfd {
+	int32_t fd;
+	int16_t events, revents;
+};
+
+/* readlink(path, buf, n) and readlinkat(AT_FDCWD, path, buf, n). */
+static long do_readlink(vaddr_t upath, vaddr_t ubuf, uint64_t n)
+{
+	char path[PATH_MAX], buf[PATH_MAX];
+	long r = copyinstr(path, upath, sizeof(path));
+	if (r < 0)
+		return r;
+	if ((int64_t)n <= 0)
+		return -EINVAL;
+	r = fs_readlink(path, buf, MIN(n, sizeof(buf)));
+	return r < 0 ? r : copyout(ubuf, buf, (uint64_t)r) < 0 ? -EFAULT : r;
+}
+
+static long sys_readlink(const uint64_t a[6])
+{
+	return do_readlink(a[0], a[1], a[2]);
+}
+
+static long sys_readlinkat(const uint64_t a[6])
+{
+	if ((int)a[0] != LINUX_AT_FDCWD)
+		return -ENOSYS;   /* only absolute or cwd-relative paths */
+	return do_readlink(a[1], a[2], a[3]);
+}
+
+static long sys_poll(const uint64_t a[6])
+{
+	if (a[1] > NOFILE * 16)
+		return -EINVAL;
+	long ready = 0;
+	for (uint64_t i = 0; i < a[1]; i++) {
+		struct linux_pollfd p;
+		vaddr_t u = a[0] + i * sizeof(p);
+		if (copyin(&p, u, sizeof(p)) < 0)
+			return -EFAULT;
+		p.revents = p.fd < 0 ? 0 : !fd_get(p.fd) ? POLLNVAL :
+			    (int16_t)(p.events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM));
+		ready += p.revents != 0;
+		if (copyout(u, &p, sizeof(p)) < 0)
+			return -EFAULT;
+	}
+	return ready;
+}
+
 static long do_pipe(vaddr_t ufds, int flags)
 {
 	struct file *ends[2];
@@ -363,6 +422,9 @@ const struct syscall_entry sys_file_table[] = {
 	{ SYS_access, "access", sys_access },
 	{ SYS_lseek, "lseek", sys_lseek },
 	{ SYS_ioctl, "ioctl", sys_ioctl },
+	{ SYS_poll, "poll", sys_poll },
+	{ SYS_readlink, "readlink", sys_readlink },
+	{ SYS_readlinkat, "readlinkat", sys_readlinkat },
 	{ SYS_pipe, "pipe", sys_pipe },
 	{ SYS_pipe2, "pipe2", sys_pipe2 },
 	{ SYS_dup, "dup", sys_dup },

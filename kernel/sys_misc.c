@@ -7,6 +7,7 @@
 #include "kernel/string.h"
 #include "kernel/version.h"
 #include "libc/include/pagoda/abi-linux.h"
+#include "mm/memstat.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/reset.h"
@@ -16,7 +17,6 @@
 #define ARCH_SET_FS 0x1002
 #define ARCH_GET_FS 0x1003
 #define NSEC_PER_SEC 1000000000ULL
-#define BOOT_EPOCH 1767225600ULL   /* 2026-01-01: there is no RTC driver */
 
 struct timespec64 {
 	int64_t tv_sec, tv_nsec;
@@ -33,6 +33,38 @@ static long sys_uname(const uint64_t a[6])
 	strlcpy(u[4], "x86_64", 65);
 	strlcpy(u[5], "(none)", 65);
 	return copyout(a[0], u, sizeof(u));
+}
+
+/* sysinfo(2): Linux's struct sysinfo (what busybox free and uptime read). */
+struct linux_sysinfo {
+	int64_t uptime;             /* seconds since boot */
+	uint64_t loads[3];          /* 1, 5, 15 min load, fixed point 1 << 16 */
+	uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	uint16_t procs, pad;
+	uint64_t totalhigh, freehigh;
+	uint32_t mem_unit;          /* the unit of the sizes: bytes */
+	char reserved[4];
+};
+_Static_assert(sizeof(struct linux_sysinfo) == 112, "Linux's struct sysinfo");
+
+static long sys_sysinfo(const uint64_t a[6])
+{
+	struct linux_sysinfo si;
+	struct mm_meminfo m;
+	unsigned long avg[3];
+	int running, total;
+	memset(&si, 0, sizeof(si));
+	mm_meminfo(&m);
+	sched_loadavg(avg);
+	proc_count(&running, &total);
+	si.uptime = (int64_t)(timer_ticks() / HZ);
+	for (int i = 0; i < 3; i++)
+		si.loads[i] = avg[i] * 65536 / 100;
+	si.totalram = m.total;
+	si.freeram = m.free;
+	si.procs = (uint16_t)total;
+	si.mem_unit = PAGE_SIZE;
+	return copyout(a[0], &si, sizeof(si));
 }
 
 static long sys_clock_gettime(const uint64_t a[6])
@@ -149,6 +181,7 @@ static long sys_reboot(const uint64_t a[6])
 
 const struct syscall_entry sys_misc_table[] = {
 	{ SYS_uname, "uname", sys_uname },
+	{ SYS_sysinfo, "sysinfo", sys_sysinfo },
 	{ SYS_clock_gettime, "clock_gettime", sys_clock_gettime },
 	{ SYS_gettimeofday, "gettimeofday", sys_gettimeofday },
 	{ SYS_time, "time", sys_time },

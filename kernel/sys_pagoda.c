@@ -90,65 +90,30 @@ static long sys_vmquery(const uint64_t a[6])
 
 /* ---- meminfo ---- */
 
-/* PT pages with more than one sharer, and the PT pages sharing saved. */
-static void count_shared_pts(uint64_t *shared, uint64_t *saved)
-{
-	*shared = *saved = 0;
-	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
-		const struct page *pg = &frames[pfn];
-		if (pg->type == PG_PAGETABLE && pg->order != PAGE_ORDER_TAIL &&
-		    pg->pt.level == PGL_PT && pg->pt.share > 1) {
-			(*shared)++;
-			*saved += pg->pt.share - 1;
-		}
-	}
-}
-
 _Static_assert(PSS_SHIFT == PAGODA_PSS_SHIFT, "one fixed point for PSS");
-
-/* The PSS of every process, summed (2^-PSS_SHIFT pages), and the distinct
- * frames they map: the two sides of PSS's promise. Both ~0 ("unknown")
- * when there is no memory for the census bitmap. */
-static void pss_census(uint64_t *pss_frac, uint64_t *frames)
-{
-	struct frame_census c;
-	*pss_frac = *frames = ~0ULL;
-	if (frame_census_begin(&c) < 0)
-		return;
-	*pss_frac = 0;
-	spin_lock(&proc_lock);
-	for (int i = 0; i < NPROC; i++) {
-		struct proc *p = &proc_table[i];
-		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as)
-			continue;
-		struct as_memstat st;
-		as_memstat(p->as, &st);
-		*pss_frac += st.pss_frac;
-		frame_census_add(&c, p->as);
-	}
-	spin_unlock(&proc_lock);
-	*frames = frame_census_end(&c);
-}
 
 static long sys_meminfo(const uint64_t a[6])
 {
 	struct pagoda_meminfo m = { 0 };
-	pss_census(&m.pss_total_frac, &m.user_frames);
-	count_shared_pts(&m.shared_pt_pages, &m.pt_saved_pages);
+	struct mm_meminfo mi;
+	mm_meminfo(&mi);
+	proc_pss_census(&m.pss_total_frac, &m.user_frames);
+	m.shared_pt_pages = mi.shared_pt;
+	m.pt_saved_pages = mi.pt_saved;
 	m.ptshare_mode = ptshare_mode;
 	m.fork_shared_pt = ptshare_stats.fork_shared;
 	m.text_shared_pt = ptshare_stats.text_attached;
 	m.pt_unshares = ptshare_stats.unshare_copy;
-	m.total_pages = mm_stats.managed;
-	m.free_pages = mm_stats.free;
-	m.kernel_pages = mm_stats.by_type[PG_KERNEL];
-	m.anon_pages = mm_stats.by_type[PG_ANON];
-	m.file_pages = mm_stats.by_type[PG_FILE];
-	m.pagetable_pages = mm_stats.by_type[PG_PAGETABLE];
+	m.total_pages = mi.total;
+	m.free_pages = mi.free;
+	m.kernel_pages = mi.kernel;
+	m.anon_pages = mi.anon;
+	m.file_pages = mi.file;
+	m.pagetable_pages = mi.pagetable;
 	m.page_faults = fault_stats.zero + fault_stats.zero_page + fault_stats.file + fault_stats.cow;
 	m.cow_faults = fault_stats.cow;
 	m.tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
-	m.lazyfree_pages = lazyfree_stats.pages;
+	m.lazyfree_pages = mi.lazyfree;
 	m.pglazyfree = lazyfree_stats.marked;
 	m.pglazyfreed = lazyfree_stats.discarded;
 	m.reclaim_scans = reclaim_stats.scans;

@@ -15,6 +15,40 @@ static long sys_fork(const uint64_t a[6])
 	return proc_fork();
 }
 
+/* clone(2) flags (Linux's values). */
+#define CSIGNAL 0x000000ffUL
+#define CLONE_VM 0x00000100UL
+#define CLONE_VFORK 0x00004000UL
+#define CLONE_PARENT_SETTID 0x00100000UL
+#define CLONE_CHILD_CLEARTID 0x00200000UL
+#define CLONE_CHILD_SETTID 0x01000000UL
+#define CLONE_FORKLIKE (CSIGNAL | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID)
+
+/* clone(flags, stack, parent_tid, child_tid, tls) in its fork-like forms:
+ * glibc's fork (SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID) and
+ * vfork-like spawns (CLONE_VFORK, with or without CLONE_VM: run as a full
+ * fork, correct for a child that only execs or exits; one difference: a
+ * child's writes to memory do not reach the parent). The exit signal must be
+ * SIGCHLD or none. Threads (CLONE_VM without CLONE_VFORK, CLONE_THREAD,
+ * CLONE_SETTLS, ...) are not there yet: ENOSYS. */
+static long sys_clone(const uint64_t a[6])
+{
+	uint64_t flags = a[0], sig = flags & CSIGNAL;
+	if (flags & ~(CLONE_FORKLIKE | CLONE_VM | CLONE_VFORK))
+		return -ENOSYS;
+	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+		return -ENOSYS;                       /* a thread */
+	if (sig != 0 && sig != SIGCHLD)
+		return sig > NSIG ? -EINVAL : -ENOSYS;
+	struct fork_req req = {
+		.stack = a[1],
+		.parent_tid = flags & CLONE_PARENT_SETTID ? a[2] : 0,
+		.child_tid = flags & CLONE_CHILD_SETTID ? a[3] : 0,
+		.clear_tid = flags & CLONE_CHILD_CLEARTID ? a[3] : 0,
+	};
+	return proc_fork_req(&req);
+}
+
 static long sys_exit(const uint64_t a[6])
 {
 	proc_exit(W_EXITCODE((int)a[0]));
@@ -106,6 +140,7 @@ static long sys_sched_yield(const uint64_t a[6])
 const struct syscall_entry sys_proc_table[] = {
 	{ SYS_fork, "fork", sys_fork },
 	{ SYS_vfork, "vfork", sys_fork },    /* a full fork: always correct */
+	{ SYS_clone, "clone", sys_clone },
 	{ SYS_execve, "execve", sys_execve },
 	{ SYS_exit, "exit", sys_exit },
 	{ SYS_exit_group, "exit_group", sys_exit },

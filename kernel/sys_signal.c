@@ -110,7 +110,19 @@ static long sys_pause(const uint64_t a[6])
 	return -EINTR;
 }
 
+/* rt_sigsuspend(mask, sigsetsize) */
+static long sys_rt_sigsuspend(const uint64_t a[6])
+{
+	uint64_t mask;
+	if (a[1] != SIGSET_SIZE)
+		return -EINVAL;
+	if (copyin(&mask, a[0], sizeof(mask)) < 0)
+		return -EFAULT;
+	return signal_suspend(mask);
+}
+
 const struct syscall_entry sys_signal_table[] = {
+	{ SYS_rt_sigsuspend, "rt_sigsuspend", sys_rt_sigsuspend },
 	{ SYS_kill, "kill", sys_kill },
 	{ SYS_tkill, "tkill", sys_tkill },
 	{ SYS_tgkill, "tgkill", sys_tgkill },

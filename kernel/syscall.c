@@ -1,11 +1,14 @@
 /* kernel/syscall.c -- dispatch a system call from its trap frame. */
 #include "kernel/syscall.h"
+#include "kernel/cmdline.h"
 #include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "kernel/proc.h"
 #include "arch/x86_64/trap.h"
 
 static syscall_fn table[NSYSCALLS];
+static const char *names[NSYSCALLS];
+static bool trace;   /* kernel option `strace`: print every system call */
 
 static void add_table(const struct syscall_entry *t)
 {
@@ -13,6 +16,7 @@ static void add_table(const struct syscall_entry *t)
 		if (t->nr >= NSYSCALLS || table[t->nr])
 			panic("syscall %s: bad or duplicate number %u", t->name, t->nr);
 		table[t->nr] = t->fn;
+		names[t->nr] = t->name;
 	}
 }
 
@@ -25,6 +29,15 @@ void syscall_table_init(void)
 	add_table(sys_misc_table);
 	add_table(sys_pagoda_table);
 	add_table(sys_signal_table);
+	trace = cmdline_has("strace");
+}
+
+/* `strace`: one line per call, "pid name(a0, a1, a2) = result". */
+static void trace_call(const struct proc *p, uint64_t nr, const uint64_t a[6], long r)
+{
+	const char *name = nr < NSYSCALLS && names[nr] ? names[nr] : "?";
+	printk("strace: %d %s#%lu(%#lx, %#lx, %#lx, %#lx) = %ld\n", p->pid, name, nr,
+	       a[0], a[1], a[2], a[3], r);
 }
 
 void syscall_dispatch(struct trapframe *tf)
@@ -36,6 +49,8 @@ void syscall_dispatch(struct trapframe *tf)
 	long r = -ENOSYS;
 	if (nr < NSYSCALLS && table[nr])
 		r = table[nr](arg);
+	if (trace)
+		trace_call(p, nr, arg, r);
 	tf->rax = (uint64_t)r;
 	if (user_return_hook)
 		user_return_hook(tf);

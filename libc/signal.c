@@ -146,6 +146,14 @@ int sigpending(sigset_t *set)
 	return 0;
 }
 
+/* sigsuspend(2): wait for a signal with mask as the blocked set; the old
+ * mask is back when it returns (always -1 with EINTR). */
+int sigsuspend(const sigset_t *mask)
+{
+	uint64_t l = set_to_linux(mask);
+	return (int)sys_result(raw_syscall2(SYS_rt_sigsuspend, &l, LINUX_SIGSET_SIZE));
+}
+
 /* pause(2): wait for a signal; always -1 with EINTR. */
 int pause(void)
 {

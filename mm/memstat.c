@@ -3,6 +3,7 @@
 #include "mm/memstat.h"
 #include "mm/as.h"
 #include "mm/kmalloc.h"
+#include "mm/page.h"
 #include "mm/lazyfree.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
@@ -98,4 +99,104 @@ uint64_t frame_census_end(struct frame_census *c)
 	kfree(c->seen);
 	c->seen = NULL;
 	return c->frames;
+}
+
+/* ---- per VMA, page by page (smaps) ---- */
+
+struct vma_walk {
+	const struct vma *v;
+	struct vma_memstat *st;
+};
+
+/* Address spaces mapping the frame of entry e in PT page pt: the PT page's
+ * sharers times the PT pages mapping the frame (as_memstat's PSS rule). */
+static uint64_t frame_sharers(const struct page *pt, pte_t e)
+{
+	return (pt->pt.share ? pt->pt.share : 1) * frame_mappers(pte_addr(e));
+}
+
+/* Add n resident pages mapped by entry e with `sharers` sharers. */
+static void account_pages(struct vma_walk *s, const struct page *pg, pte_t e,
+			  uint64_t n, uint64_t sharers)
+{
+	struct vma_memstat *st = s->st;
+	bool anon = pg->type == PG_ANON, dirty = pte_dirty(e);
+	bool shmem = (s->v->flags & VMA_SHARED) && (s->v->flags & VMA_ANON);
+	uint64_t pss = (n << PSS_SHIFT) / sharers;
+	if (shmem)
+		st->rss_shmem += n, st->pss_shmem += pss;
+	else if (anon)
+		st->rss_anon += n, st->pss_anon += pss;
+	else
+		st->rss_file += n, st->pss_file += pss;
+	st->pss += pss;
+	st->pss_dirty += dirty ? pss : 0;
+	if (sharers > 1)
+		*(dirty ? &st->shared_dirty : &st->shared_clean) += n;
+	else
+		*(dirty ? &st->private_dirty : &st->private_clean) += n;
+	st->referenced += pte_accessed(e) ? n : 0;
+	st->anonymous += anon ? n : 0;
+	st->lazyfree += anon && pg->lazy ? n : 0;
+}
+
+static int vma_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)va, (void)end;
+	pte_t e = pte_read(ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (!pg || pte_maps_zero(e))
+		return 0;
+	uint64_t sharers = level == PGL_PT ? frame_sharers(ptpage_of(ep), e) : 1;
+	account_pages(w->arg, pg, e, pgl_entry_size(level) / PAGE_SIZE, sharers);
+	return 0;
+}
+
+/* A PD entry: a 2 MiB page is a leaf; a PT page is walked entry by entry. */
+static int vma_leaf_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	return pte_huge(pte_read(ep)) ? vma_leaf(w, ep, va, end, level) : 0;
+}
+
+static const struct walk_ops vma_stat_ops = { .pte = vma_leaf, .pde = vma_leaf_pde };
+
+void vma_memstat(struct addrspace *as, const struct vma *v, struct vma_memstat *st)
+{
+	struct vma_walk s = { .v = v, .st = st };
+	struct walk w = { .ops = &vma_stat_ops, .pgt = as->pgt, .arg = &s };
+	walk_range(&w, v->start, v->end);
+}
+
+uint64_t vma_memstat_rss(const struct vma_memstat *st)
+{
+	return st->rss_anon + st->rss_file + st->rss_shmem;
+}
+
+/* ---- the whole machine ---- */
+
+/* Count what the frame database says about one block head pg. */
+static void meminfo_frame(struct mm_meminfo *m, const struct page *pg)
+{
+	if (pg->order == PAGE_ORDER_TAIL)
+		return;
+	if (pg->type == PG_FILE && pg->refcount > 1 && page_to_pa(pg) != zero_frame_pa)
+		m->file_mapped++;
+	if (pg->type == PG_PAGETABLE && pg->pt.level == PGL_PT && pg->pt.share > 1) {
+		m->shared_pt++;
+		m->pt_saved += pg->pt.share - 1;
+	}
+}
+
+void mm_meminfo(struct mm_meminfo *m)
+{
+	*m = (struct mm_meminfo){
+		.free = mm_stats.free,
+		.kernel = mm_stats.by_type[PG_KERNEL], .anon = mm_stats.by_type[PG_ANON],
+		.file = mm_stats.by_type[PG_FILE],
+		.pagetable = mm_stats.by_type[PG_PAGETABLE],
+		.lazyfree = lazyfree_stats.pages,
+	};
+	m->total = m->free + m->kernel + m->anon + m->file + m->pagetable;
+	for (uint64_t pfn = 0; pfn < max_pfn; pfn++)
+		meminfo_frame(m, &frames[pfn]);
 }

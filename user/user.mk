@@ -17,6 +17,9 @@
 #                            the end of the run: it powers off and reports
 #                            that status (isa-debug-exit).
 #       EXTRA=dir         -> every file of dir copied into /bin.
+#       BUSYBOX=1         -> Debian's busybox-static as /bin/busybox (fetched
+#                            once by tools/bench/linux.sh busybox) and, unless
+#                            CMD is given, `busybox sh` as the session's shell.
 # The overlay is regenerated on every make but touches its stamp (and so
 # rebuilds the initrd) only when its content changed.
 
@@ -62,7 +65,7 @@ $(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text
 # The musl build of usertests: the same sources plus Pagoda's portable
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
 # (pagoda/*.h).
-MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c
+MUSL_SRCS := $(wildcard user/usertests/*.c) libc/pagoda.c libc/errno_map.c libc/procfs.c
 $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/include/pagoda/*.h) \
 		| $(call deps,build musl)
 	@mkdir -p $(dir $@)
@@ -78,8 +81,16 @@ $(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c user/fuzz_rand.h libc/pagoda.c libc
 # $(value CMD): the command exactly as typed (make must not expand its $?),
 # single-quoted for the shell.
 sh_quote = '$(subst ','\'',$(1))'
-$(OVERLAY)/.stamp: FORCE | $(call deps,build)
+BUSYBOX_BIN := $(B)/busybox/bin/busybox
+$(BUSYBOX_BIN):
+	tools/bench/linux.sh busybox $(B)
+ifeq ($(BUSYBOX),1)
+CMD ?= busybox sh
+endif
+
+$(OVERLAY)/.stamp: FORCE $(if $(filter 1,$(BUSYBOX)),$(BUSYBOX_BIN)) | $(call deps,build)
 	@rm -rf $(OVERLAY)/new && mkdir -p $(OVERLAY)/new/bin $(OVERLAY)/new/etc
+	@$(if $(filter 1,$(BUSYBOX)),cp $(BUSYBOX_BIN) $(OVERLAY)/new/bin/)
 	@$(if $(value CMD),printf '%s\n' $(call sh_quote,$(value CMD)) > $(OVERLAY)/new/etc/init.cmd)
 	@$(if $(EXTRA),cp -L $(call sh_quote,$(EXTRA))/* $(OVERLAY)/new/bin/)
 	@if diff -r $(OVERLAY)/new $(OVERLAY)/tree >/dev/null 2>&1; then rm -rf $(OVERLAY)/new; \

@@ -5,8 +5,9 @@ Boots the normal system (init starts sh on the console), types commands on
 the serial console, and checks what comes back: the prompt, the console's
 backspace editing (DEL erases the x in "pagodx"), a pipeline,
 $? after true/false, && and ||, a program from /bin, cd, ^C killing the
-foreground job but not a background one, and finally poweroff, which must
-end QEMU cleanly. Exit status 0 when every check passes.
+foreground job but not a background one, ps and meminfo (read from /proc),
+a process's /proc/self/maps, and finally poweroff, which must end QEMU
+cleanly. Exit status 0 when every check passes.
 """
 import os
 import subprocess
@@ -30,7 +31,7 @@ echo before"-"sleep; sleep 60; echo after"-"sleep status=$?
     # and the background sleep (SIGINT ignored) live on. (The quotes keep the
     # echo of the typed line from matching the markers.)
     ("before-sleep", 2.0, b"\x03"),
-    ("after-sleep", 0, b"ps\npoweroff\n"),
+    ("after-sleep", 0, b"ps\nmeminfo\ncat /proc/self/maps\npoweroff\n"),
 ]
 EXPECT = [
     "pagoda-pipe",
@@ -43,7 +44,15 @@ EXPECT = [
     "before-sleep",
     "^C",
     "after-sleep status=130",
+    "  PID  PPID S      VSZ      RSS      PSS     LAZY   PT SHPT NAME",
     " sleep",
+    "MemTotal:",
+    "SharedPT:",
+    "pgfault ",
+    "ptshare                        all",
+    " r-xp 00001000 00:01 ",
+    "/bin/cat",
+    "[stack]",
     "power off",
 ]
 

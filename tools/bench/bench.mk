@@ -73,7 +73,7 @@ $(B)/bench/$(1)/%: $(B)/bench/$(1)/obj/%.o $(B)/bench/$(1)/libbench.a $(4) | $(c
 endef
 
 # musl's own headers win; libc/include only adds pagoda/*.h (as for usertests-musl).
-$(eval $(call bench_build,musl,$(MUSL_CC) -idirafter libc/include,-static,,libc/pagoda.c libc/errno_map.c,build musl))
+$(eval $(call bench_build,musl,$(MUSL_CC) -idirafter libc/include,-static,,libc/pagoda.c libc/errno_map.c libc/procfs.c,build musl))
 $(eval $(call bench_build,pagoda,$(PAGODA_CC),,$(LIBC_DEPS),,build newlib))
 BENCH_MUSL_BINS   := $(BENCH_musl_BINS)
 BENCH_PAGODA_BINS := $(BENCH_pagoda_BINS)

@@ -6,6 +6,9 @@
 #                                   nothing installed on the host) and pack an initramfs
 #                                   with busybox, the benchmarks in BINDIR (suite runs
 #                                   them) and an init that runs suite and powers off
+#   linux.sh busybox BUILD          Debian's busybox-static (the same download) as
+#                                   BUILD/busybox/bin/busybox, for Pagoda
+#                                   (make run BUSYBOX=1, tests/busybox/compare.sh)
 #   linux.sh boot BUILD MEM         boot that kernel in QEMU the way Pagoda boots
 #                                   (tools/qemu.sh: TCG, -cpu max, -smp 1, -m MEM); the
 #                                   serial console goes to stdout
@@ -62,6 +65,15 @@ prepare() {
 	echo "bench-linux: $(basename "$pkg"), initramfs $(du -h "$top/initramfs.gz" | cut -f1)" >&2
 }
 
+# busybox BUILD: BUILD/busybox/bin/busybox from the busybox-static package.
+busybox() {
+	local out=$1/busybox/bin/busybox
+	[ -x "$out" ] && return
+	mkdir -p "$1/busybox/deb" "$1/busybox/bin"
+	dpkg-deb -x "$(fetch busybox-static "$1/bench/linux/debs")" "$1/busybox/deb"
+	mv "$1/busybox/deb/bin/busybox" "$out" && rm -rf "$1/busybox/deb"
+}
+
 # boot BUILD MEM: run the suite once under Linux in QEMU.
 boot() {
 	local top=$1/bench/linux
@@ -73,5 +85,6 @@ boot() {
 case "${1:-}" in
 prepare) prepare "$2" "$3" ;;
 boot) boot "$2" "$3" ;;
-*) echo "usage: $0 prepare BUILD BINDIR | boot BUILD MEM" >&2; exit 2 ;;
+busybox) busybox "$2" ;;
+*) echo "usage: $0 prepare BUILD BINDIR | busybox BUILD | boot BUILD MEM" >&2; exit 2 ;;
 esac

@@ -8,13 +8,14 @@
  * after the count of running shells reaches each N of 0 1 2 4 8 ... --max
  * (default 16; --quick: 1 2) reads the counters once:
  *   pt_pages_<N>sh   pages  user page-table pages in use, system-wide
- *                           (Pagoda: pagoda_meminfo; Linux: PageTables of /proc/meminfo)
+ *                           (PageTables of /proc/meminfo)
  *   pt_shared_<N>sh  pages  of which shared by more than one address space
- *   kib_saved_<N>sh  KiB    page-table memory that sharing saved
+ *                           (SharedPT, Pagoda only)
+ *   kib_saved_<N>sh  KiB    page-table memory that sharing saved (PTSaved)
  *   rss_kib_<N>sh    KiB    RSS summed over the shells (N >= 1)
  *   pss_kib_<N>sh    KiB    PSS summed over the shells (N >= 1)
- * (Pagoda: pagoda_procinfo; Linux: /proc/PID/smaps_rollup). Counts are one
- * reading each (runs=1). A counter this system does not have is reported
+ * (Rss and Pss of /proc/PID/smaps_rollup). The same files are read on Pagoda
+ * and on Linux. Counts are one reading each (runs=1). A counter this system does not have is reported
  * once as BENCHSKIP (Linux has no page-table sharing). Then the shells are
  * killed and reaped.
  * Usage: ptshare_stat [--quick] [--max N] [SHELL]
@@ -29,7 +30,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
 
 extern char **environ;
 
@@ -37,8 +38,6 @@ extern char **environ;
 #define DEFAULT_MAX 16
 #define QUICK_MAX 2
 #define FD_CLOSE_LIMIT 256  /* children close inherited descriptors below this */
-#define PAGODA_PAGE_KIB 4   /* pagoda_meminfo/procinfo count 4 KiB pages */
-#define LINE_LEN 256
 
 /* A shell command that a running shell answers with one line on standard
  * error and that starts no process: cd to a directory that does not exist.
@@ -108,72 +107,48 @@ struct pt_counters {
 	double pt_pages, pt_shared, kib_saved;
 };
 
-/* The value of "Name: <n> kB" in a /proc file, or -1 when not found. */
+/* The value of "name: <n> kB" in the /proc file at path, or -1 when the
+ * file or the line is not there. */
 static double proc_field_kib(const char *path, const char *name)
 {
-	char line[LINE_LEN];
-	size_t len = strlen(name);
-	double v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, name, len) && line[len] == ':') {
-			v = strtod(line + len + 1, NULL);
-			break;
-		}
-	fclose(f);
+	char *text = procfs_read(path, NULL);
+	double v = text ? (double)procfs_field(text, name) : -1;
+	free(text);
 	return v;
 }
 
-/* Read the page-table counters: Pagoda's meminfo, else Linux's /proc/meminfo. */
+/* Read the page-table counters of /proc/meminfo: PageTables everywhere,
+ * SharedPT and PTSaved where page tables are shared (Pagoda). */
 static struct pt_counters read_counters(void)
 {
 	struct pt_counters c = { 0, 0, 0, 0, 0 };
-	struct pagoda_meminfo m;
-	double kib;
+	double page_kib = (double)bench_page_size() / 1024;
+	char *text = procfs_read("/proc/meminfo", NULL);
+	long long pt = text ? procfs_field(text, "PageTables") : -1;
+	long long shared = text ? procfs_field(text, "SharedPT") : -1;
+	long long saved = text ? procfs_field(text, "PTSaved") : -1;
 
-	if (pagoda_meminfo(&m) == 0) {
-		c.have_pt = c.have_share = 1;
-		c.pt_pages = (double)m.pagetable_pages;
-		c.pt_shared = (double)m.shared_pt_pages;
-		c.kib_saved = (double)m.pt_saved_pages * PAGODA_PAGE_KIB;
-	} else if ((kib = proc_field_kib("/proc/meminfo", "PageTables")) >= 0) {
+	if (pt >= 0) {
 		c.have_pt = 1;
-		c.pt_pages = kib * 1024 / (double)bench_page_size();
+		c.pt_pages = (double)pt / page_kib;
 	}
+	if (shared >= 0 && saved >= 0) {
+		c.have_share = 1;
+		c.pt_shared = (double)shared / page_kib;
+		c.kib_saved = (double)saved;
+	}
+	free(text);
 	return c;
 }
 
-/* 1 if pid is one of the running shells. */
-static int is_shell(pid_t pid)
-{
-	int i;
-
-	for (i = 0; i < nshells; i++)
-		if (shell_pid[i] == pid)
-			return 1;
-	return 0;
-}
-
-/* RSS and PSS in KiB summed over the shells; 0, or -1 when this system
- * cannot say (neither pagoda_procinfo nor /proc/PID/smaps_rollup). */
+/* RSS and PSS in KiB summed over the shells (/proc/PID/smaps_rollup); 0,
+ * or -1 when this system cannot say. */
 static int shells_rss_pss(double *rss_kib, double *pss_kib)
 {
-	struct pagoda_procinfo p;
 	char path[64];
 	long i;
 
 	*rss_kib = *pss_kib = 0;
-	if (pagoda_procinfo(0, &p) == 0) {
-		for (i = 0; pagoda_procinfo(i, &p) == 0; i++)
-			if (is_shell(p.pid)) {
-				*rss_kib += (double)p.rss_pages * PAGODA_PAGE_KIB;
-				*pss_kib += (double)p.pss_pages * PAGODA_PAGE_KIB;
-			}
-		return 0;
-	}
 	for (i = 0; i < nshells; i++) {
 		double rss, pss;
 		snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)shell_pid[i]);

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -107,4 +108,22 @@ void test_uname_ids(void)
 	CHECK(strcmp(u.machine, "x86_64") == 0);
 	CHECK(memchr(u.release, 0, sizeof u.release) != NULL);
 	CHECK(getpid() > 0 && getppid() > 0 && getpid() != getppid());
+}
+
+/* tcgets_size: TCGETS writes the kernel's struct termios, 36 bytes, and
+ * not a byte more (glibc's tcgetattr passes a buffer of exactly that: a
+ * longer write smashed busybox's stack). Pagoda's fds 0-2 are its console;
+ * on Linux the check needs one of them to be a terminal. */
+void test_tcgets_size(void)
+{
+	unsigned char buf[64];
+	int tty = -1;
+	for (int fd = 0; fd <= 2 && tty < 0; fd++) {
+		memset(buf, 0xaa, sizeof(buf));
+		if (syscall(SYS_ioctl, fd, 0x5401, buf) == 0)
+			tty = fd;
+	}
+	CHECK(tty >= 0 || ut_on_linux());
+	for (size_t i = 36; tty >= 0 && i < sizeof(buf); i++)
+		CHECK(buf[i] == 0xaa);
 }

@@ -252,3 +252,34 @@ void test_sig_bad_sigreturn(void)
 {
 	ut_expect_signal(SIGSEGV, bad_sigreturn, NULL);
 }
+
+static volatile int chld_seen;
+static void on_chld(int sig)
+{
+	chld_seen += sig == SIGCHLD;
+}
+
+/* sig_chld_suspend: a child's exit sends its parent SIGCHLD; sigsuspend
+ * with SIGCHLD unblocked sleeps until it, runs the handler, returns EINTR
+ * and gives the old mask (SIGCHLD blocked) back: how shells wait (busybox
+ * sh's `wait` hung without them). */
+void test_sig_chld_suspend(void)
+{
+	struct sigaction sa;
+	sigset_t block, empty, now;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_chld;
+	CHECK(sigaction(SIGCHLD, &sa, NULL) == 0);
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigemptyset(&empty);
+	CHECK(sigprocmask(SIG_BLOCK, &block, NULL) == 0);
+	pid_t pid = ut_fork();
+	if (pid == 0)
+		_exit(0);
+	CHECK_ERR(sigsuspend(&empty), EINTR);
+	CHECK(chld_seen == 1);
+	CHECK(sigprocmask(SIG_BLOCK, NULL, &now) == 0 && sigismember(&now, SIGCHLD));
+	int st = ut_wait(pid);
+	CHECK(WIFEXITED(st));
+}

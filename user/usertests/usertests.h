@@ -20,7 +20,7 @@
 /* Every test, in the order they run. X(name) defines user.name. */
 #define USERTESTS(X)                                                          \
 	X(exit_status) X(fork_wait) X(wait_nochild) X(getppid) X(exec_echo)      \
-	X(exec_errors) X(kill_child) X(children64)                               \
+	X(exec_errors) X(kill_child) X(children64) X(clone_fork)                               \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
@@ -43,14 +43,17 @@
 	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure)                \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
 	X(malloc_patterns) X(malloc_purge_counts) X(malloc_purge)                \
-	X(clock_sleep) X(times_faults) X(uname_ids) X(cwd)                   \
-	X(ptshare_isolation) X(ptshare_vmquery) X(pttree) X(ptshare_chain3)                \
+	X(clock_sleep) X(times_faults) X(uname_ids) X(cwd) X(tcgets_size)        \
+	X(ptshare_isolation) X(ptshare_vmquery) X(pttree) X(ptshare_chain3)      \
 	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
 	X(sig_handler) X(sig_default) X(sig_mask) X(sig_errors)                  \
 	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
-	X(sig_bad_sigreturn)                                                     \
+	X(sig_bad_sigreturn) X(sig_chld_suspend)                                                   \
 	X(forkbench_errors) X(forkbench_run)                                    \
+	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
+	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
+	X(procfs_misc) X(procfs_ptshare) X(procfs_links)                                       \
 	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);

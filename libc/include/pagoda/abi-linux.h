@@ -42,11 +42,13 @@
 #define LINUX_CLOCK_MONOTONIC_RAW      4
 #define LINUX_CLOCK_BOOTTIME           7
 
-/* Terminal ioctls: read the settings (a struct termios: LINUX_TERMIOS_SIZE
- * bytes is ample), read the window size. */
+/* Terminal ioctls: read the settings (the kernel's struct termios: four
+ * flag words, c_line and 19 control characters, LINUX_TERMIOS_SIZE bytes;
+ * glibc's larger user-space struct termios is not what TCGETS writes),
+ * read the window size. */
 #define LINUX_TCGETS       0x5401
 #define LINUX_TIOCGWINSZ   0x5413
-#define LINUX_TERMIOS_SIZE 60
+#define LINUX_TERMIOS_SIZE 36
 
 /* reboot(2) magic numbers and commands. */
 #define LINUX_REBOOT_MAGIC1         0xfee1deadL

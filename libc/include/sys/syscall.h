@@ -51,6 +51,7 @@
 #define SYS_getegid         108
 #define SYS_getppid         110
 #define SYS_rt_sigpending   127
+#define SYS_rt_sigsuspend   130
 #define SYS_setrlimit       160
 #define SYS_reboot          169
 #define SYS_tkill           200

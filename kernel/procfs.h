@@ -1,0 +1,35 @@
+/* kernel/procfs.h -- what the files of /proc print (the tree itself is in
+ * kernel/procfs.c; fs.h's procfs_init mounts it).
+ *
+ * Every show function appends a file's whole text to tb in Linux's format
+ * (field names, order, units and column widths as Linux 6.1 prints them),
+ * Pagoda's own figures as extra lines where Linux has none
+ * (docs/procfs.md). The figures come from mm (mm/memstat.h) and the
+ * kernel's counters; nothing here counts pages itself.
+ */
+#ifndef KERNEL_PROCFS_H
+#define KERNEL_PROCFS_H
+
+#include "kernel/types.h"
+
+struct proc;
+struct textbuf;
+
+/* /proc/PID/...: p is live (not UNUSED or EMBRYO) and proc_lock is held. */
+void procfs_show_status(struct proc *p, struct textbuf *tb);
+void procfs_show_stat(struct proc *p, struct textbuf *tb);
+void procfs_show_statm(struct proc *p, struct textbuf *tb);
+void procfs_show_cmdline(struct proc *p, struct textbuf *tb);
+void procfs_show_maps(struct proc *p, struct textbuf *tb);
+void procfs_show_smaps(struct proc *p, struct textbuf *tb);
+void procfs_show_smaps_rollup(struct proc *p, struct textbuf *tb);
+
+/* System-wide files. */
+void procfs_show_meminfo(struct textbuf *tb);
+void procfs_show_vmstat(struct textbuf *tb);
+void procfs_show_uptime(struct textbuf *tb);
+void procfs_show_loadavg(struct textbuf *tb);
+void procfs_show_kcmdline(struct textbuf *tb);   /* /proc/cmdline: the kernel's */
+void procfs_show_sysstat(struct textbuf *tb);    /* /proc/stat: CPU time */
+
+#endif

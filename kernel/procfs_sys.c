@@ -1,0 +1,142 @@
+/* kernel/procfs_sys.c -- /proc's system-wide files in Linux's formats:
+ * meminfo, vmstat, uptime, loadavg, cmdline.
+ *
+ * meminfo and vmstat print Linux's lines that Pagoda has a figure for, in
+ * Linux's order, then Pagoda's own (docs/procfs.md says what each means).
+ */
+#include "kernel/cmdline.h"
+#include "kernel/format.h"
+#include "kernel/proc.h"
+#include "kernel/procfs.h"
+#include "kernel/textbuf.h"
+#include "mm/fault.h"
+#include "mm/lazyfree.h"
+#include "mm/memstat.h"
+#include "mm/ptshare.h"
+#include "mm/reclaim.h"
+#include "mm/tlb.h"
+#include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/timer.h"
+
+/* "Name:" left-aligned in 16 columns, the value in 8, then " kB". */
+static void meminfo_line(struct textbuf *tb, const char *name, uint64_t pages)
+{
+	char label[20];
+	ksnprintf(label, sizeof(label), "%s:", name);
+	tb_printf(tb, "%-16s%8lu kB\n", label, pages * (PAGE_SIZE / 1024));
+}
+
+void procfs_show_meminfo(struct textbuf *tb)
+{
+	struct mm_meminfo m;
+	mm_meminfo(&m);
+	meminfo_line(tb, "MemTotal", m.total);
+	meminfo_line(tb, "MemFree", m.free);
+	meminfo_line(tb, "MemAvailable", m.free + m.lazyfree);
+	meminfo_line(tb, "Buffers", 0);
+	meminfo_line(tb, "Cached", m.file);
+	meminfo_line(tb, "SwapCached", 0);
+	meminfo_line(tb, "SwapTotal", 0);
+	meminfo_line(tb, "SwapFree", 0);
+	meminfo_line(tb, "AnonPages", m.anon);
+	meminfo_line(tb, "Mapped", m.file_mapped);
+	meminfo_line(tb, "PageTables", m.pagetable);
+	/* Pagoda's own */
+	meminfo_line(tb, "Kernel", m.kernel);
+	meminfo_line(tb, "LazyFree", m.lazyfree);
+	meminfo_line(tb, "SharedPT", m.shared_pt);
+	meminfo_line(tb, "PTSaved", m.pt_saved);
+	uint64_t pss_frac, frames;
+	proc_pss_census(&pss_frac, &frames);
+	if (frames != ~0ULL) {   /* ~0: no memory to count */
+		meminfo_line(tb, "UserFrames", frames);
+		meminfo_line(tb, "PssTotal", (pss_frac + (1ULL << (PSS_SHIFT - 1))) >> PSS_SHIFT);
+	}
+}
+
+static void vmstat_line(struct textbuf *tb, const char *name, uint64_t v)
+{
+	tb_printf(tb, "%s %lu\n", name, v);
+}
+
+void procfs_show_vmstat(struct textbuf *tb)
+{
+	struct mm_meminfo m;
+	mm_meminfo(&m);
+	const struct fault_stats *f = &fault_stats;
+	vmstat_line(tb, "nr_free_pages", m.free);
+	vmstat_line(tb, "nr_anon_pages", m.anon);
+	vmstat_line(tb, "nr_mapped", m.file_mapped);
+	vmstat_line(tb, "nr_file_pages", m.file);
+	vmstat_line(tb, "nr_page_table_pages", m.pagetable);
+	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
+	vmstat_line(tb, "pgfault", f->zero + f->zero_page + f->file + f->cow);
+	vmstat_line(tb, "pgmajfault", 0);
+	vmstat_line(tb, "pglazyfreed", lazyfree_stats.discarded);
+	vmstat_line(tb, "pgreuse", f->cow_reuse);
+	vmstat_line(tb, "pgsteal_direct", lazyfree_stats.discarded);
+	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
+	vmstat_line(tb, "oom_kill", reclaim_stats.oom_kills);
+	vmstat_line(tb, "nr_tlb_local_flush_all", tlb_stats.flush_full);
+	vmstat_line(tb, "nr_tlb_local_flush_one", tlb_stats.flush_one);
+	/* Pagoda's own */
+	vmstat_line(tb, "pgfault_zero", f->zero);
+	vmstat_line(tb, "pgfault_zero_page", f->zero_page);
+	vmstat_line(tb, "pgfault_file", f->file);
+	vmstat_line(tb, "pgfault_cow", f->cow);
+	vmstat_line(tb, "pglazyfree_reused", lazyfree_stats.reused);
+	vmstat_line(tb, "reclaim_runs", reclaim_stats.runs);
+	vmstat_line(tb, "pt_fork_shared", ptshare_stats.fork_shared);
+	vmstat_line(tb, "pt_fork_copied", ptshare_stats.fork_copied);
+	vmstat_line(tb, "pt_unshare_copy", ptshare_stats.unshare_copy);
+	vmstat_line(tb, "pt_unshare_last", ptshare_stats.unshare_last);
+	vmstat_line(tb, "pt_text_created", ptshare_stats.text_created);
+	vmstat_line(tb, "pt_text_attached", ptshare_stats.text_attached);
+	vmstat_line(tb, "ptshare_mode", (uint64_t)ptshare_mode);
+}
+
+/* Seconds with two decimals from timer ticks. */
+static void tb_seconds(struct textbuf *tb, uint64_t ticks, const char *after)
+{
+	tb_printf(tb, "%lu.%02lu%s", ticks / HZ, (ticks % HZ) * 100 / HZ, after);
+}
+
+void procfs_show_uptime(struct textbuf *tb)
+{
+	struct cpu_times t;
+	sched_cpu_times(&t);
+	tb_seconds(tb, timer_ticks(), " ");
+	tb_seconds(tb, t.idle, "\n");
+}
+
+void procfs_show_loadavg(struct textbuf *tb)
+{
+	unsigned long avg[3];
+	int running, total;
+	sched_loadavg(avg);
+	proc_count(&running, &total);
+	for (int i = 0; i < 3; i++)
+		tb_printf(tb, "%lu.%02lu ", avg[i] / 100, avg[i] % 100);
+	tb_printf(tb, "%d/%d %d\n", running, total, proc_last_pid());
+}
+
+void procfs_show_sysstat(struct textbuf *tb)
+{
+	struct cpu_times t;
+	int running, total;
+	sched_cpu_times(&t);
+	proc_count(&running, &total);
+	/* user nice system idle iowait irq softirq steal guest guest_nice,
+	 * in ticks of HZ (= Linux's USER_HZ, 100) */
+	for (int cpu = -1; cpu < 1; cpu++)
+		tb_printf(tb, "cpu%s %lu 0 %lu %lu 0 0 0 0 0 0\n", cpu < 0 ? " " : "0",
+			  t.user, t.system, t.idle);
+	tb_printf(tb, "intr %lu\nctxt %lu\nbtime %lu\nprocesses %d\n", timer_ticks(),
+		  t.switches, (uint64_t)BOOT_EPOCH, proc_last_pid());
+	tb_printf(tb, "procs_running %d\nprocs_blocked 0\n", running);
+}
+
+void procfs_show_kcmdline(struct textbuf *tb)
+{
+	tb_printf(tb, "%s\n", cmdline_raw());
+}

@@ -1,0 +1,30 @@
+/* pagoda/procfs.h -- reading /proc files (Linux's formats, so the same
+ * code reads Pagoda's /proc and Linux's: docs/procfs.md).
+ *
+ *   char *t = procfs_read("/proc/self/status", NULL);
+ *   long long rss_kb = procfs_field(t, "VmRSS");     // "VmRSS:  72 kB" -> 72
+ *   free(t);
+ */
+#ifndef PAGODA_PROCFS_H
+#define PAGODA_PROCFS_H
+
+#include <stddef.h>
+
+/* The whole file at path, NUL-terminated, in a buffer the caller frees;
+ * its length (without the NUL) in *len when len is not NULL. NULL with
+ * errno set when it cannot be opened or read. */
+char *procfs_read(const char *path, size_t *len);
+
+/* The number after "name:" at the start of a line of text (status,
+ * meminfo, smaps: "Rss:   8 kB" gives 8), or -1 when no line has it. */
+long long procfs_field(const char *text, const char *name);
+
+/* The number after "name " at the start of a line (vmstat: "pgfault 12"
+ * gives 12), or -1 when no line has it. */
+long long procfs_counter(const char *text, const char *name);
+
+/* The string after "name:" and its tab (status's "Name:\tsh"), copied into
+ * buf of n bytes up to the end of the line; buf, or NULL when absent. */
+char *procfs_string(const char *text, const char *name, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,81 @@
+/* libc/procfs.c -- reading /proc files (pagoda/procfs.h). Plain C over
+ * open/read, so it builds against newlib and musl and runs on Linux. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pagoda/procfs.h>
+
+char *procfs_read(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	size_t cap = 4096, n = 0;
+	char *buf = fd < 0 ? NULL : malloc(cap);
+	ssize_t r = 1;
+	while (buf && r > 0) {
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			buf = NULL;
+			errno = e;
+		} else {
+			n += (size_t)r;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (buf) {
+		buf[n] = '\0';
+		if (len)
+			*len = n;
+	}
+	return buf;
+}
+
+/* The start of the value on the line that begins with name and then sep,
+ * or NULL. */
+static const char *line_value(const char *text, const char *name, char sep)
+{
+	size_t n = strlen(name);
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, name, n) == 0 && l[n] == sep)
+			return l + n + 1;
+	return NULL;
+}
+
+long long procfs_field(const char *text, const char *name)
+{
+	const char *v = line_value(text, name, ':');
+	return v ? strtoll(v, NULL, 10) : -1;
+}
+
+long long procfs_counter(const char *text, const char *name)
+{
+	const char *v = line_value(text, name, ' ');
+	return v ? strtoll(v, NULL, 10) : -1;
+}
+
+char *procfs_string(const char *text, const char *name, char *buf, size_t n)
+{
+	const char *v = line_value(text, name, ':');
+	if (!v || n == 0)
+		return NULL;
+	while (*v == '\t' || *v == ' ')
+		v++;
+	size_t len = strcspn(v, "\n");
+	len = len < n - 1 ? len : n - 1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return buf;
+}
