@@ -7,7 +7,7 @@ Boots Pagoda once per (tester, mode): the VM tester (user/vmtester.c) and the
 system-call fuzzer (user/sysfuzz.c) under ptshare=all, ptshare=fork,
 ptshare=off and pv=checked, each running seeds SEED, SEED+1, ... for its
 share of the time (-T), JOBS boots at a time; then both testers on the Linux
-host (host mode: sysfuzz's allowlist, vmtester with every gate on). The
+host (host mode: sysfuzz's allowlist). The
 time is split evenly over the boots, the host runs get a small share. The
 base seed is new every run (the time) unless --seed is given; each boot gets
 its own range of seeds. Prints one line per run with its seeds, steps/calls
@@ -70,9 +70,8 @@ def run_boot(build, tester, mode, cmdline, seed, seconds):
 
 def run_host(build, tester, seed, seconds):
     prog, args, _ = TESTERS[tester]
-    extra = ["-x", "all"] if tester == "vmtester" else []
     cmd = [os.path.join(os.path.abspath(build), "rootfs", "bin", prog), "-s", str(seed)] + args.split(",") + \
-        ["-T", str(seconds)] + extra
+        ["-T", str(seconds)]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(build, "fuzz"),
                        timeout=seconds + 600)
     log = p.stdout + p.stderr

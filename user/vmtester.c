@@ -1,6 +1,6 @@
 /* user/vmtester.c -- a model-based random tester of the virtual memory.
  *
- *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-x GATES] [-v]
+ *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-v]
  *
  * Keeps a shadow model (every byte) of a window of MIB MiB (default 4) at a
  * fixed, 1 GiB-aligned address, and runs STEPS (default 2000) seeded random
@@ -26,12 +26,9 @@
  * SEED, SEED+1, ... for about SECONDS. At the end it prints one summary line:
  *   vmtester: PASS seeds S..E steps N ops O pages-checked P faults F
  *
- * -x GATES (comma-separated, or "all") enables operations that meet known
- * kernel bugs (issue 14) and are off by default so that `make test` passes
- * (a gate goes once its bug is fixed; gone: cowprot, defect 1, and shanon,
- * defect 6):
- *   kprotnone the kernel reading PROT_NONE memory (write() from it; defect 5)
- * On Linux every gate is correct behaviour: the host runs use -x all.
+ * Every operation is on: the bugs it first found (issue 14: COW through
+ * mprotect, shared anonymous memory, the kernel reading PROT_NONE memory)
+ * are fixed, and the gates that held them back are gone.
  *
  * Portable C: builds against newlib (Pagoda) and musl, runs on Linux too.
  */
@@ -59,7 +56,6 @@
 #define KIO_LEN 64                 /* bytes of a pipe read()/write() op */
 
 enum kind { K_NONE, K_ANON, K_SHARED, K_FILE };
-enum gate { G_KPROTNONE = 1 };
 
 /* What the model knows about one page of the window. */
 struct vpage {
@@ -75,8 +71,6 @@ struct vpage {
 static struct {
 	uint64_t seed, rng;
 	long step, sub;          /* sub: step inside a fork's other side, or -1 */
-	unsigned gates;
-	const char *gate_arg;    /* the -x argument */
 	int verbose, in_child, child_alive, on_pagoda;
 	size_t npages, nshared;
 	struct vpage *pg;
@@ -126,9 +120,9 @@ static void fail(const char *fmt, ...)
 		printf(" (%s", S.in_child ? "in the child" : "in the parent, child alive");
 	if (S.sub >= 0)
 		printf(", its step %ld", S.sub);
-	printf("%s: %s\nvmtester: replay: vmtester -s %llu -n %ld%s%s\n",
+	printf("%s: %s\nvmtester: replay: vmtester -s %llu -n %ld\n",
 	       S.in_child || S.sub >= 0 ? ")" : "", msg, (unsigned long long)S.seed,
-	       S.step + 1, S.gates ? " -x " : "", S.gates ? S.gate_arg : "");
+	       S.step + 1);
 	fflush(stdout);
 	_exit(1);
 }
@@ -651,14 +645,12 @@ static void kio_into(size_t i, size_t w)
 
 /* kio_from: write() KIO_LEN bytes of page i at word w into the pipe: it
  * must succeed with the model's data when the page is readable, else fail
- * with EFAULT (PROT_NONE only with the kprotnone gate: defect 5). */
+ * with EFAULT (PROT_NONE and unmapped pages). */
 static void kio_from(size_t i, size_t w)
 {
 	uint64_t data[KIO_LEN / 8];
 	long r;
 
-	if (S.pg[i].kind != K_NONE && S.pg[i].prot == PROT_NONE && !(S.gates & G_KPROTNONE))
-		return;
 	r = write(kio_pipe[1], page_addr(i) + w, KIO_LEN);
 	stats.ops++;
 	if (r != (readable(i) ? KIO_LEN : -1) || (r == -1 && errno != EFAULT))
@@ -1052,16 +1044,6 @@ static void setup(size_t mib, const char *argv0)
 	S.on_pagoda = pagoda_vmcheck() == 0;
 }
 
-static unsigned parse_gates(const char *s)
-{
-	unsigned g = 0;
-
-	if (strstr(s, "all"))
-		return G_KPROTNONE;
-	g |= strstr(s, "kprotnone") ? G_KPROTNONE : 0;
-	return g;
-}
-
 static double now(void)
 {
 	struct timespec t;
@@ -1073,7 +1055,7 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] "
-		"[-x kprotnone|all] [-v]\n");
+		"[-v]\n");
 	exit(2);
 }
 
@@ -1083,13 +1065,12 @@ int main(int argc, char **argv)
 	long steps = 2000, seconds = 0, mib = 4;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:n:w:T:x:v")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:w:T:v")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': steps = strtol(optarg, NULL, 0); break;
 		case 'w': mib = strtol(optarg, NULL, 0); break;
 		case 'T': seconds = strtol(optarg, NULL, 0); break;
-		case 'x': S.gates = parse_gates(optarg); S.gate_arg = optarg; break;
 		case 'v': S.verbose = 1; break;
 		default: usage();
 		}
@@ -1097,8 +1078,8 @@ int main(int argc, char **argv)
 	if (mib < 2 || mib % 2 || mib > 64 || steps < 0)
 		usage();
 	setup((size_t)mib, argv[0]);
-	printf("vmtester: seed %llu, %ld steps, window %ld MiB at %p, gates %#x%s\n",
-	       (unsigned long long)seed, steps, mib, (void *)S.win, S.gates,
+	printf("vmtester: seed %llu, %ld steps, window %ld MiB at %p%s\n",
+	       (unsigned long long)seed, steps, mib, (void *)S.win,
 	       seconds ? ", repeating with the next seeds" : "");
 	fflush(stdout);
 	struct pagoda_meminfo m0, m1;
