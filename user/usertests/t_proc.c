@@ -184,6 +184,33 @@ void test_exec_dynamic(void)
 	}
 }
 
+/* via_loader: the musl loader started as a command, loading path itself
+ * (file mmap of its segments at page offsets, PROT_EXEC, MAP_FIXED). */
+static void via_loader(const char *path, const char *prog, char *const argv[])
+{
+	char *envp[] = { NULL };
+	char *largv[] = { "ld-musl-x86_64.so.1", (char *)path, NULL };
+
+	(void)prog;
+	(void)argv;
+	execve("/lib/ld-musl-x86_64.so.1", largv, envp);
+}
+
+/* exec_loader_cmd: `ld-musl-x86_64.so.1 PROG` runs PROG as exec would. */
+void test_exec_loader_cmd(void)
+{
+	static const char *const progs[] = { "hello-dyn", "hello-dyn-nopie" };
+	char out[64];
+
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+		int st = run_capture(via_loader, progs[i], NULL, out, sizeof out);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			ut_fail(__FILE__, __LINE__, "%s: %s", progs[i], ut_status_str(st));
+		if (strcmp(out, "hello\n") != 0)
+			ut_fail(__FILE__, __LINE__, "%s printed \"%s\"", progs[i], out);
+	}
+}
+
 /* The directory beside ut_bindir holding tools/mkbadelf.py's files. */
 static void badelf_path(char *buf, size_t size, const char *name)
 {
