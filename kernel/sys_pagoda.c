@@ -62,7 +62,8 @@ static int vmq_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level
 	q->pte = e;
 	q->page_size = (uint32_t)pgl_entry_size(level);
 	q->pa = pte_addr(e) + (va & (q->page_size - 1));
-	q->prot = VMQ_READ | (pte_writable(e) ? VMQ_WRITE : 0) |
+	q->prot = !pte_present(e) ? 0 :   /* PROT_NONE */
+		  VMQ_READ | (pte_writable(e) ? VMQ_WRITE : 0) |
 		  (pte_exec(e) ? VMQ_EXEC : 0) | (pte_user(e) ? VMQ_USER : 0);
 	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pte_lazyfree(e) ? VMQ_LAZYFREE : 0) |
 		  (pte_file(e) ? VMQ_FILE : 0) | (pte_dirty(e) ? VMQ_DIRTY : 0) |

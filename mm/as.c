@@ -53,10 +53,14 @@ struct vma *as_find_vma(struct addrspace *as, vaddr_t va)
 	return NULL;
 }
 
-/* Remove [start, end) from the VMAs and the page table. */
+/* Remove [start, end) from the VMAs and the page table: all or nothing.
+ * What can fail (unsharing PT pages, splitting VMAs) comes first and
+ * changes nothing one can see; then nothing is left that can fail. */
 static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
 {
-	int r = vma_isolate(as, start, end);
+	int r = pgr_unshare(as->pgt, start, end, PGR_KEEP_WHOLE);
+	if (r == 0)
+		r = vma_isolate(as, start, end);
 	if (r < 0)
 		return r;
 	for (struct vma *v = as->vmas, *next; v && v->start < end; v = next) {
@@ -64,7 +68,7 @@ static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
 		if (v->start >= start)
 			vma_delete(as, v);
 	}
-	pgr_unmap(as->pgt, start, end);
+	pgr_unmap(as->pgt, start, end);   /* cannot fail: unshared above */
 	return 0;
 }
 
@@ -143,13 +147,15 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 		if (v->end > addr && (v->flags & VMA_SHARED) && (v->flags & VMA_FILE) &&
 		    (prot & PROT_WRITE))
 			return -EACCES;
-	int r = vma_isolate(as, addr, end);
+	int r = pgr_unshare(as->pgt, addr, end, 0);   /* all or nothing: first */
+	if (r == 0)
+		r = vma_isolate(as, addr, end);
 	if (r < 0)
 		return r;
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
 		if (v->start >= addr)
 			v->prot = prot;
-	pgr_protect(as->pgt, addr, end, prot);
+	pgr_protect(as->pgt, addr, end, prot);         /* cannot fail now */
 	vma_merge(as);
 	return 0;
 }

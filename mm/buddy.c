@@ -12,6 +12,7 @@
  * other frame of a block (free or allocated) has order PAGE_ORDER_TAIL.
  */
 #include "mm/buddy.h"
+#include "mm/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "kernel/printk.h"
 
@@ -81,6 +82,9 @@ static unsigned first_free_order(unsigned order)
 
 struct page *page_alloc(unsigned order, unsigned flags)
 {
+	if (tlb_batch_open())
+		panic("page_alloc inside an open TLB batch (caller %p): it may reclaim "
+		      "(mm/tlb.h)", __builtin_return_address(0));
 	if (order >= MAX_ORDER) {
 		mm_stats.failed++;
 		return NULL;

@@ -155,6 +155,8 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 		return mapped;
 	if (!mapped)
 		return fault_in(as, v, va, write);
+	if (!pte_present(e))
+		return -EFAULT;   /* a PROT_NONE entry under an accessible VMA: a bug */
 	if (write && pte_cow(e))
 		return fault_cow(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);
 	if (write && !pte_writable(e))

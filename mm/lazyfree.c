@@ -42,7 +42,7 @@ void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
 		return;
 	pte_t *entries = ptpage_entries(pt);
 	for (unsigned i = 0; i < PT_ENTRIES; i++)
-		if (pte_present(entries[i]))
+		if (pte_mapped(entries[i]))
 			lazyfree_forget(pgt, va + (vaddr_t)i * PAGE_SIZE, pte_read(&entries[i]));
 }
 

@@ -96,8 +96,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 	unsigned set, clear;
 	switch (advice) {
 	case MADV_DONTNEED:
-		pgr_unmap(as->pgt, start, end);
-		return 0;
+		return pgr_unmap(as->pgt, start, end);   /* 0: as_madvise unshared */
 	case MADV_FREE:
 		if (!private_anon(v))
 			return -EINVAL;
@@ -131,6 +130,12 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 		return -EINVAL;
 	if (!alen)
 		return 0;
+	vaddr_t top = MIN(end, USER_TOP);   /* no VMA above it */
+	if (advice == MADV_DONTNEED && start < top) {   /* all or nothing: unshare first */
+		int r = pgr_unshare(as->pgt, start, top, PGR_KEEP_WHOLE);
+		if (r < 0)
+			return r;
+	}
 	bool flags = flag_advice(advice, &set, &clear);
 	if (flags && vma_isolate(as, start, end) < 0)
 		return -ENOMEM;

@@ -28,7 +28,7 @@ static uint64_t pt_pss_frac(struct page *pt)
 	uint64_t sum = 0;
 	for (int i = 0; i < PT_ENTRIES; i++) {
 		pte_t x = pte_read(&e[i]);
-		if (pte_present(x) && !pte_maps_zero(x))
+		if (pte_mapped(x) && !pte_maps_zero(x))   /* PROT_NONE ones too */
 			sum += (1ULL << PSS_SHIFT) / frame_mappers(pte_addr(x));
 	}
 	return sum / (pt->pt.share ? pt->pt.share : 1);

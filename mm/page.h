@@ -135,7 +135,8 @@ void *page_va(const struct page *pg);
 /* Allocate 2^order contiguous frames (refcount 1, type from flags, zeroed
  * with PA_ZERO). Returns the head page, or NULL when out of memory (never
  * panics). Below the low watermark, and again before giving up, it calls
- * page_reclaim_hook (if set) to free reclaimable frames first. */
+ * page_reclaim_hook (if set) to free reclaimable frames first. Panics
+ * inside an open TLB batch (mm/tlb.h: allocate before tlb_begin). */
 struct page *page_alloc(unsigned order, unsigned flags);
 
 /* Reclaim entry of the allocator (mm/reclaim.c sets it; NULL on the host):

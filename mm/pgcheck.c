@@ -13,7 +13,7 @@ static unsigned count_present(struct page *t)
 	const pte_t *e = ptpage_entries(t);
 	unsigned n = 0;
 	for (int i = 0; i < PT_ENTRIES; i++)
-		n += pte_present(pte_read(&e[i]));
+		n += pte_mapped(pte_read(&e[i]));
 	return n;
 }
 

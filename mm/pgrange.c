@@ -3,6 +3,7 @@
 #include "mm/lazyfree.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
+#include "mm/ptshare.h"
 #include "mm/tlb.h"
 #include "mm/walk.h"
 #include "kernel/errno.h"
@@ -54,13 +55,17 @@ static const struct walk_ops unmap_ops = {
 	.pde = unmap_pde, .pte = unmap_pte, .table_done = unmap_table_done,
 };
 
-void pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end)
+int pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
+	int r = pgr_unshare(pgt, start, end, PGR_KEEP_WHOLE);
+	if (r < 0)
+		return r;
 	struct tlb_batch b;
 	struct walk w = { .ops = &unmap_ops, .pgt = pgt, .arg = &b, .write = true };
 	tlb_begin(&b, pgt);
-	walk_range(&w, start, end);
+	walk_range(&w, start, end);   /* nothing left to allocate: cannot fail */
 	tlb_end(&b);
+	return 0;
 }
 
 /* ---- protect ---- */
@@ -85,13 +90,17 @@ static int protect_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int l
 
 static const struct walk_ops protect_ops = { .pte = protect_pte };
 
-void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot)
+int pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot)
 {
+	int r = pgr_unshare(pgt, start, end, 0);
+	if (r < 0)
+		return r;
 	struct protect_arg a = { .prot = prot };
 	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &a, .write = true };
 	tlb_begin(&a.b, pgt);
-	walk_range(&w, start, end);
+	walk_range(&w, start, end);   /* nothing left to allocate: cannot fail */
 	tlb_end(&a.b);
+	return 0;
 }
 
 /* ---- install one entry, allocating the tables above it ---- */
@@ -99,6 +108,8 @@ void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned pro
 static int install_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
 {
 	(void)end;
+	if (level != PGL_PT)   /* only without allocation: the caller's promise broken */
+		panic("pgr_install: no level-%d table for %#lx", level - 1, va);
 	pt_set_leaf(w->pgt, va, ep, level, *(pte_t *)w->arg);
 	return 0;
 }
@@ -111,11 +122,22 @@ static int install_present(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, i
 
 static const struct walk_ops install_ops = { .pte = install_present, .hole = install_hole };
 
-/* Write leaf entry e for va into pgt (absent before); -ENOMEM or 0. */
-static int pgr_install(struct pagetable *pgt, vaddr_t va, pte_t e)
+/* Write leaf entry e for va into pgt (absent before), allocating the
+ * tables above it if alloc (-ENOMEM or 0), else they must exist (0). */
+static int pgr_install(struct pagetable *pgt, vaddr_t va, pte_t e, bool alloc)
 {
-	struct walk w = { .ops = &install_ops, .pgt = pgt, .arg = &e, .alloc = true,
+	struct walk w = { .ops = &install_ops, .pgt = pgt, .arg = &e, .alloc = alloc,
 			  .write = true };
+	return walk_range(&w, va, va + PAGE_SIZE);
+}
+
+static const struct walk_ops no_ops = { 0 };
+
+/* Allocate the tables of pgt that are missing above the PT entry for va
+ * (the PT page included). 0 or -ENOMEM. */
+static int alloc_tables(struct pagetable *pgt, vaddr_t va)
+{
+	struct walk w = { .ops = &no_ops, .pgt = pgt, .alloc = true };
 	return walk_range(&w, va, va + PAGE_SIZE);
 }
 
@@ -131,7 +153,7 @@ struct copy_arg {
  * if no table could be allocated the reference is dropped. 0 or -ENOMEM. */
 static int install_owned(struct pagetable *dst, vaddr_t va, pte_t e, struct page *pg)
 {
-	int r = pgr_install(dst, va, e);
+	int r = pgr_install(dst, va, e, true);
 	if (r < 0)
 		page_put(pg);
 	return r;
@@ -153,20 +175,39 @@ static int copy_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 		e = cow;
 	}
 	page_get(pg);
-	return install_owned(a->dst, va, e, pg);
+	return pgr_install(a->dst, va, e, false);   /* copy_tables made the tables */
 }
 
 static const struct walk_ops copy_ops = { .pte = copy_pte };
 
+/* A PT page of src: give dst the tables down to its PT page for [va, end). */
+static int copy_tables_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)end, (void)level;
+	if (pte_huge(pte_read(ep)))
+		panic("pgr_copy: huge user page at %#lx", va);
+	return alloc_tables(w->arg, va);
+}
+
+static const struct walk_ops copy_tables_ops = { .pde = copy_tables_pde };
+
 int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
 	     vaddr_t end, bool shared)
 {
+	/* everything that allocates (and so may reclaim) before the batch */
+	struct walk tables = { .ops = &copy_tables_ops, .pgt = src, .arg = dst,
+			       .leaf_level = PGL_PD };
+	int r = pgr_unshare(src, start, end, 0);
+	if (r == 0)
+		r = walk_range(&tables, start, end);
+	if (r < 0)
+		return r;
 	struct copy_arg a = { .dst = dst, .shared = shared };
 	struct walk w = { .ops = &copy_ops, .pgt = src, .arg = &a, .write = true };
 	tlb_begin(&a.b, src);
-	int r = walk_range(&w, start, end);
+	walk_range(&w, start, end);
 	tlb_end(&a.b);
-	return r;
+	return 0;
 }
 
 /* ---- eager fork copy (no copy-on-write) ---- */
@@ -248,14 +289,34 @@ void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 	tlb_end(&a.b);
 }
 
-/* ---- prepare a leaf write ---- */
+/* ---- prepare leaf writes: unshare ---- */
 
-static const struct walk_ops prepare_ops = { 0 };
+/* A PD entry in the range: make its PT page private, unless it is shared
+ * and the range covers all of it with PGR_KEEP_WHOLE. */
+static int unshare_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+{
+	(void)level;
+	pte_t e = pte_read(ep);
+	bool whole = end - va == LARGE_PAGE_SIZE;
+	if (pte_huge(e) || !pt_needs_unshare(e, va) ||
+	    (whole && (*(unsigned *)w->arg & PGR_KEEP_WHOLE)))
+		return 0;
+	return pt_unshare(w->pgt, ep, va);
+}
+
+static const struct walk_ops unshare_ops = { .pde = unshare_pde };
+
+int pgr_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags)
+{
+	struct walk w = { .ops = &unshare_ops, .pgt = pgt, .arg = &flags,
+			  .leaf_level = PGL_PD };
+	return walk_range(&w, start, end);
+}
 
 int pgr_prepare_write(struct pagetable *pgt, vaddr_t va)
 {
-	struct walk w = { .ops = &prepare_ops, .pgt = pgt, .write = true };
-	return walk_range(&w, ALIGN_DOWN(va, PAGE_SIZE), ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE);
+	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
+	return pgr_unshare(pgt, page, page + PAGE_SIZE, 0);
 }
 
 /* ---- count ---- */

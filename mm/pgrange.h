@@ -7,17 +7,28 @@
 
 struct pagetable;
 
-/* Unmap every present page in [start, end): entries cleared, one TLB flush,
- * frame references dropped, emptied page-table pages freed. Holes are fine. */
-void pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end);
+/* Make the PT pages that map [start, end) of pgt private (pt_unshare)
+ * before their leaf entries change, so that the change allocates nothing
+ * and cannot fail. With PGR_KEEP_WHOLE, a shared PT page whose whole 2 MiB
+ * lies inside the range stays shared (unmap just drops its share). 0, or
+ * -ENOMEM: then no entry changed (some PT pages may be private now, which
+ * no one can tell from the mappings). */
+#define PGR_KEEP_WHOLE 0x1
+int pgr_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags);
 
-/* Give every present page in [start, end) protection prot (PGT_*); pages
- * that are copy-on-write stay read-only until their write fault. */
-void pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot);
+/* Unmap every present page in [start, end): entries cleared, one TLB flush,
+ * frame references dropped, emptied page-table pages freed. Holes are fine.
+ * All or nothing: 0, or -ENOMEM (unsharing failed) with nothing unmapped. */
+int pgr_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end);
+
+/* Give every present page in [start, end) protection prot (PGT_*) by
+ * pgt_protect_entry. All or nothing: 0, or -ENOMEM with nothing changed. */
+int pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot);
 
 /* Classic fork of [start, end): copy the page-table entries of src into dst,
  * taking a reference on every frame; private pages (read-only ones too) become
  * copy-on-write in both (shared != 0 keeps them writable: MAP_SHARED).
+ * Every table of dst is allocated before the TLB batch of src opens.
  * -ENOMEM if a table could not be allocated (dst is then partly filled). */
 int pgr_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
 	     vaddr_t end, bool shared);

@@ -14,14 +14,15 @@ struct pagetable kernel_pgt;
 
 pte_t pgt_prot_bits(vaddr_t va, unsigned prot)
 {
-	pte_t e = PTE_P;
+	bool none = !(prot & (PGT_R | PGT_W | PGT_X));
+	pte_t e = is_user_addr(va) && none ? PTE_PROTNONE : PTE_P;
 	if ((prot & PGT_W) && !(prot & PGT_COW))
 		e |= PTE_W;
 	if (!(prot & PGT_X))
 		e |= PTE_NX;
 	if (!is_user_addr(va))
 		e |= PTE_G;
-	else if (prot != PGT_NONE)
+	else if (!none)
 		e |= PTE_U;
 	if (prot & PGT_COW)
 		e |= PTE_COW;
@@ -201,7 +202,7 @@ static bool may_write_in_place(pte_t e)
 
 pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
 {
-	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK);
+	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK) & ~PTE_PROTNONE;
 	pte_t n = pte_make(pte_addr(e), keep | pgt_prot_bits(va, prot));
 	if (!pte_writable(n) || !is_user_addr(va))
 		return n;
@@ -270,7 +271,7 @@ static int lookup(struct pagetable *pgt, vaddr_t va, bool write, paddr_t *pa, pt
 	int r = walk_range(&w, page, page + PAGE_SIZE);
 	if (r < 0)
 		return r;
-	if (!pte_present(a.e))
+	if (!pte_mapped(a.e))
 		return 0;
 	if (pa)
 		*pa = pte_addr(a.e) + (va & (pgl_entry_size(a.level) - 1));

@@ -23,8 +23,8 @@ struct pagetable {
 
 /* Protection for pgt_map/pgt_protect; PGT_R/W/X equal PROT_READ/WRITE/EXEC.
  * The user bit follows the address (user half: U, kernel half: global). A
- * mapping is always readable by the kernel; PGT_NONE (0) still maps a frame
- * the user cannot touch. */
+ * user mapping with none of R/W/X (PGT_NONE) keeps its frame in a PROT_NONE
+ * entry that is not present: every access faults, the kernel's too. */
 #define PGT_NONE 0x0
 #define PGT_R 0x1
 #define PGT_W 0x2
@@ -68,7 +68,8 @@ int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot);
  * can_change_pte_writable); otherwise it stays, or becomes, copy-on-write. */
 pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot);
 
-/* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page)? Any va may be asked
+/* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page, or a PROT_NONE entry:
+ * then *flags lacks PTE_P)? Any va may be asked
  * (non-canonical ones are not mapped). Then *pa = its physical
  * address (with va's offset) and *flags = the leaf entry's flag bits (test
  * them with the pte.h accessors). Either pointer may be NULL. */

@@ -36,14 +36,14 @@ const char *ptcheck_entry(const pte_t *ep, int level, pte_t e)
 	struct page *holder = ptpage_of(ep);
 	if (!holder || holder->type != PG_PAGETABLE || holder->pt.level != level)
 		return "entry written into a frame that is not a page table of that level";
-	if (!pte_present(e))
+	if (!pte_mapped(e))
 		return NULL;
 	if (!pte_is_leaf(e, level))
 		return check_table(level, e);
 	if (holder->pt.share > 1 && pte_writable(e))
 		return "writable leaf written into a page-table page shared by several address spaces";
 	struct page *f = pa_to_page(pte_addr(e));
-	if (pte_user(e))
+	if (pte_user(e) || pte_protnone(e))
 		return check_user_leaf(f, e);
 	if (level == PGL_PT && f && f->type == PG_PAGETABLE && pte_writable(e))
 		return "writable kernel mapping of a page-table page";

@@ -72,7 +72,7 @@ static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
 		page_bug(pt, "entry write into a frame that is not a table of that level",
 			 caller);
 	pte_t old = pte_read(ep);
-	int delta = (int)pte_present(e) - (int)pte_present(old);
+	int delta = (int)pte_mapped(e) - (int)pte_mapped(old);
 	if ((delta < 0 && pt->count == 0) || (delta > 0 && pt->count >= PT_ENTRIES))
 		page_bug(pt, "page-table present count out of range", caller);
 	pt->count = (uint16_t)(pt->count + delta);
@@ -103,7 +103,7 @@ void pt_set_table(pte_t *ep, int level, pte_t e)
 void pt_wrprotect_shared(pte_t *ep, pte_t e)
 {
 	pte_t old = pte_read(ep);
-	if (!pte_present(old) || e != pte_mkcow(old))
+	if (!pte_mapped(old) || e != pte_mkcow(old))
 		page_bug(ptpage_of(ep), "pt_wrprotect_shared may only write-protect an entry",
 			 __builtin_return_address(0));
 	pv_set_pte(ep, e);   /* present before and after: the count stays */

@@ -2,8 +2,9 @@
  *
  * A page-table page is a frame of type PG_PAGETABLE with, in its struct page,
  * pt.level, pt.share (address spaces pointing at it; 1 when private) and
- * count (its present entries). Those counts stay exact because EVERY entry
- * write goes through one of two functions:
+ * count (its mapped entries: present, or PROT_NONE leaves, pte_mapped).
+ * Those counts stay exact because EVERY entry write goes through one of two
+ * functions:
  *   pt_set_leaf()   leaf entries (PTEs, and 2 MiB / 1 GiB pages): the choke
  *                   point where page-table sharing will unshare;
  *   pt_set_table()  entries that point at a lower table.
@@ -23,7 +24,7 @@ extern paddr_t zero_frame_pa;
 /* Does leaf entry e map the shared zero page? */
 static inline bool pte_maps_zero(pte_t e)
 {
-	return pte_present(e) && zero_frame_pa && pte_addr(e) == zero_frame_pa;
+	return pte_mapped(e) && zero_frame_pa && pte_addr(e) == zero_frame_pa;
 }
 
 /* A zeroed level-`level` table page (share 1, count 0), or NULL. */

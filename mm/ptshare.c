@@ -55,7 +55,7 @@ static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vadd
 	pte_t *from = ptpage_entries(old), *to = ptpage_entries(new);
 	for (int i = 0; i < PT_ENTRIES; i++) {
 		pte_t e = pte_read(&from[i]);
-		if (!pte_present(e))
+		if (!pte_mapped(e))
 			continue;
 		struct page *pg = pa_to_page(pte_addr(e));
 		if (pg && pg->type != PG_RESERVED)

@@ -5,13 +5,23 @@
 #include "mm/ptpage.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/memlayout.h"
+#include "kernel/printk.h"
 
 struct tlb_stats tlb_stats;
 bool tlb_batching = true;
+static const struct tlb_batch *open_batch;   /* batches do not nest */
 
+bool tlb_batch_open(void)
+{
+	return open_batch != NULL;
+}
 
 void tlb_begin(struct tlb_batch *b, struct pagetable *pgt)
 {
+	if (open_batch)
+		panic("tlb_begin: a TLB batch inside another one (an allocation in a "
+		      "batch ran reclaim?)");
+	open_batch = b;
 	b->pgt = pgt;
 	b->need_flush = false;
 	b->npages_changed = 0;
@@ -97,4 +107,5 @@ void tlb_end(struct tlb_batch *b)
 	tlb_flush(b);
 	tlb_stats.batches++;
 	pv_lazy_mmu_leave();
+	open_batch = NULL;
 }

@@ -9,6 +9,11 @@
  *       tlb_defer_free(&b, va, pg) frame kept until the flush
  *   tlb_end(&b)                   one flush, then the frames are freed
  *
+ * Nothing allocates between tlb_begin and tlb_end: an allocation may run
+ * reclaim, which opens a batch of its own and writes entries this batch
+ * may hold queued (lazy-MMU mode does not nest). page_alloc and tlb_begin
+ * panic if it happens (tlb_batch_open); callers allocate first.
+ *
  * With tlb=nobatch on the command line every page is flushed and freed at
  * once, so benchmarks can compare the two.
  */
@@ -41,7 +46,11 @@ struct tlb_stats {
 };
 extern struct tlb_stats tlb_stats;
 
+/* Open batch b for pgt. Panics if a batch is already open. */
 void tlb_begin(struct tlb_batch *b, struct pagetable *pgt);
+
+/* Is a batch open (between tlb_begin and tlb_end)? */
+bool tlb_batch_open(void);
 
 /* Note that the entry for va changed (a flush is due if pgt is active). */
 void tlb_changed(struct tlb_batch *b, vaddr_t va);

@@ -34,7 +34,7 @@ static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 	unsigned zero = 0;
 	for (int i = 0; i < PT_ENTRIES; i++) {
 		pte_t x = pte_read(&e[i]);
-		if (!pte_present(x))
+		if (!pte_mapped(x))
 			continue;
 		zero += pte_maps_zero(x);
 		uint64_t pfn = pte_addr(x) >> PAGE_SHIFT;

@@ -25,7 +25,7 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 	int leaf_level = w->leaf_level ? w->leaf_level : PGL_PT;
 	pte_t e = pte_read(ep);
 
-	if (!pte_present(e)) {
+	if (!pte_mapped(e)) {   /* a PROT_NONE leaf is visited like a present one */
 		if (!w->alloc || level <= leaf_level)
 			return o->hole ? o->hole(w, ep, va, end, level) : 0;
 		if (!pt_table_alloc(w->pgt, ep, level, va))

@@ -16,6 +16,7 @@
  * the entry covers, and the entry's level (PGL_PML4..PGL_PT). It returns 0
  * to go on, WALK_SKIP (pre-callbacks of table entries) to not descend into
  * that table, or a negative errno to stop the walk, which walk_range returns.
+ * "Present" here includes PROT_NONE leaves (pte_mapped): they map a frame.
  * A present entry that is a leaf (a PT entry, or PS at PD/PDPT level) gets
  * its level's callback and no descent; so does any present entry at
  * w->leaf_level. With w->write, a PT page shared with other address spaces

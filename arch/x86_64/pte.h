@@ -34,6 +34,8 @@ typedef uint64_t pte_t;
 #define PTE_FILE (1UL << 11)     /* frame belongs to a file (initrd) */
 #define PTE_SHARED (1UL << 52)   /* MAP_SHARED: never COW */
 #define PTE_PINNED (1UL << 53)   /* never reclaimed */
+#define PTE_PROTNONE (1UL << 54) /* PROT_NONE leaf: kept NOT present, frame and
+				    bits intact (Linux's _PAGE_PROTNONE) */
 #define PTE_SOFT_MASK (PTE_COW | PTE_LAZYFREE | PTE_FILE | (0x7fUL << 52))
 
 #define PTE_ADDR_MASK 0x000ffffffffff000UL
@@ -73,6 +75,11 @@ static inline pte_t pte_make(paddr_t pa, pte_t flags)
 static inline paddr_t pte_addr(pte_t e) { return e & PTE_ADDR_MASK; }
 static inline pte_t pte_flags(pte_t e) { return e & PTE_FLAGS_MASK; }
 static inline bool pte_present(pte_t e) { return e & PTE_P; }
+/* A PROT_NONE leaf: not present (every access faults, the kernel's too),
+ * but it maps its frame: counted, copied by fork, freed by teardown. */
+static inline bool pte_protnone(pte_t e) { return (e & (PTE_P | PTE_PROTNONE)) == PTE_PROTNONE; }
+/* Does e map something: present, or a PROT_NONE leaf? */
+static inline bool pte_mapped(pte_t e) { return e & (PTE_P | PTE_PROTNONE); }
 static inline bool pte_writable(pte_t e) { return e & PTE_W; }
 static inline bool pte_user(pte_t e) { return e & PTE_U; }
 static inline bool pte_huge(pte_t e) { return e & PTE_PS; }

@@ -131,6 +131,9 @@ static void ck_release_pt(paddr_t pa, int level)
 
 static void ck_lazy_enter(void)
 {
+	if (ck.lazy)
+		panic("pv=checked: lazy-MMU mode entered twice (it does not nest: a "
+		      "batch inside a batch, e.g. reclaim from an allocation in it)");
 	ck.lazy = true;
 }
 

@@ -46,7 +46,11 @@ static void h_flush_user(void) { host_pv.flush_user++; }
 static void h_set(pte_t *ep, pte_t e) { *ep = e; host_pv.entry_writes++; }
 static void h_alloc_pt(paddr_t pa, int level) { (void)pa, (void)level; host_pv.alloc_pt++; }
 static void h_release_pt(paddr_t pa, int level) { (void)pa, (void)level; host_pv.release_pt++; }
-static void h_lazy_enter(void) { host_pv.lazy_depth++; }
+static void h_lazy_enter(void)
+{
+	if (host_pv.lazy_depth++)
+		panic("host pv: lazy-MMU mode entered twice (it does not nest)");
+}
 static void h_lazy_leave(void) { host_pv.lazy_depth--; }
 static void h_lazy_flush(void) { }
 

@@ -10,6 +10,7 @@
 #include "tests/unit/host_mm.h"
 #include "kernel/errno.h"
 #include "mm/as.h"
+#include "mm/pgcheck.h"
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"
@@ -197,6 +198,35 @@ START_TEST(test_three_strategies_same_contents)
 }
 END_TEST
 
+/* PROT_NONE (issue 14, defect 5): the entries become not present with
+ * PTE_PROTNONE, keeping their frames: counted in RSS and the PT page's
+ * count, copied by fork, given back their access by mprotect, and freed by
+ * teardown; the tables stay consistent (pgt_check). */
+START_TEST(test_prot_none_not_present)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	map_filled(p, PGT_R | PGT_W, 3);
+	ck_assert_int_eq(pgr_protect(p, BASE, END, PGT_NONE), 0);
+	pte_t e;
+	struct page *pg = frame_of(p, BASE, &e);
+	ck_assert(!pte_present(e) && pte_protnone(e) && !pte_user(e));
+	ck_assert_uint_eq(pgt_rss(p), NPAGES);
+	pgt_check(p, 0, USER_TOP);
+	ck_assert_int_eq(pgr_copy(c, p, BASE, END, false), 0);
+	ck_assert_ptr_eq(frame_of(c, BASE, &e), pg);
+	ck_assert(pte_protnone(e) && pte_cow(e));
+	ck_assert_uint_eq(pg->refcount, 2);
+	ck_assert_int_eq(pgr_protect(c, BASE, END, PGT_R | PGT_W), 0);
+	ck_assert_ptr_eq(frame_of(c, BASE, &e), pg);
+	ck_assert(pte_present(e) && pte_user(e) && !pte_protnone(e) && !pte_writable(e));
+	same_contents(p, c);
+	pgt_check(c, 0, USER_TOP);
+	pgt_destroy(c);
+	pgt_destroy(p);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mm_forkcopy");
@@ -207,6 +237,7 @@ int main(void)
 	tcase_add_test(tc, test_copy_shares_shared_and_file_frames);
 	tcase_add_test(tc, test_copy_out_of_memory);
 	tcase_add_test(tc, test_three_strategies_same_contents);
+	tcase_add_test(tc, test_prot_none_not_present);
 	suite_add_tcase(s, tc);
 	return host_run_suite(s);
 }

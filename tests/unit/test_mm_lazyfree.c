@@ -14,6 +14,7 @@
 #include "mm/ptpage.h"
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
+#include "mm/tlb.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -231,6 +232,36 @@ START_TEST(test_check_catches_stale_record)
 	lazyfree_check();
 }
 
+/* Classic fork (pgr_copy) with reclaim running on every allocation (issue
+ * 14, defect 8): the child's tables are allocated before the parent's TLB
+ * batch opens, so reclaim never runs inside it (the host pv backend and
+ * page_alloc would panic), and the copy maps what reclaim left. */
+START_TEST(test_fork_copy_under_reclaim)
+{
+	map_pages(8);
+	lazyfree_range(pgt, VA(4), VA(8));
+	reclaim_low = mm_stats.free + 64;
+	reclaim_high = reclaim_low + 64;
+	struct pagetable *child = pgt_create();
+	ck_assert_int_eq(pgr_copy(child, pgt, VA(0), VA(8), false), 0);
+	ck_assert_uint_eq(lazyfree_stats.discarded, 4);
+	ck_assert_uint_eq(pgt_rss(child), 4);
+	ck_assert_uint_eq(pgt_rss(pgt), 4);
+	ck_assert(pte_cow(entry(VA(0))));
+	pgt_destroy(child);
+	check_all_gone();
+}
+END_TEST
+
+/* An allocation inside an open TLB batch is a panic (mm/tlb.h). */
+START_TEST(test_alloc_inside_batch_panics)
+{
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	page_alloc(0, 0);
+}
+END_TEST
+
 /* No page-table page is freed without a TLB flush (issue 14, defect 4):
  * after reclaim discarded every page of a PT page, unmapping the range
  * frees the tables that are left -- with a flush each time, since a
@@ -268,6 +299,8 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_mapped_twice_kept);
 	tcase_add_test(tc, test_allocator_reclaims_first);
 	tcase_add_test(tc, test_table_frees_are_flushed);
+	tcase_add_test(tc, test_fork_copy_under_reclaim);
+	tcase_add_test_raise_signal(tc, test_alloc_inside_batch_panics, SIGABRT);
 	tcase_add_test(tc, test_shared_pt);
 
 	TCase *bad = host_tcase(s, "panics", setup, teardown);

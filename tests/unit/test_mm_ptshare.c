@@ -6,6 +6,7 @@
 #include <check.h>
 #include <signal.h>
 #include "tests/unit/host_mm.h"
+#include "kernel/errno.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
 #include "mm/pgrange.h"
@@ -253,6 +254,34 @@ START_TEST(test_mprotect_after_copied_fork_keeps_cow)
 }
 END_TEST
 
+/* munmap and mprotect are all or nothing (issue 14, defect 3): with no
+ * memory to unshare a PT page they fail with -ENOMEM and change nothing,
+ * in the chunks before the one that could not be unshared too. The child
+ * has a private PT page at BASE (a partial fork copies) and a shared one
+ * at BASE + CHUNK. */
+START_TEST(test_unmap_protect_enomem_change_nothing)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	map_anon(p, BASE, 4);
+	map_anon(p, BASE + CHUNK, 4);
+	struct vma part = vma_of(BASE, BASE + 4 * PAGE_SIZE);
+	struct vma whole = vma_of(BASE + CHUNK, BASE + 2 * CHUNK);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &part), 0);
+	ck_assert_int_eq(ptshare_fork_vma(c, p, &whole), 0);
+	struct list held;
+	host_exhaust(&held);
+	ck_assert_int_eq(pgr_protect(c, BASE, BASE + CHUNK + PAGE_SIZE, PGT_R | PGT_X), -ENOMEM);
+	ck_assert(!pte_exec(leaf_of(c, BASE)));
+	ck_assert_int_eq(pgr_unmap(c, BASE, BASE + CHUNK + PAGE_SIZE), -ENOMEM);
+	ck_assert_uint_eq(pgt_rss(c), 8);
+	ck_assert_uint_eq(pt_of(c, BASE + CHUNK)->pt.share, 2);
+	host_release_all(&held);
+	ck_assert_int_eq(pgr_unmap(c, BASE, BASE + CHUNK + PAGE_SIZE), 0);
+	ck_assert_uint_eq(pgt_rss(c), 3);
+	destroy_both(c, p);
+}
+END_TEST
+
 /* Every allocation from now on runs reclaim first (free memory is below
  * the low watermark). */
 static void reclaim_on_every_alloc(void)
@@ -333,6 +362,7 @@ int main(void)
 	tcase_add_test(tc, test_mprotect_after_shared_fork_keeps_cow);
 	tcase_add_test(tc, test_mprotect_after_copied_fork_keeps_cow);
 	tcase_add_test(tc, test_reclaim_inside_fork_keeps_pd_readonly);
+	tcase_add_test(tc, test_unmap_protect_enomem_change_nothing);
 	tcase_add_test(tc, test_reclaim_keeps_wrprotect_frees_empty_pt);
 	tcase_add_test_raise_signal(tc, test_raw_leaf_write_into_shared_pt_panics, SIGABRT);
 	return host_run_suite(s);

@@ -2,6 +2,7 @@
  * EFAULT; the kernel never faults on the caller's behalf. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -99,4 +100,38 @@ void test_efault_misc(void)
 	pid_t again = waitpid(pid, &st, 0);
 	CHECK((again == -1 && errno == ECHILD) ||
 	      (again == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7));
+}
+
+/* efault_prot_none: memory that was touched and then made PROT_NONE is out
+ * of the kernel's reach too: write() from it and read() into it fail with
+ * EFAULT, as on Linux, in a forked child as well; the data is still there
+ * after mprotect gives access back (issue 14, defect 5). */
+void test_efault_prot_none(void)
+{
+	char *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd[2];
+
+	CHECK(p != MAP_FAILED);
+	memcpy(p, "hello\n", 6);
+	CHECK_OK(pipe(fd));
+	CHECK_OK(mprotect(p, PAGE, PROT_NONE));
+	CHECK_ERR(write(fd[1], p, 6), EFAULT);
+	CHECK_OK(write(fd[1], "abc", 3));
+	CHECK_ERR(read(fd[0], p, 3), EFAULT);
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		if (write(fd[1], p, 6) != -1 || errno != EFAULT)
+			_exit(1);
+		if (mprotect(p, PAGE, PROT_READ | PROT_WRITE) != 0 || memcmp(p, "hello\n", 6))
+			_exit(2);
+		p[0] = 'X';
+		_exit(0);
+	}
+	int st = ut_wait(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_OK(mprotect(p, PAGE, PROT_READ));
+	CHECK(memcmp(p, "hello\n", 6) == 0);
+	CHECK_OK(munmap(p, PAGE));
+	close(fd[0]);
+	close(fd[1]);
 }

@@ -28,8 +28,9 @@
 	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader)            \
 	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec)            \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
+	X(efault_prot_none)                                                      \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
-	X(mmap_private_file) X(zero_page)                                        \
+	X(mmap_private_file) X(zero_page) X(zero_page_65536)                     \
 	X(shm_lazy) X(shm_dontneed) X(shm_readonly)                              \
 	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly)            \
 	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow)             \

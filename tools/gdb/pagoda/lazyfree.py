@@ -16,7 +16,7 @@ def entry_state(cr3, va):
     """(leaf entry or None, what reclaim would do with it)."""
     last = walk(cr3, va)[-1]
     e = last.entry
-    if last.level != pte.PT or not e & pte.P:
+    if last.level != pte.PT or not pte.is_mapped(e):
         return None, "NOT MAPPED (stale record?)"
     names = pte.flag_names(e, pte.PT)
     if "LAZYFREE" not in names:

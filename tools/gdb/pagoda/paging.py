@@ -61,7 +61,7 @@ def effective(path):
 
 
 def leaves(cr3, lo=0, hi=1 << 64, on_table=None):
-    """Every present leaf mapping with lo <= va < hi, in address order.
+    """Every mapped leaf (present or PROT_NONE) with lo <= va < hi, in address order.
     on_table(level, pa, path) is called for every table page visited below the
     PML4 (path = entries leading to it) -- used to count page-table pages."""
     def visit(table, level, base, path):
@@ -69,7 +69,7 @@ def leaves(cr3, lo=0, hi=1 << 64, on_table=None):
         span = pte.entry_span(level)
         for i, entry in enumerate(entries):
             va = pte.canonical(base + i * span)
-            if not entry & pte.P or va + span <= lo or va >= hi:
+            if not pte.is_mapped(entry) or va + span <= lo or va >= hi:
                 continue
             if pte.is_leaf(entry, level):
                 yield Leaf(va, span, pte.frame_addr(entry, level), path + [entry])

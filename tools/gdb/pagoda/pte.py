@@ -78,5 +78,16 @@ def flag_names(entry, level):
     return names
 
 
+def is_protnone(entry, level):
+    """A PROT_NONE leaf (pte.h's pte_protnone): not present, so every access
+    faults, but it keeps its frame (PTE_PROTNONE set)."""
+    mask = headers.defines(PTE_HEADER).get("PTE_PROTNONE", 0)
+    return level == PT and not entry & P and bool(entry & mask)
+
+
 def describe(entry, level):
-    return " ".join(flag_names(entry, level)) if entry & P else "not present"
+    if entry & P:
+        return " ".join(flag_names(entry, level))
+    if is_protnone(entry, level):
+        return "not present: " + " ".join(flag_names(entry, level))
+    return "not present"

@@ -67,6 +67,10 @@ effective permissions (W and U only if EVERY level allows, NX if ANY sets it).""
                                                    pt_counts_text(pte.frame_addr(s.entry, s.level))))
         last = steps[-1]
         area, _ = region_of(va)
+        if pte.is_protnone(last.entry, last.level):
+            out("=> PROT_NONE: frame at PA %#x kept, entry not present (every access "
+                "faults)   [%s]" % (pte.frame_addr(last.entry, last.level), area))
+            return
         if not last.entry & pte.P:
             out("=> not mapped (no present entry at the %s level)   [%s]" % (LEVEL_NAMES[last.level], area))
             return
@@ -77,7 +81,7 @@ effective permissions (W and U only if EVERY level allows, NX if ANY sets it).""
 
     @staticmethod
     def target(step):
-        if not step.entry & pte.P:
+        if not pte.is_mapped(step.entry):
             return ""
         addr = pte.frame_addr(step.entry, step.level)
         if pte.is_leaf(step.entry, step.level):
