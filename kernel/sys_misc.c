@@ -133,13 +133,18 @@ static long sys_reboot(const uint64_t a[6])
 		printk("pagoda: power off\n");
 		ktest_exit(KTEST_EXIT_PASS);
 		arch_power_off();
-		return -EIO;
+		break;
 	case LINUX_REBOOT_CMD_RESTART:
 		arch_reboot();
-		return -EIO;
+		arch_triple_fault();   /* no keyboard controller: reset anyway */
+		break;
 	default:
 		return -EINVAL;
 	}
+	/* As on Linux, a successful reboot(2) does not return: the device
+	 * acts a moment later, and a return would let the caller print an
+	 * error first (poweroff said "I/O error" under make debug). */
+	arch_halt();
 }
 
 const struct syscall_entry sys_misc_table[] = {

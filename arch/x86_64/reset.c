@@ -19,6 +19,13 @@ void arch_power_off(void)
 	outw(ACPI_PM1A_CNT_QEMU, ACPI_SLP_EN_S5);
 }
 
+void arch_halt(void)
+{
+	pv_irq_disable();
+	for (;;)
+		pv_halt();
+}
+
 void arch_reboot(void)
 {
 	outb(KBC_CMD, KBC_RESET);

@@ -71,6 +71,8 @@ def main():
         failures.append("'&&' ran after a true command's '||' branch")
     if "PANIC" in res.log or "KERNEL FAULT" in res.log:
         failures.append("the kernel died")
+    if "poweroff: " in res.log[res.log.find("pagoda: power off"):]:
+        failures.append("poweroff printed an error: reboot(2) returned after power off")
     if res.exit_status != 0:
         failures.append("QEMU exit status %s after poweroff, want 0" % res.exit_status)
     for f in failures:
