@@ -18,20 +18,26 @@
 #include "kernel/string.h"
 #include "libc/include/pagoda/abi-auxv.h"
 #include "mm/as.h"
+#include "mm/kmalloc.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/timer.h"
+#include "arch/x86_64/pv_ops.h"
 
 #define ELF_MAGIC 0x464c457fu   /* "\x7fELF" */
 #define ELFCLASS64 2
 #define ELFDATA2LSB 1
 #define ET_EXEC 2
+#define ET_DYN 3
 #define EM_X86_64 62
 #define PT_LOAD 1
+#define PT_INTERP 3
 #define PF_X 1
 #define PF_W 2
 #define PF_R 4
 #define MAX_PHDRS 16
+#define INTERP_MAX 256   /* bytes of a PT_INTERP path, NUL included */
+#define CLOCK_TICKS 100  /* AT_CLKTCK: times() units, as Linux reports */
 
 #define RFLAGS_USER 0x202   /* IF set, reserved bit 1 */
 
@@ -56,32 +62,140 @@ static unsigned segment_prot(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
-/* Map one PT_LOAD segment into as. */
-static int load_segment(struct addrspace *as, struct inode *ip,
-			const struct elf64_phdr *ph)
+/* One ELF file being loaded: its headers and its load bias, added to every
+ * p_vaddr (0 for ET_EXEC; for ET_DYN the base choose_bias picked). */
+struct elf_image {
+	struct inode *ip;
+	struct elf64_ehdr eh;
+	struct elf64_phdr ph[MAX_PHDRS];
+	vaddr_t bias;
+};
+
+/* What exec_load works on (kmalloc'd: too big for the kernel stack). */
+struct exec_ctx {
+	struct elf_image prog, interp;
+	char interp_path[INTERP_MAX];
+};
+
+enum image_role { IMAGE_PROGRAM, IMAGE_INTERP };
+
+/* Does PT_LOAD header ph fit img's file and, moved by img->bias, the user
+ * mmap area? Checked for every segment before anything is mapped. */
+static bool segment_valid(const struct elf_image *img, const struct elf64_phdr *ph)
 {
-	if (ph->filesz > ph->memsz || ph->offset + ph->filesz > ip->size ||
-	    ph->vaddr % PAGE_SIZE != ph->offset % PAGE_SIZE ||
-	    ph->vaddr < USER_NULL_GUARD || ph->vaddr + ph->memsz > USER_MMAP_TOP)
-		return -ENOEXEC;
-	vaddr_t start = ALIGN_DOWN(ph->vaddr, PAGE_SIZE);
-	uint64_t len = ALIGN_UP(ph->vaddr + ph->memsz, PAGE_SIZE) - start;
-	unsigned prot = segment_prot(ph->flags);
-	vaddr_t got;
+	uint64_t size = img->ip->size;
+	vaddr_t va = ph->vaddr + img->bias;
+	return ph->filesz <= ph->memsz && ph->offset <= size && ph->filesz <= size - ph->offset &&
+	       ph->vaddr % PAGE_SIZE == ph->offset % PAGE_SIZE && ph->vaddr <= USER_MMAP_TOP &&
+	       va >= USER_NULL_GUARD && va <= USER_MMAP_TOP && ph->memsz <= USER_MMAP_TOP - va;
+}
 
-	if (!(ph->flags & PF_W))   /* shared, straight from the file's frames */
-		return as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED, inode_vmobject(ip),
-			       ALIGN_DOWN(ph->offset, PAGE_SIZE), &got);
-
-	int r = as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS,
-			NULL, 0, &got);
+/* Copy n bytes of ip from off to va in as (the range was checked). */
+static int copy_file(struct addrspace *as, struct inode *ip, uint64_t off, vaddr_t va,
+		     uint64_t n)
+{
 	char buf[512];
-	for (uint64_t done = 0; r == 0 && done < ph->filesz; done += sizeof(buf)) {
-		uint64_t n = MIN(sizeof(buf), ph->filesz - done);
-		inode_read(ip, ph->offset + done, buf, n);
-		r = as_write(as, ph->vaddr + done, buf, n);
+	int r = 0;
+	for (uint64_t done = 0; r == 0 && done < n; done += sizeof(buf)) {
+		uint64_t k = MIN(sizeof(buf), n - done);
+		inode_read(ip, off + done, buf, k);
+		r = as_write(as, va + done, buf, k);
 	}
 	return r;
+}
+
+/* Map one checked PT_LOAD segment into as. A writable one is private
+ * anonymous memory holding the file from the segment's first page on (what
+ * a private file mapping shows; bss stays zero). */
+static int load_segment(struct addrspace *as, const struct elf_image *img,
+			const struct elf64_phdr *ph)
+{
+	vaddr_t va = ph->vaddr + img->bias, start = ALIGN_DOWN(va, PAGE_SIZE), got;
+	uint64_t off = ALIGN_DOWN(ph->offset, PAGE_SIZE);
+	uint64_t len = ALIGN_UP(va + ph->memsz, PAGE_SIZE) - start;
+	unsigned prot = segment_prot(ph->flags);
+
+	if (!(ph->flags & PF_W))   /* shared, straight from the file's frames */
+		return as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED,
+			       inode_vmobject(img->ip), off, &got);
+	int r = as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS,
+			NULL, 0, &got);
+	return r ?: copy_file(as, img->ip, off, start, ph->filesz + (ph->offset - off));
+}
+
+/* The lowest p_vaddr (rounded down to 2 MiB) and highest segment end of
+ * img's PT_LOAD headers. false if there is none or one lies past the mmap
+ * area (so that the sums below cannot overflow). */
+static bool image_span(const struct elf_image *img, vaddr_t *lo, vaddr_t *hi)
+{
+	*lo = USER_MMAP_TOP;
+	*hi = 0;
+	for (int i = 0; i < img->eh.phnum; i++) {
+		const struct elf64_phdr *ph = &img->ph[i];
+		if (ph->type != PT_LOAD)
+			continue;
+		if (ph->vaddr > USER_MMAP_TOP || ph->memsz > USER_MMAP_TOP)
+			return false;
+		*lo = MIN(*lo, ALIGN_DOWN(ph->vaddr, LARGE_PAGE_SIZE));
+		*hi = MAX(*hi, ph->vaddr + ph->memsz);
+	}
+	return *hi > *lo;
+}
+
+/* Pick img->bias and check every segment against it. ET_EXEC stays where it
+ * was linked; an ET_DYN program goes at USER_PIE_BASE; an ET_DYN interpreter
+ * in the highest free 2 MiB-aligned gap of the mmap area (where Linux's mmap
+ * puts it). -ENOEXEC for a bad or misplaced segment, -ENOMEM for no gap. */
+static int choose_bias(struct addrspace *as, struct elf_image *img, enum image_role role)
+{
+	vaddr_t lo, hi, base = USER_PIE_BASE;
+	if (!image_span(img, &lo, &hi))
+		return -ENOEXEC;
+	if (img->eh.type == ET_DYN && role == IMAGE_INTERP)
+		base = as_find_gap(as, ALIGN_UP(hi - lo, LARGE_PAGE_SIZE), LARGE_PAGE_SIZE);
+	if (!base)
+		return -ENOMEM;
+	img->bias = img->eh.type == ET_DYN ? base - lo : 0;
+	for (int i = 0; i < img->eh.phnum; i++)
+		if (img->ph[i].type == PT_LOAD && !segment_valid(img, &img->ph[i]))
+			return -ENOEXEC;
+	return 0;
+}
+
+/* Map all of img's segments (after choose_bias); *end is the page-aligned
+ * end of the highest one (where the program's brk heap starts). */
+static int load_image(struct addrspace *as, const struct elf_image *img, vaddr_t *end)
+{
+	int r = 0;
+	*end = 0;
+	for (int i = 0; i < img->eh.phnum && !r; i++) {
+		const struct elf64_phdr *ph = &img->ph[i];
+		if (ph->type != PT_LOAD || ph->memsz == 0)
+			continue;
+		r = load_segment(as, img, ph);
+		*end = MAX(*end, ALIGN_UP(ph->vaddr + img->bias + ph->memsz, PAGE_SIZE));
+	}
+	return r;
+}
+
+/* Where img's program headers are mapped (AT_PHDR), 0 if in no segment. */
+static vaddr_t image_phdr(const struct elf_image *img)
+{
+	uint64_t phoff = img->eh.phoff;
+	for (int i = 0; i < img->eh.phnum; i++) {
+		const struct elf64_phdr *ph = &img->ph[i];
+		if (ph->type == PT_LOAD && phoff >= ph->offset && phoff - ph->offset < ph->filesz)
+			return ph->vaddr + img->bias + (phoff - ph->offset);
+	}
+	return 0;
+}
+
+/* The CPU's feature word loaders read as AT_HWCAP (CPUID leaf 1, EDX). */
+static uint64_t cpu_hwcap(void)
+{
+	uint32_t r[4];
+	pv_cpuid(1, 0, r);
+	return r[3];
 }
 
 /* Push n bytes onto the new stack at *sp (growing down). */
@@ -99,18 +213,25 @@ static int count_strings(const char *const v[])
 	return n;
 }
 
+/* What the auxiliary vector tells the program about its images. */
+struct exec_auxv {
+	vaddr_t phdr, entry, base;   /* AT_PHDR, AT_ENTRY, AT_BASE (0: no interpreter) */
+	uint64_t phnum;
+	const char *execfn;          /* the path given to execve */
+};
+
 /* Build argc/argv/envp/auxv; returns the initial rsp in *out. */
 static int build_stack(struct addrspace *as, const char *const argv[],
-		       const char *const envp[], const struct elf64_ehdr *eh,
-		       vaddr_t phdr_va, vaddr_t *out)
+		       const char *const envp[], const struct exec_auxv *ax, vaddr_t *out)
 {
 	int argc = count_strings(argv), envc = count_strings(envp);
 	uint64_t ptrs[MAX_ARGS + 1];
 	vaddr_t sp = USER_STACK_TOP, argv_va[MAX_ARGS], envp_va[MAX_ARGS];
-	int r = 0;
 
 	if (argc + envc > MAX_ARGS)
 		return -E2BIG;
+	int r = push(as, &sp, ax->execfn, strlen(ax->execfn) + 1);
+	vaddr_t execfn_va = sp;
 	for (int i = argc - 1; i >= 0 && !r; i--) {
 		r = push(as, &sp, argv[i], strlen(argv[i]) + 1);
 		argv_va[i] = sp;
@@ -125,10 +246,11 @@ static int build_stack(struct addrspace *as, const char *const argv[],
 	sp = ALIGN_DOWN(sp, 16);
 
 	uint64_t auxv[] = {
-		AT_PHDR, phdr_va, AT_PHENT, sizeof(struct elf64_phdr),
-		AT_PHNUM, eh->phnum, AT_PAGESZ, PAGE_SIZE, AT_ENTRY, eh->entry,
-		AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0,
-		AT_RANDOM, random_va, AT_EXECFN, argc ? argv_va[0] : 0, AT_NULL, 0,
+		AT_PHDR, ax->phdr, AT_PHENT, sizeof(struct elf64_phdr), AT_PHNUM, ax->phnum,
+		AT_PAGESZ, PAGE_SIZE, AT_BASE, ax->base, AT_FLAGS, 0, AT_ENTRY, ax->entry,
+		AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0, AT_SECURE, 0,
+		AT_HWCAP, cpu_hwcap(), AT_CLKTCK, CLOCK_TICKS,
+		AT_RANDOM, random_va, AT_EXECFN, execfn_va, AT_NULL, 0,
 	};
 	/* keep rsp 16-byte aligned after argc, argv, envp and auxv are pushed */
 	uint64_t words = 1 + (argc + 1) + (envc + 1) + ARRAY_SIZE(auxv);
@@ -149,55 +271,104 @@ static int build_stack(struct addrspace *as, const char *const argv[],
 	return r;
 }
 
-/* Check the ELF header and read the program headers. */
-static int read_headers(struct inode *ip, struct elf64_ehdr *eh, struct elf64_phdr *ph)
+/* Read and check img's ELF header and program headers (the segments are
+ * checked later, by choose_bias). -EACCES for a directory, -ENOEXEC. */
+static int read_headers(struct inode *ip, struct elf_image *img)
 {
+	struct elf64_ehdr *eh = &img->eh;
+	img->ip = ip;
 	if (ip->type != INODE_FILE)
 		return -EACCES;
 	if (inode_read(ip, 0, eh, sizeof(*eh)) != sizeof(*eh) || eh->magic != ELF_MAGIC ||
-	    eh->class != ELFCLASS64 || eh->data != ELFDATA2LSB || eh->type != ET_EXEC ||
-	    eh->machine != EM_X86_64 || eh->phentsize != sizeof(*ph) ||
-	    eh->phnum == 0 || eh->phnum > MAX_PHDRS)
+	    eh->class != ELFCLASS64 || eh->data != ELFDATA2LSB ||
+	    (eh->type != ET_EXEC && eh->type != ET_DYN) || eh->machine != EM_X86_64 ||
+	    eh->phentsize != sizeof(img->ph[0]) || eh->phnum == 0 || eh->phnum > MAX_PHDRS)
 		return -ENOEXEC;
-	uint64_t n = eh->phnum * sizeof(*ph);
-	if (inode_read(ip, eh->phoff, ph, n) != n)
+	uint64_t n = eh->phnum * sizeof(img->ph[0]);
+	if (eh->phoff > ip->size || n > ip->size - eh->phoff ||
+	    inode_read(ip, eh->phoff, img->ph, n) != n)
 		return -ENOEXEC;
 	return 0;
 }
 
-int exec_load(struct proc *p, const char *path, const char *const argv[],
-	      const char *const envp[])
+/* img's PT_INTERP path into path: 1, 0 when there is none, -ENOEXEC when it
+ * is empty, too long or not NUL-terminated, -EIO when it lies past the end
+ * of the file (Linux's errors for a short read). */
+static int read_interp(const struct elf_image *img, char path[INTERP_MAX])
+{
+	for (int i = 0; i < img->eh.phnum; i++) {
+		const struct elf64_phdr *ph = &img->ph[i];
+		uint64_t n = ph->filesz;
+		if (ph->type != PT_INTERP)
+			continue;
+		if (n < 2 || n > INTERP_MAX)
+			return -ENOEXEC;
+		if (ph->offset > img->ip->size || n > img->ip->size - ph->offset ||
+		    inode_read(img->ip, ph->offset, path, n) != n)
+			return -EIO;
+		return path[n - 1] == '\0' ? 1 : -ENOEXEC;
+	}
+	return 0;
+}
+
+/* Look up and read the program at path and its interpreter (if it names
+ * one) into c. -ENOENT for a missing program or interpreter, as Linux. */
+static int read_program(const char *path, struct exec_ctx *c)
 {
 	struct inode *ip = fs_lookup(path);
-	struct elf64_ehdr eh;
-	struct elf64_phdr ph[MAX_PHDRS];
 	if (!ip)
 		return -ENOENT;
-	int r = read_headers(ip, &eh, ph);
-	if (r < 0)
+	int r = read_headers(ip, &c->prog);
+	r = r ?: read_interp(&c->prog, c->interp_path);
+	if (r <= 0) {
+		c->interp.ip = NULL;
 		return r;
-
-	struct addrspace *as = as_create();
-	if (!as)
-		return -ENOMEM;
-	vaddr_t brk = 0, phdr_va = 0, sp = 0, got;
-	for (int i = 0; i < eh.phnum && !r; i++) {
-		if (ph[i].type != PT_LOAD)
-			continue;
-		r = load_segment(as, ip, &ph[i]);
-		brk = MAX(brk, ALIGN_UP(ph[i].vaddr + ph[i].memsz, PAGE_SIZE));
-		if (eh.phoff >= ph[i].offset && eh.phoff < ph[i].offset + ph[i].filesz)
-			phdr_va = ph[i].vaddr + (eh.phoff - ph[i].offset);
 	}
+	struct inode *iip = fs_lookup(c->interp_path);
+	return iip ? read_headers(iip, &c->interp) : -ENOENT;
+}
+
+/* Build the new address space of c's program (and interpreter) with its
+ * stack; *entry is where the process starts, *sp its rsp. 0 or -errno. */
+static int build_as(struct addrspace *as, struct exec_ctx *c, const char *path,
+		    const char *const argv[], const char *const envp[], vaddr_t *entry,
+		    vaddr_t *sp)
+{
+	struct elf_image *prog = &c->prog, *interp = c->interp.ip ? &c->interp : NULL;
+	vaddr_t brk = 0, iend, got;
+	int r = choose_bias(as, prog, IMAGE_PROGRAM) ?: load_image(as, prog, &brk);
+	if (interp)
+		r = r ?: choose_bias(as, interp, IMAGE_INTERP) ?: load_image(as, interp, &iend);
 	as->heap_start = as->brk = brk;
 	if (r == 0 && ptshare_mode == PTSHARE_ALL)
 		ptshare_text_attach(as);
 	r = r ?: as_mmap(as, USER_STACK_TOP - USER_STACK_MAX, USER_STACK_MAX,
 			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			 NULL, 0, &got);
-	r = r ?: build_stack(as, argv, envp, &eh, phdr_va, &sp);
+	struct exec_auxv ax = {
+		.phdr = image_phdr(prog), .entry = prog->bias + prog->eh.entry,
+		.base = interp ? interp->bias : 0, .phnum = prog->eh.phnum, .execfn = path,
+	};
+	*entry = interp ? interp->bias + interp->eh.entry : ax.entry;
+	return r ?: build_stack(as, argv, envp, &ax, sp);
+}
+
+int exec_load(struct proc *p, const char *path, const char *const argv[],
+	      const char *const envp[])
+{
+	struct exec_ctx *c = kmalloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	struct addrspace *as = NULL;
+	vaddr_t entry = 0, sp = 0;
+	int r = read_program(path, c);
+	if (r == 0 && !(as = as_create()))
+		r = -ENOMEM;
+	r = r ?: build_as(as, c, path, argv, envp, &entry, &sp);
+	kfree(c);
 	if (r < 0) {
-		as_destroy(as);
+		if (as)
+			as_destroy(as);
 		return r == -EFAULT ? -ENOMEM : r;
 	}
 
@@ -208,7 +379,7 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	if (old)
 		as_destroy(old);
 	memset(p->tf, 0, sizeof(*p->tf));
-	p->tf->rip = eh.entry;
+	p->tf->rip = entry;
 	p->tf->rsp = sp;
 	p->tf->cs = SEG_UCODE;
 	p->tf->ss = SEG_UDATA;

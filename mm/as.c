@@ -126,6 +126,11 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	return 0;
 }
 
+vaddr_t as_find_gap(struct addrspace *as, uint64_t len, uint64_t align)
+{
+	return vma_find_gap(as, len, USER_MMAP_TOP, align);
+}
+
 int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len)
 {
 	if (addr > USER_TOP || len > USER_TOP - addr)

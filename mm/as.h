@@ -71,8 +71,13 @@ struct addrspace *as_fork_with(struct addrspace *as, enum fork_strategy s);
  * on fault). 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	    unsigned flags, struct vmobject *file, uint64_t off, vaddr_t *out);
+/* The highest free gap of len bytes below USER_MMAP_TOP, aligned to align
+ * (a power of two, at least PAGE_SIZE), where a mapping without an address
+ * goes; 0 when there is none. Changes nothing. */
+vaddr_t as_find_gap(struct addrspace *as, uint64_t len, uint64_t align);
 /* munmap of [addr, addr + len) (len page aligned): 0, -EINVAL past the user
  * top, -ENOMEM if a VMA could not be split. Holes are fine. */
+
 int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
 
 /* mprotect of [addr, addr + len) (len page aligned): 0, -ENOMEM (a hole in

@@ -40,8 +40,23 @@ USER_OBJS   := $(patsubst %.c,$(B)/%.o,$(USER_SRCS) $(wildcard $(USER_DIRS:%=%/*
 MUSL_PROGS  := vmtester sysfuzz
 MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
 
+# Dynamically linked musl programs (tools/pagoda-cc-dyn): bin/NAME-dyn is
+# position-independent (ET_DYN, musl-gcc's default), bin/NAME-dyn-nopie
+# is linked at a fixed address (ET_EXEC); both name the musl loader
+# /lib/ld-musl-x86_64.so.1 (musl's libc.so, copied from the host into the
+# initrd) as their interpreter. bin/hello-nointerp names a loader that does
+# not exist (execve: ENOENT); $(ROOTFS)/badelf/ holds malformed copies of
+# hello-dyn (tools/mkbadelf.py; execve: ENOEXEC). usertests' exec_dynamic
+# and exec_badelf run them.
+DYN_PROGS   := hello dyntest
+MUSL_LDSO   := /lib/ld-musl-x86_64.so.1
+DYN_BINS    := $(DYN_PROGS:%=$(ROOTFS)/bin/%-dyn) $(DYN_PROGS:%=$(ROOTFS)/bin/%-dyn-nopie) \
+               $(ROOTFS)/bin/hello-nointerp $(ROOTFS)$(MUSL_LDSO) $(ROOTFS)/badelf/.stamp
+PAGODA_CC_DYN := tools/pagoda-cc-dyn
+DYN_CFLAGS  := $(USER_CFLAGS) -DDYNTEST_DYNAMIC
+
 .PHONY: user FORCE
-user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS)
+user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(DYN_BINS)
 
 $(B)/user/%.o: user/%.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
@@ -78,6 +93,23 @@ $(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c user/fuzz_rand.h libc/pagoda.c libc
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $< libc/pagoda.c libc/errno_map.c
 
+
+$(ROOTFS)/bin/%-dyn: user/%.c $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -o $@ $<
+$(ROOTFS)/bin/%-dyn-nopie: user/%.c $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -no-pie -fno-pie -o $@ $<
+$(ROOTFS)/bin/hello-nointerp: user/hello.c $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) \
+		-Wl,--dynamic-linker=/lib/ld-missing.so.1 -o $@ $<
+$(ROOTFS)$(MUSL_LDSO): | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,CP,$@)cp -L $(MUSL_LDSO) $@
+$(ROOTFS)/badelf/.stamp: $(ROOTFS)/bin/hello-dyn tools/mkbadelf.py
+	$(call say,BADELF,$(dir $@))python3 tools/mkbadelf.py $< $(dir $@) && touch $@
+
 # $(value CMD): the command exactly as typed (make must not expand its $?),
 # single-quoted for the shell.
 sh_quote = '$(subst ','\'',$(1))'
@@ -96,7 +128,7 @@ $(OVERLAY)/.stamp: FORCE $(if $(filter 1,$(BUSYBOX)),$(BUSYBOX_BIN)) | $(call de
 	@if diff -r $(OVERLAY)/new $(OVERLAY)/tree >/dev/null 2>&1; then rm -rf $(OVERLAY)/new; \
 	else rm -rf $(OVERLAY)/tree && mv $(OVERLAY)/new $(OVERLAY)/tree && touch $@; fi
 
-INITRD_DEPS += $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(OVERLAY)/.stamp
+INITRD_DEPS += $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(DYN_BINS) $(OVERLAY)/.stamp
 INITRD_DIRS += $(ROOTFS) $(OVERLAY)/tree
 
 -include $(USER_OBJS:.o=.d)

@@ -9,7 +9,13 @@
  *                        | user data, bss, then brk     |  runs of a program
  *                        |            heap ->           |
  *                        |             ...              |
- *                        |        <- mmap area          | USER_MMAP_TOP
+ *  0x0000_5555_5540_0000 +-----------------------------+ USER_PIE_BASE
+ *                        | position-independent program |  (ET_DYN), then
+ *                        | then its brk heap ->         |  its brk heap
+ *                        |             ...              |
+ *                        | ELF interpreter (ld.so) and  |  highest 2 MiB-
+ *                        |        <- mmap area          | aligned gap below
+ *                        |                              | USER_MMAP_TOP
  *                        |             ...              |
  *                        |        <- user stack         | USER_STACK_TOP
  *  0x0000_7fff_ffff_f000 +-----------------------------+ USER_TOP
@@ -44,6 +50,9 @@
 #define USER_STACK_TOP USER_TOP
 #define USER_STACK_MAX (8UL << 20)                 /* 8 MiB, like ulimit -s */
 #define USER_MMAP_TOP (USER_STACK_TOP - (1UL << 30)) /* 1 GiB below stack */
+/* Where exec puts a position-independent program: 2/3 of the user half, as
+ * Linux's ELF_ET_DYN_BASE, rounded down to 2 MiB (whole PT pages). */
+#define USER_PIE_BASE 0x555555400000UL
 
 #define DIRECT_MAP_BASE 0xffff800000000000UL
 #define DIRECT_MAP_MAX (1UL << 39)                 /* 512 GiB: one PML4 slot */

@@ -168,6 +168,103 @@ void test_exec_errors(void)
 	CHECK_ERR(execvp("no-such-program", argv), ENOENT);
 }
 
+/* exec_dynamic: dynamically linked musl programs, position-independent
+ * and not, run through the loader their PT_INTERP names
+ * (/lib/ld-musl-x86_64.so.1) and print exactly what they print on Linux. */
+void test_exec_dynamic(void)
+{
+	static const char dyntest_out[] = "dyntest: malloc ok\ndyntest: stdio ok\n"
+					  "dyntest: signals ok\ndyntest: fork ok\n"
+					  "dyntest: auxv ok\n";
+	static const char *const progs[] = { "hello-dyn", "hello-dyn-nopie", "dyntest-dyn",
+					     "dyntest-dyn-nopie" };
+	static const char *const want[] = { "hello\n", "hello\n", dyntest_out, dyntest_out };
+	char out[256];
+
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+		char *argv[] = { (char *)progs[i], NULL };
+		int st = run_capture(via_execve, progs[i], argv, out, sizeof out);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			ut_fail(__FILE__, __LINE__, "%s: %s", progs[i], ut_status_str(st));
+		if (strcmp(out, want[i]) != 0)
+			ut_fail(__FILE__, __LINE__, "%s printed \"%s\"", progs[i], out);
+	}
+}
+
+/* via_loader: the musl loader started as a command, loading path itself
+ * (file mmap of its segments at page offsets, PROT_EXEC, MAP_FIXED). */
+static void via_loader(const char *path, const char *prog, char *const argv[])
+{
+	char *envp[] = { NULL };
+	char *largv[] = { "ld-musl-x86_64.so.1", (char *)path, NULL };
+
+	(void)prog;
+	(void)argv;
+	execve("/lib/ld-musl-x86_64.so.1", largv, envp);
+}
+
+/* exec_loader_cmd: `ld-musl-x86_64.so.1 PROG` runs PROG as exec would. */
+void test_exec_loader_cmd(void)
+{
+	static const char *const progs[] = { "hello-dyn", "hello-dyn-nopie" };
+	char out[64];
+
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+		int st = run_capture(via_loader, progs[i], NULL, out, sizeof out);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			ut_fail(__FILE__, __LINE__, "%s: %s", progs[i], ut_status_str(st));
+		if (strcmp(out, "hello\n") != 0)
+			ut_fail(__FILE__, __LINE__, "%s printed \"%s\"", progs[i], out);
+	}
+}
+
+/* The directory beside ut_bindir holding tools/mkbadelf.py's files. */
+static void badelf_path(char *buf, size_t size, const char *name)
+{
+	const char *slash = strrchr(ut_bindir, '/');
+	int dir = slash ? (int)(slash - ut_bindir) : 0;
+	snprintf(buf, size, "%.*s/badelf/%s", dir, ut_bindir, name);
+}
+
+/* exec_badelf: a program whose interpreter is missing gives ENOENT; each
+ * malformed header (tools/mkbadelf.py) gives Linux's errno and the caller
+ * carries on. Segments past the end of the file: Linux maps them anyway and
+ * the program dies of a signal; Pagoda checks them against the file size
+ * and refuses them (ENOEXEC). */
+void test_exec_badelf(void)
+{
+	static const char *const enoexec[] = { "type-rel", "machine", "phentsize", "phnum0",
+		"phoff-eof", "phoff-huge", "interp-long", "interp-nonul", "truncated" };
+	static const char *const beyond[] = { "load-filesz", "load-offset" };
+	char path[256];
+	char *argv[] = { "bad", NULL };
+	char *envp[] = { NULL };
+
+	snprintf(path, sizeof path, "%s/hello-nointerp", ut_bindir);
+	CHECK_ERR(execve(path, argv, envp), ENOENT);
+	for (size_t i = 0; i < sizeof enoexec / sizeof enoexec[0]; i++) {
+		badelf_path(path, sizeof path, enoexec[i]);
+		if (execve(path, argv, envp) != -1 || errno != ENOEXEC)
+			ut_fail(__FILE__, __LINE__, "%s: errno %d, not ENOEXEC", enoexec[i], errno);
+	}
+	badelf_path(path, sizeof path, "interp-eof");
+	CHECK_ERR(execve(path, argv, envp), EIO);
+	for (size_t i = 0; i < sizeof beyond / sizeof beyond[0]; i++) {
+		badelf_path(path, sizeof path, beyond[i]);
+		if (!ut_on_linux()) {
+			CHECK_ERR(execve(path, argv, envp), ENOEXEC);
+			continue;
+		}
+		pid_t pid = ut_fork();
+		if (pid == 0) {
+			execve(path, argv, envp);
+			_exit(99);
+		}
+		int st = ut_wait(pid);
+		CHECK(WIFSIGNALED(st));
+	}
+}
+
 /* kill_child: SIGKILL and SIGTERM end a child; the status says which. */
 void test_kill_child(void)
 {

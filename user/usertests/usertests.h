@@ -20,7 +20,8 @@
 /* Every test, in the order they run. X(name) defines user.name. */
 #define USERTESTS(X)                                                          \
 	X(exit_status) X(fork_wait) X(wait_nochild) X(getppid) X(exec_echo)      \
-	X(exec_errors) X(kill_child) X(children64) X(clone_fork)                               \
+	X(exec_errors) X(exec_dynamic) X(exec_loader_cmd) X(exec_badelf)         \
+	X(kill_child) X(children64) X(clone_fork)                                \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \

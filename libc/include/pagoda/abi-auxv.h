@@ -9,6 +9,8 @@
 #define AT_PHENT   4
 #define AT_PHNUM   5
 #define AT_PAGESZ  6
+#define AT_BASE    7
+#define AT_FLAGS   8
 #define AT_ENTRY   9
 #define AT_UID     11
 #define AT_EUID    12
