@@ -365,6 +365,7 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	if (r == 0 && !(as = as_create()))
 		r = -ENOMEM;
 	r = r ?: build_as(as, c, path, argv, envp, &entry, &sp);
+	struct inode *exe = c->prog.ip;   /* the program, not its interpreter */
 	kfree(c);
 	if (r < 0) {
 		if (as)
@@ -391,6 +392,6 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 		fpu_restore(&p->fpu);
 	proc_set_name(p, path);
 	proc_set_cmdline(p, argv);
-	p->exe = ip;
+	p->exe = exe;
 	return 0;
 }
