@@ -34,14 +34,6 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-static char *map(size_t len)
-{
-	char *p = mmap(NULL, len, RW, ANON, -1, 0);
-
-	if (p == MAP_FAILED)
-		ut_fail(__FILE__, __LINE__, "mmap(%zu) failed: errno %d", len, errno);
-	return p;
-}
 
 /* open_self: the usertests binary, read-only; its size in *size. */
 static int open_self(off_t *size)
@@ -65,7 +57,7 @@ static long raw_mmap(void *addr, size_t len, int prot, int flags, int fd, unsign
  * on x86-64) and used when the range is free; with MAP_FIXED it is EINVAL. */
 void test_mmap_hint_unaligned(void)
 {
-	char *p = map(2 * PAGE);
+	char *p = ut_map_anon(2 * PAGE);
 
 	CHECK_OK(munmap(p, 2 * PAGE));
 	char *q = mmap(p + 1, PAGE, RW, ANON, -1, 0);
@@ -145,7 +137,7 @@ void test_mmap_sigbus(void)
  * is EINVAL for munmap and ENOMEM for mprotect, and changes nothing. */
 void test_munmap_mprotect_overflow(void)
 {
-	char *p = map(PAGE);
+	char *p = ut_map_anon(PAGE);
 
 	p[0] = 'o';
 	CHECK_ERR(syscall(SYS_munmap, p, (size_t)-100), EINVAL);
@@ -188,7 +180,7 @@ static void child_reads(char *p, int want)
  * memory only), MADV_KEEPONFORK the data again. The parent keeps its data. */
 void test_madv_fork(void)
 {
-	char *p = map(3 * PAGE);
+	char *p = ut_map_anon(3 * PAGE);
 
 	memset(p, 'f', 3 * PAGE);
 	CHECK_OK(madvise(p + PAGE, PAGE, MADV_DONTFORK));
@@ -219,7 +211,7 @@ void test_madv_advices(void)
 	static const int ok[] = { MADV_COLD, MADV_PAGEOUT, MADV_HUGEPAGE, MADV_NOHUGEPAGE,
 				  MADV_DONTDUMP, MADV_DODUMP, MADV_WILLNEED,
 				  MADV_POPULATE_READ, MADV_POPULATE_WRITE };
-	char *p = map(4 * PAGE);
+	char *p = ut_map_anon(4 * PAGE);
 	struct pagoda_vmquery q;
 
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)

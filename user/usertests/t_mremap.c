@@ -19,14 +19,6 @@
 #define MREMAP_DONTUNMAP 4
 #endif
 
-static char *map(size_t len)
-{
-	char *p = mmap(NULL, len, RW, ANON, -1, 0);
-
-	if (p == MAP_FAILED)
-		ut_fail(__FILE__, __LINE__, "mmap(%zu) failed: errno %d", len, errno);
-	return p;
-}
 
 /* fill / filled: page i of p holds the byte 'a' + i at both ends. */
 static void fill(char *p, int pages)
@@ -53,7 +45,7 @@ static void *raw_mremap(void *old, size_t old_len, size_t new_len, int flags, vo
  * a blocked grow without MREMAP_MAYMOVE is ENOMEM. */
 void test_mremap_in_place(void)
 {
-	char *p = map(5 * PAGE);
+	char *p = ut_map_anon(5 * PAGE);
 
 	CHECK_OK(mprotect(p + 4 * PAGE, PAGE, PROT_READ));	/* a neighbour VMA */
 	fill(p, 4);
@@ -73,7 +65,7 @@ void test_mremap_in_place(void)
  * stays in the child); MREMAP_FIXED puts it exactly where asked. */
 void test_mremap_move(void)
 {
-	char *p = map(3 * PAGE);
+	char *p = ut_map_anon(3 * PAGE);
 
 	fill(p, 2);
 	CHECK_OK(munmap(p + 2 * PAGE, PAGE));
@@ -129,7 +121,7 @@ void test_mremap_shared(void)
 /* mremap_errors: Linux's errno for each bad argument. */
 void test_mremap_errors(void)
 {
-	char *p = map(4 * PAGE);
+	char *p = ut_map_anon(4 * PAGE);
 
 	CHECK_MAP_ERR(raw_mremap(p + 1, PAGE, 2 * PAGE, MREMAP_MAYMOVE, NULL), EINVAL);
 	CHECK_MAP_ERR(raw_mremap(p, PAGE, 0, MREMAP_MAYMOVE, NULL), EINVAL);
@@ -170,7 +162,7 @@ void test_realloc_large(void)
  * not; errors EINVAL (unaligned), ENOMEM (a hole), EFAULT (bad vector). */
 void test_mincore_basic(void)
 {
-	char *p = map(4 * PAGE);
+	char *p = ut_map_anon(4 * PAGE);
 	unsigned char vec[4];
 
 	p[0] = 1;

@@ -108,6 +108,10 @@ void ut_expect_signal_at(int sig, const char *sname, void (*fn)(void *), void *a
 void ut_poke(void *p);
 void ut_peek(void *p);
 
+/* ut_map_anon: a fresh private anonymous read-write mapping of len bytes;
+ * a failed mmap fails the test. */
+void *ut_map_anon(size_t len);
+
 /* ut_status_str: "exit 3" / "signal 11" / ... for a wait status. */
 const char *ut_status_str(int status);
 

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,6 +108,15 @@ void ut_poke(void *p)
 void ut_peek(void *p)
 {
 	(void)*(volatile char *)p;
+}
+
+void *ut_map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		ut_fail(__FILE__, __LINE__, "mmap(%zu) failed: errno %d", len, errno);
+	return p;
 }
 
 const char *ut_status_str(int status)
