@@ -20,6 +20,7 @@
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
+#include "mm/ptshare.h"
 #include "mm/vmobject.h"
 #include "kernel/errno.h"
 #include "kernel/printk.h"
@@ -153,6 +154,8 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 	int mapped = write ? pgt_lookup_write(as->pgt, va, &pa, &e) : pgt_lookup(as->pgt, va, &pa, &e);
 	if (mapped < 0)
 		return mapped;
+	if (!mapped && !write && ptshare_text_fault(as, v, va) && pgt_lookup(as->pgt, va, &pa, &e))
+		return 0;   /* a library's text: a shared PT page attached or published */
 	if (!mapped)
 		return fault_in(as, v, va, write);
 	if (!pte_present(e))
