@@ -24,7 +24,7 @@
 #include "mm/vma.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 struct text_pt {
 	struct text_pt *next;
