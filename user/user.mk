@@ -49,12 +49,16 @@ MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
 # hello-dyn (tools/mkbadelf.py; execve: ENOEXEC). usertests' exec_dynamic
 # and exec_badelf run them. user/dyn/ holds musl-only sources: libhold
 # (bin/libhold-dyn, bin/libhold-dyn-nopie) and the library lib/libpgtest.so
-# that usertests' libshare tests load (docs/shared-libraries.md).
+# that usertests' libshare tests load (docs/shared-libraries.md). DYN_TOOLS
+# are userland tools built dynamically too (bin/sh-dyn, bin/ls-dyn, ...):
+# `make run CMD='sh-dyn'` exercises them; make bench-libshare runs them.
 DYN_PROGS   := hello dyntest
+DYN_TOOLS   := sh cat ls echo sleep
 MUSL_LDSO   := /lib/ld-musl-x86_64.so.1
 DYN_BINS    := $(DYN_PROGS:%=$(ROOTFS)/bin/%-dyn) $(DYN_PROGS:%=$(ROOTFS)/bin/%-dyn-nopie) \
                $(ROOTFS)/bin/hello-nointerp $(ROOTFS)$(MUSL_LDSO) $(ROOTFS)/badelf/.stamp \
-               $(ROOTFS)/bin/libhold-dyn $(ROOTFS)/bin/libhold-dyn-nopie $(ROOTFS)/lib/libpgtest.so
+               $(ROOTFS)/bin/libhold-dyn $(ROOTFS)/bin/libhold-dyn-nopie $(ROOTFS)/lib/libpgtest.so \
+               $(DYN_TOOLS:%=$(ROOTFS)/bin/%-dyn)
 PAGODA_CC_DYN := tools/pagoda-cc-dyn
 DYN_CFLAGS  := $(USER_CFLAGS) -DDYNTEST_DYNAMIC
 
@@ -103,6 +107,9 @@ $(ROOTFS)/bin/%-dyn: user/%.c $(PAGODA_CC_DYN) | $(call deps,build musl)
 $(ROOTFS)/bin/%-dyn-nopie: user/%.c $(PAGODA_CC_DYN) | $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -no-pie -fno-pie -o $@ $<
+$(ROOTFS)/bin/sh-dyn: $(wildcard user/sh/*.c user/sh/*.h) $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -o $@ $(filter %.c,$^)
 $(ROOTFS)/bin/libhold-dyn: user/dyn/libhold.c $(PAGODA_CC_DYN) | $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -o $@ $<
