@@ -1,9 +1,9 @@
 /* kernel/smp.c -- start the application processors and give them an idle
  * loop; the hardware half is arch/x86_64/smp.c. */
 #include "kernel/smp.h"
-#include "kernel/bootinfo.h"
-#include "kernel/printk.h"
-#include "kernel/format.h"
+#include "arch/x86_64/bootinfo.h"
+#include "lib/printk.h"
+#include "lib/format.h"
 #include "mm/kstack.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/irq.h"

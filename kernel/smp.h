@@ -2,7 +2,7 @@
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Find the CPUs, start the APIC timer on the BSP, start every AP on a
  * kernel stack of its own (each one enables its APIC timer and halts in its

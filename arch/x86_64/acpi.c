@@ -2,7 +2,7 @@
  * to list the CPUs (ACPI 6.5, sections 5.2.5-5.2.12). */
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 struct rsdp {
 	char sig[8];

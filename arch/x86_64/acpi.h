@@ -3,7 +3,7 @@
 #ifndef ARCH_X86_64_ACPI_H
 #define ARCH_X86_64_ACPI_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "arch/x86_64/smp.h"
 
 struct acpi_cpus {

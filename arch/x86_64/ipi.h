@@ -10,7 +10,7 @@
 #ifndef ARCH_X86_64_IPI_H
 #define ARCH_X86_64_IPI_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "arch/x86_64/smp.h"
 
 typedef void (*ipi_fn_t)(void *arg);

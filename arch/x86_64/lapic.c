@@ -6,7 +6,7 @@
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/timer.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 #define LAPIC_ID 0x020
 #define LAPIC_TPR 0x080

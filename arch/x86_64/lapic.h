@@ -10,7 +10,7 @@
 #ifndef ARCH_X86_64_LAPIC_H
 #define ARCH_X86_64_LAPIC_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Interrupt vectors of the local APIC (above the PIC's 32..47). */
 #define T_LAPIC_TIMER 0xe0

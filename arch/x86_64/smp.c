@@ -10,8 +10,8 @@
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/trap.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 
 /* The trampoline's parameter block (the end of trampoline.asm). */
 struct ap_boot_params {

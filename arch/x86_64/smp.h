@@ -11,7 +11,7 @@
 #ifndef ARCH_X86_64_SMP_H
 #define ARCH_X86_64_SMP_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define MAX_CPUS 8
 #define SMP_TRAMPOLINE_PA 0x8000UL   /* TRAMP_PA in trampoline.asm */

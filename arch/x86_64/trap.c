@@ -9,7 +9,7 @@
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/setjmp.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 struct idt_gate {
 	uint16_t off_lo;

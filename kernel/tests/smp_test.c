@@ -2,9 +2,9 @@
  * stacks and tables of its own, ticks, and answers IPIs. smp_expect=N on the
  * command line is the number of CPUs QEMU was given (-smp N). */
 #include "kernel/ktest.h"
-#include "kernel/cmdline.h"
+#include "lib/cmdline.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/irq.h"
