@@ -1,12 +1,12 @@
 /* kernel/bench_fork.c -- bench=fork: the fork benchmark from the kernel
  * command line (see kernel/bench_fork.h), before any user process runs. */
 #include "kernel/bench_fork.h"
-#include "kernel/cmdline.h"
-#include "kernel/errno.h"
+#include "lib/cmdline.h"
+#include "lib/errno.h"
 #include "kernel/forkbench.h"
 #include "kernel/ktest.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "mm/kmalloc.h"
 
 #define DEFAULT_SIZES "1,4,16,64,256,1024"
