@@ -73,7 +73,7 @@ static void dmap_protect(paddr_t pa, bool writable)
 		panic("pv=checked: page-table page pa %#lx is not mapped by a 4 KiB "
 		      "direct-map page", pa);
 	pte_t e = pte_read(ep);
-	raw_write(ep, writable ? pte_set(e, PTE_W) : pte_clear(e, PTE_W));
+	raw_write(ep, writable ? pte_mkwrite(e) : pte_wrprotect(e));
 	native_invlpg((vaddr_t)P2V(pa));
 }
 
