@@ -18,6 +18,11 @@
  *   BENCH libshare_TAG pt_shared_N pages ...  of them shared (SharedPT; not
  *                                               on Linux)
  *   BENCH libshare_TAG kib_saved_N KiB ...    PT memory sharing saved (PTSaved)
+ *   BENCH libshare_TAG pdpt_pages_N pages ...  the distinct PD and PT pages
+ *                                               the N programs point at
+ *                                               (pagoda_pttree; Pagoda only):
+ *                                               the levels Linux's PageTables
+ *                                               counts (pte and pmd pages)
  *   BENCH libshare_TAG rss_kib_N / pss_kib_N KiB  Rss and Pss of
  *                                               /proc/PID/smaps_rollup summed
  *                                               over the N programs
@@ -30,6 +35,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <pagoda/pagoda.h>
 
 #define MAX_PROGS 32
 #define MAX_ARGS 8
@@ -158,6 +164,30 @@ static void make_pipes(int *in_keep, int *out_keep)
 	*out_keep = out[0];
 }
 
+/* The distinct PD and PT pages of the running programs (one shared page
+ * counted once), or -1 without pagoda_pttree (Linux). */
+static long pd_pt_pages(void)
+{
+	static struct pagoda_ptnode buf[128];
+	static uint64_t seen[MAX_PROGS * 128];
+	long nseen = 0;
+	for (int i = 0; i < nrun; i++) {
+		long k = pagoda_pttree(pids[i], 0, 1ull << 47, 4, buf, 128);
+		if (k < 0 || k > 128)
+			return -1;
+		for (long j = 0; j < k; j++) {
+			long s = 0;
+			if (buf[j].level != PTN_PD && buf[j].level != PTN_PT)
+				continue;
+			while (s < nseen && seen[s] != buf[j].pa)
+				s++;
+			if (s == nseen)
+				seen[nseen++] = buf[j].pa;
+		}
+	}
+	return nseen;
+}
+
 static void report(const char *tag, const char *name, int n, const char *unit, double v)
 {
 	printf("BENCH libshare_%s %s_%d %s median=%g min=%g max=%g runs=1\n", tag, name, n, unit,
@@ -177,6 +207,9 @@ static void measure(const char *tag)
 		report(tag, "pt_shared", nrun, "pages", (double)field(text, "SharedPT") / 4);
 		report(tag, "kib_saved", nrun, "KiB", (double)field(text, "PTSaved"));
 	}
+	long pdpt = pd_pt_pages();
+	if (pdpt >= 0)
+		report(tag, "pdpt_pages", nrun, "pages", (double)pdpt);
 	for (int i = 0; i < nrun; i++) {
 		snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pids[i]);
 		if (read_file(path, roll, sizeof roll) < 0)
