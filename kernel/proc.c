@@ -313,8 +313,6 @@ int proc_kill(int pid, int sig)
 	int r = 0;
 	if (!p || p->state == P_ZOMBIE)
 		r = -ESRCH;
-	else if (sig != 0 && p == init_proc)
-		r = -EPERM;
 	else if (sig != 0)
 		signal_send_locked(p, sig, current_proc()->pid);
 	spin_unlock(&proc_lock);

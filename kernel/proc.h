@@ -98,7 +98,9 @@ __noreturn void proc_exit(int status);
 /* wait4: reap a zombie child (pid > 0: that one; -1: any). */
 int proc_wait(int pid, int *status, int options);
 
-/* kill(2): send sig to pid (0 only checks that it exists). */
+/* kill(2): send sig to pid (0 only checks that it exists). 0, or -ESRCH
+ * when pid is not a live process. A signal init has no handler for is
+ * dropped and still returns 0 (Linux's SIGNAL_UNKILLABLE; kernel/signal.c). */
 int proc_kill(int pid, int sig);
 
 /* Send sig to every process but init (the console's ^C). */
