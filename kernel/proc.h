@@ -18,6 +18,7 @@
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/itimer.h"
 
 #define NPROC 128         /* process table size: fork fails with EAGAIN past it */
 #define NOFILE 64         /* open files per process */
@@ -54,6 +55,7 @@ struct proc {
 	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
+	struct itimer itimer[NR_ITIMERS];   /* alarm/setitimer (kernel/itimer.h) */
 	struct fpu_state fpu;        /* user x87/SSE registers while switched out */
 };
 

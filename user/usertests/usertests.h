@@ -50,7 +50,8 @@
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
 	X(sig_handler) X(sig_default) X(sig_mask) X(sig_errors)                  \
 	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
-	X(sig_bad_sigreturn) X(sig_chld_suspend)                                                   \
+	X(sig_bad_sigreturn) X(sig_chld_suspend)                                 \
+	X(itimer_alarm) X(itimer_interval) X(itimer_fork) X(itimer_errors)       \
 	X(forkbench_errors) X(forkbench_run)                                    \
 	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
 	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
