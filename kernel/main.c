@@ -8,6 +8,7 @@
 #include "kernel/ktest.h"
 #include "lib/printk.h"
 #include "kernel/proc.h"
+#include "kernel/smp.h"
 #include "lib/string.h"
 #include "kernel/version.h"
 #include "mm/mm.h"
@@ -98,6 +99,7 @@ void kmain(uint32_t magic, paddr_t info)
 	proc_init();
 	console_init();
 	load_initrd();
+	smp_init();         /* the other CPUs, each halting in its idle loop */
 	irq_enable();
 
 	if (cmdline_has("test"))
