@@ -38,6 +38,7 @@ struct proc {
 	char cmdline[PROC_CMDLINE_MAX];  /* argv of the last execve, NUL after each */
 	uint32_t cmdline_len;        /* bytes used (cut at PROC_CMDLINE_MAX) */
 	struct proc *parent;
+	struct proc *vfork_parent;   /* sleeping in vfork until we exec or exit */
 	struct addrspace *as;        /* user memory; NULL for kernel threads */
 	void *kstack_top;
 	struct trapframe *tf;        /* saved user registers, top of kstack */
@@ -87,12 +88,19 @@ int proc_fork(void);
  * and the child's clear_child_tid (set_tid_address). */
 struct fork_req {
 	vaddr_t stack, parent_tid, child_tid, clear_tid;
+	unsigned flags;        /* FORK_VFORK */
 };
+/* vfork(2) / CLONE_VFORK: the parent sleeps until the child execs or exits
+ * (or the parent is killed). The child still gets its own copy of memory. */
+#define FORK_VFORK 0x1
 
 /* proc_fork with req applied to the child before it can run (req NULL: a
  * plain fork). Child pid, or -errno. A tid address that cannot be written
  * is skipped, as Linux does. */
 int proc_fork_req(const struct fork_req *req);
+
+/* p execs or exits: wake its parent if it sleeps in vfork for p. */
+void proc_vfork_release(struct proc *p);
 
 /* Terminate the calling process with a wait status word; never returns. */
 __noreturn void proc_exit(int status);

@@ -46,6 +46,7 @@
 #define SYS_chdir           80
 #define SYS_link            86
 #define SYS_unlink          87
+#define SYS_readlink        89
 #define SYS_times           100
 #define SYS_getuid          102
 #define SYS_getgid          104
