@@ -27,7 +27,8 @@
 #include "mm/madvise.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
-#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/tlb.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
 #include "lib/errno.h"
@@ -49,10 +50,10 @@ static bool flag_advice(int advice, unsigned *set, unsigned *clear)
 {
 	*set = *clear = 0;
 	switch (advice) {
-	case MADV_DONTFORK: *set = VMA_DONTCOPY; return true;
-	case MADV_DOFORK: *clear = VMA_DONTCOPY; return true;
-	case MADV_WIPEONFORK: *set = VMA_WIPEONFORK; return true;
-	case MADV_KEEPONFORK: *clear = VMA_WIPEONFORK; return true;
+	case MADV_DONTFORK: *set = VM_DONTCOPY; return true;
+	case MADV_DOFORK: *clear = VM_DONTCOPY; return true;
+	case MADV_WIPEONFORK: *set = VM_WIPEONFORK; return true;
+	case MADV_KEEPONFORK: *clear = VM_WIPEONFORK; return true;
 	default: return false;
 	}
 }
@@ -73,7 +74,7 @@ static bool known_advice(int advice)
 
 static bool private_anon(const struct vma *v)
 {
-	return !v->obj && !(v->flags & VMA_SHARED);
+	return !v->obj && !(v->flags & VM_SHARED);
 }
 
 /* MADV_REMOVE on [start, end) of v. */
@@ -81,9 +82,9 @@ static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vadd
 {
 	if (!v->obj)
 		return -EINVAL;
-	if (!v->obj->ops->remove || !(v->flags & VMA_SHARED))
+	if (!v->obj->ops->remove || !(v->flags & VM_SHARED))
 		return -EACCES;
-	pgr_unmap(as->pgt, start, end);
+	as_unmap_pages(as, start, end);
 	v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
 			    (end - start) / PAGE_SIZE);
 	return 0;
@@ -96,7 +97,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 	unsigned set, clear;
 	switch (advice) {
 	case MADV_DONTNEED:
-		return pgr_unmap(as->pgt, start, end);   /* 0: as_madvise unshared */
+		return as_unmap_pages(as, start, end);   /* 0: as_madvise unshared */
 	case MADV_FREE:
 		if (!private_anon(v))
 			return -EINVAL;
@@ -110,7 +111,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 	default:
 		if (!flag_advice(advice, &set, &clear))
 			return 0;
-		if (set == VMA_WIPEONFORK && !private_anon(v))
+		if (set == VM_WIPEONFORK && !private_anon(v))
 			return -EINVAL;
 		v->flags = (v->flags | set) & ~clear;   /* v lies inside the range */
 		return 0;
@@ -132,7 +133,7 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 		return 0;
 	vaddr_t top = MIN(end, USER_TOP);   /* no VMA above it */
 	if (advice == MADV_DONTNEED && start < top) {   /* all or nothing: unshare first */
-		int r = pgr_unshare(as->pgt, start, top, PGR_KEEP_WHOLE);
+		int r = pgt_unshare(as->pgt, start, top, PGT_KEEP_WHOLE);
 		if (r < 0)
 			return r;
 	}

@@ -22,7 +22,6 @@
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/vma.h"
-#include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
 
@@ -57,8 +56,8 @@ static bool chunk_is_text(struct addrspace *as, vaddr_t base, struct vmobject **
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next) {
 		if (v->end <= base)
 			continue;
-		if (!(v->flags & VMA_FILE) || (v->flags & VMA_SHARED) ||
-		    (v->prot & PROT_WRITE) || (*file && v->obj != *file))
+		if (!(v->flags & VM_FILE) || (v->flags & VM_SHARED) ||
+		    (v->prot & VM_WRITE) || (*file && v->obj != *file))
 			return false;
 		*file = v->obj;
 		h = fnv_mix(fnv_mix(fnv_mix(fnv_mix(h, v->start), v->end), v->prot), v->obj_off);
@@ -75,21 +74,12 @@ static struct text_pt *find_record(struct vmobject *file, vaddr_t base, uint64_t
 	return NULL;
 }
 
-/* PD entry of the chunk (present) -> remember it for publish_chunk. */
-static int find_pde(struct walk *w)
-{
-	*(pte_t **)w->arg = w->ep;
-	return 0;
-}
-
-static const struct walk_ops find_pde_ops = { .pde = find_pde };
-
 /* The present PD entry of the chunk at base in pgt, or NULL (no PT page). */
 static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base)
 {
-	pte_t *pde = NULL;
-	struct walk w = { .ops = &find_pde_ops, .pgt = pgt, .arg = &pde, .leaf_level = PGL_PD };
-	walk_range(&w, base, base + LARGE_PAGE_SIZE);
+	pte_t *pde;
+	if (pgt_walk(pgt, base, PGL_PD, 0, &pde) != PGL_PD || !pte_present(pte_read(pde)))
+		return NULL;
 	return pde;
 }
 
@@ -138,7 +128,7 @@ void ptshare_text_attach(struct addrspace *as)
 	if (ptshare_mode != PTSHARE_ALL)
 		return;
 	for (struct vma *v = as->vmas; v; v = v->next) {
-		if (!(v->flags & VMA_FILE))
+		if (!(v->flags & VM_FILE))
 			continue;
 		for (vaddr_t base = ALIGN_DOWN(v->start, LARGE_PAGE_SIZE); base < v->end;
 		     base += LARGE_PAGE_SIZE) {
@@ -162,8 +152,8 @@ bool ptshare_text_fault(struct addrspace *as, const struct vma *v, vaddr_t va)
 	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
 	struct vmobject *file;
 	uint64_t layout;
-	if (ptshare_mode != PTSHARE_ALL || publishing || !(v->flags & VMA_FILE) ||
-	    (v->flags & VMA_SHARED) || (v->prot & PROT_WRITE) || chunk_pde(as->pgt, base) ||
+	if (ptshare_mode != PTSHARE_ALL || publishing || !(v->flags & VM_FILE) ||
+	    (v->flags & VM_SHARED) || (v->prot & VM_WRITE) || chunk_pde(as->pgt, base) ||
 	    !chunk_is_text(as, base, &file, &layout))
 		return false;
 	struct text_pt *r = find_record(file, base, layout);

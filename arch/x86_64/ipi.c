@@ -5,6 +5,7 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
+#include "lib/spinlock.h"
 
 static volatile uint32_t call_busy;      /* the slot is taken */
 static ipi_fn_t call_fn;
@@ -63,6 +64,7 @@ int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
 void ipi_init(void)
 {
 	vector_register(T_IPI_CALL, ipi_irq);
+	spin_wait_hook = ipi_poll;
 }
 
 void ipi_get_stats(struct ipi_stats *s)

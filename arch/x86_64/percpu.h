@@ -11,6 +11,9 @@
 
 struct proc;
 struct context;
+struct spinlock;
+
+#define LOCKDEP_MAX_HELD 8
 
 struct cpu {
 	struct cpu *self;            /* offset 0: gs:0 gives the struct */
@@ -21,6 +24,8 @@ struct cpu {
 	int id;                      /* index in cpus[]: 0 is the boot CPU */
 	int ncli;                    /* depth of push_off() nesting */
 	bool intena;                 /* were interrupts on before the first? */
+	const struct spinlock *held[LOCKDEP_MAX_HELD];   /* locks it holds (lib/spinlock.c) */
+	int nheld;
 	uint32_t apic_id;            /* its local APIC's id */
 	volatile bool online;        /* set by the CPU itself when it is up */
 	volatile uint64_t lapic_ticks;   /* local APIC timer interrupts taken */
