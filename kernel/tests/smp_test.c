@@ -184,7 +184,7 @@ KTEST(smp, shootdown_every_cpu_sees_new_frame)
 	void *stack = kstack_alloc();
 	KEXPECT(stack != NULL);
 	vaddr_t va = (vaddr_t)stack - KSTACK_SIZE - PAGE_SIZE;   /* its guard page */
-	KEXPECT_EQ(pgt_map(&kernel_pgt, va, marked_frame(0xa), PAGE_SIZE, PGT_R | PGT_W), 0);
+	KEXPECT_EQ(pgt_map(&kernel_pgt, va, marked_frame(0xa), PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	KEXPECT_EQ(cpus_reading(va, 0xa), ncpus);
 
 	paddr_t frame_b = marked_frame(0xb);   /* no allocation inside a batch */
@@ -192,7 +192,7 @@ KTEST(smp, shootdown_every_cpu_sees_new_frame)
 	shootdown_get_stats(&before);
 	struct tlb_batch b;
 	tlb_begin(&b, &kernel_pgt);
-	pgt_replace(&b, va, frame_b, PGT_R | PGT_W);
+	pgt_replace(&b, va, frame_b, VM_READ | VM_WRITE);
 	tlb_end(&b);
 	shootdown_get_stats(&after);
 	int n = cpus_reading(va, 0xb);
