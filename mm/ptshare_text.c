@@ -111,13 +111,14 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 			  uint64_t layout)
 {
 	vaddr_t end = base + LARGE_PAGE_SIZE;
-	int r = 0;
+	enum fault_result r = FAULT_HANDLED;
 	publishing = true;
-	for (struct vma *v = as->vmas; v && v->start < end && r == 0; v = v->next)
-		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end) && r == 0; va += PAGE_SIZE)
-			r = as_fault(as, va, false, false);
+	for (struct vma *v = as->vmas; v && v->start < end && r == FAULT_HANDLED; v = v->next)
+		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end) && r == FAULT_HANDLED;
+		     va += PAGE_SIZE)
+			r = as_fault(as, va, 0);
 	publishing = false;
-	if (r < 0)
+	if (r != FAULT_HANDLED)
 		return;   /* out of memory: this process just does not share */
 	publish_pt(as, base, file, layout);
 }
