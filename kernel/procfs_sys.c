@@ -77,7 +77,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgreuse", f->cow_reuse);
 	vmstat_line(tb, "pgsteal_direct", lazyfree_stats.discarded);
 	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
-	vmstat_line(tb, "oom_kill", reclaim_stats.oom_kills);
+	vmstat_line(tb, "oom_kill", fault_stats.oom_kills);
 	vmstat_line(tb, "nr_tlb_local_flush_all", tlb_stats.flush_full);
 	vmstat_line(tb, "nr_tlb_local_flush_one", tlb_stats.flush_one);
 	struct shootdown_stats sd;
