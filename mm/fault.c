@@ -11,8 +11,9 @@
  *   present, COW, write            -> copy the frame (or, if this mapping
  *                                     holds the only reference, just make
  *                                     it writable again)
- * Anything else is a bad access: -EFAULT, and the caller kills the process
- * (user mode) or returns -EFAULT from the system call (copyin/copyout).
+ * Anything else is a bad address or access (enum fault_result), and the
+ * kernel signals the process (user mode) or the system call fails with
+ * -EFAULT (copyin/copyout).
  */
 #include "mm/as.h"
 #include "mm/fault.h"
@@ -48,11 +49,11 @@ bool page_is_zero_page(const struct page *pg)
 	return pg && pg == zero_page;
 }
 
-/* PGT_* protection for a VMA's pages. */
+/* The page-table protection (VM_ bits) of a VMA's pages. */
 static unsigned vma_pgt_prot(const struct vma *v)
 {
-	return (v->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) |
-	       (v->flags & VMA_SHARED ? PGT_SHARED : 0);
+	return (v->prot & VM_ACCESS) |
+	       (v->flags & VM_SHARED ? VM_SHARED : 0);
 }
 
 /* A new anonymous frame holding a copy of src (or zeros). */
@@ -67,7 +68,7 @@ static struct page *new_anon_frame(const struct page *src)
 /* The frame for page va of v from its object, into *pg, with *prot
  * completed: the object's own frame, or a private copy for a write to a
  * private mapping. A private mapping gets the object's frame COW even while
- * the VMA is read-only: mprotect may add PROT_WRITE later, and the write
+ * the VMA is read-only: mprotect may add VM_WRITE later, and the write
  * must then copy, not reach the object. 0, -ENOMEM or -EIO. */
 static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		       unsigned *prot)
@@ -77,13 +78,13 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	if (r < 0)
 		return r;
 	fault_stats.file++;
-	if (write && !(v->flags & VMA_SHARED)) {
+	if (write && !(v->flags & VM_SHARED)) {
 		*pg = new_anon_frame(fp);       /* private copy right away */
 		page_put(fp);
 		return *pg ? 0 : -ENOMEM;
 	}
 	*pg = fp;
-	*prot |= PGT_FILE | (v->flags & VMA_SHARED ? 0 : PGT_COW);
+	*prot |= VM_FILE | (v->flags & VM_SHARED ? 0 : VM_COW);
 	return 0;
 }
 
@@ -100,7 +101,7 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	} else if (!write && zero_page) {
 		page_get(zero_page);
 		pg = zero_page;
-		prot |= PGT_FILE | PGT_COW;
+		prot |= VM_FILE | VM_COW;
 		fault_stats.zero_page++;
 	} else {
 		pg = new_anon_frame(NULL);
@@ -135,15 +136,10 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	return 0;
 }
 
-int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
+/* Map or fix page va of v (v allows the access): 0, -ENOMEM, -EIO (past
+ * the object's end) or -EFAULT (the entry and the VMA disagree: a bug). */
+static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
-	struct vma *v = as_find_vma(as, va);
-	if (!v)
-		return -EFAULT;
-	if ((write && !(v->prot & PROT_WRITE)) || (exec && !(v->prot & PROT_EXEC)) ||
-	    v->prot == PROT_NONE)
-		return -EFAULT;
-	va = ALIGN_DOWN(va, PAGE_SIZE);
 	/* A shared PT page must become ours BEFORE anything is decided about the
 	 * page: unsharing takes a reference on every frame it maps, so a COW
 	 * "am I the last user?" test made earlier would be stale, and the page
@@ -167,4 +163,34 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 		return -EFAULT;   /* VMA allows it but the entry does not: a bug */
 	fault_stats.spurious++;
 	return 0;   /* already fine (another path resolved it, stale TLB) */
+}
+
+/* Does v allow an access of kind flags? */
+static bool vma_allows(const struct vma *v, unsigned flags)
+{
+	return v->prot != VM_NONE &&
+	       (!(flags & FAULT_WRITE) || (v->prot & VM_WRITE)) &&
+	       (!(flags & FAULT_EXEC) || (v->prot & VM_EXEC));
+}
+
+enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags)
+{
+	struct vma *v = as_find_vma(as, va);
+	if (!v)
+		return FAULT_BAD_ADDRESS;
+	if (!vma_allows(v, flags))
+		return FAULT_BAD_ACCESS;
+	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags & FAULT_WRITE);
+	return r == 0 ? FAULT_HANDLED : r == -ENOMEM ? FAULT_OOM :
+	       r == -EIO ? FAULT_PAST_EOF : FAULT_BAD_ACCESS;
+}
+
+int fault_errno(enum fault_result r)
+{
+	return r == FAULT_HANDLED ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
+}
+
+void fault_count_oom_kill(void)
+{
+	fault_stats.oom_kills++;
 }

@@ -17,7 +17,7 @@
  * per-page work at all, so the cost grows with the number of PT pages (one
  * per 2 MiB).
  *
- * madvise flags: a VMA marked MADV_DONTFORK (VMA_DONTCOPY) is not given to
+ * madvise flags: a VMA marked MADV_DONTFORK (VM_DONTCOPY) is not given to
  * the child at all; one marked MADV_WIPEONFORK is given empty (the child
  * reads zeros). A shared PT page may span such a VMA and its neighbours, so
  * an address space with either flag anywhere forks entry by entry
@@ -30,21 +30,39 @@
 #include "mm/vma.h"
 #include "lib/printk.h"
 
-/* Duplicate the pages of parent VMA v into child pgt with strategy s. */
-static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
-		    enum fork_strategy s)
+/* Allocate what forking parent VMA v into child pgt with strategy s
+ * needs (FORK_COPY: all of it, contents included). 0 or -ENOMEM. */
+static int fork_prepare(struct pagetable *child, struct pagetable *parent,
+			const struct vma *v, enum fork_strategy s)
 {
-	bool shared = v->flags & VMA_SHARED;
 	switch (s) {
 	case FORK_COPY:
-		return pgt_dup(child, parent, v->start, v->end, v->prot, shared);
+		return pgt_dup(child, parent, v->start, v->end, v->prot, v->flags & VM_SHARED);
 	case FORK_COW:
-		return pgt_copy(child, parent, v->start, v->end, shared);
+		return pgt_copy_prepare(child, parent, v->start, v->end);
 	case FORK_SHARE:
-		return ptshare_fork_vma(child, parent, v);
+		return ptshare_fork_prepare(child, parent, v);
 	default:
 		panic("as_fork_with: bad fork strategy %d", (int)s);
 	}
+}
+
+/* Duplicate the pages of parent VMA v into child pgt with strategy s:
+ * allocate, then change the parent's entries in one TLB batch. */
+static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
+		    enum fork_strategy s)
+{
+	int r = fork_prepare(child, parent, v, s);
+	if (r < 0 || s == FORK_COPY)   /* an eager copy leaves the parent alone */
+		return r;
+	struct tlb_batch b;
+	tlb_begin(&b, parent);
+	if (s == FORK_COW)
+		pgt_copy(&b, child, v->start, v->end, v->flags & VM_SHARED);
+	else
+		ptshare_fork_vma(&b, child, v);
+	tlb_end(&b);
+	return 0;
 }
 
 /* Does any VMA of as carry a flag that keeps whole PT pages from being
@@ -52,7 +70,7 @@ static int fork_vma(struct pagetable *child, struct pagetable *parent, const str
 static bool has_fork_flags(const struct addrspace *as)
 {
 	for (const struct vma *v = as->vmas; v; v = v->next)
-		if (v->flags & (VMA_DONTCOPY | VMA_WIPEONFORK))
+		if (v->flags & (VM_DONTCOPY | VM_WIPEONFORK))
 			return true;
 	return false;
 }
@@ -67,14 +85,14 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 	if (s == FORK_SHARE && has_fork_flags(parent))
 		s = FORK_COW;
 	for (struct vma *v = parent->vmas; v; v = v->next) {
-		if (v->flags & VMA_DONTCOPY)
+		if (v->flags & VM_DONTCOPY)
 			continue;
 		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
 					v->obj_off);
 		if (!c)
 			goto fail;
 		vma_insert(child, c);
-		if (!(v->flags & VMA_WIPEONFORK) && fork_vma(child->pgt, parent->pgt, v, s) < 0)
+		if (!(v->flags & VM_WIPEONFORK) && fork_vma(child->pgt, parent->pgt, v, s) < 0)
 			goto fail;
 	}
 	return child;

@@ -23,6 +23,7 @@
 #define MM_PGTABLE_H
 
 #include "mm/page.h"
+#include "mm/vmflags.h"
 #include "arch/x86_64/pte.h"
 
 struct tlb_batch;
@@ -32,17 +33,12 @@ struct pagetable {
 	uint64_t nr_tables;      /* table pages below the PML4 (private) */
 };
 
-/* Protection for pgt_map/pgt_protect; PGT_R/W/X equal PROT_READ/WRITE/EXEC.
- * The user bit follows the address (user half: U, kernel half: global). A
- * user mapping with none of R/W/X (PGT_NONE) keeps its frame in a PROT_NONE
- * entry that is not present: every access faults, the kernel's too. */
-#define PGT_NONE 0x0
-#define PGT_R 0x1
-#define PGT_W 0x2
-#define PGT_X 0x4
-#define PGT_COW 0x10      /* software: copy on write (mapped read-only) */
-#define PGT_FILE 0x20     /* software: file-backed frame */
-#define PGT_SHARED 0x40   /* software: MAP_SHARED */
+/* Protection for pgt_map/pgt_protect/pgt_replace: VM_ bits (mm/vmflags.h),
+ * the access bits plus VM_COW, VM_FILE and VM_SHARED for the entry's
+ * software bits. The user bit follows the address (user half: U, kernel
+ * half: global). A user mapping with no access bit (VM_NONE) keeps its
+ * frame in a PROT_NONE entry that is not present: every access faults, the
+ * kernel's too. */
 
 /* The kernel's page table (mm/kvm.c); every user PML4 shares its upper half. */
 extern struct pagetable kernel_pgt;
@@ -137,18 +133,23 @@ pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot);
 /* ---- fork's copies of a range (mm/pgtable_copy.c; sharing whole PT pages
  * is mm/ptshare.h's ptshare_fork_vma) ---- */
 
-/* Copy-on-write fork of [start, end): copy the page-table entries of src
- * into dst, taking a reference on every frame; private pages (read-only
- * ones too) become copy-on-write in both (shared != 0 keeps them writable:
- * MAP_SHARED). Allocates (unshares src, dst's tables) first, then changes
- * src in a TLB batch of its own that it closes. -ENOMEM if a table could
- * not be allocated (dst is then partly filled). */
-int pgt_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
-	     vaddr_t end, bool shared);
+/* What pgt_copy of [start, end) will need, allocated before its batch:
+ * src's PT pages there made private, dst's tables down to the PT pages.
+ * 0, or -ENOMEM (dst may hold empty tables, which pgt_destroy frees). */
+int pgt_copy_prepare(struct pagetable *dst, struct pagetable *src, vaddr_t start,
+		     vaddr_t end);
+
+/* Copy-on-write fork of [start, end) of b->pgt (the parent) into dst,
+ * after pgt_copy_prepare: copy the entries, taking a reference on every
+ * frame; private pages (read-only ones too) become copy-on-write in both,
+ * the parent's write-protections noted in b; with VM_SHARED in flags they
+ * stay writable (MAP_SHARED). Allocates nothing. */
+void pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
+	      unsigned flags);
 
 /* Eager fork of [start, end), no copy-on-write: every present private
  * anonymous page of src gets a new frame in dst holding a copy of its
- * contents, mapped with prot (PGT_R/W/X, the VMA's), so neither side faults
+ * contents, mapped with prot (the VMA's VM_ access bits), so neither side faults
  * on its first write. Frames of MAP_SHARED ranges (shared != 0) and file
  * frames are mapped in dst as they are, with one more reference. src does
  * not change (so no batch; shared PT pages of src stay shared). -ENOMEM if
