@@ -39,7 +39,7 @@
 
 #define MAX_PROGS 32
 #define MAX_ARGS 8
-#define WAIT_STEPS 20000   /* 1 ms each: 20 s for one program to start */
+#define WAIT_STEPS 60000   /* 1 ms or more each: a minute at least for one program */
 
 static pid_t pids[MAX_PROGS];
 static int nrun;
@@ -171,6 +171,8 @@ static long pd_pt_pages(void)
 	static struct pagoda_ptnode buf[128];
 	static uint64_t seen[MAX_PROGS * 128];
 	long nseen = 0;
+	if (pagoda_pttree(getpid(), 0, 1ull << 47, 1, buf, 1) < 0)
+		return -1;   /* not Pagoda */
 	for (int i = 0; i < nrun; i++) {
 		long k = pagoda_pttree(pids[i], 0, 1ull << 47, 4, buf, 128);
 		if (k < 0 || k > 128)
@@ -200,6 +202,8 @@ static void measure(const char *tag)
 	static char text[8192];
 	char path[64], roll[2048];
 	double rss = 0, pss = 0;
+	struct timespec settle = { 1, 500000000 };
+	nanosleep(&settle, NULL);   /* Linux folds its per-CPU vmstat deltas every second */
 	if (read_file("/proc/meminfo", text, sizeof text) < 0)
 		die("/proc/meminfo");
 	report(tag, "pt_pages", nrun, "pages", (double)field(text, "PageTables") / 4);
