@@ -1,6 +1,6 @@
 /* kernel/main.c -- kmain(): bring the machine up in order, then run the
  * in-kernel tests or start user space. */
-#include "kernel/bench_fork.h"
+#include "kernel/bench_bootmode.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
