@@ -1,12 +1,12 @@
 /* kernel/bench_bootmode.c -- bench=fork: the fork benchmark from the kernel
  * command line (see kernel/bench_bootmode.h), before any user process runs. */
 #include "kernel/bench_bootmode.h"
-#include "kernel/cmdline.h"
-#include "kernel/errno.h"
+#include "lib/cmdline.h"
+#include "lib/errno.h"
 #include "kernel/forkbench_measure.h"
 #include "kernel/ktest.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "mm/kmalloc.h"
 
 #define DEFAULT_SIZES "1,4,16,64,256,1024"

@@ -6,8 +6,8 @@
  * committed.
  */
 #include "kernel/console.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 #include "kernel/proc.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/console.h"

@@ -2,7 +2,7 @@
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Start receiving keyboard input from the serial port. */
 void console_init(void);

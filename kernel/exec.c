@@ -12,10 +12,10 @@
  *   rsp-> argc                                   (16-byte aligned)
  */
 #include "kernel/exec.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "libc/include/pagoda/abi-auxv.h"
 #include "mm/as.h"
 #include "mm/kmalloc.h"

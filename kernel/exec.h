@@ -2,7 +2,7 @@
 #ifndef KERNEL_EXEC_H
 #define KERNEL_EXEC_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct proc;
 

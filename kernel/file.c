@@ -1,6 +1,6 @@
 /* kernel/file.c -- file objects and per-process descriptor tables. */
 #include "kernel/file.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"
 #include "mm/kmalloc.h"

@@ -7,7 +7,7 @@
 #ifndef KERNEL_FILE_H
 #define KERNEL_FILE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct file;
 struct inode;

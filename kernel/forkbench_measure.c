@@ -12,9 +12,9 @@
  * checking. The parent lives in no process and is never loaded in CR3, so no
  * TLB flush is part of the numbers (a real fork flushes the parent's TLB). */
 #include "kernel/forkbench_measure.h"
-#include "kernel/errno.h"
-#include "kernel/format.h"
-#include "kernel/string.h"
+#include "lib/errno.h"
+#include "lib/format.h"
+#include "lib/string.h"
 #include "mm/as.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"

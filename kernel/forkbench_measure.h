@@ -6,7 +6,7 @@
 #ifndef KERNEL_FORKBENCH_MEASURE_H
 #define KERNEL_FORKBENCH_MEASURE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "libc/include/pagoda/forkbench.h"
 
 /* 0 if req is well formed, else -EINVAL (limits in pagoda/forkbench.h). */

@@ -8,7 +8,7 @@
 #ifndef KERNEL_FS_H
 #define KERNEL_FS_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "mm/vmobject.h"
 
 #define NAME_MAX 64

@@ -1,10 +1,10 @@
 /* kernel/fs_ops.c -- what read/write/stat/getdents do on initrd inodes. */
 #include "kernel/fs.h"
 #include "kernel/console.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/file.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "kernel/textbuf.h"
 #include "mm/kmalloc.h"
 #include "mm/uaccess.h"

@@ -5,11 +5,11 @@
  * directories and regular files, and add /dev/console, /dev/null, /dev/zero.
  */
 #include "kernel/fs.h"
-#include "kernel/errno.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/format.h"
+#include "lib/printk.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "arch/x86_64/memlayout.h"

@@ -1,9 +1,9 @@
 /* kernel/ktest.c -- runs the in-kernel test suites chosen on the command line. */
 #include "kernel/ktest.h"
-#include "kernel/cmdline.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/cmdline.h"
+#include "lib/format.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "arch/x86_64/console.h"
 #include "arch/x86_64/setjmp.h"
 #include "arch/x86_64/reset.h"
@@ -36,6 +36,12 @@ void ktest_exit(uint8_t code)
 {
 	if (ktest_mode())
 		qemu_debug_exit(code);
+}
+
+void ktest_on_panic(enum panic_stage stage)
+{
+	if (stage == PANIC_STOP)
+		ktest_exit(KTEST_EXIT_PANIC);
 }
 
 static bool suite_selected(const char *list, const char *suite)

@@ -11,7 +11,8 @@
 #ifndef KERNEL_KTEST_H
 #define KERNEL_KTEST_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
+#include "lib/printk.h"
 
 /* isa-debug-exit codes; QEMU exits with (code << 1) | 1. */
 #define KTEST_EXIT_PASS 0x10   /* QEMU status 33 */
@@ -65,6 +66,10 @@ __noreturn void ktest_init_exited(int status);
 
 /* In test mode, leave QEMU with code; otherwise return. */
 void ktest_exit(uint8_t code);
+
+/* The panic hook (lib/printk.h) of the test harness: at PANIC_STOP, exit
+ * QEMU with KTEST_EXIT_PANIC in test mode. */
+void ktest_on_panic(enum panic_stage stage);
 
 /* Run fn(arg) and report whether it faulted; on a fault, *vector and *addr
  * (CR2 for page faults) say how. The fault is caught, not fatal. */

@@ -1,14 +1,14 @@
 /* kernel/main.c -- kmain(): bring the machine up in order, then run the
  * in-kernel tests or start user space. */
 #include "kernel/bench_bootmode.h"
-#include "kernel/bootinfo.h"
-#include "kernel/cmdline.h"
+#include "arch/x86_64/bootinfo.h"
+#include "lib/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/fs.h"
 #include "kernel/ktest.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/version.h"
 #include "mm/mm.h"
 #include "mm/ptshare.h"
@@ -17,6 +17,7 @@
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/backtrace.h"
 #include "arch/x86_64/pic.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/timer.h"
@@ -71,7 +72,11 @@ void kmain(uint32_t magic, paddr_t info)
 {
 	percpu_init();
 	serial_init();
+	printk_add_sink(serial_putc);
 	vga_init();
+	printk_add_sink(vga_putc);
+	panic_add_hook(backtrace_on_panic);
+	panic_add_hook(ktest_on_panic);
 	printk("\n" PAGODA_BANNER "\n");
 	multiboot_parse(magic, info);
 	if (cmdline_parse(boot_info.cmdline) < 0)

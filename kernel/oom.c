@@ -9,7 +9,7 @@
  */
 #include "kernel/oom.h"
 #include "kernel/proc.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 #include "mm/as.h"
 #include "mm/pgtable.h"
 #include "mm/reclaim.h"

@@ -2,7 +2,7 @@
 #ifndef KERNEL_OOM_H
 #define KERNEL_OOM_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* A user page fault of the current process at addr found no frame even
  * after reclaim. Kill the process with the largest resident set (init only

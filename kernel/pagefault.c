@@ -12,8 +12,8 @@
  */
 #include "kernel/proc.h"
 #include "kernel/oom.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 #include "mm/as.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/memlayout.h"

@@ -8,9 +8,9 @@
  * is touched (that may fault and sleep).
  */
 #include "kernel/file.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/kmalloc.h"
 #include "mm/uaccess.h"
 

@@ -11,9 +11,9 @@
 #ifndef KERNEL_PROC_H
 #define KERNEL_PROC_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "kernel/signal.h"
-#include "kernel/spinlock.h"
+#include "lib/spinlock.h"
 #include "arch/x86_64/context.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/percpu.h"

@@ -14,11 +14,11 @@
  * the slot's reuse by a new process reads the new process.)
  */
 #include "kernel/fs.h"
-#include "kernel/errno.h"
-#include "kernel/format.h"
+#include "lib/errno.h"
+#include "lib/format.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/textbuf.h"
 
 #define INO_BASE 0x100000000ull   /* above every initrd inode number */

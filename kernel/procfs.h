@@ -10,7 +10,7 @@
 #ifndef KERNEL_PROCFS_H
 #define KERNEL_PROCFS_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct proc;
 struct textbuf;

@@ -8,10 +8,10 @@
  * that looks for Linux's names finds them in Linux's order.
  */
 #include "kernel/fs.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/textbuf.h"
 #include "mm/as.h"
 #include "mm/memstat.h"

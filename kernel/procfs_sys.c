@@ -4,8 +4,8 @@
  * meminfo and vmstat print Linux's lines that Pagoda has a figure for, in
  * Linux's order, then Pagoda's own (docs/procfs.md says what each means).
  */
-#include "kernel/cmdline.h"
-#include "kernel/format.h"
+#include "lib/cmdline.h"
+#include "lib/format.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
 #include "kernel/textbuf.h"

@@ -7,7 +7,7 @@
  * code: every tick marks need_resched, and the return-to-user hook yields.
  */
 #include "kernel/proc.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 #include "mm/as.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"

@@ -1,9 +1,9 @@
 /* kernel/signal.c -- sending, blocking and delivering signals. */
 #include "kernel/signal.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "arch/x86_64/sigframe.h"
 #include "arch/x86_64/trap.h"
 

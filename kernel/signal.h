@@ -14,7 +14,7 @@
 #ifndef KERNEL_SIGNAL_H
 #define KERNEL_SIGNAL_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define NSIG 64
 #define SIGHUP 1

@@ -1,10 +1,10 @@
 /* kernel/sys_file.c -- file system calls over struct file. */
 #include "kernel/syscall.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/file.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/uaccess.h"
 
 #define PATH_MAX 256

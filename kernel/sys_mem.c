@@ -3,7 +3,7 @@
  * do_mmap, do_vmi_munmap, do_mprotect_pkey, in their order); the work is in
  * mm/. */
 #include "kernel/syscall.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/file.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"

@@ -1,10 +1,10 @@
 /* kernel/sys_misc.c -- time, identity, TLS, reboot. */
 #include "kernel/syscall.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/ktest.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/version.h"
 #include "libc/include/pagoda/abi-linux.h"
 #include "mm/memstat.h"

@@ -9,10 +9,10 @@
  *   pagoda_pttree(pid, ...)   a process's page-table pages (mm/pttree.h)
  */
 #include "kernel/syscall.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/forkbench_measure.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/as.h"
 #include "mm/fault.h"
 #include "mm/kmalloc.h"

@@ -1,11 +1,11 @@
 /* kernel/sys_proc.c -- process system calls: fork, execve, exit, wait4,
  * getpid and friends. */
 #include "kernel/syscall.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/exec.h"
 #include "kernel/file.h"
 #include "kernel/proc.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/kmalloc.h"
 #include "mm/uaccess.h"
 

@@ -2,7 +2,7 @@
  * rt_sigaction, rt_sigprocmask, rt_sigpending, rt_sigreturn, pause.
  * One thread per process, so a thread id is the pid. */
 #include "kernel/syscall.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "kernel/proc.h"
 #include "kernel/signal.h"
 #include "mm/uaccess.h"

@@ -1,8 +1,8 @@
 /* kernel/syscall.c -- dispatch a system call from its trap frame. */
 #include "kernel/syscall.h"
-#include "kernel/cmdline.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/cmdline.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 #include "kernel/proc.h"
 #include "arch/x86_64/trap.h"
 

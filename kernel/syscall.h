@@ -7,7 +7,7 @@
 #ifndef KERNEL_SYSCALL_H
 #define KERNEL_SYSCALL_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 typedef long (*syscall_fn)(const uint64_t arg[6]);
 

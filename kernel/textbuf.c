@@ -1,8 +1,8 @@
 /* kernel/textbuf.c -- growing text buffers (kernel/textbuf.h). */
 #include "kernel/textbuf.h"
-#include "kernel/errno.h"
-#include "kernel/format.h"
-#include "kernel/string.h"
+#include "lib/errno.h"
+#include "lib/format.h"
+#include "lib/string.h"
 #include "mm/kmalloc.h"
 
 /* Make room for one more byte; false (and tb->error set) if impossible. */

@@ -1,6 +1,6 @@
 /* kernel/textbuf.h -- a growing text buffer for files made on read (/proc).
  *
- * tb_printf appends formatted text (kernel/format.h's conversions), growing
+ * tb_printf appends formatted text (lib/format.h's conversions), growing
  * the buffer with kmalloc as needed up to TEXTBUF_MAX bytes. When memory runs
  * out or the limit is reached, the text is cut there and tb->error says
  * -ENOMEM; later appends are ignored. The buffer belongs to the textbuf:
@@ -9,7 +9,7 @@
 #ifndef KERNEL_TEXTBUF_H
 #define KERNEL_TEXTBUF_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define TEXTBUF_MAX (256 * 1024)
 

@@ -11,10 +11,10 @@
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "arch/x86_64/pte.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "arch/x86_64/memlayout.h"
 
 struct addrspace *as_create(void)

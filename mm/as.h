@@ -11,7 +11,7 @@
 #ifndef MM_AS_H
 #define MM_AS_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* mmap/mprotect protections and flags: Linux values, shared with libc. */
 #include "libc/include/pagoda/abi-mman.h"

@@ -14,7 +14,7 @@
 #include "mm/buddy.h"
 #include "mm/tlb.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 static struct list free_lists[MAX_ORDER];
 static uint64_t nfree_blocks[MAX_ORDER];

@@ -1,7 +1,7 @@
 /* mm/caller.c -- symbol names for mm/'s panic messages. */
 #include "mm/caller.h"
 #ifndef PAGODA_HOST
-#include "kernel/ksyms.h"
+#include "lib/ksyms.h"
 #endif
 
 const char *mm_symbol(const void *addr, uint64_t *off)

@@ -2,7 +2,7 @@
 #ifndef MM_CALLER_H
 #define MM_CALLER_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* The function containing code address addr and the offset into it, or "?"
  * (no symbol table: host builds). */

@@ -21,9 +21,9 @@
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/vmobject.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "arch/x86_64/memlayout.h"
 
 struct fault_stats fault_stats;

@@ -2,7 +2,7 @@
 #ifndef MM_FAULT_H
 #define MM_FAULT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct fault_stats {
 	uint64_t zero;        /* demand-zero pages */

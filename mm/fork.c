@@ -27,7 +27,7 @@
 #include "mm/pgrange.h"
 #include "mm/ptshare.h"
 #include "mm/vma.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 /* Duplicate the pages of parent VMA v into child pgt with strategy s. */
 static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,

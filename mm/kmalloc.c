@@ -17,8 +17,8 @@
 #include "mm/page.h"
 #include "mm/caller.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 
 #define NCLASSES 8               /* 16 << 0 .. 16 << 7 = 2048 */
 #define KCLASS_NONE 0            /* not a kmalloc page */

@@ -10,7 +10,7 @@
 #ifndef MM_KMALLOC_H
 #define MM_KMALLOC_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define KMALLOC_MAX_SMALL 2048
 

@@ -4,7 +4,7 @@
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 static uint64_t used[KSTACK_SLOTS / 64];
 

@@ -4,7 +4,7 @@
 #ifndef MM_KSTACK_H
 #define MM_KSTACK_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* A new KSTACK_SIZE stack; returns its top (16-byte aligned, the first rsp),
  * or NULL when out of memory or slots. */

@@ -5,8 +5,8 @@
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 
 static uint64_t dmap_page;
 

@@ -7,7 +7,7 @@
 #include "mm/ptpage.h"
 #include "mm/tlb.h"
 #include "mm/walk.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
 
 struct lazyfree_stats lazyfree_stats;

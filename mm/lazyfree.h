@@ -21,7 +21,7 @@
 #ifndef MM_LAZYFREE_H
 #define MM_LAZYFREE_H
 
-#include "mm/list.h"
+#include "lib/list.h"
 #include "arch/x86_64/pte.h"
 
 struct page;

@@ -30,7 +30,7 @@
 #include "mm/pgrange.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "arch/x86_64/memlayout.h"
 
 /* Fault in every page of [start, end) of v as a read or write would. */

@@ -2,7 +2,7 @@
 #ifndef MM_MADVISE_H
 #define MM_MADVISE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* MADV_*: Linux values, shared with libc. */
 #include "libc/include/pagoda/abi-mman.h"

@@ -9,7 +9,7 @@
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 
 /* PT pages mapping frame pa: its references less the one a file or object
  * holds (PG_FILE frames); 1 for frames outside the database (MMIO). */

@@ -19,7 +19,7 @@
 #ifndef MM_MEMSTAT_H
 #define MM_MEMSTAT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct addrspace;
 struct vma;

@@ -17,10 +17,10 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/pv_ops.h"
-#include "kernel/bootinfo.h"
-#include "kernel/cmdline.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "arch/x86_64/bootinfo.h"
+#include "lib/cmdline.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 
 #define BOOT_MAP_LIMIT GiB(1)
 

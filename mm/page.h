@@ -35,8 +35,8 @@
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
 
-#include "kernel/types.h"
-#include "mm/list.h"
+#include "lib/types.h"
+#include "lib/list.h"
 
 enum page_type {
 	PG_FREE,        /* in the buddy allocator */

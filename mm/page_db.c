@@ -11,8 +11,8 @@
 #include "mm/page.h"
 #include "mm/buddy.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "mm/caller.h"
 
 #define MAX_RANGES 40

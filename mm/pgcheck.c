@@ -5,7 +5,7 @@
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 /* Present entries of table t, counted one by one. */
 static unsigned count_present(struct page *t)

@@ -2,7 +2,7 @@
 #ifndef MM_PGCHECK_H
 #define MM_PGCHECK_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct pagetable;
 

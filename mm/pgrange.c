@@ -6,9 +6,9 @@
 #include "mm/ptshare.h"
 #include "mm/tlb.h"
 #include "mm/walk.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 #include "arch/x86_64/memlayout.h"
 
 /* ---- unmap ---- */

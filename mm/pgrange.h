@@ -3,7 +3,7 @@
 #ifndef MM_PGRANGE_H
 #define MM_PGRANGE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct pagetable;
 

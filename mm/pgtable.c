@@ -7,8 +7,8 @@
 #include "mm/kmalloc.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 
 struct pagetable kernel_pgt;
 

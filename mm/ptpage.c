@@ -7,7 +7,7 @@
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 static bool kernel_half_frozen;
 

@@ -9,9 +9,9 @@
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 
 enum ptshare_mode ptshare_mode = PTSHARE_ALL;
 struct ptshare_stats ptshare_stats;

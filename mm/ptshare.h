@@ -22,7 +22,7 @@
 #ifndef MM_PTSHARE_H
 #define MM_PTSHARE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "arch/x86_64/pte.h"
 
 struct pagetable;

@@ -23,7 +23,7 @@
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 struct text_pt {
 	struct text_pt *next;

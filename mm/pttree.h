@@ -10,7 +10,7 @@
 #ifndef MM_PTTREE_H
 #define MM_PTTREE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "libc/include/pagoda/pttree.h"
 
 struct pagetable;

@@ -5,7 +5,7 @@
 #include "mm/ptpage.h"
 #include "mm/tlb.h"
 #include "mm/walk.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
 
 #define WATERMARK_LOW_DIV 64    /* low watermark: 1/64 of RAM */

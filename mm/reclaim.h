@@ -20,7 +20,7 @@
 #ifndef MM_RECLAIM_H
 #define MM_RECLAIM_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct reclaim_stats {
 	uint64_t runs;        /* reclaimer invocations that scanned something */

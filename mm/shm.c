@@ -15,7 +15,7 @@
 #include "mm/vmobject.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "arch/x86_64/memlayout.h"
 
 #define SLOT_ENTRIES (PAGE_SIZE / sizeof(struct page *))

@@ -5,7 +5,7 @@
 #include "mm/ptpage.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 struct tlb_stats tlb_stats;
 bool tlb_batching = true;

@@ -20,7 +20,7 @@
 #ifndef MM_TLB_H
 #define MM_TLB_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "arch/x86_64/pte.h"
 
 struct page;

@@ -6,7 +6,7 @@
  * -EFAULT through the exception table (arch/x86_64/usercopy.asm).
  */
 #include "mm/uaccess.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/usercopy.h"
 

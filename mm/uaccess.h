@@ -10,7 +10,7 @@
 #ifndef MM_UACCESS_H
 #define MM_UACCESS_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Why the last page fault taken on a user address failed (as_fault's
  * result: -EFAULT, -EIO, -ENOMEM; 0 when it did not): the fault handler

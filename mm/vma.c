@@ -2,8 +2,8 @@
 #include "mm/vma.h"
 #include "mm/kmalloc.h"
 #include "mm/vmobject.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
 
 struct vma *vma_new(vaddr_t start, vaddr_t end, unsigned prot, unsigned flags,

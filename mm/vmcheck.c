@@ -8,8 +8,8 @@
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 
 int vmcheck_begin(struct vmcheck *c)
 {

@@ -21,7 +21,7 @@
 #ifndef MM_VMCHECK_H
 #define MM_VMCHECK_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct addrspace;
 

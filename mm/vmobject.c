@@ -1,6 +1,6 @@
 /* mm/vmobject.c -- references on backing objects (mm/vmobject.h). */
 #include "mm/vmobject.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 void vmobject_get(struct vmobject *obj)
 {

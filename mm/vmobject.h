@@ -17,7 +17,7 @@
 #ifndef MM_VMOBJECT_H
 #define MM_VMOBJECT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct page;
 struct vmobject;

@@ -3,8 +3,8 @@
 #include "mm/ptpage.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
 
 static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr_t end);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/gen-ksyms.sh NM KERNEL.elf > ksyms.S
 # Emit the kernel's text symbols, sorted by address, as an assembly file for
-# the .ksyms section (read by kernel/ksyms.c). With no ELF ("-") it emits an
+# the .ksyms section (read by lib/ksyms.c). With no ELF ("-") it emits an
 # empty table for the first link pass.
 set -eu
 nm=$1 elf=$2

@@ -7,8 +7,8 @@
 #include "arch/x86_64/backtrace.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/ksyms.h"
-#include "kernel/printk.h"
+#include "lib/ksyms.h"
+#include "lib/printk.h"
 
 #define BT_MAX 24
 
@@ -60,4 +60,10 @@ bool kstack_guard_hit(uint64_t rsp, uint64_t addr)
 	uint64_t slot = (addr - KSTACK_BASE) / KSTACK_SLOT;
 	return (addr - KSTACK_BASE) % KSTACK_SLOT < KSTACK_GUARD &&
 	       (rsp - KSTACK_BASE) / KSTACK_SLOT == slot;
+}
+
+void backtrace_on_panic(enum panic_stage stage)
+{
+	if (stage == PANIC_DUMP)
+		backtrace_here();
 }

@@ -2,7 +2,8 @@
 #ifndef ARCH_X86_64_BACKTRACE_H
 #define ARCH_X86_64_BACKTRACE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
+#include "lib/printk.h"
 
 /* Print " (function+0xoff)" for a kernel address, or nothing if unknown. */
 void print_symbol(uint64_t addr);
@@ -12,6 +13,9 @@ void backtrace_from(uint64_t rip, uint64_t rbp);
 
 /* Print the call chain of the caller. */
 void backtrace_here(void);
+
+/* The panic hook (lib/printk.h) that prints backtrace_here at PANIC_DUMP. */
+void backtrace_on_panic(enum panic_stage stage);
 
 /* Did a fault at addr with stack pointer rsp hit a kernel stack's guard page? */
 bool kstack_guard_hit(uint64_t rsp, uint64_t addr);

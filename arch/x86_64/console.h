@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_CONSOLE_H
 #define ARCH_X86_64_CONSOLE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 void serial_init(void);
 void serial_putc(char c);

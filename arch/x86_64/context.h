@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_CONTEXT_H
 #define ARCH_X86_64_CONTEXT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Layout of what swtch() leaves on a stack (lowest address first). */
 struct context {

@@ -8,7 +8,7 @@
 #ifndef ARCH_X86_64_CPU_H
 #define ARCH_X86_64_CPU_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define RFLAGS_IF (1UL << 9)
 

@@ -1,7 +1,7 @@
 /* arch/x86_64/fpu.c -- enable SSE and save/restore user FPU state. */
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/pv_ops.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define CR0_MP (1UL << 1)
 #define CR0_EM (1UL << 2)

@@ -7,7 +7,7 @@
 #ifndef ARCH_X86_64_FPU_H
 #define ARCH_X86_64_FPU_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct fpu_state {
 	uint8_t fx[512];

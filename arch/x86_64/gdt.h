@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_GDT_H
 #define ARCH_X86_64_GDT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define IST_DOUBLE_FAULT 1
 #define IST_NMI 2

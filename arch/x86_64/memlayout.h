@@ -35,7 +35,7 @@
 #ifndef ARCH_X86_64_MEMLAYOUT_H
 #define ARCH_X86_64_MEMLAYOUT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1UL << PAGE_SHIFT)

@@ -3,7 +3,7 @@
 #ifndef ARCH_X86_64_MMU_H
 #define ARCH_X86_64_MMU_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct mmu_features {
 	bool nx;      /* no-execute bit (EFER.NXE set at boot) */

@@ -1,8 +1,8 @@
 /* arch/x86_64/multiboot.c -- read the multiboot2 boot information. */
-#include "kernel/bootinfo.h"
+#include "arch/x86_64/bootinfo.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 
 #define MB2_BOOT_MAGIC 0x36d76289
 #define MB2_TAG_END 0

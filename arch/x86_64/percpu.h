@@ -7,7 +7,7 @@
 #ifndef ARCH_X86_64_PERCPU_H
 #define ARCH_X86_64_PERCPU_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct proc;
 struct context;

@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_PIC_H
 #define ARCH_X86_64_PIC_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 void pic_init(void);            /* remap IRQ 0-15 to vectors 32-47, all masked */
 void pic_unmask(int irq);

@@ -12,7 +12,7 @@
 #ifndef ARCH_X86_64_PTE_H
 #define ARCH_X86_64_PTE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 typedef uint64_t pte_t;
 

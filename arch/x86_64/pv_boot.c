@@ -7,9 +7,9 @@
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/pv_patch.h"
 #include "arch/x86_64/pv_checked.h"
-#include "kernel/cmdline.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/cmdline.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 
 #define PV_MODE_DEFAULT "patched"
 

@@ -25,7 +25,7 @@
 #include "mm/kvm.h"
 #include "mm/page.h"
 #include "mm/ptcheck.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 #define BATCH_MAX 64   /* queued writes before the batch is applied anyway */
 

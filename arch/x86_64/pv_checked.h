@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_PV_CHECKED_H
 #define ARCH_X86_64_PV_CHECKED_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Make pv_ops the checking backend: split the direct map over RAM into
  * 4 KiB pages, map every page-table page read-only there, and validate

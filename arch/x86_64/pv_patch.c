@@ -17,8 +17,8 @@
 #include "arch/x86_64/pv_patch.h"
 #include "arch/x86_64/pv_native.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/printk.h"
+#include "lib/string.h"
 
 extern const struct pv_site _pvsites_start[], _pvsites_end[];
 

@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_PV_PATCH_H
 #define ARCH_X86_64_PV_PATCH_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* The direct call a site can become: e8 <rel32 from the next instruction>. */
 #define CALL_REL32_OPCODE 0xe8

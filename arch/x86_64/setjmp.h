@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_SETJMP_H
 #define ARCH_X86_64_SETJMP_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct jmpbuf {
 	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rip;

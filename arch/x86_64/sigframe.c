@@ -3,8 +3,8 @@
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/trap.h"
-#include "kernel/errno.h"
-#include "kernel/string.h"
+#include "lib/errno.h"
+#include "lib/string.h"
 #include "mm/uaccess.h"
 
 #define RED_ZONE 128

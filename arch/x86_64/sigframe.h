@@ -10,7 +10,7 @@
 #ifndef ARCH_X86_64_SIGFRAME_H
 #define ARCH_X86_64_SIGFRAME_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct trapframe;
 

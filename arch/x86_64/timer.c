@@ -2,7 +2,7 @@
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/trap.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 #define PIT_FREQ 1193182
 #define PIT_CH0 0x40

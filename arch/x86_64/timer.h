@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_64_TIMER_H
 #define ARCH_X86_64_TIMER_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define HZ 100
 

@@ -8,7 +8,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/setjmp.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 struct idt_gate {
 	uint16_t off_lo;

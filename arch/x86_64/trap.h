@@ -3,7 +3,7 @@
 #ifndef ARCH_X86_64_TRAP_H
 #define ARCH_X86_64_TRAP_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Exception vectors. */
 #define T_DE 0     /* divide error */

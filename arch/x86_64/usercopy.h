@@ -3,7 +3,7 @@
 #ifndef ARCH_X86_64_USERCOPY_H
 #define ARCH_X86_64_USERCOPY_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 long arch_copy_user(void *dst, const void *src, uint64_t n);
 long arch_strncpy_user(char *dst, const char *usrc, uint64_t max);

@@ -1,10 +1,10 @@
 /* kernel/tests/boot_test.c -- test=boot: the foundation works on real hardware
  * (QEMU): formatting, command line, timer, TSC, fault catching. */
 #include "kernel/ktest.h"
-#include "kernel/cmdline.h"
-#include "kernel/format.h"
-#include "kernel/string.h"
-#include "kernel/ksyms.h"
+#include "lib/cmdline.h"
+#include "lib/format.h"
+#include "lib/string.h"
+#include "lib/ksyms.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/trap.h"

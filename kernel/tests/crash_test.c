@@ -2,7 +2,7 @@
  * driver proves it reports each kind of death (tests/suites.txt expects
  * them to fail with a given report). Never part of test=all. */
 #include "kernel/ktest.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 #include "arch/x86_64/reset.h"
 
 /* test=crash_panic: an explicit panic(). */

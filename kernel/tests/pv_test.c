@@ -1,8 +1,8 @@
 /* kernel/tests/pv_test.c -- test=pv: the pv_ops table, its call sites and
  * what the boot-time patcher made of them (arch/x86_64/pv_*.c). */
 #include "kernel/ktest.h"
-#include "kernel/cmdline.h"
-#include "kernel/string.h"
+#include "lib/cmdline.h"
+#include "lib/string.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/pv_patch.h"

@@ -3,7 +3,7 @@
  * frame and page-table page counts must be the same before and after it,
  * and the free lists and the kernel page table pass their self-checks. */
 #include "kernel/ktest.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page.h"
 #include "mm/kmalloc.h"
 #include "mm/kstack.h"
@@ -11,7 +11,7 @@
 #include "mm/ptpage.h"
 #include "mm/kvm.h"
 #include "mm/pgcheck.h"
-#include "kernel/cmdline.h"
+#include "lib/cmdline.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/trap.h"

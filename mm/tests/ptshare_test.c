@@ -5,7 +5,7 @@
  * free-frame count back where it started. Writes by the CPU through CR3 are
  * covered from user space (usertests ptshare_*). */
 #include "kernel/ktest.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/fault.h"
 #include "mm/page.h"

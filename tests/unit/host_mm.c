@@ -9,7 +9,7 @@
 #include "mm/ptpage.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
-#include "kernel/printk.h"
+#include "lib/printk.h"
 
 uintptr_t host_physmem_base;
 static void *physmem;

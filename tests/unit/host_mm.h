@@ -6,7 +6,7 @@
 #define TESTS_UNIT_HOST_MM_H
 
 #include <check.h>
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "mm/page.h"
 
 /* Fake kernel image inside simulated memory: [HOST_IMAGE_PA, +HOST_IMAGE_LEN)

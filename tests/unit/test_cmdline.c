@@ -1,7 +1,7 @@
 /* tests/unit/test_cmdline.c -- kernel command-line parsing. */
 #include <check.h>
 #include <string.h>
-#include "kernel/cmdline.h"
+#include "lib/cmdline.h"
 
 START_TEST(test_key_values)
 {

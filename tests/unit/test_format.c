@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
-#include "kernel/format.h"
+#include "lib/format.h"
 
 static char buf[128];
 

@@ -8,7 +8,7 @@
 #include <check.h>
 #include <string.h>
 #include "tests/unit/host_mm.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/pgcheck.h"
 #include "mm/pgrange.h"

@@ -12,7 +12,7 @@
 #include "mm/kstack.h"
 #include "mm/pgcheck.h"
 #include "arch/x86_64/memlayout.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 
 #define RAM MiB(32)
 #define UVA (USER_TEXT_BASE + MiB(2))

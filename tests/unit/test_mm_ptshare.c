@@ -6,7 +6,7 @@
 #include <check.h>
 #include <signal.h>
 #include "tests/unit/host_mm.h"
-#include "kernel/errno.h"
+#include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
 #include "mm/pgrange.h"

@@ -12,8 +12,8 @@ UNIT_CFLAGS = -std=gnu11 -g -O1 -DPAGODA_HOST -I. -Wall -Wextra -Werror \
 	-fno-omit-frame-pointer -fno-tree-loop-distribute-patterns $(UNIT_CHECK_CFLAGS)
 UNIT_LIBS = $(eval UNIT_LIBS := $(shell pkg-config --libs check))$(UNIT_LIBS)
 
-UNIT_SRCS_format := kernel/format.c
-UNIT_SRCS_cmdline := kernel/cmdline.c kernel/string.c
+UNIT_SRCS_format := lib/format.c
+UNIT_SRCS_cmdline := lib/cmdline.c lib/string.c
 -include mm/mm-unit.mk
 UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/ptcheck.c
 

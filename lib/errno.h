@@ -1,7 +1,7 @@
-/* kernel/errno.h -- error numbers, with Linux x86-64 values (they reach user
+/* lib/errno.h -- error numbers, with Linux x86-64 values (they reach user
  * space unchanged through the syscall ABI). Functions return -Exxx. */
-#ifndef KERNEL_ERRNO_H
-#define KERNEL_ERRNO_H
+#ifndef LIB_ERRNO_H
+#define LIB_ERRNO_H
 
 #define EPERM 1
 #define ENOENT 2

@@ -1,5 +1,5 @@
-/* kernel/format.c -- the printf engine (host unit-tested in tests/unit). */
-#include "kernel/format.h"
+/* lib/format.c -- the printf engine (host unit-tested in tests/unit). */
+#include "lib/format.h"
 
 struct spec {
 	bool left;     /* '-' flag */

@@ -1,10 +1,10 @@
-/* kernel/ksyms.h -- kernel symbol table for backtraces.
+/* lib/ksyms.h -- kernel symbol table for backtraces.
  * The table is generated from the first link (tools/gen-ksyms.sh) and linked
  * into the final kernel image's .ksyms section. */
-#ifndef KERNEL_KSYMS_H
-#define KERNEL_KSYMS_H
+#ifndef LIB_KSYMS_H
+#define LIB_KSYMS_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Name of the function containing addr and addr's offset in it, or NULL. */
 const char *ksym_lookup(uint64_t addr, uint64_t *offset);

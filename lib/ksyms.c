@@ -1,6 +1,6 @@
-/* kernel/ksyms.c -- binary search in the generated symbol table. */
-#include "kernel/ksyms.h"
-#include "kernel/string.h"
+/* lib/ksyms.c -- binary search in the generated symbol table. */
+#include "lib/ksyms.h"
+#include "lib/string.h"
 
 /* Generated (sorted by address); see tools/gen-ksyms.sh. */
 extern const uint64_t ksyms_count;

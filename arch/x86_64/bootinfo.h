@@ -1,9 +1,9 @@
-/* kernel/bootinfo.h -- what the boot loader told us, in a generic form.
+/* arch/x86_64/bootinfo.h -- what the boot loader told us, in a generic form.
  * Filled by arch/x86_64/multiboot.c before anything else runs. */
-#ifndef KERNEL_BOOTINFO_H
-#define KERNEL_BOOTINFO_H
+#ifndef ARCH_X86_64_BOOTINFO_H
+#define ARCH_X86_64_BOOTINFO_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define BOOT_MAX_REGIONS 32
 #define BOOT_MAX_MODULES 4

@@ -1,6 +1,6 @@
-/* kernel/spinlock.c -- test-and-set locks with nested interrupt disabling. */
-#include "kernel/spinlock.h"
-#include "kernel/printk.h"
+/* lib/spinlock.c -- test-and-set locks with nested interrupt disabling. */
+#include "lib/spinlock.h"
+#include "lib/printk.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
 

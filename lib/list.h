@@ -1,11 +1,11 @@
-/* mm/list.h -- intrusive circular doubly-linked lists.
+/* lib/list.h -- intrusive circular doubly-linked lists.
  *
  *   head <-> a <-> b <-> c <-> (head)      an empty list points at itself
  */
-#ifndef MM_LIST_H
-#define MM_LIST_H
+#ifndef LIB_LIST_H
+#define LIB_LIST_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct list {
 	struct list *next, *prev;

@@ -1,12 +1,12 @@
-/* kernel/format.h -- printf-style formatting shared by printk and ksnprintf.
+/* lib/format.h -- printf-style formatting shared by printk and ksnprintf.
  *
  * Supported: %d %i %u %x %X %o %p %s %c %% with flags '-', '0', '#', width,
  * precision for %s, and length modifiers l, ll, z, h, hh.
  */
-#ifndef KERNEL_FORMAT_H
-#define KERNEL_FORMAT_H
+#ifndef LIB_FORMAT_H
+#define LIB_FORMAT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 typedef void (*format_out_t)(char c, void *arg);
 

@@ -1,7 +1,7 @@
-/* kernel/types.h -- fixed-width types and small helpers used everywhere.
+/* lib/types.h -- fixed-width types and small helpers used everywhere.
  * Only the compiler's freestanding headers are used; no libc. */
-#ifndef KERNEL_TYPES_H
-#define KERNEL_TYPES_H
+#ifndef LIB_TYPES_H
+#define LIB_TYPES_H
 
 #include <stdint.h>
 #include <stddef.h>

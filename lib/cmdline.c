@@ -1,6 +1,6 @@
-/* kernel/cmdline.c -- key=value kernel options (host unit-tested). */
-#include "kernel/cmdline.h"
-#include "kernel/string.h"
+/* lib/cmdline.c -- key=value kernel options (host unit-tested). */
+#include "lib/cmdline.h"
+#include "lib/string.h"
 
 static char raw[CMDLINE_MAX];
 static char buf[CMDLINE_MAX];

@@ -1,4 +1,4 @@
-/* kernel/spinlock.h -- spinlocks that also disable interrupts.
+/* lib/spinlock.h -- spinlocks that also disable interrupts.
  *
  * Pagoda runs one CPU today, but shared state is still guarded by locks so
  * the structure is ready for more. Holding any spinlock keeps interrupts
@@ -7,10 +7,10 @@
  * count per CPU, and interrupts come back on only when the outermost lock is
  * released, whatever the release order.
  */
-#ifndef KERNEL_SPINLOCK_H
-#define KERNEL_SPINLOCK_H
+#ifndef LIB_SPINLOCK_H
+#define LIB_SPINLOCK_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct spinlock {
 	volatile uint32_t locked;

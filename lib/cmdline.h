@@ -1,13 +1,13 @@
-/* kernel/cmdline.h -- the kernel command line as key=value options.
+/* lib/cmdline.h -- the kernel command line as key=value options.
  *
  * "test=mm ptshare=fork quiet" gives test -> "mm", ptshare -> "fork",
  * quiet -> "" (a bare word is a key with an empty value). Any subsystem may
  * query it after cmdline_parse() ran at boot.
  */
-#ifndef KERNEL_CMDLINE_H
-#define KERNEL_CMDLINE_H
+#ifndef LIB_CMDLINE_H
+#define LIB_CMDLINE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define CMDLINE_MAX 512
 #define CMDLINE_MAX_OPTS 32

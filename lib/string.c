@@ -1,6 +1,6 @@
-/* kernel/string.c -- freestanding mem/str routines (also built for host tests,
+/* lib/string.c -- freestanding mem/str routines (also built for host tests,
  * where the host libc's versions win and these are not linked). */
-#include "kernel/string.h"
+#include "lib/string.h"
 
 void *memset(void *d, int c, size_t n)
 {

@@ -1,8 +1,8 @@
-/* kernel/string.h -- the few mem/str functions the kernel needs. */
-#ifndef KERNEL_STRING_H
-#define KERNEL_STRING_H
+/* lib/string.h -- the few mem/str functions the kernel needs. */
+#ifndef LIB_STRING_H
+#define LIB_STRING_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 void *memset(void *d, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
