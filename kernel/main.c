@@ -10,6 +10,7 @@
 #include "kernel/proc.h"
 #include "lib/string.h"
 #include "kernel/version.h"
+#include "mm/phasetime.h"
 #include "mm/mm.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/console.h"
@@ -91,6 +92,7 @@ void kmain(uint32_t magic, paddr_t info)
 	mm_init();
 	pv_init();          /* choose the pv_ops backend, patch call sites */
 	ptshare_set_mode(cmdline_get_or("ptshare", "all"));
+	phasetime_set(cmdline_has("phasetime"));   /* per-phase TSC counters, /proc/phasetime */
 	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();
 	syscall_table_init();

@@ -8,6 +8,7 @@
 #include "lib/string.h"
 #include "mm/as.h"
 #include "mm/memstat.h"
+#include "mm/phasetime.h"
 #include "mm/uaccess.h"
 #include "mm/kstack.h"
 #include "mm/vmcheck.h"
@@ -190,7 +191,8 @@ static void fork_apply(struct proc *child, const struct fork_req *req)
 		(void)copyout(req->parent_tid, &pid, sizeof(pid));
 }
 
-int proc_fork_req(const struct fork_req *req)
+/* proc_fork_req without its timing. */
+static int fork_process(const struct fork_req *req)
 {
 	struct proc *parent = current_proc();
 	struct proc *child = proc_alloc();
@@ -225,9 +227,18 @@ int proc_fork_req(const struct fork_req *req)
 	return child->pid;
 }
 
+int proc_fork_req(const struct fork_req *req)
+{
+	uint64_t t0 = phase_begin();
+	int r = fork_process(req);
+	phase_end(PH_FORK, t0);
+	return r;
+}
+
 void proc_exit(int status)
 {
 	struct proc *p = current_proc();
+	uint64_t t_exit = phase_begin();
 	if (p == init_proc)
 		ktest_init_exited(status);
 
@@ -242,7 +253,9 @@ void proc_exit(int status)
 	spin_lock(&proc_lock);
 	p->as = NULL;
 	spin_unlock(&proc_lock);
+	uint64_t t0 = phase_begin();
 	as_destroy(as);
+	phase_end(PH_EXIT_AS, t0);
 	if (vmcheck_on_exit)
 		proc_vmcheck();
 
@@ -262,6 +275,7 @@ void proc_exit(int status)
 	if (p->parent)
 		signal_send_locked(p->parent, SIGCHLD, p->pid);   /* ignored by default */
 	wakeup_locked(p->parent);
+	phase_end(PH_EXIT, t_exit);
 	sched();
 	panic("zombie pid %d ran again", p->pid);
 }
@@ -287,7 +301,9 @@ int proc_wait(int pid, int *status, int options)
 				*status = c->exit_status;
 			c->parent = NULL;
 			spin_unlock(&proc_lock);
+			uint64_t t0 = phase_begin();
 			proc_free(c);
+			phase_end(PH_WAIT_REAP, t0);
 			return cpid;
 		}
 		if (!have_kids) {

@@ -19,6 +19,7 @@
 #include "mm/page.h"
 #include "mm/pgrange.h"
 #include "mm/pgtable.h"
+#include "mm/phasetime.h"
 #include "mm/ptpage.h"
 #include "mm/vmobject.h"
 #include "lib/errno.h"
@@ -58,9 +59,11 @@ static unsigned vma_pgt_prot(const struct vma *v)
 /* A new anonymous frame holding a copy of src (or zeros). */
 static struct page *new_anon_frame(const struct page *src)
 {
+	uint64_t t0 = phase_begin();
 	struct page *pg = page_alloc(0, PA_ANON | (src ? 0 : PA_ZERO));
+	phase_end(PH_FAULT_ALLOC, t0);
 	if (pg && src)
-		memcpy(page_va(pg), page_va(src), PAGE_SIZE);
+		page_copy(pg, src);
 	return pg;
 }
 
@@ -108,7 +111,9 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	}
 	if (!pg)
 		return -ENOMEM;
+	uint64_t t0 = phase_begin();
 	int r = pgt_map(as->pgt, va, page_to_pa(pg), prot);
+	phase_end(PH_FAULT_MAP, t0);
 	if (r < 0)
 		page_put(pg);
 	return r;
@@ -131,9 +136,12 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	return 0;
 }
 
-int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
+/* as_fault without its timing. */
+static int fault_resolve(struct addrspace *as, vaddr_t va, bool write, bool exec)
 {
+	uint64_t t0 = phase_begin();
 	struct vma *v = as_find_vma(as, va);
+	t0 = phase_end(PH_FAULT_VMA, t0);
 	if (!v)
 		return -EFAULT;
 	if ((write && !(v->prot & PROT_WRITE)) || (exec && !(v->prot & PROT_EXEC)) ||
@@ -151,16 +159,34 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 	paddr_t pa;
 	pte_t e;
 	int mapped = write ? pgt_lookup_write(as->pgt, va, &pa, &e) : pgt_lookup(as->pgt, va, &pa, &e);
+	phase_end(PH_FAULT_WALK, t0);
 	if (mapped < 0)
 		return mapped;
 	if (!mapped)
 		return fault_in(as, v, va, write);
 	if (!pte_present(e))
 		return -EFAULT;   /* a PROT_NONE entry under an accessible VMA: a bug */
-	if (write && pte_cow(e))
-		return fault_cow(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);
+	if (write && pte_cow(e)) {
+		t0 = phase_begin();
+		int r = fault_cow(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);
+		phase_end(PH_FAULT_COW, t0);
+		return r;
+	}
 	if (write && !pte_writable(e))
 		return -EFAULT;   /* VMA allows it but the entry does not: a bug */
 	fault_stats.spurious++;
 	return 0;   /* already fine (another path resolved it, stale TLB) */
+}
+
+int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
+{
+	uint64_t t0 = phase_begin();
+	int r = fault_resolve(as, va, write, exec);
+	phase_end(PH_FAULT, t0);
+	if (phasetime_on) {
+		enum phase after = phasetime_fault_kind(as);
+		if (after != PH_COUNT)
+			phase_end(after, t0);
+	}
+	return r;
 }

@@ -32,11 +32,15 @@
 #                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
 #                       BENCH_PAGODA_CONFIGS='libc=musl libc=newlib' (each a column; e.g.
 #                                        'libc=musl libc=musl,ptshare=off')
+#   make bench-phases   Pagoda booted with `phasetime`, user/bench/phases (the musl
+#                       build): cycles per phase of faults, fork, exit and wait
+#                       (mm/phasetime.h), printed as a table; BENCH_PHASES_ARGS
+#                       (default: --runs 5) and the MiB of its fork_big workload
 #
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
 BENCH_SRC   := user/bench
-BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy \
+BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy phases \
 	mallocbench ptshare_stat
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
@@ -119,6 +123,15 @@ bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user | $(call deps,build ne
 		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda newlib $(BUSYBOX_BIN)
 	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results \
 		--rounds $(or $(BENCH_ROUNDS),$(BENCH_LINUX_ROUNDS)) --ref linux $(BENCH_SYSTEMS)
+
+# Per-phase TSC counters of the kernel (mm/phasetime.h) around user/bench/phases.
+BENCH_PHASES_ARGS ?= --runs 5
+.PHONY: bench-phases
+bench-phases: bench-musl $(B)/kernel.elf user | $(call deps,build musl run)
+	$(Q)tools/bench/pagoda.sh prepare $(B) $(B)/bench/musl phases
+	$(Q)tools/bench/pagoda.sh boot $(B) $(BENCH_MEM) 'libc=phases phasetime' \
+		--init '/bin/phases $(BENCH_PHASES_ARGS)' | tee $(B)/bench/phases.log | \
+		sed -n '/^bench  *metric/,$$p'
 
 # make bench: all of Pagoda's configurations (see the top of this file). The
 # stamps install the tools before anything is built, so it works from a fresh
