@@ -10,3 +10,4 @@ UNIT_SRCS_mm_lazyfree := $(MM_HOST_SRCS)
 UNIT_SRCS_mm_forkcopy := $(MM_HOST_SRCS)
 UNIT_SRCS_mm_memstat := $(MM_HOST_SRCS) mm/memstat.c mm/shm.c mm/vmobject.c
 UNIT_SRCS_mm_vmcheck := $(MM_HOST_SRCS) mm/vmcheck.c
+UNIT_SRCS_mm_vma := $(MM_HOST_SRCS) mm/vma.c mm/vmobject.c
