@@ -6,6 +6,8 @@
 #include "lib/string.h"
 #include "arch/x86_64/sigframe.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/memlayout.h"
+#include "mm/uaccess.h"
 
 enum sig_default { DFL_TERM, DFL_IGNORE };
 
@@ -72,6 +74,33 @@ bool signal_interrupted(const struct proc *p)
 	return p->killed || (p->sig.pending & ~p->sig.blocked);
 }
 
+/* Push the frame for handler(info) with the saved mask blocked onto tf's
+ * user stack and enter it: 0, or -EFAULT (the stack cannot hold it). arch
+ * builds the frame; the copy goes through mm's uaccess (the fault path). */
+static int frame_push(struct trapframe *tf, uint64_t handler, uint64_t restorer,
+		      const struct ksiginfo *info, uint64_t blocked)
+{
+	struct sigframe_image img;
+	sigframe_build(&img, tf, restorer, info, blocked);
+	if (!is_user_addr(img.at) || copyout(img.fpu_at, &img.fpu, sizeof(img.fpu)) < 0 ||
+	    copyout(img.at, &img.frame, sizeof(img.frame)) < 0)
+		return -EFAULT;
+	sigframe_enter(tf, &img, handler);
+	return 0;
+}
+
+int signal_frame_pop(struct trapframe *tf, uint64_t *blocked)
+{
+	struct sigframe_image img;
+	img.at = sigframe_return_addr(tf);
+	if (copyin(&img.frame, img.at, sizeof(img.frame)) < 0)
+		return -EFAULT;
+	img.fpu_at = img.frame.uc.mc.fpstate;
+	if (img.fpu_at && copyin(&img.fpu, img.fpu_at, sizeof(img.fpu)) < 0)
+		return -EFAULT;
+	return sigframe_load(tf, &img, blocked);
+}
+
 /* Enter the handler of sig with info; the mask grows by the action's mask
  * (and sig itself unless SA_NODEFER). Dies if no frame fits on the stack. */
 static void enter_handler(struct trapframe *tf, int sig, const struct ksiginfo *info)
@@ -82,7 +111,7 @@ static void enter_handler(struct trapframe *tf, int sig, const struct ksiginfo *
 		proc_die(SIGSEGV, "signal handler without SA_RESTORER", a->handler, tf->rip);
 	uint64_t old = p->sig.suspended ? p->sig.suspend_saved : p->sig.blocked;
 	p->sig.suspended = false;
-	if (sigframe_push(tf, a->handler, a->restorer, info, old) < 0)
+	if (frame_push(tf, a->handler, a->restorer, info, old) < 0)
 		proc_die(SIGSEGV, "no room for a signal frame on the stack", tf->rsp, tf->rip);
 	p->sig.blocked |= a->mask | (a->flags & SA_NODEFER ? 0 : SIGBIT(sig));
 	p->sig.blocked &= ~SIG_UNBLOCKABLE;

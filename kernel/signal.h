@@ -99,12 +99,18 @@ void signal_deliver(struct trapframe *tf);
  * otherwise die with the one-line report naming why. */
 void signal_fault(struct trapframe *tf, int sig, int code, const char *why, uint64_t addr);
 
-/* fork copies dispositions and the mask (not pending signals); exec resets
- * handlers to SIG_DFL and keeps ignored signals ignored. */
+/* rt_sigreturn: reload tf, the FPU state and *blocked from the frame the
+ * handler returned from (arch/x86_64/sigframe.h's layout, read from the user
+ * stack). 0, or -EFAULT for an unreadable or invalid frame (nothing changed
+ * but maybe the FPU state). */
+int signal_frame_pop(struct trapframe *tf, uint64_t *blocked);
+
 /* rt_sigsuspend: block exactly mask until a signal arrives; the old mask
  * comes back when the handler returns (or at once if none runs). -EINTR. */
 long signal_suspend(uint64_t mask);
 
+/* fork copies dispositions and the mask (not pending signals); exec resets
+ * handlers to SIG_DFL and keeps ignored signals ignored. */
 void signal_fork(struct sigstate *child, const struct sigstate *parent);
 void signal_exec(struct sigstate *s);
 

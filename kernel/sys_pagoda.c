@@ -38,11 +38,10 @@ struct vmq_walk {
 	pte_t pde;
 };
 
-static int vmq_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int vmq_pde(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
 	struct vmq_walk *s = w->arg;
-	s->pde = pte_read(ep);
+	s->pde = pte_read(w->ep);
 	if (!pte_huge(s->pde)) {
 		struct page *pt = pa_to_page(pte_addr(s->pde));
 		s->q->pt_pa = pte_addr(s->pde);
@@ -52,16 +51,15 @@ static int vmq_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level
 	return 0;
 }
 
-static int vmq_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int vmq_pte(struct walk *w)
 {
-	(void)end;
 	struct pagoda_vmquery *q = ((struct vmq_walk *)w->arg)->q;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	struct page *pg = pa_to_page(pte_addr(e));
 	q->mapped = 1;
 	q->pte = e;
-	q->page_size = (uint32_t)pgl_entry_size(level);
-	q->pa = pte_addr(e) + (va & (q->page_size - 1));
+	q->page_size = (uint32_t)pgl_entry_size(w->level);
+	q->pa = pte_addr(e) + (w->va & (q->page_size - 1));
 	q->prot = !pte_present(e) ? 0 :   /* PROT_NONE */
 		  VMQ_READ | (pte_writable(e) ? VMQ_WRITE : 0) |
 		  (pte_exec(e) ? VMQ_EXEC : 0) | (pte_user(e) ? VMQ_USER : 0);

@@ -6,7 +6,6 @@
 #include "kernel/proc.h"
 #include "kernel/signal.h"
 #include "mm/uaccess.h"
-#include "arch/x86_64/sigframe.h"
 
 static bool valid_signal(uint64_t sig)
 {
@@ -92,7 +91,7 @@ static long sys_rt_sigreturn(const uint64_t a[6])
 	(void)a;
 	struct proc *p = current_proc();
 	uint64_t blocked;
-	if (sigframe_pop(p->tf, &blocked) < 0)
+	if (signal_frame_pop(p->tf, &blocked) < 0)
 		proc_die(SIGSEGV, "bad signal frame in rt_sigreturn", p->tf->rsp, p->tf->rip);
 	p->sig.blocked = blocked & ~SIG_UNBLOCKABLE;
 	return (long)p->tf->rax;

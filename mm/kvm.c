@@ -11,19 +11,17 @@
 static uint64_t dmap_page;
 
 /* An absent direct-map entry at the leaf level: one large page. */
-static int dmap_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int dmap_hole(struct walk *w)
 {
-	(void)end;
-	pte_t bits = pgt_prot_bits(va, PGT_R | PGT_W) | PTE_PS;
-	pt_set_leaf(w->pgt, va, ep, level, pte_make(va - DIRECT_MAP_BASE, bits));
+	pte_t bits = pgt_prot_bits(w->va, PGT_R | PGT_W) | PTE_PS;
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_make(w->va - DIRECT_MAP_BASE, bits));
 	return 0;
 }
 
-static int dmap_present(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int dmap_present(struct walk *w)
 {
-	(void)w, (void)end;
-	if (pte_is_leaf(pte_read(ep), level))
-		panic("kvm: direct map at %#lx built twice", va);
+	if (pte_is_leaf(pte_read(w->ep), w->level))
+		panic("kvm: direct map at %#lx built twice", w->va);
 	return 0;
 }
 
@@ -69,25 +67,24 @@ uint64_t kvm_dmap_page_size(void)
 
 /* A large direct-map leaf: replace it by a table of the next level's pages
  * with the same attributes, then split those too, down to 4 KiB. */
-static int dmap_split_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int dmap_split_leaf(struct walk *w)
 {
-	pte_t e = pte_read(ep);
-	if (!pte_is_leaf(e, level))
+	pte_t e = pte_read(w->ep);
+	if (!pte_is_leaf(e, w->level))
 		return 0;
-	int sub = level - 1;
+	int sub = w->level - 1;
 	uint64_t size = pgl_entry_size(sub);
-	vaddr_t base = va & ~(pgl_entry_size(level) - 1);
+	vaddr_t base = w->va & ~(pgl_entry_size(w->level) - 1);
 	struct page *t = ptpage_alloc(sub);
 	if (!t)
 		return -ENOMEM;
-	pte_t bits = sub == PGL_PT ? pte_clear(pte_flags(e), PTE_PS) : pte_flags(e);
+	pte_t bits = sub == PGL_PT ? pte_mksmall(pte_flags(e)) : pte_flags(e);
 	pte_t *entries = ptpage_entries(t);
 	for (unsigned i = 0; i < PT_ENTRIES; i++)
 		pt_set_leaf(w->pgt, base + i * size, &entries[i], sub,
 			    pte_make(pte_addr(e) + i * size, bits));
-	pt_set_table(ep, level, pte_make(page_to_pa(t), PTE_P | PTE_W));
-	w->pgt->nr_tables++;
-	return sub == PGL_PT ? 0 : walk_range(w, va, end);
+	pt_table_link(w->pgt, w->ep, w->level, t, w->va);
+	return sub == PGL_PT ? 0 : walk_range(w, w->va, w->end);
 }
 
 static const struct walk_ops dmap_split_ops = {
@@ -104,10 +101,9 @@ void kvm_dmap_split(paddr_t end)
 	pv_flush_all();   /* page sizes changed: no TLB may keep the large ones */
 }
 
-static int dmap_found(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int dmap_found(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
-	*(pte_t **)w->arg = ep;
+	*(pte_t **)w->arg = w->ep;
 	return 0;
 }
 

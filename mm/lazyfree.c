@@ -58,11 +58,10 @@ struct mark_arg {
  * for leaf writes, which the walker applies with w->write) none of them
  * could be marked anyway -- skipping gives the same result without copying
  * the PT page. */
-static int mark_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int mark_pde(struct walk *w)
 {
-	(void)w, (void)va, (void)end;
-	pte_t e = pte_read(ep);
-	if (pte_is_leaf(e, level))
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level))
 		return 0;                       /* a 2 MiB page: never user anon */
 	return pa_to_page(pte_addr(e))->pt.share > 1 ? WALK_SKIP : 0;
 }
@@ -79,18 +78,17 @@ static struct page *markable(pte_t e)
 
 /* A present PTE: mark it lazy-free and clean if its frame is anonymous and
  * mapped once; a page already lazy-free moves to the young end. */
-static int mark_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int mark_pte(struct walk *w)
 {
-	(void)end;
 	struct mark_arg *a = w->arg;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	struct page *pg = markable(e);
 	if (!pg)
 		return 0;
 	struct lazyfree_rec *r = pg->lazy;
-	if (r && !rec_is(r, w->pgt, va))
+	if (r && !rec_is(r, w->pgt, w->va))
 		panic("lazyfree: frame %#lx mapped once at %#lx has the record of %#lx",
-		      page_to_pa(pg), va, r->va);
+		      page_to_pa(pg), w->va, r->va);
 	if (r) {
 		list_del(&r->link);
 	} else {
@@ -98,24 +96,23 @@ static int mark_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int leve
 			return 0;               /* no record: leave the page alone */
 		r = list_entry(a->spare.next, struct lazyfree_rec, link);
 		list_del(&r->link);
-		*r = (struct lazyfree_rec){ .pgt = w->pgt, .va = va, .pg = pg };
+		*r = (struct lazyfree_rec){ .pgt = w->pgt, .va = w->va, .pg = pg };
 		pg->lazy = r;
 		lazyfree_stats.pages++;
 	}
 	list_add_tail(&lazyfree_list, &r->link);
 	lazyfree_stats.marked++;
-	pt_set_leaf(w->pgt, va, ep, level, pte_set(pte_clear(e, PTE_D), PTE_LAZYFREE));
-	tlb_changed(&a->b, va);   /* a cached D=1 would let writes skip setting D */
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_mklazyfree(e));
+	tlb_changed(&a->b, w->va);   /* a cached D=1 would let writes skip setting D */
 	return 0;
 }
 
 static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte };
 
 /* Counting walk: pages the marking walk will need a new record for. */
-static int need_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int need_pte(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
-	struct page *pg = markable(pte_read(ep));
+	struct page *pg = markable(pte_read(w->ep));
 	*(uint64_t *)w->arg += pg && !pg->lazy;
 	return 0;
 }
@@ -164,20 +161,18 @@ uint64_t lazyfree_count(const struct pagetable *pgt)
 
 /* ---- the invariant ---- */
 
-static int check_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int check_pte(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
 	struct lazyfree_rec *r = w->arg;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	if (pte_addr(e) != page_to_pa(r->pg) || !pte_lazyfree(e))
 		page_bug(r->pg, "lazyfree_check: record's entry maps another frame or "
 			 "is not LAZYFREE", NULL);
 	return 0;
 }
 
-static int check_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int check_hole(struct walk *w)
 {
-	(void)ep, (void)va, (void)end, (void)level;
 	struct lazyfree_rec *r = w->arg;
 	page_bug(r->pg, "lazyfree_check: record of an unmapped address", NULL);
 }

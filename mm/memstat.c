@@ -36,11 +36,10 @@ static uint64_t pt_pss_frac(struct page *pt)
 }
 
 /* PD entry pointing at a PT page: account the whole PT page. */
-static int stat_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int stat_pde(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
 	struct as_memstat *st = w->arg;
-	struct page *pt = pa_to_page(pte_addr(pte_read(ep)));
+	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep)));
 	st->pt_pages++;
 	st->rss_pages += pt_resident(pt);
 	st->pss_frac += pt_pss_frac(pt);
@@ -73,11 +72,10 @@ int frame_census_begin(struct frame_census *c)
 	return c->seen ? 0 : -ENOMEM;
 }
 
-static int census_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int census_pte(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
 	struct frame_census *c = w->arg;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	uint64_t pfn = pte_addr(e) >> PAGE_SHIFT;
 	if (pte_maps_zero(e) || pfn >= max_pfn || (c->seen[pfn / 8] & (1u << (pfn % 8))))
 		return 0;
@@ -140,22 +138,21 @@ static void account_pages(struct vma_walk *s, const struct page *pg, pte_t e,
 	st->lazyfree += anon && pg->lazy ? n : 0;
 }
 
-static int vma_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int vma_leaf(struct walk *w)
 {
-	(void)va, (void)end;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (!pg || pte_maps_zero(e))
 		return 0;
-	uint64_t sharers = level == PGL_PT ? frame_sharers(ptpage_of(ep), e) : 1;
-	account_pages(w->arg, pg, e, pgl_entry_size(level) / PAGE_SIZE, sharers);
+	uint64_t sharers = w->level == PGL_PT ? frame_sharers(ptpage_of(w->ep), e) : 1;
+	account_pages(w->arg, pg, e, pgl_entry_size(w->level) / PAGE_SIZE, sharers);
 	return 0;
 }
 
 /* A PD entry: a 2 MiB page is a leaf; a PT page is walked entry by entry. */
-static int vma_leaf_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int vma_leaf_pde(struct walk *w)
 {
-	return pte_huge(pte_read(ep)) ? vma_leaf(w, ep, va, end, level) : 0;
+	return pte_huge(pte_read(w->ep)) ? vma_leaf(w) : 0;
 }
 
 static const struct walk_ops vma_stat_ops = { .pte = vma_leaf, .pde = vma_leaf_pde };

@@ -10,6 +10,7 @@
 #include "mm/fault.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
+#include "mm/ptwrite_check.h"
 #include "mm/kvm.h"
 #include "mm/kmalloc.h"
 #include "mm/reclaim.h"
@@ -100,6 +101,7 @@ void mm_init(void)
 	kmalloc_set_debug(cmdline_has("mm_debug"));
 	reclaim_init();
 	fault_init();
+	pv_checked_register(&ptwrite_check_ops);   /* mm's rules, if pv=checked */
 	tlb_batching = strcmp(cmdline_get_or("tlb", "batch"), "nobatch") != 0;
 	print_summary(&f, top);
 }

@@ -29,20 +29,19 @@ static void check_table(struct page *t, int level, vaddr_t va)
 		      n, t->count);
 }
 
-static int check_entry(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int check_entry(struct walk *w)
 {
-	pte_t e = pte_read(ep);
-	(void)end;
-	if (pte_is_leaf(e, level)) {
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level)) {
 		struct page *pg = pa_to_page(pte_addr(e));
 		/* the direct map maps every frame, free ones too (4 KiB pages
 		 * under pv=checked) */
-		bool dmap = va >= DIRECT_MAP_BASE && va - DIRECT_MAP_BASE < DIRECT_MAP_MAX;
-		if (level == PGL_PT && pg && pg->type == PG_FREE && !dmap)
-			panic("pgt_check: va %#lx maps free frame %#lx", va, pte_addr(e));
+		bool dmap = w->va >= DIRECT_MAP_BASE && w->va - DIRECT_MAP_BASE < DIRECT_MAP_MAX;
+		if (w->level == PGL_PT && pg && pg->type == PG_FREE && !dmap)
+			panic("pgt_check: w->va %#lx maps free frame %#lx", w->va, pte_addr(e));
 		return 0;
 	}
-	check_table(pa_to_page(pte_addr(e)), level - 1, va);
+	check_table(pa_to_page(pte_addr(e)), w->level - 1, w->va);
 	(*(uint64_t *)w->arg)++;
 	return 0;
 }

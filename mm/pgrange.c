@@ -1,6 +1,5 @@
 /* mm/pgrange.c -- range operations as walker callbacks (see mm/pgrange.h). */
 #include "mm/pgrange.h"
-#include "mm/lazyfree.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/ptshare.h"
@@ -13,41 +12,36 @@
 
 /* ---- unmap ---- */
 
-static int unmap_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int unmap_pte(struct walk *w)
 {
-	(void)end;
 	struct tlb_batch *b = w->arg;
-	pte_t e = pte_read(ep);
-	pt_set_leaf(w->pgt, va, ep, level, 0);
+	pte_t e = pte_read(w->ep);
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (pg && pg->type != PG_RESERVED)
-		tlb_defer_put(b, va, pg);
+		tlb_defer_put(b, w->va, pg);
 	else
-		tlb_changed(b, va);
+		tlb_changed(b, w->va);
 	return 0;
 }
 
 /* A PD entry: if the unmap covers its whole 2 MiB and the PT page is shared
  * with others, just drop our share (no copy, nothing else changes for the
  * other sharers); otherwise descend (the walker unshares first). */
-static int unmap_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int unmap_pde(struct walk *w)
 {
-	struct page *pt = pa_to_page(pte_addr(pte_read(ep)));
-	if (end - va != LARGE_PAGE_SIZE || pt->pt.share <= 1)
+	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep)));
+	if (w->end - w->va != LARGE_PAGE_SIZE || pt->pt.share <= 1)
 		return 0;
-	lazyfree_forget_table(w->pgt, pt, va);
-	pt_set_table(ep, level, 0);
-	pt->pt.share--;
-	w->pgt->nr_tables--;
-	tlb_changed_range(w->arg, va, end);
+	pt_table_drop_share(w->pgt, w->ep, w->va);
+	tlb_changed_range(w->arg, w->va, w->end);
 	return WALK_SKIP;
 }
 
 /* After a table's entries: free it if the unmap left it empty. */
-static int unmap_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int unmap_table_done(struct walk *w)
 {
-	(void)end;
-	tlb_unlink_empty_table(w->arg, ep, level, va);
+	tlb_unlink_empty_table(w->arg, w->ep, w->level, w->va);
 	return 0;
 }
 
@@ -75,15 +69,14 @@ struct protect_arg {
 	unsigned prot;
 };
 
-static int protect_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int protect_pte(struct walk *w)
 {
-	(void)end;
 	struct protect_arg *a = w->arg;
-	pte_t e = pte_read(ep);
-	pte_t n = pgt_protect_entry(e, va, a->prot);
+	pte_t e = pte_read(w->ep);
+	pte_t n = pgt_protect_entry(e, w->va, a->prot);
 	if (n != e) {
-		pt_set_leaf(w->pgt, va, ep, level, n);
-		tlb_changed(&a->b, va);
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, n);
+		tlb_changed(&a->b, w->va);
 	}
 	return 0;
 }
@@ -105,19 +98,17 @@ int pgr_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot
 
 /* ---- install one entry, allocating the tables above it ---- */
 
-static int install_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int install_hole(struct walk *w)
 {
-	(void)end;
-	if (level != PGL_PT)   /* only without allocation: the caller's promise broken */
-		panic("pgr_install: no level-%d table for %#lx", level - 1, va);
-	pt_set_leaf(w->pgt, va, ep, level, *(pte_t *)w->arg);
+	if (w->level != PGL_PT)   /* only without allocation: the caller's promise broken */
+		panic("pgr_install: no w->level-%d table for %#lx", w->level - 1, w->va);
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, *(pte_t *)w->arg);
 	return 0;
 }
 
-static int install_present(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int install_present(struct walk *w)
 {
-	(void)w, (void)ep, (void)end, (void)level;
-	panic("pgr_install: %#lx is already mapped", va);
+	panic("pgr_install: %#lx is already mapped", w->va);
 }
 
 static const struct walk_ops install_ops = { .pte = install_present, .hole = install_hole };
@@ -159,34 +150,32 @@ static int install_owned(struct pagetable *dst, vaddr_t va, pte_t e, struct page
 	return r;
 }
 
-static int copy_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int copy_pte(struct walk *w)
 {
-	(void)end;
 	struct copy_arg *a = w->arg;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (!a->shared && !pte_cow(e)) {
 		/* private: both copies become copy-on-write, whatever the
 		 * protection now (a later mprotect must not make it writable) */
 		pte_t cow = pte_mkcow(e);
-		pt_set_leaf(w->pgt, va, ep, level, cow);
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, cow);
 		if (pte_writable(e))
-			tlb_changed(&a->b, va);
+			tlb_changed(&a->b, w->va);
 		e = cow;
 	}
 	page_get(pg);
-	return pgr_install(a->dst, va, e, false);   /* copy_tables made the tables */
+	return pgr_install(a->dst, w->va, e, false);   /* copy_tables made the tables */
 }
 
 static const struct walk_ops copy_ops = { .pte = copy_pte };
 
 /* A PT page of src: give dst the tables down to its PT page for [va, end). */
-static int copy_tables_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int copy_tables_pde(struct walk *w)
 {
-	(void)end, (void)level;
-	if (pte_huge(pte_read(ep)))
-		panic("pgr_copy: huge user page at %#lx", va);
-	return alloc_tables(w->arg, va);
+	if (pte_huge(pte_read(w->ep)))
+		panic("pgr_copy: huge user page at %#lx", w->va);
+	return alloc_tables(w->arg, w->va);
 }
 
 static const struct walk_ops copy_tables_ops = { .pde = copy_tables_pde };
@@ -221,15 +210,14 @@ struct dup_arg {
 /* A private anonymous frame gets a new frame with a copy of its contents,
  * mapped with the VMA's protection; anything else (MAP_SHARED, file and
  * page-cache frames) is mapped as it is, with one more reference. */
-static int dup_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int dup_pte(struct walk *w)
 {
-	(void)end, (void)level;
 	struct dup_arg *a = w->arg;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (a->shared || pg->type != PG_ANON) {
 		page_get(pg);
-		return install_owned(a->dst, va, e, pg);
+		return install_owned(a->dst, w->va, e, pg);
 	}
 	page_get(pg);   /* the allocation may reclaim: pg must stay mapped */
 	struct page *copy = page_alloc(0, PA_ANON);
@@ -238,7 +226,7 @@ static int dup_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level
 	page_put(pg);
 	if (!copy)
 		return -ENOMEM;
-	return install_owned(a->dst, va, pte_make(page_to_pa(copy), pgt_prot_bits(va, a->prot)),
+	return install_owned(a->dst, w->va, pte_make(page_to_pa(copy), pgt_prot_bits(w->va, a->prot)),
 			     copy);
 }
 
@@ -260,20 +248,18 @@ struct replace_arg {
 	pte_t e;
 };
 
-static int replace_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int replace_pte(struct walk *w)
 {
-	(void)end;
 	struct replace_arg *a = w->arg;
-	struct page *old = pa_to_page(pte_addr(pte_read(ep)));
-	pt_set_leaf(w->pgt, va, ep, level, a->e);
-	tlb_defer_put(&a->b, va, old);
+	struct page *old = pa_to_page(pte_addr(pte_read(w->ep)));
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, a->e);
+	tlb_defer_put(&a->b, w->va, old);
 	return 0;
 }
 
-static int replace_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int replace_hole(struct walk *w)
 {
-	(void)w, (void)ep, (void)end, (void)level;
-	panic("pgr_replace: %#lx is not mapped", va);
+	panic("pgr_replace: %#lx is not mapped", w->va);
 }
 
 static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole };
@@ -293,15 +279,14 @@ void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 
 /* A PD entry in the range: make its PT page private, unless it is shared
  * and the range covers all of it with PGR_KEEP_WHOLE. */
-static int unshare_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int unshare_pde(struct walk *w)
 {
-	(void)level;
-	pte_t e = pte_read(ep);
-	bool whole = end - va == LARGE_PAGE_SIZE;
-	if (pte_huge(e) || !pt_needs_unshare(e, va) ||
+	pte_t e = pte_read(w->ep);
+	bool whole = w->end - w->va == LARGE_PAGE_SIZE;
+	if (pte_huge(e) || !pt_needs_unshare(e, w->va) ||
 	    (whole && (*(unsigned *)w->arg & PGR_KEEP_WHOLE)))
 		return 0;
-	return pt_unshare(w->pgt, ep, va);
+	return pt_unshare(w->pgt, w->ep, w->va);
 }
 
 static const struct walk_ops unshare_ops = { .pde = unshare_pde };
@@ -317,23 +302,4 @@ int pgr_prepare_write(struct pagetable *pgt, vaddr_t va)
 {
 	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
 	return pgr_unshare(pgt, page, page + PAGE_SIZE, 0);
-}
-
-/* ---- count ---- */
-
-static int count_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
-{
-	(void)ep, (void)va, (void)end, (void)level;
-	(*(uint64_t *)w->arg)++;
-	return 0;
-}
-
-static const struct walk_ops count_ops = { .pte = count_pte };
-
-uint64_t pgr_count(struct pagetable *pgt, vaddr_t start, vaddr_t end)
-{
-	uint64_t n = 0;
-	struct walk w = { .ops = &count_ops, .pgt = pgt, .arg = &n };
-	walk_range(&w, start, end);
-	return n;
 }

@@ -52,7 +52,4 @@ void pgr_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
  * under a write-protected PD entry. 0 or -ENOMEM. */
 int pgr_prepare_write(struct pagetable *pgt, vaddr_t va);
 
-/* Present 4 KiB pages in [start, end). */
-uint64_t pgr_count(struct pagetable *pgt, vaddr_t start, vaddr_t end);
-
 #endif

@@ -1,7 +1,6 @@
 /* mm/pgtable.c -- address spaces: create/destroy, map/unmap/protect/lookup
  * of 4 KiB pages. Every operation is a walk_ops for the generic walker. */
 #include "mm/pgtable.h"
-#include "mm/lazyfree.h"
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "mm/kmalloc.h"
@@ -72,20 +71,18 @@ struct map_arg {
 	vaddr_t done;   /* mapped up to here */
 };
 
-static int map_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int map_hole(struct walk *w)
 {
 	struct map_arg *a = w->arg;
-	(void)end;
-	pt_set_leaf(w->pgt, va, ep, level, pte_make(a->pa + (va - a->va), a->bits));
-	a->done = va + PAGE_SIZE;
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_make(a->pa + (w->va - a->va), a->bits));
+	a->done = w->va + PAGE_SIZE;
 	return 0;
 }
 
-static int map_present(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int map_present(struct walk *w)
 {
-	(void)w, (void)end;
-	if (pte_is_leaf(pte_read(ep), level))
-		panic("pgt_map: va %#lx is already mapped (entry %#lx)", va, pte_read(ep));
+	if (pte_is_leaf(pte_read(w->ep), w->level))
+		panic("pgt_map: w->va %#lx is already mapped (entry %#lx)", w->va, pte_read(w->ep));
 	return 0;
 }
 
@@ -111,34 +108,31 @@ struct unmap_arg {
 	bool put;        /* drop frame references (not when undoing a map) */
 };
 
-static int unmap_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int unmap_leaf(struct walk *w)
 {
 	struct unmap_arg *a = w->arg;
-	pte_t e = pte_read(ep);
-	(void)end;
-	if (!small_leaf(e, level, "pgt_unmap", va))
+	pte_t e = pte_read(w->ep);
+	if (!small_leaf(e, w->level, "pgt_unmap", w->va))
 		return 0;
-	pt_set_leaf(w->pgt, va, ep, level, 0);
-	flush_va(w->pgt, va);   /* before the frame can be reused */
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
+	flush_va(w->pgt, w->va);   /* before the frame can be reused */
 	if (a->put)
 		put_frame(pte_addr(e));
 	return 0;
 }
 
-static int unmap_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int unmap_hole(struct walk *w)
 {
-	(void)w, (void)ep, (void)end, (void)level;
-	panic("pgt_unmap: va %#lx is not mapped", va);
+	panic("pgt_unmap: w->va %#lx is not mapped", w->va);
 }
 
 /* Free the table under *ep once empty; kernel-half PDPTs stay (shared by
  * every PML4). */
-static int free_empty_table(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int free_empty_table(struct walk *w)
 {
-	(void)end;
-	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
-	if (t->count == 0 && !(level == PGL_PML4 && !is_user_addr(va)))
-		pt_table_free(w->pgt, ep, level);
+	struct page *t = pa_to_page(pte_addr(pte_read(w->ep)));
+	if (t->count == 0 && !(w->level == PGL_PML4 && !is_user_addr(w->va)))
+		pt_table_free(w->pgt, w->ep, w->level);
 	return 0;
 }
 
@@ -206,23 +200,22 @@ pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
 	pte_t n = pte_make(pte_addr(e), keep | pgt_prot_bits(va, prot));
 	if (!pte_writable(n) || !is_user_addr(va))
 		return n;
-	return may_write_in_place(e) ? pte_clear(n, PTE_COW) : pte_mkcow(n);
+	return may_write_in_place(e) ? pte_clear_cow(n) : pte_mkcow(n);
 }
 
-static int protect_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int protect_leaf(struct walk *w)
 {
-	pte_t e = pte_read(ep);
-	(void)end;
-	if (!small_leaf(e, level, "pgt_protect", va))
+	pte_t e = pte_read(w->ep);
+	if (!small_leaf(e, w->level, "pgt_protect", w->va))
 		return 0;
-	pt_set_leaf(w->pgt, va, ep, level, pgt_protect_entry(e, va, *(unsigned *)w->arg));
-	flush_va(w->pgt, va);
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pgt_protect_entry(e, w->va, *(unsigned *)w->arg));
+	flush_va(w->pgt, w->va);
 	return 0;
 }
 
-static int hole_enoent(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int hole_enoent(struct walk *w)
 {
-	(void)w, (void)ep, (void)va, (void)end, (void)level;
+	(void)w;
 	return -ENOENT;
 }
 
@@ -245,13 +238,12 @@ struct lookup_arg {
 	int level;
 };
 
-static int lookup_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int lookup_leaf(struct walk *w)
 {
 	struct lookup_arg *a = w->arg;
-	(void)va, (void)end;
-	if (pte_is_leaf(pte_read(ep), level)) {
-		a->e = pte_read(ep);
-		a->level = level;
+	if (pte_is_leaf(pte_read(w->ep), w->level)) {
+		a->e = pte_read(w->ep);
+		a->level = w->level;
 	}
 	return 0;
 }
@@ -292,12 +284,11 @@ int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flag
 
 /* ---- RSS ---------------------------------------------------------------- */
 
-static int rss_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int rss_pde(struct walk *w)
 {
-	pte_t e = pte_read(ep);
-	(void)va, (void)end;
-	if (pte_is_leaf(e, level))
-		*(uint64_t *)w->arg += pgl_entry_size(level) / PAGE_SIZE;
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level))
+		*(uint64_t *)w->arg += pgl_entry_size(w->level) / PAGE_SIZE;
 	else
 		*(uint64_t *)w->arg += pt_resident(pa_to_page(pte_addr(e)));
 	return WALK_SKIP;
@@ -332,30 +323,26 @@ struct pagetable *pgt_create(void)
 	return pgt;
 }
 
-static int teardown_leaf(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int teardown_leaf(struct walk *w)
 {
-	pte_t e = pte_read(ep);
-	(void)end;
-	if (!pte_is_leaf(e, level))
+	pte_t e = pte_read(w->ep);
+	if (!pte_is_leaf(e, w->level))
 		return 0;
-	pt_set_leaf(w->pgt, va, ep, level, 0);
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
 	put_frame(pte_addr(e));
 	return 0;
 }
 
 /* A PT page other address spaces still use: drop our share, skip it. */
-static int teardown_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int teardown_pde(struct walk *w)
 {
-	pte_t e = pte_read(ep);
-	if (pte_is_leaf(e, level))
-		return teardown_leaf(w, ep, va, end, level);
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level))
+		return teardown_leaf(w);
 	struct page *pt = pa_to_page(pte_addr(e));
 	if (pt->pt.share == 1)
 		return 0;
-	lazyfree_forget_table(w->pgt, pt, va);
-	pt->pt.share--;
-	pt_set_table(ep, level, 0);
-	w->pgt->nr_tables--;
+	pt_table_drop_share(w->pgt, w->ep, w->va);
 	return WALK_SKIP;
 }
 

@@ -118,12 +118,23 @@ struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t
 		panic("pt_table_alloc: va %#lx needs a new kernel-half PML4 entry "
 		      "after the kernel half was frozen", va);
 	struct page *t = ptpage_alloc(level - 1);
-	if (!t)
-		return NULL;
+	if (t)
+		pt_table_link(pgt, ep, level, t, va);
+	return t;
+}
+
+void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, vaddr_t va)
+{
 	pte_t flags = PTE_P | PTE_W | (is_user_addr(va) ? PTE_U : 0);
 	pt_set_table(ep, level, pte_make(page_to_pa(t), flags));
 	pgt->nr_tables++;
-	return t;
+}
+
+void pt_table_link_shared(struct pagetable *pgt, pte_t *pde, struct page *pt)
+{
+	pt_set_table(pde, PGL_PD, pte_make(page_to_pa(pt), PTE_P | PTE_U));
+	pt->pt.share++;
+	pgt->nr_tables++;
 }
 
 struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
@@ -132,6 +143,14 @@ struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
 	pt_set_table(ep, level, 0);
 	pgt->nr_tables--;
 	return t;
+}
+
+void pt_table_drop_share(struct pagetable *pgt, pte_t *pde, vaddr_t va)
+{
+	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
+	lazyfree_forget_table(pgt, pt, va);
+	pt_table_unlink(pgt, pde, PGL_PD);
+	pt->pt.share--;
 }
 
 void pt_table_free(struct pagetable *pgt, pte_t *ep, int level)

@@ -5,9 +5,12 @@
  * count (its mapped entries: present, or PROT_NONE leaves, pte_mapped).
  * Those counts stay exact because EVERY entry write goes through one of two
  * functions:
- *   pt_set_leaf()   leaf entries (PTEs, and 2 MiB / 1 GiB pages): the choke
- *                   point where page-table sharing will unshare;
+ *   pt_set_leaf()   leaf entries (PTEs, and 2 MiB / 1 GiB pages); it panics
+ *                   on a shared PT page: the walker (mm/walk.h, write flag)
+ *                   and pt_unshare make tables private before leaf writes;
  *   pt_set_table()  entries that point at a lower table.
+ * The table pages an address space holds (pagetable.nr_tables) change only
+ * in the link and unlink functions below.
  */
 #ifndef MM_PTPAGE_H
 #define MM_PTPAGE_H
@@ -67,6 +70,19 @@ void pt_set_table(pte_t *ep, int level, pte_t e);
  * when that would add a kernel-half PML4 entry after the kernel half was
  * frozen (user address spaces copy those entries once, at creation). */
 struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
+
+/* Link new private table t (level - 1) into absent entry *ep (level,
+ * covering va): writable, user if va is. */
+void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, vaddr_t va);
+
+/* Point absent PD entry *pde of pgt at PT page pt that other address
+ * spaces use: write-protected (mm/ptshare.h), one more sharer. */
+void pt_table_link_shared(struct pagetable *pgt, pte_t *pde, struct page *pt);
+
+/* Unlink the shared PT page that PD entry *pde (covering va) points at and
+ * drop pgt's share of it (its lazy-free records for pgt go): the other
+ * sharers keep it. The caller notes the flush due (tlb_changed_range). */
+void pt_table_drop_share(struct pagetable *pgt, pte_t *pde, vaddr_t va);
 
 /* Unlink the table that *ep points at and free it (it must be empty). */
 void pt_table_free(struct pagetable *pgt, pte_t *ep, int level);

@@ -76,7 +76,7 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 	if (pt->pt.share <= 1) {                /* the last sharer keeps it */
 		if (pt->pt.text)
 			ptshare_text_forget(pt);        /* about to change: unpublish */
-		pt_set_table(pde, PGL_PD, pte_set(e, PTE_W));
+		pt_set_table(pde, PGL_PD, pte_mkwrite(e));
 		ptshare_stats.unshare_last++;
 		return 0;
 	}
@@ -84,7 +84,7 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 	struct page *copy = pt_copy_shared(pgt, pt, base);
 	if (!copy)
 		return -ENOMEM;
-	pt_set_table(pde, PGL_PD, pte_make(page_to_pa(copy), pte_set(pte_flags(e), PTE_W)));
+	pt_set_table(pde, PGL_PD, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(e))));
 	pt->pt.share--;
 	ptshare_stats.unshare_copy++;
 	flush_if_active(pgt);
@@ -94,11 +94,10 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 /* ---- installing a shared PT page in another address space ---- */
 
 /* Walk callback: remember the PD entry slot (present or not) for va. */
-static int slot_cb(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int slot_cb(struct walk *w)
 {
-	(void)va, (void)end;
-	if (level == PGL_PD)
-		*(pte_t **)w->arg = ep;
+	if (w->level == PGL_PD)
+		*(pte_t **)w->arg = w->ep;
 	return 0;
 }
 
@@ -126,9 +125,7 @@ static void install_shared(struct pagetable *pgt, pte_t *slot, struct page *pt, 
 			panic("pt_share: %#lx already has another PT page", va);
 		return;
 	}
-	pt_set_table(slot, PGL_PD, pte_make(page_to_pa(pt), PTE_P | PTE_U));
-	pt->pt.share++;
-	pgt->nr_tables++;
+	pt_table_link_shared(pgt, slot, pt);
 }
 
 int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
@@ -170,28 +167,27 @@ static pte_t *child_pd_slot(struct fork_arg *a, vaddr_t va)
  * allocated BEFORE the parent's PD entry is write-protected: an allocation
  * may run reclaim, which writes (and may free, if it empties) this PT page,
  * so nothing about it is decided, or changed, before the allocation. */
-static int fork_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int fork_pde(struct walk *w)
 {
-	(void)level;
 	struct fork_arg *a = w->arg;
-	bool whole = end - va == LARGE_PAGE_SIZE && !(a->v->flags & VMA_SHARED);
-	if (pte_huge(pte_read(ep)))
-		panic("ptshare_fork: huge user page at %#lx", va);
-	if (!whole && !pt_needs_unshare(pte_read(ep), va)) {
+	bool whole = w->end - w->va == LARGE_PAGE_SIZE && !(a->v->flags & VMA_SHARED);
+	if (pte_huge(pte_read(w->ep)))
+		panic("ptshare_fork: huge user page at %#lx", w->va);
+	if (!whole && !pt_needs_unshare(pte_read(w->ep), w->va)) {
 		ptshare_stats.fork_copied++;
-		return pgr_copy(a->dst, w->pgt, va, end, a->v->flags & VMA_SHARED);
+		return pgr_copy(a->dst, w->pgt, w->va, w->end, a->v->flags & VMA_SHARED);
 	}
-	pte_t *slot = child_pd_slot(a, va);
+	pte_t *slot = child_pd_slot(a, w->va);
 	if (!slot)
 		return -ENOMEM;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	if (!pte_present(e))
 		return 0;   /* reclaim emptied the PT page and freed it */
 	if (pte_writable(e)) {
-		pt_set_table(ep, PGL_PD, pte_clear(e, PTE_W));
+		pt_set_table(w->ep, PGL_PD, pte_wrprotect(e));
 		a->changed = true;
 	}
-	install_shared(a->dst, slot, pa_to_page(pte_addr(e)), va);
+	install_shared(a->dst, slot, pa_to_page(pte_addr(e)), w->va);
 	ptshare_stats.fork_shared++;
 	return 0;
 }

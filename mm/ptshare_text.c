@@ -75,10 +75,9 @@ static struct text_pt *find_record(struct vmobject *file, vaddr_t base, uint64_t
 }
 
 /* PD entry of the chunk (present) -> remember it for publish_chunk. */
-static int find_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int find_pde(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
-	*(pte_t **)w->arg = ep;
+	*(pte_t **)w->arg = w->ep;
 	return 0;
 }
 
@@ -104,7 +103,7 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 		return;
 	}
 	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
-	pt_set_table(pde, PGL_PD, pte_clear(pte_read(pde), PTE_W));
+	pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
 	pt->pt.text = 1;
 	*r = (struct text_pt){ records, file, base, layout, pt };
 	records = r;

@@ -30,11 +30,10 @@ static struct pagoda_ptnode *node_add(struct tree_walk *t, struct page *pg, padd
 }
 
 /* One present leaf of a PT page: count it in that PT's node. */
-static int leaf_count(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int leaf_count(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
 	struct pagoda_ptnode *n = w->arg;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	n->leaf_present++;
 	n->leaf_cow += pte_cow(e);
 	n->leaf_lazyfree += pte_lazyfree(e);
@@ -56,22 +55,21 @@ static void leaf_summary(struct pagetable *pgt, vaddr_t va, struct pagoda_ptnode
 
 /* A present entry of a PML4, PDPT or PD page: describe the table below it,
  * and descend only while the next level is to be described too. */
-static int table_entry(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int table_entry(struct walk *w)
 {
-	(void)end;
 	struct tree_walk *t = w->arg;
-	pte_t e = pte_read(ep);
-	if (pte_is_leaf(e, level) || level - 1 < t->lowest)
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level) || w->level - 1 < t->lowest)
 		return WALK_SKIP;
-	vaddr_t first = ALIGN_DOWN(va, pgl_entry_size(level));
+	vaddr_t first = ALIGN_DOWN(w->va, pgl_entry_size(w->level));
 	struct pagoda_ptnode *n = node_add(t, pa_to_page(pte_addr(e)),
-					   V2P(ALIGN_DOWN((uintptr_t)ep, PAGE_SIZE)), first, e);
-	if (level - 1 == PGL_PT) {
+					   V2P(ALIGN_DOWN((uintptr_t)w->ep, PAGE_SIZE)), first, e);
+	if (w->level - 1 == PGL_PT) {
 		if (n)
 			leaf_summary(w->pgt, first, n);
 		return WALK_SKIP;
 	}
-	return level - 2 < t->lowest ? WALK_SKIP : 0;
+	return w->level - 2 < t->lowest ? WALK_SKIP : 0;
 }
 
 static const struct walk_ops tree_ops = {

@@ -20,31 +20,29 @@ static struct tlb_batch batch;
 static bool reclaiming;           /* no re-entry through the allocator */
 
 /* One record's page: discard it or give it back to normal memory. */
-static int reclaim_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int reclaim_pte(struct walk *w)
 {
-	(void)end;
 	struct lazyfree_rec *r = w->arg;
-	struct page *pg = r->pg, *pt = ptpage_of(ep);
-	pte_t e = pte_read(ep);
+	struct page *pg = r->pg, *pt = ptpage_of(w->ep);
+	pte_t e = pte_read(w->ep);
 	if (pte_addr(e) != page_to_pa(pg) || !pte_lazyfree(e))
 		page_bug(pg, "reclaim: lazy-free record does not match its entry", NULL);
 	if (pt->pt.share != 1)
 		page_bug(pt, "reclaim: leaf write into a shared PT page", NULL);
 	lazyfree_drop(r);
 	if (!pte_dirty(e) && pg->refcount == 1) {   /* clean and mapped once */
-		pt_set_leaf(w->pgt, va, ep, level, 0);
-		tlb_defer_put(&batch, va, pg);
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
+		tlb_defer_put(&batch, w->va, pg);
 		lazyfree_stats.discarded++;
 	} else {                                     /* software bit: no flush */
-		pt_set_leaf(w->pgt, va, ep, level, pte_clear(e, PTE_LAZYFREE));
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_clear_lazyfree(e));
 		lazyfree_stats.reused++;
 	}
 	return 0;
 }
 
-static int reclaim_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int reclaim_hole(struct walk *w)
 {
-	(void)ep, (void)va, (void)end, (void)level;
 	page_bug(((struct lazyfree_rec *)w->arg)->pg,
 		 "reclaim: lazy-free record of an unmapped address", NULL);
 }
@@ -52,10 +50,9 @@ static int reclaim_hole(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int 
 /* The record's PT page is shared by several address spaces: its frame is
  * mapped more than once, so it is kept; the shared table cannot be written,
  * so only the record goes (its LAZYFREE bit then means nothing). */
-static int reclaim_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int reclaim_pde(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
-	if (pa_to_page(pte_addr(pte_read(ep)))->pt.share <= 1)
+	if (pa_to_page(pte_addr(pte_read(w->ep)))->pt.share <= 1)
 		return 0;
 	lazyfree_drop(w->arg);
 	lazyfree_stats.reused++;
@@ -65,11 +62,10 @@ static int reclaim_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int l
 /* After the record's PT page: free it if reclaim emptied it (after the
  * batch's flush). Only PT pages: the tables above may be the ones a walk
  * that is allocating (and so reclaiming) stands in. */
-static int reclaim_table_done(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int reclaim_table_done(struct walk *w)
 {
-	(void)w, (void)end;
-	if (level == PGL_PD)
-		tlb_unlink_empty_table(&batch, ep, level, va);
+	if (w->level == PGL_PD)
+		tlb_unlink_empty_table(&batch, w->ep, w->level, w->va);
 	return 0;
 }
 

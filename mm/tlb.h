@@ -6,7 +6,7 @@
  *
  *   tlb_begin(&b, pgt)            pv lazy-MMU mode on
  *   ... pt_set_leaf(..., 0);      entries cleared
- *       tlb_defer_free(&b, va, pg) frame kept until the flush
+ *       tlb_defer_put(&b, va, pg)  reference kept until the flush
  *   tlb_end(&b)                   one flush, then the frames are freed
  *
  * Nothing allocates between tlb_begin and tlb_end: an allocation may run

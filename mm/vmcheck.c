@@ -51,19 +51,18 @@ static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 		      page_to_pa(pt), base, pt->pt.zero, zero);
 }
 
-static int check_pde(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int check_pde(struct walk *w)
 {
-	(void)end, (void)level;
 	struct vmcheck *c = w->arg;
-	pte_t e = pte_read(ep);
+	pte_t e = pte_read(w->ep);
 	struct page *pt = pa_to_page(pte_addr(e));
 	if (pt->pt.share > 1 && pte_writable(e))
-		panic("vmcheck: va %#lx: writable PD entry to PT page %#lx shared by %u",
-		      va, page_to_pa(pt), pt->pt.share);
+		panic("vmcheck: w->va %#lx: writable PD entry to PT page %#lx shared by %u",
+		      w->va, page_to_pa(pt), pt->pt.share);
 	uint64_t pfn = pte_addr(e) >> PAGE_SHIFT;
 	if (c->pde_refs[pfn]++ == 0) {
 		c->pt_pages++;
-		count_pt_entries(c, pt, ALIGN_DOWN(va, LARGE_PAGE_SIZE));
+		count_pt_entries(c, pt, ALIGN_DOWN(w->va, LARGE_PAGE_SIZE));
 	}
 	return 0;
 }

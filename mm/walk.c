@@ -8,6 +8,16 @@
 
 static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr_t end);
 
+/* Call fn (if any) on entry ep covering [va, end) at level: the walk's
+ * cursor is set first (a callback may walk again with the same w). */
+static int call(walk_fn fn, struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t end)
+{
+	if (!fn)
+		return 0;
+	w->ep = ep, w->va = va, w->end = end, w->level = level;
+	return fn(w);
+}
+
 static walk_fn level_fn(const struct walk_ops *o, int level)
 {
 	switch (level) {
@@ -27,15 +37,15 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 
 	if (!pte_mapped(e)) {   /* a PROT_NONE leaf is visited like a present one */
 		if (!w->alloc || level <= leaf_level)
-			return o->hole ? o->hole(w, ep, va, end, level) : 0;
+			return call(o->hole, w, ep, level, va, end);
 		if (!pt_table_alloc(w->pgt, ep, level, va))
 			return -ENOMEM;
 		e = pte_read(ep);
 	}
 	walk_fn fn = level_fn(o, level);
 	if (pte_is_leaf(e, level) || level <= leaf_level)
-		return fn ? fn(w, ep, va, end, level) : 0;
-	int r = fn ? fn(w, ep, va, end, level) : 0;
+		return call(fn, w, ep, level, va, end);
+	int r = call(fn, w, ep, level, va, end);
 	if (r)
 		return r == WALK_SKIP ? 0 : r;
 	if (w->write && level == PGL_PD && pt_needs_unshare(e, va)) {
@@ -47,7 +57,7 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 	r = walk_table(w, P2V(pte_addr(e)), level - 1, va, end);
 	if (r < 0)
 		return r;
-	return o->table_done ? o->table_done(w, ep, va, end, level) : 0;
+	return call(o->table_done, w, ep, level, va, end);
 }
 
 /* Visit the entries of a level-`level` table that cover [va, end). */

@@ -12,8 +12,9 @@
  *                     allocate the next table)        PT entry --> pte
  *     after a table's entries: table_done(entry pointing at it)
  *
- * Each callback gets the entry, the part [va, end) of the walked range that
- * the entry covers, and the entry's level (PGL_PML4..PGL_PT). It returns 0
+ * Each callback gets the walk, whose cursor names the entry (w->ep), the
+ * part [w->va, w->end) of the walked range that the entry covers, and the
+ * entry's level (w->level, PGL_PML4..PGL_PT). It returns 0
  * to go on, WALK_SKIP (pre-callbacks of table entries) to not descend into
  * that table, or a negative errno to stop the walk, which walk_range returns.
  * "Present" here includes PROT_NONE leaves (pte_mapped): they map a frame.
@@ -30,7 +31,7 @@
 
 struct walk;
 struct pagetable;
-typedef int (*walk_fn)(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level);
+typedef int (*walk_fn)(struct walk *w);
 
 #define WALK_SKIP 1
 
@@ -48,6 +49,10 @@ struct walk {
 	bool write;        /* leaf entries will change: unshare shared PT pages
 			      before descending into them (mm/ptshare.h) */
 	int leaf_level;    /* lowest level visited; 0 means PGL_PT */
+	/* the cursor, set by walk_range before each callback */
+	pte_t *ep;         /* the entry visited */
+	vaddr_t va, end;   /* the part of the range it covers */
+	int level;         /* its level */
 };
 
 /* Walk [start, end) of w->pgt (page aligned, canonical, within one half of

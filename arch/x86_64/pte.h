@@ -94,8 +94,19 @@ static inline pte_t pte_set(pte_t e, pte_t bits) { return e | bits; }
 static inline pte_t pte_clear(pte_t e, pte_t bits) { return e & ~bits; }
 static inline bool pte_shared(pte_t e) { return e & PTE_SHARED; }
 
-/* The entry made copy-on-write: read-only, and a write fault copies. */
-static inline pte_t pte_mkcow(pte_t e) { return pte_set(pte_clear(e, PTE_W), PTE_COW); }
+/* Verbs: the entry with one property changed (frame and other bits kept). */
+static inline pte_t pte_wrprotect(pte_t e) { return pte_clear(e, PTE_W); }
+static inline pte_t pte_mkwrite(pte_t e) { return pte_set(e, PTE_W); }
+static inline pte_t pte_mkclean(pte_t e) { return pte_clear(e, PTE_D); }
+static inline pte_t pte_mkdirty(pte_t e) { return pte_set(e, PTE_D); }
+static inline pte_t pte_mksmall(pte_t e) { return pte_clear(e, PTE_PS); }
+/* Copy-on-write: read-only, and a write fault copies. */
+static inline pte_t pte_mkcow(pte_t e) { return pte_set(pte_wrprotect(e), PTE_COW); }
+/* No longer copy-on-write (a write in place is allowed). */
+static inline pte_t pte_clear_cow(pte_t e) { return pte_clear(e, PTE_COW); }
+/* MADV_FREE'd: clean (so a later write shows) and marked lazy-free. */
+static inline pte_t pte_mklazyfree(pte_t e) { return pte_set(pte_mkclean(e), PTE_LAZYFREE); }
+static inline pte_t pte_clear_lazyfree(pte_t e) { return pte_clear(e, PTE_LAZYFREE); }
 
 /* Is e a leaf at this level (a 4 KiB PTE, or a 2 MiB / 1 GiB page)? */
 static inline bool pte_is_leaf(pte_t e, int level)

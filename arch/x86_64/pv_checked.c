@@ -8,23 +8,22 @@
  *     (release_pt), so a write that bypasses pv_ops faults, and the fault
  *     is reported naming the code (pv_checked_report_fault);
  *   - every entry write through set_pte/pde/pdpte/pml4e is checked against
- *     the VM's invariants (mm/ptcheck.c) and a violation panics, naming
- *     the entry, the value and the code that asked for it;
+ *     the rules registered by the page tables' owner (struct pv_check_ops:
+ *     mm/ptwrite_check.c) and a violation panics, naming the entry, the
+ *     value and the code that asked for it;
  *   - the backend then writes the entry itself, with CR0.WP briefly clear
  *     (interrupts off) -- its private write access to the read-only pages;
  *   - in lazy-MMU mode the (validated) writes are queued and applied as one
  *     batch at leave/flush, before any TLB flush or CR3 load, and before a
  *     page-table page is released -- like a multicall batch of hypercalls.
  *
- * Everything else is the native backend.
+ * Everything else is the native backend. This file knows the mechanism,
+ * not mm's rules: it includes nothing above arch/.
  */
 #include "arch/x86_64/pv_checked.h"
 #include "arch/x86_64/pv_native.h"
 #include "arch/x86_64/memlayout.h"
-#include "mm/caller.h"
-#include "mm/kvm.h"
-#include "mm/page.h"
-#include "mm/ptcheck.h"
+#include "lib/ksyms.h"
 #include "lib/printk.h"
 
 #define BATCH_MAX 64   /* queued writes before the batch is applied anyway */
@@ -35,6 +34,7 @@ struct queued_write {
 };
 
 static struct {
+	const struct pv_check_ops *rules;   /* registered by mm */
 	bool active;               /* pv=checked installed */
 	bool lazy;                 /* inside lazy_mmu_enter .. leave */
 	unsigned n;                /* queued writes */
@@ -68,20 +68,27 @@ static void batch_apply(void)
 /* Map frame pa read-only (a page table) or writable again in the direct map. */
 static void dmap_protect(paddr_t pa, bool writable)
 {
-	pte_t *ep = kvm_dmap_pte(pa);
+	pte_t *ep = ck.rules->dmap_entry(pa);
 	if (!ep)
 		panic("pv=checked: page-table page pa %#lx is not mapped by a 4 KiB "
 		      "direct-map page", pa);
 	pte_t e = pte_read(ep);
-	raw_write(ep, writable ? pte_set(e, PTE_W) : pte_clear(e, PTE_W));
+	raw_write(ep, writable ? pte_mkwrite(e) : pte_wrprotect(e));
 	native_invlpg((vaddr_t)P2V(pa));
+}
+
+/* The function containing code address pc, and pc's offset in it. */
+static const char *code_name(const void *pc, uint64_t *off)
+{
+	const char *fn = ksym_lookup((uint64_t)pc, off);
+	return fn ? fn : "?";
 }
 
 /* Validate a write of e into *ep (level) asked for by code at caller:
  * panic naming the entry, the value and the code if it breaks a rule. */
 static void validate(pte_t *ep, int level, pte_t e, const void *caller)
 {
-	const char *why = ptcheck_entry(ep, level, e);
+	const char *why = ck.rules->entry_write(ep, level, e);
 	for (unsigned i = 0; !why && i < ck.n; i++)
 		if (ck.q[i].ep == ep)
 			why = "entry written twice in one lazy-MMU batch (the second write "
@@ -89,7 +96,7 @@ static void validate(pte_t *ep, int level, pte_t e, const void *caller)
 	if (!why)
 		return;
 	uint64_t off;
-	const char *fn = mm_symbol(caller, &off);
+	const char *fn = code_name(caller, &off);
 	panic("pv=checked: %s: level-%d entry %p (table pa %#lx) := %#lx, written "
 	      "by %s+%#lx", why, level, (void *)ep, V2P(ep) & ~(PAGE_SIZE - 1), e, fn, off);
 }
@@ -154,22 +161,22 @@ static void ck_flush_all(void) { batch_apply(); pv_native_ops.mmu.flush_all(); }
 static void ck_flush_user(void) { batch_apply(); pv_native_ops.mmu.flush_user(); }
 static void ck_write_cr3(uint64_t v) { batch_apply(); pv_native_ops.mmu.write_cr3(v); }
 
-/* Map every existing page-table page read-only. */
-static unsigned protect_existing_tables(void)
+/* An existing page-table page, at install: read-only from now on. */
+static void protect_table(paddr_t pa)
 {
-	unsigned n = 0;
-	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
-		if (frames[pfn].type == PG_PAGETABLE) {
-			dmap_protect(pfn << PAGE_SHIFT, false);
-			n++;
-		}
-	}
-	return n;
+	dmap_protect(pa, false);
+}
+
+void pv_checked_register(const struct pv_check_ops *ops)
+{
+	ck.rules = ops;
 }
 
 void pv_checked_install(void)
 {
-	kvm_dmap_split(max_pfn << PAGE_SHIFT);
+	if (!ck.rules)
+		panic("pv=checked: no rules registered (pv_checked_register before pv_init)");
+	unsigned n = ck.rules->install(protect_table);
 	pv_ops = pv_native_ops;
 	pv_ops.name = "checked";
 	pv_ops.mmu.set_pte = ck_set_pte;
@@ -186,7 +193,6 @@ void pv_checked_install(void)
 	pv_ops.mmu.flush_user = ck_flush_user;
 	pv_ops.mmu.write_cr3 = ck_write_cr3;
 	ck.active = true;
-	unsigned n = protect_existing_tables();
 	native_flush_all();
 	printk("pv: checked backend: direct map split to 4 KiB pages, %u page-table "
 	       "pages read-only, every entry write validated\n", n);
@@ -196,13 +202,13 @@ bool pv_checked_report_fault(uint64_t addr, uint64_t rip, bool write)
 {
 	if (!ck.active || !write || addr < DIRECT_MAP_BASE)
 		return false;
-	struct page *pg = pa_to_page(V2P(addr));
-	if (!pg || pg->type != PG_PAGETABLE)
+	int level = ck.rules->table_level(V2P(addr) & ~(PAGE_SIZE - 1));
+	if (level < 0)
 		return false;
 	uint64_t off;
-	const char *fn = mm_symbol((const void *)rip, &off);
+	const char *fn = code_name((const void *)rip, &off);
 	printk("\npv=checked: raw page-table write bypassed pv_ops: %s+%#lx wrote "
 	       "%#lx, inside the level-%d page table at pa %#lx\n", fn, off, addr,
-	       pg->pt.level, V2P(addr) & ~(PAGE_SIZE - 1));
+	       level, V2P(addr) & ~(PAGE_SIZE - 1));
 	return true;
 }

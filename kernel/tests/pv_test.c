@@ -10,8 +10,9 @@
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "arch/x86_64/memlayout.h"
-#include "mm/ptcheck.h"
+#include "mm/ptwrite_check.h"
 #include "mm/ptpage.h"
+#include "mm/kvm.h"
 
 #define INDIRECT_CALL_OPCODE 0xff
 #define INDIRECT_CALL_MODRM_RIP 0x15   /* call *disp32(%rip) */
@@ -102,30 +103,52 @@ static struct page *test_frame(unsigned flags)
 }
 
 /* The invariants pv=checked enforces, asked without writing anything. */
-KTEST(pv, ptcheck_rules)
+KTEST(pv, ptwrite_check_rules)
 {
 	struct page *pt = ptpage_alloc(PGL_PT), *pd = ptpage_alloc(PGL_PD);
 	struct page *anon = test_frame(PA_ANON), *kern = test_frame(0);
 	pte_t *pte = ptpage_entries(pt), *pde = ptpage_entries(pd);
 	pte_t user = PTE_P | PTE_U | PTE_W;
 
-	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(anon), user)) == NULL);
-	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(kern), user)) != NULL);
-	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(pd), user)) != NULL);
-	KEXPECT(ptcheck_entry(pte, PGL_PD, pte_make(page_to_pa(anon), user)) != NULL);
-	KEXPECT(ptcheck_entry(pte, PGL_PT, 0) == NULL);
-	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(pt), PTE_P | PTE_W)) != NULL);
+	KEXPECT(ptwrite_check(pte, PGL_PT, pte_make(page_to_pa(anon), user)) == NULL);
+	KEXPECT(ptwrite_check(pte, PGL_PT, pte_make(page_to_pa(kern), user)) != NULL);
+	KEXPECT(ptwrite_check(pte, PGL_PT, pte_make(page_to_pa(pd), user)) != NULL);
+	KEXPECT(ptwrite_check(pte, PGL_PD, pte_make(page_to_pa(anon), user)) != NULL);
+	KEXPECT(ptwrite_check(pte, PGL_PT, 0) == NULL);
+	KEXPECT(ptwrite_check(pte, PGL_PT, pte_make(page_to_pa(pt), PTE_P | PTE_W)) != NULL);
 
-	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(pt), user)) == NULL);
-	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(anon), user)) != NULL);
+	KEXPECT(ptwrite_check(pde, PGL_PD, pte_make(page_to_pa(pt), user)) == NULL);
+	KEXPECT(ptwrite_check(pde, PGL_PD, pte_make(page_to_pa(anon), user)) != NULL);
 	pt->pt.share = 2;   /* pretend a second address space shares pt */
-	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(pt), user)) != NULL);
-	KEXPECT(ptcheck_entry(pde, PGL_PD, pte_make(page_to_pa(pt), PTE_P | PTE_U)) == NULL);
-	KEXPECT(ptcheck_entry(pte, PGL_PT, pte_make(page_to_pa(anon), user)) != NULL);
+	KEXPECT(ptwrite_check(pde, PGL_PD, pte_make(page_to_pa(pt), user)) != NULL);
+	KEXPECT(ptwrite_check(pde, PGL_PD, pte_make(page_to_pa(pt), PTE_P | PTE_U)) == NULL);
+	KEXPECT(ptwrite_check(pte, PGL_PT, pte_make(page_to_pa(anon), user)) != NULL);
 	pt->pt.share = 1;
 
 	page_free(anon, 0);
 	page_free(kern, 0);
+	ptpage_free(pd);
+	ptpage_free(pt);
+}
+
+/* The hook table mm registers with pv=checked: the rules above, the level
+ * of a page-table frame (-1 for any other), a frame's direct-map entry. */
+KTEST(pv, checked_hooks_are_mms)
+{
+	const struct pv_check_ops *ops = &ptwrite_check_ops;
+	struct page *pt = ptpage_alloc(PGL_PT), *pd = ptpage_alloc(PGL_PD);
+	struct page *anon = test_frame(PA_ANON);
+	KEXPECT(ops->entry_write == ptwrite_check);
+	KEXPECT_EQ(ops->table_level(page_to_pa(pt)), PGL_PT);
+	KEXPECT_EQ(ops->table_level(page_to_pa(pd)), PGL_PD);
+	KEXPECT_EQ(ops->table_level(page_to_pa(anon)), -1);
+	KEXPECT_EQ(ops->table_level(max_pfn << PAGE_SHIFT), -1);   /* past RAM */
+	pte_t *ep = ops->dmap_entry(page_to_pa(anon));
+	if (ep)   /* 4 KiB direct map (pv=checked): the entry maps that frame */
+		KEXPECT_EQ(pte_addr(pte_read(ep)), page_to_pa(anon));
+	else      /* large pages: no 4 KiB entry */
+		KEXPECT(kvm_dmap_page_size() > PAGE_SIZE);
+	page_free(anon, 0);
 	ptpage_free(pd);
 	ptpage_free(pt);
 }

@@ -19,10 +19,9 @@
 #define LEN (4 * LARGE_PAGE_SIZE)
 
 /* The PT page mapping va in as (NULL if none), via a PD-level walk. */
-static int pt_cb(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int pt_cb(struct walk *w)
 {
-	(void)va, (void)end, (void)level;
-	*(struct page **)w->arg = pa_to_page(pte_addr(pte_read(ep)));
+	*(struct page **)w->arg = pa_to_page(pte_addr(pte_read(w->ep)));
 	return 0;
 }
 

@@ -58,10 +58,9 @@ static pte_t entry(vaddr_t va)
 }
 
 /* What the CPU does on a write: set D in the entry (bypassing the kernel). */
-static int cpu_write_pte(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level)
+static int cpu_write_pte(struct walk *w)
 {
-	(void)w, (void)va, (void)end, (void)level;
-	*ep = pte_set(*ep, PTE_D);
+	*w->ep = pte_mkdirty(*w->ep);
 	return 0;
 }
 
@@ -228,7 +227,7 @@ START_TEST(test_check_catches_stale_record)
 	pte_t *e = pt_root(pgt);
 	for (int level = PGL_PML4; level > PGL_PT; level--)
 		e = P2V(pte_addr(e[pgl_index(VA(1), level)]));
-	e[pgl_index(VA(1), PGL_PT)] = pte_clear(e[pgl_index(VA(1), PGL_PT)], PTE_LAZYFREE);
+	e[pgl_index(VA(1), PGL_PT)] = pte_clear_lazyfree(e[pgl_index(VA(1), PGL_PT)]);
 	lazyfree_check();
 }
 

@@ -99,8 +99,8 @@ END_TEST
 /* A walk that counts callbacks: holes at the top for sparse ranges. */
 struct counts { int pml4e, pdpte, pde, pte, hole, done; };
 #define COUNTER(f) \
-	static int count_##f(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end, int level) \
-	{ (void)ep, (void)va, (void)end, (void)level; ((struct counts *)w->arg)->f++; return 0; }
+	static int count_##f(struct walk *w) \
+	{ ((struct counts *)w->arg)->f++; return 0; }
 COUNTER(pml4e) COUNTER(pdpte) COUNTER(pde) COUNTER(pte) COUNTER(hole) COUNTER(done)
 
 static const struct walk_ops count_ops = {

@@ -1,5 +1,5 @@
 /* tests/unit/test_pv_ptcheck.c -- what the checking pv backend relies on,
- * on simulated RAM: the entry-write rules of mm/ptcheck.c, and splitting
+ * on simulated RAM: the entry-write rules of mm/ptwrite_check.c, and splitting
  * the direct map into 4 KiB pages (mm/kvm.c) so that single frames can be
  * protected. */
 #include <check.h>
@@ -7,7 +7,7 @@
 #include "mm/kvm.h"
 #include "mm/pgcheck.h"
 #include "mm/pgtable.h"
-#include "mm/ptcheck.h"
+#include "mm/ptwrite_check.h"
 #include "mm/ptpage.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -28,12 +28,12 @@ static void setup(void)
 
 static const char *check_pte(struct page *f, pte_t flags)
 {
-	return ptcheck_entry(ptpage_entries(pt), PGL_PT, pte_make(page_to_pa(f), flags));
+	return ptwrite_check(ptpage_entries(pt), PGL_PT, pte_make(page_to_pa(f), flags));
 }
 
 static const char *check_pde(struct page *f, pte_t flags)
 {
-	return ptcheck_entry(ptpage_entries(pd), PGL_PD, pte_make(page_to_pa(f), flags));
+	return ptwrite_check(ptpage_entries(pd), PGL_PD, pte_make(page_to_pa(f), flags));
 }
 
 START_TEST(test_user_leaf_rules)
@@ -44,7 +44,7 @@ START_TEST(test_user_leaf_rules)
 	anon->refcount = 0;
 	ck_assert_ptr_nonnull(check_pte(anon, USER_RW));
 	anon->refcount = 1;
-	ck_assert_ptr_null(ptcheck_entry(ptpage_entries(pt), PGL_PT, 0));
+	ck_assert_ptr_null(ptwrite_check(ptpage_entries(pt), PGL_PT, 0));
 }
 END_TEST
 
@@ -64,8 +64,8 @@ END_TEST
 START_TEST(test_holder_must_be_table_of_level)
 {
 	pte_t e = pte_make(page_to_pa(anon), USER_RW);
-	ck_assert_ptr_nonnull(ptcheck_entry(ptpage_entries(pt), PGL_PD, e));
-	ck_assert_ptr_nonnull(ptcheck_entry(page_va(kern), PGL_PT, e));
+	ck_assert_ptr_nonnull(ptwrite_check(ptpage_entries(pt), PGL_PD, e));
+	ck_assert_ptr_nonnull(ptwrite_check(page_va(kern), PGL_PT, e));
 }
 END_TEST
 

@@ -1,7 +1,10 @@
-/* mm/ptcheck.c -- validation of page-table entry writes (see mm/ptcheck.h). */
-#include "mm/ptcheck.h"
+/* mm/ptwrite_check.c -- the rules of a page-table entry write, and the hook
+ * table through which pv=checked asks them (see mm/ptwrite_check.h). */
+#include "mm/ptwrite_check.h"
+#include "mm/kvm.h"
 #include "mm/page.h"
 #include "mm/ptpage.h"
+#include "arch/x86_64/memlayout.h"
 
 /* A table entry (level > PT, no PS): what it points at. */
 static const char *check_table(int level, pte_t e)
@@ -31,7 +34,7 @@ static const char *check_user_leaf(struct page *f, pte_t e)
 	return NULL;
 }
 
-const char *ptcheck_entry(const pte_t *ep, int level, pte_t e)
+const char *ptwrite_check(const pte_t *ep, int level, pte_t e)
 {
 	struct page *holder = ptpage_of(ep);
 	if (!holder || holder->type != PG_PAGETABLE || holder->pt.level != level)
@@ -49,3 +52,31 @@ const char *ptcheck_entry(const pte_t *ep, int level, pte_t e)
 		return "writable kernel mapping of a page-table page";
 	return NULL;
 }
+
+/* The level of the page-table page at frame pa, or -1. */
+static int table_level(paddr_t pa)
+{
+	struct page *pg = pa_to_page(pa);
+	return pg && pg->type == PG_PAGETABLE ? pg->pt.level : -1;
+}
+
+/* pv=checked's install: 4 KiB direct-map pages, then every table protected. */
+static unsigned install(void (*protect)(paddr_t pa))
+{
+	kvm_dmap_split(max_pfn << PAGE_SHIFT);
+	unsigned n = 0;
+	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
+		if (frames[pfn].type == PG_PAGETABLE) {
+			protect(pfn << PAGE_SHIFT);
+			n++;
+		}
+	}
+	return n;
+}
+
+const struct pv_check_ops ptwrite_check_ops = {
+	.entry_write = ptwrite_check,
+	.table_level = table_level,
+	.dmap_entry = kvm_dmap_pte,
+	.install = install,
+};
