@@ -4,6 +4,7 @@
 #   make run        boot it in QEMU (serial console here; Ctrl-A X quits)
 #                   CMDLINE='test=all' passes kernel options
 #   make test       host unit tests + every QEMU test suite; prints "N passed, N failed"
+#   make run CPUS=4 any QEMU target with 4 guest CPUs (default 2; tools/qemu.sh)
 #   make debug      QEMU paused with its gdbstub and gdb attached with symbols
 #                   (USER=prog adds a user program's symbols; docs/debugging.md)
 #   make console    in a second terminal while make debug runs: type into the
@@ -25,6 +26,9 @@ HOSTCC   ?= gcc
 PYTHON   ?= python3
 QEMU     ?= qemu-system-x86_64
 MEM      ?= 512M
+# guest CPUs of every QEMU run (make run/test/debug/bench; tools/qemu.sh -smp)
+CPUS     ?= 2
+export CPUS
 CMDLINE  ?=
 B        := build
 PARAVIRT ?= 1

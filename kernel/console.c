@@ -20,7 +20,7 @@ static struct {
 	struct spinlock lock;
 	char buf[INPUT_SIZE];
 	uint64_t r, w, e;   /* read, committed (write), edit positions */
-} in = { .lock = SPINLOCK_INIT("console") };
+} in = { .lock = SPINLOCK_INIT("console", LOCK_RANK_CONSOLE) };
 
 static void echo(char c)
 {

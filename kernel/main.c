@@ -8,6 +8,8 @@
 #include "kernel/ktest.h"
 #include "lib/printk.h"
 #include "kernel/proc.h"
+#include "kernel/smp.h"
+#include "lib/spinlock.h"
 #include "lib/string.h"
 #include "kernel/version.h"
 #include "mm/phasetime.h"
@@ -82,6 +84,7 @@ void kmain(uint32_t magic, paddr_t info)
 	multiboot_parse(magic, info);
 	if (cmdline_parse(boot_info.cmdline) < 0)
 		printk("cmdline: too long or too many options, ignored\n");
+	lockdep_on = strcmp(cmdline_get_or("lockdep", "on"), "off") != 0;
 	boot_info_print();
 
 	gdt_init();
@@ -100,6 +103,7 @@ void kmain(uint32_t magic, paddr_t info)
 	proc_init();
 	console_init();
 	load_initrd();
+	smp_init();         /* the other CPUs, each halting in its idle loop */
 	irq_enable();
 
 	if (cmdline_has("test"))

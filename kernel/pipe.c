@@ -130,7 +130,7 @@ int pipe_create(struct file *ends[2])
 	struct pipe *p = kzalloc(sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->lock.name = "pipe";
+	spin_init(&p->lock, "pipe", LOCK_RANK_PIPE);
 	p->reader_open = p->writer_open = true;
 	ends[0] = file_alloc(&pipe_read_ops, O_RDONLY);
 	ends[1] = file_alloc(&pipe_write_ops, O_WRONLY);

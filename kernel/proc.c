@@ -16,7 +16,7 @@
 #include "arch/x86_64/reset.h"
 #include "arch/x86_64/timer.h"
 
-struct spinlock proc_lock = SPINLOCK_INIT("proc");
+struct spinlock proc_lock = SPINLOCK_INIT("proc", LOCK_RANK_PROC);
 struct proc proc_table[NPROC];
 static int next_pid = 1;
 static struct proc *init_proc;

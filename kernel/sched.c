@@ -68,8 +68,9 @@ void sched(void)
 		panic("sched: pid %d without proc_lock", p->pid);
 	if (p->state == P_RUNNING)
 		panic("sched: pid %d still RUNNING", p->pid);
+	lockdep_assert_switchable(&proc_lock);
 	if (this_cpu()->ncli != 1)
-		panic("sched: pid %d holds other locks", p->pid);
+		panic("sched: pid %d has interrupts pushed off outside locks", p->pid);
 	bool intena = this_cpu()->intena;   /* belongs to this thread */
 	swtch(&p->ctx, this_cpu()->scheduler);
 	this_cpu()->intena = intena;

@@ -1,8 +1,12 @@
-/* lib/spinlock.c -- test-and-set locks with nested interrupt disabling. */
+/* lib/spinlock.c -- test-and-set locks with nested interrupt disabling and
+ * the per-CPU stack of held locks that lockdep checks. */
 #include "lib/spinlock.h"
 #include "lib/printk.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
+
+bool lockdep_on = true;
+void (*spin_wait_hook)(void);
 
 void push_off(void)
 {
@@ -24,22 +28,77 @@ void pop_off(void)
 		irq_enable();
 }
 
+void spin_init(struct spinlock *l, const char *name, enum lock_rank rank)
+{
+	*l = (struct spinlock)SPINLOCK_INIT(name, rank);
+}
+
+/* Taking l must come after every lock this CPU holds in the order. */
+static void check_order(struct cpu *c, const struct spinlock *l)
+{
+	for (int i = 0; i < c->nheld; i++) {
+		const struct spinlock *h = c->held[i];
+		if (h == l)
+			panic("lockdep: CPU %d takes lock %s it already holds", c->id, l->name);
+		if (l->rank <= h->rank)
+			panic("lockdep: CPU %d takes lock %s (rank %d) while holding %s (rank %d)",
+			      c->id, l->name, l->rank, h->name, h->rank);
+	}
+	if (c->nheld == LOCKDEP_MAX_HELD)
+		panic("lockdep: CPU %d holds %d locks, taking %s", c->id, c->nheld, l->name);
+}
+
 void spin_lock(struct spinlock *l)
 {
 	push_off();
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+	struct cpu *c = this_cpu();
+	if (lockdep_on)
+		check_order(c, l);
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		if (spin_wait_hook)
+			spin_wait_hook();
 		cpu_relax();
+	}
+	l->cpu = c->id;
+	if (c->nheld < LOCKDEP_MAX_HELD)
+		c->held[c->nheld++] = l;
+}
+
+static void forget(struct cpu *c, const struct spinlock *l)
+{
+	for (int i = 0; i < c->nheld; i++)
+		if (c->held[i] == l) {
+			c->held[i] = c->held[--c->nheld];
+			return;
+		}
 }
 
 void spin_unlock(struct spinlock *l)
 {
+	struct cpu *c = this_cpu();
 	if (!l->locked)
-		panic("spin_unlock: lock %s not held", l->name);
+		panic("lockdep: CPU %d unlocks %s, which is not locked", c->id, l->name);
+	if (l->cpu != c->id)
+		panic("lockdep: CPU %d unlocks %s, held by CPU %d", c->id, l->name, l->cpu);
+	forget(c, l);
+	l->cpu = -1;
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 	pop_off();
 }
 
-bool spin_holding(struct spinlock *l)
+bool spin_holding(const struct spinlock *l)
 {
-	return l->locked;
+	push_off();
+	bool mine = l->locked && l->cpu == this_cpu()->id;
+	pop_off();
+	return mine;
+}
+
+void lockdep_assert_switchable(const struct spinlock *allowed)
+{
+	struct cpu *c = this_cpu();
+	for (int i = 0; lockdep_on && i < c->nheld; i++)
+		if (c->held[i] != allowed)
+			panic("lockdep: CPU %d switches to another process with lock %s held",
+			      c->id, c->held[i]->name);
 }

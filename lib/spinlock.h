@@ -1,27 +1,70 @@
-/* lib/spinlock.h -- spinlocks that also disable interrupts.
+/* lib/spinlock.h -- spinlocks that disable interrupts, with a lock-order
+ * checker (a small lockdep).
  *
- * Pagoda runs one CPU today, but shared state is still guarded by locks so
- * the structure is ready for more. Holding any spinlock keeps interrupts
- * off on this CPU (an interrupt handler could otherwise spin forever on a
- * lock its own CPU holds). Disabling nests, xv6 style: push_off/pop_off
- * count per CPU, and interrupts come back on only when the outermost lock is
- * released, whatever the release order.
+ * Holding any spinlock keeps interrupts off on this CPU (an interrupt
+ * handler could otherwise spin forever on a lock its own CPU holds).
+ * Disabling nests, xv6 style: push_off/pop_off count per CPU, and
+ * interrupts come back on only when the outermost lock is released,
+ * whatever the release order; the state interrupts were in before the
+ * first lock is saved and restored.
+ *
+ * Every lock has a rank (enum lock_rank: the lock order of the whole kernel,
+ * docs/smp-and-locking.md). A CPU takes locks in strictly increasing rank.
+ * With lockdep on (the default; `lockdep=off` on the command line turns it
+ * off) these panic, naming the locks:
+ *   - taking a lock whose rank is lower than or equal to one this CPU holds
+ *     (that includes taking a lock twice);
+ *   - releasing a lock this CPU does not hold;
+ *   - switching to another process with any lock but proc_lock held
+ *     (lockdep_assert_switchable, called by sched()).
+ * A CPU waiting for a lock answers cross-CPU calls meanwhile
+ * (spin_wait_hook), so a call round cannot deadlock against a spinner.
  */
 #ifndef LIB_SPINLOCK_H
 #define LIB_SPINLOCK_H
 
 #include "lib/types.h"
 
+/* The lock order: lower ranks are taken first. Equal ranks never nest. */
+enum lock_rank {
+	LOCK_RANK_CONSOLE = 10,   /* kernel/console.c input ring */
+	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */
+	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
+	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */
+	LOCK_RANK_TEST_HIGH = 91,
+};
+
 struct spinlock {
 	volatile uint32_t locked;
 	const char *name;
+	enum lock_rank rank;
+	int cpu;                  /* holder's CPU id while locked */
 };
 
-#define SPINLOCK_INIT(n) { 0, n }
+#define SPINLOCK_INIT(n, r) { 0, n, r, -1 }
 
+/* Set up a lock that was not statically initialised. */
+void spin_init(struct spinlock *l, const char *name, enum lock_rank rank);
+
+/* Take l (interrupts off until the outermost release); panics on a lock
+ * order violation when lockdep is on. */
 void spin_lock(struct spinlock *l);
+
+/* Release l; panics if this CPU does not hold it. */
 void spin_unlock(struct spinlock *l);
-bool spin_holding(struct spinlock *l);
+
+/* Does this CPU hold l? */
+bool spin_holding(const struct spinlock *l);
+
+/* Panics (naming it) if this CPU holds any lock other than allowed (which
+ * may be NULL): the check before a context switch. */
+void lockdep_assert_switchable(const struct spinlock *allowed);
+
+/* Lockdep on? Set once at boot from the command line. */
+extern bool lockdep_on;
+
+/* Called in every spin-wait loop (the cross-CPU call poll), may be NULL. */
+extern void (*spin_wait_hook)(void);
 
 /* Interrupts off, nested (the lock functions use these). */
 void push_off(void);

@@ -7,7 +7,7 @@
 #include "mm/as.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
-#include "mm/pgrange.h"
+#include "mm/tlb.h"
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
@@ -53,9 +53,21 @@ struct vma *as_find_vma(struct addrspace *as, vaddr_t va)
 /* Remove [start, end) from the VMAs and the page table: all or nothing.
  * What can fail (unsharing PT pages, splitting VMAs) comes first and
  * changes nothing one can see; then nothing is left that can fail. */
+int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end)
+{
+	int r = pgt_unshare(as->pgt, start, end, PGT_KEEP_WHOLE);
+	if (r < 0)
+		return r;
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
+	pgt_unmap(&b, start, end, 0);
+	tlb_end(&b);
+	return 0;
+}
+
 static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
 {
-	int r = pgr_unshare(as->pgt, start, end, PGR_KEEP_WHOLE);
+	int r = pgt_unshare(as->pgt, start, end, PGT_KEEP_WHOLE);
 	if (r == 0)
 		r = vma_isolate(as, start, end);
 	if (r < 0)
@@ -65,7 +77,7 @@ static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
 		if (v->start >= start)
 			vma_delete(as, v);
 	}
-	pgr_unmap(as->pgt, start, end);   /* cannot fail: unshared above */
+	as_unmap_pages(as, start, end);   /* cannot fail: unshared above */
 	return 0;
 }
 
@@ -144,7 +156,7 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 		if (v->end > addr && (v->flags & VMA_SHARED) && (v->flags & VMA_FILE) &&
 		    (prot & PROT_WRITE))
 			return -EACCES;
-	int r = pgr_unshare(as->pgt, addr, end, 0);   /* all or nothing: first */
+	int r = pgt_unshare(as->pgt, addr, end, 0);   /* all or nothing: first */
 	if (r == 0)
 		r = vma_isolate(as, addr, end);
 	if (r < 0)
@@ -152,7 +164,10 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
 		if (v->start >= addr)
 			v->prot = prot;
-	pgr_protect(as->pgt, addr, end, prot);         /* cannot fail now */
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
+	pgt_protect(&b, addr, end, prot, 0);
+	tlb_end(&b);
 	vma_merge(as);
 	return 0;
 }
@@ -226,10 +241,11 @@ static int move_frames(struct addrspace *as, const struct vma *v, vaddr_t from, 
 		struct page *pg = pa_to_page(pa);
 		if (pg)
 			page_get(pg);
-		if (pgt_map(as->pgt, to + off, ALIGN_DOWN(pa, PAGE_SIZE), moved_prot(v, e)) < 0) {
+		if (pgt_map(as->pgt, to + off, ALIGN_DOWN(pa, PAGE_SIZE), PAGE_SIZE,
+			    moved_prot(v, e)) < 0) {
 			if (pg)
 				page_put(pg);
-			pgr_unmap(as->pgt, to, to + off);
+			as_unmap_pages(as, to, to + off);   /* just mapped: private */
 			return -ENOMEM;
 		}
 	}
@@ -253,7 +269,7 @@ static int move_vma(struct addrspace *as, struct vma *v, vaddr_t to, uint64_t ne
 	vaddr_t old = v->start;
 	if (!(flags & MREMAP_DONTUNMAP))
 		vma_delete(as, v);
-	pgr_unmap(as->pgt, old, old + old_len);
+	as_unmap_pages(as, old, old + old_len);
 	vma_insert(as, n);
 	vma_merge(as);
 	return 0;

@@ -61,8 +61,8 @@ void as_activate(struct addrspace *as);
 
 /* How fork duplicates the pages of private VMAs (mm/fork.c). */
 enum fork_strategy {
-	FORK_COPY,    /* eager: new frames, contents copied, no COW (pgr_dup) */
-	FORK_COW,     /* classic: copy the page tables, pages COW (pgr_copy) */
+	FORK_COPY,    /* eager: new frames, contents copied, no COW (pgt_dup) */
+	FORK_COW,     /* classic: copy the page tables, pages COW (pgt_copy) */
 	FORK_SHARE,   /* share whole PT pages (ptshare_fork_vma) */
 	FORK_NSTRATEGIES
 };
@@ -88,6 +88,11 @@ vaddr_t as_find_gap(struct addrspace *as, uint64_t len, uint64_t align);
  * top, -ENOMEM if a VMA could not be split. Holes are fine. */
 
 int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
+
+/* Unmap the pages of [start, end) (page aligned), VMAs unchanged: unshare
+ * (pgt_unshare, PGT_KEEP_WHOLE), then pgt_unmap in one TLB batch. 0, or
+ * -ENOMEM from unsharing with nothing unmapped. */
+int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end);
 
 /* mprotect of [addr, addr + len) (len page aligned): 0, -ENOMEM (a hole in
  * the range, or out of memory), -EACCES (PROT_WRITE on a shared file). */

@@ -17,7 +17,7 @@
 #include "mm/as.h"
 #include "mm/fault.h"
 #include "mm/page.h"
-#include "mm/pgrange.h"
+#include "mm/tlb.h"
 #include "mm/pgtable.h"
 #include "mm/phasetime.h"
 #include "mm/ptpage.h"
@@ -112,7 +112,7 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	if (!pg)
 		return -ENOMEM;
 	uint64_t t0 = phase_begin();
-	int r = pgt_map(as->pgt, va, page_to_pa(pg), prot);
+	int r = pgt_map(as->pgt, va, page_to_pa(pg), PAGE_SIZE, prot);
 	phase_end(PH_FAULT_MAP, t0);
 	if (r < 0)
 		page_put(pg);
@@ -125,14 +125,18 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	struct page *old = pa_to_page(pa);
 	unsigned prot = vma_pgt_prot(v);
 	fault_stats.cow++;
-	if (old->refcount == 1 && old->type == PG_ANON && !pte_file(e)) {
+	struct page *copy = NULL;
+	if (old->refcount == 1 && old->type == PG_ANON && !pte_file(e))
 		fault_stats.cow_reuse++;          /* the last sharer: keep it */
-		return pgt_protect(as->pgt, va, prot);
-	}
-	struct page *copy = new_anon_frame(old == zero_page ? NULL : old);
-	if (!copy)
+	else if (!(copy = new_anon_frame(old == zero_page ? NULL : old)))
 		return -ENOMEM;
-	pgr_replace(as->pgt, va, page_to_pa(copy), prot);
+	struct tlb_batch b;                       /* allocated first: then the batch */
+	tlb_begin(&b, as->pgt);
+	if (copy)
+		pgt_replace(&b, va, page_to_pa(copy), prot);
+	else
+		pgt_protect(&b, va, va + PAGE_SIZE, prot, 0);
+	tlb_end(&b);
 	return 0;
 }
 

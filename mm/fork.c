@@ -24,8 +24,9 @@
  * (FORK_COW instead of FORK_SHARE).
  */
 #include "mm/as.h"
-#include "mm/pgrange.h"
+#include "mm/pgtable.h"
 #include "mm/phasetime.h"
+#include "mm/tlb.h"
 #include "mm/ptshare.h"
 #include "mm/vma.h"
 #include "lib/printk.h"
@@ -37,9 +38,9 @@ static int fork_vma(struct pagetable *child, struct pagetable *parent, const str
 	bool shared = v->flags & VMA_SHARED;
 	switch (s) {
 	case FORK_COPY:
-		return pgr_dup(child, parent, v->start, v->end, v->prot, shared);
+		return pgt_dup(child, parent, v->start, v->end, v->prot, shared);
 	case FORK_COW:
-		return pgr_copy(child, parent, v->start, v->end, shared);
+		return pgt_copy(child, parent, v->start, v->end, shared);
 	case FORK_SHARE:
 		return ptshare_fork_vma(child, parent, v);
 	default:

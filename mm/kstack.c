@@ -3,6 +3,7 @@
 #include "mm/kstack.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
+#include "mm/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
 
@@ -15,8 +16,10 @@ static vaddr_t slot_top(unsigned i)
 
 static void unmap_stack(vaddr_t top, vaddr_t from)
 {
-	for (vaddr_t va = from; va < top; va += PAGE_SIZE)
-		pgt_unmap(&kernel_pgt, va);
+	struct tlb_batch b;
+	tlb_begin(&b, &kernel_pgt);
+	pgt_unmap(&b, from, top, PGT_STRICT);
+	tlb_end(&b);
 }
 
 void *kstack_alloc(void)
@@ -29,7 +32,7 @@ void *kstack_alloc(void)
 	vaddr_t top = slot_top(i), va;
 	for (va = top - PAGE_SIZE; va >= top - KSTACK_SIZE; va -= PAGE_SIZE) {
 		struct page *pg = page_alloc(0, 0);
-		if (!pg || pgt_map(&kernel_pgt, va, page_to_pa(pg), PGT_R | PGT_W) < 0) {
+		if (!pg || pgt_map(&kernel_pgt, va, page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_W) < 0) {
 			if (pg)
 				page_free(pg, 0);
 			unmap_stack(top, va + PAGE_SIZE);

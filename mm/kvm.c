@@ -53,7 +53,7 @@ void kvm_build(const struct kvm_layout *l)
 	for (int i = 0; i < l->nseg; i++) {
 		const struct kvm_segment *s = &l->seg[i];
 		if (s->end > s->start &&
-		    pgt_map_range(&kernel_pgt, s->start, s->start - KERNEL_VMA,
+		    pgt_map(&kernel_pgt, s->start, s->start - KERNEL_VMA,
 				  s->end - s->start, s->prot) < 0)
 			panic("kvm: out of memory mapping the kernel image");
 	}
@@ -101,19 +101,9 @@ void kvm_dmap_split(paddr_t end)
 	pv_flush_all();   /* page sizes changed: no TLB may keep the large ones */
 }
 
-static int dmap_found(struct walk *w)
-{
-	*(pte_t **)w->arg = w->ep;
-	return 0;
-}
-
-static const struct walk_ops dmap_find_ops = { .pte = dmap_found };
-
 pte_t *kvm_dmap_pte(paddr_t pa)
 {
-	pte_t *ep = NULL;
-	vaddr_t va = DIRECT_MAP_BASE + (pa & ~(PAGE_SIZE - 1));
-	struct walk w = { .ops = &dmap_find_ops, .pgt = &kernel_pgt, .arg = &ep };
-	walk_range(&w, va, va + PAGE_SIZE);
-	return ep;
+	pte_t *ep;
+	int level = pgt_walk(&kernel_pgt, DIRECT_MAP_BASE + pa, PGL_PT, 0, &ep);
+	return level == PGL_PT && pte_present(pte_read(ep)) ? ep : NULL;
 }

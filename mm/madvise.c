@@ -27,7 +27,8 @@
 #include "mm/madvise.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
-#include "mm/pgrange.h"
+#include "mm/pgtable.h"
+#include "mm/tlb.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
 #include "lib/errno.h"
@@ -83,7 +84,7 @@ static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vadd
 		return -EINVAL;
 	if (!v->obj->ops->remove || !(v->flags & VMA_SHARED))
 		return -EACCES;
-	pgr_unmap(as->pgt, start, end);
+	as_unmap_pages(as, start, end);
 	v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
 			    (end - start) / PAGE_SIZE);
 	return 0;
@@ -96,7 +97,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 	unsigned set, clear;
 	switch (advice) {
 	case MADV_DONTNEED:
-		return pgr_unmap(as->pgt, start, end);   /* 0: as_madvise unshared */
+		return as_unmap_pages(as, start, end);   /* 0: as_madvise unshared */
 	case MADV_FREE:
 		if (!private_anon(v))
 			return -EINVAL;
@@ -132,7 +133,7 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 		return 0;
 	vaddr_t top = MIN(end, USER_TOP);   /* no VMA above it */
 	if (advice == MADV_DONTNEED && start < top) {   /* all or nothing: unshare first */
-		int r = pgr_unshare(as->pgt, start, top, PGR_KEEP_WHOLE);
+		int r = pgt_unshare(as->pgt, start, top, PGT_KEEP_WHOLE);
 		if (r < 0)
 			return r;
 	}

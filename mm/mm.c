@@ -18,6 +18,7 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/bootinfo.h"
 #include "lib/cmdline.h"
 #include "lib/printk.h"
@@ -28,7 +29,10 @@
 extern char _kernel_phys_start[], _text_start[], _text_end[], _rodata_start[],
 	_rodata_end[], _data_start[], _data_end[], _kernel_end[];
 
-/* RAM ranges and the pinned ranges (image, boot info, modules) of boot_info;
+#define NPIN (BOOT_MAX_MODULES + 3)
+
+/* RAM ranges and the pinned ranges (image, boot info, modules, the AP
+ * trampoline's frame) of boot_info;
  * returns the end of the direct map: past every RAM and ACPI region, and at
  * least 4 GiB so that the MMIO below 4 GiB (APIC, VGA) is reachable too. */
 static paddr_t boot_ranges(struct prange *ram, int *nram, struct prange *pin,
@@ -46,6 +50,8 @@ static paddr_t boot_ranges(struct prange *ram, int *nram, struct prange *pin,
 	pin[*npin] = (struct prange){ (paddr_t)_kernel_phys_start, KV2P(_kernel_end) };
 	pin_type[(*npin)++] = PG_KERNEL;
 	pin[*npin] = (struct prange){ boot_info.info_start, boot_info.info_end };
+	pin_type[(*npin)++] = PG_KERNEL;
+	pin[*npin] = (struct prange){ SMP_TRAMPOLINE_PA, SMP_TRAMPOLINE_PA + PAGE_SIZE };
 	pin_type[(*npin)++] = PG_KERNEL;
 	for (int i = 0; i < boot_info.nmodules; i++) {
 		pin[*npin] = (struct prange){ boot_info.modules[i].start, boot_info.modules[i].end };
@@ -72,8 +78,8 @@ static void print_summary(const struct mmu_features *f, paddr_t dmap_end)
 
 void mm_init(void)
 {
-	struct prange ram[BOOT_MAX_REGIONS], pin[BOOT_MAX_MODULES + 2];
-	enum page_type pin_type[BOOT_MAX_MODULES + 2];
+	struct prange ram[BOOT_MAX_REGIONS], pin[NPIN];
+	enum page_type pin_type[NPIN];
 	int nram, npin;
 	paddr_t top = boot_ranges(ram, &nram, pin, pin_type, &npin);
 

@@ -38,7 +38,7 @@ static int check_entry(struct walk *w)
 		 * under pv=checked) */
 		bool dmap = w->va >= DIRECT_MAP_BASE && w->va - DIRECT_MAP_BASE < DIRECT_MAP_MAX;
 		if (w->level == PGL_PT && pg && pg->type == PG_FREE && !dmap)
-			panic("pgt_check: w->va %#lx maps free frame %#lx", w->va, pte_addr(e));
+			panic("pgt_check: va %#lx maps free frame %#lx", w->va, pte_addr(e));
 		return 0;
 	}
 	check_table(pa_to_page(pte_addr(e)), w->level - 1, w->va);

@@ -1,5 +1,5 @@
-/* mm/pgtable.c -- address spaces: create/destroy, map/unmap/protect/lookup
- * of 4 KiB pages. Every operation is a walk_ops for the generic walker. */
+/* mm/pgtable.c -- the page table of an address space: create, destroy,
+ * activate, RSS, the point lookup (see mm/pgtable.h). */
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/walk.h"
@@ -47,13 +47,6 @@ void pgt_activate(struct pagetable *pgt)
 	pv_write_cr3(pgt_root_pa(pgt));
 }
 
-/* Drop the TLB entry of va if a TLB can hold it. */
-static void flush_va(struct pagetable *pgt, vaddr_t va)
-{
-	if (!is_user_addr(va) || pgt_active(pgt))
-		pv_flush_one(va);
-}
-
 /* Drop the mapping's reference on frame pa (none for unmanaged frames). */
 static void put_frame(paddr_t pa)
 {
@@ -62,224 +55,70 @@ static void put_frame(paddr_t pa)
 		page_put(pg);
 }
 
-/* ---- map ---------------------------------------------------------------- */
+/* ---- the point lookup ---------------------------------------------------- */
 
-struct map_arg {
-	vaddr_t va;     /* start of the range */
-	paddr_t pa;     /* frame of va */
-	pte_t bits;
-	vaddr_t done;   /* mapped up to here */
-};
-
-static int map_hole(struct walk *w)
-{
-	struct map_arg *a = w->arg;
-	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_make(a->pa + (w->va - a->va), a->bits));
-	a->done = w->va + PAGE_SIZE;
-	return 0;
-}
-
-static int map_present(struct walk *w)
-{
-	if (pte_is_leaf(pte_read(w->ep), w->level))
-		panic("pgt_map: w->va %#lx is already mapped (entry %#lx)", w->va, pte_read(w->ep));
-	return 0;
-}
-
-static const struct walk_ops map_ops = {
-	.pdpte = map_present, .pde = map_present, .pte = map_present,
-	.hole = map_hole,
-};
-
-/* ---- unmap -------------------------------------------------------------- */
-
-/* Is e (at level) a 4 KiB leaf that op may change? A table entry is not; a
- * large page is a panic (pgt_* calls work on 4 KiB pages only). */
-static bool small_leaf(pte_t e, int level, const char *op, vaddr_t va)
-{
-	if (!pte_is_leaf(e, level))
-		return false;
-	if (level != PGL_PT)
-		panic("%s: va %#lx is inside a large page", op, va);
-	return true;
-}
-
-struct unmap_arg {
-	bool put;        /* drop frame references (not when undoing a map) */
-};
-
-static int unmap_leaf(struct walk *w)
-{
-	struct unmap_arg *a = w->arg;
-	pte_t e = pte_read(w->ep);
-	if (!small_leaf(e, w->level, "pgt_unmap", w->va))
-		return 0;
-	pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
-	flush_va(w->pgt, w->va);   /* before the frame can be reused */
-	if (a->put)
-		put_frame(pte_addr(e));
-	return 0;
-}
-
-static int unmap_hole(struct walk *w)
-{
-	panic("pgt_unmap: w->va %#lx is not mapped", w->va);
-}
-
-/* Free the table under *ep once empty; kernel-half PDPTs stay (shared by
- * every PML4). */
-static int free_empty_table(struct walk *w)
-{
-	struct page *t = pa_to_page(pte_addr(pte_read(w->ep)));
-	if (t->count == 0 && !(w->level == PGL_PML4 && !is_user_addr(w->va)))
-		pt_table_free(w->pgt, w->ep, w->level);
-	return 0;
-}
-
-static const struct walk_ops unmap_ops = {
-	.pdpte = unmap_leaf, .pde = unmap_leaf, .pte = unmap_leaf,
-	.hole = unmap_hole, .table_done = free_empty_table,
-};
-
-static const struct walk_ops prune_ops = { .table_done = free_empty_table };
-
-static void unmap_range(struct pagetable *pgt, vaddr_t va, vaddr_t end, bool put)
-{
-	struct unmap_arg a = { .put = put };
-	struct walk w = { .ops = &unmap_ops, .pgt = pgt, .arg = &a, .write = true };
-	walk_range(&w, va, end);
-}
-
-int pgt_map_range(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len,
-		  unsigned prot)
-{
-	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
-		panic("pgt_map: unaligned va %#lx pa %#lx len %#lx", va, pa, len);
-	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot), .done = va };
-	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
-			  .write = true };
-	int r = walk_range(&w, va, va + len);
-	if (r < 0) {   /* all or nothing: undo, then free tables left empty */
-		if (a.done != va)
-			unmap_range(pgt, va, a.done, false);
-		struct walk prune = { .ops = &prune_ops, .pgt = pgt };
-		walk_range(&prune, va, va + len);
-	}
-	return r;
-}
-
-int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
-{
-	return pgt_map_range(pgt, va, pa, PAGE_SIZE, prot);
-}
-
-void pgt_unmap(struct pagetable *pgt, vaddr_t va)
-{
-	if (!IS_ALIGNED(va, PAGE_SIZE))
-		panic("pgt_unmap: unaligned va %#lx", va);
-	unmap_range(pgt, va, va + PAGE_SIZE, true);
-}
-
-/* ---- protect, lookup ---------------------------------------------------- */
-
-/* May private user entry e become writable in place? Only when its frame
- * is anonymous and this mapping holds the only reference (Linux's
- * can_change_pte_writable); a frame shared with another mapping (after
- * fork, or a file's or the zero page) must be copied on write. */
-static bool may_write_in_place(pte_t e)
-{
-	if (pte_shared(e))
-		return true;
-	struct page *pg = pa_to_page(pte_addr(e));
-	return !pte_file(e) && pg && pg->type == PG_ANON && pg->refcount == 1;
-}
-
-pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
-{
-	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK) & ~PTE_PROTNONE;
-	pte_t n = pte_make(pte_addr(e), keep | pgt_prot_bits(va, prot));
-	if (!pte_writable(n) || !is_user_addr(va))
-		return n;
-	return may_write_in_place(e) ? pte_clear_cow(n) : pte_mkcow(n);
-}
-
-static int protect_leaf(struct walk *w)
-{
-	pte_t e = pte_read(w->ep);
-	if (!small_leaf(e, w->level, "pgt_protect", w->va))
-		return 0;
-	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pgt_protect_entry(e, w->va, *(unsigned *)w->arg));
-	flush_va(w->pgt, w->va);
-	return 0;
-}
-
-static int hole_enoent(struct walk *w)
-{
-	(void)w;
-	return -ENOENT;
-}
-
-static const struct walk_ops protect_ops = {
-	.pdpte = protect_leaf, .pde = protect_leaf, .pte = protect_leaf,
-	.hole = hole_enoent,
-};
-
-int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot)
-{
-	if (va_canonical(va) != va)
-		return -ENOENT;
-	struct walk w = { .ops = &protect_ops, .pgt = pgt, .arg = &prot, .write = true };
-	return walk_range(&w, ALIGN_DOWN(va, PAGE_SIZE), ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE);
-}
-
-struct lookup_arg {
-	vaddr_t va;
-	pte_t e;
+struct at_arg {
+	pte_t *ep;
 	int level;
 };
 
-static int lookup_leaf(struct walk *w)
+/* Every entry on the way down (present or not): the last is the deepest. */
+static int at_entry(struct walk *w)
 {
-	struct lookup_arg *a = w->arg;
-	if (pte_is_leaf(pte_read(w->ep), w->level)) {
-		a->e = pte_read(w->ep);
-		a->level = w->level;
-	}
+	struct at_arg *a = w->arg;
+	a->ep = w->ep;
+	a->level = w->level;
 	return 0;
 }
 
-static const struct walk_ops lookup_ops = {
-	.pdpte = lookup_leaf, .pde = lookup_leaf, .pte = lookup_leaf,
+static const struct walk_ops at_ops = {
+	.pml4e = at_entry, .pdpte = at_entry, .pde = at_entry, .pte = at_entry,
+	.hole = at_entry,
 };
 
-/* pgt_lookup, unsharing on the way down if write: 1, 0 or -ENOMEM. */
-static int lookup(struct pagetable *pgt, vaddr_t va, bool write, paddr_t *pa, pte_t *flags)
+int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t **ep)
 {
+	struct at_arg a = { 0 };
+	struct walk w = { .ops = &at_ops, .pgt = pgt, .arg = &a, .leaf_level = level,
+			  .alloc = flags & PGT_WALK_ALLOC, .write = flags & PGT_WALK_UNSHARE };
+	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
+	*ep = NULL;
 	if (va_canonical(va) != va)   /* user-supplied addresses end up here */
 		return 0;
-	struct lookup_arg a = { .va = va };
-	struct walk w = { .ops = &lookup_ops, .pgt = pgt, .arg = &a, .write = write };
-	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
 	int r = walk_range(&w, page, page + PAGE_SIZE);
 	if (r < 0)
 		return r;
-	if (!pte_mapped(a.e))
+	if (a.level != level && !pte_is_leaf(pte_read(a.ep), a.level))
+		return 0;   /* a hole above level */
+	*ep = a.ep;
+	return a.level;
+}
+
+/* pgt_lookup, unsharing on the way down with PGT_WALK_UNSHARE: 1, 0 or -ENOMEM. */
+static int lookup(struct pagetable *pgt, vaddr_t va, unsigned flags, paddr_t *pa, pte_t *fl)
+{
+	pte_t *ep;
+	int level = pgt_walk(pgt, va, PGL_PT, flags, &ep);
+	if (level <= 0)
+		return level;
+	pte_t e = pte_read(ep);
+	if (!pte_mapped(e))
 		return 0;
 	if (pa)
-		*pa = pte_addr(a.e) + (va & (pgl_entry_size(a.level) - 1));
-	if (flags)
-		*flags = pte_flags(a.e);
+		*pa = pte_addr(e) + (va & (pgl_entry_size(level) - 1));
+	if (fl)
+		*fl = pte_flags(e);
 	return 1;
 }
 
 bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
 {
-	return lookup(pgt, va, false, pa, flags) > 0;
+	return lookup(pgt, va, 0, pa, flags) > 0;
 }
 
 int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
 {
-	return lookup(pgt, va, true, pa, flags);
+	return lookup(pgt, va, PGT_WALK_UNSHARE, pa, flags);
 }
 
 /* ---- RSS ---------------------------------------------------------------- */
@@ -346,8 +185,16 @@ static int teardown_pde(struct walk *w)
 	return WALK_SKIP;
 }
 
+/* Free the (user) table under *ep: teardown emptied it. No flush: the
+ * address space is not active, so no TLB holds it. */
+static int teardown_table(struct walk *w)
+{
+	pt_table_free(w->pgt, w->ep, w->level);
+	return 0;
+}
+
 static const struct walk_ops teardown_ops = {
-	.pde = teardown_pde, .pte = teardown_leaf, .table_done = free_empty_table,
+	.pde = teardown_pde, .pte = teardown_leaf, .table_done = teardown_table,
 };
 
 void pgt_destroy(struct pagetable *pgt)

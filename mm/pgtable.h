@@ -1,5 +1,14 @@
-/* mm/pgtable.h -- address spaces as page tables: map, unmap, protect and
- * look up 4 KiB pages.
+/* mm/pgtable.h -- the page-table API: the page tables of one address space
+ * (struct pagetable), each operation written once on the walker (mm/walk.h):
+ *
+ *   mm/pgtable.c       create, destroy, activate, RSS; the point lookup
+ *                      pgt_walk and pgt_lookup; protection -> entry bits
+ *   mm/pgtable_edit.c  map, unmap, protect, replace, unshare (ranges)
+ *   mm/pgtable_copy.c  fork's copies of a range: copy-on-write, eager
+ *
+ * (struct addrspace, mm/as.h, is the VMAs plus one of these.)
+ *
+ * Page-table pages and the two entry writers are mm/ptpage.h.
  *
  *   struct pagetable --root--> PML4  [0..255]  user half, private
  *                                    [256..511] kernel half: the same PDPT
@@ -15,6 +24,8 @@
 
 #include "mm/page.h"
 #include "arch/x86_64/pte.h"
+
+struct tlb_batch;
 
 struct pagetable {
 	struct page *root;       /* the PML4 page */
@@ -45,22 +56,77 @@ struct pagetable *pgt_create(void);
  * be the active one. */
 void pgt_destroy(struct pagetable *pgt);
 
-/* Map the page at va (page aligned) to frame pa with prot. Returns 0, or
- * -ENOMEM (nothing changed). Panics if va is already mapped. */
-int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
+/* ---- the point lookup (mm/pgtable.c) ---- */
 
-/* Map [va, va + len) to [pa, pa + len) page by page; all or nothing. */
-int pgt_map_range(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len,
-		  unsigned prot);
+#define PGT_WALK_ALLOC 0x1     /* allocate missing tables down to the level */
+#define PGT_WALK_UNSHARE 0x2   /* make a shared PT page under va private */
 
-/* Remove the mapping of va, flush it, drop the frame reference, and free the
- * page-table pages that became empty. Panics if va is not mapped. */
-void pgt_unmap(struct pagetable *pgt, vaddr_t va);
+/* xv6's walk(): the entry of pgt for va at `level` (PGL_PT..PGL_PML4) in
+ * *ep, present or not. Returns the level of *ep: `level`, or higher when
+ * a large page maps va (then *ep is that leaf); 0 when no table at `level`
+ * covers va (without PGT_WALK_ALLOC) or va is not canonical (*ep = NULL);
+ * -ENOMEM when a table or an unshared PT page could not be allocated.
+ * PGT_WALK_UNSHARE makes a shared PT page mapping va private on the way
+ * down (mm/walk.h's write flag) before a leaf write. Allocates: never
+ * inside a TLB batch with either flag. */
+int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t **ep);
 
-/* Change the protection of the mapping of va (keeps the frame, accessed,
- * dirty and other software bits) and flush it. Returns 0, or -ENOENT if va
- * is not mapped (or not canonical). */
-int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot);
+/* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page, or a PROT_NONE entry:
+ * then *flags lacks PTE_P)? Any va may be asked (non-canonical ones are
+ * not mapped). Then *pa = its physical address (with va's offset) and
+ * *flags = the leaf entry's flag bits (test them with the pte.h
+ * accessors). Either pointer may be NULL. */
+bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
+
+/* pgt_lookup before a leaf write at user address va: the same walk first
+ * makes a shared PT page mapping va private (PGT_WALK_UNSHARE; a no-op
+ * when the PD entry is writable), so *flags is the entry the write will
+ * change. 1 if mapped, 0 if not, -ENOMEM if unsharing failed. */
+int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
+
+/* ---- changing entries over ranges (mm/pgtable_edit.c) ----
+ *
+ * Ranges are page aligned. A function that changes present entries takes
+ * the open TLB batch of the page table it changes (b->pgt, mm/tlb.h) and
+ * notes every change there; the caller closes it (tlb_end: one flush, then
+ * the frames and tables are freed). Those functions allocate nothing
+ * (page_alloc panics inside a batch): the caller unshares first
+ * (pgt_unshare). They work on 4 KiB pages: a large page in the range is a
+ * panic. pgt_map only fills absent entries -- no TLB holds them -- and
+ * allocates tables, so it takes no batch and must run outside one. */
+
+#define PGT_STRICT 0x1       /* a hole in the range is an error (see each) */
+#define PGT_KEEP_WHOLE 0x2   /* pgt_unshare: keep whole shared PT pages */
+
+/* Map [va, va + len) to [pa, pa + len) with prot. All or nothing: 0, or
+ * -ENOMEM (nothing changed). Panics if a page is already mapped. */
+int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot);
+
+/* Make the PT pages that map [start, end) of pgt private (pt_unshare)
+ * before their leaf entries change in a batch. With PGT_KEEP_WHOLE, a
+ * shared PT page whose whole 2 MiB lies inside the range stays shared
+ * (pgt_unmap just drops its share). 0, or -ENOMEM: then no entry changed
+ * (some PT pages may be private now, which no one can tell from the
+ * mappings). Allocates: outside a batch. */
+int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags);
+
+/* Unmap every mapped page of b->pgt in [start, end): entries cleared, frame
+ * references dropped and emptied tables freed after b's flush. A shared PT
+ * page the range covers whole loses b->pgt's share; others must have been
+ * unshared. Holes are fine, with PGT_STRICT a panic. Kernel-half PML4
+ * entries stay (every PML4 shares them). */
+void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags);
+
+/* Give every mapped page of b->pgt in [start, end) protection prot by
+ * pgt_protect_entry (the PT pages must be private). 0; with PGT_STRICT,
+ * -ENOENT at the first hole (the pages before it changed). */
+int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
+		unsigned flags);
+
+/* Replace the frame mapped at va (present; its PT page private) by pa with
+ * prot; the old frame's reference is dropped after b's flush, the new one
+ * is taken over. */
+void pgt_replace(struct tlb_batch *b, vaddr_t va, paddr_t pa, unsigned prot);
 
 /* Entry e (a present 4 KiB leaf at va) with protection prot: frame,
  * accessed, dirty and software bits kept. A private user entry gets W only
@@ -68,18 +134,29 @@ int pgt_protect(struct pagetable *pgt, vaddr_t va, unsigned prot);
  * can_change_pte_writable); otherwise it stays, or becomes, copy-on-write. */
 pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot);
 
-/* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page, or a PROT_NONE entry:
- * then *flags lacks PTE_P)? Any va may be asked
- * (non-canonical ones are not mapped). Then *pa = its physical
- * address (with va's offset) and *flags = the leaf entry's flag bits (test
- * them with the pte.h accessors). Either pointer may be NULL. */
-bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
+/* ---- fork's copies of a range (mm/pgtable_copy.c; sharing whole PT pages
+ * is mm/ptshare.h's ptshare_fork_vma) ---- */
 
-/* pgt_lookup before a leaf write at user address va: the same walk first
- * makes a shared PT page mapping va private (mm/walk.h's write flag; a
- * no-op when the PD entry is writable), so *flags is the entry the write
- * will change. 1 if mapped, 0 if not, -ENOMEM if unsharing failed. */
-int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
+/* Copy-on-write fork of [start, end): copy the page-table entries of src
+ * into dst, taking a reference on every frame; private pages (read-only
+ * ones too) become copy-on-write in both (shared != 0 keeps them writable:
+ * MAP_SHARED). Allocates (unshares src, dst's tables) first, then changes
+ * src in a TLB batch of its own that it closes. -ENOMEM if a table could
+ * not be allocated (dst is then partly filled). */
+int pgt_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
+	     vaddr_t end, bool shared);
+
+/* Eager fork of [start, end), no copy-on-write: every present private
+ * anonymous page of src gets a new frame in dst holding a copy of its
+ * contents, mapped with prot (PGT_R/W/X, the VMA's), so neither side faults
+ * on its first write. Frames of MAP_SHARED ranges (shared != 0) and file
+ * frames are mapped in dst as they are, with one more reference. src does
+ * not change (so no batch; shared PT pages of src stay shared). -ENOMEM if
+ * a frame or a table could not be allocated (dst is then partly filled). */
+int pgt_dup(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
+	    unsigned prot, bool shared);
+
+/* ---- the address space's page table (mm/pgtable.c) ---- */
 
 /* Make pgt the current address space (load CR3). */
 void pgt_activate(struct pagetable *pgt);

@@ -2,7 +2,6 @@
 #include "mm/ptshare.h"
 #include "mm/as.h"
 #include "mm/page.h"
-#include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/tlb.h"
@@ -93,25 +92,12 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 
 /* ---- installing a shared PT page in another address space ---- */
 
-/* Walk callback: remember the PD entry slot (present or not) for va. */
-static int slot_cb(struct walk *w)
-{
-	if (w->level == PGL_PD)
-		*(pte_t **)w->arg = w->ep;
-	return 0;
-}
-
-static const struct walk_ops slot_ops = { .pde = slot_cb, .hole = slot_cb };
-
 /* The PD entry slot of pgt for va, allocating the tables above it; NULL
  * when out of memory. */
 static pte_t *pd_slot(struct pagetable *pgt, vaddr_t va)
 {
-	pte_t *slot = NULL;
-	struct walk w = { .ops = &slot_ops, .pgt = pgt, .arg = &slot, .alloc = true,
-			  .leaf_level = PGL_PD };
-	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
-	return walk_range(&w, base, base + LARGE_PAGE_SIZE) < 0 ? NULL : slot;
+	pte_t *slot;
+	return pgt_walk(pgt, va, PGL_PD, PGT_WALK_ALLOC, &slot) < 0 ? NULL : slot;
 }
 
 /* Point PD entry *slot of pgt at pt, write-protected, one more sharer. An
@@ -175,7 +161,7 @@ static int fork_pde(struct walk *w)
 		panic("ptshare_fork: huge user page at %#lx", w->va);
 	if (!whole && !pt_needs_unshare(pte_read(w->ep), w->va)) {
 		ptshare_stats.fork_copied++;
-		return pgr_copy(a->dst, w->pgt, w->va, w->end, a->v->flags & VMA_SHARED);
+		return pgt_copy(a->dst, w->pgt, w->va, w->end, a->v->flags & VMA_SHARED);
 	}
 	pte_t *slot = child_pd_slot(a, w->va);
 	if (!slot)

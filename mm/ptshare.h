@@ -17,7 +17,7 @@
  *   ordinary copy-on-write pages), point the PD entry at the copy, drop one
  *   share, flush the TLB.
  * Teardown drops one share; the sharer that takes it to zero frees the PT
- * page and its frame references (mm/pgtable.c, mm/pgrange.c).
+ * page and its frame references (mm/pgtable.c, mm/pgtable_edit.c).
  */
 #ifndef MM_PTSHARE_H
 #define MM_PTSHARE_H

@@ -21,7 +21,6 @@
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
-#include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
 
@@ -74,15 +73,6 @@ static struct text_pt *find_record(struct vmobject *file, vaddr_t base, uint64_t
 	return NULL;
 }
 
-/* PD entry of the chunk (present) -> remember it for publish_chunk. */
-static int find_pde(struct walk *w)
-{
-	*(pte_t **)w->arg = w->ep;
-	return 0;
-}
-
-static const struct walk_ops find_pde_ops = { .pde = find_pde };
-
 /* Fault in every text page of the chunk, write-protect its PD entry and
  * publish the PT page. */
 static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
@@ -93,10 +83,9 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end); va += PAGE_SIZE)
 			if (as_fault(as, va, false, false) < 0)
 				return;   /* out of memory: this process just does not share */
-	pte_t *pde = NULL;
-	struct walk w = { .ops = &find_pde_ops, .pgt = as->pgt, .arg = &pde,
-			  .leaf_level = PGL_PD };
-	walk_range(&w, base, end);
+	pte_t *pde;
+	if (pgt_walk(as->pgt, base, PGL_PD, 0, &pde) != PGL_PD || !pte_present(pte_read(pde)))
+		pde = NULL;
 	struct text_pt *r = kzalloc(sizeof(*r));
 	if (!pde || !r) {
 		kfree(r);

@@ -23,7 +23,7 @@ void tlb_begin(struct tlb_batch *b, struct pagetable *pgt)
 		      "batch ran reclaim?)");
 	open_batch = b;
 	b->pgt = pgt;
-	b->need_flush = false;
+	b->need_flush = b->global = false;
 	b->npages_changed = 0;
 	b->npages = b->ntables = 0;
 	pv_lazy_mmu_enter();
@@ -38,11 +38,14 @@ static void tlb_flush(struct tlb_batch *b)
 			pv_flush_one(b->first_va);
 			tlb_stats.flush_one++;
 		} else {
-			pv_flush_user();
+			if (b->global)
+				pv_flush_all();
+			else
+				pv_flush_user();
 			tlb_stats.flush_full++;
 		}
 	}
-	b->need_flush = false;
+	b->need_flush = b->global = false;
 	b->npages_changed = 0;
 	for (int i = 0; i < b->npages; i++)
 		page_put(b->pages[i]);
@@ -54,8 +57,9 @@ static void tlb_flush(struct tlb_batch *b)
 
 void tlb_changed(struct tlb_batch *b, vaddr_t va)
 {
-	if (!pgt_active(b->pgt))
+	if (is_user_addr(va) && !pgt_active(b->pgt))
 		return;   /* no TLB holds an inactive address space (no PCIDs) */
+	b->global |= !is_user_addr(va);
 	if (!tlb_batching) {
 		pv_flush_one(va);
 		tlb_stats.flush_one++;
@@ -72,7 +76,8 @@ void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end)
 {
 	if (end - va == PAGE_SIZE) {
 		tlb_changed(b, va);
-	} else if (pgt_active(b->pgt)) {
+	} else if (pgt_active(b->pgt) || !is_user_addr(va)) {
+		b->global |= !is_user_addr(va);
 		b->npages_changed += 2;   /* more than one page: a full flush */
 		b->need_flush = true;
 		if (!tlb_batching)

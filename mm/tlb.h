@@ -31,6 +31,7 @@ struct pagetable;
 struct tlb_batch {
 	struct pagetable *pgt;
 	bool need_flush;            /* some entry of an active pgt changed */
+	bool global;                /* a kernel-half (global) entry changed */
 	vaddr_t first_va;           /* the only changed page, if npages_changed == 1 */
 	uint64_t npages_changed;
 	struct page *pages[TLB_BATCH_PAGES];   /* frames to free after the flush */
@@ -52,7 +53,8 @@ void tlb_begin(struct tlb_batch *b, struct pagetable *pgt);
 /* Is a batch open (between tlb_begin and tlb_end)? */
 bool tlb_batch_open(void);
 
-/* Note that the entry for va changed (a flush is due if pgt is active). */
+/* Note that the entry for va changed (a flush is due if pgt is active or
+ * va is in the kernel half, which every PML4 maps). */
 void tlb_changed(struct tlb_batch *b, vaddr_t va);
 
 /* Note that every entry in [va, end) changed. */

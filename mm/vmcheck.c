@@ -57,7 +57,7 @@ static int check_pde(struct walk *w)
 	pte_t e = pte_read(w->ep);
 	struct page *pt = pa_to_page(pte_addr(e));
 	if (pt->pt.share > 1 && pte_writable(e))
-		panic("vmcheck: w->va %#lx: writable PD entry to PT page %#lx shared by %u",
+		panic("vmcheck: va %#lx: writable PD entry to PT page %#lx shared by %u",
 		      w->va, page_to_pa(pt), pt->pt.share);
 	uint64_t pfn = pte_addr(e) >> PAGE_SHIFT;
 	if (c->pde_refs[pfn]++ == 0) {

@@ -82,8 +82,9 @@ def make_iso(build, name, cmdline):
 def run_suite(build, row):
     name, cmdline, mem, expect = row[:4]
     timeout = int(row[4]) if len(row) > 4 and row[4] else 180
+    cpus = row[5] if len(row) > 5 and row[5] else None
     iso = make_iso(build, name, cmdline)
-    res = driver.run_qemu(iso, mem=mem, timeout=timeout)
+    res = driver.run_qemu(iso, mem=mem, timeout=timeout, cpus=cpus)
     with open(os.path.join(build, "test", name + ".log"), "w") as f:
         f.write(res.log)
     return name, expect, res

@@ -10,6 +10,7 @@
 ; real kernel page table.
 
 bits 32
+%include "arch/x86_64/longmode.inc"
 
 MB2_MAGIC     equ 0xe85250d6
 MB2_ARCH_I386 equ 0
@@ -39,6 +40,7 @@ mb2_header_end:
 
 section .boot.bss nobits alloc write
 align 4096
+global boot_pml4                 ; also the first page table of every AP (smp.c)
 boot_pml4:   resb 4096
 boot_pdpt_lo: resb 4096
 boot_pdpt_hi: resb 4096
@@ -101,17 +103,7 @@ _start32:
 	mov [boot_pml4 + 511 * 8], eax
 
 	mov eax, boot_pml4
-	mov cr3, eax
-	mov eax, cr4
-	or eax, 1 << 5                 ; PAE
-	mov cr4, eax
-	mov ecx, 0xc0000080            ; EFER
-	rdmsr
-	or eax, (1 << 8) | (1 << 11)   ; LME, NXE
-	wrmsr
-	mov eax, cr0
-	or eax, (1 << 31) | (1 << 16) | 1   ; PG, WP, PE
-	mov cr0, eax
+	ENABLE_LONG_MODE
 
 	lgdt [boot_gdtr]
 	jmp 0x08:start64_low

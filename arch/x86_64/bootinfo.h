@@ -29,6 +29,7 @@ struct boot_info {
 	char cmdline[512];
 	char loader[64];
 	paddr_t info_start, info_end;   /* the loader's structure itself */
+	paddr_t acpi_rsdp;              /* the loader's copy of the ACPI RSDP, or 0 */
 };
 
 extern struct boot_info boot_info;

@@ -27,7 +27,7 @@ vec%1:
 %endmacro
 
 %assign i 0
-%rep 48
+%rep 256
 %if i == 8 || i == 10 || i == 11 || i == 12 || i == 13 || i == 14 || i == 17 || i == 21 || i == 29 || i == 30
 	VEC_ERR i
 %else
@@ -59,7 +59,7 @@ section .rodata
 global trap_vectors
 trap_vectors:
 %assign i 0
-%rep 48
+%rep 256
 	dq vec %+ i
 %assign i i+1
 %endrep

@@ -15,13 +15,18 @@ static struct fpu_state clean_state;
 
 void fpu_init(void)
 {
+	fpu_init_cpu();
+	fpu_save(&clean_state);
+}
+
+void fpu_init_cpu(void)
+{
 	uint64_t cr0 = pv_read_cr0();
 	pv_write_cr0((cr0 & ~(CR0_EM | CR0_TS)) | CR0_MP);
 	pv_write_cr4(pv_read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
 	__asm__ volatile("fninit");
 	uint32_t mxcsr = 0x1f80;   /* all SSE exceptions masked, round to nearest */
 	__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
-	fpu_save(&clean_state);
 }
 
 void fpu_state_reset(struct fpu_state *st)

@@ -16,6 +16,10 @@ struct fpu_state {
 /* Enable SSE (CR0.MP, CR4.OSFXSR/OSXMMEXCPT) and build the clean state. */
 void fpu_init(void);
 
+/* Enable SSE on this CPU and reset its x87/SSE control (every AP; fpu_init
+ * does it for the BSP). */
+void fpu_init_cpu(void);
+
 /* A fresh state: x87 and SSE exceptions masked, registers zero. */
 void fpu_state_reset(struct fpu_state *st);
 

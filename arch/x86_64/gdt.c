@@ -4,10 +4,16 @@
  * data, user code (see SEG_* in trap.h). The TSS holds rsp0 (the kernel
  * stack used on entry from user mode) and IST1, a separate stack for double
  * faults so that a kernel stack overflow can still be reported.
+ *
+ * Every CPU has its own GDT, TSS and IST stacks (indexed by struct cpu.id):
+ * a TSS descriptor goes busy when loaded, so two CPUs cannot share one, and
+ * two CPUs taking a double fault at once must not share a stack.
  */
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smp.h"
 
 struct tss {
 	uint32_t reserved0;
@@ -30,14 +36,20 @@ struct tss {
 
 #define IST_STACK_SIZE 8192
 
-static uint64_t gdt[7];
-static struct tss tss;
-static uint8_t df_stack[IST_STACK_SIZE] __aligned(16);
-static uint8_t nmi_stack[IST_STACK_SIZE] __aligned(16);
+struct cpu_tables {
+	uint64_t gdt[7];
+	struct tss tss;
+	uint8_t df_stack[IST_STACK_SIZE] __aligned(16);
+	uint8_t nmi_stack[IST_STACK_SIZE] __aligned(16);
+};
 
+static struct cpu_tables tables[MAX_CPUS];
 
 void gdt_init(void)
 {
+	struct cpu_tables *t = &tables[this_cpu()->id];
+	uint64_t *gdt = t->gdt;
+	struct tss *tss = &t->tss;
 	uint64_t seg = GDT_PRESENT | GDT_CODEDATA | GDT_RW | GDT_ACCESSED;
 	gdt[0] = 0;
 	gdt[SEG_KCODE >> 3] = seg | GDT_EXEC | GDT_LONG;
@@ -45,16 +57,16 @@ void gdt_init(void)
 	gdt[SEG_UDATA >> 3] = seg | GDT_DPL3;
 	gdt[SEG_UCODE >> 3] = seg | GDT_EXEC | GDT_LONG | GDT_DPL3;
 
-	tss.iomap_base = sizeof(tss);
-	tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(df_stack + IST_STACK_SIZE);
-	tss.ist[IST_NMI - 1] = (uint64_t)(nmi_stack + IST_STACK_SIZE);
-	uint64_t base = (uint64_t)&tss, limit = sizeof(tss) - 1;
+	tss->iomap_base = sizeof(*tss);
+	tss->ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(t->df_stack + IST_STACK_SIZE);
+	tss->ist[IST_NMI - 1] = (uint64_t)(t->nmi_stack + IST_STACK_SIZE);
+	uint64_t base = (uint64_t)tss, limit = sizeof(*tss) - 1;
 	gdt[SEG_TSS >> 3] = GDT_PRESENT | GDT_TSS_AVAIL | (limit & 0xffff) |
 			    ((base & 0xffffff) << 16) |
 			    (((base >> 24) & 0xff) << 56);
 	gdt[(SEG_TSS >> 3) + 1] = base >> 32;
 
-	struct pv_dtr r = { sizeof(gdt) - 1, (uint64_t)gdt };
+	struct pv_dtr r = { sizeof(t->gdt) - 1, (uint64_t)gdt };
 	pv_load_gdt(&r);
 	__asm__ volatile(
 		"pushq %0\n\t"
@@ -75,7 +87,7 @@ void gdt_init(void)
 /* The native cpu.load_sp0: user-mode entries use this stack from now on. */
 void native_load_sp0(uint64_t rsp0)
 {
-	tss.rsp[0] = rsp0;
+	tables[this_cpu()->id].tss.rsp[0] = rsp0;
 }
 
 void tss_set_kernel_stack(uint64_t rsp0)
@@ -83,9 +95,26 @@ void tss_set_kernel_stack(uint64_t rsp0)
 	pv_load_sp0(rsp0);
 }
 
+static bool on_stack(uint64_t addr, const uint8_t *stack)
+{
+	return addr >= (uint64_t)stack && addr < (uint64_t)stack + IST_STACK_SIZE;
+}
+
 bool addr_on_ist_stack(uint64_t addr)
 {
-	uint64_t df = (uint64_t)df_stack, nmi = (uint64_t)nmi_stack;
-	return (addr >= df && addr < df + IST_STACK_SIZE) ||
-	       (addr >= nmi && addr < nmi + IST_STACK_SIZE);
+	for (int i = 0; i < MAX_CPUS; i++)
+		if (on_stack(addr, tables[i].df_stack) || on_stack(addr, tables[i].nmi_stack))
+			return true;
+	return false;
+}
+
+uint64_t ist_stack_top(int cpu, int ist)
+{
+	struct tss *tss = &tables[cpu].tss;
+	return tss->ist[ist - 1];
+}
+
+uint64_t tss_kernel_stack(int cpu)
+{
+	return tables[cpu].tss.rsp[0];
 }

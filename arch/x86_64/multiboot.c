@@ -10,6 +10,8 @@
 #define MB2_TAG_LOADER 2
 #define MB2_TAG_MODULE 3
 #define MB2_TAG_MMAP 6
+#define MB2_TAG_ACPI_OLD 14   /* a copy of the ACPI 1.0 RSDP */
+#define MB2_TAG_ACPI_NEW 15   /* a copy of the ACPI 2.0+ RSDP */
 
 struct mb2_tag {
 	uint32_t type, size;
@@ -59,6 +61,13 @@ void multiboot_parse(uint32_t magic, paddr_t info)
 				m->end = ((uint32_t *)body)[1];
 				strlcpy(m->name, body + 8, sizeof(m->name));
 			}
+			break;
+		case MB2_TAG_ACPI_OLD:
+			if (!boot_info.acpi_rsdp)
+				boot_info.acpi_rsdp = info + off + sizeof(*t);
+			break;
+		case MB2_TAG_ACPI_NEW:
+			boot_info.acpi_rsdp = info + off + sizeof(*t);
 			break;
 		case MB2_TAG_MMAP: {
 			uint32_t esize = ((uint32_t *)body)[0];

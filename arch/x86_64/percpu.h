@@ -11,6 +11,9 @@
 
 struct proc;
 struct context;
+struct spinlock;
+
+#define LOCKDEP_MAX_HELD 8
 
 struct cpu {
 	struct cpu *self;            /* offset 0: gs:0 gives the struct */
@@ -18,9 +21,16 @@ struct cpu {
 	uint64_t user_rsp;           /* offset 16: scratch for syscall entry */
 	struct proc *current;        /* the running process, or NULL */
 	struct context *scheduler;   /* the scheduler loop's saved context */
-	int id;
+	int id;                      /* index in cpus[]: 0 is the boot CPU */
 	int ncli;                    /* depth of push_off() nesting */
 	bool intena;                 /* were interrupts on before the first? */
+	const struct spinlock *held[LOCKDEP_MAX_HELD];   /* locks it holds (lib/spinlock.c) */
+	int nheld;
+	uint32_t apic_id;            /* its local APIC's id */
+	volatile bool online;        /* set by the CPU itself when it is up */
+	volatile uint64_t lapic_ticks;   /* local APIC timer interrupts taken */
+	volatile uint64_t ipi_calls;     /* cross-CPU calls answered */
+	uint64_t boot_stack_top;     /* the stack it started (and idles) on */
 };
 
 /* Offsets used by syscall.asm (repeated in arch/x86_64/regs.inc). */
@@ -31,8 +41,16 @@ _Static_assert(offsetof(struct cpu, kernel_rsp) == PERCPU_KERNEL_RSP && PERCPU_K
 _Static_assert(offsetof(struct cpu, user_rsp) == PERCPU_USER_RSP && PERCPU_USER_RSP == 16,
 	       "regs.inc: PERCPU_USER_RSP");
 
+/* Every CPU's struct cpu, by id; ncpus of them are in use (1 until the
+ * application processors are found, arch/x86_64/smp.c). */
+extern struct cpu cpus[];
+extern int ncpus;
+
 /* Set up CPU 0's struct cpu and GS base. */
 void percpu_init(void);
+
+/* Point this CPU's GS base at c (an application processor's first act). */
+void percpu_init_ap(struct cpu *c);
 
 /* User TLS base (arch_prctl ARCH_SET_FS), switched with the process. */
 void arch_set_fs_base(uint64_t base);

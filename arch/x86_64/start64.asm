@@ -7,6 +7,7 @@
 ; stop in the higher half. One code section per file keeps `make debug` clean.
 
 bits 64
+%include "arch/x86_64/longmode.inc"
 
 section .bss
 align 16
@@ -18,13 +19,7 @@ section .text
 extern kmain
 global start64_high
 start64_high:
-	mov ax, 0x10
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	xor ax, ax
-	mov fs, ax
-	mov gs, ax
+	LOAD_DATA_SEGMENTS
 	mov rsp, boot_stack_top
 	xor rbp, rbp                   ; ends the frame-pointer backtrace
 	push rbp                       ; a zero return address: ends gdb's `bt`
@@ -34,3 +29,14 @@ start64_high:
 	cli
 	hlt
 	jmp .hang
+
+; An application processor arrives here from arch/x86_64/trampoline.asm,
+; still on the boot page tables: rax = the kernel page table, rbx = the C
+; entry, rdi = its argument, rsp = the AP's stack (mapped only in the
+; kernel page table, so nothing touches it before the CR3 load).
+global ap_start64_high
+ap_start64_high:
+	mov cr3, rax
+	xor rbp, rbp
+	push rbp                       ; a zero return address, as for kmain
+	jmp rbx

@@ -7,6 +7,7 @@
 #include "arch/x86_64/backtrace.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/irq.h"
+#include "arch/x86_64/lapic.h"
 #include "arch/x86_64/setjmp.h"
 #include "lib/printk.h"
 
@@ -27,6 +28,7 @@ extern const struct extable_entry _extable_start[], _extable_end[];
 
 static struct idt_gate idt[256];
 static irq_handler_t irq_handlers[16];
+static irq_handler_t vector_handlers[T_NVEC];
 pf_handler_t page_fault_hook;
 user_fault_handler_t user_fault_hook;
 struct fault_catcher *fault_catcher;
@@ -66,6 +68,11 @@ void idt_init(void)
 		set_gate(v, trap_vectors[v], 0);
 	set_gate(T_DF, trap_vectors[T_DF], IST_DOUBLE_FAULT);
 	set_gate(T_NMI, trap_vectors[T_NMI], IST_NMI);
+	idt_load();
+}
+
+void idt_load(void)
+{
 	struct pv_dtr r = { sizeof(idt) - 1, (uint64_t)idt };
 	pv_load_idt(&r);
 }
@@ -74,6 +81,11 @@ void irq_register(int irq, irq_handler_t h)
 {
 	irq_handlers[irq] = h;
 	pic_unmask(irq);
+}
+
+void vector_register(int vec, irq_handler_t h)
+{
+	vector_handlers[vec] = h;
 }
 
 void trapframe_print(const struct trapframe *tf)
@@ -167,13 +179,21 @@ static void handle_irq(struct trapframe *tf)
 		irq_handlers[irq](tf);
 }
 
+static void handle_lapic(struct trapframe *tf)
+{
+	lapic_eoi();
+	vector_handlers[tf->vector](tf);
+}
+
 void trap_dispatch(struct trapframe *tf)
 {
 	if (tf->vector < T_NEXC)
 		handle_exception(tf);
 	else if (tf->vector < T_IRQ0 + 16)
 		handle_irq(tf);
-	else
+	else if (tf->vector < T_NVEC && vector_handlers[tf->vector])
+		handle_lapic(tf);
+	else if (tf->vector != T_LAPIC_SPURIOUS)
 		printk("trap: unexpected vector %lu\n", tf->vector);
 	if (trap_from_user(tf) && user_return_hook)
 		user_return_hook(tf);

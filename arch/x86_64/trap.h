@@ -26,7 +26,7 @@
 #define T_XM 19
 #define T_NEXC 32  /* first vector after the exceptions */
 #define T_IRQ0 32  /* legacy PIC IRQs 0..15 -> vectors 32..47 */
-#define T_NVEC 48
+#define T_NVEC 256 /* every vector has a stub; 48.. are the local APIC's */
 #define T_SYSCALL 0x100  /* marks frames built by the syscall entry */
 
 #define IRQ_TIMER 0
@@ -87,6 +87,10 @@ const char *trap_name(uint64_t vector);
 /* Install the handler for legacy IRQ line irq. */
 typedef void (*irq_handler_t)(struct trapframe *tf);
 void irq_register(int irq, irq_handler_t h);
+
+/* Install the handler of local-APIC vector vec (48..254: IPIs, the APIC
+ * timer); the dispatcher sends the EOI before calling it. */
+void vector_register(int vec, irq_handler_t h);
 
 /* Hook for page faults: returns true if handled (mm/ installs it). */
 typedef bool (*pf_handler_t)(struct trapframe *tf, uint64_t addr);

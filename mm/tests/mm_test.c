@@ -8,6 +8,7 @@
 #include "mm/kmalloc.h"
 #include "mm/kstack.h"
 #include "mm/pgtable.h"
+#include "mm/tlb.h"
 #include "mm/ptpage.h"
 #include "mm/kvm.h"
 #include "mm/pgcheck.h"
@@ -169,7 +170,7 @@ MM_TEST(user_map_roundtrip)
 	struct pagetable *pgt = pgt_create();
 	struct page *pg = page_alloc(0, PA_ZERO | PA_ANON);
 	vaddr_t va = USER_TEXT_BASE + MiB(2);
-	KEXPECT_EQ(pgt_map(pgt, va, page_to_pa(pg), PGT_R | PGT_W), 0);
+	KEXPECT_EQ(pgt_map(pgt, va, page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_W), 0);
 	KEXPECT_EQ(pgt->nr_tables, 3);
 	KEXPECT_EQ(pgt_rss(pgt), 1);
 	pgt_activate(pgt);
@@ -180,13 +181,18 @@ MM_TEST(user_map_roundtrip)
 	uint64_t vec, addr;
 	if (mmu_smap_on)   /* SMAP: no user access outside the window */
 		KEXPECT(ktest_catch_fault(read_byte, (void *)va, &vec, &addr));
-	KEXPECT_EQ(pgt_protect(pgt, va, PGT_R), 0);
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	KEXPECT_EQ(pgt_protect(&b, va, va + PAGE_SIZE, PGT_R, PGT_STRICT), 0);
+	tlb_end(&b);
 	user_access_begin();
 	KEXPECT(ktest_catch_fault(write_byte, (void *)va, &vec, &addr));
 	user_access_end();
 	KEXPECT_EQ(addr, va);
 	KEXPECT_EQ(pgt_check(pgt, 0, USER_HALF_END), 3);
-	pgt_unmap(pgt, va);   /* drops the only reference: pg is free */
+	tlb_begin(&b, pgt);
+	pgt_unmap(&b, va, va + PAGE_SIZE, PGT_STRICT);   /* drops the only reference */
+	tlb_end(&b);                                     /* pg is free */
 	KEXPECT_EQ(pg->type, PG_FREE);
 	KEXPECT_EQ(pgt->nr_tables, 0);
 	user_access_begin();
@@ -202,7 +208,7 @@ MM_TEST(smep)
 	struct pagetable *pgt = pgt_create();
 	struct page *pg = page_alloc(0, PA_ZERO | PA_ANON);
 	*(uint8_t *)page_va(pg) = 0xc3;   /* ret */
-	KEXPECT_EQ(pgt_map(pgt, USER_TEXT_BASE, page_to_pa(pg), PGT_R | PGT_X), 0);
+	KEXPECT_EQ(pgt_map(pgt, USER_TEXT_BASE, page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_X), 0);
 	pgt_activate(pgt);
 	uint64_t vec, addr;
 	struct mmu_features f;

@@ -12,27 +12,18 @@
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"
 #include "mm/vmcheck.h"
-#include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 
 #define BASE 0x10000000UL   /* 2 MiB aligned */
 #define LEN (4 * LARGE_PAGE_SIZE)
 
-/* The PT page mapping va in as (NULL if none), via a PD-level walk. */
-static int pt_cb(struct walk *w)
-{
-	*(struct page **)w->arg = pa_to_page(pte_addr(pte_read(w->ep)));
-	return 0;
-}
-
-static const struct walk_ops pt_ops = { .pde = pt_cb };
-
+/* The PT page mapping va in as (NULL if none). */
 static struct page *pt_of(struct addrspace *as, vaddr_t va)
 {
-	struct page *pt = NULL;
-	struct walk w = { .ops = &pt_ops, .pgt = as->pgt, .arg = &pt, .leaf_level = PGL_PD };
-	walk_range(&w, ALIGN_DOWN(va, LARGE_PAGE_SIZE), ALIGN_DOWN(va, LARGE_PAGE_SIZE) + LARGE_PAGE_SIZE);
-	return pt;
+	pte_t *pde;
+	if (pgt_walk(as->pgt, va, PGL_PD, 0, &pde) != PGL_PD || !pte_present(pte_read(pde)))
+		return NULL;
+	return pa_to_page(pte_addr(pte_read(pde)));
 }
 
 /* A parent with LEN bytes of anonymous memory, every page written. */

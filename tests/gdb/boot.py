@@ -238,10 +238,10 @@ def help_texts():
 
 
 def log_and_tracing():
-    """At ktest_run_selected the kernel's last line is load_initrd's."""
+    """At ktest_run_selected the kernel's last line is smp_init's."""
     last = t.run("pg-log 1")
-    t.check(re.match(r"^initrd: \d+ files, \d+ KiB\n$", last) is not None,
-            "pg-log 1: the kernel's last console line (load_initrd's)", last)
+    t.check(re.match(r"^smp: \d+ CPUs online \(APIC ids [0-9 ]+\)\n$", last) is not None,
+            "pg-log 1: the kernel's last console line (smp_init's)", last)
     three = t.run("pg-log 3").splitlines()
     t.check(len(three) == 3 and three[-1] + "\n" == last and three[0] + "\n" in t.serial_log(),
             "pg-log 3: the last three lines", str(three))

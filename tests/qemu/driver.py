@@ -37,16 +37,18 @@ class Result:
         return self.failure is None
 
 
-def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=()):
+def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=(), cpus=None):
     """Boot iso, collect the serial output, and judge it. input_data is typed
     on the serial console: bytes once the first "$ " prompt shows, or a list
     of steps (wait_text, delay_s, data): once wait_text appears in the output
-    after the previous step's point, wait delay_s seconds, then type data."""
+    after the previous step's point, wait delay_s seconds, then type data.
+    cpus: guest CPUs (tools/qemu.sh's CPUS; None keeps the environment's)."""
     res = Result()
     cmd = [os.path.join(ROOT, "tools", "qemu.sh"), "-m", mem, "-cdrom", iso,
            "-display", "none", "-serial", "stdio", "-monitor", "none"] + list(extra)
+    env = dict(os.environ, **({"CPUS": str(cpus)} if cpus else {}))
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT)
+                         stderr=subprocess.STDOUT, env=env)
     out = b""
     banners = 0
     deadline = time.time() + timeout

@@ -6,6 +6,7 @@
 #include "tests/unit/host_mm.h"
 #include "mm/kvm.h"
 #include "mm/pgtable.h"
+#include "mm/tlb.h"
 #include "mm/ptpage.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
@@ -157,8 +158,40 @@ void ptshare_text_forget(struct page *pt)
 
 struct page *host_pt_of(struct pagetable *pgt, vaddr_t va)
 {
-	pte_t *e = pt_root(pgt);
-	for (int level = PGL_PML4; level > PGL_PT; level--)
-		e = P2V(pte_addr(e[pgl_index(va, level)]));
-	return ptpage_of(e);
+	pte_t *ep;
+	ck_assert_int_eq(pgt_walk(pgt, va, PGL_PT, 0, &ep), PGL_PT);
+	return ptpage_of(ep);
+}
+
+int host_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags)
+{
+	int r = pgt_unshare(pgt, start, end, PGT_KEEP_WHOLE);
+	if (r < 0)
+		return r;
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	pgt_unmap(&b, start, end, flags);
+	tlb_end(&b);
+	return 0;
+}
+
+int host_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot,
+		 unsigned flags)
+{
+	int r = pgt_unshare(pgt, start, end, 0);
+	if (r < 0)
+		return r;
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	r = pgt_protect(&b, start, end, prot, flags);
+	tlb_end(&b);
+	return r;
+}
+
+void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
+{
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	pgt_replace(&b, va, pa, prot);
+	tlb_end(&b);
 }

@@ -51,6 +51,15 @@ struct pagetable;
  * above it must exist). */
 struct page *host_pt_of(struct pagetable *pgt, vaddr_t va);
 
+/* The page-table API composed as mm/ composes it (unshare, then one TLB
+ * batch around the change): unmap (0 or -ENOMEM from unsharing) and
+ * protect (0, -ENOMEM, or -ENOENT at a hole with PGT_STRICT) of
+ * [start, end); replace of one page. */
+int host_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags);
+int host_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot,
+		 unsigned flags);
+void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
+
 /* A test case named name in s, each test run between setup and teardown. */
 TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));
 

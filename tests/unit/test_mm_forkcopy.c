@@ -1,17 +1,17 @@
-/* tests/unit/test_mm_forkcopy.c -- the eager fork copy (pgr_dup, the
+/* tests/unit/test_mm_forkcopy.c -- the eager fork copy (pgt_dup, the
  * benchmark's `copy` strategy) on simulated RAM: the child gets its own
  * frames with equal contents, refcounts stay 1, the child's entries are
  * writable and not COW (no fault on its first write), the parent does not
  * change, shared and file frames are shared instead, running out of memory
  * leaves nothing behind, teardown frees everything; and the three fork
- * strategies (pgr_dup, pgr_copy, ptshare_fork_vma) give the same contents. */
+ * strategies (pgt_dup, pgt_copy, ptshare_fork_vma) give the same contents. */
 #include <check.h>
 #include <string.h>
 #include "tests/unit/host_mm.h"
 #include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/pgcheck.h"
-#include "mm/pgrange.h"
+#include "mm/tlb.h"
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
@@ -51,7 +51,7 @@ static void map_filled(struct pagetable *pgt, unsigned prot, unsigned seed)
 		struct page *pg = page_alloc(0, PA_ANON);
 		ck_assert_ptr_nonnull(pg);
 		fill(pg, i, seed);
-		ck_assert_int_eq(pgt_map(pgt, BASE + i * PAGE_SIZE, page_to_pa(pg), prot), 0);
+		ck_assert_int_eq(pgt_map(pgt, BASE + i * PAGE_SIZE, page_to_pa(pg), PAGE_SIZE, prot), 0);
 	}
 }
 
@@ -68,7 +68,7 @@ START_TEST(test_copy_private_frames)
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	map_filled(p, PGT_R | PGT_W, 1);
 	uint64_t anon0 = mm_stats.by_type[PG_ANON];
-	ck_assert_int_eq(pgr_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, false), 0);
+	ck_assert_int_eq(pgt_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, false), 0);
 	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], 2 * anon0);
 	ck_assert_uint_eq(pgt_rss(c), NPAGES);
 	same_contents(p, c);
@@ -100,12 +100,12 @@ START_TEST(test_copy_follows_vma_prot)
 	struct pagetable *p = pgt_create(), *q = pgt_create(), *c = pgt_create(),
 			 *r = pgt_create();
 	map_filled(p, PGT_R | PGT_W, 2);
-	ck_assert_int_eq(pgr_copy(q, p, BASE, END, false), 0);   /* p's pages now COW */
+	ck_assert_int_eq(pgt_copy(q, p, BASE, END, false), 0);   /* p's pages now COW */
 	pte_t pe, ce, re;
 	frame_of(p, BASE, &pe);
 	ck_assert(pte_cow(pe) && !pte_writable(pe));
-	ck_assert_int_eq(pgr_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, false), 0);
-	ck_assert_int_eq(pgr_dup(r, p, BASE, END, PROT_READ, false), 0);
+	ck_assert_int_eq(pgt_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, false), 0);
+	ck_assert_int_eq(pgt_dup(r, p, BASE, END, PROT_READ, false), 0);
 	struct page *pf = frame_of(p, BASE, NULL);
 	ck_assert_uint_eq(pf->refcount, 2);                       /* p and q */
 	ck_assert_ptr_ne(frame_of(c, BASE, &ce), pf);
@@ -129,9 +129,9 @@ START_TEST(test_copy_shares_shared_and_file_frames)
 	map_filled(p, PGT_R | PGT_W | PGT_SHARED, 3);
 	struct page *file = page_alloc(0, PA_FILE);
 	ck_assert_ptr_nonnull(file);
-	ck_assert_int_eq(pgt_map(p, END, page_to_pa(file), PGT_R | PGT_FILE), 0);
-	ck_assert_int_eq(pgr_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, true), 0);
-	ck_assert_int_eq(pgr_dup(c, p, END, END + PAGE_SIZE, PROT_READ, false), 0);
+	ck_assert_int_eq(pgt_map(p, END, page_to_pa(file), PAGE_SIZE, PGT_R | PGT_FILE), 0);
+	ck_assert_int_eq(pgt_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, true), 0);
+	ck_assert_int_eq(pgt_dup(c, p, END, END + PAGE_SIZE, PROT_READ, false), 0);
 	pte_t pe, ce;
 	ck_assert_ptr_eq(frame_of(c, BASE, &ce), frame_of(p, BASE, &pe));
 	ck_assert_uint_eq(pe, ce);
@@ -161,7 +161,7 @@ START_TEST(test_copy_out_of_memory)
 	}
 	for (unsigned i = 0; i < NPAGES / 2; i++)
 		page_put(spare[i]);
-	ck_assert_int_eq(pgr_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, false), -ENOMEM);
+	ck_assert_int_eq(pgt_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, false), -ENOMEM);
 	ck_assert_uint_lt(pgt_rss(c), NPAGES);
 	pgt_destroy(c);
 	host_release_all(&held);
@@ -181,8 +181,8 @@ START_TEST(test_three_strategies_same_contents)
 			 .flags = VMA_ANON };
 	for (int i = 0; i < 3; i++)
 		c[i] = pgt_create();
-	ck_assert_int_eq(pgr_dup(c[FORK_COPY], p, BASE, END, v.prot, false), 0);
-	ck_assert_int_eq(pgr_copy(c[FORK_COW], p, BASE, END, false), 0);
+	ck_assert_int_eq(pgt_dup(c[FORK_COPY], p, BASE, END, v.prot, false), 0);
+	ck_assert_int_eq(pgt_copy(c[FORK_COW], p, BASE, END, false), 0);
 	ck_assert_int_eq(ptshare_fork_vma(c[FORK_SHARE], p, &v), 0);
 	for (int i = 0; i < 3; i++) {
 		same_contents(p, c[i]);
@@ -206,17 +206,17 @@ START_TEST(test_prot_none_not_present)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	map_filled(p, PGT_R | PGT_W, 3);
-	ck_assert_int_eq(pgr_protect(p, BASE, END, PGT_NONE), 0);
+	ck_assert_int_eq(host_protect(p, BASE, END, PGT_NONE, 0), 0);
 	pte_t e;
 	struct page *pg = frame_of(p, BASE, &e);
 	ck_assert(!pte_present(e) && pte_protnone(e) && !pte_user(e));
 	ck_assert_uint_eq(pgt_rss(p), NPAGES);
 	pgt_check(p, 0, USER_TOP);
-	ck_assert_int_eq(pgr_copy(c, p, BASE, END, false), 0);
+	ck_assert_int_eq(pgt_copy(c, p, BASE, END, false), 0);
 	ck_assert_ptr_eq(frame_of(c, BASE, &e), pg);
 	ck_assert(pte_protnone(e) && pte_cow(e));
 	ck_assert_uint_eq(pg->refcount, 2);
-	ck_assert_int_eq(pgr_protect(c, BASE, END, PGT_R | PGT_W), 0);
+	ck_assert_int_eq(host_protect(c, BASE, END, PGT_R | PGT_W, 0), 0);
 	ck_assert_ptr_eq(frame_of(c, BASE, &e), pg);
 	ck_assert(pte_present(e) && pte_user(e) && !pte_protnone(e) && !pte_writable(e));
 	same_contents(p, c);

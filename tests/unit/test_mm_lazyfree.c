@@ -9,7 +9,6 @@
 #include "tests/unit/host_mm.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
-#include "mm/pgrange.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/ptshare.h"
@@ -45,7 +44,7 @@ static void map_pages(int n)
 		struct page *pg = page_alloc(0, PA_ANON);
 		ck_assert_ptr_nonnull(pg);
 		memset(page_va(pg), i + 1, PAGE_SIZE);
-		ck_assert_int_eq(pgt_map(pgt, VA(i), page_to_pa(pg), PGT_R | PGT_W), 0);
+		ck_assert_int_eq(pgt_map(pgt, VA(i), page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_W), 0);
 	}
 }
 
@@ -140,10 +139,10 @@ START_TEST(test_unmap_and_replace_forget)
 {
 	map_pages(8);
 	lazyfree_range(pgt, VA(0), VA(8));
-	pgr_unmap(pgt, VA(0), VA(4));                        /* munmap / DONTNEED */
+	host_unmap(pgt, VA(0), VA(4), 0);                        /* munmap / DONTNEED */
 	ck_assert_uint_eq(lazyfree_check(), 4);
 	struct page *copy = page_alloc(0, PA_ANON);
-	pgr_replace(pgt, VA(4), page_to_pa(copy), PGT_R | PGT_W);  /* a COW copy */
+	host_replace(pgt, VA(4), page_to_pa(copy), PGT_R | PGT_W);  /* a COW copy */
 	ck_assert_uint_eq(lazyfree_check(), 3);
 	ck_assert_uint_eq(lazyfree_stats.forgotten, 5);
 	check_all_gone();                                    /* exit: the rest */
@@ -231,7 +230,7 @@ START_TEST(test_check_catches_stale_record)
 	lazyfree_check();
 }
 
-/* Classic fork (pgr_copy) with reclaim running on every allocation (issue
+/* Classic fork (pgt_copy) with reclaim running on every allocation (issue
  * 14, defect 8): the child's tables are allocated before the parent's TLB
  * batch opens, so reclaim never runs inside it (the host pv backend and
  * page_alloc would panic), and the copy maps what reclaim left. */
@@ -242,7 +241,7 @@ START_TEST(test_fork_copy_under_reclaim)
 	reclaim_low = mm_stats.free + 64;
 	reclaim_high = reclaim_low + 64;
 	struct pagetable *child = pgt_create();
-	ck_assert_int_eq(pgr_copy(child, pgt, VA(0), VA(8), false), 0);
+	ck_assert_int_eq(pgt_copy(child, pgt, VA(0), VA(8), false), 0);
 	ck_assert_uint_eq(lazyfree_stats.discarded, 4);
 	ck_assert_uint_eq(pgt_rss(child), 4);
 	ck_assert_uint_eq(pgt_rss(pgt), 4);
@@ -277,7 +276,7 @@ START_TEST(test_table_frees_are_flushed)
 	ck_assert_int_eq(host_pv.release_pt, released0 + 1);   /* the empty PT page */
 	int flushes1 = host_pv.flush_one + host_pv.flush_user;
 	ck_assert_int_gt(flushes1, flushes0);
-	pgr_unmap(pgt, VA(0), VA(8));                          /* the PD and PDPT */
+	host_unmap(pgt, VA(0), VA(8), 0);                          /* the PD and PDPT */
 	ck_assert_int_eq(host_pv.release_pt, released0 + 3);
 	ck_assert_int_gt(host_pv.flush_one + host_pv.flush_user, flushes1);
 	pgt_activate(&kernel_pgt);

@@ -7,6 +7,7 @@
 #include "tests/unit/host_mm.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
+#include "mm/tlb.h"
 #include "mm/walk.h"
 #include "mm/kvm.h"
 #include "mm/kstack.h"
@@ -29,7 +30,7 @@ START_TEST(test_map_lookup_unmap)
 	struct pagetable *pgt = pgt_create();
 	paddr_t pa = new_frame(), got;
 	pte_t fl;
-	ck_assert_int_eq(pgt_map(pgt, UVA, pa, PGT_R | PGT_W), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, pa, PAGE_SIZE, PGT_R | PGT_W), 0);
 	ck_assert(pgt_lookup(pgt, UVA + 0x123, &got, &fl));
 	ck_assert_uint_eq(got, pa + 0x123);
 	ck_assert(pte_user(fl) && pte_writable(fl) && !pte_exec(fl) && !pte_global(fl));
@@ -38,7 +39,7 @@ START_TEST(test_map_lookup_unmap)
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, 1);
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->pt.share, 1);
 	ck_assert_uint_eq(pgt_rss(pgt), 1);
-	pgt_unmap(pgt, UVA);
+	host_unmap(pgt, UVA, UVA + PAGE_SIZE, PGT_STRICT);
 	ck_assert(!pgt_lookup(pgt, UVA, NULL, NULL));
 	ck_assert_uint_eq(pgt->nr_tables, 0);   /* empty tables freed */
 	ck_assert_int_eq(pa_to_page(pa)->type, PG_FREE);   /* reference dropped */
@@ -51,17 +52,17 @@ START_TEST(test_protect)
 {
 	struct pagetable *pgt = pgt_create();
 	pte_t fl;
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R | PGT_W | PGT_COW), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R | PGT_W | PGT_COW), 0);
 	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
 	ck_assert(!pte_writable(fl) && pte_cow(fl));   /* COW maps read-only */
-	ck_assert_int_eq(pgt_protect(pgt, UVA, PGT_R | PGT_X), 0);
+	ck_assert_int_eq(host_protect(pgt, UVA, UVA + PAGE_SIZE, PGT_R | PGT_X, PGT_STRICT), 0);
 	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
 	ck_assert(!pte_writable(fl) && pte_exec(fl) && pte_user(fl) && pte_cow(fl));
-	ck_assert_int_eq(pgt_protect(pgt, UVA, PGT_R | PGT_W), 0);
+	ck_assert_int_eq(host_protect(pgt, UVA, UVA + PAGE_SIZE, PGT_R | PGT_W, PGT_STRICT), 0);
 	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
 	ck_assert(pte_writable(fl) && !pte_exec(fl));
-	ck_assert_int_eq(pgt_protect(pgt, UVA + PAGE_SIZE, PGT_R), -ENOENT);
-	ck_assert_int_eq(pgt_protect(pgt, UVA + GiB(1), PGT_R), -ENOENT);
+	ck_assert_int_eq(host_protect(pgt, UVA + PAGE_SIZE, UVA + PAGE_SIZE + PAGE_SIZE, PGT_R, PGT_STRICT), -ENOENT);
+	ck_assert_int_eq(host_protect(pgt, UVA + GiB(1), UVA + GiB(1) + PAGE_SIZE, PGT_R, PGT_STRICT), -ENOENT);
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, 1);
 	pgt_destroy(pgt);
 	host_assert_no_leak();
@@ -74,9 +75,9 @@ START_TEST(test_dense_and_sparse)
 	struct pagetable *pgt = pgt_create();
 	uint64_t n = 3 * PT_ENTRIES + 1;
 	for (uint64_t i = 0; i < n; i++)
-		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, new_frame(), PGT_R), 0);
+		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, new_frame(), PAGE_SIZE, PGT_R), 0);
 	for (int i = 0; i < 8; i++)
-		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PGT_R), 0);
+		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PAGE_SIZE, PGT_R), 0);
 	ck_assert_uint_eq(pgt_rss(pgt), n + 8);
 	ck_assert_uint_eq(pgt_check(pgt, 0, USER_HALF_END), 1 + 5 + 16);
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, PT_ENTRIES);
@@ -85,7 +86,7 @@ START_TEST(test_dense_and_sparse)
 	uint64_t tables = pgt->nr_tables;
 	ck_assert_uint_eq(tables, 1 + (1 + 4) + 8 * 2);
 	for (uint64_t i = 0; i < n; i += 2)   /* half of the dense range */
-		pgt_unmap(pgt, UVA + i * PAGE_SIZE);
+		host_unmap(pgt, UVA + i * PAGE_SIZE, UVA + i * PAGE_SIZE + PAGE_SIZE, PGT_STRICT);
 	ck_assert_uint_eq(pgt_rss(pgt), n / 2 + 8);
 	pgt_check(pgt, 0, USER_HALF_END);
 	ck_assert_uint_eq(pgt->nr_tables, tables - 1);   /* the last PT emptied */
@@ -116,8 +117,8 @@ START_TEST(test_walker_callbacks)
 	ck_assert_int_eq(walk_range(&w, 0, USER_HALF_END), 0);
 	ck_assert_int_eq(c.hole, 256);   /* empty user half: one hole per PML4 slot */
 	ck_assert_int_eq(c.pte + c.pml4e + c.done, 0);
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
-	ck_assert_int_eq(pgt_map(pgt, UVA + 2 * PAGE_SIZE, new_frame(), PGT_R), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA + 2 * PAGE_SIZE, new_frame(), PAGE_SIZE, PGT_R), 0);
 	c = (struct counts){ 0 };
 	ck_assert_int_eq(walk_range(&w, UVA, UVA + 4 * PAGE_SIZE), 0);
 	ck_assert_int_eq(c.pml4e, 1);
@@ -144,14 +145,14 @@ START_TEST(test_cr3_and_flushes)
 	ck_assert_int_eq(host_pv.cr3_writes, writes + 1);
 	ck_assert_uint_eq(host_pv.cr3, pgt_root_pa(pgt));
 	ck_assert(pgt_active(pgt));
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R), 0);
 	int f = host_pv.flush_one;
-	pgt_unmap(pgt, UVA);
+	host_unmap(pgt, UVA, UVA + PAGE_SIZE, PGT_STRICT);
 	ck_assert_int_eq(host_pv.flush_one, f + 1);
 	ck_assert_uint_eq(host_pv.last_flush, UVA);
 	pgt_activate(&kernel_pgt);
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PGT_R), 0);
-	pgt_unmap(pgt, UVA);   /* not active: nothing to flush */
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R), 0);
+	host_unmap(pgt, UVA, UVA + PAGE_SIZE, PGT_STRICT);   /* not active: nothing to flush */
 	ck_assert_int_eq(host_pv.flush_one, f + 1);
 	ck_assert_int_eq(host_pv.alloc_pt - host_pv.release_pt,
 			 (int)mm_stats.by_type[PG_PAGETABLE]);
@@ -210,7 +211,7 @@ START_TEST(test_map_oom_all_or_nothing)
 	struct list held;
 	host_exhaust(&held);
 	/* room for nothing: the map fails cleanly */
-	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, PGT_R), -ENOMEM);
+	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, PAGE_SIZE, PGT_R), -ENOMEM);
 	ck_assert_uint_eq(pgt->nr_tables, 0);
 	/* room for a PDPT and PD only: tables are given back */
 	struct page *two[2];
@@ -220,7 +221,7 @@ START_TEST(test_map_oom_all_or_nothing)
 	list_del(&two[1]->link);
 	page_free(two[0], 0);
 	page_free(two[1], 0);
-	ck_assert_int_eq(pgt_map_range(pgt, UVA, HOST_IMAGE_PA, 2 * PAGE_SIZE, PGT_R), -ENOMEM);
+	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, 2 * PAGE_SIZE, PGT_R), -ENOMEM);
 	ck_assert_uint_eq(pgt->nr_tables, 0);
 	ck_assert_uint_eq(mm_stats.free, 2);
 	host_release_all(&held);
@@ -232,23 +233,23 @@ END_TEST
 START_TEST(test_map_twice)
 {
 	struct pagetable *pgt = pgt_create();
-	pgt_map(pgt, UVA, new_frame(), PGT_R);
-	pgt_map(pgt, UVA, new_frame(), PGT_R);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
 }
 END_TEST
 
 START_TEST(test_unmap_absent)
 {
 	struct pagetable *pgt = pgt_create();
-	pgt_map(pgt, UVA, new_frame(), PGT_R);
-	pgt_unmap(pgt, UVA + PAGE_SIZE);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
+	host_unmap(pgt, UVA + PAGE_SIZE, UVA + PAGE_SIZE + PAGE_SIZE, PGT_STRICT);
 }
 END_TEST
 
 START_TEST(test_check_catches_bad_count)
 {
 	struct pagetable *pgt = pgt_create();
-	pgt_map(pgt, UVA, new_frame(), PGT_R);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
 	pgt_check(pgt, 0, USER_HALF_END);
 	host_pt_of(pgt, UVA)->count++;
 	pgt_check(pgt, 0, USER_HALF_END);
@@ -259,7 +260,7 @@ START_TEST(test_check_catches_free_frame)
 {
 	struct pagetable *pgt = pgt_create();
 	struct page *pg = page_alloc(0, 0);
-	pgt_map(pgt, UVA, page_to_pa(pg), PGT_R);
+	pgt_map(pgt, UVA, page_to_pa(pg), PAGE_SIZE, PGT_R);
 	page_free(pg, 0);   /* freed while still mapped */
 	pgt_check(pgt, 0, USER_HALF_END);
 }
@@ -280,6 +281,84 @@ START_TEST(test_kstack_free_bad)
 }
 END_TEST
 
+/* pgt_walk: the entry at every level, holes, allocation, large pages,
+ * non-canonical addresses, out of memory. */
+START_TEST(test_point_walk)
+{
+	struct pagetable *pgt = pgt_create();
+	pte_t *ep, *pt_ep;
+	ck_assert_int_eq(pgt_walk(pgt, UVA, PGL_PT, 0, &ep), 0);   /* no tables yet */
+	ck_assert_ptr_null(ep);
+	ck_assert_int_eq(pgt_walk(pgt, UVA, PGL_PML4, 0, &ep), PGL_PML4);
+	ck_assert_ptr_eq(ep, &pt_root(pgt)[pgl_index(UVA, PGL_PML4)]);
+	ck_assert_uint_eq(pte_read(ep), 0);
+	ck_assert_int_eq(pgt_walk(pgt, UVA, PGL_PT, PGT_WALK_ALLOC, &pt_ep), PGL_PT);
+	ck_assert_uint_eq(pgt->nr_tables, 3);
+	ck_assert_uint_eq(pte_read(pt_ep), 0);
+	ck_assert_uint_eq(ptpage_of(pt_ep)->pt.level, PGL_PT);
+	ck_assert_int_eq(pgt_walk(pgt, UVA + 0x123, PGL_PT, 0, &ep), PGL_PT);
+	ck_assert_ptr_eq(ep, pt_ep);
+	for (int level = PGL_PD; level <= PGL_PML4; level++) {   /* each entry points below */
+		ck_assert_int_eq(pgt_walk(pgt, UVA, level, 0, &ep), level);
+		ck_assert_uint_eq(pte_addr(pte_read(ep)), page_to_pa(ptpage_of(pt_ep)));
+		pt_ep = ep;
+	}
+	/* a hole below an existing PDPT: the PD entry exists, no PT */
+	ck_assert_int_eq(pgt_walk(pgt, UVA + GiB(1), PGL_PT, 0, &ep), 0);
+	ck_assert_int_eq(pgt_walk(pgt, UVA + GiB(1), PGL_PDPT, 0, &ep), PGL_PDPT);
+	ck_assert_uint_eq(pte_read(ep), 0);
+	ck_assert_uint_eq(pgt->nr_tables, 3);   /* nothing allocated without the flag */
+	/* non-canonical: no entry, allocation or not */
+	ck_assert_int_eq(pgt_walk(pgt, 0x0000800000000000UL, PGL_PT, PGT_WALK_ALLOC, &ep), 0);
+	ck_assert_ptr_null(ep);
+	/* a 2 MiB direct-map page: the PD leaf */
+	ck_assert_int_eq(pgt_walk(&kernel_pgt, DIRECT_MAP_BASE + MiB(3), PGL_PT, 0, &ep), PGL_PD);
+	ck_assert(pte_huge(pte_read(ep)));
+	/* out of memory: -ENOMEM */
+	struct list held;
+	host_exhaust(&held);
+	ck_assert_int_eq(pgt_walk(pgt, UVA + GiB(1), PGL_PT, PGT_WALK_ALLOC, &ep), -ENOMEM);
+	host_release_all(&held);
+	pgt_destroy(pgt);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* Every entry-changing call notes its change in the caller's batch: no
+ * flush and no frame freed before tlb_end, then the flush, then the free. */
+START_TEST(test_changes_flush_in_batch)
+{
+	struct pagetable *pgt = pgt_create();
+	struct page *pg[3];
+	for (int i = 0; i < 3; i++) {
+		pg[i] = page_alloc(0, PA_ZERO | PA_ANON);
+		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, page_to_pa(pg[i]), PAGE_SIZE,
+					 PGT_R | PGT_W), 0);
+	}
+	pgt_activate(pgt);
+	struct page *copy = page_alloc(0, PA_ZERO | PA_ANON);
+	int flushes = host_pv.flush_one + host_pv.flush_all + host_pv.flush_user;
+	int full = host_pv.flush_user;
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	ck_assert_int_eq(pgt_protect(&b, UVA, UVA + 3 * PAGE_SIZE, PGT_R, PGT_STRICT), 0);
+	pgt_replace(&b, UVA + PAGE_SIZE, page_to_pa(copy), PGT_R);
+	pgt_unmap(&b, UVA + 2 * PAGE_SIZE, UVA + 3 * PAGE_SIZE, PGT_STRICT);
+	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_all + host_pv.flush_user, flushes);
+	ck_assert_uint_eq(pg[1]->refcount, 1);   /* replaced, unmapped: kept until the flush */
+	ck_assert_uint_eq(pg[2]->refcount, 1);
+	tlb_end(&b);
+	ck_assert_int_eq(host_pv.flush_user, full + 1);   /* three pages changed: one flush */
+	ck_assert_uint_eq(pg[1]->type, PG_FREE);
+	ck_assert_uint_eq(pg[2]->type, PG_FREE);
+	pte_t fl;
+	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl) && !pte_writable(fl));
+	pgt_activate(&kernel_pgt);
+	pgt_destroy(pgt);
+	host_assert_no_leak();
+}
+END_TEST
+
 static Suite *pgtable_suite(void)
 {
 	Suite *s = suite_create("mm_pgtable");
@@ -292,6 +371,8 @@ static Suite *pgtable_suite(void)
 	tcase_add_test(tc, test_kernel_space);
 	tcase_add_test(tc, test_kstack);
 	tcase_add_test(tc, test_map_oom_all_or_nothing);
+	tcase_add_test(tc, test_point_walk);
+	tcase_add_test(tc, test_changes_flush_in_batch);
 
 	TCase *bad = host_tcase(s, "panics", setup, host_mm_teardown);
 	tcase_add_test_raise_signal(bad, test_map_twice, SIGABRT);

@@ -9,7 +9,7 @@
 #include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
-#include "mm/pgrange.h"
+#include "mm/tlb.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/ptshare.h"
@@ -26,10 +26,9 @@ static void setup(void) { host_mm_setup(RAM, true); }
 /* The PD entry and PT page for va (the chunk must have one). */
 static pte_t *pde_of(struct pagetable *pgt, vaddr_t va)
 {
-	pte_t *e = pt_root(pgt);
-	for (int level = PGL_PML4; level > PGL_PD; level--)
-		e = P2V(pte_addr(e[pgl_index(va, level)]));
-	return &e[pgl_index(va, PGL_PD)];
+	pte_t *ep;
+	ck_assert_int_eq(pgt_walk(pgt, va, PGL_PD, 0, &ep), PGL_PD);
+	return ep;
 }
 
 static struct page *pt_of(struct pagetable *pgt, vaddr_t va)
@@ -53,7 +52,7 @@ static struct page *map_anon(struct pagetable *pgt, vaddr_t va, int n)
 		ck_assert_ptr_nonnull(pg);
 		first = first ? first : pg;
 		ck_assert_int_eq(pgt_map(pgt, va + (vaddr_t)i * PAGE_SIZE, page_to_pa(pg),
-					 PGT_R | PGT_W), 0);
+					 PAGE_SIZE, PGT_R | PGT_W), 0);
 	}
 	return first;
 }
@@ -115,7 +114,7 @@ START_TEST(test_write_unshares_copy_then_last)
 	struct page *shared = pt_of(p, BASE);
 
 	/* the child writes: it gets a copy; the entries become COW in both */
-	ck_assert_int_eq(pgr_prepare_write(c, BASE), 0);
+	ck_assert_int_eq(pgt_lookup_write(c, BASE, NULL, NULL), 1);
 	ck_assert_ptr_ne(pt_of(c, BASE), shared);
 	ck_assert_uint_eq(shared->pt.share, 1);
 	ck_assert(pte_writable(*pde_of(c, BASE)));
@@ -125,7 +124,7 @@ START_TEST(test_write_unshares_copy_then_last)
 	ck_assert_uint_eq(pt_of(c, BASE)->count, 4);
 
 	/* the parent, now the last sharer, just gets its write bit back */
-	ck_assert_int_eq(pgr_prepare_write(p, BASE), 0);
+	ck_assert_int_eq(pgt_lookup_write(p, BASE, NULL, NULL), 1);
 	ck_assert_ptr_eq(pt_of(p, BASE), shared);
 	ck_assert(pte_writable(*pde_of(p, BASE)));
 	pgt_destroy(p);
@@ -195,13 +194,13 @@ START_TEST(test_unmap_whole_chunk_drops_share)
 	struct pagetable *p, *c;
 	struct page *f = fork_pair(&p, &c, 10, CHUNK);
 	struct page *shared = pt_of(p, BASE);
-	pgr_unmap(c, BASE, BASE + CHUNK);   /* no copy: just leave */
+	host_unmap(c, BASE, BASE + CHUNK, 0);   /* no copy: just leave */
 	ck_assert_uint_eq(shared->pt.share, 1);
 	ck_assert(!pgt_lookup(c, BASE, NULL, NULL));
 	ck_assert_uint_eq(f->refcount, 1);
 	ck_assert_uint_eq(pgt_rss(p), 10);
 	/* unmapping half of it in the parent edits its (now private) PT */
-	pgr_unmap(p, BASE, BASE + 5 * PAGE_SIZE);
+	host_unmap(p, BASE, BASE + 5 * PAGE_SIZE, 0);
 	ck_assert_uint_eq(pgt_rss(p), 5);
 	destroy_both(c, p);
 }
@@ -211,7 +210,7 @@ START_TEST(test_protect_half_unshares)
 {
 	struct pagetable *p, *c;
 	fork_pair(&p, &c, 8, CHUNK);
-	pgr_protect(c, BASE, BASE + 4 * PAGE_SIZE, PGT_R);
+	host_protect(c, BASE, BASE + 4 * PAGE_SIZE, PGT_R, 0);
 	ck_assert_ptr_ne(pt_of(c, BASE), pt_of(p, BASE));
 	ck_assert(!pte_writable(leaf_of(c, BASE)));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
@@ -227,16 +226,16 @@ static void check_mprotect_keeps_cow(uint64_t len)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	struct page *f = map_anon(p, BASE, 4);
-	pgr_protect(p, BASE, BASE + 4 * PAGE_SIZE, PGT_R);
+	host_protect(p, BASE, BASE + 4 * PAGE_SIZE, PGT_R, 0);
 	struct vma v = vma_of(BASE, BASE + len);
 	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
-	pgr_protect(c, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W);
+	host_protect(c, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W, 0);
 	ck_assert(!pte_writable(leaf_of(c, BASE)) && pte_cow(leaf_of(c, BASE)));
-	pgr_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W);
+	host_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W, 0);
 	ck_assert(!pte_writable(leaf_of(p, BASE)) && pte_cow(leaf_of(p, BASE)));
 	ck_assert_uint_eq(f->refcount, 2);
 	pgt_destroy(c);
-	pgr_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W);
+	host_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W, 0);
 	ck_assert(pte_writable(leaf_of(p, BASE)) && !pte_cow(leaf_of(p, BASE)));
 	pgt_destroy(p);
 	host_assert_no_leak();
@@ -270,13 +269,13 @@ START_TEST(test_unmap_protect_enomem_change_nothing)
 	ck_assert_int_eq(ptshare_fork_vma(c, p, &whole), 0);
 	struct list held;
 	host_exhaust(&held);
-	ck_assert_int_eq(pgr_protect(c, BASE, BASE + CHUNK + PAGE_SIZE, PGT_R | PGT_X), -ENOMEM);
+	ck_assert_int_eq(host_protect(c, BASE, BASE + CHUNK + PAGE_SIZE, PGT_R | PGT_X, 0), -ENOMEM);
 	ck_assert(!pte_exec(leaf_of(c, BASE)));
-	ck_assert_int_eq(pgr_unmap(c, BASE, BASE + CHUNK + PAGE_SIZE), -ENOMEM);
+	ck_assert_int_eq(host_unmap(c, BASE, BASE + CHUNK + PAGE_SIZE, 0), -ENOMEM);
 	ck_assert_uint_eq(pgt_rss(c), 8);
 	ck_assert_uint_eq(pt_of(c, BASE + CHUNK)->pt.share, 2);
 	host_release_all(&held);
-	ck_assert_int_eq(pgr_unmap(c, BASE, BASE + CHUNK + PAGE_SIZE), 0);
+	ck_assert_int_eq(host_unmap(c, BASE, BASE + CHUNK + PAGE_SIZE, 0), 0);
 	ck_assert_uint_eq(pgt_rss(c), 3);
 	destroy_both(c, p);
 }

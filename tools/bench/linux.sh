@@ -10,7 +10,7 @@
 #                                   BUILD/busybox/bin/busybox, for Pagoda
 #                                   (make run BUSYBOX=1, tests/busybox/compare.sh)
 #   linux.sh boot BUILD MEM         boot that kernel in QEMU the way Pagoda boots
-#                                   (tools/qemu.sh: TCG, -cpu max, -smp 1, -m MEM); the
+#                                   (tools/qemu.sh: TCG, -cpu max, CPUS guest CPUs, -m MEM); the
 #                                   serial console goes to stdout
 #
 # The suite's options come from the environment at prepare time: BENCH_ARGS

@@ -8,7 +8,7 @@
 #                                       suite protocol (BENCHSTART/BENCHPROG/BENCHDONE)
 #                                       and powers off
 #   pagoda-pv.sh boot KERNEL INITRD "CMDLINE" MEM
-#                                       boot it (tools/qemu.sh: TCG, -smp 1); the
+#                                       boot it (tools/qemu.sh: TCG, CPUS guest CPUs); the
 #                                       serial console goes to stdout
 #
 # tools/bench/bench.py run boots one system per kernel configuration (PARAVIRT=0,

@@ -1,0 +1,74 @@
+/* arch/x86_64/ipi.c -- the cross-CPU call: one slot, one IPI per target,
+ * a pending mask the targets clear as they finish. */
+#include "arch/x86_64/ipi.h"
+#include "arch/x86_64/irq.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap.h"
+#include "lib/spinlock.h"
+
+static volatile uint32_t call_busy;      /* the slot is taken */
+static ipi_fn_t call_fn;
+static void *call_arg;
+static volatile cpumask_t call_pending;  /* targets that have not finished */
+static struct ipi_stats stats;
+
+void ipi_poll(void)
+{
+	struct cpu *c = this_cpu();
+	cpumask_t me = cpumask_of(c->id);
+	if (!(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
+		return;
+	call_fn(call_arg);
+	c->ipi_calls++;
+	__atomic_fetch_add(&stats.answered, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&call_pending, ~me, __ATOMIC_RELEASE);
+}
+
+static void ipi_irq(struct trapframe *tf)
+{
+	(void)tf;
+	ipi_poll();
+}
+
+static void send_all(cpumask_t targets)
+{
+	for (int i = 0; i < ncpus; i++)
+		if (targets & cpumask_of(i))
+			lapic_send_ipi(cpus[i].apic_id, T_IPI_CALL);
+}
+
+int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
+{
+	cpumask_t targets = mask & smp_online_mask() & ~cpumask_of(this_cpu()->id);
+	if (!targets)
+		return 0;
+	uint64_t flags = irq_save();
+	while (__atomic_exchange_n(&call_busy, 1, __ATOMIC_ACQUIRE)) {
+		ipi_poll();
+		cpu_relax();
+	}
+	call_fn = fn;
+	call_arg = arg;
+	__atomic_store_n(&call_pending, targets, __ATOMIC_RELEASE);
+	send_all(targets);
+	while (__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	stats.rounds++;
+	stats.ipis += (uint64_t)cpumask_weight(targets);
+	__atomic_store_n(&call_busy, 0, __ATOMIC_RELEASE);
+	irq_restore(flags);
+	return cpumask_weight(targets);
+}
+
+void ipi_init(void)
+{
+	vector_register(T_IPI_CALL, ipi_irq);
+	spin_wait_hook = ipi_poll;
+}
+
+void ipi_get_stats(struct ipi_stats *s)
+{
+	*s = stats;
+	s->answered = __atomic_load_n(&stats.answered, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,84 @@
+/* kernel/tests/lockdep_test.c -- test=lockdep: spinlocks restore the
+ * interrupt state and know their holder CPU; test=crash_lock_*: each
+ * violation lockdep exists for panics with the locks' names. */
+#include "kernel/ktest.h"
+#include "kernel/proc.h"
+#include "lib/spinlock.h"
+#include "arch/x86_64/ipi.h"
+#include "arch/x86_64/irq.h"
+#include "arch/x86_64/percpu.h"
+
+static struct spinlock low = SPINLOCK_INIT("test-low", LOCK_RANK_TEST_LOW);
+static struct spinlock high = SPINLOCK_INIT("test-high", LOCK_RANK_TEST_HIGH);
+
+KTEST(lockdep, on_by_default)
+{
+	KEXPECT(lockdep_on);
+}
+
+KTEST(lockdep, increasing_ranks_any_release_order)
+{
+	spin_lock(&low);
+	spin_lock(&high);
+	KEXPECT_EQ(this_cpu()->nheld, 2);
+	spin_unlock(&low);          /* release order is free */
+	KEXPECT(spin_holding(&high) && !spin_holding(&low));
+	spin_unlock(&high);
+	KEXPECT_EQ(this_cpu()->nheld, 0);
+	KEXPECT_EQ(low.cpu, -1);
+}
+
+KTEST(lockdep, interrupt_state_restored)
+{
+	irq_enable();
+	spin_lock(&low);
+	KEXPECT(!irq_enabled());
+	spin_lock(&high);
+	spin_unlock(&low);
+	KEXPECT(!irq_enabled());    /* on again only after the outermost */
+	spin_unlock(&high);
+	KEXPECT(irq_enabled());
+	irq_disable();
+	spin_lock(&low);
+	spin_unlock(&low);
+	KEXPECT(!irq_enabled());    /* off before, off after */
+	irq_enable();
+}
+
+static volatile int others_holding;
+
+static void probe(void *arg)
+{
+	if (spin_holding(arg))
+		others_holding++;
+}
+
+/* A lock held here is not "held" on another CPU, and the other CPUs still
+ * answer a call while this one holds a spinlock with interrupts off. */
+KTEST(lockdep, holding_is_per_cpu)
+{
+	others_holding = 0;
+	spin_lock(&low);
+	KEXPECT(spin_holding(&low));
+	KEXPECT_EQ(low.cpu, this_cpu()->id);
+	KEXPECT_EQ(ipi_call(~0UL, probe, &low), ncpus - 1);
+	spin_unlock(&low);
+	KEXPECT_EQ(others_holding, 0);
+}
+
+KTEST(crash_lock_order, higher_then_lower)
+{
+	spin_lock(&high);
+	spin_lock(&low);
+}
+
+KTEST(crash_lock_unheld, unlock_unlocked)
+{
+	spin_unlock(&low);
+}
+
+KTEST(crash_lock_switch, switch_with_lock_held)
+{
+	spin_lock(&low);
+	lockdep_assert_switchable(&proc_lock);   /* what sched() checks */
+}

@@ -1,0 +1,136 @@
+/* mm/pgtable_copy.c -- fork's copies of a range of page tables:
+ * copy-on-write (pgt_copy) and eager (pgt_dup); see mm/pgtable.h. */
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/tlb.h"
+#include "mm/walk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "lib/string.h"
+#include "arch/x86_64/memlayout.h"
+
+/* Write leaf entry e for va into pgt (absent before), allocating the
+ * tables above it if alloc (-ENOMEM or 0), else they must exist (0). */
+static int install(struct pagetable *pgt, vaddr_t va, pte_t e, bool alloc)
+{
+	pte_t *ep;
+	int r = pgt_walk(pgt, va, PGL_PT, PGT_WALK_UNSHARE | (alloc ? PGT_WALK_ALLOC : 0), &ep);
+	if (r < 0)
+		return r;
+	if (r != PGL_PT)   /* only without allocation: the caller's promise broken */
+		panic("pgt_copy: no PT page for %#lx", va);
+	if (pte_mapped(pte_read(ep)))
+		panic("pgt_copy: %#lx is already mapped", va);
+	pt_set_leaf(pgt, va, ep, PGL_PT, e);
+	return 0;
+}
+
+/* ---- classic fork copy ---- */
+
+struct copy_arg {
+	struct pagetable *dst;
+	struct tlb_batch b;
+	bool shared;
+};
+
+/* Map pg in dst at va by entry e, handing it the caller's reference on pg;
+ * if no table could be allocated the reference is dropped. 0 or -ENOMEM. */
+static int install_owned(struct pagetable *dst, vaddr_t va, pte_t e, struct page *pg)
+{
+	int r = install(dst, va, e, true);
+	if (r < 0)
+		page_put(pg);
+	return r;
+}
+
+static int copy_pte(struct walk *w)
+{
+	struct copy_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (!a->shared && !pte_cow(e)) {
+		/* private: both copies become copy-on-write, whatever the
+		 * protection now (a later mprotect must not make it writable) */
+		pte_t cow = pte_mkcow(e);
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, cow);
+		if (pte_writable(e))
+			tlb_changed(&a->b, w->va);
+		e = cow;
+	}
+	page_get(pg);
+	return install(a->dst, w->va, e, false);   /* copy_tables made the tables */
+}
+
+static const struct walk_ops copy_ops = { .pte = copy_pte };
+
+/* A PT page of src: give dst the tables down to its PT page for [va, end). */
+static int copy_tables_pde(struct walk *w)
+{
+	if (pte_huge(pte_read(w->ep)))
+		panic("pgt_copy: huge user page at %#lx", w->va);
+	pte_t *ep;
+	return MIN(pgt_walk(w->arg, w->va, PGL_PT, PGT_WALK_ALLOC, &ep), 0);
+}
+
+static const struct walk_ops copy_tables_ops = { .pde = copy_tables_pde };
+
+int pgt_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
+	     vaddr_t end, bool shared)
+{
+	/* everything that allocates (and so may reclaim) before the batch */
+	struct walk tables = { .ops = &copy_tables_ops, .pgt = src, .arg = dst,
+			       .leaf_level = PGL_PD };
+	int r = pgt_unshare(src, start, end, 0);
+	if (r == 0)
+		r = walk_range(&tables, start, end);
+	if (r < 0)
+		return r;
+	struct copy_arg a = { .dst = dst, .shared = shared };
+	struct walk w = { .ops = &copy_ops, .pgt = src, .arg = &a, .write = true };
+	tlb_begin(&a.b, src);
+	walk_range(&w, start, end);
+	tlb_end(&a.b);
+	return 0;
+}
+
+/* ---- eager fork copy (no copy-on-write) ---- */
+
+struct dup_arg {
+	struct pagetable *dst;
+	unsigned prot;
+	bool shared;
+};
+
+/* A private anonymous frame gets a new frame with a copy of its contents,
+ * mapped with the VMA's protection; anything else (MAP_SHARED, file and
+ * page-cache frames) is mapped as it is, with one more reference. */
+static int dup_pte(struct walk *w)
+{
+	struct dup_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (a->shared || pg->type != PG_ANON) {
+		page_get(pg);
+		return install_owned(a->dst, w->va, e, pg);
+	}
+	page_get(pg);   /* the allocation may reclaim: pg must stay mapped */
+	struct page *copy = page_alloc(0, PA_ANON);
+	if (copy)
+		memcpy(page_va(copy), page_va(pg), PAGE_SIZE);
+	page_put(pg);
+	if (!copy)
+		return -ENOMEM;
+	return install_owned(a->dst, w->va, pte_make(page_to_pa(copy), pgt_prot_bits(w->va, a->prot)),
+			     copy);
+}
+
+static const struct walk_ops dup_ops = { .pte = dup_pte };
+
+int pgt_dup(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
+	    unsigned prot, bool shared)
+{
+	struct dup_arg a = { .dst = dst, .prot = prot & (PGT_R | PGT_W | PGT_X),
+			     .shared = shared };
+	struct walk w = { .ops = &dup_ops, .pgt = src, .arg = &a };
+	return walk_range(&w, start, end);
+}

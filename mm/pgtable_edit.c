@@ -1,0 +1,252 @@
+/* mm/pgtable_edit.c -- changing the entries of a page table over ranges:
+ * map, unmap, protect, replace, unshare (see mm/pgtable.h). Each is one
+ * walk_ops for the generic walker; the entry-changing ones note every
+ * change in the caller's TLB batch. */
+#include "mm/pgtable.h"
+#include "mm/ptpage.h"
+#include "mm/ptshare.h"
+#include "mm/tlb.h"
+#include "mm/walk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "arch/x86_64/memlayout.h"
+
+/* Is the entry visited by w a 4 KiB leaf that op may change? A table entry
+ * is not; a large page is a panic (the API works on 4 KiB pages). */
+static bool small_leaf(struct walk *w, const char *op)
+{
+	if (!pte_is_leaf(pte_read(w->ep), w->level))
+		return false;
+	if (w->level != PGL_PT)
+		panic("%s: va %#lx is inside a large page", op, w->va);
+	return true;
+}
+
+/* ---- unmap ---- */
+
+#define UNMAP_KEEP_REFS 0x100   /* undoing pgt_map: the caller keeps them */
+
+struct unmap_arg {
+	struct tlb_batch *b;
+	unsigned flags;
+};
+
+static int unmap_leaf(struct walk *w)
+{
+	struct unmap_arg *a = w->arg;
+	if (!small_leaf(w, "pgt_unmap"))
+		return 0;
+	pte_t e = pte_read(w->ep);
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (pg && pg->type != PG_RESERVED && !(a->flags & UNMAP_KEEP_REFS))
+		tlb_defer_put(a->b, w->va, pg);
+	else
+		tlb_changed(a->b, w->va);
+	return 0;
+}
+
+/* A PD entry: if the unmap covers its whole 2 MiB and the PT page is shared
+ * with others, just drop our share (no copy, nothing else changes for the
+ * other sharers); otherwise descend. */
+static int unmap_pde(struct walk *w)
+{
+	struct unmap_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level))
+		return unmap_leaf(w);
+	struct page *pt = pa_to_page(pte_addr(e));
+	if (w->end - w->va != LARGE_PAGE_SIZE || pt->pt.share <= 1)
+		return 0;
+	pt_table_drop_share(w->pgt, w->ep, w->va);
+	tlb_changed_range(a->b, w->va, w->end);
+	return WALK_SKIP;
+}
+
+static int unmap_hole(struct walk *w)
+{
+	if (((struct unmap_arg *)w->arg)->flags & PGT_STRICT)
+		panic("pgt_unmap: va %#lx is not mapped", w->va);
+	return 0;
+}
+
+/* After a table's entries: free it after the flush if the unmap left it
+ * empty. Kernel-half PDPTs stay (every PML4 shares them). */
+static int unmap_table_done(struct walk *w)
+{
+	if (!(w->level == PGL_PML4 && !is_user_addr(w->va)))
+		tlb_unlink_empty_table(((struct unmap_arg *)w->arg)->b, w->ep, w->level, w->va);
+	return 0;
+}
+
+static const struct walk_ops unmap_ops = {
+	.pdpte = unmap_leaf, .pde = unmap_pde, .pte = unmap_leaf, .hole = unmap_hole,
+	.table_done = unmap_table_done,
+};
+
+void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags)
+{
+	struct unmap_arg a = { .b = b, .flags = flags };
+	struct walk w = { .ops = &unmap_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	walk_range(&w, start, end);   /* allocates nothing: cannot fail */
+}
+
+/* ---- map ---- */
+
+struct map_arg {
+	vaddr_t va;     /* start of the range */
+	paddr_t pa;     /* frame of va */
+	pte_t bits;
+};
+
+static int map_hole(struct walk *w)
+{
+	struct map_arg *a = w->arg;
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level,
+		    pte_make(a->pa + (w->va - a->va), a->bits));
+	return 0;
+}
+
+static int map_present(struct walk *w)
+{
+	if (pte_is_leaf(pte_read(w->ep), w->level))
+		panic("pgt_map: va %#lx is already mapped (entry %#lx)", w->va,
+		      pte_read(w->ep));
+	return 0;
+}
+
+static const struct walk_ops map_ops = {
+	.pdpte = map_present, .pde = map_present, .pte = map_present, .hole = map_hole,
+};
+
+int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot)
+{
+	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
+		panic("pgt_map: unaligned va %#lx pa %#lx len %#lx", va, pa, len);
+	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot) };
+	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
+			  .write = true };
+	int r = walk_range(&w, va, va + len);
+	if (r < 0) {   /* all or nothing: undo, and free the tables left empty */
+		struct tlb_batch b;
+		tlb_begin(&b, pgt);
+		pgt_unmap(&b, va, va + len, UNMAP_KEEP_REFS);
+		tlb_end(&b);
+	}
+	return r;
+}
+
+/* ---- protect ---- */
+
+struct protect_arg {
+	struct tlb_batch *b;
+	unsigned prot, flags;
+};
+
+static int protect_leaf(struct walk *w)
+{
+	struct protect_arg *a = w->arg;
+	if (!small_leaf(w, "pgt_protect"))
+		return 0;
+	pte_t e = pte_read(w->ep);
+	pte_t n = pgt_protect_entry(e, w->va, a->prot);
+	if (n != e) {
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, n);
+		tlb_changed(a->b, w->va);
+	}
+	return 0;
+}
+
+static int protect_hole(struct walk *w)
+{
+	return ((struct protect_arg *)w->arg)->flags & PGT_STRICT ? -ENOENT : 0;
+}
+
+static const struct walk_ops protect_ops = {
+	.pdpte = protect_leaf, .pde = protect_leaf, .pte = protect_leaf,
+	.hole = protect_hole,
+};
+
+int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
+		unsigned flags)
+{
+	struct protect_arg a = { .b = b, .prot = prot, .flags = flags };
+	struct walk w = { .ops = &protect_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	return walk_range(&w, start, end);
+}
+
+/* May private user entry e become writable in place? Only when its frame
+ * is anonymous and this mapping holds the only reference (Linux's
+ * can_change_pte_writable); a frame shared with another mapping (after
+ * fork, or a file's or the zero page) must be copied on write. */
+static bool may_write_in_place(pte_t e)
+{
+	if (pte_shared(e))
+		return true;
+	struct page *pg = pa_to_page(pte_addr(e));
+	return !pte_file(e) && pg && pg->type == PG_ANON && pg->refcount == 1;
+}
+
+pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
+{
+	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK) & ~PTE_PROTNONE;
+	pte_t n = pte_make(pte_addr(e), keep | pgt_prot_bits(va, prot));
+	if (!pte_writable(n) || !is_user_addr(va))
+		return n;
+	return may_write_in_place(e) ? pte_clear_cow(n) : pte_mkcow(n);
+}
+
+/* ---- replace one frame ---- */
+
+struct replace_arg {
+	struct tlb_batch *b;
+	pte_t e;
+};
+
+static int replace_pte(struct walk *w)
+{
+	struct replace_arg *a = w->arg;
+	struct page *old = pa_to_page(pte_addr(pte_read(w->ep)));
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level, a->e);
+	tlb_defer_put(a->b, w->va, old);
+	return 0;
+}
+
+static int replace_hole(struct walk *w)
+{
+	panic("pgt_replace: %#lx is not mapped", w->va);
+}
+
+static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole };
+
+void pgt_replace(struct tlb_batch *b, vaddr_t va, paddr_t pa, unsigned prot)
+{
+	struct replace_arg a = { .b = b, .e = pte_make(pa, pgt_prot_bits(va, prot)) };
+	if (prot & PGT_COW)
+		a.e = pte_mkcow(a.e);
+	struct walk w = { .ops = &replace_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	walk_range(&w, va, va + PAGE_SIZE);
+}
+
+/* ---- unshare before leaf writes ---- */
+
+/* A PD entry in the range: make its PT page private, unless it is shared
+ * and the range covers all of it with PGT_KEEP_WHOLE. */
+static int unshare_pde(struct walk *w)
+{
+	pte_t e = pte_read(w->ep);
+	bool whole = w->end - w->va == LARGE_PAGE_SIZE;
+	if (pte_huge(e) || !pt_needs_unshare(e, w->va) ||
+	    (whole && (*(unsigned *)w->arg & PGT_KEEP_WHOLE)))
+		return 0;
+	return pt_unshare(w->pgt, w->ep, w->va);
+}
+
+static const struct walk_ops unshare_ops = { .pde = unshare_pde };
+
+int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags)
+{
+	struct walk w = { .ops = &unshare_ops, .pgt = pgt, .arg = &flags,
+			  .leaf_level = PGL_PD };
+	return walk_range(&w, start, end);
+}
