@@ -117,6 +117,7 @@ int file_open(const char *path, int flags, struct file **out)
 	if (!f)
 		return -ENOMEM;
 	f->inode = ip;
+	f->inode_priv = ip->priv;
 	*out = f;
 	return 0;
 }

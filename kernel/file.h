@@ -26,6 +26,7 @@ struct file {
 	int flags;                          /* O_ACCMODE bits, O_NONBLOCK */
 	uint64_t off;
 	struct inode *inode;                /* initrd files, dirs, devices */
+	uint64_t inode_priv;                /* inode->priv when opened (fs.h's show) */
 	void *priv;                         /* pipes */
 };
 

@@ -31,8 +31,10 @@ struct inode_ops {
 	 * into name (NAME_MAX bytes). NULL when there is none. */
 	struct inode *(*child)(struct inode *dir, uint64_t *pos, char *name);
 	/* File: append its whole text to tb; 0 or -errno (-ESRCH: the
-	 * process it describes is gone). */
-	int (*show)(struct inode *ip, struct textbuf *tb);
+	 * process it describes is gone). priv is ip->priv as it was when the
+	 * file was opened (inodes get new privs when reused: an open
+	 * /proc/PID file keeps naming the process it was opened for). */
+	int (*show)(struct inode *ip, uint64_t priv, struct textbuf *tb);
 };
 
 struct inode {

@@ -98,7 +98,7 @@ static long synth_fill(struct file *f)
 	struct textbuf *tb = kzalloc(sizeof(*tb));
 	if (!tb)
 		return -ENOMEM;
-	int r = f->inode->ops->show(f->inode, tb);
+	int r = f->inode->ops->show(f->inode, f->inode_priv, tb);
 	r = r ? r : tb->error;
 	if (r < 0) {
 		tb_free(tb);

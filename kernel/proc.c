@@ -191,7 +191,19 @@ static void fork_apply(struct proc *child, const struct fork_req *req)
 		(void)copyout(req->parent_tid, &pid, sizeof(pid));
 }
 
-/* proc_fork_req without its timing. */
+/* The vfork parent's sleep (proc_lock held): until child execs or exits,
+ * or, as Linux's killable wait, the parent is killed. The child cannot be
+ * reaped meanwhile: only this parent could reap it. */
+static void vfork_wait(struct proc *child)
+{
+	struct proc *me = current_proc();
+	child->vfork_parent = me;
+	while (child->vfork_parent && !me->killed)
+		sleep_on(child, &proc_lock);
+	child->vfork_parent = NULL;
+}
+
+/* proc_fork_req without its timing (a vfork parent's wait included). */
 static int fork_process(const struct fork_req *req)
 {
 	struct proc *parent = current_proc();
@@ -220,11 +232,23 @@ static int fork_process(const struct fork_req *req)
 	child->parent = parent;
 	if (req)
 		fork_apply(child, req);
-
+	int pid = child->pid;
 	spin_lock(&proc_lock);
 	child->state = P_RUNNABLE;
+	if (req && (req->flags & FORK_VFORK))
+		vfork_wait(child);
 	spin_unlock(&proc_lock);
-	return child->pid;
+	return pid;
+}
+
+void proc_vfork_release(struct proc *p)
+{
+	spin_lock(&proc_lock);
+	if (p->vfork_parent) {
+		p->vfork_parent = NULL;
+		wakeup_locked(p);
+	}
+	spin_unlock(&proc_lock);
 }
 
 int proc_fork_req(const struct fork_req *req)
@@ -241,6 +265,7 @@ void proc_exit(int status)
 	uint64_t t_exit = phase_begin();
 	if (p == init_proc)
 		ktest_init_exited(status);
+	proc_vfork_release(p);
 
 	for (int fd = 0; fd < NOFILE; fd++)
 		if (p->files[fd]) {
@@ -329,8 +354,6 @@ int proc_kill(int pid, int sig)
 	int r = 0;
 	if (!p || p->state == P_ZOMBIE)
 		r = -ESRCH;
-	else if (sig != 0 && p == init_proc)
-		r = -EPERM;
 	else if (sig != 0)
 		signal_send_locked(p, sig, current_proc()->pid);
 	spin_unlock(&proc_lock);

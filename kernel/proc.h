@@ -18,6 +18,7 @@
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/itimer.h"
 
 #define NPROC 128         /* process table size: fork fails with EAGAIN past it */
 #define NOFILE 64         /* open files per process */
@@ -37,6 +38,7 @@ struct proc {
 	char cmdline[PROC_CMDLINE_MAX];  /* argv of the last execve, NUL after each */
 	uint32_t cmdline_len;        /* bytes used (cut at PROC_CMDLINE_MAX) */
 	struct proc *parent;
+	struct proc *vfork_parent;   /* sleeping in vfork until we exec or exit */
 	struct addrspace *as;        /* user memory; NULL for kernel threads */
 	void *kstack_top;
 	struct trapframe *tf;        /* saved user registers, top of kstack */
@@ -54,6 +56,7 @@ struct proc {
 	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
+	struct itimer itimer[NR_ITIMERS];   /* alarm/setitimer (kernel/itimer.h) */
 	struct fpu_state fpu;        /* user x87/SSE registers while switched out */
 };
 
@@ -85,12 +88,19 @@ int proc_fork(void);
  * and the child's clear_child_tid (set_tid_address). */
 struct fork_req {
 	vaddr_t stack, parent_tid, child_tid, clear_tid;
+	unsigned flags;        /* FORK_VFORK */
 };
+/* vfork(2) / CLONE_VFORK: the parent sleeps until the child execs or exits
+ * (or the parent is killed). The child still gets its own copy of memory. */
+#define FORK_VFORK 0x1
 
 /* proc_fork with req applied to the child before it can run (req NULL: a
  * plain fork). Child pid, or -errno. A tid address that cannot be written
  * is skipped, as Linux does. */
 int proc_fork_req(const struct fork_req *req);
+
+/* p execs or exits: wake its parent if it sleeps in vfork for p. */
+void proc_vfork_release(struct proc *p);
 
 /* Terminate the calling process with a wait status word; never returns. */
 __noreturn void proc_exit(int status);
@@ -98,7 +108,9 @@ __noreturn void proc_exit(int status);
 /* wait4: reap a zombie child (pid > 0: that one; -1: any). */
 int proc_wait(int pid, int *status, int options);
 
-/* kill(2): send sig to pid (0 only checks that it exists). */
+/* kill(2): send sig to pid (0 only checks that it exists). 0, or -ESRCH
+ * when pid is not a live process. A signal init has no handler for is
+ * dropped and still returns 0 (Linux's SIGNAL_UNKILLABLE; kernel/signal.c). */
 int proc_kill(int pid, int sig);
 
 /* Send sig to every process but init (the console's ^C). */

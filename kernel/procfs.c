@@ -11,8 +11,8 @@
  * inodes of a PID directory live in a block per process-table slot (static:
  * nothing to allocate or leak), reused by the slot's next process; each
  * names its pid, and a file whose process is gone reads as ESRCH, as on
- * Linux. (One imprecision: a file kept open across its process's death and
- * the slot's reuse by a new process reads the new process.)
+ * Linux, also after the slot's reuse: an open file reads the pid it was
+ * opened for (struct file's inode_priv), and pids are never reused.
  */
 #include "kernel/fs.h"
 #include "lib/errno.h"
@@ -89,12 +89,13 @@ static void synth_inode(struct inode *ip, const char *name, enum inode_type type
 	ip->priv = priv;
 }
 
-/* A PID file: run its show on the process, which must still be there. */
-static int pid_file_show(struct inode *ip, struct textbuf *tb)
+/* A PID file: run its show on the process with pid priv (the one the file
+ * was opened for: pids are never reused), which must still be there. */
+static int pid_file_show(struct inode *ip, uint64_t priv, struct textbuf *tb)
 {
 	const struct pid_file *pf = &pid_files[ip - ip->parent->children];
 	spin_lock(&proc_lock);
-	struct proc *p = proc_find((int)ip->priv);
+	struct proc *p = proc_find((int)priv);
 	int r = p && proc_visible(p) ? 0 : -ESRCH;
 	if (r == 0)
 		pf->show(p, tb);
@@ -181,8 +182,9 @@ static struct inode *pid_dir_find(int pid)
 
 /* ---- the root ---- */
 
-static int sys_file_show(struct inode *ip, struct textbuf *tb)
+static int sys_file_show(struct inode *ip, uint64_t priv, struct textbuf *tb)
 {
+	(void)priv;
 	sys_files[ip - sys_inodes].show(tb);
 	return 0;
 }

@@ -45,19 +45,19 @@ static bool vma_is_stack(const struct vma *v)
 
 static bool vma_is_heap(const struct vma *v)
 {
-	return v->flags & VMA_HEAP;
+	return v->flags & VM_HEAP;
 }
 
 /* Program text: the executable file mapping (Linux's start_code..end_code). */
 static bool vma_is_text(const struct vma *v)
 {
-	return (v->flags & VMA_FILE) && (v->prot & PROT_EXEC);
+	return (v->flags & VM_FILE) && (v->prot & PROT_EXEC);
 }
 
 /* Linux's data_vm: private writable memory that is not the stack. */
 static bool vma_is_data(const struct vma *v)
 {
-	return (v->prot & PROT_WRITE) && !(v->flags & VMA_SHARED) && !vma_is_stack(v);
+	return (v->prot & PROT_WRITE) && !(v->flags & VM_SHARED) && !vma_is_stack(v);
 }
 
 /* Everything status, stat and statm say about a process's memory. */
@@ -210,7 +210,7 @@ static void vma_perms(const struct vma *v, char perms[5])
 	perms[0] = v->prot & PROT_READ ? 'r' : '-';
 	perms[1] = v->prot & PROT_WRITE ? 'w' : '-';
 	perms[2] = v->prot & PROT_EXEC ? 'x' : '-';
-	perms[3] = v->flags & VMA_SHARED ? 's' : 'p';
+	perms[3] = v->flags & VM_SHARED ? 's' : 'p';
 	perms[4] = '\0';
 }
 
@@ -274,7 +274,7 @@ static void smaps_vmflags(struct textbuf *tb, const struct vma *v)
 		tb_printf(tb, "wr ");
 	if (v->prot & PROT_EXEC)
 		tb_printf(tb, "ex ");
-	if (v->flags & VMA_SHARED)
+	if (v->flags & VM_SHARED)
 		tb_printf(tb, "sh ");
 	tb_printf(tb, "mr mw me %s\n", vma_is_stack(v) ? "gd " : "");
 }

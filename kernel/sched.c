@@ -173,6 +173,7 @@ static void sched_tick(struct trapframe *tf)
 		cpu_times.idle++;
 	}
 	loadavg_tick();
+	itimer_tick(p && trap_from_user(tf));
 	if (ticks_left > 0)
 		ticks_left--;
 	wakeup(&tick_channel);

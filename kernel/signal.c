@@ -35,8 +35,18 @@ static bool discarded(const struct proc *p, int sig)
 	return h == SIG_IGN || (h == SIG_DFL && default_action(sig) == DFL_IGNORE);
 }
 
+/* Linux's SIGNAL_UNKILLABLE: init gets only the signals it handles; one
+ * whose action is the default (SIGKILL and SIGSTOP always are) is dropped,
+ * whoever sends it. (A fault in init kills it through proc_die, not here.) */
+static bool init_drops(const struct proc *p, int sig)
+{
+	return proc_is_init(p) && action_of(p, sig)->handler == SIG_DFL;
+}
+
 void signal_send_locked(struct proc *p, int sig, int from)
 {
+	if (init_drops(p, sig))
+		return;
 	if (sig == SIGKILL || (action_of(p, sig)->handler == SIG_DFL &&
 			       !(p->sig.blocked & SIGBIT(sig)) &&
 			       default_action(sig) == DFL_TERM)) {

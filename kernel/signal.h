@@ -28,6 +28,7 @@
 #define SIGKILL 9
 #define SIGSEGV 11
 #define SIGPIPE 13
+#define SIGALRM 14
 #define SIGTERM 15
 #define SIGCHLD 17
 #define SIGCONT 18
@@ -36,6 +37,8 @@
 #define SIGTTIN 21
 #define SIGTTOU 22
 #define SIGURG 23
+#define SIGVTALRM 26
+#define SIGPROF 27
 #define SIGWINCH 28
 
 #define SIG_DFL 0UL

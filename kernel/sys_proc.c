@@ -15,6 +15,14 @@ static long sys_fork(const uint64_t a[6])
 	return proc_fork();
 }
 
+/* vfork(2): a fork whose parent sleeps until the child execs or exits. */
+static long sys_vfork(const uint64_t a[6])
+{
+	(void)a;
+	struct fork_req req = { .flags = FORK_VFORK };
+	return proc_fork_req(&req);
+}
+
 /* clone(2) flags (Linux's values). */
 #define CSIGNAL 0x000000ffUL
 #define CLONE_VM 0x00000100UL
@@ -26,9 +34,10 @@ static long sys_fork(const uint64_t a[6])
 
 /* clone(flags, stack, parent_tid, child_tid, tls) in its fork-like forms:
  * glibc's fork (SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID) and
- * vfork-like spawns (CLONE_VFORK, with or without CLONE_VM: run as a full
- * fork, correct for a child that only execs or exits; one difference: a
- * child's writes to memory do not reach the parent). The exit signal must be
+ * vfork-like spawns (CLONE_VFORK, with or without CLONE_VM: the parent
+ * sleeps until the child execs or exits, as on Linux; the child runs on a
+ * copy of memory, correct for a child that only execs or exits; one
+ * difference: with CLONE_VM its writes do not reach the parent). The exit signal must be
  * SIGCHLD or none. Threads (CLONE_VM without CLONE_VFORK, CLONE_THREAD,
  * CLONE_SETTLS, ...) are not there yet: ENOSYS. */
 static long sys_clone(const uint64_t a[6])
@@ -45,6 +54,7 @@ static long sys_clone(const uint64_t a[6])
 		.parent_tid = flags & CLONE_PARENT_SETTID ? a[2] : 0,
 		.child_tid = flags & CLONE_CHILD_SETTID ? a[3] : 0,
 		.clear_tid = flags & CLONE_CHILD_CLEARTID ? a[3] : 0,
+		.flags = flags & CLONE_VFORK ? FORK_VFORK : 0,
 	};
 	return proc_fork_req(&req);
 }
@@ -101,8 +111,10 @@ static long sys_execve(const uint64_t a[6])
 		r = copy_strings(a[2], envp, MAX_ARGS, buf, &used);
 	if (r >= 0)
 		r = exec_load(current_proc(), path, argv, envp);
-	if (r >= 0)
+	if (r >= 0) {
 		fd_close_on_exec(current_proc());
+		proc_vfork_release(current_proc());
+	}
 	kfree(buf);
 	kfree(argv);
 	return r;
@@ -139,7 +151,7 @@ static long sys_sched_yield(const uint64_t a[6])
 
 const struct syscall_entry sys_proc_table[] = {
 	{ SYS_fork, "fork", sys_fork },
-	{ SYS_vfork, "vfork", sys_fork },    /* a full fork: always correct */
+	{ SYS_vfork, "vfork", sys_vfork },
 	{ SYS_clone, "clone", sys_clone },
 	{ SYS_execve, "execve", sys_execve },
 	{ SYS_exit, "exit", sys_exit },

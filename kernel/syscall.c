@@ -27,6 +27,7 @@ void syscall_table_init(void)
 	add_table(sys_file_table);
 	add_table(sys_mem_table);
 	add_table(sys_misc_table);
+	add_table(sys_itimer_table);
 	add_table(sys_pagoda_table);
 	add_table(sys_signal_table);
 	trace = cmdline_has("strace");

@@ -19,7 +19,7 @@ struct syscall_entry {
 
 /* Each sys_*.c file provides a table; syscall.c builds the dispatch array. */
 extern const struct syscall_entry sys_proc_table[], sys_file_table[],
-	sys_mem_table[], sys_misc_table[], sys_pagoda_table[], sys_signal_table[];
+	sys_mem_table[], sys_misc_table[], sys_itimer_table[], sys_pagoda_table[], sys_signal_table[];
 
 /* Linux numbers used by the tables. */
 enum {
@@ -28,7 +28,8 @@ enum {
 	SYS_mprotect = 10, SYS_munmap = 11, SYS_brk = 12, SYS_rt_sigaction = 13,
 	SYS_rt_sigprocmask = 14, SYS_rt_sigreturn = 15, SYS_ioctl = 16, SYS_readv = 19, SYS_writev = 20,
 	SYS_access = 21, SYS_readlink = 89, SYS_readlinkat = 267, SYS_pipe = 22, SYS_sched_yield = 24, SYS_mremap = 25, SYS_mincore = 27, SYS_madvise = 28,
-	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getpid = 39,
+	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getitimer = 36,
+	SYS_alarm = 37, SYS_setitimer = 38, SYS_getpid = 39,
 	SYS_clone = 56, SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,
 	SYS_wait4 = 61, SYS_kill = 62, SYS_uname = 63, SYS_fcntl = 72,
 	SYS_getcwd = 79, SYS_sysinfo = 99, SYS_chdir = 80, SYS_gettimeofday = 96, SYS_times = 100,

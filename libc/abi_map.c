@@ -32,6 +32,16 @@ long open_flags_to_linux(int flags)
 	return (flags & ~known) ? -1 : out;
 }
 
+int open_flags_from_linux(long flags)
+{
+	int out = (int)(flags & O_ACCMODE);
+
+	for (unsigned i = 0; i < sizeof open_bits / sizeof open_bits[0]; i++)
+		if (flags & open_bits[i].linux_bit)
+			out |= open_bits[i].libc_bit;
+	return out;
+}
+
 int clock_to_linux(int clock_id)
 {
 	switch (clock_id) {

@@ -4,7 +4,8 @@
 #                         missing (it takes minutes; `rm -rf build/newlib`
 #                         to force a rebuild)
 #   $(B)/libc/crt0.o      the program entry point (libc/crt0.asm)
-#   $(B)/libc/libpagoda.a the system call glue and extra functions (libc/*.c)
+#   $(B)/libc/libpagoda.a the system call glue and extra functions (libc/*.c,
+#                         and libc/vfork.asm)
 #
 # tools/pagoda-cc compiles and links programs against all of it.
 
@@ -12,7 +13,8 @@ PAGODA_CC   := tools/pagoda-cc
 NEWLIB_DONE := $(B)/newlib/.done
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 LIBC_SRCS   := $(sort $(wildcard libc/*.c libc/*/*.c))
-LIBC_OBJS   := $(LIBC_SRCS:%.c=$(B)/%.o)
+LIBC_ASMS   := libc/vfork.asm
+LIBC_OBJS   := $(LIBC_SRCS:%.c=$(B)/%.o) $(LIBC_ASMS:%.asm=$(B)/%.asm.o)
 LIBC_LIB    := $(B)/libc/libpagoda.a
 LIBC_CRT0   := $(B)/libc/crt0.o
 LIBC_DEPS   := $(LIBC_LIB) $(LIBC_CRT0) $(NEWLIB_DONE) libc/user.ld $(PAGODA_CC)
@@ -29,6 +31,10 @@ $(B)/libc/%.o: libc/%.c $(NEWLIB_DONE) $(PAGODA_CC) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
+$(B)/libc/%.asm.o: libc/%.asm | $(call deps,build newlib)
+	@mkdir -p $(dir $@)
+	$(call say,NASM,$<)$(NASM) -f elf64 -w+all -o $@ $<
+
 $(LIBC_LIB): $(LIBC_OBJS) | $(call deps,build newlib)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
@@ -36,4 +42,4 @@ $(LIBC_CRT0): libc/crt0.asm | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,NASM,$<)$(NASM) -f elf64 -w+all -o $@ $<
 
--include $(LIBC_OBJS:.o=.d)
+-include $(LIBC_SRCS:%.c=$(B)/%.d)

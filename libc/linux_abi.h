@@ -19,6 +19,8 @@
 
 /* Translators, abi_map.c. Each returns -1 for a value it cannot express. */
 long open_flags_to_linux(int flags);
+/* Linux's open/status flag bits -> newlib's (bits newlib lacks dropped). */
+int open_flags_from_linux(long flags);
 int clock_to_linux(int clock_id);
 int signal_to_linux(int sig);
 int signal_from_linux(int sig);

@@ -16,10 +16,11 @@
 #define SYS_mkdir      83
 #define SYS_getrandom  318
 
-/* LINUX_F_DUPFD..LINUX_F_SETFD agree with newlib's F_*. */
+/* LINUX_F_DUPFD..LINUX_F_SETFL agree with newlib's F_*. */
 
-/* fcntl: descriptor duplication and the close-on-exec flag only (FD_CLOEXEC
- * is 1 in both ABIs); status flags (F_GETFL/F_SETFL) are EINVAL. */
+/* fcntl: descriptor duplication, the close-on-exec flag (FD_CLOEXEC is 1 in
+ * both ABIs) and the status flags (F_GETFL/F_SETFL: O_NONBLOCK, ...,
+ * translated both ways); other commands are EINVAL. */
 int fcntl(int fd, int cmd, ...)
 {
 	va_list ap;
@@ -30,11 +31,18 @@ int fcntl(int fd, int cmd, ...)
 	va_end(ap);
 	if (cmd == F_DUPFD_CLOEXEC)
 		cmd = LINUX_F_DUPFD_CLOEXEC;
-	else if (cmd < LINUX_F_DUPFD || cmd > LINUX_F_SETFD) {
+	else if (cmd == F_SETFL)
+		arg = open_flags_to_linux((int)arg & ~O_ACCMODE);
+	else if (cmd < LINUX_F_DUPFD || cmd > LINUX_F_GETFL) {
 		errno = EINVAL;
 		return -1;
 	}
-	return (int)sys_result(raw_syscall3(SYS_fcntl, fd, cmd, arg));
+	if (cmd == F_SETFL && arg < 0) {   /* a flag Linux has no bit for */
+		errno = EINVAL;
+		return -1;
+	}
+	long r = sys_result(raw_syscall3(SYS_fcntl, fd, cmd, arg));
+	return cmd == F_GETFL && r >= 0 ? open_flags_from_linux(r) : (int)r;
 }
 
 /* mkdir(2): create a directory (Pagoda's initrd is read-only). */

@@ -125,6 +125,13 @@ int link(const char *old, const char *new)
 	return (int)sys_result(raw_syscall2(SYS_link, old, new));
 }
 
+/* readlink(2): the target of link path in buf (n bytes, no NUL added);
+ * its length, or -1 with errno (EINVAL: path is not a link). */
+ssize_t readlink(const char *restrict path, char *restrict buf, size_t n)
+{
+	return (ssize_t)sys_result(raw_syscall3(SYS_readlink, path, buf, n));
+}
+
 /* unlink(2): remove a name (Pagoda's initrd is read-only). */
 int unlink(const char *path)
 {

@@ -26,10 +26,12 @@ pid_t fork(void)
 	return (pid_t)sys_result(raw_syscall0(SYS_fork));
 }
 
-/* vfork: a plain fork (a C wrapper cannot safely share the parent's stack). */
-pid_t vfork(void)
+/* vfork(2) is libc/vfork.asm; its error path: set errno from the raw
+ * result r (-errno) and return -1. */
+long __vfork_result(long r);
+long __vfork_result(long r)
 {
-	return fork();
+	return sys_result(r);
 }
 
 /* execve(2): replace this program; returns only on failure. */

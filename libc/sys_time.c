@@ -83,3 +83,23 @@ int usleep(useconds_t usec)
 
 	return nanosleep(&req, NULL);
 }
+
+/* getitimer(2) / setitimer(2): newlib's struct itimerval is Linux's (two
+ * struct timeval of 64-bit seconds and microseconds), and ITIMER_REAL,
+ * _VIRTUAL and _PROF have Linux's numbers, so they pass straight through. */
+int getitimer(int which, struct itimerval *value)
+{
+	return (int)sys_result(raw_syscall2(SYS_getitimer, which, value));
+}
+
+int setitimer(int which, const struct itimerval *value, struct itimerval *ovalue)
+{
+	return (int)sys_result(raw_syscall3(SYS_setitimer, which, value, ovalue));
+}
+
+/* alarm(2): SIGALRM after seconds (0 cancels); the seconds that were left
+ * of the previous alarm. */
+unsigned alarm(unsigned seconds)
+{
+	return (unsigned)raw_syscall1(SYS_alarm, seconds);
+}

@@ -114,7 +114,7 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 			return -ENOMEM;
 	}
 	bool shared = flags & MAP_SHARED;
-	unsigned vflags = (shared ? VMA_SHARED : 0) | (file ? VMA_FILE : VMA_ANON);
+	unsigned vflags = (shared ? VM_SHARED : 0) | (file ? VM_FILE : VM_ANON);
 	/* Shared anonymous memory is an object of its own, so that parent and
 	 * child find the same frames even when fork comes before the first
 	 * touch; it fills on fault, nothing is committed here. */
@@ -153,8 +153,8 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 	if (!user_range(addr, len) || !vma_covers(as, addr, end))
 		return -ENOMEM;
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
-		if (v->end > addr && (v->flags & VMA_SHARED) && (v->flags & VMA_FILE) &&
-		    (prot & PROT_WRITE))
+		if (v->end > addr && (v->flags & VM_SHARED) && (v->flags & VM_FILE) &&
+		    (prot & VM_WRITE))
 			return -EACCES;
 	int r = pgt_unshare(as->pgt, addr, end, 0);   /* all or nothing: first */
 	if (r == 0)
@@ -182,8 +182,8 @@ vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk)
 	if (new_end > old_end) {
 		if (!may_commit(new_end - as->heap_start) || vma_overlaps(as, old_end, new_end))
 			return as->brk;
-		struct vma *v = vma_new(old_end, new_end, PROT_READ | PROT_WRITE,
-					VMA_ANON | VMA_HEAP, NULL, 0);
+		struct vma *v = vma_new(old_end, new_end, VM_READ | VM_WRITE,
+					VM_ANON | VM_HEAP, NULL, 0);
 		if (!v)
 			return as->brk;
 		vma_insert(as, v);
@@ -216,14 +216,14 @@ int as_write(struct addrspace *as, vaddr_t va, const void *src, uint64_t len)
 
 /* ---- mremap ---------------------------------------------------------- */
 
-/* The PGT_* protection for the frame of entry e moved into VMA v: v's own,
+/* The page-table protection (VM_ bits) for the frame of entry e moved into VMA v: v's own,
  * private entries copy-on-write (the first write of an exclusive page just
  * makes it writable again, fault_cow), file frames marked as such. */
 static unsigned moved_prot(const struct vma *v, pte_t e)
 {
-	unsigned prot = v->prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
-	prot |= v->flags & VMA_SHARED ? PGT_SHARED : PGT_COW;
-	return prot | (pte_file(e) ? PGT_FILE : 0);
+	unsigned prot = v->prot & VM_ACCESS;
+	prot |= v->flags & VM_SHARED ? VM_SHARED : VM_COW;
+	return prot | (pte_file(e) ? VM_FILE : 0);
 }
 
 /* Map at [to, to + len) every frame present at [from, from + len), with one

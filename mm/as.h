@@ -13,27 +13,25 @@
 
 #include "lib/types.h"
 
-/* mmap/mprotect protections and flags: Linux values, shared with libc. */
+/* mmap/mprotect flags: Linux values, shared with libc. */
 #include "libc/include/pagoda/abi-mman.h"
+/* protections and VMA kinds (struct vma.prot, .flags) */
+#include "mm/vmflags.h"
 
-/* VMA kinds (struct vma.flags). */
-#define VMA_ANON (1u << 0)    /* demand-zero memory */
-#define VMA_SHARED (1u << 1)  /* MAP_SHARED: fork shares, no COW */
-#define VMA_FILE (1u << 2)    /* backed by a file's object (obj) */
-#define VMA_HEAP (1u << 4)    /* the brk area */
-#define VMA_DONTCOPY (1u << 5)   /* MADV_DONTFORK: a child does not get it */
-#define VMA_WIPEONFORK (1u << 6) /* MADV_WIPEONFORK: a child gets it empty */
+/* A PROT_ word from the system-call boundary is a VM_ access word. */
+_Static_assert(VM_READ == PROT_READ && VM_WRITE == PROT_WRITE && VM_EXEC == PROT_EXEC &&
+	       VM_NONE == PROT_NONE, "VM_ access bits must equal PROT_'s");
 
 struct pagetable;
 struct vmobject;
 
 struct vma {
 	vaddr_t start, end;        /* [start, end), page aligned */
-	unsigned prot;             /* PROT_* */
-	unsigned flags;            /* VMA_* */
+	unsigned prot;             /* VM_READ/WRITE/EXEC (mm/vmflags.h) */
+	unsigned flags;            /* VM_ kinds: VM_ANON, VM_SHARED, ... */
 	struct vmobject *obj;      /* backing object (mm/vmobject.h): a file's
-				    * (VMA_FILE) or shared anonymous memory's
-				    * (VMA_ANON|VMA_SHARED); NULL: private anon */
+				    * (VM_FILE) or shared anonymous memory's
+				    * (VM_ANON|VM_SHARED); NULL: private anon */
 	uint64_t obj_off;          /* byte offset in obj of start */
 	struct vma *next;          /* sorted by address */
 };
@@ -95,7 +93,7 @@ int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
 int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end);
 
 /* mprotect of [addr, addr + len) (len page aligned): 0, -ENOMEM (a hole in
- * the range, or out of memory), -EACCES (PROT_WRITE on a shared file). */
+ * the range, or out of memory), -EACCES (VM_WRITE on a shared file). */
 int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot);
 
 /* mremap with Linux's semantics, lengths page aligned and non-zero, flags

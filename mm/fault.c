@@ -49,11 +49,11 @@ bool page_is_zero_page(const struct page *pg)
 	return pg && pg == zero_page;
 }
 
-/* PGT_* protection for a VMA's pages. */
+/* The page-table protection (VM_ bits) of a VMA's pages. */
 static unsigned vma_pgt_prot(const struct vma *v)
 {
-	return (v->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) |
-	       (v->flags & VMA_SHARED ? PGT_SHARED : 0);
+	return (v->prot & VM_ACCESS) |
+	       (v->flags & VM_SHARED ? VM_SHARED : 0);
 }
 
 /* A new anonymous frame holding a copy of src (or zeros). */
@@ -70,7 +70,7 @@ static struct page *new_anon_frame(const struct page *src)
 /* The frame for page va of v from its object, into *pg, with *prot
  * completed: the object's own frame, or a private copy for a write to a
  * private mapping. A private mapping gets the object's frame COW even while
- * the VMA is read-only: mprotect may add PROT_WRITE later, and the write
+ * the VMA is read-only: mprotect may add VM_WRITE later, and the write
  * must then copy, not reach the object. 0, -ENOMEM or -EIO. */
 static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		       unsigned *prot)
@@ -80,13 +80,13 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	if (r < 0)
 		return r;
 	fault_stats.file++;
-	if (write && !(v->flags & VMA_SHARED)) {
+	if (write && !(v->flags & VM_SHARED)) {
 		*pg = new_anon_frame(fp);       /* private copy right away */
 		page_put(fp);
 		return *pg ? 0 : -ENOMEM;
 	}
 	*pg = fp;
-	*prot |= PGT_FILE | (v->flags & VMA_SHARED ? 0 : PGT_COW);
+	*prot |= VM_FILE | (v->flags & VM_SHARED ? 0 : VM_COW);
 	return 0;
 }
 
@@ -103,7 +103,7 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	} else if (!write && zero_page) {
 		page_get(zero_page);
 		pg = zero_page;
-		prot |= PGT_FILE | PGT_COW;
+		prot |= VM_FILE | VM_COW;
 		fault_stats.zero_page++;
 	} else {
 		pg = new_anon_frame(NULL);
@@ -148,8 +148,8 @@ static int fault_resolve(struct addrspace *as, vaddr_t va, bool write, bool exec
 	t0 = phase_end(PH_FAULT_VMA, t0);
 	if (!v)
 		return -EFAULT;
-	if ((write && !(v->prot & PROT_WRITE)) || (exec && !(v->prot & PROT_EXEC)) ||
-	    v->prot == PROT_NONE)
+	if ((write && !(v->prot & VM_WRITE)) || (exec && !(v->prot & VM_EXEC)) ||
+	    v->prot == VM_NONE)
 		return -EFAULT;
 	va = ALIGN_DOWN(va, PAGE_SIZE);
 	/* A shared PT page must become ours BEFORE anything is decided about the

@@ -17,7 +17,7 @@
  * per-page work at all, so the cost grows with the number of PT pages (one
  * per 2 MiB).
  *
- * madvise flags: a VMA marked MADV_DONTFORK (VMA_DONTCOPY) is not given to
+ * madvise flags: a VMA marked MADV_DONTFORK (VM_DONTCOPY) is not given to
  * the child at all; one marked MADV_WIPEONFORK is given empty (the child
  * reads zeros). A shared PT page may span such a VMA and its neighbours, so
  * an address space with either flag anywhere forks entry by entry
@@ -35,7 +35,7 @@
 static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
 		    enum fork_strategy s)
 {
-	bool shared = v->flags & VMA_SHARED;
+	bool shared = v->flags & VM_SHARED;
 	switch (s) {
 	case FORK_COPY:
 		return pgt_dup(child, parent, v->start, v->end, v->prot, shared);
@@ -53,7 +53,7 @@ static int fork_vma(struct pagetable *child, struct pagetable *parent, const str
 static bool has_fork_flags(const struct addrspace *as)
 {
 	for (const struct vma *v = as->vmas; v; v = v->next)
-		if (v->flags & (VMA_DONTCOPY | VMA_WIPEONFORK))
+		if (v->flags & (VM_DONTCOPY | VM_WIPEONFORK))
 			return true;
 	return false;
 }
@@ -70,7 +70,7 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 	if (s == FORK_SHARE && has_fork_flags(parent))
 		s = FORK_COW;
 	for (struct vma *v = parent->vmas; v; v = v->next) {
-		if (v->flags & VMA_DONTCOPY)
+		if (v->flags & VM_DONTCOPY)
 			continue;
 		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
 					v->obj_off);
@@ -78,7 +78,7 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 			goto fail;
 		vma_insert(child, c);
 		t0 = phase_begin();
-		int r = v->flags & VMA_WIPEONFORK ? 0 : fork_vma(child->pgt, parent->pgt, v, s);
+		int r = v->flags & VM_WIPEONFORK ? 0 : fork_vma(child->pgt, parent->pgt, v, s);
 		phase_end(PH_FORK_VMA, t0);
 		if (r < 0)
 			goto fail;

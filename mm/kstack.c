@@ -32,7 +32,7 @@ void *kstack_alloc(void)
 	vaddr_t top = slot_top(i), va;
 	for (va = top - PAGE_SIZE; va >= top - KSTACK_SIZE; va -= PAGE_SIZE) {
 		struct page *pg = page_alloc(0, 0);
-		if (!pg || pgt_map(&kernel_pgt, va, page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_W) < 0) {
+		if (!pg || pgt_map(&kernel_pgt, va, page_to_pa(pg), PAGE_SIZE, VM_READ | VM_WRITE) < 0) {
 			if (pg)
 				page_free(pg, 0);
 			unmap_stack(top, va + PAGE_SIZE);

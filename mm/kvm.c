@@ -13,7 +13,7 @@ static uint64_t dmap_page;
 /* An absent direct-map entry at the leaf level: one large page. */
 static int dmap_hole(struct walk *w)
 {
-	pte_t bits = pgt_prot_bits(w->va, PGT_R | PGT_W) | PTE_PS;
+	pte_t bits = pte_mkhuge(pgt_prot_bits(w->va, VM_READ | VM_WRITE));
 	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_make(w->va - DIRECT_MAP_BASE, bits));
 	return 0;
 }

@@ -14,7 +14,7 @@
 
 struct kvm_segment {
 	vaddr_t start, end;    /* kernel image virtual range, page aligned */
-	unsigned prot;         /* PGT_R | PGT_W | PGT_X */
+	unsigned prot;         /* VM_READ | VM_WRITE | VM_EXEC */
 };
 
 struct kvm_layout {

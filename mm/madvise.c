@@ -50,10 +50,10 @@ static bool flag_advice(int advice, unsigned *set, unsigned *clear)
 {
 	*set = *clear = 0;
 	switch (advice) {
-	case MADV_DONTFORK: *set = VMA_DONTCOPY; return true;
-	case MADV_DOFORK: *clear = VMA_DONTCOPY; return true;
-	case MADV_WIPEONFORK: *set = VMA_WIPEONFORK; return true;
-	case MADV_KEEPONFORK: *clear = VMA_WIPEONFORK; return true;
+	case MADV_DONTFORK: *set = VM_DONTCOPY; return true;
+	case MADV_DOFORK: *clear = VM_DONTCOPY; return true;
+	case MADV_WIPEONFORK: *set = VM_WIPEONFORK; return true;
+	case MADV_KEEPONFORK: *clear = VM_WIPEONFORK; return true;
 	default: return false;
 	}
 }
@@ -74,7 +74,7 @@ static bool known_advice(int advice)
 
 static bool private_anon(const struct vma *v)
 {
-	return !v->obj && !(v->flags & VMA_SHARED);
+	return !v->obj && !(v->flags & VM_SHARED);
 }
 
 /* MADV_REMOVE on [start, end) of v. */
@@ -82,7 +82,7 @@ static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vadd
 {
 	if (!v->obj)
 		return -EINVAL;
-	if (!v->obj->ops->remove || !(v->flags & VMA_SHARED))
+	if (!v->obj->ops->remove || !(v->flags & VM_SHARED))
 		return -EACCES;
 	as_unmap_pages(as, start, end);
 	v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
@@ -111,7 +111,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 	default:
 		if (!flag_advice(advice, &set, &clear))
 			return 0;
-		if (set == VMA_WIPEONFORK && !private_anon(v))
+		if (set == VM_WIPEONFORK && !private_anon(v))
 			return -EINVAL;
 		v->flags = (v->flags | set) & ~clear;   /* v lies inside the range */
 		return 0;

@@ -119,7 +119,7 @@ static void account_pages(struct vma_walk *s, const struct page *pg, pte_t e,
 {
 	struct vma_memstat *st = s->st;
 	bool anon = pg->type == PG_ANON, dirty = pte_dirty(e);
-	bool shmem = (s->v->flags & VMA_SHARED) && (s->v->flags & VMA_ANON);
+	bool shmem = (s->v->flags & VM_SHARED) && (s->v->flags & VM_ANON);
 	uint64_t pss = (n << PSS_SHIFT) / sharers;
 	if (shmem)
 		st->rss_shmem += n, st->pss_shmem += pss;

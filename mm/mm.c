@@ -92,9 +92,9 @@ void mm_init(void)
 		.dmap_end = top,
 		.page1g = f.page1g && !cmdline_has("mm_no1g"),   /* test the fallback */
 		.seg = {
-			{ (vaddr_t)_text_start, (vaddr_t)_text_end, PGT_R | PGT_X },
-			{ (vaddr_t)_rodata_start, (vaddr_t)_rodata_end, PGT_R },
-			{ (vaddr_t)_data_start, (vaddr_t)_data_end, PGT_R | PGT_W },
+			{ (vaddr_t)_text_start, (vaddr_t)_text_end, VM_READ | VM_EXEC },
+			{ (vaddr_t)_rodata_start, (vaddr_t)_rodata_end, VM_READ },
+			{ (vaddr_t)_data_start, (vaddr_t)_data_end, VM_READ | VM_WRITE },
 		},
 		.nseg = 3,
 	};

@@ -13,22 +13,22 @@ struct pagetable kernel_pgt;
 
 pte_t pgt_prot_bits(vaddr_t va, unsigned prot)
 {
-	bool none = !(prot & (PGT_R | PGT_W | PGT_X));
-	pte_t e = is_user_addr(va) && none ? PTE_PROTNONE : PTE_P;
-	if ((prot & PGT_W) && !(prot & PGT_COW))
-		e |= PTE_W;
-	if (!(prot & PGT_X))
-		e |= PTE_NX;
-	if (!is_user_addr(va))
-		e |= PTE_G;
+	bool user = is_user_addr(va), none = !(prot & VM_ACCESS);
+	pte_t e = user && none ? pte_mkprotnone(0) : pte_mkpresent(0);
+	if ((prot & VM_WRITE) && !(prot & VM_COW))
+		e = pte_mkwrite(e);
+	if (!(prot & VM_EXEC))
+		e = pte_mknoexec(e);
+	if (!user)
+		e = pte_mkglobal(e);
 	else if (!none)
-		e |= PTE_U;
-	if (prot & PGT_COW)
-		e |= PTE_COW;
-	if (prot & PGT_FILE)
-		e |= PTE_FILE;
-	if (prot & PGT_SHARED)
-		e |= PTE_SHARED;
+		e = pte_mkuser(e);
+	if (prot & VM_COW)
+		e = pte_mkcow(e);
+	if (prot & VM_FILE)
+		e = pte_mkfile(e);
+	if (prot & VM_SHARED)
+		e = pte_mkshared(e);
 	return e;
 }
 
@@ -39,7 +39,7 @@ paddr_t pgt_root_pa(const struct pagetable *pgt)
 
 bool pgt_active(const struct pagetable *pgt)
 {
-	return (pv_read_cr3() & PTE_ADDR_MASK) == pgt_root_pa(pgt);
+	return pte_addr(pv_read_cr3()) == pgt_root_pa(pgt);
 }
 
 void pgt_activate(struct pagetable *pgt)

@@ -23,6 +23,7 @@
 #define MM_PGTABLE_H
 
 #include "mm/page.h"
+#include "mm/vmflags.h"
 #include "arch/x86_64/pte.h"
 
 struct tlb_batch;
@@ -32,17 +33,12 @@ struct pagetable {
 	uint64_t nr_tables;      /* table pages below the PML4 (private) */
 };
 
-/* Protection for pgt_map/pgt_protect; PGT_R/W/X equal PROT_READ/WRITE/EXEC.
- * The user bit follows the address (user half: U, kernel half: global). A
- * user mapping with none of R/W/X (PGT_NONE) keeps its frame in a PROT_NONE
- * entry that is not present: every access faults, the kernel's too. */
-#define PGT_NONE 0x0
-#define PGT_R 0x1
-#define PGT_W 0x2
-#define PGT_X 0x4
-#define PGT_COW 0x10      /* software: copy on write (mapped read-only) */
-#define PGT_FILE 0x20     /* software: file-backed frame */
-#define PGT_SHARED 0x40   /* software: MAP_SHARED */
+/* Protection for pgt_map/pgt_protect/pgt_replace: VM_ bits (mm/vmflags.h),
+ * the access bits plus VM_COW, VM_FILE and VM_SHARED for the entry's
+ * software bits. The user bit follows the address (user half: U, kernel
+ * half: global). A user mapping with no access bit (VM_NONE) keeps its
+ * frame in a PROT_NONE entry that is not present: every access faults, the
+ * kernel's too. */
 
 /* The kernel's page table (mm/kvm.c); every user PML4 shares its upper half. */
 extern struct pagetable kernel_pgt;
@@ -148,7 +144,7 @@ int pgt_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
 
 /* Eager fork of [start, end), no copy-on-write: every present private
  * anonymous page of src gets a new frame in dst holding a copy of its
- * contents, mapped with prot (PGT_R/W/X, the VMA's), so neither side faults
+ * contents, mapped with prot (the VMA's VM_ access bits), so neither side faults
  * on its first write. Frames of MAP_SHARED ranges (shared != 0) and file
  * frames are mapped in dst as they are, with one more reference. src does
  * not change (so no batch; shared PT pages of src stay shared). -ENOMEM if

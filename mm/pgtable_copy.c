@@ -129,7 +129,7 @@ static const struct walk_ops dup_ops = { .pte = dup_pte };
 int pgt_dup(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
 	    unsigned prot, bool shared)
 {
-	struct dup_arg a = { .dst = dst, .prot = prot & (PGT_R | PGT_W | PGT_X),
+	struct dup_arg a = { .dst = dst, .prot = prot & VM_ACCESS,
 			     .shared = shared };
 	struct walk w = { .ops = &dup_ops, .pgt = src, .arg = &a };
 	return walk_range(&w, start, end);

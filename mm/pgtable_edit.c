@@ -189,8 +189,7 @@ static bool may_write_in_place(pte_t e)
 
 pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
 {
-	pte_t keep = pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK) & ~PTE_PROTNONE;
-	pte_t n = pte_make(pte_addr(e), keep | pgt_prot_bits(va, prot));
+	pte_t n = pte_make(pte_addr(e), pte_keep_on_protect(e) | pgt_prot_bits(va, prot));
 	if (!pte_writable(n) || !is_user_addr(va))
 		return n;
 	return may_write_in_place(e) ? pte_clear_cow(n) : pte_mkcow(n);
@@ -222,7 +221,7 @@ static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace
 void pgt_replace(struct tlb_batch *b, vaddr_t va, paddr_t pa, unsigned prot)
 {
 	struct replace_arg a = { .b = b, .e = pte_make(pa, pgt_prot_bits(va, prot)) };
-	if (prot & PGT_COW)
+	if (prot & VM_COW)
 		a.e = pte_mkcow(a.e);
 	struct walk w = { .ops = &replace_ops, .pgt = b->pgt, .arg = &a, .write = true };
 	walk_range(&w, va, va + PAGE_SIZE);

@@ -125,14 +125,14 @@ struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t
 
 void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, vaddr_t va)
 {
-	pte_t flags = PTE_P | PTE_W | (is_user_addr(va) ? PTE_U : 0);
-	pt_set_table(ep, level, pte_make(page_to_pa(t), flags));
+	pte_t e = pte_table(page_to_pa(t));
+	pt_set_table(ep, level, is_user_addr(va) ? pte_mkuser(e) : e);
 	pgt->nr_tables++;
 }
 
 void pt_table_link_shared(struct pagetable *pgt, pte_t *pde, struct page *pt)
 {
-	pt_set_table(pde, PGL_PD, pte_make(page_to_pa(pt), PTE_P | PTE_U));
+	pt_set_table(pde, PGL_PD, pte_mkuser(pte_wrprotect(pte_table(page_to_pa(pt)))));
 	pt->pt.share++;
 	pgt->nr_tables++;
 }

@@ -156,12 +156,12 @@ static pte_t *child_pd_slot(struct fork_arg *a, vaddr_t va)
 static int fork_pde(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
-	bool whole = w->end - w->va == LARGE_PAGE_SIZE && !(a->v->flags & VMA_SHARED);
+	bool whole = w->end - w->va == LARGE_PAGE_SIZE && !(a->v->flags & VM_SHARED);
 	if (pte_huge(pte_read(w->ep)))
 		panic("ptshare_fork: huge user page at %#lx", w->va);
 	if (!whole && !pt_needs_unshare(pte_read(w->ep), w->va)) {
 		ptshare_stats.fork_copied++;
-		return pgt_copy(a->dst, w->pgt, w->va, w->end, a->v->flags & VMA_SHARED);
+		return pgt_copy(a->dst, w->pgt, w->va, w->end, a->v->flags & VM_SHARED);
 	}
 	pte_t *slot = child_pd_slot(a, w->va);
 	if (!slot)

@@ -55,8 +55,8 @@ static bool chunk_is_text(struct addrspace *as, vaddr_t base, struct vmobject **
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next) {
 		if (v->end <= base)
 			continue;
-		if (!(v->flags & VMA_FILE) || (v->flags & VMA_SHARED) ||
-		    (v->prot & PROT_WRITE) || (*file && v->obj != *file))
+		if (!(v->flags & VM_FILE) || (v->flags & VM_SHARED) ||
+		    (v->prot & VM_WRITE) || (*file && v->obj != *file))
 			return false;
 		*file = v->obj;
 		h = fnv_mix(fnv_mix(fnv_mix(fnv_mix(h, v->start), v->end), v->prot), v->obj_off);
@@ -103,7 +103,7 @@ void ptshare_text_attach(struct addrspace *as)
 {
 	vaddr_t last = 0;
 	for (struct vma *v = as->vmas; v; v = v->next) {
-		if (!(v->flags & VMA_FILE))
+		if (!(v->flags & VM_FILE))
 			continue;
 		for (vaddr_t base = ALIGN_DOWN(v->start, LARGE_PAGE_SIZE); base < v->end;
 		     base += LARGE_PAGE_SIZE) {

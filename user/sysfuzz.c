@@ -68,7 +68,8 @@ enum { NR_brk = 12, NR_execve = 59, NR_fcntl = 72, NR_ioctl = 16, NR_mmap = 9, N
 
 /* Linux signal numbers (the calls are raw; newlib numbers signals its own
  * way, so the parent waits with the raw wait4 too). */
-enum { LSIG_BUS = 7, LSIG_KILL = 9, LSIG_SEGV = 11, LSIG_PIPE = 13 };
+enum { LSIG_BUS = 7, LSIG_KILL = 9, LSIG_SEGV = 11, LSIG_PIPE = 13, LSIG_ALRM = 14,
+       LSIG_VTALRM = 26, LSIG_PROF = 27 };
 
 /* Argument kinds: what a call's argument means. */
 enum akind { A_INT, A_FD, A_PTR, A_PATH, A_LEN, A_ADDR, A_PROT, A_MFLAGS, A_SIG, A_PID, A_ADV };
@@ -85,6 +86,7 @@ enum cls {
 	C_FORK = 128,    /* the new process must exit at once */
 	C_HOST = 256,    /* allowed in host mode */
 	C_PAGODA = 512,  /* Pagoda's own call: not on Linux */
+	C_TIMER = 1024,  /* may arm a timer: SIGALRM/SIGVTALRM/SIGPROF explained */
 };
 
 struct call {
@@ -150,6 +152,9 @@ static const struct call calls[] = {
 	{ 201, "time", H, { A_PTR }, 1, 2 },
 	{ 100, "times", H, { A_PTR }, 1, 2 },
 	{ 35, "nanosleep", C_BLOCKS | H, { A_PTR, A_PTR }, 2, 2 },
+	{ 36, "getitimer", H, { A_INT, A_PTR }, 2, 2 },
+	{ 37, "alarm", C_TIMER | H, { A_INT }, 1, 2 },
+	{ 38, "setitimer", C_TIMER | H, { A_INT, A_PTR, A_PTR }, 3, 2 },
 	{ 158, "arch_prctl", C_HANDLER, { A_INT, A_ADDR }, 2, 2 },
 	{ 218, "set_tid_address", H, { A_PTR }, 1, 2 },
 	{ 102, "getuid", H, { 0 }, 0, 1 },
@@ -588,6 +593,8 @@ static void one_call(long step)
 	r->sticky |= c->cls;
 	if (c->cls & C_SIG)
 		r->sent |= 1ULL << (a[c->nr == NR_tgkill ? 2 : 1] & 63);
+	if (c->cls & C_TIMER)
+		r->sent |= 1ULL << LSIG_ALRM | 1ULL << LSIG_VTALRM | 1ULL << LSIG_PROF;
 	if (F.verbose)   /* on the parent's stdout, kept at TRACE_FD */
 		dprintf(TRACE_FD, "[%ld] %s\n", step, format_record(r));
 	r->in_flight = 1;

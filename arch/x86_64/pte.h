@@ -104,6 +104,25 @@ static inline pte_t pte_mksmall(pte_t e) { return pte_clear(e, PTE_PS); }
 static inline pte_t pte_mkcow(pte_t e) { return pte_set(pte_wrprotect(e), PTE_COW); }
 /* No longer copy-on-write (a write in place is allowed). */
 static inline pte_t pte_clear_cow(pte_t e) { return pte_clear(e, PTE_COW); }
+/* Building an entry: start from 0 (or pte_table) and add. */
+static inline pte_t pte_mkpresent(pte_t e) { return pte_set(e, PTE_P); }
+/* A PROT_NONE leaf: kept not present, every access faults. */
+static inline pte_t pte_mkprotnone(pte_t e) { return pte_set(pte_clear(e, PTE_P), PTE_PROTNONE); }
+static inline pte_t pte_mknoexec(pte_t e) { return pte_set(e, PTE_NX); }
+static inline pte_t pte_mkuser(pte_t e) { return pte_set(e, PTE_U); }
+static inline pte_t pte_mkglobal(pte_t e) { return pte_set(e, PTE_G); }
+static inline pte_t pte_mkhuge(pte_t e) { return pte_set(e, PTE_PS); }
+static inline pte_t pte_mkfile(pte_t e) { return pte_set(e, PTE_FILE); }
+static inline pte_t pte_mkshared(pte_t e) { return pte_set(e, PTE_SHARED); }
+/* An entry pointing at the table at pa: present and writable (the leaves
+ * decide; add pte_mkuser for the user half). */
+static inline pte_t pte_table(paddr_t pa) { return pte_make(pa, PTE_P | PTE_W); }
+/* The flag bits a change of protection keeps: accessed, dirty and the
+ * software bits (not PROT_NONE, which follows the new protection). */
+static inline pte_t pte_keep_on_protect(pte_t e)
+{
+	return pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK) & ~PTE_PROTNONE;
+}
 /* MADV_FREE'd: clean (so a later write shows) and marked lazy-free. */
 static inline pte_t pte_mklazyfree(pte_t e) { return pte_set(pte_mkclean(e), PTE_LAZYFREE); }
 static inline pte_t pte_clear_lazyfree(pte_t e) { return pte_clear(e, PTE_LAZYFREE); }

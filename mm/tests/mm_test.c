@@ -170,7 +170,7 @@ MM_TEST(user_map_roundtrip)
 	struct pagetable *pgt = pgt_create();
 	struct page *pg = page_alloc(0, PA_ZERO | PA_ANON);
 	vaddr_t va = USER_TEXT_BASE + MiB(2);
-	KEXPECT_EQ(pgt_map(pgt, va, page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_W), 0);
+	KEXPECT_EQ(pgt_map(pgt, va, page_to_pa(pg), PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	KEXPECT_EQ(pgt->nr_tables, 3);
 	KEXPECT_EQ(pgt_rss(pgt), 1);
 	pgt_activate(pgt);
@@ -183,7 +183,7 @@ MM_TEST(user_map_roundtrip)
 		KEXPECT(ktest_catch_fault(read_byte, (void *)va, &vec, &addr));
 	struct tlb_batch b;
 	tlb_begin(&b, pgt);
-	KEXPECT_EQ(pgt_protect(&b, va, va + PAGE_SIZE, PGT_R, PGT_STRICT), 0);
+	KEXPECT_EQ(pgt_protect(&b, va, va + PAGE_SIZE, VM_READ, PGT_STRICT), 0);
 	tlb_end(&b);
 	user_access_begin();
 	KEXPECT(ktest_catch_fault(write_byte, (void *)va, &vec, &addr));
@@ -208,7 +208,7 @@ MM_TEST(smep)
 	struct pagetable *pgt = pgt_create();
 	struct page *pg = page_alloc(0, PA_ZERO | PA_ANON);
 	*(uint8_t *)page_va(pg) = 0xc3;   /* ret */
-	KEXPECT_EQ(pgt_map(pgt, USER_TEXT_BASE, page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_X), 0);
+	KEXPECT_EQ(pgt_map(pgt, USER_TEXT_BASE, page_to_pa(pg), PAGE_SIZE, VM_READ | VM_EXEC), 0);
 	pgt_activate(pgt);
 	uint64_t vec, addr;
 	struct mmu_features f;

@@ -79,9 +79,9 @@ static void host_kernel_setup(uint64_t bytes)
 	struct kvm_layout l = {
 		.dmap_end = bytes, .page1g = false, .nseg = 3,
 		.seg = {
-			{ img, img + HOST_IMAGE_SEG, PGT_R | PGT_X },
-			{ img + HOST_IMAGE_SEG, img + 2 * HOST_IMAGE_SEG, PGT_R },
-			{ img + 2 * HOST_IMAGE_SEG, img + 3 * HOST_IMAGE_SEG, PGT_R | PGT_W },
+			{ img, img + HOST_IMAGE_SEG, VM_READ | VM_EXEC },
+			{ img + HOST_IMAGE_SEG, img + 2 * HOST_IMAGE_SEG, VM_READ },
+			{ img + 2 * HOST_IMAGE_SEG, img + 3 * HOST_IMAGE_SEG, VM_READ | VM_WRITE },
 		},
 	};
 	kvm_build(&l);

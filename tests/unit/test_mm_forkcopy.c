@@ -66,7 +66,7 @@ static void same_contents(struct pagetable *a, struct pagetable *b)
 START_TEST(test_copy_private_frames)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
-	map_filled(p, PGT_R | PGT_W, 1);
+	map_filled(p, VM_READ | VM_WRITE, 1);
 	uint64_t anon0 = mm_stats.by_type[PG_ANON];
 	ck_assert_int_eq(pgt_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, false), 0);
 	ck_assert_uint_eq(mm_stats.by_type[PG_ANON], 2 * anon0);
@@ -99,7 +99,7 @@ START_TEST(test_copy_follows_vma_prot)
 {
 	struct pagetable *p = pgt_create(), *q = pgt_create(), *c = pgt_create(),
 			 *r = pgt_create();
-	map_filled(p, PGT_R | PGT_W, 2);
+	map_filled(p, VM_READ | VM_WRITE, 2);
 	ck_assert_int_eq(pgt_copy(q, p, BASE, END, false), 0);   /* p's pages now COW */
 	pte_t pe, ce, re;
 	frame_of(p, BASE, &pe);
@@ -126,10 +126,10 @@ END_TEST
 START_TEST(test_copy_shares_shared_and_file_frames)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
-	map_filled(p, PGT_R | PGT_W | PGT_SHARED, 3);
+	map_filled(p, VM_READ | VM_WRITE | VM_SHARED, 3);
 	struct page *file = page_alloc(0, PA_FILE);
 	ck_assert_ptr_nonnull(file);
-	ck_assert_int_eq(pgt_map(p, END, page_to_pa(file), PAGE_SIZE, PGT_R | PGT_FILE), 0);
+	ck_assert_int_eq(pgt_map(p, END, page_to_pa(file), PAGE_SIZE, VM_READ | VM_FILE), 0);
 	ck_assert_int_eq(pgt_dup(c, p, BASE, END, PROT_READ | PROT_WRITE, true), 0);
 	ck_assert_int_eq(pgt_dup(c, p, END, END + PAGE_SIZE, PROT_READ, false), 0);
 	pte_t pe, ce;
@@ -150,7 +150,7 @@ END_TEST
 START_TEST(test_copy_out_of_memory)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
-	map_filled(p, PGT_R | PGT_W, 4);
+	map_filled(p, VM_READ | VM_WRITE, 4);
 	struct list held;
 	host_exhaust(&held);
 	struct page *pg, *spare[NPAGES / 2];
@@ -176,9 +176,9 @@ END_TEST
 START_TEST(test_three_strategies_same_contents)
 {
 	struct pagetable *p = pgt_create(), *c[3];
-	map_filled(p, PGT_R | PGT_W, 5);
+	map_filled(p, VM_READ | VM_WRITE, 5);
 	struct vma v = { .start = BASE, .end = END, .prot = PROT_READ | PROT_WRITE,
-			 .flags = VMA_ANON };
+			 .flags = VM_ANON };
 	for (int i = 0; i < 3; i++)
 		c[i] = pgt_create();
 	ck_assert_int_eq(pgt_dup(c[FORK_COPY], p, BASE, END, v.prot, false), 0);
@@ -205,8 +205,8 @@ END_TEST
 START_TEST(test_prot_none_not_present)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
-	map_filled(p, PGT_R | PGT_W, 3);
-	ck_assert_int_eq(host_protect(p, BASE, END, PGT_NONE, 0), 0);
+	map_filled(p, VM_READ | VM_WRITE, 3);
+	ck_assert_int_eq(host_protect(p, BASE, END, VM_NONE, 0), 0);
 	pte_t e;
 	struct page *pg = frame_of(p, BASE, &e);
 	ck_assert(!pte_present(e) && pte_protnone(e) && !pte_user(e));
@@ -216,7 +216,7 @@ START_TEST(test_prot_none_not_present)
 	ck_assert_ptr_eq(frame_of(c, BASE, &e), pg);
 	ck_assert(pte_protnone(e) && pte_cow(e));
 	ck_assert_uint_eq(pg->refcount, 2);
-	ck_assert_int_eq(host_protect(c, BASE, END, PGT_R | PGT_W, 0), 0);
+	ck_assert_int_eq(host_protect(c, BASE, END, VM_READ | VM_WRITE, 0), 0);
 	ck_assert_ptr_eq(frame_of(c, BASE, &e), pg);
 	ck_assert(pte_present(e) && pte_user(e) && !pte_protnone(e) && !pte_writable(e));
 	same_contents(p, c);

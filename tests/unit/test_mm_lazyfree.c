@@ -44,7 +44,7 @@ static void map_pages(int n)
 		struct page *pg = page_alloc(0, PA_ANON);
 		ck_assert_ptr_nonnull(pg);
 		memset(page_va(pg), i + 1, PAGE_SIZE);
-		ck_assert_int_eq(pgt_map(pgt, VA(i), page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_W), 0);
+		ck_assert_int_eq(pgt_map(pgt, VA(i), page_to_pa(pg), PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	}
 }
 
@@ -142,7 +142,7 @@ START_TEST(test_unmap_and_replace_forget)
 	host_unmap(pgt, VA(0), VA(4), 0);                        /* munmap / DONTNEED */
 	ck_assert_uint_eq(lazyfree_check(), 4);
 	struct page *copy = page_alloc(0, PA_ANON);
-	host_replace(pgt, VA(4), page_to_pa(copy), PGT_R | PGT_W);  /* a COW copy */
+	host_replace(pgt, VA(4), page_to_pa(copy), VM_READ | VM_WRITE);  /* a COW copy */
 	ck_assert_uint_eq(lazyfree_check(), 3);
 	ck_assert_uint_eq(lazyfree_stats.forgotten, 5);
 	check_all_gone();                                    /* exit: the rest */
@@ -194,7 +194,7 @@ START_TEST(test_shared_pt)
 {
 	map_pages(8);
 	struct vma v = { .start = UVA, .end = UVA + LARGE_PAGE_SIZE,
-			 .prot = PROT_READ | PROT_WRITE, .flags = VMA_ANON };
+			 .prot = PROT_READ | PROT_WRITE, .flags = VM_ANON };
 	lazyfree_range(pgt, VA(0), VA(8));
 	struct pagetable *child = pgt_create();
 	ck_assert_int_eq(ptshare_fork_vma(child, pgt, &v), 0);

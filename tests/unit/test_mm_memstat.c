@@ -33,9 +33,9 @@ START_TEST(test_zero_page_not_resident)
 	struct as_memstat st;
 	for (int i = 0; i < 3; i++) {
 		page_get(zero);
-		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, zero_frame_pa, PAGE_SIZE, PGT_R | PGT_COW), 0);
+		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, zero_frame_pa, PAGE_SIZE, VM_READ | VM_COW), 0);
 	}
-	ck_assert_int_eq(pgt_map(pgt, UVA + 3 * PAGE_SIZE, page_to_pa(new_anon()), PAGE_SIZE, PGT_R | PGT_W), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA + 3 * PAGE_SIZE, page_to_pa(new_anon()), PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, 4);
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->pt.zero, 3);
 	ck_assert_uint_eq(pgt_rss(pgt), 1);
@@ -60,9 +60,9 @@ START_TEST(test_pss_halves_and_census)
 	struct page *both = new_anon();
 	struct as_memstat sa, sb;
 	page_get(both);
-	ck_assert_int_eq(pgt_map(a, UVA, page_to_pa(both), PAGE_SIZE, PGT_R | PGT_COW), 0);
-	ck_assert_int_eq(pgt_map(b, UVA, page_to_pa(both), PAGE_SIZE, PGT_R | PGT_COW), 0);
-	ck_assert_int_eq(pgt_map(a, UVA + PAGE_SIZE, page_to_pa(new_anon()), PAGE_SIZE, PGT_R | PGT_W), 0);
+	ck_assert_int_eq(pgt_map(a, UVA, page_to_pa(both), PAGE_SIZE, VM_READ | VM_COW), 0);
+	ck_assert_int_eq(pgt_map(b, UVA, page_to_pa(both), PAGE_SIZE, VM_READ | VM_COW), 0);
+	ck_assert_int_eq(pgt_map(a, UVA + PAGE_SIZE, page_to_pa(new_anon()), PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	as_memstat(&asa, &sa);
 	as_memstat(&asb, &sb);
 	ck_assert_uint_eq(sa.rss_pages, 2);

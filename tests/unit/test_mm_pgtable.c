@@ -30,7 +30,7 @@ START_TEST(test_map_lookup_unmap)
 	struct pagetable *pgt = pgt_create();
 	paddr_t pa = new_frame(), got;
 	pte_t fl;
-	ck_assert_int_eq(pgt_map(pgt, UVA, pa, PAGE_SIZE, PGT_R | PGT_W), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, pa, PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	ck_assert(pgt_lookup(pgt, UVA + 0x123, &got, &fl));
 	ck_assert_uint_eq(got, pa + 0x123);
 	ck_assert(pte_user(fl) && pte_writable(fl) && !pte_exec(fl) && !pte_global(fl));
@@ -52,17 +52,17 @@ START_TEST(test_protect)
 {
 	struct pagetable *pgt = pgt_create();
 	pte_t fl;
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R | PGT_W | PGT_COW), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ | VM_WRITE | VM_COW), 0);
 	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
 	ck_assert(!pte_writable(fl) && pte_cow(fl));   /* COW maps read-only */
-	ck_assert_int_eq(host_protect(pgt, UVA, UVA + PAGE_SIZE, PGT_R | PGT_X, PGT_STRICT), 0);
+	ck_assert_int_eq(host_protect(pgt, UVA, UVA + PAGE_SIZE, VM_READ | VM_EXEC, PGT_STRICT), 0);
 	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
 	ck_assert(!pte_writable(fl) && pte_exec(fl) && pte_user(fl) && pte_cow(fl));
-	ck_assert_int_eq(host_protect(pgt, UVA, UVA + PAGE_SIZE, PGT_R | PGT_W, PGT_STRICT), 0);
+	ck_assert_int_eq(host_protect(pgt, UVA, UVA + PAGE_SIZE, VM_READ | VM_WRITE, PGT_STRICT), 0);
 	ck_assert(pgt_lookup(pgt, UVA, NULL, &fl));
 	ck_assert(pte_writable(fl) && !pte_exec(fl));
-	ck_assert_int_eq(host_protect(pgt, UVA + PAGE_SIZE, UVA + PAGE_SIZE + PAGE_SIZE, PGT_R, PGT_STRICT), -ENOENT);
-	ck_assert_int_eq(host_protect(pgt, UVA + GiB(1), UVA + GiB(1) + PAGE_SIZE, PGT_R, PGT_STRICT), -ENOENT);
+	ck_assert_int_eq(host_protect(pgt, UVA + PAGE_SIZE, UVA + PAGE_SIZE + PAGE_SIZE, VM_READ, PGT_STRICT), -ENOENT);
+	ck_assert_int_eq(host_protect(pgt, UVA + GiB(1), UVA + GiB(1) + PAGE_SIZE, VM_READ, PGT_STRICT), -ENOENT);
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, 1);
 	pgt_destroy(pgt);
 	host_assert_no_leak();
@@ -75,9 +75,9 @@ START_TEST(test_dense_and_sparse)
 	struct pagetable *pgt = pgt_create();
 	uint64_t n = 3 * PT_ENTRIES + 1;
 	for (uint64_t i = 0; i < n; i++)
-		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, new_frame(), PAGE_SIZE, PGT_R), 0);
+		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, new_frame(), PAGE_SIZE, VM_READ), 0);
 	for (int i = 0; i < 8; i++)
-		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PAGE_SIZE, PGT_R), 0);
+		ck_assert_int_eq(pgt_map(pgt, GiB(64) + (uint64_t)i * GiB(1), new_frame(), PAGE_SIZE, VM_READ), 0);
 	ck_assert_uint_eq(pgt_rss(pgt), n + 8);
 	ck_assert_uint_eq(pgt_check(pgt, 0, USER_HALF_END), 1 + 5 + 16);
 	ck_assert_uint_eq(host_pt_of(pgt, UVA)->count, PT_ENTRIES);
@@ -117,8 +117,8 @@ START_TEST(test_walker_callbacks)
 	ck_assert_int_eq(walk_range(&w, 0, USER_HALF_END), 0);
 	ck_assert_int_eq(c.hole, 256);   /* empty user half: one hole per PML4 slot */
 	ck_assert_int_eq(c.pte + c.pml4e + c.done, 0);
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R), 0);
-	ck_assert_int_eq(pgt_map(pgt, UVA + 2 * PAGE_SIZE, new_frame(), PAGE_SIZE, PGT_R), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA + 2 * PAGE_SIZE, new_frame(), PAGE_SIZE, VM_READ), 0);
 	c = (struct counts){ 0 };
 	ck_assert_int_eq(walk_range(&w, UVA, UVA + 4 * PAGE_SIZE), 0);
 	ck_assert_int_eq(c.pml4e, 1);
@@ -145,13 +145,13 @@ START_TEST(test_cr3_and_flushes)
 	ck_assert_int_eq(host_pv.cr3_writes, writes + 1);
 	ck_assert_uint_eq(host_pv.cr3, pgt_root_pa(pgt));
 	ck_assert(pgt_active(pgt));
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ), 0);
 	int f = host_pv.flush_one;
 	host_unmap(pgt, UVA, UVA + PAGE_SIZE, PGT_STRICT);
 	ck_assert_int_eq(host_pv.flush_one, f + 1);
 	ck_assert_uint_eq(host_pv.last_flush, UVA);
 	pgt_activate(&kernel_pgt);
-	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R), 0);
+	ck_assert_int_eq(pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ), 0);
 	host_unmap(pgt, UVA, UVA + PAGE_SIZE, PGT_STRICT);   /* not active: nothing to flush */
 	ck_assert_int_eq(host_pv.flush_one, f + 1);
 	ck_assert_int_eq(host_pv.alloc_pt - host_pv.release_pt,
@@ -211,7 +211,7 @@ START_TEST(test_map_oom_all_or_nothing)
 	struct list held;
 	host_exhaust(&held);
 	/* room for nothing: the map fails cleanly */
-	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, PAGE_SIZE, PGT_R), -ENOMEM);
+	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, PAGE_SIZE, VM_READ), -ENOMEM);
 	ck_assert_uint_eq(pgt->nr_tables, 0);
 	/* room for a PDPT and PD only: tables are given back */
 	struct page *two[2];
@@ -221,7 +221,7 @@ START_TEST(test_map_oom_all_or_nothing)
 	list_del(&two[1]->link);
 	page_free(two[0], 0);
 	page_free(two[1], 0);
-	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, 2 * PAGE_SIZE, PGT_R), -ENOMEM);
+	ck_assert_int_eq(pgt_map(pgt, UVA, HOST_IMAGE_PA, 2 * PAGE_SIZE, VM_READ), -ENOMEM);
 	ck_assert_uint_eq(pgt->nr_tables, 0);
 	ck_assert_uint_eq(mm_stats.free, 2);
 	host_release_all(&held);
@@ -233,15 +233,15 @@ END_TEST
 START_TEST(test_map_twice)
 {
 	struct pagetable *pgt = pgt_create();
-	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
-	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ);
 }
 END_TEST
 
 START_TEST(test_unmap_absent)
 {
 	struct pagetable *pgt = pgt_create();
-	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ);
 	host_unmap(pgt, UVA + PAGE_SIZE, UVA + PAGE_SIZE + PAGE_SIZE, PGT_STRICT);
 }
 END_TEST
@@ -249,7 +249,7 @@ END_TEST
 START_TEST(test_check_catches_bad_count)
 {
 	struct pagetable *pgt = pgt_create();
-	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, PGT_R);
+	pgt_map(pgt, UVA, new_frame(), PAGE_SIZE, VM_READ);
 	pgt_check(pgt, 0, USER_HALF_END);
 	host_pt_of(pgt, UVA)->count++;
 	pgt_check(pgt, 0, USER_HALF_END);
@@ -260,7 +260,7 @@ START_TEST(test_check_catches_free_frame)
 {
 	struct pagetable *pgt = pgt_create();
 	struct page *pg = page_alloc(0, 0);
-	pgt_map(pgt, UVA, page_to_pa(pg), PAGE_SIZE, PGT_R);
+	pgt_map(pgt, UVA, page_to_pa(pg), PAGE_SIZE, VM_READ);
 	page_free(pg, 0);   /* freed while still mapped */
 	pgt_check(pgt, 0, USER_HALF_END);
 }
@@ -333,7 +333,7 @@ START_TEST(test_changes_flush_in_batch)
 	for (int i = 0; i < 3; i++) {
 		pg[i] = page_alloc(0, PA_ZERO | PA_ANON);
 		ck_assert_int_eq(pgt_map(pgt, UVA + i * PAGE_SIZE, page_to_pa(pg[i]), PAGE_SIZE,
-					 PGT_R | PGT_W), 0);
+					 VM_READ | VM_WRITE), 0);
 	}
 	pgt_activate(pgt);
 	struct page *copy = page_alloc(0, PA_ZERO | PA_ANON);
@@ -341,8 +341,8 @@ START_TEST(test_changes_flush_in_batch)
 	int full = host_pv.flush_user;
 	struct tlb_batch b;
 	tlb_begin(&b, pgt);
-	ck_assert_int_eq(pgt_protect(&b, UVA, UVA + 3 * PAGE_SIZE, PGT_R, PGT_STRICT), 0);
-	pgt_replace(&b, UVA + PAGE_SIZE, page_to_pa(copy), PGT_R);
+	ck_assert_int_eq(pgt_protect(&b, UVA, UVA + 3 * PAGE_SIZE, VM_READ, PGT_STRICT), 0);
+	pgt_replace(&b, UVA + PAGE_SIZE, page_to_pa(copy), VM_READ);
 	pgt_unmap(&b, UVA + 2 * PAGE_SIZE, UVA + 3 * PAGE_SIZE, PGT_STRICT);
 	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_all + host_pv.flush_user, flushes);
 	ck_assert_uint_eq(pg[1]->refcount, 1);   /* replaced, unmapped: kept until the flush */

@@ -52,7 +52,7 @@ static struct page *map_anon(struct pagetable *pgt, vaddr_t va, int n)
 		ck_assert_ptr_nonnull(pg);
 		first = first ? first : pg;
 		ck_assert_int_eq(pgt_map(pgt, va + (vaddr_t)i * PAGE_SIZE, page_to_pa(pg),
-					 PAGE_SIZE, PGT_R | PGT_W), 0);
+					 PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	}
 	return first;
 }
@@ -60,7 +60,7 @@ static struct page *map_anon(struct pagetable *pgt, vaddr_t va, int n)
 static struct vma vma_of(vaddr_t start, vaddr_t end)
 {
 	return (struct vma){ .start = start, .end = end, .prot = PROT_READ | PROT_WRITE,
-			     .flags = VMA_ANON };
+			     .flags = VM_ANON };
 }
 
 /* Table-entry writes the last fork_pair's ptshare_fork_vma made. */
@@ -210,7 +210,7 @@ START_TEST(test_protect_half_unshares)
 {
 	struct pagetable *p, *c;
 	fork_pair(&p, &c, 8, CHUNK);
-	host_protect(c, BASE, BASE + 4 * PAGE_SIZE, PGT_R, 0);
+	host_protect(c, BASE, BASE + 4 * PAGE_SIZE, VM_READ, 0);
 	ck_assert_ptr_ne(pt_of(c, BASE), pt_of(p, BASE));
 	ck_assert(!pte_writable(leaf_of(c, BASE)));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 1);
@@ -226,16 +226,16 @@ static void check_mprotect_keeps_cow(uint64_t len)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	struct page *f = map_anon(p, BASE, 4);
-	host_protect(p, BASE, BASE + 4 * PAGE_SIZE, PGT_R, 0);
+	host_protect(p, BASE, BASE + 4 * PAGE_SIZE, VM_READ, 0);
 	struct vma v = vma_of(BASE, BASE + len);
 	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
-	host_protect(c, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W, 0);
+	host_protect(c, BASE, BASE + PAGE_SIZE, VM_READ | VM_WRITE, 0);
 	ck_assert(!pte_writable(leaf_of(c, BASE)) && pte_cow(leaf_of(c, BASE)));
-	host_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W, 0);
+	host_protect(p, BASE, BASE + PAGE_SIZE, VM_READ | VM_WRITE, 0);
 	ck_assert(!pte_writable(leaf_of(p, BASE)) && pte_cow(leaf_of(p, BASE)));
 	ck_assert_uint_eq(f->refcount, 2);
 	pgt_destroy(c);
-	host_protect(p, BASE, BASE + PAGE_SIZE, PGT_R | PGT_W, 0);
+	host_protect(p, BASE, BASE + PAGE_SIZE, VM_READ | VM_WRITE, 0);
 	ck_assert(pte_writable(leaf_of(p, BASE)) && !pte_cow(leaf_of(p, BASE)));
 	pgt_destroy(p);
 	host_assert_no_leak();
@@ -269,7 +269,7 @@ START_TEST(test_unmap_protect_enomem_change_nothing)
 	ck_assert_int_eq(ptshare_fork_vma(c, p, &whole), 0);
 	struct list held;
 	host_exhaust(&held);
-	ck_assert_int_eq(host_protect(c, BASE, BASE + CHUNK + PAGE_SIZE, PGT_R | PGT_X, 0), -ENOMEM);
+	ck_assert_int_eq(host_protect(c, BASE, BASE + CHUNK + PAGE_SIZE, VM_READ | VM_EXEC, 0), -ENOMEM);
 	ck_assert(!pte_exec(leaf_of(c, BASE)));
 	ck_assert_int_eq(host_unmap(c, BASE, BASE + CHUNK + PAGE_SIZE, 0), -ENOMEM);
 	ck_assert_uint_eq(pgt_rss(c), 8);

@@ -43,7 +43,7 @@ static void check_all(struct addrspace *as)
 /* Insert [slot a, slot b) and record it in the model. */
 static void add(struct addrspace *as, int a, int b, unsigned prot)
 {
-	struct vma *v = vma_new(slot_va(a), slot_va(b), prot, VMA_ANON, NULL, 0);
+	struct vma *v = vma_new(slot_va(a), slot_va(b), prot, VM_ANON, NULL, 0);
 	ck_assert_ptr_nonnull(v);
 	vma_insert(as, v);
 	for (int i = a; i < b; i++)
@@ -90,10 +90,10 @@ START_TEST(test_find_fixed)
 {
 	struct addrspace as = { 0 };
 	check_all(&as);
-	add(&as, 10, 20, PROT_READ);
-	add(&as, 0, 5, PROT_READ);
-	add(&as, 20, 21, PROT_READ | PROT_WRITE);
-	add(&as, 100, 256, PROT_READ);
+	add(&as, 10, 20, VM_READ);
+	add(&as, 0, 5, VM_READ);
+	add(&as, 20, 21, VM_READ | VM_WRITE);
+	add(&as, 100, 256, VM_READ);
 	check_all(&as);
 	ck_assert_uint_eq(as.vidx.n, 4);
 	split(&as, 150, 150);
@@ -140,7 +140,7 @@ START_TEST(test_find_random_against_model)
 	for (int step = 0; step < 4000; step++) {
 		int a, b, s, op = rand() % 10;
 		if (op < 5 && free_run(&a, &b))
-			add(&as, a, b, rand() % 2 ? PROT_READ : PROT_READ | PROT_WRITE);
+			add(&as, a, b, rand() % 2 ? VM_READ : VM_READ | VM_WRITE);
 		else if (op < 7 && (s = used_slot()) >= 0)
 			del(&as, s);
 		else if (op < 9 && (s = used_slot()) >= 0) {
@@ -168,11 +168,11 @@ START_TEST(test_find_without_memory_for_the_index)
 {
 	struct addrspace as = { 0 };
 	struct vma *spare[40];
-	add(&as, 0, 1, PROT_READ);
+	add(&as, 0, 1, VM_READ);
 	check_all(&as);                           /* an index of 16 */
 	for (int i = 0; i < 40; i++)
 		ck_assert_ptr_nonnull(spare[i] = vma_new(slot_va(2 + 2 * i), slot_va(3 + 2 * i),
-							  PROT_READ, VMA_ANON, NULL, 0));
+							  VM_READ, VM_ANON, NULL, 0));
 	struct list held;
 	host_exhaust(&held);
 	void *more[4096];

@@ -32,7 +32,7 @@ static struct page *map_zero_like(struct pagetable *pgt, uint64_t n)
 	ck_assert_ptr_nonnull(z);
 	for (uint64_t i = 0; i < n; i++) {
 		page_get(z);
-		ck_assert_int_eq(pgt_map(pgt, BASE + i * PAGE_SIZE, page_to_pa(z), PAGE_SIZE, PGT_R | PGT_COW | PGT_FILE), 0);
+		ck_assert_int_eq(pgt_map(pgt, BASE + i * PAGE_SIZE, page_to_pa(z), PAGE_SIZE, VM_READ | VM_COW | VM_FILE), 0);
 	}
 	return z;
 }
@@ -57,9 +57,9 @@ START_TEST(test_writable_private_shared_frame_panics)
 {
 	struct addrspace as = { .pgt = pgt_create() };
 	struct page *pg = page_alloc(0, PA_ANON | PA_ZERO);
-	ck_assert_int_eq(pgt_map(as.pgt, BASE, page_to_pa(pg), PAGE_SIZE, PGT_R | PGT_W), 0);
+	ck_assert_int_eq(pgt_map(as.pgt, BASE, page_to_pa(pg), PAGE_SIZE, VM_READ | VM_WRITE), 0);
 	page_get(pg);
-	ck_assert_int_eq(pgt_map(as.pgt, BASE + PAGE_SIZE, page_to_pa(pg), PAGE_SIZE, PGT_R), 0);
+	ck_assert_int_eq(pgt_map(as.pgt, BASE + PAGE_SIZE, page_to_pa(pg), PAGE_SIZE, VM_READ), 0);
 	check_one(&as);
 }
 END_TEST

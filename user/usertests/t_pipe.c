@@ -209,3 +209,25 @@ void test_exec_cloexec(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	close(fds[0]);
 }
+
+/* fd_status_flags: F_GETFL gives the access mode and O_NONBLOCK; F_SETFL
+ * turns O_NONBLOCK on (an empty pipe's read is then EAGAIN) and off. */
+void test_fd_status_flags(void)
+{
+	int fds[2];
+	char c;
+
+	CHECK_OK(pipe(fds));
+	CHECK(fcntl(fds[0], F_GETFL) == O_RDONLY);
+	CHECK(fcntl(fds[1], F_GETFL) == O_WRONLY);
+	CHECK_OK(fcntl(fds[0], F_SETFL, O_NONBLOCK));
+	CHECK(fcntl(fds[0], F_GETFL) == (O_RDONLY | O_NONBLOCK));
+	CHECK_ERR(read(fds[0], &c, 1), EAGAIN);
+	CHECK(write(fds[1], "s", 1) == 1);
+	CHECK(read(fds[0], &c, 1) == 1 && c == 's');
+	CHECK_OK(fcntl(fds[0], F_SETFL, 0));
+	CHECK(fcntl(fds[0], F_GETFL) == O_RDONLY);
+	CHECK_ERR(fcntl(-1, F_GETFL), EBADF);
+	close(fds[0]);
+	close(fds[1]);
+}

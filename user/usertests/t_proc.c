@@ -1,4 +1,6 @@
 /* user/usertests/t_proc.c -- fork, exec, wait, exit statuses, kill. */
+#define _GNU_SOURCE     /* pipe2 */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,4 +344,45 @@ void test_clone_fork(void)
 	CHECK(pid > 0);
 	st = ut_wait((pid_t)pid);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 5);
+}
+
+/* vfork_waits: the parent of a vfork child resumes only once the child
+ * exited (its last write is already in the pipe: Linux wakes the parent
+ * when the child lets go of its memory, before it is a zombie) or exec'd (its
+ * /proc/PID/cmdline already names the new program): clone(CLONE_VFORK)
+ * and libc's vfork(). */
+void test_vfork_waits(void)
+{
+	const long vfork_sigchld = 0x00004000L | LINUX_SIGCHLD;
+	int st, p[2];
+	char c = 0;
+
+	CHECK_OK(pipe2(p, O_NONBLOCK));
+	fflush(stdout);
+	long pid = syscall(SYS_clone, vfork_sigchld, 0, 0, 0, 0);
+	if (pid == 0) {
+		usleep(50000);
+		_exit(write(p[1], "x", 1) == 1 ? 3 : 1);
+	}
+	CHECK(pid > 0);
+	CHECK(read(p[0], &c, 1) == 1 && c == 'x');
+	st = ut_wait((pid_t)pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	close(p[0]);
+	close(p[1]);
+	pid = vfork();
+	if (pid == 0) {
+		char *argv[] = { "sleep", "5", NULL };
+		usleep(50000);
+		execv("/bin/sleep", argv);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	char path[64], exe[256] = { 0 };
+	snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1);
+	CHECK(n > 6 && strcmp(exe + n - 6, "/sleep") == 0);
+	CHECK_OK(kill((pid_t)pid, SIGKILL));
+	st = ut_wait((pid_t)pid);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 }

@@ -21,12 +21,12 @@
 #define USERTESTS(X)                                                          \
 	X(exit_status) X(fork_wait) X(wait_nochild) X(getppid) X(exec_echo)      \
 	X(exec_errors) X(exec_dynamic) X(exec_loader_cmd) X(exec_badelf)         \
-	X(kill_child) X(children64) X(clone_fork)                                \
+	X(kill_child) X(children64) X(clone_fork) X(vfork_waits)                          \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
 	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader)            \
-	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec)            \
+	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec) X(fd_status_flags)      \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
 	X(efault_prot_none)                                                      \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
@@ -50,11 +50,12 @@
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
 	X(sig_handler) X(sig_default) X(sig_mask) X(sig_errors)                  \
 	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
-	X(sig_bad_sigreturn) X(sig_chld_suspend)                                                   \
+	X(sig_bad_sigreturn) X(sig_chld_suspend)                                 \
+	X(itimer_alarm) X(itimer_interval) X(itimer_fork) X(itimer_errors)       \
 	X(forkbench_errors) X(forkbench_run)                                    \
 	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
 	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
-	X(procfs_misc) X(procfs_ptshare) X(procfs_links)                                       \
+	X(procfs_misc) X(procfs_ptshare) X(procfs_links) X(procfs_stale)                                     \
 	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);

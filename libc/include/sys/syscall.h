@@ -31,6 +31,9 @@
 #define SYS_dup2            33
 #define SYS_pause           34
 #define SYS_nanosleep       35
+#define SYS_getitimer       36
+#define SYS_alarm           37
+#define SYS_setitimer       38
 #define SYS_getpid          39
 #define SYS_fork            57
 #define SYS_vfork           58
@@ -43,6 +46,7 @@
 #define SYS_chdir           80
 #define SYS_link            86
 #define SYS_unlink          87
+#define SYS_readlink        89
 #define SYS_times           100
 #define SYS_getuid          102
 #define SYS_getgid          104
