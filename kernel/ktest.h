@@ -61,7 +61,8 @@ void ktest_run_selected(void);
 
 /* pid 1 exited with wait status: in test mode exit QEMU with pass (kernel
  * suites passed and status 0) or fail; otherwise exit QEMU with the exit
- * code (make run CMD=...) or power off. */
+ * code (make run CMD=...) or power off. kmain registers it with
+ * proc_set_init_exit. */
 __noreturn void ktest_init_exited(int status);
 
 /* In test mode, leave QEMU with code; otherwise return. */

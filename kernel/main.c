@@ -1,5 +1,6 @@
 /* kernel/main.c -- kmain(): bring the machine up in order, then run the
  * in-kernel tests or start user space. */
+#include "kernel/fault_signal.h"
 #include "kernel/bench_bootmode.h"
 #include "arch/x86_64/bootinfo.h"
 #include "lib/cmdline.h"
@@ -9,6 +10,7 @@
 #include "lib/printk.h"
 #include "kernel/proc.h"
 #include "kernel/smp.h"
+#include "kernel/syscall.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "kernel/version.h"
@@ -25,9 +27,6 @@
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/trap.h"
-
-void syscall_table_init(void);
-void pagefault_init(void);
 
 /* Unpack the initrd module GRUB loaded, if there is one. */
 static void load_initrd(void)
@@ -80,6 +79,7 @@ void kmain(uint32_t magic, paddr_t info)
 	printk_add_sink(vga_putc);
 	panic_add_hook(backtrace_on_panic);
 	panic_add_hook(ktest_on_panic);
+	proc_set_init_exit(ktest_init_exited);
 	printk("\n" PAGODA_BANNER "\n");
 	multiboot_parse(magic, info);
 	if (cmdline_parse(boot_info.cmdline) < 0)
@@ -99,7 +99,7 @@ void kmain(uint32_t magic, paddr_t info)
 	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();
 	syscall_table_init();
-	pagefault_init();
+	fault_signal_init();
 	proc_init();
 	console_init();
 	load_initrd();

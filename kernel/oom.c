@@ -12,7 +12,7 @@
 #include "lib/printk.h"
 #include "mm/as.h"
 #include "mm/pgtable.h"
-#include "mm/reclaim.h"
+#include "mm/fault.h"
 
 /* Can p be chosen (alive, with user memory)? */
 static bool oom_candidate(const struct proc *p)
@@ -73,7 +73,7 @@ void oom_kill_for_fault(uint64_t addr, uint64_t rip)
 	struct proc *v = oom_pick(&rss);
 	if (!v)
 		v = cur;
-	reclaim_stats.oom_kills++;
+	fault_count_oom_kill();
 	printk("oom: out of memory on a page fault of pid %d (%s) at %#lx: killed pid %d (%s), "
 	       "rss %lu KiB, the largest\n", cur->pid, cur->name, addr, v->pid, v->name,
 	       rss * 4);

@@ -3,7 +3,6 @@
 #include "lib/errno.h"
 #include "kernel/exec.h"
 #include "kernel/file.h"
-#include "kernel/ktest.h"
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/as.h"
@@ -259,12 +258,21 @@ int proc_fork_req(const struct fork_req *req)
 	return r;
 }
 
+static init_exit_fn init_exit;   /* proc_set_init_exit */
+
+void proc_set_init_exit(init_exit_fn fn)
+{
+	init_exit = fn;
+}
+
 void proc_exit(int status)
 {
 	struct proc *p = current_proc();
 	uint64_t t_exit = phase_begin();
+	if (p == init_proc && init_exit)
+		init_exit(status);
 	if (p == init_proc)
-		ktest_init_exited(status);
+		panic("init exited with status %#x and nothing was set to follow it", status);
 	proc_vfork_release(p);
 
 	for (int fd = 0; fd < NOFILE; fd++)

@@ -102,8 +102,16 @@ int proc_fork_req(const struct fork_req *req);
 /* p execs or exits: wake its parent if it sleeps in vfork for p. */
 void proc_vfork_release(struct proc *p);
 
-/* Terminate the calling process with a wait status word; never returns. */
+/* Terminate the calling process with a wait status word; never returns.
+ * For init, the registered init-exit hook runs first (and never returns). */
 __noreturn void proc_exit(int status);
+
+/* What happens when init exits with a wait status: fn never returns (the
+ * test harness registers ktest_init_exited: report, exit QEMU with the
+ * status, power off). Set once at boot; without one, init's exit panics
+ * (Linux: "Attempted to kill init"). */
+typedef __noreturn void (*init_exit_fn)(int status);
+void proc_set_init_exit(init_exit_fn fn);
 
 /* wait4: reap a zombie child (pid > 0: that one; -1: any). */
 int proc_wait(int pid, int *status, int options);

@@ -16,6 +16,7 @@
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
 #include "mm/tlb.h"
+#include "arch/x86_64/shootdown.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/timer.h"
 
@@ -85,10 +86,17 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgreuse", f->cow_reuse);
 	vmstat_line(tb, "pgsteal_direct", lazyfree_stats.discarded);
 	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
-	vmstat_line(tb, "oom_kill", reclaim_stats.oom_kills);
+	vmstat_line(tb, "oom_kill", fault_stats.oom_kills);
 	vmstat_line(tb, "nr_tlb_local_flush_all", tlb_stats.flush_full);
 	vmstat_line(tb, "nr_tlb_local_flush_one", tlb_stats.flush_one);
+	struct shootdown_stats sd;
+	shootdown_get_stats(&sd);
+	vmstat_line(tb, "nr_tlb_remote_flush", sd.rounds);
+	vmstat_line(tb, "nr_tlb_remote_flush_received", sd.cpus);
 	/* Pagoda's own */
+	vmstat_line(tb, "tlb_shootdown_pages", sd.pages);
+	vmstat_line(tb, "tlb_shootdown_full", sd.full);
+	vmstat_line(tb, "tlb_shootdown_avoided", sd.avoided);
 	vmstat_line(tb, "pgfault_zero", f->zero);
 	vmstat_line(tb, "pgfault_zero_page", f->zero_page);
 	vmstat_line(tb, "pgfault_file", f->file);

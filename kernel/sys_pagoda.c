@@ -14,112 +14,31 @@
 #include "kernel/proc.h"
 #include "lib/string.h"
 #include "mm/as.h"
-#include "mm/fault.h"
+#include "mm/introspect.h"
 #include "mm/kmalloc.h"
-#include "mm/lazyfree.h"
-#include "mm/memstat.h"
-#include "mm/page.h"
 #include "mm/pgtable.h"
-#include "mm/reclaim.h"
-#include "mm/tlb.h"
-#include "mm/ptshare.h"
 #include "mm/pttree.h"
 #include "mm/uaccess.h"
-#include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
-#include "libc/include/pagoda/meminfo.h"
-#include "libc/include/pagoda/procinfo.h"
-#include "libc/include/pagoda/vmquery.h"
 
-/* ---- vmquery: one walk down to va, remembering the PD entry and leaf ---- */
-
-struct vmq_walk {
-	struct pagoda_vmquery *q;
-	pte_t pde;
-};
-
-static int vmq_pde(struct walk *w)
-{
-	struct vmq_walk *s = w->arg;
-	s->pde = pte_read(w->ep);
-	if (!pte_huge(s->pde)) {
-		struct page *pt = pa_to_page(pte_addr(s->pde));
-		s->q->pt_pa = pte_addr(s->pde);
-		s->q->pt_share_count = pt->pt.share;
-		s->q->pt_present_count = pt->count;
-	}
-	return 0;
-}
-
-static int vmq_pte(struct walk *w)
-{
-	struct pagoda_vmquery *q = ((struct vmq_walk *)w->arg)->q;
-	pte_t e = pte_read(w->ep);
-	struct page *pg = pa_to_page(pte_addr(e));
-	q->mapped = 1;
-	q->pte = e;
-	q->page_size = (uint32_t)pgl_entry_size(w->level);
-	q->pa = pte_addr(e) + (w->va & (q->page_size - 1));
-	q->prot = !pte_present(e) ? 0 :   /* PROT_NONE */
-		  VMQ_READ | (pte_writable(e) ? VMQ_WRITE : 0) |
-		  (pte_exec(e) ? VMQ_EXEC : 0) | (pte_user(e) ? VMQ_USER : 0);
-	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pte_lazyfree(e) ? VMQ_LAZYFREE : 0) |
-		  (pte_file(e) ? VMQ_FILE : 0) | (pte_dirty(e) ? VMQ_DIRTY : 0) |
-		  (pte_accessed(e) ? VMQ_ACCESSED : 0);
-	q->frame_refcount = pg ? pg->refcount : 0;
-	return 0;
-}
-
-static const struct walk_ops vmq_ops = { .pde = vmq_pde, .pte = vmq_pte };
+/* ---- vmquery, meminfo, procinfo: computed by mm (mm/introspect.h) ---- */
 
 static long sys_vmquery(const uint64_t a[6])
 {
-	vaddr_t va = ALIGN_DOWN(a[0], PAGE_SIZE);
 	if (a[0] >= USER_TOP)
 		return -EINVAL;
-	struct pagoda_vmquery q = { .va = va };
-	struct vmq_walk s = { .q = &q };
-	struct walk w = { .ops = &vmq_ops, .pgt = current_proc()->as->pgt, .arg = &s };
-	walk_range(&w, va, va + PAGE_SIZE);
-	if (pte_present(s.pde) && !pte_writable(s.pde))
-		q.soft |= VMQ_PT_WRPROT;
+	struct pagoda_vmquery q;
+	as_vmquery(current_proc()->as, a[0], &q);
 	return copyout(a[1], &q, sizeof(q));
 }
-
-/* ---- meminfo ---- */
-
-_Static_assert(PSS_SHIFT == PAGODA_PSS_SHIFT, "one fixed point for PSS");
 
 static long sys_meminfo(const uint64_t a[6])
 {
 	struct pagoda_meminfo m = { 0 };
-	struct mm_meminfo mi;
-	mm_meminfo(&mi);
+	mm_fill_meminfo(&m);
 	proc_pss_census(&m.pss_total_frac, &m.user_frames);
-	m.shared_pt_pages = mi.shared_pt;
-	m.pt_saved_pages = mi.pt_saved;
-	m.ptshare_mode = ptshare_mode;
-	m.fork_shared_pt = ptshare_stats.fork_shared;
-	m.text_shared_pt = ptshare_stats.text_attached;
-	m.pt_unshares = ptshare_stats.unshare_copy;
-	m.total_pages = mi.total;
-	m.free_pages = mi.free;
-	m.kernel_pages = mi.kernel;
-	m.anon_pages = mi.anon;
-	m.file_pages = mi.file;
-	m.pagetable_pages = mi.pagetable;
-	m.page_faults = fault_stats.zero + fault_stats.zero_page + fault_stats.file + fault_stats.cow;
-	m.cow_faults = fault_stats.cow;
-	m.tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
-	m.lazyfree_pages = mi.lazyfree;
-	m.pglazyfree = lazyfree_stats.marked;
-	m.pglazyfreed = lazyfree_stats.discarded;
-	m.reclaim_scans = reclaim_stats.scans;
-	m.oom_kills = reclaim_stats.oom_kills;
 	return copyout(a[0], &m, sizeof(m));
 }
-
-/* ---- procinfo ---- */
 
 static uint32_t proc_state_letter(enum proc_state s)
 {
@@ -127,37 +46,34 @@ static uint32_t proc_state_letter(enum proc_state s)
 	       s == P_SLEEPING ? PROC_STATE_SLEEPING : PROC_STATE_RUNNABLE;
 }
 
+/* The index-th live process into *pi (proc_lock held): found? */
+static bool procinfo_of(uint64_t index, struct pagoda_procinfo *pi)
+{
+	uint64_t seen = 0;
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[i];
+		if (p->state == P_UNUSED || p->state == P_EMBRYO || seen++ != index)
+			continue;
+		pi->pid = p->pid;
+		pi->ppid = p->parent ? p->parent->pid : 0;
+		pi->state = proc_state_letter(p->state);
+		memcpy(pi->name, p->name, sizeof(pi->name));
+		if (p->as)
+			as_fill_procinfo(p->as, pi);
+		return true;
+	}
+	return false;
+}
+
 static long sys_procinfo(const uint64_t a[6])
 {
 	if ((int64_t)a[0] < 0)
 		return -EINVAL;
 	struct pagoda_procinfo pi = { 0 };
-	struct as_memstat st = { 0 };
-	uint64_t seen = 0;
-	bool found = false;
 	spin_lock(&proc_lock);
-	for (int i = 0; i < NPROC && !found; i++) {
-		struct proc *p = &proc_table[i];
-		if (p->state == P_UNUSED || p->state == P_EMBRYO || seen++ != a[0])
-			continue;
-		found = true;
-		pi.pid = p->pid;
-		pi.ppid = p->parent ? p->parent->pid : 0;
-		pi.state = proc_state_letter(p->state);
-		memcpy(pi.name, p->name, sizeof(pi.name));
-		if (p->as)
-			as_memstat(p->as, &st);
-	}
+	bool found = procinfo_of(a[0], &pi);
 	spin_unlock(&proc_lock);
-	if (!found)
-		return -ESRCH;
-	pi.vm_pages = st.vm_pages;
-	pi.rss_pages = st.rss_pages;
-	pi.pss_pages = st.pss_pages;
-	pi.lazyfree_pages = st.lazyfree_pages;
-	pi.pt_pages = st.pt_pages;
-	pi.shared_pt_pages = st.shared_pt_pages;
-	return copyout(a[1], &pi, sizeof(pi));
+	return found ? copyout(a[1], &pi, sizeof(pi)) : -ESRCH;
 }
 
 /* ---- vmcheck ---- */

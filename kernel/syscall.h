@@ -21,6 +21,10 @@ struct syscall_entry {
 extern const struct syscall_entry sys_proc_table[], sys_file_table[],
 	sys_mem_table[], sys_misc_table[], sys_itimer_table[], sys_pagoda_table[], sys_signal_table[];
 
+/* Build the dispatch array from those tables. Once, at boot; panics on a
+ * bad or duplicate number. */
+void syscall_table_init(void);
+
 /* Linux numbers used by the tables. */
 enum {
 	SYS_read = 0, SYS_write = 1, SYS_open = 2, SYS_close = 3, SYS_stat = 4,

@@ -201,7 +201,7 @@ int as_write(struct addrspace *as, vaddr_t va, const void *src, uint64_t len)
 		uint64_t in = va % PAGE_SIZE, n = MIN(len, PAGE_SIZE - in);
 		paddr_t pa;
 		pte_t flags;
-		int r = as_fault(as, va, true, false);
+		int r = fault_errno(as_fault(as, va, FAULT_WRITE));
 		if (r < 0)
 			return r;
 		if (!pgt_lookup(as->pgt, va, &pa, &flags))

@@ -115,10 +115,8 @@ int as_mincore(struct addrspace *as, vaddr_t start, uint64_t npages, uint8_t *ve
 /* brk: set the break (0 queries it); returns the new (or unchanged) break. */
 vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk);
 
-/* Resolve a fault at va: 0 if the access is now possible, else -EFAULT
- * (no VMA / protection: SIGSEGV), -EIO (past the end of the backing object:
- * SIGBUS) or -ENOMEM. */
-int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec);
+/* as_fault, resolving a page fault, and its result: mm/fault.h. */
+#include "mm/fault.h"
 
 /* Write len bytes at va in as (not necessarily current) from the kernel,
  * allocating pages as a fault would (used by exec to fill data and stack). */

@@ -11,8 +11,9 @@
  *   present, COW, write            -> copy the frame (or, if this mapping
  *                                     holds the only reference, just make
  *                                     it writable again)
- * Anything else is a bad access: -EFAULT, and the caller kills the process
- * (user mode) or returns -EFAULT from the system call (copyin/copyout).
+ * Anything else is a bad address or access (enum fault_result), and the
+ * kernel signals the process (user mode) or the system call fails with
+ * -EFAULT (copyin/copyout).
  */
 #include "mm/as.h"
 #include "mm/fault.h"
@@ -140,18 +141,10 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	return 0;
 }
 
-/* as_fault without its timing. */
-static int fault_resolve(struct addrspace *as, vaddr_t va, bool write, bool exec)
+/* Map or fix page va of v (v allows the access): 0, -ENOMEM, -EIO (past
+ * the object's end) or -EFAULT (the entry and the VMA disagree: a bug). */
+static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
-	uint64_t t0 = phase_begin();
-	struct vma *v = as_find_vma(as, va);
-	t0 = phase_end(PH_FAULT_VMA, t0);
-	if (!v)
-		return -EFAULT;
-	if ((write && !(v->prot & VM_WRITE)) || (exec && !(v->prot & VM_EXEC)) ||
-	    v->prot == VM_NONE)
-		return -EFAULT;
-	va = ALIGN_DOWN(va, PAGE_SIZE);
 	/* A shared PT page must become ours BEFORE anything is decided about the
 	 * page: unsharing takes a reference on every frame it maps, so a COW
 	 * "am I the last user?" test made earlier would be stale, and the page
@@ -162,6 +155,7 @@ static int fault_resolve(struct addrspace *as, vaddr_t va, bool write, bool exec
 	 * private PT page costs no extra walk. */
 	paddr_t pa;
 	pte_t e;
+	uint64_t t0 = phase_begin();
 	int mapped = write ? pgt_lookup_write(as->pgt, va, &pa, &e) : pgt_lookup(as->pgt, va, &pa, &e);
 	phase_end(PH_FAULT_WALK, t0);
 	if (mapped < 0)
@@ -182,10 +176,33 @@ static int fault_resolve(struct addrspace *as, vaddr_t va, bool write, bool exec
 	return 0;   /* already fine (another path resolved it, stale TLB) */
 }
 
-int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
+/* Does v allow an access of kind flags? */
+static bool vma_allows(const struct vma *v, unsigned flags)
+{
+	return v->prot != VM_NONE &&
+	       (!(flags & FAULT_WRITE) || (v->prot & VM_WRITE)) &&
+	       (!(flags & FAULT_EXEC) || (v->prot & VM_EXEC));
+}
+
+/* as_fault without its timing. */
+static enum fault_result fault_decide(struct addrspace *as, vaddr_t va, unsigned flags)
 {
 	uint64_t t0 = phase_begin();
-	int r = fault_resolve(as, va, write, exec);
+	struct vma *v = as_find_vma(as, va);
+	phase_end(PH_FAULT_VMA, t0);
+	if (!v)
+		return FAULT_BAD_ADDRESS;
+	if (!vma_allows(v, flags))
+		return FAULT_BAD_ACCESS;
+	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags & FAULT_WRITE);
+	return r == 0 ? FAULT_HANDLED : r == -ENOMEM ? FAULT_OOM :
+	       r == -EIO ? FAULT_PAST_EOF : FAULT_BAD_ACCESS;
+}
+
+enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags)
+{
+	uint64_t t0 = phase_begin();
+	enum fault_result r = fault_decide(as, va, flags);
 	phase_end(PH_FAULT, t0);
 	if (phasetime_on) {
 		enum phase after = phasetime_fault_kind(as);
@@ -193,4 +210,14 @@ int as_fault(struct addrspace *as, vaddr_t va, bool write, bool exec)
 			phase_end(after, t0);
 	}
 	return r;
+}
+
+int fault_errno(enum fault_result r)
+{
+	return r == FAULT_HANDLED ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
+}
+
+void fault_count_oom_kill(void)
+{
+	fault_stats.oom_kills++;
 }

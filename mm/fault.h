@@ -1,8 +1,34 @@
-/* mm/fault.h -- page-fault statistics (as_fault itself is in mm/as.h). */
+/* mm/fault.h -- resolving a page fault in an address space (as_fault), what
+ * it came to (enum fault_result), and page-fault statistics. */
 #ifndef MM_FAULT_H
 #define MM_FAULT_H
 
 #include "lib/types.h"
+
+struct addrspace;
+
+/* What the faulting access was (as_fault's flags): 0 is a read. */
+#define FAULT_WRITE (1u << 0)
+#define FAULT_EXEC (1u << 1)
+
+/* What a fault came to. The kernel chooses the signal from it once
+ * (kernel/fault_signal.c); a system call's copy its errno (fault_errno). */
+enum fault_result {
+	FAULT_HANDLED = 0,   /* the access is now possible: retry it */
+	FAULT_BAD_ADDRESS,   /* no VMA there: SIGSEGV, SEGV_MAPERR */
+	FAULT_BAD_ACCESS,    /* the VMA forbids the access: SIGSEGV, SEGV_ACCERR */
+	FAULT_PAST_EOF,      /* past the end of the VMA's object: SIGBUS, BUS_ADRERR */
+	FAULT_OOM,           /* no frame, even after reclaim: the OOM killer */
+};
+
+/* Resolve a fault at va of as for an access of kind flags (FAULT_*):
+ * demand-zero, the object's page, copy-on-write, unsharing a PT page on
+ * the way. Never panics for anything a program does. */
+enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags);
+
+/* The errno a kernel-side access gets for r: 0 (handled), -ENOMEM (OOM),
+ * else -EFAULT (Linux: a copy past a file's end is -EFAULT too). */
+int fault_errno(enum fault_result r);
 
 struct fault_stats {
 	uint64_t zero;        /* demand-zero pages */
@@ -11,8 +37,12 @@ struct fault_stats {
 	uint64_t cow;         /* copy-on-write faults */
 	uint64_t cow_reuse;   /* ... resolved without a copy */
 	uint64_t spurious;    /* nothing to do */
+	uint64_t oom_kills;   /* processes killed for a fault with no memory */
 };
-extern struct fault_stats fault_stats;
+extern struct fault_stats fault_stats;   /* read anywhere, written by mm */
+
+/* Count one process killed by the OOM killer for a fault (kernel/oom.c). */
+void fault_count_oom_kill(void);
 
 /* Allocate the shared zero page (mm_init, once the frame allocator runs). */
 void fault_init(void);

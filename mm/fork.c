@@ -31,21 +31,39 @@
 #include "mm/vma.h"
 #include "lib/printk.h"
 
-/* Duplicate the pages of parent VMA v into child pgt with strategy s. */
-static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
-		    enum fork_strategy s)
+/* Allocate what forking parent VMA v into child pgt with strategy s
+ * needs (FORK_COPY: all of it, contents included). 0 or -ENOMEM. */
+static int fork_prepare(struct pagetable *child, struct pagetable *parent,
+			const struct vma *v, enum fork_strategy s)
 {
-	bool shared = v->flags & VM_SHARED;
 	switch (s) {
 	case FORK_COPY:
-		return pgt_dup(child, parent, v->start, v->end, v->prot, shared);
+		return pgt_dup(child, parent, v->start, v->end, v->prot, v->flags & VM_SHARED);
 	case FORK_COW:
-		return pgt_copy(child, parent, v->start, v->end, shared);
+		return pgt_copy_prepare(child, parent, v->start, v->end);
 	case FORK_SHARE:
-		return ptshare_fork_vma(child, parent, v);
+		return ptshare_fork_prepare(child, parent, v);
 	default:
 		panic("as_fork_with: bad fork strategy %d", (int)s);
 	}
+}
+
+/* Duplicate the pages of parent VMA v into child pgt with strategy s:
+ * allocate, then change the parent's entries in one TLB batch. */
+static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
+		    enum fork_strategy s)
+{
+	int r = fork_prepare(child, parent, v, s);
+	if (r < 0 || s == FORK_COPY)   /* an eager copy leaves the parent alone */
+		return r;
+	struct tlb_batch b;
+	tlb_begin(&b, parent);
+	if (s == FORK_COW)
+		pgt_copy(&b, child, v->start, v->end, v->flags & VM_SHARED);
+	else
+		ptshare_fork_vma(&b, child, v);
+	tlb_end(&b);
+	return 0;
 }
 
 /* Does any VMA of as carry a flag that keeps whole PT pages from being

@@ -38,9 +38,9 @@
 static int populate(struct addrspace *as, vaddr_t start, vaddr_t end, bool write)
 {
 	for (vaddr_t va = start; va < end; va += PAGE_SIZE) {
-		int r = as_fault(as, va, write, false);
+		int r = fault_errno(as_fault(as, va, write ? FAULT_WRITE : 0));
 		if (r < 0)
-			return r == -ENOMEM ? -ENOMEM : -EFAULT;
+			return r;
 	}
 	return 0;
 }

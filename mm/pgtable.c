@@ -6,6 +6,7 @@
 #include "mm/kmalloc.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/shootdown.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 
@@ -44,6 +45,7 @@ bool pgt_active(const struct pagetable *pgt)
 
 void pgt_activate(struct pagetable *pgt)
 {
+	smp_note_cr3(pgt_root_pa(pgt));   /* other CPUs' shootdowns find us from now */
 	pv_write_cr3(pgt_root_pa(pgt));
 }
 

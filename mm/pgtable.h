@@ -133,14 +133,19 @@ pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot);
 /* ---- fork's copies of a range (mm/pgtable_copy.c; sharing whole PT pages
  * is mm/ptshare.h's ptshare_fork_vma) ---- */
 
-/* Copy-on-write fork of [start, end): copy the page-table entries of src
- * into dst, taking a reference on every frame; private pages (read-only
- * ones too) become copy-on-write in both (shared != 0 keeps them writable:
- * MAP_SHARED). Allocates (unshares src, dst's tables) first, then changes
- * src in a TLB batch of its own that it closes. -ENOMEM if a table could
- * not be allocated (dst is then partly filled). */
-int pgt_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
-	     vaddr_t end, bool shared);
+/* What pgt_copy of [start, end) will need, allocated before its batch:
+ * src's PT pages there made private, dst's tables down to the PT pages.
+ * 0, or -ENOMEM (dst may hold empty tables, which pgt_destroy frees). */
+int pgt_copy_prepare(struct pagetable *dst, struct pagetable *src, vaddr_t start,
+		     vaddr_t end);
+
+/* Copy-on-write fork of [start, end) of b->pgt (the parent) into dst,
+ * after pgt_copy_prepare: copy the entries, taking a reference on every
+ * frame; private pages (read-only ones too) become copy-on-write in both,
+ * the parent's write-protections noted in b; with VM_SHARED in flags they
+ * stay writable (MAP_SHARED). Allocates nothing. */
+void pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
+	      unsigned flags);
 
 /* Eager fork of [start, end), no copy-on-write: every present private
  * anonymous page of src gets a new frame in dst holding a copy of its

@@ -29,8 +29,8 @@ static int install(struct pagetable *pgt, vaddr_t va, pte_t e, bool alloc)
 
 struct copy_arg {
 	struct pagetable *dst;
-	struct tlb_batch b;
-	bool shared;
+	struct tlb_batch *b;
+	unsigned flags;
 };
 
 /* Map pg in dst at va by entry e, handing it the caller's reference on pg;
@@ -48,17 +48,17 @@ static int copy_pte(struct walk *w)
 	struct copy_arg *a = w->arg;
 	pte_t e = pte_read(w->ep);
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (!a->shared && !pte_cow(e)) {
+	if (!(a->flags & VM_SHARED) && !pte_cow(e)) {
 		/* private: both copies become copy-on-write, whatever the
 		 * protection now (a later mprotect must not make it writable) */
 		pte_t cow = pte_mkcow(e);
 		pt_set_leaf(w->pgt, w->va, w->ep, w->level, cow);
 		if (pte_writable(e))
-			tlb_changed(&a->b, w->va);
+			tlb_changed(a->b, w->va);
 		e = cow;
 	}
 	page_get(pg);
-	return install(a->dst, w->va, e, false);   /* copy_tables made the tables */
+	return install(a->dst, w->va, e, false);   /* pgt_copy_prepare made the tables */
 }
 
 static const struct walk_ops copy_ops = { .pte = copy_pte };
@@ -74,23 +74,21 @@ static int copy_tables_pde(struct walk *w)
 
 static const struct walk_ops copy_tables_ops = { .pde = copy_tables_pde };
 
-int pgt_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start,
-	     vaddr_t end, bool shared)
+int pgt_copy_prepare(struct pagetable *dst, struct pagetable *src, vaddr_t start,
+		     vaddr_t end)
 {
-	/* everything that allocates (and so may reclaim) before the batch */
 	struct walk tables = { .ops = &copy_tables_ops, .pgt = src, .arg = dst,
 			       .leaf_level = PGL_PD };
 	int r = pgt_unshare(src, start, end, 0);
-	if (r == 0)
-		r = walk_range(&tables, start, end);
-	if (r < 0)
-		return r;
-	struct copy_arg a = { .dst = dst, .shared = shared };
-	struct walk w = { .ops = &copy_ops, .pgt = src, .arg = &a, .write = true };
-	tlb_begin(&a.b, src);
-	walk_range(&w, start, end);
-	tlb_end(&a.b);
-	return 0;
+	return r < 0 ? r : walk_range(&tables, start, end);
+}
+
+void pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
+	      unsigned flags)
+{
+	struct copy_arg a = { .dst = dst, .b = b, .flags = flags };
+	struct walk w = { .ops = &copy_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	walk_range(&w, start, end);   /* allocates nothing: cannot fail */
 }
 
 /* ---- eager fork copy (no copy-on-write) ---- */

@@ -128,19 +128,19 @@ int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
 struct fork_arg {
 	struct pagetable *dst;
 	const struct vma *v;
-	bool changed;        /* a parent PD entry lost its write bit: flush */
-	pte_t *dst_pd;       /* the child's PD table for the 1 GiB at dst_pd_base */
+	struct tlb_batch *b;  /* the parent's (phase 2); NULL while preparing */
+	pte_t *dst_pd;        /* the child's PD table for the 1 GiB at dst_pd_base */
 	vaddr_t dst_pd_base;
 };
 
-/* The child's PD entry slot for va: its PD table is found (or allocated)
- * once per 1 GiB, not walked per entry. NULL when out of memory. */
+/* The child's PD entry slot for va: its PD table is found (allocated while
+ * preparing) once per 1 GiB, not walked per entry. NULL when out of memory. */
 static pte_t *child_pd_slot(struct fork_arg *a, vaddr_t va)
 {
 	vaddr_t gib = ALIGN_DOWN(va, HUGE_PAGE_SIZE);
 	if (!a->dst_pd || a->dst_pd_base != gib) {
-		pte_t *slot = pd_slot(a->dst, va);
-		if (!slot)
+		pte_t *slot;
+		if (pgt_walk(a->dst, va, PGL_PD, a->b ? 0 : PGT_WALK_ALLOC, &slot) != PGL_PD)
 			return NULL;
 		a->dst_pd = slot - pgl_index(va, PGL_PD);
 		a->dst_pd_base = gib;
@@ -148,44 +148,63 @@ static pte_t *child_pd_slot(struct fork_arg *a, vaddr_t va)
 	return &a->dst_pd[pgl_index(va, PGL_PD)];
 }
 
-/* One PD entry of the parent inside the VMA: share its PT page, or copy the
- * part [va, end) of it that the VMA covers. The child's tables are
- * allocated BEFORE the parent's PD entry is write-protected: an allocation
- * may run reclaim, which writes (and may free, if it empties) this PT page,
- * so nothing about it is decided, or changed, before the allocation. */
+/* Is the parent's PD entry *w->ep copied (not shared) with the child: a
+ * chunk the VMA covers in part (or a MAP_SHARED one) whose PT page is
+ * private? */
+static bool fork_copies(struct walk *w, const struct vma *v)
+{
+	bool whole = w->end - w->va == LARGE_PAGE_SIZE && !(v->flags & VM_SHARED);
+	if (pte_huge(pte_read(w->ep)))
+		panic("ptshare_fork: huge user page at %#lx", w->va);
+	return !whole && !pt_needs_unshare(pte_read(w->ep), w->va);
+}
+
+/* Phase 1, no batch: allocate the child's tables for one PD entry of the
+ * parent. Everything is allocated BEFORE any parent PD entry is
+ * write-protected: an allocation may run reclaim, which writes (and may
+ * free, if it empties) the parent's PT pages. */
+static int prepare_pde(struct walk *w)
+{
+	struct fork_arg *a = w->arg;
+	if (fork_copies(w, a->v))
+		return pgt_copy_prepare(a->dst, w->pgt, w->va, w->end);
+	return child_pd_slot(a, w->va) ? 0 : -ENOMEM;
+}
+
+/* Phase 2, in the parent's batch: share the PT page, or copy the part
+ * [va, end) of it that the VMA covers. A PT page reclaim freed meanwhile
+ * is a hole, not visited. */
 static int fork_pde(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
-	bool whole = w->end - w->va == LARGE_PAGE_SIZE && !(a->v->flags & VM_SHARED);
-	if (pte_huge(pte_read(w->ep)))
-		panic("ptshare_fork: huge user page at %#lx", w->va);
-	if (!whole && !pt_needs_unshare(pte_read(w->ep), w->va)) {
+	if (fork_copies(w, a->v)) {
 		ptshare_stats.fork_copied++;
-		return pgt_copy(a->dst, w->pgt, w->va, w->end, a->v->flags & VM_SHARED);
+		pgt_copy(a->b, a->dst, w->va, w->end, a->v->flags & VM_SHARED);
+		return 0;
 	}
-	pte_t *slot = child_pd_slot(a, w->va);
-	if (!slot)
-		return -ENOMEM;
 	pte_t e = pte_read(w->ep);
-	if (!pte_present(e))
-		return 0;   /* reclaim emptied the PT page and freed it */
 	if (pte_writable(e)) {
 		pt_set_table(w->ep, PGL_PD, pte_wrprotect(e));
-		a->changed = true;
+		tlb_changed_range(a->b, w->va, w->va + LARGE_PAGE_SIZE);
 	}
-	install_shared(a->dst, slot, pa_to_page(pte_addr(e)), w->va);
+	install_shared(a->dst, child_pd_slot(a, w->va), pa_to_page(pte_addr(e)), w->va);
 	ptshare_stats.fork_shared++;
 	return 0;
 }
 
+static const struct walk_ops prepare_ops = { .pde = prepare_pde };
 static const struct walk_ops fork_ops = { .pde = fork_pde };
 
-int ptshare_fork_vma(struct pagetable *dst, struct pagetable *src, const struct vma *v)
+int ptshare_fork_prepare(struct pagetable *dst, struct pagetable *src, const struct vma *v)
 {
 	struct fork_arg a = { .dst = dst, .v = v };
-	struct walk w = { .ops = &fork_ops, .pgt = src, .arg = &a, .leaf_level = PGL_PD };
-	int r = walk_range(&w, v->start, v->end);
-	if (a.changed)
-		flush_if_active(src);
-	return r;
+	struct walk w = { .ops = &prepare_ops, .pgt = src, .arg = &a, .leaf_level = PGL_PD };
+	return walk_range(&w, v->start, v->end);
+}
+
+void ptshare_fork_vma(struct tlb_batch *b, struct pagetable *dst, const struct vma *v)
+{
+	struct fork_arg a = { .dst = dst, .v = v, .b = b };
+	struct walk w = { .ops = &fork_ops, .pgt = b->pgt, .arg = &a, .leaf_level = PGL_PD };
+	walk_range(&w, v->start, v->end);   /* allocates nothing: cannot fail */
 }

@@ -26,6 +26,7 @@
 #include "arch/x86_64/pte.h"
 
 struct pagetable;
+struct tlb_batch;
 struct addrspace;
 struct vma;
 struct page;
@@ -59,9 +60,15 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va);
  * write-protected), allocating the tables above it. 0 or -ENOMEM. */
 int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt);
 
-/* Fork VMA v from src into dst: share every PT page whose 2 MiB lies inside
- * v (or is already shared), copy the rest entry by entry. 0 or -ENOMEM. */
-int ptshare_fork_vma(struct pagetable *dst, struct pagetable *src, const struct vma *v);
+/* Fork VMA v from src into dst, in two steps: ptshare_fork_prepare
+ * allocates what the fork needs (the child's PD slots, the tables of the
+ * chunks to copy) outside a batch, 0 or -ENOMEM (dst may hold empty
+ * tables); then ptshare_fork_vma, in src's TLB batch b, shares every PT
+ * page whose 2 MiB lies inside v (or is already shared: its PD entry
+ * write-protected, noted in b) and copies the rest entry by entry
+ * (pgt_copy). It allocates nothing. */
+int ptshare_fork_prepare(struct pagetable *dst, struct pagetable *src, const struct vma *v);
+void ptshare_fork_vma(struct tlb_batch *b, struct pagetable *dst, const struct vma *v);
 
 /* Shared program text (ptshare=all, mm/ptshare_text.c): after exec, attach
  * the PT pages of read-only file mappings that another process running the

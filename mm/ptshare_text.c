@@ -81,7 +81,7 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 	vaddr_t end = base + LARGE_PAGE_SIZE;
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
 		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end); va += PAGE_SIZE)
-			if (as_fault(as, va, false, false) < 0)
+			if (as_fault(as, va, 0) != FAULT_HANDLED)
 				return;   /* out of memory: this process just does not share */
 	pte_t *pde;
 	if (pgt_walk(as->pgt, base, PGL_PD, 0, &pde) != PGL_PD || !pte_present(pte_read(pde)))

@@ -14,7 +14,7 @@
  * normal anonymous memory again. A written page is never lost.
  * If nothing is reclaimable the allocation fails: a user page fault then
  * kills the process with the largest RSS (kernel/oom.c, counted in
- * reclaim_stats.oom_kills) and retries, a system call returns -ENOMEM. The
+ * fault_stats.oom_kills) and retries, a system call returns -ENOMEM. The
  * kernel never panics for it.
  */
 #ifndef MM_RECLAIM_H
@@ -25,7 +25,6 @@
 struct reclaim_stats {
 	uint64_t runs;        /* reclaimer invocations that scanned something */
 	uint64_t scans;       /* lazy-free pages looked at */
-	uint64_t oom_kills;   /* processes killed for lack of memory */
 };
 extern struct reclaim_stats reclaim_stats;
 

@@ -5,6 +5,7 @@
 #include "mm/ptpage.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/shootdown.h"
 #include "lib/printk.h"
 
 struct tlb_stats tlb_stats;
@@ -29,21 +30,59 @@ void tlb_begin(struct tlb_batch *b, struct pagetable *pgt)
 	pv_lazy_mmu_enter();
 }
 
+/* The other CPUs whose TLB may hold what b changed: all of them for a
+ * kernel-half (global) entry, else those running on b->pgt now. Leaf
+ * entries of a PT page shared by several tables are never written (every
+ * path unshares first, reclaim and MADV_FREE skip shared PT pages), so the
+ * CPUs of b->pgt are all the CPUs concerned. */
+static cpumask_t remote_cpus(const struct tlb_batch *b)
+{
+	return b->global ? smp_other_cpus() : smp_cpus_using(pgt_root_pa(b->pgt));
+}
+
+/* One IPI round to the other CPUs that may hold b's changes (none: no IPI),
+ * acknowledged before anything is freed. */
+static void flush_remote(const struct tlb_batch *b)
+{
+	struct shootdown s = { .changed = b->npages_changed };
+	if (b->npages_changed == 1)
+		shootdown_add(&s, b->first_va);
+	else
+		s.all = true;
+	tlb_shootdown(remote_cpus(b), &s);
+}
+
+/* May a TLB, this CPU's or another's, hold the entry of va in b->pgt? */
+static bool cached_anywhere(const struct tlb_batch *b, vaddr_t va)
+{
+	return !is_user_addr(va) || pgt_active(b->pgt) ||
+	       smp_cpus_using(pgt_root_pa(b->pgt));
+}
+
+/* This CPU's part of the flush, if its TLB can hold b's changes. */
+static void flush_local(const struct tlb_batch *b)
+{
+	if (!b->global && !pgt_active(b->pgt))
+		return;
+	if (b->npages_changed == 1) {
+		pv_flush_one(b->first_va);
+		tlb_stats.flush_one++;
+	} else {
+		if (b->global)
+			pv_flush_all();
+		else
+			pv_flush_user();
+		tlb_stats.flush_full++;
+	}
+}
+
 /* Flush the changes so far (keeps the batch open). */
 static void tlb_flush(struct tlb_batch *b)
 {
 	pv_lazy_mmu_flush();
 	if (b->need_flush) {
-		if (b->npages_changed == 1) {
-			pv_flush_one(b->first_va);
-			tlb_stats.flush_one++;
-		} else {
-			if (b->global)
-				pv_flush_all();
-			else
-				pv_flush_user();
-			tlb_stats.flush_full++;
-		}
+		flush_remote(b);
+		flush_local(b);
 	}
 	b->need_flush = b->global = false;
 	b->npages_changed = 0;
@@ -57,12 +96,15 @@ static void tlb_flush(struct tlb_batch *b)
 
 void tlb_changed(struct tlb_batch *b, vaddr_t va)
 {
-	if (is_user_addr(va) && !pgt_active(b->pgt))
-		return;   /* no TLB holds an inactive address space (no PCIDs) */
+	if (!cached_anywhere(b, va))
+		return;   /* no CPU runs on b->pgt: no TLB holds it (no PCIDs) */
 	b->global |= !is_user_addr(va);
-	if (!tlb_batching) {
-		pv_flush_one(va);
-		tlb_stats.flush_one++;
+	if (!tlb_batching) {   /* this page now, on every CPU concerned */
+		b->npages_changed = 1;
+		b->first_va = va;
+		flush_remote(b);
+		flush_local(b);
+		b->npages_changed = 0;
 		return;
 	}
 	if (b->npages_changed == 1 && b->first_va == va)
@@ -76,7 +118,7 @@ void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end)
 {
 	if (end - va == PAGE_SIZE) {
 		tlb_changed(b, va);
-	} else if (pgt_active(b->pgt) || !is_user_addr(va)) {
+	} else if (cached_anywhere(b, va)) {
 		b->global |= !is_user_addr(va);
 		b->npages_changed += 2;   /* more than one page: a full flush */
 		b->need_flush = true;

@@ -12,10 +12,13 @@
 
 #include "lib/types.h"
 
-/* Why the last page fault taken on a user address failed (as_fault's
- * result: -EFAULT, -EIO, -ENOMEM; 0 when it did not): the fault handler
- * sets it, the copy routines read it after their fixup (one CPU). */
-extern int uaccess_fault_error;
+#include "mm/fault.h"
+
+/* The page-fault handler tells uaccess what the last fault on a user
+ * address came to: a copy whose fault ran out of memory returns -ENOMEM,
+ * not -EFAULT (the exception-table fixup only knows it faulted). One CPU:
+ * the copy that faulted is the one that reads it. */
+void uaccess_fault_taken(enum fault_result r);
 
 /* 0, or -EFAULT / -ENOMEM (see above). */
 int copyin(void *dst, vaddr_t usrc, uint64_t len);

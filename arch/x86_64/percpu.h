@@ -31,6 +31,7 @@ struct cpu {
 	volatile uint64_t lapic_ticks;   /* local APIC timer interrupts taken */
 	volatile uint64_t ipi_calls;     /* cross-CPU calls answered */
 	uint64_t boot_stack_top;     /* the stack it started (and idles) on */
+	volatile uint64_t cr3;       /* the page table it runs on (smp_note_cr3) */
 };
 
 /* Offsets used by syscall.asm (repeated in arch/x86_64/regs.inc). */

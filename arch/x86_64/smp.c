@@ -8,6 +8,7 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/shootdown.h"
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/trap.h"
 #include "lib/printk.h"
@@ -57,6 +58,7 @@ int smp_detect(paddr_t rsdp_pa)
 static __noreturn void ap_main(struct cpu *c)
 {
 	percpu_init_ap(c);
+	smp_note_cr3(pv_read_cr3());   /* the kernel page table, from the trampoline */
 	pv_write_cr0(bsp_state.cr0);
 	pv_write_cr4(bsp_state.cr4);
 	pv_wrmsr(MSR_EFER, bsp_state.efer);

@@ -4,7 +4,12 @@
 #include "kernel/ktest.h"
 #include "lib/cmdline.h"
 #include "kernel/smp.h"
+#include "lib/printk.h"
 #include "lib/string.h"
+#include "mm/kstack.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+#include "mm/tlb.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/irq.h"
@@ -12,6 +17,7 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/shootdown.h"
 
 #define IPI_ROUNDS 200
 #define TICK_WAIT 100000000UL   /* hang guard for the tick loop (iterations) */
@@ -139,4 +145,65 @@ KTEST(smp, lapic_timer_every_cpu)
 			cpu_relax();
 		KEXPECT(cpus[i].lapic_ticks >= start[i] + 2);
 	}
+}
+
+static volatile uint64_t read_value[MAX_CPUS];
+
+static void read_page(void *arg)
+{
+	read_value[this_cpu()->id] = *(volatile uint64_t *)arg;
+}
+
+/* Every CPU reads va (its translation is now in every TLB); returns how
+ * many read want. */
+static int cpus_reading(vaddr_t va, uint64_t want)
+{
+	memset((void *)read_value, 0, sizeof(read_value));
+	ipi_call(~0UL, read_page, (void *)va);
+	read_page((void *)va);
+	int n = 0;
+	for (int i = 0; i < ncpus; i++)
+		n += read_value[i] == want;
+	return n;
+}
+
+static paddr_t marked_frame(uint64_t marker)
+{
+	struct page *pg = page_alloc(0, 0);
+	if (!pg)
+		panic("smp test: no frame");
+	*(uint64_t *)P2V(page_to_pa(pg)) = marker;
+	return page_to_pa(pg);
+}
+
+/* A kernel-half page mapped on frame A and read on every CPU, then remapped
+ * to frame B in a TLB batch (pgt_replace, which frees A after the flush):
+ * the batch's one IPI round makes every CPU's next read see B. */
+KTEST(smp, shootdown_every_cpu_sees_new_frame)
+{
+	void *stack = kstack_alloc();
+	KEXPECT(stack != NULL);
+	vaddr_t va = (vaddr_t)stack - KSTACK_SIZE - PAGE_SIZE;   /* its guard page */
+	KEXPECT_EQ(pgt_map(&kernel_pgt, va, marked_frame(0xa), PAGE_SIZE, VM_READ | VM_WRITE), 0);
+	KEXPECT_EQ(cpus_reading(va, 0xa), ncpus);
+
+	paddr_t frame_b = marked_frame(0xb);   /* no allocation inside a batch */
+	struct shootdown_stats before, after;
+	shootdown_get_stats(&before);
+	struct tlb_batch b;
+	tlb_begin(&b, &kernel_pgt);
+	pgt_replace(&b, va, frame_b, VM_READ | VM_WRITE);
+	tlb_end(&b);
+	shootdown_get_stats(&after);
+	int n = cpus_reading(va, 0xb);
+	printk("smp: shootdown: %d of %d CPUs see the new frame\n", n, ncpus);
+	KEXPECT_EQ(n, ncpus);
+	KEXPECT_EQ(after.rounds - before.rounds, ncpus > 1);
+	KEXPECT_EQ(after.cpus - before.cpus, ncpus - 1);
+	KEXPECT_EQ(after.avoided - before.avoided, ncpus == 1);
+
+	tlb_begin(&b, &kernel_pgt);
+	pgt_unmap(&b, va, va + PAGE_SIZE, PGT_STRICT);
+	tlb_end(&b);
+	kstack_free(stack);
 }

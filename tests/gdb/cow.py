@@ -112,7 +112,7 @@ def other_process(pid, cr3):
 def next_cow_fault():
     """Continue to the next write fault on a present page; its page address."""
     bp = t.gdb.Breakpoint("as_fault", type=t.gdb.BP_HARDWARE_BREAKPOINT)
-    bp.condition = "write"
+    bp.condition = "(flags & 1) != 0"   # FAULT_WRITE
     try:
         for _ in range(MAX_FAULTS):
             t.gdb.execute("continue", to_string=True)

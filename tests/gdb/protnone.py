@@ -8,7 +8,7 @@ Checks that:
     frame (pagoda.pte.is_protnone, pagoda.pte.is_mapped);
   * pg-walk names it: the entry decodes as "not present: ... PROTNONE" and
     the last line says PROT_NONE with the frame it keeps;
-  * as_fault returns -EFAULT for it (the system call's EFAULT);
+  * as_fault returns FAULT_BAD_ACCESS for it (the system call gets EFAULT);
   * pg-ps finds no accounting mismatch: the PT pages' present counts (the
     kernel's RSS) and the helpers' walk both count the PROT_NONE entry.
 """
@@ -21,14 +21,13 @@ import gdbtest as t  # noqa: E402
 from pagoda import pte  # noqa: E402
 
 PAGE = 4096
-EFAULT = 14
 MAX_FAULTS = 400
 
 
 def next_protnone_fault():
     """Continue to the next read fault on a PROT_NONE entry; its page address."""
     bp = t.gdb.Breakpoint("as_fault", type=t.gdb.BP_HARDWARE_BREAKPOINT)
-    bp.condition = "!write"
+    bp.condition = "(flags & 1) == 0"   # not FAULT_WRITE: a read
     try:
         for _ in range(MAX_FAULTS):
             t.gdb.execute("continue", to_string=True)
@@ -52,7 +51,8 @@ def body():
             re.search(r"=> PROT_NONE: frame at PA %#x kept" % pte.frame_addr(e, pte.PT), out)
             is not None, "pg-walk decodes it as PROT_NONE with its frame", out)
     t.run("finish")
-    t.check(t.value("$") == (1 << 64) - EFAULT, "as_fault refuses it: -EFAULT (the value finish printed)")
+    t.check(t.value("$") == t.value("FAULT_BAD_ACCESS"),
+            "as_fault refuses it: FAULT_BAD_ACCESS (the value finish printed)")
     t.check("warning" not in t.run("pg-ps"), "pg-ps finds no accounting mismatch")
 
 

@@ -7,6 +7,7 @@
 #include "mm/kvm.h"
 #include "mm/pgtable.h"
 #include "mm/tlb.h"
+#include "mm/ptshare.h"
 #include "mm/ptpage.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
@@ -186,6 +187,31 @@ int host_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned pro
 	r = pgt_protect(&b, start, end, prot, flags);
 	tlb_end(&b);
 	return r;
+}
+
+int host_fork_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
+		   unsigned flags)
+{
+	int r = pgt_copy_prepare(dst, src, start, end);
+	if (r < 0)
+		return r;
+	struct tlb_batch b;
+	tlb_begin(&b, src);
+	pgt_copy(&b, dst, start, end, flags);
+	tlb_end(&b);
+	return 0;
+}
+
+int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct vma *v)
+{
+	int r = ptshare_fork_prepare(dst, src, v);
+	if (r < 0)
+		return r;
+	struct tlb_batch b;
+	tlb_begin(&b, src);
+	ptshare_fork_vma(&b, dst, v);
+	tlb_end(&b);
+	return 0;
 }
 
 void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)

@@ -60,6 +60,14 @@ int host_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned pro
 		 unsigned flags);
 void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
 
+/* fork's two steps as mm/fork.c takes them (prepare, then the change in
+ * src's batch): the copy-on-write copy of [start, end) (flags: VM_SHARED
+ * or 0) and the PT-page sharing of VMA v. 0 or -ENOMEM. */
+struct vma;
+int host_fork_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
+		   unsigned flags);
+int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct vma *v);
+
 /* A test case named name in s, each test run between setup and teardown. */
 TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));
 

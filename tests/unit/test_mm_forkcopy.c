@@ -100,7 +100,7 @@ START_TEST(test_copy_follows_vma_prot)
 	struct pagetable *p = pgt_create(), *q = pgt_create(), *c = pgt_create(),
 			 *r = pgt_create();
 	map_filled(p, VM_READ | VM_WRITE, 2);
-	ck_assert_int_eq(pgt_copy(q, p, BASE, END, false), 0);   /* p's pages now COW */
+	ck_assert_int_eq(host_fork_copy(q, p, BASE, END, 0), 0);   /* p's pages now COW */
 	pte_t pe, ce, re;
 	frame_of(p, BASE, &pe);
 	ck_assert(pte_cow(pe) && !pte_writable(pe));
@@ -182,8 +182,8 @@ START_TEST(test_three_strategies_same_contents)
 	for (int i = 0; i < 3; i++)
 		c[i] = pgt_create();
 	ck_assert_int_eq(pgt_dup(c[FORK_COPY], p, BASE, END, v.prot, false), 0);
-	ck_assert_int_eq(pgt_copy(c[FORK_COW], p, BASE, END, false), 0);
-	ck_assert_int_eq(ptshare_fork_vma(c[FORK_SHARE], p, &v), 0);
+	ck_assert_int_eq(host_fork_copy(c[FORK_COW], p, BASE, END, 0), 0);
+	ck_assert_int_eq(host_fork_share(c[FORK_SHARE], p, &v), 0);
 	for (int i = 0; i < 3; i++) {
 		same_contents(p, c[i]);
 		ck_assert_uint_eq(pgt_rss(c[i]), NPAGES);
@@ -212,7 +212,7 @@ START_TEST(test_prot_none_not_present)
 	ck_assert(!pte_present(e) && pte_protnone(e) && !pte_user(e));
 	ck_assert_uint_eq(pgt_rss(p), NPAGES);
 	pgt_check(p, 0, USER_TOP);
-	ck_assert_int_eq(pgt_copy(c, p, BASE, END, false), 0);
+	ck_assert_int_eq(host_fork_copy(c, p, BASE, END, 0), 0);
 	ck_assert_ptr_eq(frame_of(c, BASE, &e), pg);
 	ck_assert(pte_protnone(e) && pte_cow(e));
 	ck_assert_uint_eq(pg->refcount, 2);

@@ -197,7 +197,7 @@ START_TEST(test_shared_pt)
 			 .prot = PROT_READ | PROT_WRITE, .flags = VM_ANON };
 	lazyfree_range(pgt, VA(0), VA(8));
 	struct pagetable *child = pgt_create();
-	ck_assert_int_eq(ptshare_fork_vma(child, pgt, &v), 0);
+	ck_assert_int_eq(host_fork_share(child, pgt, &v), 0);
 	reclaim_lazyfree(100);
 	ck_assert_uint_eq(lazyfree_stats.discarded, 0);
 	ck_assert_uint_eq(lazyfree_stats.reused, 8);
@@ -210,7 +210,7 @@ START_TEST(test_shared_pt)
 	ck_assert_uint_eq(lazyfree_check(), 8);
 
 	struct pagetable *child2 = pgt_create();
-	ck_assert_int_eq(ptshare_fork_vma(child2, pgt, &v), 0);
+	ck_assert_int_eq(host_fork_share(child2, pgt, &v), 0);
 	pgt_destroy(pgt);                           /* the records' owner exits */
 	ck_assert_uint_eq(lazyfree_check(), 0);
 	pgt_destroy(child2);
@@ -241,7 +241,7 @@ START_TEST(test_fork_copy_under_reclaim)
 	reclaim_low = mm_stats.free + 64;
 	reclaim_high = reclaim_low + 64;
 	struct pagetable *child = pgt_create();
-	ck_assert_int_eq(pgt_copy(child, pgt, VA(0), VA(8), false), 0);
+	ck_assert_int_eq(host_fork_copy(child, pgt, VA(0), VA(8), 0), 0);
 	ck_assert_uint_eq(lazyfree_stats.discarded, 4);
 	ck_assert_uint_eq(pgt_rss(child), 4);
 	ck_assert_uint_eq(pgt_rss(pgt), 4);

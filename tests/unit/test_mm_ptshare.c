@@ -76,7 +76,7 @@ static struct page *fork_pair(struct pagetable **p, struct pagetable **c, int np
 	struct page *first = map_anon(*p, BASE, npages);
 	struct vma v = vma_of(BASE, BASE + len);
 	int writes0 = host_pv.entry_writes;
-	ck_assert_int_eq(ptshare_fork_vma(*c, *p, &v), 0);
+	ck_assert_int_eq(host_fork_share(*c, *p, &v), 0);
 	fork_writes = host_pv.entry_writes - writes0;
 	return first;
 }
@@ -177,7 +177,7 @@ START_TEST(test_three_sharers_any_exit_order)
 	struct pagetable *a, *b, *c = pgt_create();
 	fork_pair(&a, &b, 16, CHUNK);
 	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, b, &v), 0);   /* a grandchild */
+	ck_assert_int_eq(host_fork_share(c, b, &v), 0);   /* a grandchild */
 	ck_assert_uint_eq(pt_of(a, BASE)->pt.share, 3);
 	pgt_destroy(b);
 	ck_assert_uint_eq(pt_of(a, BASE)->pt.share, 2);
@@ -228,7 +228,7 @@ static void check_mprotect_keeps_cow(uint64_t len)
 	struct page *f = map_anon(p, BASE, 4);
 	host_protect(p, BASE, BASE + 4 * PAGE_SIZE, VM_READ, 0);
 	struct vma v = vma_of(BASE, BASE + len);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	ck_assert_int_eq(host_fork_share(c, p, &v), 0);
 	host_protect(c, BASE, BASE + PAGE_SIZE, VM_READ | VM_WRITE, 0);
 	ck_assert(!pte_writable(leaf_of(c, BASE)) && pte_cow(leaf_of(c, BASE)));
 	host_protect(p, BASE, BASE + PAGE_SIZE, VM_READ | VM_WRITE, 0);
@@ -265,8 +265,8 @@ START_TEST(test_unmap_protect_enomem_change_nothing)
 	map_anon(p, BASE + CHUNK, 4);
 	struct vma part = vma_of(BASE, BASE + 4 * PAGE_SIZE);
 	struct vma whole = vma_of(BASE + CHUNK, BASE + 2 * CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &part), 0);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &whole), 0);
+	ck_assert_int_eq(host_fork_share(c, p, &part), 0);
+	ck_assert_int_eq(host_fork_share(c, p, &whole), 0);
 	struct list held;
 	host_exhaust(&held);
 	ck_assert_int_eq(host_protect(c, BASE, BASE + CHUNK + PAGE_SIZE, VM_READ | VM_EXEC, 0), -ENOMEM);
@@ -300,7 +300,7 @@ START_TEST(test_reclaim_inside_fork_keeps_pd_readonly)
 	lazyfree_range(p, BASE + PAGE_SIZE, BASE + 8 * PAGE_SIZE);
 	reclaim_on_every_alloc();
 	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	ck_assert_int_eq(host_fork_share(c, p, &v), 0);
 	ck_assert_uint_gt(lazyfree_stats.discarded, 0);   /* reclaim did run */
 	ck_assert_ptr_eq(pt_of(p, BASE), pt_of(c, BASE));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 2);
@@ -318,7 +318,7 @@ START_TEST(test_reclaim_keeps_wrprotect_frees_empty_pt)
 	map_anon(p, BASE, 8);
 	lazyfree_range(p, BASE + PAGE_SIZE, BASE + 8 * PAGE_SIZE);
 	struct vma v = vma_of(BASE, BASE + CHUNK);
-	ck_assert_int_eq(ptshare_fork_vma(c, p, &v), 0);
+	ck_assert_int_eq(host_fork_share(c, p, &v), 0);
 	pgt_destroy(c);                          /* share 1, PD entry still read-only */
 	reclaim_lazyfree(100);
 	ck_assert_uint_eq(lazyfree_stats.discarded, 7);
@@ -347,6 +347,34 @@ START_TEST(test_raw_leaf_write_into_shared_pt_panics)
 }
 END_TEST
 
+/* fork of an active parent: the preparing step changes none of the
+ * parent's entries; the write-protection of its PD entries (shared chunk)
+ * and of its leaves (copied chunk) is flushed once, at the batch's end. */
+START_TEST(test_fork_flushes_in_parent_batch)
+{
+	struct pagetable *p = pgt_create(), *c = pgt_create();
+	map_anon(p, BASE, 4);                        /* the chunk at BASE: shared */
+	map_anon(p, BASE + CHUNK, 4);                /* the next one: copied (part) */
+	struct vma v = vma_of(BASE, BASE + CHUNK + 8 * PAGE_SIZE);
+	pgt_activate(p);
+	int flushes = host_pv.flush_one + host_pv.flush_user + host_pv.flush_all;
+	ck_assert_int_eq(ptshare_fork_prepare(c, p, &v), 0);
+	ck_assert(pte_writable(*pde_of(p, BASE)));
+	ck_assert(pte_writable(leaf_of(p, BASE + CHUNK)));
+	struct tlb_batch b;
+	tlb_begin(&b, p);
+	ptshare_fork_vma(&b, c, &v);
+	ck_assert(!pte_writable(*pde_of(p, BASE)));
+	ck_assert(pte_cow(leaf_of(p, BASE + CHUNK)));
+	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user + host_pv.flush_all, flushes);
+	tlb_end(&b);
+	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user + host_pv.flush_all, flushes + 1);
+	ck_assert_ptr_eq(pt_of(c, BASE), pt_of(p, BASE));
+	pgt_activate(&kernel_pgt);
+	destroy_both(c, p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mm_ptshare");
@@ -363,6 +391,7 @@ int main(void)
 	tcase_add_test(tc, test_reclaim_inside_fork_keeps_pd_readonly);
 	tcase_add_test(tc, test_unmap_protect_enomem_change_nothing);
 	tcase_add_test(tc, test_reclaim_keeps_wrprotect_frees_empty_pt);
+	tcase_add_test(tc, test_fork_flushes_in_parent_batch);
 	tcase_add_test_raise_signal(tc, test_raw_leaf_write_into_shared_pt_panics, SIGABRT);
 	return host_run_suite(s);
 }

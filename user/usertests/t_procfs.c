@@ -161,7 +161,8 @@ static const char *const vmstat_ref[] = { "nr_free_pages", "nr_anon_pages", "nr_
 	"nr_file_pages", "nr_page_table_pages", "pglazyfree", "pgfault", "pgmajfault",
 	"pglazyfreed", "pgreuse", "pgsteal_direct", "pgscan_direct", "oom_kill", NULL };
 static const char *const vmstat_extra[] = { "nr_tlb_local_flush_all",
-	"nr_tlb_local_flush_one", "pgfault_zero", "pgfault_zero_page", "pgfault_file",
+	"nr_tlb_local_flush_one", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
+	"tlb_shootdown_pages", "tlb_shootdown_full", "tlb_shootdown_avoided", "pgfault_zero", "pgfault_zero_page", "pgfault_file",
 	"pgfault_cow", "pglazyfree_reused", "reclaim_runs", "pt_fork_shared",
 	"pt_fork_copied", "pt_unshare_copy", "pt_unshare_last", "pt_text_created",
 	"pt_text_attached", "ptshare_mode", NULL };

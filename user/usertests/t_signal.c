@@ -148,6 +148,57 @@ void test_sig_segv_handler(void)
 	CHECK_OK(munmap(segv_page, 4096));
 }
 
+#ifdef SA_SIGINFO
+static volatile int seen_code;
+static void *volatile seen_addr;
+
+/* Record si_code and si_addr, then make the page segv_page accessible
+ * (mapping it again if it was unmapped), so that the access restarts. */
+static void record_fault(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	caught++;
+	seen_code = si->si_code;
+	seen_addr = si->si_addr;
+	if (mprotect(segv_page, 4096, PROT_READ | PROT_WRITE) != 0)
+		mmap(segv_page, 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
+/* One store into segv_page + 8 that must fault with si_code code. */
+static void expect_segv_code(int code)
+{
+	caught = 0;
+	seen_code = -1;
+	*(volatile char *)(segv_page + 8) = 1;
+	CHECK(caught == 1 && seen_code == code && seen_addr == segv_page + 8);
+}
+
+/* sig_segv_codes: si_code tells a missing mapping (SEGV_MAPERR) from one
+ * that forbids the access (SEGV_ACCERR, even for a page never touched, so
+ * not present: Linux decides by the VMA, not by the PTE), and si_addr is
+ * the faulting address. */
+void test_sig_segv_codes(void)
+{
+	struct sigaction a;
+
+	memset(&a, 0, sizeof a);
+	a.sa_sigaction = record_fault;
+	a.sa_flags = SA_SIGINFO;
+	sigemptyset(&a.sa_mask);
+	CHECK_OK(sigaction(SIGSEGV, &a, NULL));
+	segv_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(segv_page != MAP_FAILED);
+	expect_segv_code(SEGV_ACCERR);   /* read-only, never touched */
+	CHECK_OK(mprotect(segv_page, 4096, PROT_NONE));
+	expect_segv_code(SEGV_ACCERR);   /* PROT_NONE */
+	CHECK_OK(munmap(segv_page, 4096));
+	expect_segv_code(SEGV_MAPERR);   /* nothing mapped there */
+	signal(SIGSEGV, SIG_DFL);
+	CHECK_OK(munmap(segv_page, 4096));
+}
+#endif
+
 #define SIGNALS_SENT 40
 
 static void fp_handler(int sig)

@@ -15,7 +15,16 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
+
+/* Tests that read siginfo: musl only (newlib's struct sigaction has no
+ * SA_SIGINFO), so usertests-musl runs them, on Pagoda and on Linux. */
+#ifdef SA_SIGINFO
+#define UT_SIGINFO_TESTS(X) X(sig_segv_codes)
+#else
+#define UT_SIGINFO_TESTS(X)
+#endif
 
 /* Every test, in the order they run. X(name) defines user.name. */
 #define USERTESTS(X)                                                          \
@@ -49,7 +58,7 @@
 	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
 	X(sig_handler) X(sig_default) X(sig_mask) X(sig_errors)                  \
-	X(sig_segv_handler) X(sig_regs_preserved) X(sig_pause)                    \
+	X(sig_segv_handler) UT_SIGINFO_TESTS(X) X(sig_regs_preserved) X(sig_pause) \
 	X(sig_bad_sigreturn) X(sig_chld_suspend)                                 \
 	X(itimer_alarm) X(itimer_interval) X(itimer_fork) X(itimer_errors)       \
 	X(forkbench_errors) X(forkbench_run)                                    \
