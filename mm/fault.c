@@ -22,6 +22,7 @@
 #include "mm/pgtable.h"
 #include "mm/phasetime.h"
 #include "mm/ptpage.h"
+#include "mm/ptshare.h"
 #include "mm/vmobject.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -160,6 +161,8 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	phase_end(PH_FAULT_WALK, t0);
 	if (mapped < 0)
 		return mapped;
+	if (!mapped && !write && ptshare_text_fault(as, v, va) && pgt_lookup(as->pgt, va, &pa, &e))
+		return 0;   /* a library's text: a shared PT page attached or published */
 	if (!mapped)
 		return fault_in(as, v, va, write);
 	if (!pte_present(e))
