@@ -75,14 +75,14 @@ $(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS) | $(call deps,build newlib)
 	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(call user_objs,$*)
 
 # kforkbench prints with the kernel's own code for the fork benchmark's text
-# (kernel/forkbench_text.c), so bench=fork and the shell print the same.
-$(B)/user/shared/forkbench_text.o: kernel/forkbench_text.c $(LIBC_DEPS) | $(call deps,build newlib)
+# (kernel/forkbench_format.c), so bench=fork and the shell print the same.
+$(B)/user/shared/forkbench_format.o: kernel/forkbench_format.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -I. -MMD -MP -c $< -o $@
-$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o $(LIBC_DEPS) \
+$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_format.o $(LIBC_DEPS) \
 		| $(call deps,build newlib)
 	@mkdir -p $(dir $@)
-	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o
+	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(B)/user/kforkbench.o $(B)/user/shared/forkbench_format.o
 
 # The musl build of usertests: the same sources plus Pagoda's portable
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
