@@ -96,6 +96,18 @@ static bool user_range(vaddr_t start, uint64_t len)
 	return start >= USER_NULL_GUARD && len <= USER_TOP && start <= USER_TOP - len;
 }
 
+/* MAP_POPULATE: fault a new mapping in at once, as Linux's mm_populate:
+ * by writes where it is private and writable (its own pages now), else by
+ * reads; PROT_NONE not at all. A page that cannot be had (no memory, past
+ * the file's end) is not mmap's failure: it faults later, as on Linux. */
+static void populate_new(struct addrspace *as, const struct vma *v)
+{
+	if (!(v->prot & VM_ACCESS))
+		return;
+	bool cow = (v->prot & VM_WRITE) && !(v->flags & VM_SHARED);
+	(void)as_populate(as, v->start, v->end, cow ? FAULT_WRITE : 0);
+}
+
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	    unsigned flags, struct vmobject *file, uint64_t off, vaddr_t *out)
 {
@@ -134,6 +146,8 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 		return -ENOMEM;
 	}
 	vma_insert(as, v);
+	if (flags & MAP_POPULATE)
+		populate_new(as, v);
 	*out = addr;
 	return 0;
 }

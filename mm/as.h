@@ -66,7 +66,8 @@ struct addrspace *as_fork_with(struct addrspace *as, enum fork_strategy s);
 /* mmap: map len bytes at addr (a hint unless MAP_FIXED); *out = address.
  * file: the file's object (the VMA takes its own reference), or NULL for
  * anonymous memory (MAP_SHARED then creates a shm object, mm/shm.c, filled
- * on fault). 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */
+ * on fault). MAP_POPULATE faults the new range in at once (best effort, as
+ * Linux's mm_populate). 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	    unsigned flags, struct vmobject *file, uint64_t off, vaddr_t *out);
 /* The highest free gap of len bytes below USER_MMAP_TOP, aligned to align

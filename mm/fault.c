@@ -194,3 +194,13 @@ void fault_count_oom_kill(void)
 {
 	fault_stats.oom_kills++;
 }
+
+int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags)
+{
+	for (vaddr_t va = start; va < end; va += PAGE_SIZE) {
+		int r = fault_errno(as_fault(as, va, flags));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}

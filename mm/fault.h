@@ -26,6 +26,11 @@ enum fault_result {
  * the way. Never panics for anything a program does. */
 enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags);
 
+/* Fault in every page of [start, end) (page aligned) of as now, as an
+ * access of kind flags would (MADV_POPULATE_*, MAP_POPULATE). 0, or the
+ * fault_errno of the first page that failed (pages before it stay in). */
+int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags);
+
 /* The errno a kernel-side access gets for r: 0 (handled), -ENOMEM (OOM),
  * else -EFAULT (Linux: a copy past a file's end is -EFAULT too). */
 int fault_errno(enum fault_result r);

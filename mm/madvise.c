@@ -34,17 +34,6 @@
 #include "lib/errno.h"
 #include "arch/x86_64/memlayout.h"
 
-/* Fault in every page of [start, end) of v as a read or write would. */
-static int populate(struct addrspace *as, vaddr_t start, vaddr_t end, bool write)
-{
-	for (vaddr_t va = start; va < end; va += PAGE_SIZE) {
-		int r = fault_errno(as_fault(as, va, write ? FAULT_WRITE : 0));
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 /* Advices that change VMA flags: the VMA flags they set and clear. */
 static bool flag_advice(int advice, unsigned *set, unsigned *clear)
 {
@@ -107,7 +96,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 		return remove_range(as, v, start, end);
 	case MADV_POPULATE_READ:
 	case MADV_POPULATE_WRITE:
-		return populate(as, start, end, advice == MADV_POPULATE_WRITE);
+		return as_populate(as, start, end, advice == MADV_POPULATE_WRITE ? FAULT_WRITE : 0);
 	default:
 		if (!flag_advice(advice, &set, &clear))
 			return 0;

@@ -695,3 +695,39 @@ void test_procfs_stale(void)
 	CHECK_OK(kill(next, SIGKILL));
 	ut_wait(next);
 }
+
+/* mmap_populate (here for smaps_of): MAP_POPULATE faults a mapping in at
+ * once, by writes where it is private and writable (its own pages: Rss and
+ * Anonymous), by reads where it is read-only (the zero page: resident for
+ * mincore, not in Rss), not at all for PROT_NONE; without it, nothing. */
+void test_mmap_populate(void)
+{
+	enum { N = 8 };
+	unsigned char vec[N];
+	const int anon = MAP_PRIVATE | MAP_ANONYMOUS;
+	char *rw = mmap(NULL, N * PAGE, PROT_READ | PROT_WRITE, anon | MAP_POPULATE, -1, 0);
+	char *ro = mmap(NULL, N * PAGE, PROT_READ, anon | MAP_POPULATE, -1, 0);
+	char *none = mmap(NULL, N * PAGE, PROT_NONE, anon | MAP_POPULATE, -1, 0);
+	char *lazy = mmap(NULL, N * PAGE, PROT_READ | PROT_WRITE, anon, -1, 0);
+	CHECK(rw != MAP_FAILED && ro != MAP_FAILED && none != MAP_FAILED && lazy != MAP_FAILED);
+	CHECK_OK(mincore(rw, N * PAGE, vec));
+	for (int i = 0; i < N; i++)
+		CHECK(vec[i] & 1);
+	const char *s = smaps_of(rw);
+	CHECK(procfs_field(s, "Rss") == KB(N) && procfs_field(s, "Anonymous") == KB(N));
+	CHECK_OK(mincore(ro, N * PAGE, vec));
+	for (int i = 0; i < N; i++)
+		CHECK(vec[i] & 1);
+	CHECK(procfs_field(smaps_of(ro), "Rss") == 0);
+	CHECK_OK(mincore(none, N * PAGE, vec));
+	for (int i = 0; i < N; i++)
+		CHECK(!(vec[i] & 1));
+	CHECK_OK(mincore(lazy, N * PAGE, vec));
+	for (int i = 0; i < N; i++)
+		CHECK(!(vec[i] & 1));
+	CHECK(procfs_field(smaps_of(lazy), "Rss") == 0);
+	munmap(rw, N * PAGE);
+	munmap(ro, N * PAGE);
+	munmap(none, N * PAGE);
+	munmap(lazy, N * PAGE);
+}

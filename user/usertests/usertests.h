@@ -42,7 +42,7 @@
 	X(mmap_private_file) X(zero_page) X(zero_page_65536)                     \
 	X(shm_lazy) X(shm_dontneed) X(shm_readonly)                              \
 	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly)            \
-	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow)             \
+	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow) X(mmap_populate)           \
 	X(munmap_low_madvise_top) X(madv_fork) X(madv_advices)                   \
 	X(rss_zero_page) X(madv_willneed_anon) X(pss_sum)                        \
 	X(mremap_in_place) X(mremap_move) X(mremap_shared) X(mremap_errors)      \

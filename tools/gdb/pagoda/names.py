@@ -55,3 +55,13 @@ TRAPFRAME_STRUCT = "struct trapframe"
 # frame below is a trap frame.
 TRAP_ENTRY_SYMBOLS = ("trap_common", "trap_return", "syscall_entry")
 EXC_NAMES = "exc_names"           # trap.c: exception names by vector
+
+# arch/x86_64/percpu.h, ipi.c, shootdown.c -- the CPUs (pg-cpus).
+CPUS = "cpus"                     # struct cpu cpus[MAX_CPUS]
+NCPUS = "ncpus"                   # how many of them are in use
+CPU_CURRENT = "current"           # struct proc * running there, or NULL
+CPU_CR3 = "cr3"                   # the page table it published (smp_note_cr3)
+IPI_PENDING = "call_pending"      # mask of CPUs that have not answered the call in flight
+IPI_FN = "call_fn"                # the function of that call
+SHOOTDOWN_FN = "flush_here"       # ... when it is a TLB shootdown
+PROVIDER_SMP = "it comes with SMP support (arch/x86_64/percpu.h, ipi.c)"
