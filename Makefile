@@ -103,6 +103,7 @@ INITRD_DEPS :=
 -include libc/libc.mk
 -include user/user.mk
 -include tools/bench/bench.mk
+-include tools/bench/libshare.mk
 
 $(B)/initrd.tar: $(INITRD_DEPS) tools/mkinitrd.sh | $(call deps,build)
 	tools/mkinitrd.sh $@ $(INITRD_DIRS)

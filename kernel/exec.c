@@ -87,7 +87,7 @@ static bool segment_valid(const struct elf_image *img, const struct elf64_phdr *
 	vaddr_t va = ph->vaddr + img->bias;
 	return ph->filesz <= ph->memsz && ph->offset <= size && ph->filesz <= size - ph->offset &&
 	       ph->vaddr % PAGE_SIZE == ph->offset % PAGE_SIZE && ph->vaddr <= USER_MMAP_TOP &&
-	       va >= USER_NULL_GUARD && va <= USER_MMAP_TOP && ph->memsz <= USER_MMAP_TOP - va;
+	       va >= USER_NULL_GUARD && va <= USER_LIB_END && ph->memsz <= USER_LIB_END - va;
 }
 
 /* Copy n bytes of ip from off to va in as (the range was checked). */
@@ -142,20 +142,63 @@ static bool image_span(const struct elf_image *img, vaddr_t *lo, vaddr_t *hi)
 	return *hi > *lo;
 }
 
+/* The pages img's PT_LOAD headers cover at their link addresses, for mm's
+ * library placement (ptshare_lib_place). false without PT_LOAD headers or
+ * with one past the mmap area. */
+static bool image_lib_span(const struct elf_image *img, struct lib_span *s)
+{
+	vaddr_t lo, hi;
+	if (!image_span(img, &lo, &hi))
+		return false;
+	s->lo = USER_MMAP_TOP;
+	s->hi = 0;
+	for (int i = 0; i < img->eh.phnum; i++) {
+		const struct elf64_phdr *ph = &img->ph[i];
+		if (ph->type == PT_LOAD) {
+			s->lo = MIN(s->lo, ALIGN_DOWN(ph->vaddr, PAGE_SIZE));
+			s->hi = MAX(s->hi, ALIGN_UP(ph->vaddr + ph->memsz, PAGE_SIZE));
+		}
+	}
+	s->wr = s->hi;
+	for (int i = 0; i < img->eh.phnum; i++)
+		if (img->ph[i].type == PT_LOAD && (img->ph[i].flags & PF_W))
+			s->wr = MIN(s->wr, ALIGN_DOWN(img->ph[i].vaddr, PAGE_SIZE));
+	return true;
+}
+
+/* Where the ET_DYN interpreter img goes (its bias into img->bias): mm's
+ * canonical address for its file, else (slot taken) the highest free 2
+ * MiB-aligned gap of the mmap area, where Linux's mmap puts it. 0, or
+ * -ENOMEM for no room. */
+static int interp_bias(struct addrspace *as, struct elf_image *img)
+{
+	struct lib_span s;
+	vaddr_t lo, hi, at = 0;
+	if (!image_span(img, &lo, &hi) || !image_lib_span(img, &s))
+		return -ENOEXEC;
+	at = ptshare_lib_place(as, inode_vmobject(img->ip), &s);
+	if (at) {
+		img->bias = at - s.lo;
+		return 0;
+	}
+	at = as_find_gap(as, ALIGN_UP(hi - lo, LARGE_PAGE_SIZE), LARGE_PAGE_SIZE);
+	img->bias = at - lo;
+	return at ? 0 : -ENOMEM;
+}
+
 /* Pick img->bias and check every segment against it. ET_EXEC stays where it
  * was linked; an ET_DYN program goes at USER_PIE_BASE; an ET_DYN interpreter
- * in the highest free 2 MiB-aligned gap of the mmap area (where Linux's mmap
- * puts it). -ENOEXEC for a bad or misplaced segment, -ENOMEM for no gap. */
+ * where interp_bias says. -ENOEXEC for a bad or misplaced segment, -ENOMEM
+ * for no room. */
 static int choose_bias(struct addrspace *as, struct elf_image *img, enum image_role role)
 {
-	vaddr_t lo, hi, base = USER_PIE_BASE;
+	vaddr_t lo, hi;
 	if (!image_span(img, &lo, &hi))
 		return -ENOEXEC;
-	if (img->eh.type == ET_DYN && role == IMAGE_INTERP)
-		base = as_find_gap(as, ALIGN_UP(hi - lo, LARGE_PAGE_SIZE), LARGE_PAGE_SIZE);
-	if (!base)
-		return -ENOMEM;
-	img->bias = img->eh.type == ET_DYN ? base - lo : 0;
+	img->bias = img->eh.type == ET_DYN ? USER_PIE_BASE - lo : 0;
+	int r = img->eh.type == ET_DYN && role == IMAGE_INTERP ? interp_bias(as, img) : 0;
+	if (r < 0)
+		return r;
 	for (int i = 0; i < img->eh.phnum; i++)
 		if (img->ph[i].type == PT_LOAD && !segment_valid(img, &img->ph[i]))
 			return -ENOEXEC;
@@ -340,8 +383,8 @@ static int build_as(struct addrspace *as, struct exec_ctx *c, const char *path,
 	if (interp)
 		r = r ?: choose_bias(as, interp, IMAGE_INTERP) ?: load_image(as, interp, &iend);
 	as->heap_start = as->brk = brk;
-	if (r == 0 && ptshare_mode == PTSHARE_ALL)
-		ptshare_text_attach(as);
+	if (r == 0)
+		ptshare_text_attach(as);   /* mm decides whether text is shared */
 	r = r ?: as_mmap(as, USER_STACK_TOP - USER_STACK_MAX, USER_STACK_MAX,
 			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			 NULL, 0, &got);
@@ -351,6 +394,18 @@ static int build_as(struct addrspace *as, struct exec_ctx *c, const char *path,
 	};
 	*entry = interp ? interp->bias + interp->eh.entry : ax.entry;
 	return r ?: build_stack(as, argv, envp, &ax, sp);
+}
+
+vaddr_t exec_lib_address(struct addrspace *as, struct inode *ip)
+{
+	struct elf_image *img = kmalloc(sizeof(*img));
+	struct lib_span s;
+	vaddr_t at = 0;
+	if (img && ip && read_headers(ip, img) == 0 && img->eh.type == ET_DYN &&
+	    image_lib_span(img, &s))
+		at = ptshare_lib_place(as, inode_vmobject(ip), &s);
+	kfree(img);
+	return at;
 }
 
 int exec_load(struct proc *p, const char *path, const char *const argv[],

@@ -1,7 +1,7 @@
 /* kernel/main.c -- kmain(): bring the machine up in order, then run the
  * in-kernel tests or start user space. */
 #include "kernel/fault_signal.h"
-#include "kernel/bench_fork.h"
+#include "kernel/bench_bootmode.h"
 #include "arch/x86_64/bootinfo.h"
 #include "lib/cmdline.h"
 #include "kernel/tty.h"
@@ -14,6 +14,7 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "kernel/version.h"
+#include "mm/phasetime.h"
 #include "mm/mm.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/serial.h"
@@ -95,6 +96,7 @@ void kmain(uint32_t magic, paddr_t info)
 	mm_init();
 	pv_init();          /* choose the pv_ops backend, patch call sites */
 	ptshare_set_mode(cmdline_get_or("ptshare", "all"));
+	phasetime_set(cmdline_has("phasetime"));   /* per-phase TSC counters, /proc/phasetime */
 	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();
 	syscall_table_init();

@@ -7,6 +7,7 @@
 #include "lib/string.h"
 #include "mm/as.h"
 #include "mm/memstat.h"
+#include "mm/phasetime.h"
 #include "mm/uaccess.h"
 #include "mm/kstack.h"
 #include "mm/ptshare_check.h"
@@ -201,7 +202,8 @@ static void vfork_wait(struct proc *child)
 	child->vfork_parent = NULL;
 }
 
-int proc_fork_req(const struct fork_req *req)
+/* proc_fork_req without its timing (a vfork parent's wait included). */
+static int fork_process(const struct fork_req *req)
 {
 	struct proc *parent = current_proc();
 	struct proc *child = proc_alloc();
@@ -248,6 +250,14 @@ void proc_vfork_release(struct proc *p)
 	spin_unlock(&proc_lock);
 }
 
+int proc_fork_req(const struct fork_req *req)
+{
+	uint64_t t0 = phase_begin();
+	int r = fork_process(req);
+	phase_end(PH_FORK, t0);
+	return r;
+}
+
 static init_exit_fn init_exit;   /* proc_set_init_exit */
 
 void proc_set_init_exit(init_exit_fn fn)
@@ -258,6 +268,7 @@ void proc_set_init_exit(init_exit_fn fn)
 void proc_exit(int status)
 {
 	struct proc *p = current_proc();
+	uint64_t t_exit = phase_begin();
 	if (p == init_proc && init_exit)
 		init_exit(status);
 	if (p == init_proc)
@@ -275,7 +286,9 @@ void proc_exit(int status)
 	spin_lock(&proc_lock);
 	p->as = NULL;
 	spin_unlock(&proc_lock);
+	uint64_t t0 = phase_begin();
 	as_destroy(as);
+	phase_end(PH_EXIT_AS, t0);
 	if (vmcheck_on_exit)
 		proc_vmcheck();
 
@@ -295,6 +308,7 @@ void proc_exit(int status)
 	if (p->parent)
 		signal_send_locked(p->parent, SIGCHLD, p->pid);   /* ignored by default */
 	wakeup_locked(p->parent);
+	phase_end(PH_EXIT, t_exit);
 	sched();
 	panic("zombie pid %d ran again", p->pid);
 }
@@ -320,7 +334,9 @@ int proc_wait(int pid, int *status, int options)
 				*status = c->exit_status;
 			c->parent = NULL;
 			spin_unlock(&proc_lock);
+			uint64_t t0 = phase_begin();
 			proc_free(c);
+			phase_end(PH_WAIT_REAP, t0);
 			return cpid;
 		}
 		if (!have_kids) {

@@ -2,6 +2,7 @@
  * process (and "self"), and the inodes of their files.
  *
  *   /proc/meminfo vmstat uptime loadavg          system-wide files
+ *   /proc/phasetime                              per-phase TSC counters (mm/phasetime.h)
  *   /proc/self                                   the caller's PID directory
  *   /proc/PID/status stat statm cmdline maps smaps smaps_rollup
  *
@@ -34,6 +35,7 @@ static const struct sys_file sys_files[] = {
 	{ "cmdline", procfs_show_kcmdline },
 	{ "loadavg", procfs_show_loadavg },
 	{ "meminfo", procfs_show_meminfo },
+	{ "phasetime", procfs_show_phasetime },
 	{ "stat", procfs_show_sysstat },
 	{ "uptime", procfs_show_uptime },
 	{ "vmstat", procfs_show_vmstat },

@@ -27,6 +27,9 @@ void procfs_show_smaps_rollup(struct proc *p, struct textbuf *tb);
 /* System-wide files. */
 void procfs_show_meminfo(struct textbuf *tb);
 void procfs_show_vmstat(struct textbuf *tb);
+/* /proc/phasetime: "enabled 0|1", "tsc_khz N", then one line per phase of
+ * mm/phasetime.h: "NAME COUNT CYCLES" (totals since boot). */
+void procfs_show_phasetime(struct textbuf *tb);
 void procfs_show_uptime(struct textbuf *tb);
 void procfs_show_loadavg(struct textbuf *tb);
 void procfs_show_kcmdline(struct textbuf *tb);   /* /proc/cmdline: the kernel's */

@@ -1,5 +1,5 @@
 /* kernel/procfs_sys.c -- /proc's system-wide files in Linux's formats:
- * meminfo, vmstat, uptime, loadavg, cmdline.
+ * meminfo, vmstat, uptime, loadavg, cmdline; and Pagoda's phasetime.
  *
  * meminfo and vmstat print Linux's lines that Pagoda has a figure for, in
  * Linux's order, then Pagoda's own (docs/procfs.md says what each means).
@@ -12,6 +12,7 @@
 #include "mm/fault.h"
 #include "mm/lazyfree.h"
 #include "mm/memstat.h"
+#include "mm/phasetime.h"
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
 #include "mm/tlb.h"
@@ -58,6 +59,14 @@ void procfs_show_meminfo(struct textbuf *tb)
 static void vmstat_line(struct textbuf *tb, const char *name, uint64_t v)
 {
 	tb_printf(tb, "%s %lu\n", name, v);
+}
+
+void procfs_show_phasetime(struct textbuf *tb)
+{
+	tb_printf(tb, "enabled %d\ntsc_khz %lu\n", phasetime_on ? 1 : 0, tsc_khz());
+	for (unsigned p = 0; p < PH_COUNT; p++)
+		tb_printf(tb, "%s %lu %lu\n", phase_name(p), phase_stats[p].count,
+			  phase_stats[p].cycles);
 }
 
 void procfs_show_vmstat(struct textbuf *tb)

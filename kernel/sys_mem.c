@@ -4,6 +4,7 @@
  * mm/. */
 #include "kernel/syscall.h"
 #include "lib/errno.h"
+#include "kernel/exec.h"
 #include "kernel/file.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"
@@ -85,6 +86,8 @@ static long sys_mmap(const uint64_t a[6])
 	}
 	if (type == MAP_SHARED_VALIDATE)
 		flags = (flags & ~(unsigned)MAP_TYPE) | MAP_SHARED;
+	if (obj && !addr && !(flags & MAP_FIXED) && off == 0 && type == MAP_PRIVATE)
+		addr = exec_lib_address(current_proc()->as, vmobject_inode(obj));   /* a library? */
 	vaddr_t got;
 	int r = as_mmap(current_proc()->as, addr, len, prot, flags, obj, off, &got);
 	return r < 0 ? r : (long)got;

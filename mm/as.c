@@ -47,10 +47,7 @@ void as_activate(struct addrspace *as)
 
 struct vma *as_find_vma(struct addrspace *as, vaddr_t va)
 {
-	for (struct vma *v = as->vmas; v && v->start <= va; v = v->next)
-		if (va < v->end)
-			return v;
-	return NULL;
+	return vma_find(as, va);
 }
 
 /* Remove [start, end) from the VMAs and the page table: all or nothing.

@@ -36,9 +36,18 @@ struct vma {
 	struct vma *next;          /* sorted by address */
 };
 
+/* A sorted array of an address space's VMAs for binary search (mm/vma.c):
+ * rebuilt from the list by the first lookup after the list changed. */
+struct vma_index {
+	struct vma **v;            /* kmalloc'ed, cap entries; NULL: none */
+	uint32_t n, cap;
+	bool stale;                /* the list changed since v was built */
+};
+
 struct addrspace {
 	struct pagetable *pgt;
 	struct vma *vmas;
+	struct vma_index vidx;     /* lookups: vma_find */
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
 };
 

@@ -20,7 +20,9 @@
 #include "mm/page.h"
 #include "mm/tlb.h"
 #include "mm/pgtable.h"
+#include "mm/phasetime.h"
 #include "mm/ptpage.h"
+#include "mm/ptshare.h"
 #include "mm/vmobject.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -59,9 +61,11 @@ static unsigned vma_pgt_prot(const struct vma *v)
 /* A new anonymous frame holding a copy of src (or zeros). */
 static struct page *new_anon_frame(const struct page *src)
 {
+	uint64_t t0 = phase_begin();
 	struct page *pg = page_alloc(0, PA_ANON | (src ? 0 : PA_ZERO));
+	phase_end(PH_FAULT_ALLOC, t0);
 	if (pg && src)
-		memcpy(page_va(pg), page_va(src), PAGE_SIZE);
+		page_copy(pg, src);
 	return pg;
 }
 
@@ -109,7 +113,9 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	}
 	if (!pg)
 		return -ENOMEM;
+	uint64_t t0 = phase_begin();
 	int r = pgt_map(as->pgt, va, page_to_pa(pg), PAGE_SIZE, prot);
+	phase_end(PH_FAULT_MAP, t0);
 	if (r < 0)
 		page_put(pg);
 	return r;
@@ -150,15 +156,23 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	 * private PT page costs no extra walk. */
 	paddr_t pa;
 	pte_t e;
+	uint64_t t0 = phase_begin();
 	int mapped = write ? pgt_lookup_write(as->pgt, va, &pa, &e) : pgt_lookup(as->pgt, va, &pa, &e);
+	phase_end(PH_FAULT_WALK, t0);
 	if (mapped < 0)
 		return mapped;
+	if (!mapped && !write && ptshare_text_fault(as, v, va) && pgt_lookup(as->pgt, va, &pa, &e))
+		return 0;   /* a library's text: a shared PT page attached or published */
 	if (!mapped)
 		return fault_in(as, v, va, write);
 	if (!pte_present(e))
 		return -EFAULT;   /* a PROT_NONE entry under an accessible VMA: a bug */
-	if (write && pte_cow(e))
-		return fault_cow(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);
+	if (write && pte_cow(e)) {
+		t0 = phase_begin();
+		int r = fault_cow(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);
+		phase_end(PH_FAULT_COW, t0);
+		return r;
+	}
 	if (write && !pte_writable(e))
 		return -EFAULT;   /* VMA allows it but the entry does not: a bug */
 	fault_stats.spurious++;
@@ -173,9 +187,12 @@ static bool vma_allows(const struct vma *v, unsigned flags)
 	       (!(flags & FAULT_EXEC) || (v->prot & VM_EXEC));
 }
 
-enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags)
+/* as_fault without its timing. */
+static enum fault_result fault_decide(struct addrspace *as, vaddr_t va, unsigned flags)
 {
+	uint64_t t0 = phase_begin();
 	struct vma *v = as_find_vma(as, va);
+	phase_end(PH_FAULT_VMA, t0);
 	if (!v)
 		return FAULT_BAD_ADDRESS;
 	if (!vma_allows(v, flags))
@@ -183,6 +200,19 @@ enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags)
 	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags & FAULT_WRITE);
 	return r == 0 ? FAULT_HANDLED : r == -ENOMEM ? FAULT_OOM :
 	       r == -EIO ? FAULT_PAST_EOF : FAULT_BAD_ACCESS;
+}
+
+enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags)
+{
+	uint64_t t0 = phase_begin();
+	enum fault_result r = fault_decide(as, va, flags);
+	phase_end(PH_FAULT, t0);
+	if (phasetime_on) {
+		enum phase after = phasetime_fault_kind(as);
+		if (after != PH_COUNT)
+			phase_end(after, t0);
+	}
+	return r;
 }
 
 int fault_errno(enum fault_result r)

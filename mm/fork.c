@@ -2,7 +2,7 @@
  *
  * Three strategies (enum fork_strategy in mm/as.h), one VMA at a time:
  *
- * Eager copy (FORK_COPY, only for measuring, kernel/forkbench.c): the
+ * Eager copy (FORK_COPY, only for measuring, kernel/forkbench_measure.c): the
  * child gets a new frame with a copy of every private page; no COW on either
  * side. Its cost grows with the memory touched, and frames are copied.
  *
@@ -25,6 +25,7 @@
  */
 #include "mm/as.h"
 #include "mm/pgtable.h"
+#include "mm/phasetime.h"
 #include "mm/tlb.h"
 #include "mm/ptshare.h"
 #include "mm/vma.h"
@@ -77,7 +78,9 @@ static bool has_fork_flags(const struct addrspace *as)
 
 struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 {
+	uint64_t t0 = phase_begin();
 	struct addrspace *child = as_create();
+	phase_end(PH_FORK_AS_CREATE, t0);
 	if (!child)
 		return NULL;
 	child->heap_start = parent->heap_start;
@@ -92,7 +95,10 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 		if (!c)
 			goto fail;
 		vma_insert(child, c);
-		if (!(v->flags & VM_WIPEONFORK) && fork_vma(child->pgt, parent->pgt, v, s) < 0)
+		t0 = phase_begin();
+		int r = v->flags & VM_WIPEONFORK ? 0 : fork_vma(child->pgt, parent->pgt, v, s);
+		phase_end(PH_FORK_VMA, t0);
+		if (r < 0)
 			goto fail;
 	}
 	return child;
@@ -103,5 +109,11 @@ fail:
 
 struct addrspace *as_fork(struct addrspace *parent)
 {
-	return as_fork_with(parent, ptshare_mode == PTSHARE_OFF ? FORK_COW : FORK_SHARE);
+	uint64_t t0 = phase_begin();
+	struct addrspace *child = as_fork_with(parent,
+					       ptshare_mode == PTSHARE_OFF ? FORK_COW : FORK_SHARE);
+	phase_end(PH_FORK_AS, t0);
+	if (phasetime_on && child)
+		phasetime_forked(parent, child);
+	return child;
 }

@@ -145,6 +145,10 @@ struct page *page_alloc(unsigned order, unsigned flags);
  * objects, never allocate. */
 extern uint64_t (*page_reclaim_hook)(unsigned order, bool failed);
 
+/* Copy the 4 KiB contents of frame src into frame dst (64 bytes a loop
+ * iteration: the kernel's memcpy goes byte by byte). */
+void page_copy(struct page *dst, const struct page *src);
+
 /* Free a block from page_alloc with its order, whatever its refcount.
  * Freeing a free or unallocated frame, a tail, or with the wrong order
  * panics naming the frame and the caller. */

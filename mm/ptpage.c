@@ -3,6 +3,7 @@
 #include "mm/ptpage.h"
 #include "mm/buddy.h"
 #include "mm/lazyfree.h"
+#include "mm/phasetime.h"
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
@@ -20,7 +21,9 @@ paddr_t zero_frame_pa;
 
 struct page *ptpage_alloc(int level)
 {
+	uint64_t t0 = phase_begin();
 	struct page *pt = page_alloc(0, PA_ZERO | PA_PAGETABLE);
+	phase_end(PH_PTPAGE_ALLOC, t0);
 	if (!pt)
 		return NULL;
 	pt->pt.level = (uint8_t)level;

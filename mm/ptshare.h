@@ -30,6 +30,7 @@ struct tlb_batch;
 struct addrspace;
 struct vma;
 struct page;
+struct vmobject;
 
 enum ptshare_mode {
 	PTSHARE_OFF,    /* classic fork: copy the page tables */
@@ -70,10 +71,34 @@ int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt);
 int ptshare_fork_prepare(struct pagetable *dst, struct pagetable *src, const struct vma *v);
 void ptshare_fork_vma(struct tlb_batch *b, struct pagetable *dst, const struct vma *v);
 
-/* Shared program text (ptshare=all, mm/ptshare_text.c): after exec, attach
- * the PT pages of read-only file mappings that another process running the
- * same file at the same address already built, or build and publish them. */
+/* Shared program text (mm/ptshare_text.c), exec's question to mm once the
+ * images are mapped: under ptshare=all, attach the PT pages of read-only
+ * file mappings that another process running the same file at the same
+ * address already built, or build and publish them; other modes: nothing. */
 void ptshare_text_attach(struct addrspace *as);
+
+/* A read fault at va (not mapped) in VMA v of as: under ptshare=all, when
+ * the 2 MiB chunk of va has no PT page yet and holds only read-only
+ * mappings of v's file (a library the loader mapped with mmap), attach the
+ * published PT page of that chunk or build and publish it. true when it did
+ * either (va may still be unmapped if memory ran out: fault it normally). */
+bool ptshare_text_fault(struct addrspace *as, const struct vma *v, vaddr_t va);
+
+/* The pages of a shared object to place, at its link addresses: [lo, hi)
+ * page aligned, its first writable page at wr (hi when it has none). */
+struct lib_span {
+	vaddr_t lo, wr, hi;
+};
+
+/* Where to map the shared object file of span s in as (the address for
+ * s->lo): its canonical address, the same in every process, in a slot of
+ * the library area (USER_LIB_BASE) that the file gets on first use, placed
+ * so that its first writable page starts a 2 MiB chunk and its read-only
+ * pages fill the chunks below on their own (shareable PT pages). 0 when the
+ * slot is taken in as (a mapping overlaps it), the area is full or the span
+ * is larger than the area: the caller places it the ordinary way. Never
+ * maps anything; the slot table lives forever, as the initrd's files. */
+vaddr_t ptshare_lib_place(struct addrspace *as, struct vmobject *file, const struct lib_span *s);
 
 /* A text PT page is being freed: forget its record. */
 void ptshare_text_forget(struct page *pt);

@@ -21,6 +21,7 @@
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
+#include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
 
@@ -73,19 +74,24 @@ static struct text_pt *find_record(struct vmobject *file, vaddr_t base, uint64_t
 	return NULL;
 }
 
-/* Fault in every text page of the chunk, write-protect its PD entry and
- * publish the PT page. */
-static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
-			  uint64_t layout)
+/* The present PD entry of the chunk at base in pgt, or NULL (no PT page). */
+static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base)
 {
-	vaddr_t end = base + LARGE_PAGE_SIZE;
-	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
-		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end); va += PAGE_SIZE)
-			if (as_fault(as, va, 0) != FAULT_HANDLED)
-				return;   /* out of memory: this process just does not share */
 	pte_t *pde;
-	if (pgt_walk(as->pgt, base, PGL_PD, 0, &pde) != PGL_PD || !pte_present(pte_read(pde)))
-		pde = NULL;
+	if (pgt_walk(pgt, base, PGL_PD, 0, &pde) != PGL_PD || !pte_present(pte_read(pde)))
+		return NULL;
+	return pde;
+}
+
+/* publish_chunk's own faults must not come back into ptshare_text_fault. */
+static bool publishing;
+
+/* Write-protect the PD entry of the (fully faulted) chunk at base and
+ * publish its PT page under (file, base, layout). */
+static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file,
+		       uint64_t layout)
+{
+	pte_t *pde = chunk_pde(as->pgt, base);
 	struct text_pt *r = kzalloc(sizeof(*r));
 	if (!pde || !r) {
 		kfree(r);
@@ -99,9 +105,29 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 	ptshare_stats.text_created++;
 }
 
+/* Fault in every text page of the chunk, write-protect its PD entry and
+ * publish the PT page. */
+static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
+			  uint64_t layout)
+{
+	vaddr_t end = base + LARGE_PAGE_SIZE;
+	enum fault_result r = FAULT_HANDLED;
+	publishing = true;
+	for (struct vma *v = as->vmas; v && v->start < end && r == FAULT_HANDLED; v = v->next)
+		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end) && r == FAULT_HANDLED;
+		     va += PAGE_SIZE)
+			r = as_fault(as, va, 0);
+	publishing = false;
+	if (r != FAULT_HANDLED)
+		return;   /* out of memory: this process just does not share */
+	publish_pt(as, base, file, layout);
+}
+
 void ptshare_text_attach(struct addrspace *as)
 {
 	vaddr_t last = 0;
+	if (ptshare_mode != PTSHARE_ALL)
+		return;
 	for (struct vma *v = as->vmas; v; v = v->next) {
 		if (!(v->flags & VM_FILE))
 			continue;
@@ -122,6 +148,23 @@ void ptshare_text_attach(struct addrspace *as)
 	}
 }
 
+bool ptshare_text_fault(struct addrspace *as, const struct vma *v, vaddr_t va)
+{
+	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
+	struct vmobject *file;
+	uint64_t layout;
+	if (ptshare_mode != PTSHARE_ALL || publishing || !(v->flags & VM_FILE) ||
+	    (v->flags & VM_SHARED) || (v->prot & VM_WRITE) || chunk_pde(as->pgt, base) ||
+	    !chunk_is_text(as, base, &file, &layout))
+		return false;
+	struct text_pt *r = find_record(file, base, layout);
+	if (!r)
+		publish_chunk(as, base, file, layout);
+	else if (pt_share_into(as->pgt, base, r->pt) == 0)
+		ptshare_stats.text_attached++;
+	return true;
+}
+
 void ptshare_text_forget(struct page *pt)
 {
 	for (struct text_pt **pp = &records; *pp; pp = &(*pp)->next) {
@@ -134,4 +177,68 @@ void ptshare_text_forget(struct page *pt)
 		}
 	}
 	panic("ptshare_text_forget: PT page %#lx has no record", page_to_pa(pt));
+}
+
+/* ---- canonical library addresses (a kernel-side prelink) ----
+ *
+ * Each shared object file gets one slot of the library area on its first
+ * use, in order, and keeps it: the same address in every process, so the
+ * records above match across different programs. Inside its slot an image
+ * is placed so that its first writable page starts a 2 MiB chunk: the
+ * read-only pages below it (ELF header, text, rodata) end at that boundary
+ * and fill their chunks alone, and the writes of relocation, RELRO and data
+ * stay in chunks of their own.
+ *
+ *   slot: | free ... | lo ... text, rodata | wr data, bss ... | free |
+ *         ^ 2 MiB    ^ addr                ^ 2 MiB
+ */
+struct lib_slot {
+	struct vmobject *file;
+	struct lib_span span;
+	vaddr_t base, len;      /* the slot: 2 MiB aligned, whole chunks */
+	vaddr_t addr;           /* where span.lo goes */
+};
+
+/* A static table (no allocation: slots live forever): one per file, at
+ * least 2 MiB each, so the area holds no more than this many. */
+#define LIB_SLOTS ((USER_LIB_END - USER_LIB_BASE) / LARGE_PAGE_SIZE)
+static struct lib_slot lib_slots[LIB_SLOTS];
+static unsigned lib_nslots;
+static vaddr_t lib_next = USER_LIB_BASE;   /* the first free slot address */
+
+/* The bytes of s below and from its first writable page, in whole chunks. */
+static vaddr_t span_ro_chunks(const struct lib_span *s)
+{
+	return ALIGN_UP(s->wr - s->lo, LARGE_PAGE_SIZE);
+}
+
+static vaddr_t span_rw_chunks(const struct lib_span *s)
+{
+	return ALIGN_UP(s->hi - s->wr, LARGE_PAGE_SIZE);
+}
+
+/* file's slot (made on first use), or NULL when the area is full. */
+static struct lib_slot *lib_slot(struct vmobject *file, const struct lib_span *s)
+{
+	for (unsigned i = 0; i < lib_nslots; i++)
+		if (lib_slots[i].file == file)
+			return &lib_slots[i];
+	vaddr_t ro = span_ro_chunks(s), len = ro + span_rw_chunks(s);
+	if (len == 0 || len > USER_LIB_END - lib_next)
+		return NULL;
+	struct lib_slot *l = &lib_slots[lib_nslots++];
+	*l = (struct lib_slot){ file, *s, lib_next, len, lib_next + ro - (s->wr - s->lo) };
+	lib_next += len;
+	return l;
+}
+
+vaddr_t ptshare_lib_place(struct addrspace *as, struct vmobject *file, const struct lib_span *s)
+{
+	if (s->lo > s->wr || s->wr > s->hi || s->hi - s->lo > USER_LIB_END - USER_LIB_BASE)
+		return 0;
+	struct lib_slot *l = lib_slot(file, s);
+	if (!l || l->span.lo != s->lo || l->span.wr != s->wr || l->span.hi != s->hi ||
+	    vma_overlaps(as, l->base, l->base + l->len))
+		return 0;
+	return l->addr;
 }

@@ -1,4 +1,8 @@
-/* mm/vma.c -- VMA list operations: insert, split, merge, find gaps. */
+/* mm/vma.c -- VMA list operations: insert, split, merge, find gaps; lookups
+ * through a sorted array (struct vma_index) so that a fault does not walk the
+ * list. Every change of the list goes through this file and marks the index
+ * stale; changing a VMA's bounds in place (brk, mremap) keeps the order, so
+ * the index stays right. The index is freed when the list becomes empty. */
 #include "mm/vma.h"
 #include "mm/kmalloc.h"
 #include "mm/vmobject.h"
@@ -28,6 +32,66 @@ void vma_free(struct vma *v)
 	kfree(v);
 }
 
+/* The list changed: the next lookup rebuilds the index; an empty list
+ * frees it (as_destroy deletes every VMA). */
+static void vidx_changed(struct addrspace *as)
+{
+	as->vidx.stale = true;
+	if (!as->vmas) {
+		kfree(as->vidx.v);
+		as->vidx = (struct vma_index){ 0 };
+	}
+}
+
+/* Make as->vidx hold the list; false when memory ran out (index unusable). */
+static bool vidx_rebuild(struct addrspace *as)
+{
+	struct vma_index *x = &as->vidx;
+	uint32_t n = 0;
+	for (struct vma *v = as->vmas; v; v = v->next)
+		n++;
+	if (n > x->cap) {
+		uint32_t cap = n < 16 ? 16 : n * 2;
+		struct vma **a = kmalloc(cap * sizeof(*a));
+		if (!a)
+			return false;
+		kfree(x->v);
+		x->v = a;
+		x->cap = cap;
+	}
+	n = 0;
+	for (struct vma *v = as->vmas; v; v = v->next)
+		x->v[n++] = v;
+	x->n = n;
+	x->stale = false;
+	return true;
+}
+
+/* The list walk vma_find falls back on. */
+static struct vma *vma_find_linear(struct addrspace *as, vaddr_t va)
+{
+	for (struct vma *v = as->vmas; v && v->start <= va; v = v->next)
+		if (va < v->end)
+			return v;
+	return NULL;
+}
+
+struct vma *vma_find(struct addrspace *as, vaddr_t va)
+{
+	struct vma_index *x = &as->vidx;
+	if (x->stale && !vidx_rebuild(as))
+		return vma_find_linear(as, va);
+	uint32_t lo = 0, hi = x->n;        /* the last VMA with start <= va */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (x->v[mid]->start <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && va < x->v[lo - 1]->end ? x->v[lo - 1] : NULL;
+}
+
 void vma_insert(struct addrspace *as, struct vma *v)
 {
 	struct vma **pp = &as->vmas;
@@ -38,6 +102,7 @@ void vma_insert(struct addrspace *as, struct vma *v)
 		      v->start, v->end, (*pp)->start, (*pp)->end);
 	v->next = *pp;
 	*pp = v;
+	vidx_changed(as);
 }
 
 void vma_delete(struct addrspace *as, struct vma *v)
@@ -49,11 +114,11 @@ void vma_delete(struct addrspace *as, struct vma *v)
 		panic("vma_delete: [%#lx, %#lx) not in its address space", v->start, v->end);
 	*pp = v->next;
 	vma_free(v);
+	vidx_changed(as);
 }
 
 struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr)
 {
-	(void)as;
 	if (addr <= v->start || addr >= v->end || addr % PAGE_SIZE)
 		panic("vma_split: %#lx outside [%#lx, %#lx)", addr, v->start, v->end);
 	struct vma *hi = vma_new(addr, v->end, v->prot, v->flags, v->obj,
@@ -63,6 +128,7 @@ struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr)
 	v->end = addr;
 	hi->next = v->next;
 	v->next = hi;
+	vidx_changed(as);
 	return hi;
 }
 
@@ -133,6 +199,7 @@ void vma_merge(struct addrspace *as)
 			v->end = n->end;
 			v->next = n->next;
 			vma_free(n);
+			vidx_changed(as);
 		} else {
 			v = n;
 		}

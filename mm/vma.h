@@ -25,6 +25,11 @@ struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr);
 /* Split VMAs so that start and end fall on VMA boundaries. -ENOMEM or 0. */
 int vma_isolate(struct addrspace *as, vaddr_t start, vaddr_t end);
 
+/* The VMA containing va, or NULL: a binary search of as->vidx, which is
+ * rebuilt first when the list changed (O(n) once, then O(log n)); when
+ * memory for the index runs out, a walk of the list (never fails). */
+struct vma *vma_find(struct addrspace *as, vaddr_t va);
+
 /* Does any VMA overlap [start, end)? Is [start, end) entirely covered? */
 bool vma_overlaps(struct addrspace *as, vaddr_t start, vaddr_t end);
 bool vma_covers(struct addrspace *as, vaddr_t start, vaddr_t end);

@@ -24,7 +24,7 @@
 # rebuilds the initrd) only when its content changed.
 
 USER_SRCS   := $(sort $(wildcard user/*.c))
-USER_DIRS   := $(filter-out user/bench,$(patsubst %/,%,$(sort $(dir $(wildcard user/*/*.c)))))
+USER_DIRS   := $(filter-out user/bench user/dyn,$(patsubst %/,%,$(sort $(dir $(wildcard user/*/*.c)))))
 USER_PROGS  := $(USER_SRCS:user/%.c=%) $(USER_DIRS:user/%=%)
 ROOTFS      := $(B)/rootfs
 USER_BINS   := $(USER_PROGS:%=$(ROOTFS)/bin/%)
@@ -47,11 +47,18 @@ MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
 # initrd) as their interpreter. bin/hello-nointerp names a loader that does
 # not exist (execve: ENOENT); $(ROOTFS)/badelf/ holds malformed copies of
 # hello-dyn (tools/mkbadelf.py; execve: ENOEXEC). usertests' exec_dynamic
-# and exec_badelf run them.
+# and exec_badelf run them. user/dyn/ holds musl-only sources: libhold
+# (bin/libhold-dyn, bin/libhold-dyn-nopie) and the library lib/libpgtest.so
+# that usertests' libshare tests load (docs/shared-libraries.md). DYN_TOOLS
+# are userland tools built dynamically too (bin/sh-dyn, bin/ls-dyn, ...):
+# `make run CMD='sh-dyn'` exercises them; make bench-libshare runs them.
 DYN_PROGS   := hello dyntest
+DYN_TOOLS   := sh cat ls echo sleep
 MUSL_LDSO   := /lib/ld-musl-x86_64.so.1
 DYN_BINS    := $(DYN_PROGS:%=$(ROOTFS)/bin/%-dyn) $(DYN_PROGS:%=$(ROOTFS)/bin/%-dyn-nopie) \
-               $(ROOTFS)/bin/hello-nointerp $(ROOTFS)$(MUSL_LDSO) $(ROOTFS)/badelf/.stamp
+               $(ROOTFS)/bin/hello-nointerp $(ROOTFS)$(MUSL_LDSO) $(ROOTFS)/badelf/.stamp \
+               $(ROOTFS)/bin/libhold-dyn $(ROOTFS)/bin/libhold-dyn-nopie $(ROOTFS)/lib/libpgtest.so \
+               $(DYN_TOOLS:%=$(ROOTFS)/bin/%-dyn)
 PAGODA_CC_DYN := tools/pagoda-cc-dyn
 DYN_CFLAGS  := $(USER_CFLAGS) -DDYNTEST_DYNAMIC
 
@@ -68,14 +75,14 @@ $(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS) | $(call deps,build newlib)
 	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(call user_objs,$*)
 
 # kforkbench prints with the kernel's own code for the fork benchmark's text
-# (kernel/forkbench_text.c), so bench=fork and the shell print the same.
-$(B)/user/shared/forkbench_text.o: kernel/forkbench_text.c $(LIBC_DEPS) | $(call deps,build newlib)
+# (kernel/forkbench_format.c), so bench=fork and the shell print the same.
+$(B)/user/shared/forkbench_format.o: kernel/forkbench_format.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -I. -MMD -MP -c $< -o $@
-$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o $(LIBC_DEPS) \
+$(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_format.o $(LIBC_DEPS) \
 		| $(call deps,build newlib)
 	@mkdir -p $(dir $@)
-	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(B)/user/kforkbench.o $(B)/user/shared/forkbench_text.o
+	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(B)/user/kforkbench.o $(B)/user/shared/forkbench_format.o
 
 # The musl build of usertests: the same sources plus Pagoda's portable
 # syscall wrappers; musl's own headers win, libc/include only fills gaps
@@ -100,6 +107,18 @@ $(ROOTFS)/bin/%-dyn: user/%.c $(PAGODA_CC_DYN) | $(call deps,build musl)
 $(ROOTFS)/bin/%-dyn-nopie: user/%.c $(PAGODA_CC_DYN) | $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -no-pie -fno-pie -o $@ $<
+$(ROOTFS)/bin/sh-dyn: $(wildcard user/sh/*.c user/sh/*.h) $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -o $@ $(filter %.c,$^)
+$(ROOTFS)/bin/libhold-dyn: user/dyn/libhold.c $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -o $@ $<
+$(ROOTFS)/bin/libhold-dyn-nopie: user/dyn/libhold.c $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -no-pie -fno-pie -o $@ $<
+$(ROOTFS)/lib/libpgtest.so: user/dyn/libpgtest.c $(PAGODA_CC_DYN) | $(call deps,build musl)
+	@mkdir -p $(dir $@)
+	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) -shared -fPIC -o $@ $<
 $(ROOTFS)/bin/hello-nointerp: user/hello.c $(PAGODA_CC_DYN) | $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,DYNCC,$@)$(PAGODA_CC_DYN) $(DYN_CFLAGS) \

@@ -13,10 +13,12 @@
  *                        | position-independent program |  (ET_DYN), then
  *                        | then its brk heap ->         |  its brk heap
  *                        |             ...              |
- *                        | ELF interpreter (ld.so) and  |  highest 2 MiB-
- *                        |        <- mmap area          | aligned gap below
+ *                        |        <- mmap area          |  top-down from
  *                        |                              | USER_MMAP_TOP
- *                        |             ...              |
+ *  0x0000_7fff_c000_0000 +-----------------------------+ USER_LIB_BASE
+ *                        | shared libraries, each at    |  one canonical
+ *                        | its file's slot (ld.so too)  |  address per file
+ *  0x0000_7fff_e000_0000 +-----------------------------+ USER_LIB_END
  *                        |        <- user stack         | USER_STACK_TOP
  *  0x0000_7fff_ffff_f000 +-----------------------------+ USER_TOP
  *                        | non-canonical hole           |
@@ -53,6 +55,11 @@
 /* Where exec puts a position-independent program: 2/3 of the user half, as
  * Linux's ELF_ET_DYN_BASE, rounded down to 2 MiB (whole PT pages). */
 #define USER_PIE_BASE 0x555555400000UL
+/* The library area (mm/ptshare_text.c): between the mmap area and the stack,
+ * where no mapping without an address goes, and in the stack's PD page. Each
+ * shared object gets one 2 MiB-aligned slot here, the same in every process. */
+#define USER_LIB_BASE 0x7fffc0000000UL
+#define USER_LIB_END 0x7fffe0000000UL
 
 #define DIRECT_MAP_BASE 0xffff800000000000UL
 #define DIRECT_MAP_MAX (1UL << 39)                 /* 512 GiB: one PML4 slot */

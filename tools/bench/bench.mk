@@ -23,16 +23,24 @@
 #   make bench-smoke    each benchmark once with --quick on this host; checks the
 #                       BENCH line format, times nothing (also run by make test)
 #   make bench-linux    Debian's Linux kernel + busybox in QEMU and Pagoda in the same
-#                       QEMU setup, alternately, the suite inside each; CSV, tables,
-#                       ratios and plots in build/bench/results/
+#                       QEMU setup, alternately, the suite inside each; the SAME static
+#                       musl binaries (build/bench/musl) and the same busybox (lat_proc's
+#                       sh) on both kernels, and Pagoda's newlib builds as an extra,
+#                       labelled column; CSV, tables, ratios, the issue-19 targets and
+#                       plots in build/bench/results/
 #                       BENCH_MEM=2G BENCH_ROUNDS=3 BENCH_ARGS='--runs 5 --ms 100'
 #                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
-#                       BENCH_PAGODA_CONFIGS='default' (e.g. 'ptshare=off MALLOC_PURGE=free')
+#                       BENCH_PAGODA_CONFIGS='libc=musl libc=newlib' (each a column; e.g.
+#                                        'libc=musl libc=musl,ptshare=off')
+#   make bench-phases   Pagoda booted with `phasetime`, user/bench/phases (the musl
+#                       build): cycles per phase of faults, fork, exit and wait
+#                       (mm/phasetime.h), printed as a table; BENCH_PHASES_ARGS
+#                       (default: --runs 5) and the MiB of its fork_big workload
 #
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
 
 BENCH_SRC   := user/bench
-BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy \
+BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy phases \
 	mallocbench ptshare_stat
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
@@ -94,10 +102,12 @@ bench-smoke: | $(call deps,build newlib musl bench)
 
 # Linux and Pagoda in QEMU, side by side: each round boots Linux, then Pagoda
 # once per configuration in BENCH_PAGODA_CONFIGS (words separated by commas,
-# "default" for none: NAME=VALUE in capitals is an environment variable of the
-# benchmarks, anything else a kernel option), so machine noise hits all alike.
-# Every Pagoda column gets a ratio against Linux.
-BENCH_PAGODA_CONFIGS ?= default
+# "default" for none: libc=musl|newlib picks the binaries, NAME=VALUE in
+# capitals is an environment variable of the benchmarks, anything else a
+# kernel option), so machine noise hits all alike. Linux runs the musl
+# binaries; libc=musl runs the very same files on Pagoda. Every Pagoda column
+# gets a ratio against Linux.
+BENCH_PAGODA_CONFIGS ?= libc=musl libc=newlib
 bench_pagoda_name = pagoda$(if $(filter default,$(1)),, $(subst $(comma), ,$(1)))
 bench_pagoda_cmdline = $(if $(filter default,$(1)),,$(subst $(comma), ,$(1)))
 comma := ,
@@ -108,9 +118,20 @@ BENCH_SYSTEMS = --system "linux|tools/bench/linux.sh boot $(B) $(BENCH_MEM)" \
 bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user | $(call deps,build newlib musl run bench)
 	$(Q)export BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)"; \
 		tools/bench/linux.sh prepare $(B) $(B)/bench/musl && \
-		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda
+		tools/bench/linux.sh busybox $(B) && \
+		tools/bench/pagoda.sh prepare $(B) $(B)/bench/musl musl $(BUSYBOX_BIN) && \
+		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda newlib $(BUSYBOX_BIN)
 	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results \
 		--rounds $(or $(BENCH_ROUNDS),$(BENCH_LINUX_ROUNDS)) --ref linux $(BENCH_SYSTEMS)
+
+# Per-phase TSC counters of the kernel (mm/phasetime.h) around user/bench/phases.
+BENCH_PHASES_ARGS ?= --runs 5
+.PHONY: bench-phases
+bench-phases: bench-musl $(B)/kernel.elf user | $(call deps,build musl run)
+	$(Q)tools/bench/pagoda.sh prepare $(B) $(B)/bench/musl phases
+	$(Q)tools/bench/pagoda.sh boot $(B) $(BENCH_MEM) 'libc=phases phasetime' \
+		--init '/bin/phases $(BENCH_PHASES_ARGS)' | tee $(B)/bench/phases.log | \
+		sed -n '/^bench  *metric/,$$p'
 
 # make bench: all of Pagoda's configurations (see the top of this file). The
 # stamps install the tools before anything is built, so it works from a fresh

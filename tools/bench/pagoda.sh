@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # tools/bench/pagoda.sh -- the Pagoda side of the side-by-side benchmarks.
 #
-#   pagoda.sh prepare BUILD BINDIR      stage the benchmarks of BINDIR for /bin of an
-#                                       initrd next to Pagoda's root tree (BUILD/rootfs)
+#   pagoda.sh prepare BUILD BINDIR [LIBC [BUSYBOX]]
+#                                       stage the benchmarks of BINDIR for /bin of an
+#                                       initrd next to Pagoda's root tree (BUILD/rootfs),
+#                                       as the tree of LIBC (newlib by default; make
+#                                       bench-linux stages BUILD/bench/musl as musl and
+#                                       BUILD/bench/pagoda as newlib), with the BUSYBOX
+#                                       binary (Debian's, as on Linux) as /bin/busybox
 #   pagoda.sh boot BUILD MEM "CONFIG" [SUITE ARGS...]
 #                                       boot BUILD/kernel.elf once, the way bench-linux
 #                                       boots Linux (tools/qemu.sh: TCG, -cpu max, -m MEM),
@@ -12,39 +17,53 @@
 #   pagoda.sh boot BUILD MEM "CONFIG" --init "COMMAND"
 #                                       the same with COMMAND as /etc/init.cmd instead
 #
-# CONFIG is a list of words: NAME=VALUE words in capitals (e.g. MALLOC_PURGE=free)
-# become environment variables of the benchmarks (suite --env), every other word
-# (e.g. ptshare=fork) goes on the kernel command line. SUITE ARGS are added to the
-# suite's command (e.g. --only lat_syscall,lat_proc). The suite's options come
-# from the environment at prepare time: BENCH_ARGS (common options) and
-# FORKRSS_MIB (forkrss sizes). PAGODA_KERNEL boots another kernel (e.g. the
-# PARAVIRT=0 build in build-nopv/). Each distinct boot's initrd and ISO are
-# built once per prepare and reused by later rounds.
+# CONFIG is a list of words: libc=NAME picks the tree staged as NAME (default
+# newlib, what make bench stages); NAME=VALUE words in capitals (e.g. MALLOC_PURGE=free) become
+# environment variables of the benchmarks (suite --env); every other word (e.g.
+# ptshare=fork) goes on the kernel command line. When the tree has busybox, the
+# suite runs lat_proc's sh with it (BENCH_SH=/bin/busybox: what Linux's
+# initramfs runs). SUITE ARGS are added to the suite's command (e.g. --only
+# lat_syscall,lat_proc). The suite's options come from the environment at
+# prepare time: BENCH_ARGS (common options) and FORKRSS_MIB (forkrss sizes).
+# PAGODA_KERNEL boots another kernel (e.g. the PARAVIRT=0 build in
+# build-nopv/). Each distinct boot's initrd and ISO are built once per prepare
+# and reused by later rounds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$here/../..
 
-# prepare BUILD BINDIR: stage the benchmarks and remember the suite's options.
+# prepare BUILD BINDIR [LIBC [BUSYBOX]]: stage the benchmarks as the tree of LIBC
+# (BUILD/bench/pagoda-boot/LIBC) and remember the suite's options; the ISOs
+# of earlier boots of that tree go.
 prepare() {
-	local top=$1/bench/pagoda-boot bindir=$2 sizes
+	local top=$1/bench/pagoda-boot/${3:-newlib} bindir=$2 sizes bb=${4:-}
+	local env=""
 	rm -rf "$top" && mkdir -p "$top/tree/bin" "$top/tree/etc"
 	for f in "$bindir"/*; do
 		if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" "$top/tree/bin/"; fi
 	done
+	if [ -n "$bb" ]; then
+		cp "$bb" "$top/tree/bin/busybox"
+		env=" --env BENCH_SH=/bin/busybox"
+	fi
 	sizes=$(echo "${FORKRSS_MIB:-0 16 64 256 1024}" | tr ' ' ',')
-	echo "/bin/suite --dir /bin --forkrss $sizes ${BENCH_ARGS:-}" > "$top/suite.cmd"
+	echo "/bin/suite --dir /bin --forkrss $sizes$env ${BENCH_ARGS:-}" > "$top/suite.cmd"
 }
 
 # boot BUILD MEM CONFIG [--init COMMAND | SUITE ARGS...]: one run of the suite
 # (or of COMMAND) on Pagoda in that configuration.
 boot() {
-	local build=$1 mem=$2 config=$3 top=$1/bench/pagoda-boot kernel cmd kernel_opts="" w name
+	local build=$1 mem=$2 config=$3 top kernel cmd kernel_opts="" env="" w name libc=newlib
 	shift 3
 	kernel=${PAGODA_KERNEL:-$build/kernel.elf}
-	cmd=$(cat "$top/suite.cmd")
 	for w in $config; do
-		if [[ $w =~ ^[A-Z_][A-Z0-9_]*= ]]; then cmd="$cmd --env $w"; else kernel_opts="$kernel_opts $w"; fi
+		if [[ $w == libc=* ]]; then libc=${w#libc=}
+		elif [[ $w =~ ^[A-Z_][A-Z0-9_]*= ]]; then env="$env --env $w"
+		else kernel_opts="$kernel_opts $w"; fi
 	done
+	top=$build/bench/pagoda-boot/$libc
+	[ -e "$top/suite.cmd" ] || { echo "pagoda.sh: no $libc tree (pagoda.sh prepare BUILD BINDIR $libc)" >&2; exit 1; }
+	cmd="$(cat "$top/suite.cmd")$env"
 	if [ "${1:-}" = --init ]; then
 		cmd=$2
 	elif [ $# -gt 0 ]; then
@@ -64,8 +83,8 @@ boot() {
 }
 
 case "${1:-}" in
-prepare) prepare "$2" "$3" ;;
+prepare) prepare "$2" "$3" "${4:-}" "${5:-}" ;;
 boot) shift; [ $# -ge 3 ] || set -- "$@" ""; boot "$@" ;;
-*) echo "usage: $0 prepare BUILD BINDIR | boot BUILD MEM [CONFIG [SUITE ARGS... | --init CMD]]" >&2
+*) echo "usage: $0 prepare BUILD BINDIR [LIBC [BUSYBOX]] | boot BUILD MEM [CONFIG [SUITE ARGS... | --init CMD]]" >&2
 	exit 2 ;;
 esac

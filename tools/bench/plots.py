@@ -3,6 +3,7 @@ bar colour per column, so later configurations appear without code changes;
 columns that did not measure what a plot shows are left out of it).
 
   forkrss.png        fork+exit+wait latency against memory touched by the parent
+                     (log y: values span decades; every column, Linux included)
   lmbench.png        fork / exec / sh latency, bars per column
   ebizzy.png         ebizzy system and wall seconds per allocation mode, bars per
                      column (columns that ran every mode)
@@ -79,9 +80,11 @@ def forkrss(data, columns, out):
                                          for m in metrics)]
     if not metrics:
         return None
-    return lines(out, "forkrss", "fork+exit+wait latency vs memory touched by the parent",
-                 "MiB touched before fork", "microseconds", [tables.mib_of(m) for m in metrics],
-                 [(c, [value(data, c, "forkrss", m) for m in metrics]) for c in columns])
+    return plot(out, "forkrss", "fork+exit+wait latency vs memory touched by the parent",
+                ["%d" % tables.mib_of(m) for m in metrics],
+                [(c, [value(data, c, "forkrss", m) for m in metrics]) for c in columns],
+                'set xlabel "MiB touched before fork"\nset ylabel "microseconds (log scale)"\n'
+                'set logscale y\nset key below\n', "0:i:xtic(1) with linespoints lw 2")
 
 
 def matrix_lines(data, columns, out, name, title, mx, rows, xlabel, ylabel, extra=""):

@@ -1,13 +1,16 @@
 """tools/bench/tables.py -- the report's tables, generic over columns.
 
 A column is one measured system/configuration ("linux", "pagoda ptshare=off", ...).
-Each table lists items (label, bench, metric) and one of three layouts:
+Each table lists items (label, bench, metric) and one of four layouts:
   side    rows = items, one column per system/configuration, then one ratio column
           per non-reference column (column / reference); cells "median ±spread%"
   seed    rows = columns, columns = items: the shape of the seed posts' tables
   matrix  one bench whose metric names hold two keys (ptshare_stat pt_pages_8sh:
           what = pt_pages, N = 8; kfork share_64M: strategy, MiB): rows = column x
           one key, columns = the other key (a Matrix describes how)
+  targets one row per Target (a ratio and its limit: a column against the
+          reference, or two metrics of one column), one column per system with
+          the ratio and "ok" or "MISSED"
 A table may keep only the columns matching a regular expression (e.g. "ptshare=");
 with none it prints what it is waiting for. A configuration that measured
 nothing of a table is left out of it (make bench runs only what each
@@ -89,6 +92,48 @@ KFORK_PARTS = Matrix([("kfork_fork", " fork"), ("kfork_exit", " exit")], KFORK_R
                            for h in (" fork", " exit")], row_fmt="%s MiB")
 
 
+Target = collections.namedtuple("Target", "label num den limit across")
+# Issue 19's goals. across: num of a column / num of the reference column (den
+# unused); else num / den within each column. num, den: (bench, metric).
+TARGETS = [
+    Target("fork proc / linux", ("lat_proc", "fork"), None, 0.5, True),
+    Target("exec proc / linux", ("lat_proc", "exec"), None, 0.5, True),
+    Target("sh proc / linux", ("lat_proc", "sh"), None, 0.5, True),
+    Target("write fault / linux", ("lat_pagefault", "write"), None, 0.4, True),
+    Target("fork 1 GiB / linux", ("forkrss", "fork_1024M"), None, 0.05, True),
+    Target("fork 1 GiB / fork 0 MiB", ("forkrss", "fork_1024M"), ("forkrss", "fork_0M"), 1.1,
+           False),
+    Target("MADV_FREE cycle / rewrite", ("madvbench", "cycle_free"), ("madvbench", "cycle_keep"),
+           1.2, False),
+]
+
+
+def target_ratio(t, data, col, ref):
+    """Target t's ratio for column col (None when a reading is missing, or for
+    an across-target on the reference itself)."""
+    if t.across:
+        if col == ref:
+            return None
+        num, den = data.get((col,) + t.num), data.get((ref,) + t.num)
+    else:
+        num, den = data.get((col,) + t.num), data.get((col,) + t.den)
+    return num.median / den.median if num and den and den.median else None
+
+
+def targets_grid(table, data, columns, ref):
+    """Rows = targets, columns = limit then per column "ratio ok|MISSED"."""
+    names = short_names(columns)[1]
+    header = ["target", "limit"] + [names[c] for c in columns]
+    body = []
+    for t in table.items:
+        row = [t.label, "<= %g" % t.limit]
+        for col in columns:
+            r = target_ratio(t, data, col, ref)
+            row.append("-" if r is None else "%.3g %s" % (r, "ok" if r <= t.limit else "MISSED"))
+        body.append(row)
+    return header, body
+
+
 class Table:
     """One table: name (file name), title, items (list or function of data),
     layout ("side" or "seed"), columns regex, groups, and what it waits for."""
@@ -108,6 +153,8 @@ class Table:
         """Whether `column` measured anything this table shows."""
         if self.layout == "matrix":
             return bool(self.items.cells(data, column))
+        if self.layout == "targets":
+            return any((column,) + t.num in data for t in self.items)
         return any((column, b, m) in data for (_, _, b, m) in self.expand(data))
 
     def columns(self, all_columns, data):
@@ -128,6 +175,9 @@ TABLES = [
                      [(m + " fault", "lat_pagefault", m) for m in ("write", "read")] +
                      metric_items("madvbench", d, prefix="madv ") +
                      metric_items("mallocbench", d, prefix="malloc "))),
+    Table("targets", "Issue 19's targets: ratios against Linux (the same binaries) and "
+          "within each column", TARGETS, layout="targets", columns="^linux$|^pagoda",
+          waits="lat_proc, lat_pagefault, forkrss and madvbench on linux and pagoda"),
     Table("forkrss", "fork+exit+wait latency (us) against memory touched by the parent",
           lambda d: [("%d MiB" % mib_of(m), b, m)
                      for (_, b, m) in metric_items("forkrss", d, key=mib_of)]),
@@ -230,6 +280,8 @@ def grid(table, data, columns, ref):
     Seed-layout rows without any number are left out."""
     if table.layout == "matrix":
         return matrix_grid(table, data, columns)
+    if table.layout == "targets":
+        return targets_grid(table, data, columns, ref)
     items, (corner, name) = table.expand(data), short_names(columns)
     ref = ref if ref in columns else columns[0]
     if table.layout == "seed":

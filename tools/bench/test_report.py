@@ -4,7 +4,9 @@ feeds a synthetic results.csv with every configuration `make bench` boots
 through `bench.py report` and checks that every table renders with the right
 numbers in the right cells (ptshare, ptshare_pages, paravirt, malloc_purge,
 kfork, ...), that its CSV files (and, with gnuplot, its plots) are written,
-that a table without data says "not measured yet", that `bench.py check`
+that a table without data says "not measured yet", bench-linux's layout
+(Linux, Pagoda with the same musl binaries, Pagoda's newlib builds) with its
+targets table, that `bench.py check`
 accepts only the skips it is told to, and make bench's boot plan
 (configs.py). Exits 1 on any failure.
 """
@@ -187,6 +189,50 @@ def check_full(out):
         expect(("== " + t.title) in text, "table %s in the full report" % t.name)
 
 
+LINUX_SIDE = {  # (bench, metric): (linux, pagoda libc=musl); newlib: musl * 2
+    ("lat_proc", "fork"): (1000, 400), ("lat_proc", "exec"): (2000, 1200),
+    ("lat_proc", "sh"): (4000, 1000), ("lat_pagefault", "write"): (10, 5),
+    ("forkrss", "fork_0M"): (700, 300), ("forkrss", "fork_1024M"): (7000, 320),
+    ("madvbench", "cycle_free"): (90, 33), ("madvbench", "cycle_keep"): (30, 30),
+}
+
+
+def check_linux(out):
+    """make bench-linux's layout: linux, the same musl binaries on Pagoda and
+    the newlib builds; the targets table says which ratios meet their limits,
+    forkrss has every column (Linux included) and a log scale."""
+    columns = ["linux", "pagoda libc=musl", "pagoda libc=newlib"]
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["column", "round", "bench", "metric", "unit", "median", "min", "max", "runs"])
+        for rnd, scale in ((1, 1.0), (2, 1.1)):
+            for (b, m), (lin, musl) in LINUX_SIDE.items():
+                for c, v in zip(columns, (lin, musl, 2 * musl)):
+                    w.writerow([c, rnd, b, m, "us", v * scale, v * scale, v * scale, 5])
+    text = report(out, "--ref", "linux")
+    sec = section(text, "targets")
+    want = {("fork proc / linux", "pagoda libc=musl"): "0.4 ok",
+            ("exec proc / linux", "pagoda libc=musl"): "0.6 MISSED",
+            ("write fault / linux", "pagoda libc=musl"): "0.5 MISSED",
+            ("fork 1 GiB / linux", "pagoda libc=musl"): "0.0457 ok",
+            ("fork 1 GiB / fork 0 MiB", "pagoda libc=musl"): "1.07 ok",
+            ("fork 1 GiB / fork 0 MiB", "linux"): "10 MISSED",
+            ("fork proc / linux", "linux"): "-",
+            ("fork proc / linux", "pagoda libc=newlib"): "0.8 MISSED",
+            ("MADV_FREE cycle / rewrite", "pagoda libc=musl"): "1.1 ok",
+            ("MADV_FREE cycle / rewrite", "pagoda libc=newlib"): "1.1 ok",
+            ("fork 1 GiB / linux", "pagoda libc=newlib"): "0.0914 MISSED"}
+    for (row, col), v in want.items():
+        expect(cell(out, "targets", row, col) == v, "targets %s, %s: want %s:\n%s"
+               % (row, col, v, sec))
+    expect(cell(out, "side", "fork proc", "pagoda libc=musl / linux") == "0.4",
+           "side ratio against linux")
+    if shutil.which("gnuplot"):
+        dat = open(os.path.join(out, "forkrss.dat")).readline()
+        expect(all('"%s"' % c in dat for c in columns), "forkrss plot has every column: " + dat)
+        expect(os.path.getsize(os.path.join(out, "forkrss.png")) > 0, "forkrss.png")
+
+
 def check_missing(out):
     """Without kfork results, the kfork table waits; the others still print."""
     columns = ["pagoda " + c for c in PTSHARE]
@@ -242,7 +288,7 @@ def check_configs(out):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="mkbench-report-") as tmp:
-        for fn in (check_full, check_missing, check_skips, check_configs):
+        for fn in (check_full, check_linux, check_missing, check_skips, check_configs):
             d = os.path.join(tmp, fn.__name__)
             os.makedirs(d)
             fn(d)

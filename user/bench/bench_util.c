@@ -14,7 +14,7 @@
 
 #define DEFAULT_RUNS 5
 #define DEFAULT_TARGET_MS 100
-#define MAX_ROWS 64
+#define MAX_ROWS 128
 #define NS_PER_US 1000.0
 #define NS_PER_MS 1000000ull
 

@@ -2,7 +2,10 @@
  * user/bench/lat_proc.c -- process creation latency, as lmbench's lat_proc:
  *   fork   fork + exit + wait
  *   exec   fork + execve of the static proc_hello + wait
- *   sh     fork + /bin/sh -c proc_hello + wait
+ *   sh     fork + SHELL -c proc_hello + wait, SHELL from the environment
+ *          variable BENCH_SH (default /bin/sh), run with argv[0] "sh" (so
+ *          BENCH_SH=/bin/busybox runs busybox's sh: make bench-linux runs the
+ *          same busybox on both kernels)
  * Usage: lat_proc [--quick] [--runs N] [--ms N] [HELLO]
  * HELLO defaults to "proc_hello" in the directory of this program.
  */
@@ -10,6 +13,7 @@
 #include "bench_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define PATH_LEN 512
 
@@ -22,12 +26,13 @@ static void op_exec(void *ctx)
 	bench_spawn_wait(hello, argv);
 }
 
-/* fork + /bin/sh -c hello. */
+/* fork + $BENCH_SH -c hello (default /bin/sh). */
 static void op_sh(void *ctx)
 {
+	const char *shell = getenv("BENCH_SH");
 	char *argv[] = { "sh", "-c", ctx, NULL };
 
-	bench_spawn_wait("/bin/sh", argv);
+	bench_spawn_wait(shell && *shell ? shell : "/bin/sh", argv);
 }
 
 /* Measure fork, exec and sh. */

@@ -71,7 +71,7 @@ void test_madv_willneed_anon(void)
 /* pss_sum_check: sum of PSS over all processes == distinct user frames:
  * exactly (fixed point, rounded) in meminfo, and within half a page per
  * process for the per-process figures of procinfo. */
-static void pss_sum_check(void)
+void pss_sum_check(void)
 {
 	struct pagoda_meminfo m;
 	struct pagoda_procinfo pi;

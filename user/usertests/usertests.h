@@ -30,6 +30,7 @@
 #define USERTESTS(X)                                                          \
 	X(exit_status) X(fork_wait) X(wait_nochild) X(getppid) X(exec_echo)      \
 	X(exec_errors) X(exec_dynamic) X(exec_loader_cmd) X(exec_badelf)         \
+	X(libshare_libc) X(libshare_write) X(libshare_exit_orders) X(libshare_dlopen) \
 	X(kill_child) X(children64) X(clone_fork) X(vfork_waits)                          \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
@@ -128,6 +129,10 @@ const char *ut_status_str(int status);
 /* ut_bindir: the directory holding the test programs ("/bin" on Pagoda,
  * where usertests itself was started from on Linux). */
 extern const char *ut_bindir;
+
+/* pss_sum_check (t_rss.c): the PSS of all processes adds up to the distinct
+ * user frames mapped (Pagoda only: pagoda_meminfo/procinfo); fails else. */
+void pss_sum_check(void);
 
 /* ut_on_linux: true when running on Linux rather than Pagoda (uname). */
 int ut_on_linux(void);

@@ -1,10 +1,10 @@
-/* kernel/forkbench.h -- the in-kernel fork benchmark: time duplicating and
+/* kernel/forkbench_measure.h -- the in-kernel fork benchmark: time duplicating and
  * tearing down address spaces of given sizes under each fork strategy
  * (request, results and their text form: libc/include/pagoda/forkbench.h).
- * Used by the bench=fork boot mode (kernel/bench_fork.c) and by the
+ * Used by the bench=fork boot mode (kernel/bench_bootmode.c) and by the
  * pagoda_forkbench system call (kernel/sys_pagoda.c). */
-#ifndef KERNEL_FORKBENCH_H
-#define KERNEL_FORKBENCH_H
+#ifndef KERNEL_FORKBENCH_MEASURE_H
+#define KERNEL_FORKBENCH_MEASURE_H
 
 #include "lib/types.h"
 #include "libc/include/pagoda/forkbench.h"

@@ -1,7 +1,7 @@
-/* kernel/bench_fork.h -- kernel-run benchmarks chosen by bench= (today:
- * bench=fork, the fork benchmark of kernel/forkbench.h). */
-#ifndef KERNEL_BENCH_FORK_H
-#define KERNEL_BENCH_FORK_H
+/* kernel/bench_bootmode.h -- kernel-run benchmarks chosen by bench= (today:
+ * bench=fork, the fork benchmark of kernel/forkbench_measure.h). */
+#ifndef KERNEL_BENCH_BOOTMODE_H
+#define KERNEL_BENCH_BOOTMODE_H
 
 /* Run the benchmark named by bench=, print its BENCH lines (suite
  * protocol, tools/bench/bench.py) and table on the console, and exit QEMU:

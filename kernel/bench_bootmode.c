@@ -1,9 +1,9 @@
-/* kernel/bench_fork.c -- bench=fork: the fork benchmark from the kernel
- * command line (see kernel/bench_fork.h), before any user process runs. */
-#include "kernel/bench_fork.h"
+/* kernel/bench_bootmode.c -- bench=fork: the fork benchmark from the kernel
+ * command line (see kernel/bench_bootmode.h), before any user process runs. */
+#include "kernel/bench_bootmode.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
-#include "kernel/forkbench.h"
+#include "kernel/forkbench_measure.h"
 #include "kernel/ktest.h"
 #include "lib/printk.h"
 #include "lib/string.h"
