@@ -1,6 +1,6 @@
 /* kernel/fs_ops.c -- what read/write/stat/getdents do on initrd inodes. */
 #include "kernel/fs.h"
-#include "kernel/console.h"
+#include "kernel/tty.h"
 #include "lib/errno.h"
 #include "kernel/file.h"
 #include "lib/printk.h"
@@ -62,7 +62,7 @@ static long zero_read(struct file *f, vaddr_t ubuf, uint64_t n)
 static long console_file_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
 	(void)f;
-	return console_read(ubuf, n);
+	return tty_read(ubuf, n);
 }
 
 static long console_file_write(struct file *f, vaddr_t ubuf, uint64_t n)
@@ -74,7 +74,7 @@ static long console_file_write(struct file *f, vaddr_t ubuf, uint64_t n)
 		uint64_t chunk = MIN(n - done, BOUNCE);
 		if (copyin(buf, ubuf + done, chunk) < 0)
 			return done ? (long)done : -EFAULT;
-		console_write(buf, chunk);
+		printk_write(buf, chunk);
 		done += chunk;
 	}
 	return (long)done;

@@ -4,7 +4,7 @@
 #include "lib/format.h"
 #include "lib/printk.h"
 #include "lib/string.h"
-#include "arch/x86_64/console.h"
+#include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/setjmp.h"
 #include "arch/x86_64/reset.h"
 

@@ -4,7 +4,7 @@
 #include "kernel/bench_bootmode.h"
 #include "arch/x86_64/bootinfo.h"
 #include "lib/cmdline.h"
-#include "kernel/console.h"
+#include "kernel/tty.h"
 #include "kernel/fs.h"
 #include "kernel/ktest.h"
 #include "lib/printk.h"
@@ -17,7 +17,8 @@
 #include "mm/phasetime.h"
 #include "mm/mm.h"
 #include "mm/ptshare.h"
-#include "arch/x86_64/console.h"
+#include "arch/x86_64/serial.h"
+#include "arch/x86_64/vga.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/irq.h"
@@ -101,7 +102,7 @@ void kmain(uint32_t magic, paddr_t info)
 	syscall_table_init();
 	fault_signal_init();
 	proc_init();
-	console_init();
+	tty_init();
 	load_initrd();
 	smp_init();         /* the other CPUs, each halting in its idle loop */
 	irq_enable();

@@ -10,7 +10,7 @@
 #include "mm/phasetime.h"
 #include "mm/uaccess.h"
 #include "mm/kstack.h"
-#include "mm/vmcheck.h"
+#include "mm/ptshare_check.h"
 #include "lib/cmdline.h"
 #include "arch/x86_64/reset.h"
 #include "arch/x86_64/timer.h"
@@ -382,16 +382,16 @@ void proc_signal_all(int sig)
 
 int proc_vmcheck(void)
 {
-	struct vmcheck c;
-	int r = vmcheck_begin(&c);
+	struct ptshare_check c;
+	int r = ptshare_check_begin(&c);
 	if (r < 0)
 		return r;
 	spin_lock(&proc_lock);
 	for (int i = 0; i < NPROC; i++)
 		if (proc_table[i].state != P_UNUSED && proc_table[i].as)
-			vmcheck_add(&c, proc_table[i].as);
+			ptshare_check_add(&c, proc_table[i].as);
 	spin_unlock(&proc_lock);
-	vmcheck_finish(&c);
+	ptshare_check_finish(&c);
 	return 0;
 }
 

@@ -133,7 +133,7 @@ __noreturn void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip);
 /* Look up a process by pid (proc_lock held). */
 struct proc *proc_find(int pid);
 
-/* Run the VM invariant checker (mm/vmcheck.h) over every process's address
+/* Run the VM invariant checker (mm/ptshare_check.h) over every process's address
  * space: 0, -ENOMEM, or a panic naming what is wrong. With the `vmcheck`
  * kernel option it also runs at every exit. */
 int proc_vmcheck(void);

@@ -36,7 +36,7 @@ static void sink_putc(char c, void *arg)
 		sinks[i](c);
 }
 
-void console_write(const char *s, size_t n)
+void printk_write(const char *s, size_t n)
 {
 	uint64_t f = irq_save();
 	for (size_t i = 0; i < n; i++)

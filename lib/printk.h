@@ -4,7 +4,7 @@
 
 #include "lib/types.h"
 
-/* A console sink: gets every character printk and console_write write. */
+/* A console sink: gets every character printk and printk_write write. */
 typedef void (*console_sink_fn)(char c);
 
 /* Send all later output to fn too (arch registers serial and VGA at boot;
@@ -26,8 +26,9 @@ void panic_add_hook(panic_hook_fn fn);
 int printk(const char *fmt, ...) __printf(1, 2);
 int vprintk(const char *fmt, va_list ap);
 
-/* Write raw bytes to the console (used by the console device). */
-void console_write(const char *s, size_t n);
+/* Write raw bytes to every console sink, like printk without formatting
+ * (the tty echoes and writes through it). */
+void printk_write(const char *s, size_t n);
 
 /* Print the message, run the panic hooks (a backtrace; in test mode, a QEMU
  * exit with a failure code), then halt this CPU with interrupts off. */

@@ -27,7 +27,7 @@
 
 /* The lock order: lower ranks are taken first. Equal ranks never nest. */
 enum lock_rank {
-	LOCK_RANK_CONSOLE = 10,   /* kernel/console.c input ring */
+	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
 	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
 	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */

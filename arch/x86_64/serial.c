@@ -1,5 +1,5 @@
 /* arch/x86_64/serial.c -- 16550 UART on COM1, the main console. */
-#include "arch/x86_64/console.h"
+#include "arch/x86_64/serial.h"
 #include "arch/x86_64/cpu.h"
 
 #define COM1 0x3f8

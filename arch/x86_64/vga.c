@@ -1,5 +1,5 @@
 /* arch/x86_64/vga.c -- VGA text mode (80x25) mirror of the console. */
-#include "arch/x86_64/console.h"
+#include "arch/x86_64/vga.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/memlayout.h"
 

@@ -11,7 +11,7 @@
 #include "mm/tlb.h"
 #include "mm/ptpage.h"
 #include "mm/kvm.h"
-#include "mm/pgcheck.h"
+#include "mm/pgtable_check.h"
 #include "lib/cmdline.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/mmu.h"

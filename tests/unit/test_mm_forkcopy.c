@@ -10,7 +10,7 @@
 #include "tests/unit/host_mm.h"
 #include "lib/errno.h"
 #include "mm/as.h"
-#include "mm/pgcheck.h"
+#include "mm/pgtable_check.h"
 #include "mm/tlb.h"
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"

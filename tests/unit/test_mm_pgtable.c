@@ -11,7 +11,7 @@
 #include "mm/walk.h"
 #include "mm/kvm.h"
 #include "mm/kstack.h"
-#include "mm/pgcheck.h"
+#include "mm/pgtable_check.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
 

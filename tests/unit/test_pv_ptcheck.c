@@ -5,7 +5,7 @@
 #include <check.h>
 #include "tests/unit/host_mm.h"
 #include "mm/kvm.h"
-#include "mm/pgcheck.h"
+#include "mm/pgtable_check.h"
 #include "mm/pgtable.h"
 #include "mm/ptwrite_check.h"
 #include "mm/ptpage.h"

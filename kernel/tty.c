@@ -1,16 +1,16 @@
-/* kernel/console.c -- canonical-mode terminal input on the serial console.
+/* kernel/tty.c -- canonical-mode terminal input on the serial console.
  *
  * Characters are echoed and collected in a ring buffer; backspace erases,
  * ^U kills the line, ^D ends input (read returns what is there, or 0), ^C
  * sends SIGINT, and Enter makes the line readable. Reader processes sleep until a line is
  * committed.
  */
-#include "kernel/console.h"
+#include "kernel/tty.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "kernel/proc.h"
 #include "mm/uaccess.h"
-#include "arch/x86_64/console.h"
+#include "arch/x86_64/serial.h"
 #include "arch/x86_64/trap.h"
 
 #define INPUT_SIZE 256
@@ -25,9 +25,9 @@ static struct {
 static void echo(char c)
 {
 	if (c == '\b')
-		console_write("\b \b", 3);
+		printk_write("\b \b", 3);
 	else
-		console_write(&c, 1);
+		printk_write(&c, 1);
 }
 
 /* ^C: throw away the line being typed and send SIGINT to every process but
@@ -37,12 +37,12 @@ static void interrupt(void)
 {
 	spin_lock(&in.lock);
 	in.e = in.w;
-	console_write("^C\n", 3);
+	printk_write("^C\n", 3);
 	spin_unlock(&in.lock);
 	proc_signal_all(SIGINT);
 }
 
-void console_input(char c)
+void tty_input(char c)
 {
 	if (c == CTRL('C')) {
 		interrupt();
@@ -79,7 +79,7 @@ void console_input(char c)
 	spin_unlock(&in.lock);
 }
 
-long console_read(vaddr_t ubuf, uint64_t n)
+long tty_read(vaddr_t ubuf, uint64_t n)
 {
 	uint64_t done = 0;
 	spin_lock(&in.lock);
@@ -117,10 +117,10 @@ static void serial_irq(struct trapframe *tf)
 	(void)tf;
 	int c;
 	while ((c = serial_getc()) >= 0)
-		console_input((char)c);
+		tty_input((char)c);
 }
 
-void console_init(void)
+void tty_init(void)
 {
 	irq_register(IRQ_COM1, serial_irq);
 }

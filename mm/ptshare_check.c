@@ -1,9 +1,9 @@
-/* mm/vmcheck.c -- the VM invariant checker (see mm/vmcheck.h). */
-#include "mm/vmcheck.h"
+/* mm/ptshare_check.c -- the VM invariant checker (see mm/ptshare_check.h). */
+#include "mm/ptshare_check.h"
 #include "mm/as.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
-#include "mm/pgcheck.h"
+#include "mm/pgtable_check.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/walk.h"
@@ -11,9 +11,9 @@
 #include "lib/errno.h"
 #include "lib/printk.h"
 
-int vmcheck_begin(struct vmcheck *c)
+int ptshare_check_begin(struct ptshare_check *c)
 {
-	*c = (struct vmcheck){ 0 };
+	*c = (struct ptshare_check){ 0 };
 	c->pde_refs = kzalloc(max_pfn * sizeof(uint32_t));
 	c->maps = kzalloc(max_pfn * sizeof(uint32_t));
 	if (!c->pde_refs || !c->maps) {
@@ -28,7 +28,7 @@ int vmcheck_begin(struct vmcheck *c)
  * PT page; a private writable entry must map a frame nobody else maps, and
  * the PT page's zero count (RSS leaves those out) must be its entries
  * mapping the zero page. */
-static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
+static void count_pt_entries(struct ptshare_check *c, struct page *pt, vaddr_t base)
 {
 	const pte_t *e = ptpage_entries(pt);
 	unsigned zero = 0;
@@ -53,7 +53,7 @@ static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 
 static int check_pde(struct walk *w)
 {
-	struct vmcheck *c = w->arg;
+	struct ptshare_check *c = w->arg;
 	pte_t e = pte_read(w->ep);
 	struct page *pt = pa_to_page(pte_addr(e));
 	if (pt->pt.share > 1 && pte_writable(e))
@@ -69,7 +69,7 @@ static int check_pde(struct walk *w)
 
 static const struct walk_ops check_pde_ops = { .pde = check_pde };
 
-void vmcheck_add(struct vmcheck *c, struct addrspace *as)
+void ptshare_check_add(struct ptshare_check *c, struct addrspace *as)
 {
 	pgt_check(as->pgt, 0, USER_TOP);
 	struct walk w = { .ops = &check_pde_ops, .pgt = as->pgt, .arg = c,
@@ -78,7 +78,7 @@ void vmcheck_add(struct vmcheck *c, struct addrspace *as)
 	c->spaces++;
 }
 
-void vmcheck_finish(struct vmcheck *c)
+void ptshare_check_finish(struct ptshare_check *c)
 {
 	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
 		struct page *pg = &frames[pfn];

@@ -1,6 +1,6 @@
-/* mm/pgcheck.c -- page-table invariants, checked by a walk (see pgcheck.h).
+/* mm/pgtable_check.c -- page-table invariants, checked by a walk (see pgtable_check.h).
  * The invariant checker of page-table sharing builds on this. */
-#include "mm/pgcheck.h"
+#include "mm/pgtable_check.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
 #include "mm/walk.h"

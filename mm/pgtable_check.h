@@ -1,6 +1,6 @@
-/* mm/pgcheck.h -- self-checks of an address space's page tables. */
-#ifndef MM_PGCHECK_H
-#define MM_PGCHECK_H
+/* mm/pgtable_check.h -- self-checks of an address space's page tables. */
+#ifndef MM_PGTABLE_CHECK_H
+#define MM_PGTABLE_CHECK_H
 
 #include "lib/types.h"
 

@@ -1,17 +1,17 @@
-/* kernel/console.h -- the terminal: output to serial/VGA, cooked input. */
-#ifndef KERNEL_CONSOLE_H
-#define KERNEL_CONSOLE_H
+/* kernel/tty.h -- the terminal: output to serial/VGA, cooked input. */
+#ifndef KERNEL_TTY_H
+#define KERNEL_TTY_H
 
 #include "lib/types.h"
 
 /* Start receiving keyboard input from the serial port. */
-void console_init(void);
+void tty_init(void);
 
 /* Read up to n bytes of input into user memory: blocks until a whole line
  * (or ^D) is available, like a tty in canonical mode. */
-long console_read(vaddr_t ubuf, uint64_t n);
+long tty_read(vaddr_t ubuf, uint64_t n);
 
 /* One received character (from the serial interrupt): echo, edit, buffer. */
-void console_input(char c);
+void tty_input(char c);
 
 #endif
