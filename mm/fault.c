@@ -144,8 +144,9 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 
 /* Map or fix page va of v (v allows the access): 0, -ENOMEM, -EIO (past
  * the object's end) or -EFAULT (the entry and the VMA disagree: a bug). */
-static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
+static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned flags)
 {
+	bool write = flags & FAULT_WRITE;
 	/* A shared PT page must become ours BEFORE anything is decided about the
 	 * page: unsharing takes a reference on every frame it maps, so a COW
 	 * "am I the last user?" test made earlier would be stale, and the page
@@ -161,7 +162,8 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	phase_end(PH_FAULT_WALK, t0);
 	if (mapped < 0)
 		return mapped;
-	if (!mapped && !write && ptshare_text_fault(as, v, va) && pgt_lookup(as->pgt, va, &pa, &e))
+	if (!mapped && !write && !(flags & FAULT_NO_TEXT_SHARE) && ptshare_text_fault(as, v, va) &&
+	    pgt_lookup(as->pgt, va, &pa, &e))
 		return 0;   /* a library's text: a shared PT page attached or published */
 	if (!mapped)
 		return fault_in(as, v, va, write);
@@ -197,7 +199,7 @@ static enum fault_result fault_decide(struct addrspace *as, vaddr_t va, unsigned
 		return FAULT_BAD_ADDRESS;
 	if (!vma_allows(v, flags))
 		return FAULT_BAD_ACCESS;
-	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags & FAULT_WRITE);
+	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags);
 	return r == 0 ? FAULT_HANDLED : r == -ENOMEM ? FAULT_OOM :
 	       r == -EIO ? FAULT_PAST_EOF : FAULT_BAD_ACCESS;
 }

@@ -10,6 +10,9 @@ struct addrspace;
 /* What the faulting access was (as_fault's flags): 0 is a read. */
 #define FAULT_WRITE (1u << 0)
 #define FAULT_EXEC (1u << 1)
+/* mm-internal: resolve the page alone, never through a shared text PT
+ * page (mm/ptshare_text.c's own faults while it builds one). */
+#define FAULT_NO_TEXT_SHARE (1u << 2)
 
 /* What a fault came to. The kernel chooses the signal from it once
  * (kernel/fault_signal.c); a system call's copy its errno (fault_errno). */

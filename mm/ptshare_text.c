@@ -83,9 +83,6 @@ static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base)
 	return pde;
 }
 
-/* publish_chunk's own faults must not come back into ptshare_text_fault. */
-static bool publishing;
-
 /* Write-protect the PD entry of the (fully faulted) chunk at base and
  * publish its PT page under (file, base, layout). */
 static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file,
@@ -112,15 +109,25 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 {
 	vaddr_t end = base + LARGE_PAGE_SIZE;
 	enum fault_result r = FAULT_HANDLED;
-	publishing = true;
 	for (struct vma *v = as->vmas; v && v->start < end && r == FAULT_HANDLED; v = v->next)
 		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end) && r == FAULT_HANDLED;
 		     va += PAGE_SIZE)
-			r = as_fault(as, va, 0);
-	publishing = false;
+			r = as_fault(as, va, FAULT_NO_TEXT_SHARE);
 	if (r != FAULT_HANDLED)
 		return;   /* out of memory: this process just does not share */
 	publish_pt(as, base, file, layout);
+}
+
+/* Attach the published PT page of chunk (file, base, layout) to as, or
+ * build and publish it when there is none yet. */
+static void share_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
+			uint64_t layout)
+{
+	struct text_pt *r = find_record(file, base, layout);
+	if (!r)
+		publish_chunk(as, base, file, layout);
+	else if (pt_share_into(as->pgt, base, r->pt) == 0)
+		ptshare_stats.text_attached++;
 }
 
 void ptshare_text_attach(struct addrspace *as)
@@ -138,12 +145,7 @@ void ptshare_text_attach(struct addrspace *as)
 			if ((last && base == last) || !chunk_is_text(as, base, &file, &layout))
 				continue;
 			last = base;
-			struct text_pt *r = find_record(file, base, layout);
-			if (!r) {
-				publish_chunk(as, base, file, layout);
-			} else if (pt_share_into(as->pgt, base, r->pt) == 0) {
-				ptshare_stats.text_attached++;
-			}
+			share_chunk(as, base, file, layout);
 		}
 	}
 }
@@ -153,15 +155,11 @@ bool ptshare_text_fault(struct addrspace *as, const struct vma *v, vaddr_t va)
 	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
 	struct vmobject *file;
 	uint64_t layout;
-	if (ptshare_mode != PTSHARE_ALL || publishing || !(v->flags & VM_FILE) ||
+	if (ptshare_mode != PTSHARE_ALL || !(v->flags & VM_FILE) ||
 	    (v->flags & VM_SHARED) || (v->prot & VM_WRITE) || chunk_pde(as->pgt, base) ||
 	    !chunk_is_text(as, base, &file, &layout))
 		return false;
-	struct text_pt *r = find_record(file, base, layout);
-	if (!r)
-		publish_chunk(as, base, file, layout);
-	else if (pt_share_into(as->pgt, base, r->pt) == 0)
-		ptshare_stats.text_attached++;
+	share_chunk(as, base, file, layout);
 	return true;
 }
 
