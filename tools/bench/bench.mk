@@ -153,6 +153,7 @@ bench: | $(call deps,build newlib musl run bench)
 		--nopv-build $(BENCH_NOPV) --configs "$(BENCH_CONFIGS)" --mem $(BENCH_MEM) \
 		--rounds $(or $(BENCH_ROUNDS),$(BENCH_ALL_ROUNDS)) --kfork-opts "$(BENCH_KFORK)" \
 		--kfork-mem $(BENCH_KFORK_MEM)
+	$(Q)$(MAKE) --no-print-directory bench-libshare
 
 # make bench-pv: seed 004 -- lmbench null call, null I/O, fork, exec, sh under
 # a PARAVIRT=0 kernel (build-nopv/), pv=indirect and pv=patched, BENCH_PV_ROUNDS
