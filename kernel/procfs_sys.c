@@ -80,7 +80,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "nr_file_pages", m.file);
 	vmstat_line(tb, "nr_page_table_pages", m.pagetable);
 	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
-	vmstat_line(tb, "pgfault", f->zero + f->zero_page + f->file + f->cow);
+	vmstat_line(tb, "pgfault", fault_stats_total());
 	vmstat_line(tb, "pgmajfault", 0);
 	vmstat_line(tb, "pglazyfreed", lazyfree_stats.discarded);
 	vmstat_line(tb, "pgreuse", f->cow_reuse);

@@ -236,3 +236,8 @@ int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags
 	}
 	return 0;
 }
+
+uint64_t fault_stats_total(void)
+{
+	return fault_stats.zero + fault_stats.zero_page + fault_stats.file + fault_stats.cow;
+}

@@ -49,6 +49,10 @@ struct fault_stats {
 };
 extern struct fault_stats fault_stats;   /* read anywhere, written by mm */
 
+/* Faults that mapped a page (demand-zero, zero page, file, copy-on-write):
+ * Linux's pgfault, less the spurious ones. */
+uint64_t fault_stats_total(void);
+
 /* Count one process killed by the OOM killer for a fault (kernel/oom.c). */
 void fault_count_oom_kill(void);
 

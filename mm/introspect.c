@@ -78,8 +78,7 @@ _Static_assert(PSS_SHIFT == PAGODA_PSS_SHIFT, "one fixed point for PSS");
 /* The event counters of *m (faults, flushes, lazy freeing, reclaim). */
 static void fill_events(struct pagoda_meminfo *m)
 {
-	m->page_faults = fault_stats.zero + fault_stats.zero_page + fault_stats.file +
-			 fault_stats.cow;
+	m->page_faults = fault_stats_total();
 	m->cow_faults = fault_stats.cow;
 	m->tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
 	m->pglazyfree = lazyfree_stats.marked;
