@@ -1,5 +1,6 @@
 /* kernel/file.c -- file objects and per-process descriptor tables. */
 #include "kernel/file.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"
@@ -30,13 +31,13 @@ long file_no_write(struct file *f, vaddr_t ubuf, uint64_t n)
 
 struct file *file_dup(struct file *f)
 {
-	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+	atomic_inc(&f->refs);
 	return f;
 }
 
 void file_close(struct file *f)
 {
-	if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) > 0)
+	if (!atomic_dec_and_test(&f->refs))
 		return;
 	if (f->ops->close)
 		f->ops->close(f);
