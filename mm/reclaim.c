@@ -7,6 +7,7 @@
 #include "mm/walk.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/shootdown.h"
 
 #define WATERMARK_LOW_DIV 64    /* low watermark: 1/64 of RAM */
 #define WATERMARK_HIGH_MUL 2    /* high watermark: twice the low one */
@@ -14,10 +15,20 @@
 struct reclaim_stats reclaim_stats;
 uint64_t reclaim_low, reclaim_high;
 
-/* The reclaimer's TLB batch: static, since it runs deep inside the
- * allocator (a page fault's walk) where kernel stack is scarce. */
-static struct tlb_batch batch;
-static bool reclaiming;           /* no re-entry through the allocator */
+/* Each CPU's reclaimer state: the TLB batch is static, since reclaim runs
+ * deep inside the allocator (a page fault's walk) where kernel stack is
+ * scarce; one per CPU, because several CPUs may reclaim at once. */
+struct reclaimer {
+	struct tlb_batch batch;
+	bool busy;                /* no re-entry through the allocator */
+};
+static struct reclaimer reclaimers[MAX_CPUS];
+
+/* This CPU's batch (only between reclaim_lazyfree's tlb_begin and tlb_end). */
+static struct tlb_batch *my_batch(void)
+{
+	return &reclaimers[smp_cpu_id()].batch;
+}
 
 /* One record's page: discard it or give it back to normal memory. */
 static int reclaim_pte(struct walk *w)
@@ -32,7 +43,7 @@ static int reclaim_pte(struct walk *w)
 	lazyfree_drop(r);
 	if (!pte_dirty(e) && pg->refcount == 1) {   /* clean and mapped once */
 		pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
-		tlb_defer_put(&batch, w->va, pg);
+		tlb_defer_put(my_batch(), w->va, pg);
 		lazyfree_stats.discarded++;
 	} else {                                     /* software bit: no flush */
 		pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_clear_lazyfree(e));
@@ -65,7 +76,7 @@ static int reclaim_pde(struct walk *w)
 static int reclaim_table_done(struct walk *w)
 {
 	if (w->level == PGL_PD)
-		tlb_unlink_empty_table(&batch, w->ep, w->level, w->va);
+		tlb_unlink_empty_table(my_batch(), w->ep, w->level, w->va);
 	return 0;
 }
 
@@ -76,18 +87,20 @@ static const struct walk_ops reclaim_ops = {
 
 uint64_t reclaim_lazyfree(uint64_t want)
 {
-	if (reclaiming || list_empty(&lazyfree_list))
+	struct reclaimer *me = &reclaimers[smp_cpu_id()];
+	struct tlb_batch *batch = &me->batch;
+	if (me->busy || list_empty(&lazyfree_list))
 		return 0;
-	reclaiming = true;
+	me->busy = true;
 	reclaim_stats.runs++;
 	uint64_t free0 = mm_stats.free, discarded0 = lazyfree_stats.discarded;
-	batch.pgt = NULL;
+	batch->pgt = NULL;
 	while (!list_empty(&lazyfree_list) && lazyfree_stats.discarded - discarded0 < want) {
 		struct lazyfree_rec *r = list_entry(lazyfree_list.next, struct lazyfree_rec, link);
-		if (batch.pgt != r->pgt) {       /* one batch per address space */
-			if (batch.pgt)
-				tlb_end(&batch);
-			tlb_begin(&batch, r->pgt);
+		if (batch->pgt != r->pgt) {      /* one batch per address space */
+			if (batch->pgt)
+				tlb_end(batch);
+			tlb_begin(batch, r->pgt);
 		}
 		/* no write flag: reclaim never unshares, and never gives a
 		 * write-protected PD entry its W bit back (fork may be between
@@ -96,9 +109,9 @@ uint64_t reclaim_lazyfree(uint64_t want)
 		walk_range(&w, r->va, r->va + PAGE_SIZE);
 		reclaim_stats.scans++;
 	}
-	if (batch.pgt)
-		tlb_end(&batch);
-	reclaiming = false;
+	if (batch->pgt)
+		tlb_end(batch);
+	me->busy = false;
 	return mm_stats.free - free0;
 }
 
