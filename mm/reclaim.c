@@ -21,40 +21,52 @@ uint64_t reclaim_low, reclaim_high;
 struct reclaimer {
 	struct tlb_batch batch;
 	bool busy;                /* no re-entry through the allocator */
+	struct lazyfree_rec *rec; /* the record being looked at */
 };
 static struct reclaimer reclaimers[MAX_CPUS];
 
-/* This CPU's batch (only between reclaim_lazyfree's tlb_begin and tlb_end). */
-static struct tlb_batch *my_batch(void)
+/* A lazy-free page written since MADV_FREE (or mapped again): normal
+ * memory again. Only the software bit changes: no flush. */
+static void keep(struct walk *w)
 {
-	return &reclaimers[smp_cpu_id()].batch;
+	pt_leaf_clear_lazyfree(w->pgt, w->va, w->ep);
+	lazyfree_stats.reused++;
 }
 
-/* One record's page: discard it or give it back to normal memory. */
+/* One record's page: discard it or give it back to normal memory. The
+ * entry is cleared atomically, so a write on another CPU either set D
+ * before (it is in the old value: the page goes back, a write cancels the
+ * free) or comes after and faults (a clean TLB entry cannot be written
+ * without the MMU setting D in the entry, which is gone). The frame is
+ * freed only after the batch flushed every CPU that may still read it. */
 static int reclaim_pte(struct walk *w)
 {
-	struct lazyfree_rec *r = w->arg;
-	struct page *pg = r->pg, *pt = ptpage_of(w->ep);
+	struct reclaimer *me = w->arg;
+	struct page *pg = me->rec->pg, *pt = ptpage_of(w->ep);
 	pte_t e = pte_read(w->ep);
 	if (pte_addr(e) != page_to_pa(pg) || !pte_lazyfree(e))
 		page_bug(pg, "reclaim: lazy-free record does not match its entry", NULL);
 	if (pt->pt.share != 1)
 		page_bug(pt, "reclaim: leaf write into a shared PT page", NULL);
-	lazyfree_drop(r);
-	if (!pte_dirty(e) && pg->refcount == 1) {   /* clean and mapped once */
-		pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
-		tlb_defer_put(my_batch(), w->va, pg);
-		lazyfree_stats.discarded++;
-	} else {                                     /* software bit: no flush */
-		pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_clear_lazyfree(e));
-		lazyfree_stats.reused++;
+	lazyfree_drop(me->rec);
+	if (pte_dirty(e) || pg->refcount != 1) {
+		keep(w);
+		return 0;
 	}
+	pte_t old = pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
+	if (pte_dirty(old)) {   /* written between the look and the clear */
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_clear_lazyfree(old));
+		lazyfree_stats.reused++;
+		return 0;
+	}
+	tlb_defer_put(&me->batch, w->va, pg);
+	lazyfree_stats.discarded++;
 	return 0;
 }
 
 static int reclaim_hole(struct walk *w)
 {
-	page_bug(((struct lazyfree_rec *)w->arg)->pg,
+	page_bug(((struct reclaimer *)w->arg)->rec->pg,
 		 "reclaim: lazy-free record of an unmapped address", NULL);
 }
 
@@ -65,7 +77,7 @@ static int reclaim_pde(struct walk *w)
 {
 	if (pa_to_page(pte_addr(pte_read(w->ep)))->pt.share <= 1)
 		return 0;
-	lazyfree_drop(w->arg);
+	lazyfree_drop(((struct reclaimer *)w->arg)->rec);
 	lazyfree_stats.reused++;
 	return WALK_SKIP;
 }
@@ -76,7 +88,8 @@ static int reclaim_pde(struct walk *w)
 static int reclaim_table_done(struct walk *w)
 {
 	if (w->level == PGL_PD)
-		tlb_unlink_empty_table(my_batch(), w->ep, w->level, w->va);
+		tlb_unlink_empty_table(&((struct reclaimer *)w->arg)->batch, w->ep, w->level,
+				       w->va);
 	return 0;
 }
 
@@ -105,7 +118,8 @@ uint64_t reclaim_lazyfree(uint64_t want)
 		/* no write flag: reclaim never unshares, and never gives a
 		 * write-protected PD entry its W bit back (fork may be between
 		 * write-protecting it and sharing the PT page) */
-		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = r };
+		me->rec = r;
+		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = me };
 		walk_range(&w, r->va, r->va + PAGE_SIZE);
 		reclaim_stats.scans++;
 	}
