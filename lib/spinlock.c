@@ -48,6 +48,14 @@ static void check_order(struct cpu *c, const struct spinlock *l)
 		panic("lockdep: CPU %d holds %d locks, taking %s", c->id, c->nheld, l->name);
 }
 
+/* l is now this CPU's. */
+static void held(struct cpu *c, struct spinlock *l)
+{
+	l->cpu = (int8_t)c->id;
+	if (c->nheld < LOCKDEP_MAX_HELD)
+		c->held[c->nheld++] = l;
+}
+
 void spin_lock(struct spinlock *l)
 {
 	push_off();
@@ -59,9 +67,18 @@ void spin_lock(struct spinlock *l)
 			spin_wait_hook();
 		cpu_relax();
 	}
-	l->cpu = c->id;
-	if (c->nheld < LOCKDEP_MAX_HELD)
-		c->held[c->nheld++] = l;
+	held(c, l);
+}
+
+bool spin_trylock(struct spinlock *l)
+{
+	push_off();
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		pop_off();
+		return false;
+	}
+	held(this_cpu(), l);
+	return true;
 }
 
 static void forget(struct cpu *c, const struct spinlock *l)

@@ -34,8 +34,8 @@ enum lock_rank {
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
-	LOCK_RANK_PTL = 40,       /* one page-table page (planned: split PT lock) */
-	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list (planned: mm/lazyfree.c) */
+	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/ptpage.h: the split PT lock) */
+	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list and records (mm/lazyfree.c) */
 	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (planned) */
 	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (planned) */
 	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (planned: mm/buddy.c) */
@@ -43,14 +43,16 @@ enum lock_rank {
 	LOCK_RANK_TEST_HIGH = 91,
 };
 
+/* 16 bytes: small enough for a page-table page's struct page (its split
+ * lock, mm/ptpage.h). */
 struct spinlock {
 	volatile uint32_t locked;
+	uint8_t rank;             /* enum lock_rank */
+	int8_t cpu;               /* holder's CPU id while locked, else -1 */
 	const char *name;
-	enum lock_rank rank;
-	int cpu;                  /* holder's CPU id while locked */
 };
 
-#define SPINLOCK_INIT(n, r) { 0, n, r, -1 }
+#define SPINLOCK_INIT(n, r) { .locked = 0, .rank = (r), .cpu = -1, .name = (n) }
 
 /* Set up a lock that was not statically initialised. */
 void spin_init(struct spinlock *l, const char *name, enum lock_rank rank);
@@ -58,6 +60,11 @@ void spin_init(struct spinlock *l, const char *name, enum lock_rank rank);
 /* Take l (interrupts off until the outermost release); panics on a lock
  * order violation when lockdep is on. */
 void spin_lock(struct spinlock *l);
+
+/* Take l if it is free (true), else return false at once. No lock-order
+ * check: a try that fails cannot wait, so it cannot deadlock; the lock is
+ * recorded as held like any other. */
+bool spin_trylock(struct spinlock *l);
 
 /* Release l; panics if this CPU does not hold it. */
 void spin_unlock(struct spinlock *l);

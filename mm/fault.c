@@ -114,11 +114,11 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	if (!pg)
 		return -ENOMEM;
 	uint64_t t0 = phase_begin();
-	int r = pgt_map(as->pgt, va, page_to_pa(pg), PAGE_SIZE, prot);
+	int r = pgt_map_fault(as->pgt, va, page_to_pa(pg), prot);
 	phase_end(PH_FAULT_MAP, t0);
 	if (r < 0)
 		page_put(pg);
-	return r;
+	return r == -EEXIST ? 0 : r;   /* another CPU mapped it first: retry the access */
 }
 
 /* Write fault on a present copy-on-write page. */

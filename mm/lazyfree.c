@@ -12,6 +12,7 @@
 
 struct lazyfree_stats lazyfree_stats;
 struct list lazyfree_list = { &lazyfree_list, &lazyfree_list };
+struct spinlock lazyfree_lock = SPINLOCK_INIT("lazyfree", LOCK_RANK_LAZYFREE);
 
 /* Is r the record of the mapping (pgt, va)? */
 static bool rec_is(const struct lazyfree_rec *r, const struct pagetable *pgt, vaddr_t va)
@@ -30,10 +31,17 @@ void lazyfree_drop(struct lazyfree_rec *r)
 void lazyfree_forget_entry(struct pagetable *pgt, vaddr_t va, pte_t e)
 {
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (pg && pg->type == PG_ANON && rec_is(pg->lazy, pgt, va)) {
+	/* Without the list lock first: the caller holds the lock of the PT
+	 * page mapping pg (mapped there once), so nobody else sets pg->lazy
+	 * meanwhile (reclaim, which clears it, needs that lock too). */
+	if (!pg || pg->type != PG_ANON || !__atomic_load_n(&pg->lazy, __ATOMIC_RELAXED))
+		return;
+	spin_lock(&lazyfree_lock);
+	if (rec_is(pg->lazy, pgt, va)) {
 		lazyfree_drop(pg->lazy);
 		lazyfree_stats.forgotten++;
 	}
+	spin_unlock(&lazyfree_lock);
 }
 
 void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
@@ -78,27 +86,23 @@ static struct page *markable(pte_t e)
 	return pg;
 }
 
-/* A present PTE: mark it lazy-free and clean if its frame is anonymous and
- * mapped once; a page already lazy-free moves to the young end. */
-static int mark_pte(struct walk *w)
+/* Give pg (mapped once, by w's entry) its record at the young end of the
+ * list: the one it has, or a spare. False if it is left alone (no spare,
+ * or the second pass and it has one). Called with lazyfree_lock held. */
+static bool note_record(struct mark_arg *a, struct walk *w, struct page *pg)
 {
-	struct mark_arg *a = w->arg;
-	pte_t e = pte_read(w->ep);
-	struct page *pg = markable(e);
-	if (!pg)
-		return 0;
 	struct lazyfree_rec *r = pg->lazy;
 	if (r && !rec_is(r, w->pgt, w->va))
 		panic("lazyfree: frame %#lx mapped once at %#lx has the record of %#lx",
 		      page_to_pa(pg), w->va, r->va);
 	if (r && a->only_new)
-		return 0;                       /* marked by the first pass */
+		return false;                       /* marked by the first pass */
 	if (r) {
 		list_del(&r->link);
 	} else {
 		if (list_empty(&a->spare)) {
 			a->missing++;           /* no record: leave the page alone */
-			return 0;
+			return false;
 		}
 		r = list_entry(a->spare.next, struct lazyfree_rec, link);
 		list_del(&r->link);
@@ -108,6 +112,23 @@ static int mark_pte(struct walk *w)
 	}
 	list_add_tail(&lazyfree_list, &r->link);
 	lazyfree_stats.marked++;
+	return true;
+}
+
+/* A present PTE: mark it lazy-free and clean if its frame is anonymous and
+ * mapped once; a page already lazy-free moves to the young end. */
+static int mark_pte(struct walk *w)
+{
+	struct mark_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	struct page *pg = markable(e);
+	if (!pg)
+		return 0;
+	spin_lock(&lazyfree_lock);
+	bool marked = note_record(a, w, pg);
+	spin_unlock(&lazyfree_lock);
+	if (!marked)
+		return 0;
 	/* Cleared atomically: a D the MMU of another CPU sets meanwhile is
 	 * either in the old value (and then flushed) or set again later. A
 	 * TLB may cache D=1 only if the entry had it: then flush, else a write
@@ -118,7 +139,8 @@ static int mark_pte(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte };
+static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte,
+					   .lock_leaves = true };
 
 /* Allocate up to n records onto *spare (fewer if kmalloc fails). Done
  * before the walk so that allocation (and the reclaim it may run) never
@@ -168,8 +190,10 @@ void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 uint64_t lazyfree_count(const struct pagetable *pgt)
 {
 	uint64_t n = 0;
+	spin_lock(&lazyfree_lock);
 	list_for_each(it, &lazyfree_list)
 		n += list_entry(it, struct lazyfree_rec, link)->pgt == pgt;
+	spin_unlock(&lazyfree_lock);
 	return n;
 }
 
@@ -196,6 +220,7 @@ static const struct walk_ops check_ops = { .pte = check_pte, .hole = check_hole 
 uint64_t lazyfree_check(void)
 {
 	uint64_t n = 0;
+	spin_lock(&lazyfree_lock);
 	list_for_each(it, &lazyfree_list) {
 		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
 		if (r->pg->type != PG_ANON || r->pg->lazy != r)
@@ -207,5 +232,6 @@ uint64_t lazyfree_check(void)
 	if (n != lazyfree_stats.pages)
 		panic("lazyfree_check: %lu records on the list, counter says %lu",
 		      n, lazyfree_stats.pages);
+	spin_unlock(&lazyfree_lock);
 	return n;
 }

@@ -22,6 +22,7 @@
 #define MM_LAZYFREE_H
 
 #include "lib/list.h"
+#include "lib/spinlock.h"
 #include "arch/x86_64/pte.h"
 
 struct page;
@@ -44,6 +45,14 @@ struct lazyfree_stats {
 extern struct lazyfree_stats lazyfree_stats;
 extern struct list lazyfree_list;
 
+/* Guards the list, every record, pg->lazy and lazyfree_stats (rank
+ * LOCK_RANK_LAZYFREE: taken inside a PT page's lock, mm/ptpage.h; reclaim,
+ * holding it, takes PT locks only with spin_trylock). A record exists
+ * while its entry maps the page, so a CPU holding this lock may walk to a
+ * record's entry: its tables cannot be freed meanwhile (clearing the entry
+ * drops the record first, under this lock). */
+extern struct spinlock lazyfree_lock;
+
 /* MADV_FREE of the present pages of [start, end) in pgt (the caller checked
  * that the range is private anonymous memory). Pages mapped more than once
  * are left alone; so is everything when no record can be allocated (the
@@ -65,7 +74,8 @@ static inline void lazyfree_forget(struct pagetable *pgt, vaddr_t va, pte_t e)
  * use (munmap, exit): drop pgt's records for the entries in it. */
 void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va);
 
-/* Unlink record r, clear r->pg->lazy, free the record (for reclaim). */
+/* Unlink record r, clear r->pg->lazy, free the record (for reclaim, which
+ * holds lazyfree_lock). */
 void lazyfree_drop(struct lazyfree_rec *r);
 
 /* Records on the list whose address space is pgt (ps: LazyFree per process). */

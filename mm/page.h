@@ -26,6 +26,8 @@
  *   pt.zero   PT page: of its present entries, those mapping the shared zero
  *             page (not resident: RSS is count - zero).
  *   link      free list of the buddy allocator, kmalloc partial list.
+ *   ptl       page-table page: the lock of its entries (in link's place:
+ *             a table page is on no list).
  *   lazy      anonymous page given up with MADV_FREE: its record on the
  *             lazy-free list (mm/lazyfree.h), else NULL.
  *
@@ -37,6 +39,7 @@
 
 #include "lib/types.h"
 #include "lib/list.h"
+#include "lib/spinlock.h"
 
 enum page_type {
 	PG_FREE,        /* in the buddy allocator */
@@ -54,7 +57,10 @@ enum page_type {
 struct lazyfree_rec;
 
 struct page {
-	struct list link;
+	union {
+		struct list link;
+		struct spinlock ptl;   /* PG_PAGETABLE: its split lock (mm/ptpage.h) */
+	};
 	uint32_t refcount;
 	uint8_t type;
 	uint8_t order;

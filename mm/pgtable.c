@@ -195,6 +195,7 @@ static int teardown_table(struct walk *w)
 
 static const struct walk_ops teardown_ops = {
 	.pde = teardown_pde, .pte = teardown_leaf, .table_done = teardown_table,
+	.lock_leaves = true,   /* reclaim may be looking at a lazy-free record here */
 };
 
 void pgt_destroy(struct pagetable *pgt)

@@ -94,6 +94,12 @@ int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flag
 #define PGT_STRICT 0x1       /* a hole in the range is an error (see each) */
 #define PGT_KEEP_WHOLE 0x2   /* pgt_unshare: keep whole shared PT pages */
 
+/* A page fault's install of one page: pgt_map of [va, va + PAGE_SIZE),
+ * except that an entry another CPU mapped meanwhile (a fault racing on the
+ * same page: the caller looked before taking the PT lock) is -EEXIST, and
+ * the caller keeps its reference. 0, -ENOMEM or -EEXIST. */
+int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
+
 /* Map [va, va + len) to [pa, pa + len) with prot. All or nothing: 0, or
  * -ENOMEM (nothing changed). Panics if a page is already mapped. */
 int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot);

@@ -60,7 +60,7 @@ static int copy_pte(struct walk *w)
 	return install(a->dst, w->va, e, false);   /* pgt_copy_prepare made the tables */
 }
 
-static const struct walk_ops copy_ops = { .pte = copy_pte };
+static const struct walk_ops copy_ops = { .pte = copy_pte, .lock_leaves = true };
 
 /* A PT page of src: give dst the tables down to its PT page for [va, end). */
 static int copy_tables_pde(struct walk *w)

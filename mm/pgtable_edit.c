@@ -82,7 +82,7 @@ static int unmap_table_done(struct walk *w)
 
 static const struct walk_ops unmap_ops = {
 	.pdpte = unmap_leaf, .pde = unmap_pde, .pte = unmap_leaf, .hole = unmap_hole,
-	.table_done = unmap_table_done,
+	.table_done = unmap_table_done, .lock_leaves = true,
 };
 
 void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags)
@@ -98,6 +98,7 @@ struct map_arg {
 	vaddr_t va;     /* start of the range */
 	paddr_t pa;     /* frame of va */
 	pte_t bits;
+	bool may_exist; /* pgt_map_fault: another CPU may have mapped it */
 };
 
 static int map_hole(struct walk *w)
@@ -110,6 +111,8 @@ static int map_hole(struct walk *w)
 
 static int map_present(struct walk *w)
 {
+	if (pte_is_leaf(pte_read(w->ep), w->level) && ((struct map_arg *)w->arg)->may_exist)
+		return -EEXIST;
 	if (pte_is_leaf(pte_read(w->ep), w->level))
 		panic("pgt_map: va %#lx is already mapped (entry %#lx)", w->va,
 		      pte_read(w->ep));
@@ -118,6 +121,7 @@ static int map_present(struct walk *w)
 
 static const struct walk_ops map_ops = {
 	.pdpte = map_present, .pde = map_present, .pte = map_present, .hole = map_hole,
+	.lock_leaves = true,
 };
 
 int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot)
@@ -135,6 +139,15 @@ int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigne
 		tlb_end(&b);
 	}
 	return r;
+}
+
+int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
+{
+	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot),
+			     .may_exist = true };
+	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
+			  .write = true };
+	return walk_range(&w, va, va + PAGE_SIZE);   /* one page: nothing to undo */
 }
 
 /* ---- protect ---- */
@@ -173,7 +186,7 @@ static int protect_hole(struct walk *w)
 
 static const struct walk_ops protect_ops = {
 	.pdpte = protect_leaf, .pde = protect_leaf, .pte = protect_leaf,
-	.hole = protect_hole,
+	.hole = protect_hole, .lock_leaves = true,
 };
 
 int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
@@ -224,7 +237,8 @@ static int replace_hole(struct walk *w)
 	panic("pgt_replace: %#lx is not mapped", w->va);
 }
 
-static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole };
+static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole,
+					      .lock_leaves = true };
 
 void pgt_replace(struct tlb_batch *b, vaddr_t va, paddr_t pa, unsigned prot)
 {

@@ -9,6 +9,7 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 #include "lib/printk.h"
+#include "lib/atomic.h"
 
 static bool kernel_half_frozen;
 
@@ -31,6 +32,7 @@ struct page *ptpage_alloc(int level)
 	pt->pt.text = 0;
 	pt->pt.zero = 0;
 	pt->count = 0;
+	spin_init(&pt->ptl, "ptl", LOCK_RANK_PTL);
 	pv_alloc_pt(page_to_pa(pt), level);
 	return pt;
 }
@@ -187,30 +189,39 @@ struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t
 		panic("pt_table_alloc: va %#lx needs a new kernel-half PML4 entry "
 		      "after the kernel half was frozen", va);
 	struct page *t = ptpage_alloc(level - 1);
-	if (t)
+	if (!t)
+		return NULL;
+	struct page *parent = ptpage_of(ep);   /* two CPUs may both find *ep absent */
+	spin_lock(pt_lock(parent));
+	pte_t now = pte_read(ep);
+	if (!pte_present(now))
 		pt_table_link(pgt, ep, level, t, va);
-	return t;
+	spin_unlock(pt_lock(parent));
+	if (!pte_present(now))
+		return t;
+	ptpage_free(t);                        /* the other CPU linked one first */
+	return pa_to_page(pte_addr(now));
 }
 
 void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, vaddr_t va)
 {
 	pte_t e = pte_table(page_to_pa(t));
 	pt_set_table(ep, level, is_user_addr(va) ? pte_mkuser(e) : e);
-	pgt->nr_tables++;
+	atomic_inc(&pgt->nr_tables);
 }
 
 void pt_table_link_shared(struct pagetable *pgt, pte_t *pde, struct page *pt)
 {
 	pt_set_table(pde, PGL_PD, pte_mkuser(pte_wrprotect(pte_table(page_to_pa(pt)))));
 	pt->pt.share++;
-	pgt->nr_tables++;
+	atomic_inc(&pgt->nr_tables);
 }
 
 struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
 {
 	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
 	pt_set_table(ep, level, 0);
-	pgt->nr_tables--;
+	atomic_add(&pgt->nr_tables, -1);
 	return t;
 }
 

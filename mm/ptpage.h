@@ -43,6 +43,26 @@ static inline uint64_t pt_resident(const struct page *pt)
 	return (uint64_t)pt->count - pt->pt.zero;
 }
 
+/* The split page-table lock (Linux's ptl): each table page has its own
+ * spinlock (rank LOCK_RANK_PTL, in struct page.ptl), initialised by
+ * ptpage_alloc. A PT page's lock is held by every path that changes its
+ * leaf entries in an address space others may use at the same time --
+ * fault install, COW break, unmap, protect, MADV_FREE, reclaim, exit
+ * teardown, fork's write-protect: the walker takes it around a PT page's
+ * entries for walk_ops with lock_leaves (mm/walk.h), reclaim with a trylock.
+ * It orders the software writers of the entries, and with them the present
+ * counts and lazy-free records; the MMUs' A/D writes are handled by the
+ * atomic verbs below. Nothing allocates while holding it (an allocation
+ * may reclaim, which takes PT locks), and no other PT lock nests in it.
+ * A PT page shared by several address spaces needs no lock for its leaves:
+ * no path writes them (every writer unshares first; pt_wrprotect_shared is
+ * one atomic write per entry, made by the unsharer under the PD page's
+ * write-protection). */
+static inline struct spinlock *pt_lock(struct page *pt)
+{
+	return &pt->ptl;
+}
+
 /* The table page holding entry ep, and a table page's entries. */
 struct page *ptpage_of(const pte_t *ep);
 pte_t *ptpage_entries(struct page *pt);

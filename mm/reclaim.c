@@ -22,6 +22,7 @@ struct reclaimer {
 	struct tlb_batch batch;
 	bool busy;                /* no re-entry through the allocator */
 	struct lazyfree_rec *rec; /* the record being looked at */
+	struct page *locked;      /* the PT page whose lock it holds, or NULL */
 };
 static struct reclaimer reclaimers[MAX_CPUS];
 
@@ -75,11 +76,19 @@ static int reclaim_hole(struct walk *w)
  * so only the record goes (its LAZYFREE bit then means nothing). */
 static int reclaim_pde(struct walk *w)
 {
-	if (pa_to_page(pte_addr(pte_read(w->ep)))->pt.share <= 1)
-		return 0;
-	lazyfree_drop(((struct reclaimer *)w->arg)->rec);
-	lazyfree_stats.reused++;
-	return WALK_SKIP;
+	struct reclaimer *me = w->arg;
+	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep)));
+	if (pt->pt.share > 1) {
+		lazyfree_drop(me->rec);
+		lazyfree_stats.reused++;
+		return WALK_SKIP;
+	}
+	/* The PT lock ranks below the list lock held here: only a try. A PT
+	 * page busy on another CPU (a fault, an unmap) is left for later. */
+	if (!spin_trylock(pt_lock(pt)))
+		return WALK_SKIP;
+	me->locked = pt;
+	return 0;
 }
 
 /* After the record's PT page: free it if reclaim emptied it (after the
@@ -87,9 +96,17 @@ static int reclaim_pde(struct walk *w)
  * that is allocating (and so reclaiming) stands in. */
 static int reclaim_table_done(struct walk *w)
 {
-	if (w->level == PGL_PD)
-		tlb_unlink_empty_table(&((struct reclaimer *)w->arg)->batch, w->ep, w->level,
-				       w->va);
+	struct reclaimer *me = w->arg;
+	struct page *pt = me->locked;
+	if (w->level != PGL_PD || !pt)
+		return 0;
+	bool empty = pt->count == 0;
+	if (empty)   /* unlinked under its lock: a walker waiting for it looks again */
+		pt_table_unlink(w->pgt, w->ep, w->level);
+	spin_unlock(pt_lock(pt));
+	me->locked = NULL;
+	if (empty)
+		tlb_defer_table(&me->batch, w->va, pt);
 	return 0;
 }
 
@@ -98,33 +115,48 @@ static const struct walk_ops reclaim_ops = {
 	.table_done = reclaim_table_done,
 };
 
+/* Look at the oldest record (lazyfree_lock held): discard or keep its
+ * page, or, if its PT page is busy, move it to the young end. */
+static void reclaim_oldest(struct reclaimer *me)
+{
+	struct lazyfree_rec *r = list_entry(lazyfree_list.next, struct lazyfree_rec, link);
+	struct tlb_batch *batch = &me->batch;
+	if (batch->pgt != r->pgt) {      /* one batch per address space */
+		if (batch->pgt)
+			tlb_end(batch);
+		tlb_begin(batch, r->pgt);
+	}
+	/* no write flag: reclaim never unshares, and never gives a
+	 * write-protected PD entry its W bit back (fork may be between
+	 * write-protecting it and sharing the PT page) */
+	me->rec = r;
+	me->locked = NULL;
+	struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = me };
+	walk_range(&w, r->va, r->va + PAGE_SIZE);
+	if (r->pg->lazy == r) {          /* its PT page was busy: later */
+		list_del(&r->link);
+		list_add_tail(&lazyfree_list, &r->link);
+	}
+	reclaim_stats.scans++;
+}
+
 uint64_t reclaim_lazyfree(uint64_t want)
 {
 	struct reclaimer *me = &reclaimers[smp_cpu_id()];
-	struct tlb_batch *batch = &me->batch;
 	if (me->busy || list_empty(&lazyfree_list))
 		return 0;
 	me->busy = true;
+	spin_lock(&lazyfree_lock);
 	reclaim_stats.runs++;
 	uint64_t free0 = mm_stats.free, discarded0 = lazyfree_stats.discarded;
-	batch->pgt = NULL;
-	while (!list_empty(&lazyfree_list) && lazyfree_stats.discarded - discarded0 < want) {
-		struct lazyfree_rec *r = list_entry(lazyfree_list.next, struct lazyfree_rec, link);
-		if (batch->pgt != r->pgt) {      /* one batch per address space */
-			if (batch->pgt)
-				tlb_end(batch);
-			tlb_begin(batch, r->pgt);
-		}
-		/* no write flag: reclaim never unshares, and never gives a
-		 * write-protected PD entry its W bit back (fork may be between
-		 * write-protecting it and sharing the PT page) */
-		me->rec = r;
-		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = me };
-		walk_range(&w, r->va, r->va + PAGE_SIZE);
-		reclaim_stats.scans++;
-	}
-	if (batch->pgt)
-		tlb_end(batch);
+	uint64_t budget = lazyfree_stats.pages;   /* each record looked at once */
+	me->batch.pgt = NULL;
+	for (; budget && !list_empty(&lazyfree_list) &&
+	       lazyfree_stats.discarded - discarded0 < want; budget--)
+		reclaim_oldest(me);
+	if (me->batch.pgt)
+		tlb_end(&me->batch);
+	spin_unlock(&lazyfree_lock);
 	me->busy = false;
 	return mm_stats.free - free0;
 }

@@ -8,6 +8,25 @@
 
 static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr_t end);
 
+#define WALK_AGAIN 2   /* walk_pt_locked: the PD entry changed, visit it again */
+
+/* Walk the PT page that PD entry *ep (read as e) points at, holding its
+ * lock; WALK_AGAIN if the PD entry changed before the lock was taken (the
+ * PT page was unlinked meanwhile, e.g. emptied by reclaim). */
+static int walk_pt_locked(struct walk *w, pte_t *ep, pte_t e, vaddr_t va, vaddr_t end)
+{
+	struct page *pt = pa_to_page(pte_addr(e));
+	spin_lock(pt_lock(pt));
+	pte_t now = pte_read(ep);
+	if (!pte_present(now) || pte_addr(now) != pte_addr(e)) {
+		spin_unlock(pt_lock(pt));
+		return WALK_AGAIN;
+	}
+	int r = walk_table(w, P2V(pte_addr(e)), PGL_PT, va, end);
+	spin_unlock(pt_lock(pt));
+	return r;
+}
+
 /* Call fn (if any) on entry ep covering [va, end) at level: the walk's
  * cursor is set first (a callback may walk again with the same w). */
 static int call(walk_fn fn, struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t end)
@@ -40,7 +59,7 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 			return call(o->hole, w, ep, level, va, end);
 		if (!pt_table_alloc(w->pgt, ep, level, va))
 			return -ENOMEM;
-		e = pte_read(ep);
+		e = pte_read(ep);   /* ours, or the one another CPU linked first */
 	}
 	walk_fn fn = level_fn(o, level);
 	if (pte_is_leaf(e, level) || level <= leaf_level)
@@ -54,7 +73,12 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 			return r;
 		e = pte_read(ep);
 	}
-	r = walk_table(w, P2V(pte_addr(e)), level - 1, va, end);
+	if (level == PGL_PD && o->lock_leaves)
+		r = walk_pt_locked(w, ep, e, va, end);
+	else
+		r = walk_table(w, P2V(pte_addr(e)), level - 1, va, end);
+	if (r == WALK_AGAIN)
+		return walk_entry(w, ep, level, va, end);
 	if (r < 0)
 		return r;
 	return call(o->table_done, w, ep, level, va, end);

@@ -39,6 +39,9 @@ struct walk_ops {
 	walk_fn pml4e, pdpte, pde, pte;  /* present entries, per level */
 	walk_fn hole;                    /* absent entries, any level */
 	walk_fn table_done;              /* after descending through ep */
+	bool lock_leaves;                /* hold each PT page's lock (mm/ptpage.h)
+					    while its entries are visited; its
+					    callbacks must not allocate */
 };
 
 struct walk {

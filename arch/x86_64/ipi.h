@@ -17,8 +17,9 @@ typedef void (*ipi_fn_t)(void *arg);
 
 /* Run fn(arg) on every online CPU in mask other than the caller (in
  * interrupt context, interrupts off there), sending one IPI to each, and
- * return once every one of them has returned from fn. fn must not take
- * locks or sleep. Returns the number of CPUs that ran it; an empty target
+ * return once every one of them has returned from fn. fn must not sleep;
+ * a spinlock it waits for must not be held by the caller (a target spinning
+ * in fn does not run fn again). Returns the number of CPUs that ran it; an empty target
  * set sends nothing. Callable with interrupts on or off, not from an
  * interrupt handler. */
 int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg);

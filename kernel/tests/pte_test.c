@@ -14,6 +14,8 @@
 #include "kernel/ktest.h"
 #include "lib/atomic.h"
 #include "mm/kstack.h"
+#include "mm/lazyfree.h"
+#include "mm/reclaim.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
@@ -22,6 +24,8 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pv_ops.h"
+#include "lib/string.h"
+#include "lib/errno.h"
 
 #define RACE_ROUNDS 20000
 #define RACE_DELAY_STEPS 64   /* the cleaner's delays: 0..63 pause loops */
@@ -122,4 +126,200 @@ KTEST(pte, mklazyfree_keeps_concurrent_dirty)
 KTEST(pte, xchg_reports_concurrent_dirty)
 {
 	run_race(CLEAN_XCHG);
+}
+
+/* ---- MADV_FREE'd pages rewritten on one CPU while another reclaims ----
+ *
+ * A test address space maps FREE_PAGES anonymous pages, each given back
+ * with MADV_FREE's marking (lazyfree_range: clean, LAZYFREE, on the list).
+ * Then, at once: the writer CPU, running on that page table, writes each
+ * page once (its TLB entry flushed first, so the write walks the table:
+ * it sets D, or faults if reclaim already took the page -- the fault is
+ * caught and the page noted as not written); the reclaiming CPU runs
+ * reclaim_lazyfree over all of them. Afterwards every page the writer
+ * wrote must still be mapped and hold what it wrote: no written byte is
+ * lost. (The writer does not publish its CR3, so reclaim's flushes send it
+ * no IPI -- it is inside this test's own cross-CPU call -- and it needs
+ * none: it flushes before every access.) */
+
+#define FREE_PAGES 32
+#define FREE_ROUNDS 200
+#define FREE_VA 0x40000000UL
+
+struct free_race {
+	struct pagetable *pgt;
+	uint64_t round;
+	bool wrote[FREE_PAGES];
+	vaddr_t writing;            /* the page the catcher runs the write on */
+	uint64_t written, faulted, kept, discarded, lost;
+};
+
+static void write_one(void *arg)
+{
+	struct free_race *f = arg;
+	*(volatile uint64_t *)(f->writing + 8 * (f->round % 64)) = f->round;
+}
+
+static void free_writer(struct free_race *f)
+{
+	uint64_t cr3 = pv_read_cr3(), cr4 = pv_read_cr4();
+	pv_write_cr4(cr4 & ~CR4_SMAP);             /* kernel writes to user pages */
+	pv_write_cr3(pgt_root_pa(f->pgt));
+	for (int i = 0; i < FREE_PAGES; i++) {
+		f->writing = FREE_VA + (vaddr_t)i * PAGE_SIZE;
+		pv_flush_one(f->writing);
+		f->wrote[i] = !ktest_catch_fault(write_one, f, NULL, NULL);
+	}
+	pv_write_cr3(cr3);
+	pv_write_cr4(cr4);
+}
+
+static void free_race_cpu(void *arg)
+{
+	struct free_race *f = arg;
+	if (this_cpu()->id == WRITER_CPU) {
+		free_writer(f);
+	} else if (this_cpu()->id == CLEANER_CPU) {
+		for (uint64_t i = 0; i < f->round % RACE_DELAY_STEPS * 8; i++)
+			cpu_relax();
+		reclaim_lazyfree(FREE_PAGES);
+	}
+}
+
+/* Map the pages on fresh frames and mark them lazy-free. */
+static void free_setup(struct free_race *f)
+{
+	for (int i = 0; i < FREE_PAGES; i++) {
+		struct page *pg = page_alloc(0, PA_ANON | PA_ZERO);
+		KEXPECT(pg != NULL);
+		KEXPECT_EQ(pgt_map(f->pgt, FREE_VA + (vaddr_t)i * PAGE_SIZE, page_to_pa(pg),
+				   PAGE_SIZE, VM_READ | VM_WRITE), 0);
+	}
+	lazyfree_range(f->pgt, FREE_VA, FREE_VA + FREE_PAGES * PAGE_SIZE);
+	memset(f->wrote, 0, sizeof(f->wrote));
+}
+
+/* Every page written is mapped and holds the write; then unmap them all. */
+static void free_verify(struct free_race *f)
+{
+	for (int i = 0; i < FREE_PAGES; i++) {
+		vaddr_t va = FREE_VA + (vaddr_t)i * PAGE_SIZE;
+		paddr_t pa;
+		pte_t e;
+		bool mapped = pgt_lookup(f->pgt, va, &pa, &e);
+		f->written += f->wrote[i];
+		f->faulted += !f->wrote[i];
+		f->kept += mapped;
+		f->discarded += !mapped;
+		if (f->wrote[i] && (!mapped ||
+		    ((uint64_t *)P2V(ALIGN_DOWN(pa, PAGE_SIZE)))[f->round % 64] != f->round))
+			f->lost++;
+	}
+	struct tlb_batch b;
+	tlb_begin(&b, f->pgt);
+	pgt_unmap(&b, FREE_VA, FREE_VA + FREE_PAGES * PAGE_SIZE, 0);
+	tlb_end(&b);
+}
+
+KTEST(pte, madv_free_rewrite_races_reclaim)
+{
+	KEXPECT(ncpus >= 2);
+	struct free_race f = { .pgt = pgt_create() };
+	KEXPECT(f.pgt != NULL);
+	for (f.round = 1; f.round <= FREE_ROUNDS; f.round++) {
+		free_setup(&f);
+		ipi_call_here_too(cpumask_of(WRITER_CPU) | cpumask_of(CLEANER_CPU),
+				  free_race_cpu, &f);
+		free_verify(&f);
+	}
+	printk("pte: MADV_FREE vs reclaim: %d rounds of %d pages: %lu written, %lu "
+	       "taken before the write; %lu kept, %lu discarded; %lu written pages lost\n",
+	       FREE_ROUNDS, FREE_PAGES, f.written, f.faulted, f.kept, f.discarded, f.lost);
+	KEXPECT(f.written > 0 && f.faulted > 0);   /* both sides won races */
+	KEXPECT_EQ(f.lost, 0);
+	KEXPECT_EQ(f.kept, f.written);   /* and every page not written was taken */
+	KEXPECT_EQ(lazyfree_check(), 0);
+	pgt_destroy(f.pgt);
+}
+
+/* ---- two CPUs installing into one PT page (the split PT lock) ----
+ *
+ * Both CPUs fault-install every page of one PT page at the same time (one
+ * from each end, so each wins some and they contend where they meet), each
+ * with frames of its own (allocated before: the race allocates nothing).
+ * For each page exactly one install must win (0) and the other see the
+ * winner's entry (-EEXIST) under the PT page's lock; the entry maps the
+ * winner's frame, and the table's present count is exact. Without the lock
+ * both can find the entry absent and both write it, and the count's
+ * read-modify-write loses updates. */
+
+#define FILL_PAGES PT_ENTRIES
+
+struct fill_race {
+	struct pagetable *pgt;
+	int ready;                  /* both sides start together */
+	struct page *frame[2][FILL_PAGES];
+	int result[2][FILL_PAGES];
+};
+
+static void fill_cpu(void *arg)
+{
+	struct fill_race *f = arg;
+	int id = this_cpu()->id;
+	if (id != WRITER_CPU && id != CLEANER_CPU)
+		return;
+	int side = id == WRITER_CPU;
+	atomic_inc(&f->ready);
+	while (atomic_load(&f->ready) < 2)
+		cpu_relax();
+	for (int k = 1; k < FILL_PAGES; k++) {   /* from both ends: they meet */
+		int i = side ? FILL_PAGES - k : k;
+		f->result[side][i] = pgt_map_fault(f->pgt, FREE_VA + (vaddr_t)i * PAGE_SIZE,
+						   page_to_pa(f->frame[side][i]),
+						   VM_READ | VM_WRITE);
+		if (k == 1) {   /* each has its first page: then both go on */
+			atomic_inc(&f->ready);
+			while (atomic_load(&f->ready) < 4)
+				cpu_relax();
+		}
+		for (int j = 0; j < 20; j++)   /* let the other side in: the lock */
+			cpu_relax();             /* is not fair */
+	}
+}
+
+static struct fill_race fill;   /* 12 KiB: not on the stack */
+
+KTEST(pte, concurrent_installs_one_winner)
+{
+	KEXPECT(ncpus >= 2);
+	struct fill_race *f = &fill;
+	f->pgt = pgt_create();
+	f->ready = 0;
+	for (int side = 0; side < 2; side++)
+		for (int i = 0; i < FILL_PAGES; i++)
+			f->frame[side][i] = page_alloc(0, PA_ANON);
+	/* page 0 first: the tables down to the PT page exist before the race */
+	KEXPECT_EQ(pgt_map_fault(f->pgt, FREE_VA, page_to_pa(f->frame[0][0]), VM_READ), 0);
+	page_put(f->frame[1][0]);
+	ipi_call_here_too(cpumask_of(WRITER_CPU) | cpumask_of(CLEANER_CPU), fill_cpu, f);
+	uint64_t won[2] = { 0, 0 }, bad = 0;
+	for (int i = 1; i < FILL_PAGES; i++) {
+		int w = f->result[1][i] == 0;
+		paddr_t pa;
+		pte_t e;
+		bad += f->result[w][i] != 0 || f->result[!w][i] != -EEXIST ||
+		       !pgt_lookup(f->pgt, FREE_VA + (vaddr_t)i * PAGE_SIZE, &pa, &e) ||
+		       ALIGN_DOWN(pa, PAGE_SIZE) != page_to_pa(f->frame[w][i]);
+		won[w]++;
+		page_put(f->frame[!w][i]);      /* the loser kept its reference */
+	}
+	pte_t *ep;
+	KEXPECT_EQ(pgt_walk(f->pgt, FREE_VA, PGL_PT, 0, &ep), PGL_PT);
+	printk("pte: two CPUs installing %d pages of one PT page: CPU 0 won %lu, "
+	       "CPU 1 won %lu, %lu wrong; present count %u\n", FILL_PAGES - 1, won[0],
+	       won[1], bad, ptpage_of(ep)->count);
+	KEXPECT_EQ(bad, 0);
+	KEXPECT(won[0] > 0 && won[1] > 0);   /* both were installing at once */
+	KEXPECT_EQ(ptpage_of(ep)->count, FILL_PAGES);
+	pgt_destroy(f->pgt);
 }
