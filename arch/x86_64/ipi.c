@@ -13,13 +13,17 @@ static void *call_arg;
 static volatile cpumask_t call_pending;  /* targets that have not finished */
 static struct ipi_stats stats;
 
+/* A call's fn that spins for a lock polls here: c->answering keeps it from
+ * running the same call again inside itself. */
 void ipi_poll(void)
 {
 	struct cpu *c = this_cpu();
 	cpumask_t me = cpumask_of(c->id);
-	if (!(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
+	if (c->answering || !(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
 		return;
+	c->answering = true;
 	call_fn(call_arg);
+	c->answering = false;
 	c->ipi_calls++;
 	__atomic_fetch_add(&stats.answered, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_and(&call_pending, ~me, __ATOMIC_RELEASE);
@@ -38,11 +42,10 @@ static void send_all(cpumask_t targets)
 			lapic_send_ipi(cpus[i].apic_id, T_IPI_CALL);
 }
 
-int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
+/* Take the call slot (answering calls meanwhile) and send fn to targets;
+ * interrupts stay off until call_finish. Returns the saved flags. */
+static uint64_t call_start(cpumask_t targets, ipi_fn_t fn, void *arg)
 {
-	cpumask_t targets = mask & smp_online_mask() & ~cpumask_of(this_cpu()->id);
-	if (!targets)
-		return 0;
 	uint64_t flags = irq_save();
 	while (__atomic_exchange_n(&call_busy, 1, __ATOMIC_ACQUIRE)) {
 		ipi_poll();
@@ -52,6 +55,12 @@ int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
 	call_arg = arg;
 	__atomic_store_n(&call_pending, targets, __ATOMIC_RELEASE);
 	send_all(targets);
+	return flags;
+}
+
+/* Wait for every target's acknowledgement, count the round, free the slot. */
+static int call_finish(cpumask_t targets, uint64_t flags)
+{
 	while (__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	stats.rounds++;
@@ -59,6 +68,39 @@ int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
 	__atomic_store_n(&call_busy, 0, __ATOMIC_RELEASE);
 	irq_restore(flags);
 	return cpumask_weight(targets);
+}
+
+static cpumask_t others_in(cpumask_t mask)
+{
+	return mask & smp_online_mask() & ~cpumask_of(this_cpu()->id);
+}
+
+int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
+{
+	cpumask_t targets = others_in(mask);
+	if (!targets)
+		return 0;
+	return call_finish(targets, call_start(targets, fn, arg));
+}
+
+int ipi_call_each(cpumask_t mask, ipi_fn_t fn, void *arg)
+{
+	cpumask_t targets = others_in(mask);
+	bool here = mask & cpumask_of(this_cpu()->id);
+	if (!targets) {
+		uint64_t flags = irq_save();
+		if (here)
+			fn(arg);
+		irq_restore(flags);
+		return here;
+	}
+	uint64_t flags = call_start(targets, fn, arg);
+	if (here) {
+		this_cpu()->answering = true;   /* its spin loops must not run fn again */
+		fn(arg);
+		this_cpu()->answering = false;
+	}
+	return call_finish(targets, flags) + here;
 }
 
 void ipi_init(void)

@@ -23,6 +23,16 @@ typedef void (*ipi_fn_t)(void *arg);
  * interrupt handler. */
 int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg);
 
+/* Run fn(arg) on every online CPU in mask at the same time, the caller
+ * included if it is in mask (it runs fn after sending the IPIs, interrupts
+ * off, then waits for the others), as Linux's on_each_cpu. Unlike
+ * ipi_call's, this fn may take spinlocks that no CPU ever holds while it
+ * calls ipi_call or waits for a round (the allocator's: kmalloc, pcp,
+ * frames), and must not itself cause a call (no TLB shootdown: no kernel
+ * unmapping). Returns the number of CPUs that ran fn. For tests that load
+ * every CPU at once (test=alloc-smp). */
+int ipi_call_each(cpumask_t mask, ipi_fn_t fn, void *arg);
+
 /* Answer a call aimed at this CPU, if one is pending (the IPI handler, and
  * every spin loop that runs with interrupts off). */
 void ipi_poll(void);
