@@ -42,10 +42,15 @@ static void send_all(cpumask_t targets)
 			lapic_send_ipi(cpus[i].apic_id, T_IPI_CALL);
 }
 
-/* Take the call slot (answering calls meanwhile) and send fn to targets;
- * interrupts stay off until call_finish. Returns the saved flags. */
-static uint64_t call_start(cpumask_t targets, ipi_fn_t fn, void *arg)
+/* ipi_call, and with here also fn(arg) on the caller meanwhile. */
+static int call_round(cpumask_t mask, ipi_fn_t fn, void *arg, bool here)
 {
+	cpumask_t targets = mask & smp_online_mask() & ~cpumask_of(this_cpu()->id);
+	if (!targets) {
+		if (here)
+			fn(arg);
+		return 0;
+	}
 	uint64_t flags = irq_save();
 	while (__atomic_exchange_n(&call_busy, 1, __ATOMIC_ACQUIRE)) {
 		ipi_poll();
@@ -55,12 +60,8 @@ static uint64_t call_start(cpumask_t targets, ipi_fn_t fn, void *arg)
 	call_arg = arg;
 	__atomic_store_n(&call_pending, targets, __ATOMIC_RELEASE);
 	send_all(targets);
-	return flags;
-}
-
-/* Wait for every target's acknowledgement, count the round, free the slot. */
-static int call_finish(cpumask_t targets, uint64_t flags)
-{
+	if (here)
+		fn(arg);
 	while (__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	stats.rounds++;
@@ -70,37 +71,14 @@ static int call_finish(cpumask_t targets, uint64_t flags)
 	return cpumask_weight(targets);
 }
 
-static cpumask_t others_in(cpumask_t mask)
-{
-	return mask & smp_online_mask() & ~cpumask_of(this_cpu()->id);
-}
-
 int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
 {
-	cpumask_t targets = others_in(mask);
-	if (!targets)
-		return 0;
-	return call_finish(targets, call_start(targets, fn, arg));
+	return call_round(mask, fn, arg, false);
 }
 
-int ipi_call_each(cpumask_t mask, ipi_fn_t fn, void *arg)
+int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg)
 {
-	cpumask_t targets = others_in(mask);
-	bool here = mask & cpumask_of(this_cpu()->id);
-	if (!targets) {
-		uint64_t flags = irq_save();
-		if (here)
-			fn(arg);
-		irq_restore(flags);
-		return here;
-	}
-	uint64_t flags = call_start(targets, fn, arg);
-	if (here) {
-		this_cpu()->answering = true;   /* its spin loops must not run fn again */
-		fn(arg);
-		this_cpu()->answering = false;
-	}
-	return call_finish(targets, flags) + here;
+	return call_round(mask, fn, arg, true);
 }
 
 void ipi_init(void)

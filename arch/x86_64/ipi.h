@@ -23,15 +23,13 @@ typedef void (*ipi_fn_t)(void *arg);
  * interrupt handler. */
 int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg);
 
-/* Run fn(arg) on every online CPU in mask at the same time, the caller
- * included if it is in mask (it runs fn after sending the IPIs, interrupts
- * off, then waits for the others), as Linux's on_each_cpu. Unlike
- * ipi_call's, this fn may take spinlocks that no CPU ever holds while it
- * calls ipi_call or waits for a round (the allocator's: kmalloc, pcp,
- * frames), and must not itself cause a call (no TLB shootdown: no kernel
- * unmapping). Returns the number of CPUs that ran fn. For tests that load
- * every CPU at once (test=alloc-smp). */
-int ipi_call_each(cpumask_t mask, ipi_fn_t fn, void *arg);
+/* ipi_call, and the caller runs fn(arg) too, at the same time as the
+ * targets (interrupts off; fn must not start a cross-CPU call itself):
+ * code that must run on several CPUs at once, as the race tests do. Unlike
+ * ipi_call's, this fn may take spinlocks that no CPU holds while it calls
+ * ipi_call or waits for a round (the allocator's: kmalloc, pcp, frames);
+ * a target spinning for one does not run the call again (ipi_poll). */
+int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg);
 
 /* Answer a call aimed at this CPU, if one is pending (the IPI handler, and
  * every spin loop that runs with interrupts off). */

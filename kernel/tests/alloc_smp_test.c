@@ -1,5 +1,5 @@
 /* kernel/tests/alloc_smp_test.c -- test=alloc_smp: the frame allocator and
- * kmalloc under load from every CPU at once (ipi_call_each), with a leak
+ * kmalloc under load from every CPU at once (ipi_call_here_too), with a leak
  * check and the buddy invariants afterwards.
  *
  * Each CPU allocates frames of mixed orders and kmalloc objects of every
@@ -134,7 +134,7 @@ KTEST(alloc_smp, every_cpu_allocates_at_once)
 {
 	struct mm_stats before = mm_stats;
 	uint64_t live0 = kmalloc_live(), free0 = buddy_check();
-	KEXPECT_EQ(ipi_call_each(~0UL, load_cpu, NULL), ncpus);
+	KEXPECT_EQ(ipi_call_here_too(~0UL, load_cpu, NULL), ncpus - 1);
 	uint64_t frames_got = 0, bad = 0;
 	for (int i = 0; i < ncpus; i++) {
 		printk("alloc_smp: CPU %d: %lu frames, %lu objects, %lu failed, %lu bad words\n",
@@ -175,7 +175,7 @@ static void cache_some(void *arg)
 KTEST(alloc_smp, exhaustion_drains_every_cache)
 {
 	uint64_t free0 = buddy_check();
-	ipi_call_each(~cpumask_of(this_cpu()->id), cache_some, NULL);
+	ipi_call_here_too(~cpumask_of(this_cpu()->id), cache_some, NULL);
 	for (int i = 1; i < ncpus && frame_cache_on; i++)
 		KEXPECT(cpus[i].pcp.n > 0);
 	struct page *held = NULL;
