@@ -197,6 +197,11 @@ void ptshare_text_forget(struct page *pt)
 	panic("ptshare_text_forget(%#lx) in a host test", page_to_pa(pt));
 }
 
+bool ptshare_text_take(struct page *pt)
+{
+	panic("ptshare_text_take(%#lx) in a host test", page_to_pa(pt));
+}
+
 struct page *host_pt_of(struct pagetable *pgt, vaddr_t va)
 {
 	pte_t *ep;
