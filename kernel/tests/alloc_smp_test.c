@@ -6,12 +6,16 @@
  * size class, writes a pattern naming itself, the round and the slot into
  * each, and checks it before freeing: a frame or object handed to two CPUs
  * at once is overwritten by the other one (or corrupts a free list, which
- * buddy_check or the allocator's own checks then catch). Nothing is timed. */
+ * buddy_check or the allocator's own checks then catch). And every CPU
+ * gives shared libraries their slots at once (the text-share lock). Nothing
+ * is timed. */
 #include "kernel/ktest.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
+#include "mm/as.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
+#include "mm/ptshare.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/percpu.h"
@@ -192,4 +196,43 @@ KTEST(alloc_smp, exhaustion_drains_every_cache)
 		held = next;
 	}
 	KEXPECT_EQ(buddy_check(), free0);
+}
+
+/* ---- library slots (mm/ptshare_text.c) placed from every CPU at once ---- */
+
+#define LIB_FILES 16   /* per CPU: 8 CPUs x 16 x 4 MiB fill the 512 MiB area */
+#define LIB_SLOT_LEN (2 * LARGE_PAGE_SIZE)   /* each fake file's slot: two chunks */
+
+static char fake_files[MAX_CPUS][LIB_FILES];   /* only their addresses are used */
+static vaddr_t lib_addr[MAX_CPUS][LIB_FILES];
+static struct addrspace lib_as;                /* no VMAs: no slot is taken */
+
+/* One read-only page, then one writable page: two chunks of the area. */
+static const struct lib_span lib_span = { 0, PAGE_SIZE, 2 * PAGE_SIZE };
+
+static void place_libs(void *arg)
+{
+	(void)arg;
+	int cpu = this_cpu()->id;
+	for (int i = 0; i < LIB_FILES; i++)
+		lib_addr[cpu][i] = ptshare_lib_place(&lib_as,
+			(struct vmobject *)&fake_files[cpu][i], &lib_span);
+}
+
+/* Every CPU gives LIB_FILES new files their slots at once: each gets one
+ * of its own (the look-up and the new slot under the text-share lock), and
+ * asking again gives the same address. */
+KTEST(alloc_smp, lib_slots_distinct)
+{
+	ipi_call_here_too(~0UL, place_libs, NULL);
+	int n = ncpus * LIB_FILES, clash = 0;
+	vaddr_t *a = &lib_addr[0][0];
+	for (int i = 0; i < n; i++) {
+		KEXPECT(a[i] >= USER_LIB_BASE && a[i] < USER_LIB_END);
+		for (int j = 0; j < i; j++)
+			clash += (a[i] > a[j] ? a[i] - a[j] : a[j] - a[i]) < LIB_SLOT_LEN;
+	}
+	KEXPECT_EQ(clash, 0);
+	KEXPECT_EQ(ptshare_lib_place(&lib_as, (struct vmobject *)&fake_files[0][3], &lib_span),
+		   lib_addr[0][3]);
 }
