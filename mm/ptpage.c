@@ -8,6 +8,7 @@
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
 #include "lib/atomic.h"
 
@@ -35,6 +36,13 @@ struct page *ptpage_alloc(int level)
 	spin_init(&pt->ptl, "ptl", LOCK_RANK_PTL);
 	pv_alloc_pt(page_to_pa(pt), level);
 	return pt;
+}
+
+bool ptpage_sole(struct page *pt)
+{
+	if (atomic_load(&pt->pt.text))
+		return ptshare_text_take(pt);
+	return atomic_load(&pt->pt.share) == 1;
 }
 
 void ptpage_free(struct page *pt)
