@@ -424,16 +424,18 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	kfree(c);
 	if (r < 0) {
 		if (as)
-			as_destroy(as);
+			as_put(as);
 		return r == -EFAULT ? -ENOMEM : r;
 	}
 
+	spin_lock(&proc_lock);             /* readers find p->as under it */
 	struct addrspace *old = p->as;
 	p->as = as;
+	spin_unlock(&proc_lock);
 	if (p == current_proc())
 		as_activate(as);
 	if (old)
-		as_destroy(old);
+		as_put(old);
 	memset(p->tf, 0, sizeof(*p->tf));
 	p->tf->rip = entry;
 	p->tf->rsp = sp;

@@ -37,6 +37,43 @@ struct proc *proc_find(int pid)
 	return NULL;
 }
 
+struct proc *proc_lock_memory(int pid, struct addrspace **asp)
+{
+	for (;;) {
+		spin_lock(&proc_lock);
+		struct proc *p = proc_find(pid);
+		struct addrspace *as = p && p->state != P_EMBRYO ? p->as : NULL;
+		if (!as) {
+			*asp = NULL;
+			if (p && p->state != P_EMBRYO)
+				return p;
+			spin_unlock(&proc_lock);
+			return NULL;
+		}
+		as_get(as);                /* it cannot be freed while we wait */
+		spin_unlock(&proc_lock);
+		as_lock_read(as);          /* sleeping lock: outside proc_lock */
+		spin_lock(&proc_lock);
+		p = proc_find(pid);
+		if (p && p->as == as) {
+			*asp = as;
+			return p;
+		}
+		spin_unlock(&proc_lock);   /* it exec'd or exited meanwhile: again */
+		as_unlock_read(as);
+		as_put(as);
+	}
+}
+
+void proc_unlock_memory(struct addrspace *as)
+{
+	spin_unlock(&proc_lock);
+	if (as) {
+		as_unlock_read(as);
+		as_put(as);
+	}
+}
+
 void proc_set_name(struct proc *p, const char *path)
 {
 	const char *base = path;
@@ -69,17 +106,18 @@ void proc_pss_census(uint64_t *pss_frac, uint64_t *frames)
 	if (frame_census_begin(&c) < 0)
 		return;
 	*pss_frac = 0;
-	spin_lock(&proc_lock);
 	for (int i = 0; i < NPROC; i++) {
-		struct proc *p = &proc_table[i];
-		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as)
+		struct addrspace *as;
+		if (!proc_lock_memory(proc_table[i].pid, &as))
 			continue;
-		struct as_memstat st;
-		as_memstat(p->as, &st);
-		*pss_frac += st.pss_frac;
-		frame_census_add(&c, p->as);
+		if (as) {
+			struct as_memstat st;
+			as_memstat(as, &st);
+			*pss_frac += st.pss_frac;
+			frame_census_add(&c, as);
+		}
+		proc_unlock_memory(as);
 	}
-	spin_unlock(&proc_lock);
 	*frames = frame_census_end(&c);
 }
 
@@ -209,7 +247,9 @@ static int fork_process(const struct fork_req *req)
 	struct proc *child = proc_alloc();
 	if (!child)
 		return -EAGAIN;
+	as_lock_write(parent->as);          /* fork write-protects its entries */
 	child->as = as_fork(parent->as);
+	as_unlock_write(parent->as);
 	if (!child->as) {
 		proc_free(child);
 		return -ENOMEM;
@@ -233,7 +273,7 @@ static int fork_process(const struct fork_req *req)
 		fork_apply(child, req);
 	int pid = child->pid;
 	spin_lock(&proc_lock);
-	child->state = P_RUNNABLE;
+	sched_make_runnable_locked(child);
 	if (req && (req->flags & FORK_VFORK))
 		vfork_wait(child);
 	spin_unlock(&proc_lock);
@@ -287,7 +327,7 @@ void proc_exit(int status)
 	p->as = NULL;
 	spin_unlock(&proc_lock);
 	uint64_t t0 = phase_begin();
-	as_destroy(as);
+	as_put(as);
 	phase_end(PH_EXIT_AS, t0);
 	if (vmcheck_on_exit)
 		proc_vmcheck();
@@ -386,12 +426,14 @@ int proc_vmcheck(void)
 	int r = ptshare_check_begin(&c);
 	if (r < 0)
 		return r;
+	sched_stop_others();   /* a consistent picture of every address space */
 	spin_lock(&proc_lock);
 	for (int i = 0; i < NPROC; i++)
 		if (proc_table[i].state != P_UNUSED && proc_table[i].as)
 			ptshare_check_add(&c, proc_table[i].as);
 	spin_unlock(&proc_lock);
 	ptshare_check_finish(&c);
+	sched_resume_others();
 	return 0;
 }
 

@@ -58,7 +58,9 @@ void signal_send_locked(struct proc *p, int sig, int from)
 		p->sig.sender[sig - 1] = from;
 	}
 	if (p->state == P_SLEEPING && signal_interrupted(p))
-		p->state = P_RUNNABLE;
+		sched_make_runnable_locked(p);
+	else
+		sched_notify_locked(p);
 }
 
 void signal_set_action(struct proc *p, int sig, const struct k_sigaction *act)

@@ -1,6 +1,7 @@
 /* kernel/smp.c -- start the application processors and give them an idle
  * loop; the hardware half is arch/x86_64/smp.c. */
 #include "kernel/smp.h"
+#include "kernel/proc.h"
 #include "arch/x86_64/bootinfo.h"
 #include "lib/printk.h"
 #include "lib/format.h"
@@ -12,13 +13,13 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/timer.h"
 
-/* Every AP ends here, on its boot stack: tick, answer IPIs, halt. */
+/* Every AP ends here, on its boot stack: its tick, then the scheduler
+ * (which halts while there is nothing to run, answering IPIs). */
 static __noreturn void ap_idle(void)
 {
 	lapic_timer_start(HZ);
 	smp_ap_online();
-	for (;;)
-		cpu_idle();
+	scheduler();
 }
 
 static void start_aps(void)

@@ -5,6 +5,7 @@
  * the whole VMAs inside and the page table below them in one walk.
  */
 #include "mm/as.h"
+#include "lib/atomic.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "mm/tlb.h"
@@ -27,17 +28,48 @@ struct addrspace *as_create(void)
 		kfree(as);
 		return NULL;
 	}
+	rwsem_init(&as->lock, "addrspace");
+	as->refs = 1;
 	return as;
 }
 
-void as_destroy(struct addrspace *as)
+void as_get(struct addrspace *as)
 {
-	if (!as)
+	atomic_inc(&as->refs);
+}
+
+void as_put(struct addrspace *as)
+{
+	if (!as || !atomic_dec_and_test(&as->refs))
 		return;
+	if (rwsem_is_locked(&as->lock))
+		panic("as_put: address space (PML4 %#lx) freed while locked",
+		      pgt_root_pa(as->pgt));
 	while (as->vmas)
 		vma_delete(as, as->vmas);
 	pgt_destroy(as->pgt);
 	kfree(as);
+}
+
+void as_lock_read(struct addrspace *as)
+{
+	down_read(&as->lock);
+}
+
+void as_unlock_read(struct addrspace *as)
+{
+	up_read(&as->lock);
+}
+
+void as_lock_write(struct addrspace *as)
+{
+	down_write(&as->lock);
+}
+
+void as_unlock_write(struct addrspace *as)
+{
+	vma_index_refresh(as);
+	up_write(&as->lock);
 }
 
 void as_activate(struct addrspace *as)

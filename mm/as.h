@@ -12,6 +12,7 @@
 #define MM_AS_H
 
 #include "lib/types.h"
+#include "lib/rwsem.h"
 
 /* mmap/mprotect flags: Linux values, shared with libc. */
 #include "libc/include/pagoda/abi-mman.h"
@@ -44,15 +45,44 @@ struct vma_index {
 	bool stale;                /* the list changed since v was built */
 };
 
+/* Locking and lifetime.
+ *
+ *   lock   a sleeping reader/writer lock (lib/rwsem.h). For reading: page
+ *          faults, and whoever only looks (introspection, /proc, the
+ *          invariant checker); for writing: whatever changes the VMA list
+ *          or the brk (mmap, munmap, mprotect, mremap, brk, madvise's
+ *          DONTNEED) and fork, which write-protects the parent's entries.
+ *          Never held across a copy to or from user memory: a fault there
+ *          takes it for reading. An address space nobody else can see yet
+ *          (fork's child, exec's new one) needs no lock.
+ *   refs   references: the process(es) using it, and anyone looking at
+ *          another process's address space (as_get while that process
+ *          cannot drop its own, e.g. under proc_lock). The last as_put
+ *          frees it.
+ */
 struct addrspace {
+	struct rwsem lock;
+	uint32_t refs;
 	struct pagetable *pgt;
 	struct vma *vmas;
 	struct vma_index vidx;     /* lookups: vma_find */
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
 };
 
+/* A new empty address space with one reference, or NULL (out of memory). */
 struct addrspace *as_create(void);
-void as_destroy(struct addrspace *as);
+
+/* Take / drop a reference; the last as_put unmaps everything and frees it
+ * (its page table must be active on no CPU: pgt_destroy panics). */
+void as_get(struct addrspace *as);
+void as_put(struct addrspace *as);
+
+/* The address-space lock (see struct addrspace). as_unlock_write also
+ * refreshes the VMA lookup index for the readers that come next. */
+void as_lock_read(struct addrspace *as);
+void as_unlock_read(struct addrspace *as);
+void as_lock_write(struct addrspace *as);
+void as_unlock_write(struct addrspace *as);
 
 /* Load as's page table (NULL: the kernel's alone). */
 void as_activate(struct addrspace *as);

@@ -103,7 +103,7 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 	}
 	return child;
 fail:
-	as_destroy(child);
+	as_put(child);
 	return NULL;
 }
 

@@ -5,12 +5,16 @@
 #include "mm/ptpage.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/shootdown.h"
 #include "lib/printk.h"
 
 struct tlb_stats tlb_stats;
 bool tlb_batching = true;
-static const struct tlb_batch *open_batch;   /* batches do not nest */
+/* Each CPU's open batch: batches do not nest. Per CPU is per process: the
+ * kernel is not preempted, and nothing sleeps inside a batch. */
+static const struct tlb_batch *open_batches[MAX_CPUS];
+#define open_batch (open_batches[this_cpu()->id])
 
 bool tlb_batch_open(void)
 {

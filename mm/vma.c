@@ -33,7 +33,7 @@ void vma_free(struct vma *v)
 }
 
 /* The list changed: the next lookup rebuilds the index; an empty list
- * frees it (as_destroy deletes every VMA). */
+ * frees it (the last as_put deletes every VMA). */
 static void vidx_changed(struct addrspace *as)
 {
 	as->vidx.stale = true;
@@ -76,10 +76,24 @@ static struct vma *vma_find_linear(struct addrspace *as, vaddr_t va)
 	return NULL;
 }
 
+/* May this caller rebuild the index? Only with the VMAs to itself: holding
+ * as->lock for writing, or nobody holding it (early boot, host tests).
+ * Readers run concurrently (page faults), so they never write it. */
+static bool vidx_exclusive(const struct addrspace *as)
+{
+	return !rwsem_is_locked(&as->lock) || rwsem_is_write_locked_by_me(&as->lock);
+}
+
+void vma_index_refresh(struct addrspace *as)
+{
+	if (as->vidx.stale)
+		(void)vidx_rebuild(as);   /* out of memory: lookups walk the list */
+}
+
 struct vma *vma_find(struct addrspace *as, vaddr_t va)
 {
 	struct vma_index *x = &as->vidx;
-	if (x->stale && !vidx_rebuild(as))
+	if (x->stale && !(vidx_exclusive(as) && vidx_rebuild(as)))
 		return vma_find_linear(as, va);
 	uint32_t lo = 0, hi = x->n;        /* the last VMA with start <= va */
 	while (lo < hi) {
