@@ -32,6 +32,7 @@ static int rr_next;                /* where the next scan starts (proc_lock) */
 static const char tick_channel;    /* address that timer sleepers wait on */
 
 static void park_if_stopped(void);
+static cpumask_t scheduling;        /* CPUs that entered scheduler() */
 
 /* Who holds a sleeping lock (lib/rwsem.h): the running process, or, with
  * none (boot, in-kernel tests), the CPU itself. */
@@ -105,6 +106,7 @@ void scheduler(void)
 {
 	struct cpu *c = this_cpu();
 	struct sched_cpu *s = this_sched();
+	__atomic_fetch_or(&scheduling, cpumask_of(c->id), __ATOMIC_SEQ_CST);
 	for (;;) {
 		irq_enable();    /* take pending interrupts between rounds */
 		park_if_stopped();
@@ -154,7 +156,7 @@ void sched_stop_others(void)
 		none = -1;
 		park_if_stopped();        /* another stopper first */
 	}
-	cpumask_t want = smp_online_mask() & ~cpumask_of(me);
+	cpumask_t want = atomic_load(&scheduling) & ~cpumask_of(me);
 	for (int i = 0; i < ncpus; i++)
 		if (want & cpumask_of(i))
 			smp_kick(i);      /* out of a halt, or back toward user mode */

@@ -42,6 +42,7 @@ enum {
 	SYS_rt_sigpending = 127, SYS_rt_sigsuspend = 130, SYS_gettid = 186, SYS_tkill = 200, SYS_time = 201, SYS_getdents64 = 217,
 	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_exit_group = 231,
 	SYS_tgkill = 234, SYS_openat = 257, SYS_newfstatat = 262, SYS_dup3 = 292, SYS_pipe2 = 293,
+	SYS_getcpu = 309,
 };
 /* SYS_pagoda_*: shared with user space */
 #include "libc/include/pagoda/syscall.h"
