@@ -110,8 +110,3 @@ bool rwsem_is_write_locked_by_me(const struct rwsem *l)
 {
 	return l->writer && l->writer == self();
 }
-
-bool rwsem_is_locked(const struct rwsem *l)
-{
-	return l->writer || l->readers;
-}

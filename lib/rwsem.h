@@ -43,9 +43,14 @@ void up_write(struct rwsem *l);
  * callers that must not sleep (reclaim, from inside an allocation). */
 bool down_read_trylock(struct rwsem *l);
 
-/* Is it held for writing by the caller / held at all? (for assertions) */
+/* Is it held for writing by the caller? (for assertions) */
 bool rwsem_is_write_locked_by_me(const struct rwsem *l);
-bool rwsem_is_locked(const struct rwsem *l);
+
+/* Is it held at all (a snapshot)? */
+static inline bool rwsem_is_locked(const struct rwsem *l)
+{
+	return l->writer || __atomic_load_n(&l->readers, __ATOMIC_RELAXED);
+}
 
 /* The scheduler's part: sleep on chan releasing lk (retaken on return),
  * wake every sleeper on chan, and name the running task. */

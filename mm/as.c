@@ -64,11 +64,13 @@ void as_unlock_read(struct addrspace *as)
 void as_lock_write(struct addrspace *as)
 {
 	down_write(&as->lock);
+	as->vidx.writer = true;
 }
 
 void as_unlock_write(struct addrspace *as)
 {
 	vma_index_refresh(as);
+	as->vidx.writer = false;
 	up_write(&as->lock);
 }
 

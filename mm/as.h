@@ -43,6 +43,7 @@ struct vma_index {
 	struct vma **v;            /* kmalloc'ed, cap entries; NULL: none */
 	uint32_t n, cap;
 	bool stale;                /* the list changed since v was built */
+	bool writer;               /* as->lock is held for writing (as_lock_write) */
 };
 
 /* Locking and lifetime.

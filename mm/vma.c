@@ -39,7 +39,7 @@ static void vidx_changed(struct addrspace *as)
 	as->vidx.stale = true;
 	if (!as->vmas) {
 		kfree(as->vidx.v);
-		as->vidx = (struct vma_index){ 0 };
+		as->vidx = (struct vma_index){ .writer = as->vidx.writer };
 	}
 }
 
@@ -81,7 +81,7 @@ static struct vma *vma_find_linear(struct addrspace *as, vaddr_t va)
  * Readers run concurrently (page faults), so they never write it. */
 static bool vidx_exclusive(const struct addrspace *as)
 {
-	return !rwsem_is_locked(&as->lock) || rwsem_is_write_locked_by_me(&as->lock);
+	return !rwsem_is_locked(&as->lock) || as->vidx.writer;
 }
 
 void vma_index_refresh(struct addrspace *as)
