@@ -5,7 +5,7 @@
  * second fork would). Each run:
  *
  *   free0 = free frames
- *   t0 child = as_fork_with(parent, s) t1   check child   t2 as_put(child) t3
+ *   t0 child = as_fork_with(parent, s) t1   check child   t2 as_destroy(child) t3
  *   free frames == free0 ?
  *
  * fork = t1 - t0, exit = t3 - t2, both from the TSC. Nothing is timed while
@@ -103,7 +103,7 @@ static struct addrspace *fb_build_parent(uint64_t pages)
 	}
 	return as;
 fail:
-	as_put(as);
+	as_destroy(as);
 	return NULL;
 }
 
@@ -161,7 +161,7 @@ static bool fb_run_once(struct addrspace *parent, unsigned s, uint64_t pages,
 	}
 	bool ok = fb_check_child(parent, child, s, pages, c->note, sizeof(c->note));
 	uint64_t t2 = tsc_read();
-	as_put(child);
+	as_destroy(child);
 	uint64_t t3 = tsc_read();
 	if (ok && mm_stats.free != free0) {
 		ksnprintf(c->note, sizeof(c->note), "teardown left %ld frames allocated",
@@ -227,7 +227,7 @@ static int fb_size(const struct pagoda_forkbench_req *req, uint32_t i,
 		}
 		done += c->status != PAGODA_FB_SKIPPED;
 	}
-	as_put(parent);
+	as_destroy(parent);
 	if (mm_stats.free != free0)
 		for (unsigned s = 0; s < PAGODA_FB_NSTRATEGIES; s++)
 			if (row[s].status == PAGODA_FB_OK) {

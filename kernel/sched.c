@@ -114,10 +114,12 @@ void scheduler(void)
 		spin_lock(&proc_lock);
 		s->idle = false;
 		struct proc *p = pick_next();
-		if (p)
+		if (p) {
 			switch_to(c, p);
-		else
+			thread_switched_out(p);   /* an exited thread's slot */
+		} else {
 			go_idle(s);
+		}
 		spin_unlock(&proc_lock);
 		/* Interrupts are still off: a kick sent after go_idle waits until
 		 * the sti of the halt, so it wakes the halt and is never lost. */
@@ -234,11 +236,31 @@ void sleep_on(const void *chan, struct spinlock *lk)
 	}
 }
 
+void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline)
+{
+	current_proc()->wait_deadline = deadline ? deadline : 1;
+	sleep_on(chan, lk);
+	current_proc()->wait_deadline = 0;
+}
+
 void wakeup_locked(const void *chan)
 {
 	for (int i = 0; i < NPROC; i++)
 		if (proc_table[i].state == P_SLEEPING && proc_table[i].wait_chan == chan)
 			sched_make_runnable_locked(&proc_table[i]);
+}
+
+/* The tick: wake the sleep_on_until sleepers whose deadline has come. */
+static void wakeup_deadlines(void)
+{
+	uint64_t now = clock_ns();
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[i];
+		if (p->state == P_SLEEPING && p->wait_deadline && p->wait_deadline <= now)
+			sched_make_runnable_locked(p);
+	}
+	spin_unlock(&proc_lock);
 }
 
 void wakeup(const void *chan)
@@ -331,6 +353,7 @@ static void sched_tick(struct trapframe *tf)
 	loadavg_tick();
 	itimer_real_tick();
 	wakeup(&tick_channel);
+	wakeup_deadlines();
 }
 
 /* Sleep until clock_ns() reaches deadline (woken at each tick to check), or

@@ -29,21 +29,30 @@ struct addrspace *as_create(void)
 		return NULL;
 	}
 	rwsem_init(&as->lock, "addrspace");
-	as->refs = 1;
+	as->users = 1;
 	return as;
 }
 
-void as_get(struct addrspace *as)
+struct addrspace *as_get(struct addrspace *as)
 {
-	atomic_inc(&as->refs);
+	atomic_inc(&as->users);
+	return as;
 }
 
-void as_put(struct addrspace *as)
+bool as_put(struct addrspace *as)
 {
-	if (!as || !atomic_dec_and_test(&as->refs))
+	if (!as || !atomic_dec_and_test(&as->users))
+		return false;
+	as_destroy(as);
+	return true;
+}
+
+void as_destroy(struct addrspace *as)
+{
+	if (!as)
 		return;
 	if (rwsem_is_locked(&as->lock))
-		panic("as_put: address space (PML4 %#lx) freed while locked",
+		panic("as_destroy: address space (PML4 %#lx) freed while locked",
 		      pgt_root_pa(as->pgt));
 	while (as->vmas)
 		vma_delete(as, as->vmas);

@@ -56,27 +56,26 @@ struct vma_index {
  *          Never held across a copy to or from user memory: a fault there
  *          takes it for reading. An address space nobody else can see yet
  *          (fork's child, exec's new one) needs no lock.
- *   refs   references: the process(es) using it, and anyone looking at
+ *   users  references: the threads using it (CLONE_VM), and anyone looking at
  *          another process's address space (as_get while that process
  *          cannot drop its own, e.g. under proc_lock). The last as_put
  *          frees it.
  */
 struct addrspace {
 	struct rwsem lock;
-	uint32_t refs;
 	struct pagetable *pgt;
 	struct vma *vmas;
 	struct vma_index vidx;     /* lookups: vma_find */
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
+	int users;                 /* references (see above); atomic */
 };
 
-/* A new empty address space with one reference, or NULL (out of memory). */
+/* A new, empty address space with one user. NULL on OOM. */
 struct addrspace *as_create(void);
-
-/* Take / drop a reference; the last as_put unmaps everything and frees it
- * (its page table must be active on no CPU: pgt_destroy panics). */
-void as_get(struct addrspace *as);
-void as_put(struct addrspace *as);
+/* Tear as down now, whoever else uses it (a user-less one, or NULL; it
+ * must not be locked, and its page table active on no CPU: pgt_destroy
+ * panics). */
+void as_destroy(struct addrspace *as);
 
 /* The address-space lock (see struct addrspace). as_unlock_write also
  * refreshes the VMA lookup index for the readers that come next. */
@@ -84,6 +83,11 @@ void as_lock_read(struct addrspace *as);
 void as_unlock_read(struct addrspace *as);
 void as_lock_write(struct addrspace *as);
 void as_unlock_write(struct addrspace *as);
+
+/* One more user of as (a CLONE_VM thread); as_put drops one and destroys
+ * as when it was the last (true then). NULL is allowed for as_put. */
+struct addrspace *as_get(struct addrspace *as);
+bool as_put(struct addrspace *as);
 
 /* Load as's page table (NULL: the kernel's alone). */
 void as_activate(struct addrspace *as);

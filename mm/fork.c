@@ -103,7 +103,7 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 	}
 	return child;
 fail:
-	as_put(child);
+	as_destroy(child);
 	return NULL;
 }
 

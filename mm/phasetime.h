@@ -33,7 +33,7 @@ enum phase {
 	PH_FORK_AS_CREATE,     /* as_create: the new PML4 and its kernel half */
 	PH_FORK_VMA,           /* one VMA's pages: shared or copied page tables */
 	PH_EXIT,               /* proc_exit up to the switch away */
-	PH_EXIT_AS,            /* as_put at exit (the last reference: teardown) */
+	PH_EXIT_AS,            /* as_destroy at exit */
 	PH_WAIT_REAP,          /* wait: freeing the zombie's slot and stack */
 	PH_COUNT
 };

@@ -33,7 +33,7 @@ void vma_free(struct vma *v)
 }
 
 /* The list changed: the next lookup rebuilds the index; an empty list
- * frees it (the last as_put deletes every VMA). */
+ * frees it (as_destroy deletes every VMA). */
 static void vidx_changed(struct addrspace *as)
 {
 	as->vidx.stale = true;

@@ -92,10 +92,10 @@ static void fork_and_write(enum fork_strategy s)
 	KEXPECT_EQ(read_u64(p, BASE + PAGE_SIZE), BASE + PAGE_SIZE);
 	KEXPECT_EQ(read_u64(c, BASE + 3 * LARGE_PAGE_SIZE), BASE + 3 * LARGE_PAGE_SIZE);
 	check_all(p, c);
-	as_put(c);
+	as_destroy(c);
 	KEXPECT_EQ(read_u64(p, BASE + 2 * LARGE_PAGE_SIZE), BASE + 2 * LARGE_PAGE_SIZE);
 	check_all(p, NULL);
-	as_put(p);
+	as_destroy(p);
 	KEXPECT_EQ(mm_stats.free, free0);
 }
 

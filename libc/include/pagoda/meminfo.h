@@ -49,7 +49,8 @@ struct pagoda_meminfo {
 	                              the zero page excluded: what pss_total
 	                              adds up to (both ~0: unknown, no memory
 	                              for the kernel's census)               */
-	uint64_t reserved[2];      /* 0; room to grow without changing the size */
+	uint64_t kmalloc_objects;  /* kmalloc objects allocated and not freed    */
+	uint64_t reserved[1];      /* 0; room to grow without changing the size */
 };
 
 #endif
