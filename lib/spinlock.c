@@ -56,17 +56,29 @@ static void held(struct cpu *c, struct spinlock *l)
 		c->held[c->nheld++] = l;
 }
 
+void spin_relax(void)
+{
+	if (spin_wait_hook)
+		spin_wait_hook();
+	cpu_relax();
+}
+
+int spin_held_count(void)
+{
+	push_off();
+	int n = this_cpu()->nheld;
+	pop_off();
+	return n;
+}
+
 void spin_lock(struct spinlock *l)
 {
 	push_off();
 	struct cpu *c = this_cpu();
 	if (lockdep_on)
 		check_order(c, l);
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		if (spin_wait_hook)
-			spin_wait_hook();
-		cpu_relax();
-	}
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		spin_relax();
 	held(c, l);
 }
 
