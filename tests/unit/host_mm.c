@@ -39,42 +39,6 @@ void panic(const char *fmt, ...)
 	abort();
 }
 
-/* ---- spinlocks: one simulated CPU, so a lock taken twice is a bug --------- */
-
-void spin_init(struct spinlock *l, const char *name, enum lock_rank rank)
-{
-	*l = (struct spinlock)SPINLOCK_INIT(name, rank);
-}
-
-void spin_lock(struct spinlock *l)
-{
-	if (l->locked)
-		panic("host: lock %s taken while held (one CPU: a deadlock)", l->name);
-	l->locked = 1;
-	l->cpu = 0;
-}
-
-bool spin_trylock(struct spinlock *l)
-{
-	if (l->locked)
-		return false;
-	spin_lock(l);
-	return true;
-}
-
-void spin_unlock(struct spinlock *l)
-{
-	if (!l->locked)
-		panic("host: unlock of %s, which is not locked", l->name);
-	l->locked = 0;
-	l->cpu = -1;
-}
-
-bool spin_holding(const struct spinlock *l)
-{
-	return l->locked;
-}
-
 /* ---- the recording pv backend ------------------------------------------- */
 
 static uint64_t h_read_cr3(void) { return host_pv.cr3; }
