@@ -27,7 +27,7 @@
 #include "lib/string.h"
 #include "lib/errno.h"
 
-#define RACE_ROUNDS 20000
+#define RACE_ROUNDS 5000
 #define RACE_DELAY_STEPS 64   /* the cleaner's delays: 0..63 pause loops */
 #define WRITER_CPU 1
 #define CLEANER_CPU 0
