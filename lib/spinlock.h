@@ -36,9 +36,10 @@ enum lock_rank {
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
 	LOCK_RANK_PTL = 40,       /* one page-table page (planned: split PT lock) */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list (planned: mm/lazyfree.c) */
-	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (planned) */
-	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (planned) */
-	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (planned: mm/buddy.c) */
+	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/kmalloc.c) */
+	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/kstack.c) */
+	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/buddy.c) */
+	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (mm/buddy.c) */
 	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */
 	LOCK_RANK_TEST_HIGH = 91,
 };
