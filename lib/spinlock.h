@@ -30,6 +30,7 @@ enum lock_rank {
 	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
 	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */
 	LOCK_RANK_FDTABLE = 12,   /* one descriptor table's slots (kernel/thread.h) */
+	LOCK_RANK_RWSEM = 14,     /* a sleeping lock's own guard (lib/rwsem.c) */
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
@@ -69,6 +70,12 @@ bool spin_holding(const struct spinlock *l);
 /* Panics (naming it) if this CPU holds any lock other than allowed (which
  * may be NULL): the check before a context switch. */
 void lockdep_assert_switchable(const struct spinlock *allowed);
+
+/* How many spinlocks this CPU holds (0: it may sleep). */
+int spin_held_count(void);
+
+/* One turn of a spin-wait loop: answer cross-CPU calls, pause. */
+void spin_relax(void);
 
 /* Lockdep on? Set once at boot from the command line. */
 extern bool lockdep_on;

@@ -202,6 +202,9 @@ void pgt_destroy(struct pagetable *pgt)
 	if (pgt_active(pgt))
 		panic("pgt_destroy: address space (PML4 %#lx) is still active",
 		      pgt_root_pa(pgt));
+	if (smp_cpus_using(pgt_root_pa(pgt)))   /* an idle CPU runs on the kernel's */
+		panic("pgt_destroy: address space (PML4 %#lx) is still in CR3 of CPUs %#lx",
+		      pgt_root_pa(pgt), (uint64_t)smp_cpus_using(pgt_root_pa(pgt)));
 	struct walk w = { .ops = &teardown_ops, .pgt = pgt };
 	pv_lazy_mmu_enter();
 	walk_range(&w, 0, USER_HALF_END);

@@ -81,9 +81,21 @@ int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg)
 	return call_round(mask, fn, arg, true);
 }
 
+void smp_kick(int cpu)
+{
+	__atomic_fetch_add(&stats.kicks, 1, __ATOMIC_RELAXED);
+	lapic_send_ipi(cpus[cpu].apic_id, T_IPI_KICK);
+}
+
+static void kick_irq(struct trapframe *tf)
+{
+	(void)tf;   /* the interrupt itself was the message */
+}
+
 void ipi_init(void)
 {
 	vector_register(T_IPI_CALL, ipi_irq);
+	vector_register(T_IPI_KICK, kick_irq);
 	spin_wait_hook = ipi_poll;
 }
 
@@ -91,4 +103,5 @@ void ipi_get_stats(struct ipi_stats *s)
 {
 	*s = stats;
 	s->answered = __atomic_load_n(&stats.answered, __ATOMIC_RELAXED);
+	s->kicks = __atomic_load_n(&stats.kicks, __ATOMIC_RELAXED);
 }

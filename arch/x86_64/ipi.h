@@ -35,6 +35,12 @@ int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg);
  * every spin loop that runs with interrupts off). */
 void ipi_poll(void);
 
+/* Interrupt CPU cpu, and do not wait: it wakes from a halt, or, when it
+ * runs user code, passes through the return-to-user path (signals, time
+ * slice). Nothing runs there but the interrupt's return. Counted in
+ * ipi_stats.kicks. Callable with locks held, from any context. */
+void smp_kick(int cpu);
+
 /* Install the IPI vector's handler (once, on the BSP). */
 void ipi_init(void);
 
@@ -42,6 +48,7 @@ struct ipi_stats {
 	uint64_t rounds;     /* ipi_call()s that sent at least one IPI */
 	uint64_t ipis;       /* IPIs sent (CPUs targeted) */
 	uint64_t answered;   /* calls run on behalf of another CPU */
+	uint64_t kicks;      /* smp_kick IPIs sent */
 };
 
 /* Totals since boot. */
