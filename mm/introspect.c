@@ -86,6 +86,7 @@ static void fill_events(struct pagoda_meminfo *m)
 	m->reclaim_scans = reclaim_stats.scans;
 	m->oom_kills = fault_stats.oom_kills;
 	m->fork_shared_pt = ptshare_stats.fork_shared;
+	m->fork_shared_pd = ptshare_stats.fork_shared_pd;
 	m->text_shared_pt = ptshare_stats.text_attached;
 	m->pt_unshares = ptshare_stats.unshare_copy;
 }
@@ -102,6 +103,7 @@ void mm_fill_meminfo(struct pagoda_meminfo *m)
 	m->pagetable_pages = mi.pagetable;
 	m->lazyfree_pages = mi.lazyfree;
 	m->shared_pt_pages = mi.shared_pt;
+	m->shared_pd_pages = mi.shared_pd;
 	m->pt_saved_pages = mi.pt_saved;
 	m->ptshare_mode = ptshare_mode;
 	fill_events(m);

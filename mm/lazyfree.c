@@ -46,6 +46,19 @@ void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
 			lazyfree_forget(pgt, va + (vaddr_t)i * PAGE_SIZE, pte_read(&entries[i]));
 }
 
+void lazyfree_forget_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
+{
+	struct list *it = lazyfree_list.next;
+	while (it != &lazyfree_list) {
+		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
+		it = it->next;
+		if (r->pgt == pgt && r->va >= start && r->va - start < end - start) {
+			lazyfree_drop(r);
+			lazyfree_stats.forgotten++;
+		}
+	}
+}
+
 /* ---- marking: one walk over the range ---- */
 
 struct mark_arg {
@@ -53,7 +66,8 @@ struct mark_arg {
 	struct list spare;        /* records allocated before the walk */
 };
 
-/* A PD entry: a PT page shared by several address spaces is skipped. Its
+/* A PD entry (or PDPT entry): a PT page (PD page) shared by several
+ * address spaces is skipped. Its
  * frames are mapped more than once, so after unsharing (the general rule
  * for leaf writes, which the walker applies with w->write) none of them
  * could be marked anyway -- skipping gives the same result without copying
@@ -107,7 +121,7 @@ static int mark_pte(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte };
+static const struct walk_ops mark_ops = { .pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte };
 
 /* Counting walk: pages the marking walk will need a new record for. */
 static int need_pte(struct walk *w)
@@ -117,7 +131,7 @@ static int need_pte(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops need_ops = { .pde = mark_pde, .pte = need_pte };
+static const struct walk_ops need_ops = { .pdpte = mark_pde, .pde = mark_pde, .pte = need_pte };
 
 /* Allocate up to n records onto *spare (fewer if kmalloc fails). Done
  * before the walk so that allocation (and the reclaim it may run) never

@@ -7,6 +7,7 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/shootdown.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 
@@ -174,16 +175,17 @@ static int teardown_leaf(struct walk *w)
 	return 0;
 }
 
-/* A PT page other address spaces still use: drop our share, skip it. */
-static int teardown_pde(struct walk *w)
+/* A PT page or PD page other address spaces still use: drop our share
+ * (O(1)), skip it. */
+static int teardown_table_entry(struct walk *w)
 {
 	pte_t e = pte_read(w->ep);
 	if (pte_is_leaf(e, w->level))
 		return teardown_leaf(w);
-	struct page *pt = pa_to_page(pte_addr(e));
-	if (pt->pt.share == 1)
+	struct page *t = pa_to_page(pte_addr(e));
+	if (atomic_load(&t->pt.share) == 1)
 		return 0;
-	pt_table_drop_share(w->pgt, w->ep, w->va);
+	pt_table_drop_share(w->pgt, w->ep, w->level, w->va);
 	return WALK_SKIP;
 }
 
@@ -196,7 +198,8 @@ static int teardown_table(struct walk *w)
 }
 
 static const struct walk_ops teardown_ops = {
-	.pde = teardown_pde, .pte = teardown_leaf, .table_done = teardown_table,
+	.pdpte = teardown_table_entry, .pde = teardown_table_entry, .pte = teardown_leaf,
+	.table_done = teardown_table,
 };
 
 void pgt_destroy(struct pagetable *pgt)
