@@ -45,7 +45,7 @@ static int holds(const unsigned char *p, size_t len, unsigned seed)
 	return 1;
 }
 
-/* Pagoda's ptshare mode: 0 off, 1 fork, 2 all; -1 on Linux. */
+/* Pagoda's ptshare mode: 0 off, 1 fork, 2 all, 3 pd; -1 on Linux. */
 static int ptshare_mode(void)
 {
 	struct pagoda_meminfo m;
@@ -107,7 +107,11 @@ void test_ptshare_vmquery(void)
 	if (pid == 0) {
 		CHECK_OK(pagoda_vmquery(p, &q));
 		CHECK(q.mapped && q.pa == before.pa);
-		if (mode > 0) {
+		if (mode == 3 && q.pd_share_count == 2) {   /* the whole PD page */
+			CHECK(q.pt_pa == before.pt_pa && q.pt_share_count == 1);
+			CHECK((q.soft & VMQ_PD_WRPROT) && !(q.soft & VMQ_PT_WRPROT));
+			CHECK(q.frame_refcount == 1);
+		} else if (mode > 0) {
 			CHECK(q.pt_pa == before.pt_pa && q.pt_share_count == 2);
 			CHECK(q.soft & VMQ_PT_WRPROT);
 			CHECK(q.frame_refcount == 1);   /* one reference per PT page */
@@ -172,7 +176,9 @@ void test_pttree(void)
 	CHECK(n[3].level == PTN_PT && n[3].parent_pa == n[2].pa && n[3].va == lo);
 	CHECK(n[3].leaf_present == 8 && n[3].present == 8 && n[3].leaf_file == 0);
 	CHECK(n[3].present == q.pt_present_count);
-	if (mode > 0)
+	if (mode == 3 && n[2].share == 2)   /* the PD page shared whole */
+		CHECK(n[3].pa == q.pt_pa && n[3].share == 1 && (n[2].flags & PTN_WRPROT));
+	else if (mode > 0)
 		CHECK(n[3].pa == q.pt_pa && n[3].share == 2 && (n[3].flags & PTN_WRPROT));
 	else
 		CHECK(n[3].pa != q.pt_pa && n[3].share == 1 && !(n[3].flags & PTN_WRPROT));
