@@ -428,12 +428,16 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 		return r == -EFAULT ? -ENOMEM : r;
 	}
 
+	/* the point of no return: the other threads end (kernel/thread.h) */
+	if (p == current_proc() && thread_exec(p) < 0) {
+		as_destroy(as);
+		return -ENOMEM;
+	}
 	struct addrspace *old = p->as;
 	p->as = as;
 	if (p == current_proc())
 		as_activate(as);
-	if (old)
-		as_destroy(old);
+	as_put(old);   /* a CLONE_VM sharer (vfork) may still use it */
 	memset(p->tf, 0, sizeof(*p->tf));
 	p->tf->rip = entry;
 	p->tf->rsp = sp;
@@ -442,7 +446,7 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	p->tf->rflags = RFLAGS_USER;
 	p->fs_base = 0;
 	fpu_state_reset(&p->fpu);
-	signal_exec(&p->sig);
+	signal_exec(p->sighand);
 	if (p == current_proc())
 		fpu_restore(&p->fpu);
 	proc_set_name(p, path);

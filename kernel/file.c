@@ -46,24 +46,41 @@ void file_close(struct file *f)
 
 _Static_assert(NOFILE <= 64, "close-on-exec flags are one 64-bit mask");
 
-void fd_set_cloexec(struct proc *p, int fd, bool cloexec)
+/* fd's close-on-exec bit in t (t->lock held). */
+static void set_cloexec_locked(struct fdtable *t, int fd, bool cloexec)
 {
 	if (cloexec)
-		p->cloexec |= 1UL << fd;
+		t->cloexec |= 1UL << fd;
 	else
-		p->cloexec &= ~(1UL << fd);
+		t->cloexec &= ~(1UL << fd);
+}
+
+void fd_set_cloexec(struct proc *p, int fd, bool cloexec)
+{
+	spin_lock(&p->fdt->lock);
+	set_cloexec_locked(p->fdt, fd, cloexec);
+	spin_unlock(&p->fdt->lock);
+}
+
+bool fd_is_cloexec(struct proc *p, int fd)
+{
+	return p->fdt->cloexec & (1UL << fd);
 }
 
 int fd_alloc(struct proc *p, struct file *f, int from, bool cloexec)
 {
-	for (int fd = from < 0 ? 0 : from; fd < NOFILE; fd++) {
-		if (!p->files[fd]) {
-			p->files[fd] = f;
-			fd_set_cloexec(p, fd, cloexec);
-			return fd;
+	struct fdtable *t = p->fdt;
+	int r = -EMFILE;
+	spin_lock(&t->lock);
+	for (int fd = from < 0 ? 0 : from; fd < NOFILE && r < 0; fd++) {
+		if (!t->files[fd]) {
+			t->files[fd] = f;
+			set_cloexec_locked(t, fd, cloexec);
+			r = fd;
 		}
 	}
-	return -EMFILE;
+	spin_unlock(&t->lock);
+	return r;
 }
 
 int fd_install(struct proc *p, struct file *f)
@@ -73,26 +90,49 @@ int fd_install(struct proc *p, struct file *f)
 
 void fd_put(struct proc *p, int newfd, struct file *f, bool cloexec)
 {
-	struct file *old = p->files[newfd];
-	p->files[newfd] = f;
-	fd_set_cloexec(p, newfd, cloexec);
+	struct fdtable *t = p->fdt;
+	spin_lock(&t->lock);
+	struct file *old = t->files[newfd];
+	t->files[newfd] = f;
+	set_cloexec_locked(t, newfd, cloexec);
+	spin_unlock(&t->lock);
 	if (old)
 		file_close(old);
 }
 
 void fd_clear(struct proc *p, int fd)
 {
-	p->files[fd] = NULL;
-	fd_set_cloexec(p, fd, false);
+	spin_lock(&p->fdt->lock);
+	p->fdt->files[fd] = NULL;
+	set_cloexec_locked(p->fdt, fd, false);
+	spin_unlock(&p->fdt->lock);
+}
+
+/* Take the file out of slot fd (t->lock held): it, or NULL. */
+static struct file *take_locked(struct fdtable *t, int fd)
+{
+	struct file *f = t->files[fd];
+	t->files[fd] = NULL;
+	set_cloexec_locked(t, fd, false);
+	return f;
+}
+
+struct file *fd_take(struct proc *p, int fd)
+{
+	spin_lock(&p->fdt->lock);
+	struct file *f = fd >= 0 && fd < NOFILE ? take_locked(p->fdt, fd) : NULL;
+	spin_unlock(&p->fdt->lock);
+	return f;
 }
 
 void fd_close_on_exec(struct proc *p)
 {
 	for (int fd = 0; fd < NOFILE; fd++) {
-		if (p->files[fd] && (p->cloexec & (1UL << fd))) {
-			file_close(p->files[fd]);
-			fd_clear(p, fd);
-		}
+		spin_lock(&p->fdt->lock);
+		struct file *f = p->fdt->cloexec & (1UL << fd) ? take_locked(p->fdt, fd) : NULL;
+		spin_unlock(&p->fdt->lock);
+		if (f)
+			file_close(f);
 	}
 }
 
@@ -100,7 +140,7 @@ struct file *fd_get(int fd)
 {
 	if (fd < 0 || fd >= NOFILE)
 		return NULL;
-	return current_proc()->files[fd];
+	return current_proc()->fdt->files[fd];
 }
 
 int file_open(const char *path, int flags, struct file **out)

@@ -55,7 +55,8 @@ struct file *file_alloc(const struct file_ops *ops, int flags);
 struct file *file_dup(struct file *f);
 void file_close(struct file *f);
 
-/* Descriptor tables. fd_alloc installs f in p's lowest free descriptor
+/* Descriptor tables (p->fdt, kernel/thread.h; slot changes under its
+ * lock). fd_alloc installs f in p's lowest free descriptor
  * >= from, with close-on-exec or not (the fd, or -EMFILE); fd_install is
  * fd_alloc from 0 without it. fd_put closes what newfd held and installs f
  * there; fd_clear empties fd without closing its file. fd_get returns the
@@ -67,6 +68,10 @@ int fd_alloc(struct proc *p, struct file *f, int from, bool cloexec);
 int fd_install(struct proc *p, struct file *f);
 void fd_put(struct proc *p, int newfd, struct file *f, bool cloexec);
 void fd_clear(struct proc *p, int fd);
+/* close(2)'s half: empty slot fd and return what it held (NULL: nothing). */
+struct file *fd_take(struct proc *p, int fd);
+/* Is fd close-on-exec? */
+bool fd_is_cloexec(struct proc *p, int fd);
 struct file *fd_get(int fd);
 void fd_set_cloexec(struct proc *p, int fd, bool cloexec);
 void fd_close_on_exec(struct proc *p);

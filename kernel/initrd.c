@@ -177,7 +177,7 @@ int initrd_load(paddr_t start, paddr_t end)
 struct inode *fs_lookup(const char *path)
 {
 	struct proc *p = current_proc();
-	struct inode *start = path[0] != '/' && p && p->cwd ? p->cwd : &root;
+	struct inode *start = path[0] != '/' && p && p->fs && p->fs->cwd ? p->fs->cwd : &root;
 	return walk_path(start, path, false, INODE_FILE);
 }
 

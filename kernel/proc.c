@@ -3,6 +3,7 @@
 #include "lib/errno.h"
 #include "kernel/exec.h"
 #include "kernel/file.h"
+#include "kernel/futex.h"
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/as.h"
@@ -62,6 +63,16 @@ int proc_last_pid(void)
 	return next_pid - 1;
 }
 
+/* Is p the first live slot using its address space (proc_lock held)? The
+ * threads of a process share one: count it once. */
+static bool as_first_user(const struct proc *p)
+{
+	for (const struct proc *q = proc_table; q < p; q++)
+		if (q->as == p->as && q->state != P_UNUSED && q->state != P_EMBRYO)
+			return false;
+	return true;
+}
+
 void proc_pss_census(uint64_t *pss_frac, uint64_t *frames)
 {
 	struct frame_census c;
@@ -72,7 +83,7 @@ void proc_pss_census(uint64_t *pss_frac, uint64_t *frames)
 	spin_lock(&proc_lock);
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *p = &proc_table[i];
-		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as)
+		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as || !as_first_user(p))
 			continue;
 		struct as_memstat st;
 		as_memstat(p->as, &st);
@@ -139,8 +150,7 @@ static struct proc *proc_alloc(void)
 	return p;
 }
 
-/* Give back an EMBRYO or reaped ZOMBIE's slot. */
-static void proc_free(struct proc *p)
+void proc_free(struct proc *p)
 {
 	if (p->kstack_top)
 		kstack_free(p->kstack_top);
@@ -153,8 +163,13 @@ int proc_spawn_init(const char *path, const char *const argv[])
 	struct proc *p = proc_alloc();
 	if (!p)
 		return -ENOMEM;
-	int r = exec_load(p, path, argv, NULL);
+	int r = thread_init_first(p);
+	r = r ?: exec_load(p, path, argv, NULL);
 	if (r < 0) {
+		thread_release(p);
+		spin_lock(&proc_lock);
+		thread_group_put(p);
+		spin_unlock(&proc_lock);
 		proc_free(p);
 		return r;
 	}
@@ -183,6 +198,8 @@ static void fork_apply(struct proc *child, const struct fork_req *req)
 	int pid = child->pid;
 	if (req->stack)
 		child->tf->rsp = req->stack;
+	if (req->clone_flags & CLONE_SETTLS)
+		child->fs_base = req->tls;
 	child->clear_child_tid = req->clear_tid;
 	if (req->child_tid)
 		(void)as_write(child->as, req->child_tid, &pid, sizeof(pid));
@@ -206,11 +223,13 @@ static void vfork_wait(struct proc *child)
 static int fork_process(const struct fork_req *req)
 {
 	struct proc *parent = current_proc();
+	uint64_t flags = req ? req->clone_flags : 0;
 	struct proc *child = proc_alloc();
 	if (!child)
 		return -EAGAIN;
-	child->as = as_fork(parent->as);
-	if (!child->as) {
+	child->as = flags & CLONE_VM ? as_get(parent->as) : as_fork(parent->as);
+	if (!child->as || thread_share(child, parent, flags) < 0) {
+		as_put(child->as);
 		proc_free(child);
 		return -ENOMEM;
 	}
@@ -219,16 +238,10 @@ static int fork_process(const struct fork_req *req)
 	child->tf->rax = 0;                 /* fork returns 0 in the child */
 	child->fs_base = parent->fs_base;
 	signal_fork(&child->sig, &parent->sig);
-	child->cwd = parent->cwd;
 	child->exe = parent->exe;
-	child->cloexec = parent->cloexec;
-	for (int fd = 0; fd < NOFILE; fd++)
-		if (parent->files[fd])
-			child->files[fd] = file_dup(parent->files[fd]);
 	memcpy(child->name, parent->name, sizeof(child->name));
 	memcpy(child->cmdline, parent->cmdline, parent->cmdline_len);
 	child->cmdline_len = parent->cmdline_len;
-	child->parent = parent;
 	if (req)
 		fork_apply(child, req);
 	int pid = child->pid;
@@ -265,34 +278,10 @@ void proc_set_init_exit(init_exit_fn fn)
 	init_exit = fn;
 }
 
-void proc_exit(int status)
+/* Give p's children to init (proc_lock held); wake init if one is a
+ * zombie already. */
+static void reparent_children(struct proc *p)
 {
-	struct proc *p = current_proc();
-	uint64_t t_exit = phase_begin();
-	if (p == init_proc && init_exit)
-		init_exit(status);
-	if (p == init_proc)
-		panic("init exited with status %#x and nothing was set to follow it", status);
-	proc_vfork_release(p);
-
-	for (int fd = 0; fd < NOFILE; fd++)
-		if (p->files[fd]) {
-			file_close(p->files[fd]);
-			p->files[fd] = NULL;
-		}
-	/* Free user memory now; the zombie keeps only its slot and kstack. */
-	struct addrspace *as = p->as;
-	as_activate(NULL);
-	spin_lock(&proc_lock);
-	p->as = NULL;
-	spin_unlock(&proc_lock);
-	uint64_t t0 = phase_begin();
-	as_destroy(as);
-	phase_end(PH_EXIT_AS, t0);
-	if (vmcheck_on_exit)
-		proc_vmcheck();
-
-	spin_lock(&proc_lock);
 	bool orphans_dead = false;
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *c = &proc_table[i];
@@ -303,11 +292,58 @@ void proc_exit(int status)
 	}
 	if (orphans_dead)
 		wakeup_locked(init_proc);
+}
+
+/* p has let go of everything but its slot (proc_lock held): a zombie now.
+ * When it was its group's last thread the group is done: its children go
+ * to init and its parent learns (SIGCHLD, a wakeup of its wait4). */
+static void exit_locked(struct proc *p, int status)
+{
+	struct thread_group *tg = p->tg;
 	p->exit_status = status;
 	p->state = P_ZOMBIE;
-	if (p->parent)
-		signal_send_locked(p->parent, SIGCHLD, p->pid);   /* ignored by default */
-	wakeup_locked(p->parent);
+	tg->live--;
+	if (tg->flags & TG_EXEC)
+		wakeup_locked(tg);   /* thread_exec waits for the others */
+	if (tg->live > 0)
+		return;
+	struct proc *leader = tg->leader;
+	reparent_children(leader);
+	if (leader->parent) {
+		signal_send_locked(leader->parent, SIGCHLD, leader->pid);   /* ignored by default */
+		wakeup_locked(leader->parent);
+	}
+}
+
+/* The user memory and the shared objects of the exiting thread p. */
+static void exit_release(struct proc *p)
+{
+	futex_exit_notify(p);   /* clear_child_tid: zero it, wake a joiner */
+	thread_release(p);
+	struct addrspace *as = p->as;
+	as_activate(NULL);
+	spin_lock(&proc_lock);
+	p->as = NULL;
+	spin_unlock(&proc_lock);
+	uint64_t t0 = phase_begin();
+	if (as_put(as))   /* the last thread of the address space frees it */
+		phase_end(PH_EXIT_AS, t0);
+	if (vmcheck_on_exit)
+		proc_vmcheck();
+}
+
+void proc_exit(int status)
+{
+	struct proc *p = current_proc();
+	uint64_t t_exit = phase_begin();
+	if (p == init_proc && init_exit)
+		init_exit(status);
+	if (p == init_proc)
+		panic("init exited with status %#x and nothing was set to follow it", status);
+	proc_vfork_release(p);
+	exit_release(p);
+	spin_lock(&proc_lock);
+	exit_locked(p, status);
 	phase_end(PH_EXIT, t_exit);
 	sched();
 	panic("zombie pid %d ran again", p->pid);
@@ -315,24 +351,38 @@ void proc_exit(int status)
 
 #define WNOHANG 1
 
+/* Can the exited child c be reaped: a group leader whose threads have all
+ * exited? Its wait status: the group's if it ended by exit_group or a
+ * fatal signal, else the leader's own. */
+static bool reapable(const struct proc *c)
+{
+	return c->state == P_ZOMBIE && c->tg->live == 0;
+}
+
+static int reap_status(const struct proc *c)
+{
+	return c->tg->flags & TG_EXITING ? c->tg->exit_status : c->exit_status;
+}
+
 int proc_wait(int pid, int *status, int options)
 {
-	struct proc *me = current_proc();
 	spin_lock(&proc_lock);
+	struct proc *me = current_proc()->tg->leader;   /* any thread waits for the group */
 	for (;;) {
 		bool have_kids = false;
 		for (int i = 0; i < NPROC; i++) {
 			struct proc *c = &proc_table[i];
-			if (c->parent != me || c->state == P_UNUSED ||
-			    (pid > 0 && c->pid != pid))
+			if (c->parent != me || c->state == P_UNUSED || c->state == P_EMBRYO ||
+			    !proc_is_leader(c) || (pid > 0 && c->pid != pid))
 				continue;
 			have_kids = true;
-			if (c->state != P_ZOMBIE)
+			if (!reapable(c))
 				continue;
 			int cpid = c->pid;
 			if (status)
-				*status = c->exit_status;
+				*status = reap_status(c);
 			c->parent = NULL;
+			thread_group_put(c);
 			spin_unlock(&proc_lock);
 			uint64_t t0 = phase_begin();
 			proc_free(c);
@@ -347,7 +397,7 @@ int proc_wait(int pid, int *status, int options)
 			spin_unlock(&proc_lock);
 			return 0;
 		}
-		if (signal_interrupted(me)) {
+		if (signal_interrupted(current_proc())) {
 			spin_unlock(&proc_lock);
 			return -EINTR;
 		}
@@ -360,10 +410,13 @@ int proc_kill(int pid, int sig)
 	spin_lock(&proc_lock);
 	struct proc *p = proc_find(pid);
 	int r = 0;
-	if (!p || p->state == P_ZOMBIE)
+	/* a leader that exited before its threads still names the process */
+	if (p && p->state == P_ZOMBIE && !(proc_is_leader(p) && p->tg->live > 0))
+		p = NULL;
+	if (!p)
 		r = -ESRCH;
 	else if (sig != 0)
-		signal_send_locked(p, sig, current_proc()->pid);
+		signal_send_locked(p, sig, current_proc()->tgid);
 	spin_unlock(&proc_lock);
 	return r;
 }
@@ -388,7 +441,8 @@ int proc_vmcheck(void)
 		return r;
 	spin_lock(&proc_lock);
 	for (int i = 0; i < NPROC; i++)
-		if (proc_table[i].state != P_UNUSED && proc_table[i].as)
+		if (proc_table[i].state != P_UNUSED && proc_table[i].as &&
+		    as_first_user(&proc_table[i]))
 			ptshare_check_add(&c, proc_table[i].as);
 	spin_unlock(&proc_lock);
 	ptshare_check_finish(&c);
@@ -405,5 +459,5 @@ void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip)
 	struct proc *p = current_proc();
 	printk("pid %d (%s): %s at address %#lx, rip %#lx: killed by %s\n",
 	       p->pid, p->name, why, addr, rip, signal_name(sig));
-	proc_exit(W_TERMSIG(sig));
+	thread_exit_group(W_TERMSIG(sig));   /* a fault ends the whole process */
 }

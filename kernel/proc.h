@@ -19,9 +19,9 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
 #include "kernel/itimer.h"
+#include "kernel/thread.h"
 
 #define NPROC 128         /* process table size: fork fails with EAGAIN past it */
-#define NOFILE 64         /* open files per process */
 #define PROC_NAME_MAX 16
 #define PROC_CMDLINE_MAX 256   /* bytes of argv kept for /proc/PID/cmdline */
 
@@ -32,7 +32,8 @@ struct file;
 struct inode;
 
 struct proc {
-	int pid;
+	int pid;                     /* the thread id (gettid) */
+	int tgid;                    /* the thread group's pid (getpid) */
 	enum proc_state state;
 	char name[PROC_NAME_MAX];
 	char cmdline[PROC_CMDLINE_MAX];  /* argv of the last execve, NUL after each */
@@ -44,15 +45,18 @@ struct proc {
 	struct trapframe *tf;        /* saved user registers, top of kstack */
 	struct context *ctx;         /* saved kernel registers (swtch) */
 	const void *wait_chan;       /* what a SLEEPING process waits for */
+	uint64_t wait_deadline;      /* sleep_on_until: clock_ns() to wake at; 0: none */
 	bool killed;                 /* dies on its way back to user mode */
 	int kill_signal;             /* signal that killed it (wait status) */
-	struct sigstate sig;         /* dispositions, pending and blocked */
+	struct sigstate sig;         /* this thread's pending and blocked signals */
+	struct thread_group *tg;     /* kernel/thread.h: shared by CLONE_THREAD */
+	struct sighand *sighand;     /* dispositions: shared by CLONE_SIGHAND */
+	struct fdtable *fdt;         /* descriptors: shared by CLONE_FILES */
+	struct fs_context *fs;       /* current directory: shared by CLONE_FS */
 	int exit_status;             /* Linux wait status word */
 	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
-	uint64_t clear_child_tid;    /* set_tid_address */
-	struct file *files[NOFILE];
-	uint64_t cloexec;            /* bit fd: close files[fd] at execve */
-	struct inode *cwd;           /* current directory; NULL: the root */
+	uint64_t clear_child_tid;    /* set_tid_address: zeroed and woken at exit */
+	uint64_t robust_list, robust_len;   /* set_robust_list (recorded only) */
 	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
@@ -73,6 +77,12 @@ static inline struct proc *current_proc(void)
 	return this_cpu()->current;
 }
 
+/* Is p its thread group's leader (its tid is the group's pid)? */
+static inline bool proc_is_leader(const struct proc *p)
+{
+	return p->pid == p->tgid;
+}
+
 void proc_init(void);
 
 /* Create the first user process running path (argv0..), made RUNNABLE.
@@ -89,6 +99,8 @@ int proc_fork(void);
 struct fork_req {
 	vaddr_t stack, parent_tid, child_tid, clear_tid;
 	unsigned flags;        /* FORK_VFORK */
+	uint64_t clone_flags;  /* CLONE_VM, CLONE_THREAD, ... (kernel/thread.h) */
+	uint64_t tls;          /* the child's FS base with CLONE_SETTLS */
 };
 /* vfork(2) / CLONE_VFORK: the parent sleeps until the child execs or exits
  * (or the parent is killed). The child still gets its own copy of memory. */
@@ -130,7 +142,12 @@ bool proc_is_init(const struct proc *p);
 
 __noreturn void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip);
 
-/* Look up a process by pid (proc_lock held). */
+/* Give back an EMBRYO's or a reaped ZOMBIE's slot and kernel stack (a
+ * zombie's only once it has switched away for good). */
+void proc_free(struct proc *p);
+
+/* Look up a thread by tid, zombies included (proc_lock held); a process's
+ * pid is its leader's tid. */
 struct proc *proc_find(int pid);
 
 /* Run the VM invariant checker (mm/ptshare_check.h) over every process's address
@@ -162,6 +179,9 @@ __noreturn void scheduler(void);
 void sched_yield(void);
 void sched(void);                         /* proc_lock held, state set */
 void sleep_on(const void *chan, struct spinlock *lk);
+/* sleep_on that also ends at the first tick at or past clock_ns() deadline
+ * (the caller checks the clock: a wakeup may come earlier, or spuriously). */
+void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline);
 void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
 void sched_init(void);

@@ -117,7 +117,7 @@ static uint64_t sig_mask_where(const struct proc *p, bool caught)
 {
 	uint64_t mask = 0;
 	for (int sig = 1; sig <= NSIG; sig++) {
-		uint64_t h = p->sig.action[sig - 1].handler;
+		uint64_t h = p->sighand ? p->sighand->action[sig - 1].handler : SIG_DFL;
 		if (caught ? h != SIG_DFL && h != SIG_IGN : h == SIG_IGN)
 			mask |= SIGBIT(sig);
 	}
@@ -127,7 +127,7 @@ static uint64_t sig_mask_where(const struct proc *p, bool caught)
 static void status_signals(struct textbuf *tb, const struct proc *p)
 {
 	tb_printf(tb, "SigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
-		  0UL, p->sig.pending, p->sig.blocked);
+		  p->sig.pending, p->tg ? p->tg->pending : 0, p->sig.blocked);
 	tb_printf(tb, "SigIgn:\t%016lx\nSigCgt:\t%016lx\n",
 		  sig_mask_where(p, false), sig_mask_where(p, true));
 }
@@ -137,14 +137,14 @@ void procfs_show_status(struct proc *p, struct textbuf *tb)
 	struct pid_mem m;
 	pid_mem(p, &m);
 	tb_printf(tb, "Name:\t%s\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n",
-		  p->name, state_letter(p), state_name(p), p->pid, p->pid);
+		  p->name, state_letter(p), state_name(p), p->tgid, p->pid);
 	tb_printf(tb, "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n",
 		  ppid_of(p));
 	tb_printf(tb, "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\n",
-		  NOFILE, p->pid, p->pid);
+		  NOFILE, p->tgid, p->pid);
 	if (p->as)
 		status_memory(tb, &m);
-	tb_printf(tb, "Threads:\t1\n");
+	tb_printf(tb, "Threads:\t%d\n", thread_count(p));
 	status_signals(tb, p);
 	if (p->as)
 		tb_printf(tb, "PTPages:\t%lu\nPTShared:\t%lu\n",
@@ -164,8 +164,8 @@ void procfs_show_stat(struct proc *p, struct textbuf *tb)
 		  state_letter(p), ppid_of(p));
 	/* 14-22: utime stime cutime cstime priority nice num_threads
 	 * itrealvalue starttime (clock ticks: HZ is Linux's USER_HZ, 100) */
-	tb_printf(tb, "%lu %lu 0 0 20 0 1 0 %lu ", p->utime_ticks, p->stime_ticks,
-		  p->start_ticks);
+	tb_printf(tb, "%lu %lu 0 0 20 0 %d 0 %lu ", p->utime_ticks, p->stime_ticks,
+		  thread_count(p), p->start_ticks);
 	/* 23-28: vsize (bytes) rss (pages) rsslim startcode endcode startstack */
 	tb_printf(tb, "%lu %lu 18446744073709551615 %lu %lu 0 ", m.as.vm_pages * PAGE_SIZE,
 		  vma_memstat_rss(&m.sum), m.text_start, m.text_end);

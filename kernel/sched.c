@@ -52,6 +52,7 @@ void scheduler(void)
 				continue;
 			next = (int)(p - proc_table) + 1;
 			switch_to(c, p);
+			thread_switched_out(p);   /* an exited thread's slot */
 			ran = true;
 			break;
 		}
@@ -101,11 +102,31 @@ void sleep_on(const void *chan, struct spinlock *lk)
 	}
 }
 
+void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline)
+{
+	current_proc()->wait_deadline = deadline ? deadline : 1;
+	sleep_on(chan, lk);
+	current_proc()->wait_deadline = 0;
+}
+
 void wakeup_locked(const void *chan)
 {
 	for (int i = 0; i < NPROC; i++)
 		if (proc_table[i].state == P_SLEEPING && proc_table[i].wait_chan == chan)
 			proc_table[i].state = P_RUNNABLE;
+}
+
+/* The tick: wake the sleep_on_until sleepers whose deadline has come. */
+static void wakeup_deadlines(void)
+{
+	uint64_t now = clock_ns();
+	spin_lock(&proc_lock);
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[i];
+		if (p->state == P_SLEEPING && p->wait_deadline && p->wait_deadline <= now)
+			p->state = P_RUNNABLE;
+	}
+	spin_unlock(&proc_lock);
 }
 
 void wakeup(const void *chan)
@@ -177,6 +198,7 @@ static void sched_tick(struct trapframe *tf)
 	if (ticks_left > 0)
 		ticks_left--;
 	wakeup(&tick_channel);
+	wakeup_deadlines();
 }
 
 /* Sleep until clock_ns() reaches deadline (woken at each tick to check), or

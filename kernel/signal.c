@@ -25,7 +25,7 @@ static enum sig_default default_action(int sig)
 
 static const struct k_sigaction *action_of(const struct proc *p, int sig)
 {
-	return &p->sig.action[sig - 1];
+	return &p->sighand->action[sig - 1];
 }
 
 /* Is sig thrown away on arrival (SIG_IGN, or SIG_DFL that ignores)? */
@@ -43,31 +43,88 @@ static bool init_drops(const struct proc *p, int sig)
 	return proc_is_init(p) && action_of(p, sig)->handler == SIG_DFL;
 }
 
-void signal_send_locked(struct proc *p, int sig, int from)
+/* Wake q if it sleeps in a call that sig now interrupts. */
+static void wake_interrupted(struct proc *q)
+{
+	if (q->state == P_SLEEPING && signal_interrupted(q))
+		q->state = P_RUNNABLE;
+}
+
+/* Is q a live thread of p's group? */
+static bool same_group_live(const struct proc *q, const struct proc *p)
+{
+	return q->tg == p->tg && q->state != P_UNUSED && q->state != P_EMBRYO &&
+	       q->state != P_ZOMBIE;
+}
+
+/* Does every live thread of p's group block sig? */
+static bool blocked_by_all(const struct proc *p, int sig)
+{
+	for (int i = 0; i < NPROC; i++)
+		if (same_group_live(&proc_table[i], p) && !(proc_table[i].sig.blocked & SIGBIT(sig)))
+			return false;
+	return true;
+}
+
+/* Does sig, sent to p (to_group: to its process), end the process now?
+ * SIGKILL always; a default-terminating signal unless its target blocks
+ * it (for a process: every thread does). */
+static bool kills_now(const struct proc *p, int sig, bool to_group)
+{
+	if (sig == SIGKILL)
+		return true;
+	if (action_of(p, sig)->handler != SIG_DFL || default_action(sig) != DFL_TERM)
+		return false;
+	return to_group ? !blocked_by_all(p, sig) : !(p->sig.blocked & SIGBIT(sig));
+}
+
+/* Sending sig from `from` to thread p, or to p's whole process. */
+static void send(struct proc *p, int sig, int from, bool to_group)
 {
 	if (init_drops(p, sig))
 		return;
-	if (sig == SIGKILL || (action_of(p, sig)->handler == SIG_DFL &&
-			       !(p->sig.blocked & SIGBIT(sig)) &&
-			       default_action(sig) == DFL_TERM)) {
-		if (!p->killed)
+	if (kills_now(p, sig, to_group)) {
+		if (!p->kill_signal)
 			p->kill_signal = sig;
-		p->killed = true;
-	} else if (!discarded(p, sig)) {
+		thread_group_kill_locked(p, W_TERMSIG(sig), NULL);
+		return;
+	}
+	if (discarded(p, sig))
+		return;
+	if (!to_group) {
 		p->sig.pending |= SIGBIT(sig);
 		p->sig.sender[sig - 1] = from;
+		wake_interrupted(p);
+		return;
 	}
-	if (p->state == P_SLEEPING && signal_interrupted(p))
-		p->state = P_RUNNABLE;
+	p->tg->pending |= SIGBIT(sig);
+	p->tg->sender[sig - 1] = from;
+	for (int i = 0; i < NPROC; i++)
+		if (same_group_live(&proc_table[i], p))
+			wake_interrupted(&proc_table[i]);
+}
+
+void signal_send_locked(struct proc *p, int sig, int from)
+{
+	send(p, sig, from, true);
+}
+
+void signal_send_thread_locked(struct proc *p, int sig, int from)
+{
+	send(p, sig, from, false);
 }
 
 void signal_set_action(struct proc *p, int sig, const struct k_sigaction *act)
 {
 	spin_lock(&proc_lock);
-	p->sig.action[sig - 1] = *act;
-	p->sig.action[sig - 1].mask &= ~SIG_UNBLOCKABLE;
-	if (discarded(p, sig))   /* POSIX: a pending signal now ignored goes */
-		p->sig.pending &= ~SIGBIT(sig);
+	p->sighand->action[sig - 1] = *act;
+	p->sighand->action[sig - 1].mask &= ~SIG_UNBLOCKABLE;
+	if (discarded(p, sig)) {   /* POSIX: a pending signal now ignored goes */
+		p->tg->pending &= ~SIGBIT(sig);
+		for (int i = 0; i < NPROC; i++)
+			if (proc_table[i].sighand == p->sighand)
+				proc_table[i].sig.pending &= ~SIGBIT(sig);
+	}
 	spin_unlock(&proc_lock);
 }
 
@@ -75,13 +132,19 @@ void signal_self(int sig)
 {
 	struct proc *p = current_proc();
 	spin_lock(&proc_lock);
-	signal_send_locked(p, sig, p->pid);
+	signal_send_thread_locked(p, sig, p->tgid);
 	spin_unlock(&proc_lock);
+}
+
+/* Signals waiting for p: its own and its process's. */
+static uint64_t pending_of(const struct proc *p)
+{
+	return p->sig.pending | (p->tg ? p->tg->pending : 0);
 }
 
 bool signal_interrupted(const struct proc *p)
 {
-	return p->killed || (p->sig.pending & ~p->sig.blocked);
+	return p->killed || (pending_of(p) & ~p->sig.blocked);
 }
 
 /* Push the frame for handler(info) with the saved mask blocked onto tf's
@@ -116,7 +179,7 @@ int signal_frame_pop(struct trapframe *tf, uint64_t *blocked)
 static void enter_handler(struct trapframe *tf, int sig, const struct ksiginfo *info)
 {
 	struct proc *p = current_proc();
-	struct k_sigaction *a = &p->sig.action[sig - 1];
+	struct k_sigaction *a = &p->sighand->action[sig - 1];
 	if (!(a->flags & SA_RESTORER))
 		proc_die(SIGSEGV, "signal handler without SA_RESTORER", a->handler, tf->rip);
 	uint64_t old = p->sig.suspended ? p->sig.suspend_saved : p->sig.blocked;
@@ -151,20 +214,31 @@ long signal_suspend(uint64_t mask)
 	return -EINTR;
 }
 
+/* Take sig off p's pending set, its own first, else its process's
+ * (proc_lock held); the sender's pid. */
+static int take_pending(struct proc *p, int sig)
+{
+	if (p->sig.pending & SIGBIT(sig)) {
+		p->sig.pending &= ~SIGBIT(sig);
+		return p->sig.sender[sig - 1];
+	}
+	p->tg->pending &= ~SIGBIT(sig);
+	return p->tg->sender[sig - 1];
+}
+
 /* Deliver the lowest deliverable pending signal, if any. */
 static void deliver_one(struct trapframe *tf, struct proc *p)
 {
-	if (!(p->sig.pending & ~p->sig.blocked))
+	if (!(pending_of(p) & ~p->sig.blocked))
 		return;   /* the common case, on every return to user mode: no lock */
 	spin_lock(&proc_lock);
-	uint64_t ready = p->sig.pending & ~p->sig.blocked;
+	uint64_t ready = pending_of(p) & ~p->sig.blocked;
 	if (!ready) {
 		spin_unlock(&proc_lock);
 		return;
 	}
 	int sig = __builtin_ctzll(ready) + 1;
-	p->sig.pending &= ~SIGBIT(sig);
-	int from = p->sig.sender[sig - 1];
+	int from = take_pending(p, sig);
 	struct ksiginfo info = { .signo = sig, .code = from ? SI_USER : SI_KERNEL, .pid = from };
 	uint64_t h = action_of(p, sig)->handler;
 	bool drop = discarded(p, sig);   /* sigaction changed it since it was sent */
@@ -172,7 +246,7 @@ static void deliver_one(struct trapframe *tf, struct proc *p)
 	if (drop)
 		return;
 	if (h == SIG_DFL)
-		proc_exit(W_TERMSIG(sig));
+		thread_exit_group(W_TERMSIG(sig));   /* the whole process */
 	enter_handler(tf, sig, &info);
 }
 
@@ -195,16 +269,17 @@ void signal_fault(struct trapframe *tf, int sig, int code, const char *why, uint
 
 void signal_fork(struct sigstate *child, const struct sigstate *parent)
 {
-	memcpy(child->action, parent->action, sizeof(child->action));
 	child->blocked = parent->blocked;
 	child->pending = 0;
 }
 
-void signal_exec(struct sigstate *s)
+void signal_exec(struct sighand *h)
 {
+	spin_lock(&proc_lock);
 	for (int i = 0; i < NSIG; i++)
-		if (s->action[i].handler != SIG_IGN)
-			memset(&s->action[i], 0, sizeof(s->action[i]));
+		if (h->action[i].handler != SIG_IGN)
+			memset(&h->action[i], 0, sizeof(h->action[i]));
+	spin_unlock(&proc_lock);
 }
 
 const char *signal_name(int sig)

@@ -65,9 +65,10 @@ struct k_sigaction {
 	uint64_t mask;      /* blocked while the handler runs */
 };
 
-/* Per-process signal state (inside struct proc). */
+/* Per-thread signal state (inside struct proc); the dispositions are the
+ * thread's struct sighand, process-directed signals its thread group's
+ * (kernel/thread.h). */
 struct sigstate {
-	struct k_sigaction action[NSIG];   /* action[sig - 1] */
 	uint64_t pending, blocked;
 	int sender[NSIG];                  /* pid that sent a pending signal */
 	uint64_t suspend_saved;            /* rt_sigsuspend: the mask to restore */
@@ -77,10 +78,15 @@ struct sigstate {
 struct proc;
 struct trapframe;
 
-/* Send sig (1..NSIG) from pid `from` (0: the kernel) to p (proc_lock held):
- * drop it, kill p, or leave it pending, and wake p if it sleeps so the call
- * it sleeps in can end. */
+/* Send sig (1..NSIG) from pid `from` (0: the kernel) to the process of
+ * thread p (proc_lock held): drop it, end the process (every thread), or
+ * leave it pending for whichever thread does not block it, and wake the
+ * threads it interrupts. */
 void signal_send_locked(struct proc *p, int sig, int from);
+
+/* The same for thread p alone (tgkill, SIGPIPE): pending on p only, though
+ * a fatal one still ends the whole process, as on Linux. */
+void signal_send_thread_locked(struct proc *p, int sig, int from);
 
 /* rt_sigaction: install act for sig in p (SIGKILL/SIGSTOP never blocked by
  * its mask); a pending sig the new action ignores is dropped. */
@@ -112,10 +118,12 @@ int signal_frame_pop(struct trapframe *tf, uint64_t *blocked);
  * comes back when the handler returns (or at once if none runs). -EINTR. */
 long signal_suspend(uint64_t mask);
 
-/* fork copies dispositions and the mask (not pending signals); exec resets
+/* A new thread or process gets its creator's mask, nothing pending (the
+ * dispositions are copied or shared by kernel/thread.c); exec resets
  * handlers to SIG_DFL and keeps ignored signals ignored. */
+struct sighand;
 void signal_fork(struct sigstate *child, const struct sigstate *parent);
-void signal_exec(struct sigstate *s);
+void signal_exec(struct sighand *h);
 
 /* A name for reports ("SIGSEGV"). */
 const char *signal_name(int sig);

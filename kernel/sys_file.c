@@ -108,10 +108,9 @@ static long sys_openat(const uint64_t a[6])
 static long sys_close(const uint64_t a[6])
 {
 	int fd = (int)a[0];
-	struct file *f = fd_get(fd);
+	struct file *f = fd_take(current_proc(), fd);   /* one winner if two threads close */
 	if (!f)
 		return -EBADF;
-	fd_clear(current_proc(), fd);
 	file_close(f);
 	return 0;
 }
@@ -357,7 +356,7 @@ static long sys_fcntl(const uint64_t a[6])
 			file_close(f);
 		return r;
 	case LINUX_F_GETFD:
-		return p->cloexec & (1UL << fd) ? LINUX_FD_CLOEXEC : 0;
+		return fd_is_cloexec(p, fd) ? LINUX_FD_CLOEXEC : 0;
 	case LINUX_F_SETFD:
 		fd_set_cloexec(p, fd, a[2] & LINUX_FD_CLOEXEC);
 		return 0;
@@ -384,7 +383,7 @@ static long sys_getdents64(const uint64_t a[6])
 static long sys_getcwd(const uint64_t a[6])
 {
 	char path[PATH_MAX];
-	long len = inode_path(current_proc()->cwd, path, sizeof(path));
+	long len = inode_path(current_proc()->fs->cwd, path, sizeof(path));
 	if (len < 0)
 		return len;
 	if ((uint64_t)len > a[1])
@@ -403,7 +402,7 @@ static long sys_chdir(const uint64_t a[6])
 		return -ENOENT;
 	if (ip->type != INODE_DIR)
 		return -ENOTDIR;
-	current_proc()->cwd = ip;
+	current_proc()->fs->cwd = ip;
 	return 0;
 }
 

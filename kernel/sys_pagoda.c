@@ -37,6 +37,7 @@ static long sys_meminfo(const uint64_t a[6])
 	struct pagoda_meminfo m = { 0 };
 	mm_fill_meminfo(&m);
 	proc_pss_census(&m.pss_total_frac, &m.user_frames);
+	m.kmalloc_objects = kmalloc_live();
 	return copyout(a[0], &m, sizeof(m));
 }
 

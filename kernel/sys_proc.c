@@ -8,6 +8,7 @@
 #include "lib/string.h"
 #include "mm/kmalloc.h"
 #include "mm/uaccess.h"
+#include "arch/x86_64/memlayout.h"
 
 static long sys_fork(const uint64_t a[6])
 {
@@ -23,45 +24,65 @@ static long sys_vfork(const uint64_t a[6])
 	return proc_fork_req(&req);
 }
 
-/* clone(2) flags (Linux's values). */
-#define CSIGNAL 0x000000ffUL
-#define CLONE_VM 0x00000100UL
-#define CLONE_VFORK 0x00004000UL
-#define CLONE_PARENT_SETTID 0x00100000UL
-#define CLONE_CHILD_CLEARTID 0x00200000UL
-#define CLONE_CHILD_SETTID 0x01000000UL
-#define CLONE_FORKLIKE (CSIGNAL | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID)
+/* What clone(2) can do: Linux's flags, less namespaces, ptrace, pidfds and
+ * CLONE_PARENT. CLONE_SYSVSEM (no System V semaphores here), CLONE_DETACHED
+ * and CLONE_UNTRACED change nothing, as on Linux today. */
+#define CLONE_UNTRACED 0x00800000UL
+#define CLONE_KNOWN (CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+		     CLONE_VFORK | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | \
+		     CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED | \
+		     CLONE_UNTRACED | CLONE_CHILD_SETTID)
 
-/* clone(flags, stack, parent_tid, child_tid, tls) in its fork-like forms:
- * glibc's fork (SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID) and
- * vfork-like spawns (CLONE_VFORK, with or without CLONE_VM: the parent
- * sleeps until the child execs or exits, as on Linux; the child runs on a
- * copy of memory, correct for a child that only execs or exits; one
- * difference: with CLONE_VM its writes do not reach the parent). The exit signal must be
- * SIGCHLD or none. Threads (CLONE_VM without CLONE_VFORK, CLONE_THREAD,
- * CLONE_SETTLS, ...) are not there yet: ENOSYS. */
+/* Linux's rules between the flags: -EINVAL, or 0. */
+static long clone_check(uint64_t flags)
+{
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -EINVAL;
+	return 0;
+}
+
+/* clone(flags, stack, parent_tid, child_tid, tls) with Linux's semantics
+ * (kernel/thread.h: what each flag shares). The exit signal of a new
+ * process must be SIGCHLD or none (a thread has none). A CLONE_VFORK
+ * parent sleeps until the child execs or exits. */
 static long sys_clone(const uint64_t a[6])
 {
 	uint64_t flags = a[0], sig = flags & CSIGNAL;
-	if (flags & ~(CLONE_FORKLIKE | CLONE_VM | CLONE_VFORK))
+	if (flags & ~CLONE_KNOWN)
 		return -ENOSYS;
-	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
-		return -ENOSYS;                       /* a thread */
-	if (sig != 0 && sig != SIGCHLD)
-		return sig > NSIG ? -EINVAL : -ENOSYS;
+	long r = clone_check(flags);
+	if (r < 0)
+		return r;
+	if (sig > NSIG)
+		return -EINVAL;
+	if (sig != 0 && sig != SIGCHLD && !(flags & CLONE_THREAD))
+		return -ENOSYS;
+	if ((flags & CLONE_SETTLS) && a[4] >= USER_TOP)
+		return -EPERM;   /* arch_prctl's rule for an FS base */
 	struct fork_req req = {
 		.stack = a[1],
 		.parent_tid = flags & CLONE_PARENT_SETTID ? a[2] : 0,
 		.child_tid = flags & CLONE_CHILD_SETTID ? a[3] : 0,
 		.clear_tid = flags & CLONE_CHILD_CLEARTID ? a[3] : 0,
 		.flags = flags & CLONE_VFORK ? FORK_VFORK : 0,
+		.clone_flags = flags,
+		.tls = a[4],
 	};
 	return proc_fork_req(&req);
 }
 
+/* exit(2): this thread only. */
 static long sys_exit(const uint64_t a[6])
 {
 	proc_exit(W_EXITCODE((int)a[0]));
+}
+
+/* exit_group(2): every thread of the process. */
+static long sys_exit_group(const uint64_t a[6])
+{
+	thread_exit_group(W_EXITCODE((int)a[0]));
 }
 
 /* Copy a user string vector into buf (strings) and vec (pointers into it). */
@@ -132,6 +153,12 @@ static long sys_wait4(const uint64_t a[6])
 static long sys_getpid(const uint64_t a[6])
 {
 	(void)a;
+	return current_proc()->tgid;
+}
+
+static long sys_gettid(const uint64_t a[6])
+{
+	(void)a;
 	return current_proc()->pid;
 }
 
@@ -155,10 +182,10 @@ const struct syscall_entry sys_proc_table[] = {
 	{ SYS_clone, "clone", sys_clone },
 	{ SYS_execve, "execve", sys_execve },
 	{ SYS_exit, "exit", sys_exit },
-	{ SYS_exit_group, "exit_group", sys_exit },
+	{ SYS_exit_group, "exit_group", sys_exit_group },
 	{ SYS_wait4, "wait4", sys_wait4 },
 	{ SYS_getpid, "getpid", sys_getpid },
-	{ SYS_gettid, "gettid", sys_getpid },
+	{ SYS_gettid, "gettid", sys_gettid },
 	{ SYS_getppid, "getppid", sys_getppid },
 	{ SYS_sched_yield, "sched_yield", sys_sched_yield },
 	{ 0, NULL, NULL },

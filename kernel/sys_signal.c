@@ -1,6 +1,7 @@
 /* kernel/sys_signal.c -- signal system calls: kill, tkill, tgkill,
  * rt_sigaction, rt_sigprocmask, rt_sigpending, rt_sigreturn, pause.
- * One thread per process, so a thread id is the pid. */
+ * kill names a process (any of its threads takes the signal); tkill and
+ * tgkill name one thread. */
 #include "kernel/syscall.h"
 #include "lib/errno.h"
 #include "kernel/proc.h"
@@ -19,19 +20,29 @@ static long sys_kill(const uint64_t a[6])
 	return proc_kill((int)a[0], (int)a[1]);
 }
 
+/* Send sig to thread tid, of process tgid if tgid > 0: 0 or -ESRCH. */
+static long thread_kill(int tgid, int tid, uint64_t sig)
+{
+	if (tid <= 0 || (sig != 0 && !valid_signal(sig)))
+		return -EINVAL;
+	spin_lock(&proc_lock);
+	struct proc *t = thread_find(tgid, tid);
+	if (t && sig)
+		signal_send_thread_locked(t, (int)sig, current_proc()->tgid);
+	spin_unlock(&proc_lock);
+	return t ? 0 : -ESRCH;
+}
+
 static long sys_tkill(const uint64_t a[6])
 {
-	if ((int)a[0] <= 0)
-		return -EINVAL;
-	return sys_kill(a);
+	return thread_kill(0, (int)a[0], a[1]);
 }
 
 static long sys_tgkill(const uint64_t a[6])
 {
-	if ((int)a[0] <= 0 || a[0] != a[1])
-		return (int)a[0] <= 0 ? -EINVAL : -ESRCH;
-	const uint64_t k[6] = { a[1], a[2] };
-	return sys_kill(k);
+	if ((int)a[0] <= 0)
+		return -EINVAL;
+	return thread_kill((int)a[0], (int)a[1], a[2]);
 }
 
 /* rt_sigaction(sig, act, oldact, sigsetsize) */
@@ -45,7 +56,7 @@ static long sys_rt_sigaction(const uint64_t a[6])
 		return -EINVAL;
 	if (a[1] && copyin(&act, a[1], sizeof(act)) < 0)
 		return -EFAULT;
-	old = p->sig.action[a[0] - 1];
+	old = p->sighand->action[a[0] - 1];
 	if (a[2] && copyout(a[2], &old, sizeof(old)) < 0)
 		return -EFAULT;
 	if (a[1])
@@ -78,7 +89,7 @@ static long sys_rt_sigprocmask(const uint64_t a[6])
 static long sys_rt_sigpending(const uint64_t a[6])
 {
 	struct proc *p = current_proc();
-	uint64_t set = p->sig.pending & p->sig.blocked;
+	uint64_t set = (p->sig.pending | p->tg->pending) & p->sig.blocked;
 	if (a[1] != SIGSET_SIZE)
 		return -EINVAL;
 	return copyout(a[0], &set, sizeof(set)) < 0 ? -EFAULT : 0;

@@ -30,6 +30,8 @@ void syscall_table_init(void)
 	add_table(sys_itimer_table);
 	add_table(sys_pagoda_table);
 	add_table(sys_signal_table);
+	add_table(sys_futex_table);
+	add_table(sys_thread_table);
 	trace = cmdline_has("strace");
 }
 

@@ -19,7 +19,8 @@ struct syscall_entry {
 
 /* Each sys_*.c file provides a table; syscall.c builds the dispatch array. */
 extern const struct syscall_entry sys_proc_table[], sys_file_table[],
-	sys_mem_table[], sys_misc_table[], sys_itimer_table[], sys_pagoda_table[], sys_signal_table[];
+	sys_mem_table[], sys_misc_table[], sys_itimer_table[], sys_pagoda_table[], sys_signal_table[],
+	sys_futex_table[], sys_thread_table[];
 
 /* Build the dispatch array from those tables. Once, at boot; panics on a
  * bad or duplicate number. */
@@ -41,7 +42,8 @@ enum {
 	SYS_getppid = 110, SYS_arch_prctl = 158, SYS_reboot = 169,
 	SYS_rt_sigpending = 127, SYS_rt_sigsuspend = 130, SYS_gettid = 186, SYS_tkill = 200, SYS_time = 201, SYS_getdents64 = 217,
 	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_exit_group = 231,
-	SYS_tgkill = 234, SYS_openat = 257, SYS_newfstatat = 262, SYS_dup3 = 292, SYS_pipe2 = 293,
+	SYS_tgkill = 234, SYS_futex = 202, SYS_sched_setaffinity = 203,
+	SYS_sched_getaffinity = 204, SYS_set_robust_list = 273, SYS_get_robust_list = 274, SYS_openat = 257, SYS_newfstatat = 262, SYS_dup3 = 292, SYS_pipe2 = 293,
 };
 /* SYS_pagoda_*: shared with user space */
 #include "libc/include/pagoda/syscall.h"

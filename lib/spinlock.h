@@ -29,7 +29,9 @@
 enum lock_rank {
 	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
 	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */
+	LOCK_RANK_FDTABLE = 12,   /* one descriptor table's slots (kernel/thread.h) */
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
+	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
 	LOCK_RANK_PTL = 40,       /* one page-table page (planned: split PT lock) */

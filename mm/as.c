@@ -5,6 +5,7 @@
  * the whole VMAs inside and the page table below them in one walk.
  */
 #include "mm/as.h"
+#include "lib/atomic.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "mm/tlb.h"
@@ -27,7 +28,22 @@ struct addrspace *as_create(void)
 		kfree(as);
 		return NULL;
 	}
+	as->users = 1;
 	return as;
+}
+
+struct addrspace *as_get(struct addrspace *as)
+{
+	atomic_inc(&as->users);
+	return as;
+}
+
+bool as_put(struct addrspace *as)
+{
+	if (!as || !atomic_dec_and_test(&as->users))
+		return false;
+	as_destroy(as);
+	return true;
 }
 
 void as_destroy(struct addrspace *as)

@@ -49,10 +49,18 @@ struct addrspace {
 	struct vma *vmas;
 	struct vma_index vidx;     /* lookups: vma_find */
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
+	int users;                 /* threads using it (CLONE_VM); atomic */
 };
 
+/* A new, empty address space with one user. NULL on OOM. */
 struct addrspace *as_create(void);
+/* Tear as down now, whoever else uses it (a user-less one, or NULL). */
 void as_destroy(struct addrspace *as);
+
+/* One more user of as (a CLONE_VM thread); as_put drops one and destroys
+ * as when it was the last (true then). NULL is allowed for as_put. */
+struct addrspace *as_get(struct addrspace *as);
+bool as_put(struct addrspace *as);
 
 /* Load as's page table (NULL: the kernel's alone). */
 void as_activate(struct addrspace *as);

@@ -116,8 +116,13 @@ static int mark_pte(struct walk *w)
 	}
 	list_add_tail(&lazyfree_list, &r->link);
 	lazyfree_stats.marked++;
-	pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_mklazyfree(e));
-	tlb_changed(&a->b, w->va);   /* a cached D=1 would let writes skip setting D */
+	/* Cleared atomically: a D the MMU of another CPU sets meanwhile is
+	 * either in the old value (and then flushed) or set again later. A
+	 * TLB may cache D=1 only if the entry had it: then flush, else a write
+	 * through that cached D=1 would not set D again, and reclaim would
+	 * drop a written page. */
+	if (pte_dirty(pt_leaf_mklazyfree(w->pgt, w->va, w->ep)))
+		tlb_changed(&a->b, w->va);
 	return 0;
 }
 

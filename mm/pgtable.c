@@ -167,11 +167,9 @@ struct pagetable *pgt_create(void)
 
 static int teardown_leaf(struct walk *w)
 {
-	pte_t e = pte_read(w->ep);
-	if (!pte_is_leaf(e, w->level))
+	if (!pte_is_leaf(pte_read(w->ep), w->level))
 		return 0;
-	pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
-	put_frame(pte_addr(e));
+	put_frame(pte_addr(pt_get_and_clear(w->pgt, w->va, w->ep, w->level)));
 	return 0;
 }
 

@@ -51,11 +51,10 @@ static int copy_pte(struct walk *w)
 	if (!(a->flags & VM_SHARED) && !pte_cow(e)) {
 		/* private: both copies become copy-on-write, whatever the
 		 * protection now (a later mprotect must not make it writable) */
-		pte_t cow = pte_mkcow(e);
-		pt_set_leaf(w->pgt, w->va, w->ep, w->level, cow);
-		if (pte_writable(e))
+		pte_t old = pt_leaf_mkcow(w->pgt, w->va, w->ep);
+		if (pte_writable(old))
 			tlb_changed(a->b, w->va);
-		e = cow;
+		e = pte_mkcow(old);
 	}
 	page_get(pg);
 	return install(a->dst, w->va, e, false);   /* pgt_copy_prepare made the tables */

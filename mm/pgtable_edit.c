@@ -36,8 +36,9 @@ static int unmap_leaf(struct walk *w)
 	struct unmap_arg *a = w->arg;
 	if (!small_leaf(w, "pgt_unmap"))
 		return 0;
-	pte_t e = pte_read(w->ep);
-	pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
+	/* the D bit of e would go into the page's dirty state, but nothing
+	 * reads one (anonymous memory has no swap, files are read-only) */
+	pte_t e = pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (pg && pg->type != PG_RESERVED && !(a->flags & UNMAP_KEEP_REFS))
 		tlb_defer_put(a->b, w->va, pg);
@@ -143,15 +144,23 @@ struct protect_arg {
 	unsigned prot, flags;
 };
 
+/* pt_modify_leaf's function: the entry under the new protection. */
+static pte_t protected(pte_t e, const void *arg)
+{
+	const struct walk *w = arg;
+	return pgt_protect_entry(e, w->va, ((const struct protect_arg *)w->arg)->prot);
+}
+
 static int protect_leaf(struct walk *w)
 {
 	struct protect_arg *a = w->arg;
 	if (!small_leaf(w, "pgt_protect"))
 		return 0;
+	if (w->level != PGL_PT)
+		panic("pgt_protect: va %#lx: not a 4 KiB page", w->va);
 	pte_t e = pte_read(w->ep);
-	pte_t n = pgt_protect_entry(e, w->va, a->prot);
-	if (n != e) {
-		pt_set_leaf(w->pgt, w->va, w->ep, w->level, n);
+	if (protected(e, w) != e) {
+		pt_modify_leaf(w->pgt, w->va, w->ep, protected, w);
 		tlb_changed(a->b, w->va);
 	}
 	return 0;
@@ -205,9 +214,8 @@ struct replace_arg {
 static int replace_pte(struct walk *w)
 {
 	struct replace_arg *a = w->arg;
-	struct page *old = pa_to_page(pte_addr(pte_read(w->ep)));
-	pt_set_leaf(w->pgt, w->va, w->ep, w->level, a->e);
-	tlb_defer_put(a->b, w->va, old);
+	pte_t old = pt_xchg_leaf(w->pgt, w->va, w->ep, w->level, a->e);
+	tlb_defer_put(a->b, w->va, pa_to_page(pte_addr(old)));
 	return 0;
 }
 

@@ -67,34 +67,100 @@ pte_t *pt_root(struct pagetable *pgt)
 	return ptpage_entries(pgt->root);
 }
 
-/* Write *ep, keeping the present count of the table that holds it (and, in
- * a PT page, the count of entries mapping the zero page). */
-static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
+/* The table page holding *ep, which must be a table of that level. */
+static struct page *table_of(pte_t *ep, int level, const void *caller)
 {
 	struct page *pt = ptpage_of(ep);
 	if (!pt || pt->type != PG_PAGETABLE || pt->pt.level != level)
 		page_bug(pt, "entry write into a frame that is not a table of that level",
 			 caller);
-	pte_t old = pte_read(ep);
+	return pt;
+}
+
+/* Keep pt's present count (and, in a PT page, the count of entries mapping
+ * the zero page) for a write of e over old. Presence and frame are only
+ * ever changed by software, under the PT page's lock: what the MMU sets
+ * meanwhile (A, D) changes neither count. */
+static void account(struct page *pt, int level, pte_t old, pte_t e, const void *caller)
+{
 	int delta = (int)pte_mapped(e) - (int)pte_mapped(old);
 	if ((delta < 0 && pt->count == 0) || (delta > 0 && pt->count >= PT_ENTRIES))
 		page_bug(pt, "page-table present count out of range", caller);
 	pt->count = (uint16_t)(pt->count + delta);
 	if (level == PGL_PT)
 		pt->pt.zero = (uint16_t)(pt->pt.zero + pte_maps_zero(e) - pte_maps_zero(old));
+}
+
+/* Write *ep, keeping the counts of the table that holds it. */
+static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
+{
+	account(table_of(ep, level, caller), level, pte_read(ep), e, caller);
 	pv_set_entry(ep, level, e);
 }
 
-void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e)
+/* Before leaf *ep of pgt (mapping va) becomes e: the table must be
+ * private, and an entry that stops being a page's lazy-free mapping drops
+ * its record. Returns the table page. */
+static struct page *leaf_prepare(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level,
+				 pte_t e, const void *caller)
 {
-	struct page *pt = ptpage_of(ep);
-	if (pt && pt->type == PG_PAGETABLE && pt->pt.share > 1)
+	struct page *pt = table_of(ep, level, caller);
+	if (pt->pt.share > 1)
 		panic("pt_set_leaf: va %#lx: write into a PT page shared by %u "
 		      "address spaces (pa %#lx)", va, pt->pt.share, page_to_pa(pt));
 	pte_t old = pte_read(ep);
 	if (pte_addr(old) != pte_addr(e) || !pte_lazyfree(e))
 		lazyfree_forget(pgt, va, old);   /* stops being the lazy-free mapping */
-	set_entry(ep, level, e, __builtin_return_address(0));
+	account(pt, level, old, e, caller);
+	return pt;
+}
+
+void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e)
+{
+	leaf_prepare(pgt, va, ep, level, e, __builtin_return_address(0));
+	pv_set_entry(ep, level, e);
+}
+
+pte_t pt_xchg_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e)
+{
+	leaf_prepare(pgt, va, ep, level, e, __builtin_return_address(0));
+	if (level == PGL_PT)
+		return pv_xchg_pte(ep, e);
+	pte_t old = pte_read(ep);   /* a large page: kernel only, A/D unused */
+	pv_set_entry(ep, level, e);
+	return old;
+}
+
+pte_t pt_modify_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, pte_modify_fn f,
+		     const void *arg)
+{
+	pte_t old = pte_read(ep);
+	leaf_prepare(pgt, va, ep, PGL_PT, f(old, arg), __builtin_return_address(0));
+	for (;;) {   /* retried only when the MMU set A or D meanwhile */
+		pte_t seen = pv_cmpxchg_pte(ep, old, f(old, arg));
+		if (seen == old)
+			return old;
+		old = seen;
+	}
+}
+
+static pte_t verb_mkcow(pte_t e, const void *arg) { (void)arg; return pte_mkcow(e); }
+static pte_t verb_mklazyfree(pte_t e, const void *arg) { (void)arg; return pte_mklazyfree(e); }
+static pte_t verb_clear_lazyfree(pte_t e, const void *arg) { (void)arg; return pte_clear_lazyfree(e); }
+
+pte_t pt_leaf_mkcow(struct pagetable *pgt, vaddr_t va, pte_t *ep)
+{
+	return pt_modify_leaf(pgt, va, ep, verb_mkcow, NULL);
+}
+
+pte_t pt_leaf_mklazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep)
+{
+	return pt_modify_leaf(pgt, va, ep, verb_mklazyfree, NULL);
+}
+
+pte_t pt_leaf_clear_lazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep)
+{
+	return pt_modify_leaf(pgt, va, ep, verb_clear_lazyfree, NULL);
 }
 
 void pt_set_table(pte_t *ep, int level, pte_t e)
@@ -122,10 +188,13 @@ void pt_table_wrprotect_shared(pte_t *ep)
 void pt_wrprotect_shared(pte_t *ep, pte_t e)
 {
 	pte_t old = pte_read(ep);
-	if (!pte_mapped(old) || e != pte_mkcow(old))
+	if (!pte_mapped(old) || pte_clear(e, PTE_A | PTE_D) != pte_clear(pte_mkcow(old), PTE_A | PTE_D))
 		page_bug(ptpage_of(ep), "pt_wrprotect_shared may only write-protect an entry",
 			 __builtin_return_address(0));
-	pv_set_pte(ep, e);   /* present before and after: the count stays */
+	/* present before and after: the count stays; the other sharers' MMUs
+	 * may set A/D meanwhile, and those bits are kept */
+	for (pte_t seen; (seen = pv_cmpxchg_pte(ep, old, pte_mkcow(old))) != old;)
+		old = seen;
 }
 
 struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)

@@ -56,8 +56,39 @@ pte_t *pt_root(struct pagetable *pgt);
  * (mm/lazyfree.h). */
 void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e);
 
+/* The read-modify-writes of a live leaf, atomic against the MMUs of all
+ * CPUs, which may set Accessed and Dirty in a present entry at any time
+ * (docs/smp-and-locking.md): nothing they set before the write is lost,
+ * and the entry returned (the one replaced) has every bit they set up to
+ * that moment. The bookkeeping is pt_set_leaf's (private table, counts,
+ * lazy-free record); the caller holds the PT page's lock.
+ *
+ * pt_xchg_leaf     store e; returns the old entry (Linux's ptep_get_and_clear
+ *                  with e == 0: pt_get_and_clear). A large page (kernel
+ *                  only, whose A/D nobody reads) is a plain write.
+ * pt_modify_leaf   replace the 4 KiB leaf by f(old, arg) with compare-
+ *                  exchange, recomputed when the MMU changed it meanwhile;
+ *                  returns the old entry. f is pure: it only computes. */
+pte_t pt_xchg_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e);
+static inline pte_t pt_get_and_clear(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level)
+{
+	return pt_xchg_leaf(pgt, va, ep, level, 0);
+}
+typedef pte_t (*pte_modify_fn)(pte_t old, const void *arg);
+pte_t pt_modify_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, pte_modify_fn f,
+		     const void *arg);
+
+/* Named pt_modify_leaf verbs; each returns the entry before the change.
+ * mkcow: write-protect for copy-on-write (fork); mklazyfree: clean and
+ * LAZYFREE (MADV_FREE; the result's D says whether the page was written
+ * since the last clean); clear_lazyfree: a kept lazy-free page (reclaim). */
+pte_t pt_leaf_mkcow(struct pagetable *pgt, vaddr_t va, pte_t *ep);
+pte_t pt_leaf_mklazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep);
+pte_t pt_leaf_clear_lazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep);
+
 /* Write-protect PT entry *ep of a SHARED PT page: e must be the same
- * present entry without W (and with COW). The one leaf change allowed in a
+ * present entry without W (and with COW), A and D aside (the entry gets
+ * pte_mkcow of itself atomically, keeping what the MMUs set meanwhile). The one leaf change allowed in a
  * shared table, made by pt_unshare for all sharers at once (the others'
  * write-protected PD entries already keep them from writing). */
 void pt_wrprotect_shared(pte_t *ep, pte_t e);

@@ -7,6 +7,7 @@
 #include "mm/walk.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/shootdown.h"
 
 #define WATERMARK_LOW_DIV 64    /* low watermark: 1/64 of RAM */
 #define WATERMARK_HIGH_MUL 2    /* high watermark: twice the low one */
@@ -14,36 +15,58 @@
 struct reclaim_stats reclaim_stats;
 uint64_t reclaim_low, reclaim_high;
 
-/* The reclaimer's TLB batch: static, since it runs deep inside the
- * allocator (a page fault's walk) where kernel stack is scarce. */
-static struct tlb_batch batch;
-static bool reclaiming;           /* no re-entry through the allocator */
+/* Each CPU's reclaimer state: the TLB batch is static, since reclaim runs
+ * deep inside the allocator (a page fault's walk) where kernel stack is
+ * scarce; one per CPU, because several CPUs may reclaim at once. */
+struct reclaimer {
+	struct tlb_batch batch;
+	bool busy;                /* no re-entry through the allocator */
+	struct lazyfree_rec *rec; /* the record being looked at */
+};
+static struct reclaimer reclaimers[MAX_CPUS];
 
-/* One record's page: discard it or give it back to normal memory. */
+/* A lazy-free page written since MADV_FREE (or mapped again): normal
+ * memory again. Only the software bit changes: no flush. */
+static void keep(struct walk *w)
+{
+	pt_leaf_clear_lazyfree(w->pgt, w->va, w->ep);
+	lazyfree_stats.reused++;
+}
+
+/* One record's page: discard it or give it back to normal memory. The
+ * entry is cleared atomically, so a write on another CPU either set D
+ * before (it is in the old value: the page goes back, a write cancels the
+ * free) or comes after and faults (a clean TLB entry cannot be written
+ * without the MMU setting D in the entry, which is gone). The frame is
+ * freed only after the batch flushed every CPU that may still read it. */
 static int reclaim_pte(struct walk *w)
 {
-	struct lazyfree_rec *r = w->arg;
-	struct page *pg = r->pg, *pt = ptpage_of(w->ep);
+	struct reclaimer *me = w->arg;
+	struct page *pg = me->rec->pg, *pt = ptpage_of(w->ep);
 	pte_t e = pte_read(w->ep);
 	if (pte_addr(e) != page_to_pa(pg) || !pte_lazyfree(e))
 		page_bug(pg, "reclaim: lazy-free record does not match its entry", NULL);
 	if (pt->pt.share != 1)
 		page_bug(pt, "reclaim: leaf write into a shared PT page", NULL);
-	lazyfree_drop(r);
-	if (!pte_dirty(e) && pg->refcount == 1) {   /* clean and mapped once */
-		pt_set_leaf(w->pgt, w->va, w->ep, w->level, 0);
-		tlb_defer_put(&batch, w->va, pg);
-		lazyfree_stats.discarded++;
-	} else {                                     /* software bit: no flush */
-		pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_clear_lazyfree(e));
-		lazyfree_stats.reused++;
+	lazyfree_drop(me->rec);
+	if (pte_dirty(e) || pg->refcount != 1) {
+		keep(w);
+		return 0;
 	}
+	pte_t old = pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
+	if (pte_dirty(old)) {   /* written between the look and the clear */
+		pt_set_leaf(w->pgt, w->va, w->ep, w->level, pte_clear_lazyfree(old));
+		lazyfree_stats.reused++;
+		return 0;
+	}
+	tlb_defer_put(&me->batch, w->va, pg);
+	lazyfree_stats.discarded++;
 	return 0;
 }
 
 static int reclaim_hole(struct walk *w)
 {
-	page_bug(((struct lazyfree_rec *)w->arg)->pg,
+	page_bug(((struct reclaimer *)w->arg)->rec->pg,
 		 "reclaim: lazy-free record of an unmapped address", NULL);
 }
 
@@ -55,7 +78,7 @@ static int reclaim_pde(struct walk *w)
 {
 	if (pa_to_page(pte_addr(pte_read(w->ep)))->pt.share <= 1)
 		return 0;
-	lazyfree_drop(w->arg);
+	lazyfree_drop(((struct reclaimer *)w->arg)->rec);
 	lazyfree_stats.reused++;
 	return WALK_SKIP;
 }
@@ -66,7 +89,8 @@ static int reclaim_pde(struct walk *w)
 static int reclaim_table_done(struct walk *w)
 {
 	if (w->level == PGL_PD)
-		tlb_unlink_empty_table(&batch, w->ep, w->level, w->va);
+		tlb_unlink_empty_table(&((struct reclaimer *)w->arg)->batch, w->ep, w->level,
+				       w->va);
 	return 0;
 }
 
@@ -77,29 +101,32 @@ static const struct walk_ops reclaim_ops = {
 
 uint64_t reclaim_lazyfree(uint64_t want)
 {
-	if (reclaiming || list_empty(&lazyfree_list))
+	struct reclaimer *me = &reclaimers[smp_cpu_id()];
+	struct tlb_batch *batch = &me->batch;
+	if (me->busy || list_empty(&lazyfree_list))
 		return 0;
-	reclaiming = true;
+	me->busy = true;
 	reclaim_stats.runs++;
 	uint64_t free0 = mm_stats.free, discarded0 = lazyfree_stats.discarded;
-	batch.pgt = NULL;
+	batch->pgt = NULL;
 	while (!list_empty(&lazyfree_list) && lazyfree_stats.discarded - discarded0 < want) {
 		struct lazyfree_rec *r = list_entry(lazyfree_list.next, struct lazyfree_rec, link);
-		if (batch.pgt != r->pgt) {       /* one batch per address space */
-			if (batch.pgt)
-				tlb_end(&batch);
-			tlb_begin(&batch, r->pgt);
+		if (batch->pgt != r->pgt) {      /* one batch per address space */
+			if (batch->pgt)
+				tlb_end(batch);
+			tlb_begin(batch, r->pgt);
 		}
 		/* no write flag: reclaim never unshares, and never gives a
 		 * write-protected PD entry its W bit back (fork may be between
 		 * write-protecting it and sharing the PT page) */
-		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = r };
+		me->rec = r;
+		struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = me };
 		walk_range(&w, r->va, r->va + PAGE_SIZE);
 		reclaim_stats.scans++;
 	}
-	if (batch.pgt)
-		tlb_end(&batch);
-	reclaiming = false;
+	if (batch->pgt)
+		tlb_end(batch);
+	me->busy = false;
 	return mm_stats.free - free0;
 }
 

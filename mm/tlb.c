@@ -10,20 +10,32 @@
 
 struct tlb_stats tlb_stats;
 bool tlb_batching = true;
-static const struct tlb_batch *open_batch;   /* batches do not nest */
+/* The batch each CPU has open: batches do not nest on one CPU, and two
+ * CPUs may each have one open (a batch never moves: nothing between
+ * tlb_begin and tlb_end sleeps or yields). */
+static const struct tlb_batch *open_batch[MAX_CPUS];
 
 bool tlb_batch_open(void)
 {
-	return open_batch != NULL;
+	return open_batch[smp_cpu_id()] != NULL;
+}
+
+/* Is b's page table the one this CPU runs on? (By the root's address kept
+ * in b: b->pgt may be gone by the flush, mm/reclaim.c.) */
+static bool active_here(const struct tlb_batch *b)
+{
+	return pte_addr(pv_read_cr3()) == b->root_pa;
 }
 
 void tlb_begin(struct tlb_batch *b, struct pagetable *pgt)
 {
-	if (open_batch)
+	int cpu = smp_cpu_id();
+	if (open_batch[cpu])
 		panic("tlb_begin: a TLB batch inside another one (an allocation in a "
 		      "batch ran reclaim?)");
-	open_batch = b;
+	open_batch[cpu] = b;
 	b->pgt = pgt;
+	b->root_pa = pgt_root_pa(pgt);
 	b->need_flush = b->global = false;
 	b->npages_changed = 0;
 	b->npages = b->ntables = 0;
@@ -37,7 +49,7 @@ void tlb_begin(struct tlb_batch *b, struct pagetable *pgt)
  * CPUs of b->pgt are all the CPUs concerned. */
 static cpumask_t remote_cpus(const struct tlb_batch *b)
 {
-	return b->global ? smp_other_cpus() : smp_cpus_using(pgt_root_pa(b->pgt));
+	return b->global ? smp_other_cpus() : smp_cpus_using(b->root_pa);
 }
 
 /* One IPI round to the other CPUs that may hold b's changes (none: no IPI),
@@ -56,13 +68,13 @@ static void flush_remote(const struct tlb_batch *b)
 static bool cached_anywhere(const struct tlb_batch *b, vaddr_t va)
 {
 	return !is_user_addr(va) || pgt_active(b->pgt) ||
-	       smp_cpus_using(pgt_root_pa(b->pgt));
+	       smp_cpus_using(b->root_pa);
 }
 
 /* This CPU's part of the flush, if its TLB can hold b's changes. */
 static void flush_local(const struct tlb_batch *b)
 {
-	if (!b->global && !pgt_active(b->pgt))
+	if (!b->global && !active_here(b))
 		return;
 	if (b->npages_changed == 1) {
 		pv_flush_one(b->first_va);
@@ -154,5 +166,5 @@ void tlb_end(struct tlb_batch *b)
 	tlb_flush(b);
 	tlb_stats.batches++;
 	pv_lazy_mmu_leave();
-	open_batch = NULL;
+	open_batch[smp_cpu_id()] = NULL;
 }

@@ -30,6 +30,7 @@ struct pagetable;
 
 struct tlb_batch {
 	struct pagetable *pgt;
+	paddr_t root_pa;            /* pgt's PML4: which CPUs run on it */
 	bool need_flush;            /* some entry of an active pgt changed */
 	bool global;                /* a kernel-half (global) entry changed */
 	vaddr_t first_va;           /* the only changed page, if npages_changed == 1 */
@@ -47,10 +48,11 @@ struct tlb_stats {
 };
 extern struct tlb_stats tlb_stats;
 
-/* Open batch b for pgt. Panics if a batch is already open. */
+/* Open batch b for pgt on this CPU. Panics if this CPU has a batch open
+ * already (other CPUs may have theirs). */
 void tlb_begin(struct tlb_batch *b, struct pagetable *pgt);
 
-/* Is a batch open (between tlb_begin and tlb_end)? */
+/* Has this CPU a batch open (between tlb_begin and tlb_end)? */
 bool tlb_batch_open(void);
 
 /* Note that the entry for va changed (a flush is due if pgt is active or

@@ -188,6 +188,21 @@ static inline void native_set_entry(uint64_t *ep, uint64_t e)
 	__atomic_store_n(ep, e, __ATOMIC_RELEASE);
 }
 
+/* Atomically store e into *ep and return what was there: a bit the MMU of
+ * another CPU set up to that moment (Accessed, Dirty) is in the result. */
+static inline uint64_t native_xchg_entry(uint64_t *ep, uint64_t e)
+{
+	return __atomic_exchange_n(ep, e, __ATOMIC_SEQ_CST);
+}
+
+/* Atomically store e into *ep if it still holds old; returns what *ep held
+ * (old itself on success). */
+static inline uint64_t native_cmpxchg_entry(uint64_t *ep, uint64_t old, uint64_t e)
+{
+	__atomic_compare_exchange_n(ep, &old, e, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return old;
+}
+
 /* Reloading CR3 drops every non-global TLB entry. */
 static inline void native_flush_user(void)
 {

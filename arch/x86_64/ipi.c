@@ -38,11 +38,15 @@ static void send_all(cpumask_t targets)
 			lapic_send_ipi(cpus[i].apic_id, T_IPI_CALL);
 }
 
-int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
+/* ipi_call, and with here also fn(arg) on the caller meanwhile. */
+static int call_round(cpumask_t mask, ipi_fn_t fn, void *arg, bool here)
 {
 	cpumask_t targets = mask & smp_online_mask() & ~cpumask_of(this_cpu()->id);
-	if (!targets)
+	if (!targets) {
+		if (here)
+			fn(arg);
 		return 0;
+	}
 	uint64_t flags = irq_save();
 	while (__atomic_exchange_n(&call_busy, 1, __ATOMIC_ACQUIRE)) {
 		ipi_poll();
@@ -52,6 +56,8 @@ int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
 	call_arg = arg;
 	__atomic_store_n(&call_pending, targets, __ATOMIC_RELEASE);
 	send_all(targets);
+	if (here)
+		fn(arg);
 	while (__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	stats.rounds++;
@@ -59,6 +65,16 @@ int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
 	__atomic_store_n(&call_busy, 0, __ATOMIC_RELEASE);
 	irq_restore(flags);
 	return cpumask_weight(targets);
+}
+
+int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg)
+{
+	return call_round(mask, fn, arg, false);
+}
+
+int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg)
+{
+	return call_round(mask, fn, arg, true);
 }
 
 void ipi_init(void)

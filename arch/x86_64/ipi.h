@@ -23,6 +23,11 @@ typedef void (*ipi_fn_t)(void *arg);
  * interrupt handler. */
 int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg);
 
+/* ipi_call, and the caller runs fn(arg) too, at the same time as the
+ * targets (interrupts off; fn must not start a cross-CPU call itself):
+ * code that must run on several CPUs at once, as the race tests do. */
+int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg);
+
 /* Answer a call aimed at this CPU, if one is pending (the IPI handler, and
  * every spin loop that runs with interrupts off). */
 void ipi_poll(void);

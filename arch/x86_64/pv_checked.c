@@ -23,6 +23,8 @@
 #include "arch/x86_64/pv_checked.h"
 #include "arch/x86_64/pv_native.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smp.h"
 #include "lib/ksyms.h"
 #include "lib/printk.h"
 
@@ -33,36 +35,55 @@ struct queued_write {
 	pte_t e;
 };
 
-static struct {
-	const struct pv_check_ops *rules;   /* registered by mm */
-	bool active;               /* pv=checked installed */
+/* Each CPU's lazy-MMU mode (each may have a TLB batch open, mm/tlb.h). */
+struct ck_cpu {
 	bool lazy;                 /* inside lazy_mmu_enter .. leave */
 	unsigned n;                /* queued writes */
 	struct queued_write q[BATCH_MAX];
+};
+
+static struct {
+	const struct pv_check_ops *rules;   /* registered by mm */
+	bool active;               /* pv=checked installed */
+	struct ck_cpu cpu[MAX_CPUS];
 	uint64_t writes, batches;  /* statistics for the boot log / tests */
 } ck;
+
+/* This CPU's queue. */
+static struct ck_cpu *me(void)
+{
+	return &ck.cpu[this_cpu()->id];
+}
+
+/* Run op on the read-only entry *ep with the backend's own write access
+ * (CR0.WP clear, interrupts off meanwhile). */
+#define WITH_WRITE_ACCESS(op) ({                                         \
+	uint64_t flags_ = native_read_flags();                           \
+	native_irq_disable();                                            \
+	uint64_t cr0_ = native_read_cr0();                               \
+	native_write_cr0(cr0_ & ~CR0_WP);                                \
+	pte_t r_ = (op);                                                 \
+	native_write_cr0(cr0_);                                          \
+	native_restore_flags(flags_);                                    \
+	__atomic_fetch_add(&ck.writes, 1, __ATOMIC_RELAXED);             \
+	r_;                                                              \
+})
 
 /* Store e into the read-only entry *ep: the backend's own write access. */
 static void raw_write(pte_t *ep, pte_t e)
 {
-	uint64_t flags = native_read_flags();
-	native_irq_disable();
-	uint64_t cr0 = native_read_cr0();
-	native_write_cr0(cr0 & ~CR0_WP);
-	native_set_entry(ep, e);
-	native_write_cr0(cr0);
-	native_restore_flags(flags);
-	ck.writes++;
+	(void)WITH_WRITE_ACCESS((native_set_entry(ep, e), 0));
 }
 
-/* Apply the queued writes in order and empty the queue. */
+/* Apply this CPU's queued writes in order and empty its queue. */
 static void batch_apply(void)
 {
-	for (unsigned i = 0; i < ck.n; i++)
-		raw_write(ck.q[i].ep, ck.q[i].e);
-	if (ck.n)
-		ck.batches++;
-	ck.n = 0;
+	struct ck_cpu *c = me();
+	for (unsigned i = 0; i < c->n; i++)
+		raw_write(c->q[i].ep, c->q[i].e);
+	if (c->n)
+		__atomic_fetch_add(&ck.batches, 1, __ATOMIC_RELAXED);
+	c->n = 0;
 }
 
 /* Map frame pa read-only (a page table) or writable again in the direct map. */
@@ -89,8 +110,9 @@ static const char *code_name(const void *pc, uint64_t *off)
 static void validate(pte_t *ep, int level, pte_t e, const void *caller)
 {
 	const char *why = ck.rules->entry_write(ep, level, e);
-	for (unsigned i = 0; !why && i < ck.n; i++)
-		if (ck.q[i].ep == ep)
+	struct ck_cpu *c = me();
+	for (unsigned i = 0; !why && i < c->n; i++)
+		if (c->q[i].ep == ep)
 			why = "entry written twice in one lazy-MMU batch (the second write "
 			      "read a stale value)";
 	if (!why)
@@ -105,14 +127,31 @@ static void validate(pte_t *ep, int level, pte_t e, const void *caller)
 static void checked_set(pte_t *ep, int level, pte_t e, const void *caller)
 {
 	validate(ep, level, e, caller);
-	if (!ck.lazy || level != PGL_PT) {
+	struct ck_cpu *c = me();
+	if (!c->lazy || level != PGL_PT) {
 		batch_apply();   /* keep the order of writes */
 		raw_write(ep, e);
 		return;
 	}
-	if (ck.n == BATCH_MAX)
+	if (c->n == BATCH_MAX)
 		batch_apply();
-	ck.q[ck.n++] = (struct queued_write){ ep, e };
+	c->q[c->n++] = (struct queued_write){ ep, e };
+}
+
+/* The atomic read-modify-writes: validated like a set, never queued (the
+ * caller needs the entry they replaced), after this CPU's queue. */
+static pte_t ck_xchg_pte(pte_t *ep, pte_t e)
+{
+	validate(ep, PGL_PT, e, __builtin_return_address(0));
+	batch_apply();
+	return WITH_WRITE_ACCESS(native_xchg_entry(ep, e));
+}
+
+static pte_t ck_cmpxchg_pte(pte_t *ep, pte_t old, pte_t e)
+{
+	validate(ep, PGL_PT, e, __builtin_return_address(0));
+	batch_apply();
+	return WITH_WRITE_ACCESS(native_cmpxchg_entry(ep, old, e));
 }
 
 #define CALLER __builtin_return_address(0)
@@ -138,16 +177,16 @@ static void ck_release_pt(paddr_t pa, int level)
 
 static void ck_lazy_enter(void)
 {
-	if (ck.lazy)
+	if (me()->lazy)
 		panic("pv=checked: lazy-MMU mode entered twice (it does not nest: a "
 		      "batch inside a batch, e.g. reclaim from an allocation in it)");
-	ck.lazy = true;
+	me()->lazy = true;
 }
 
 static void ck_lazy_leave(void)
 {
 	batch_apply();
-	ck.lazy = false;
+	me()->lazy = false;
 }
 
 static void ck_lazy_flush(void)
@@ -183,6 +222,8 @@ void pv_checked_install(void)
 	pv_ops.mmu.set_pde = ck_set_pde;
 	pv_ops.mmu.set_pdpte = ck_set_pdpte;
 	pv_ops.mmu.set_pml4e = ck_set_pml4e;
+	pv_ops.mmu.xchg_pte = ck_xchg_pte;
+	pv_ops.mmu.cmpxchg_pte = ck_cmpxchg_pte;
 	pv_ops.mmu.alloc_pt = ck_alloc_pt;
 	pv_ops.mmu.release_pt = ck_release_pt;
 	pv_ops.mmu.lazy_mmu_enter = ck_lazy_enter;

@@ -31,6 +31,8 @@ static void nat_flush_one(vaddr_t va) { native_invlpg(va); }
 static void nat_flush_all(void) { native_flush_all(); }
 static void nat_flush_user(void) { native_flush_user(); }
 static void nat_set_entry(pte_t *ep, pte_t e) { native_set_entry(ep, e); }
+static pte_t nat_xchg_entry(pte_t *ep, pte_t e) { return native_xchg_entry(ep, e); }
+static pte_t nat_cmpxchg_entry(pte_t *ep, pte_t old, pte_t e) { return native_cmpxchg_entry(ep, old, e); }
 static void nat_pt_notify(paddr_t pa, int level) { (void)pa, (void)level; }
 static void nat_nop(void) { }
 
@@ -69,6 +71,8 @@ static void nat_nop(void) { }
 		.set_pde = nat_set_entry, \
 		.set_pdpte = nat_set_entry, \
 		.set_pml4e = nat_set_entry, \
+		.xchg_pte = nat_xchg_entry, \
+		.cmpxchg_pte = nat_cmpxchg_entry, \
 		.alloc_pt = nat_pt_notify, \
 		.release_pt = nat_pt_notify, \
 		.lazy_mmu_enter = nat_nop, \
@@ -102,6 +106,8 @@ PV_TEMPLATE(pvt_write_cr3, "movq %rdi, %cr3");
 PV_TEMPLATE(pvt_read_cr2, "movq %cr2, %rax");
 PV_TEMPLATE(pvt_invlpg, "invlpg (%rdi)");
 PV_TEMPLATE(pvt_set_entry, "movq %rsi, (%rdi)");
+PV_TEMPLATE(pvt_xchg_entry, "movq %rsi, %rax; xchgq %rax, (%rdi)");
+PV_TEMPLATE(pvt_cmpxchg_entry, "movq %rsi, %rax; lock cmpxchgq %rdx, (%rdi)");
 PV_TEMPLATE(pvt_nothing, "");
 PV_TEMPLATE(pvt_nop1, ".nops 1");
 PV_TEMPLATE(pvt_nop2, ".nops 2");
@@ -127,6 +133,8 @@ static const struct pv_insn templates[PV_NSLOTS] = {
 	[PV_SLOT(mmu.set_pde)] = INSN(pvt_set_entry, 0),
 	[PV_SLOT(mmu.set_pdpte)] = INSN(pvt_set_entry, 0),
 	[PV_SLOT(mmu.set_pml4e)] = INSN(pvt_set_entry, 0),
+	[PV_SLOT(mmu.xchg_pte)] = INSN(pvt_xchg_entry, PV_CLOB_RAX),
+	[PV_SLOT(mmu.cmpxchg_pte)] = INSN(pvt_cmpxchg_entry, PV_CLOB_RAX),
 	[PV_SLOT(mmu.alloc_pt)] = INSN(pvt_nothing, 0),
 	[PV_SLOT(mmu.release_pt)] = INSN(pvt_nothing, 0),
 	[PV_SLOT(mmu.lazy_mmu_enter)] = INSN(pvt_nothing, 0),

@@ -75,6 +75,12 @@ struct pv_mmu_ops {
 	void (*set_pde)(pte_t *ep, pte_t e);
 	void (*set_pdpte)(pte_t *ep, pte_t e);
 	void (*set_pml4e)(pte_t *ep, pte_t e);
+	/* Read-modify-write of a live PT entry (4 KiB leaf), atomic against
+	 * the MMUs of every CPU, which may set A and D in it at any time:
+	 * xchg stores e and returns the entry it replaced; cmpxchg stores e
+	 * only if the entry is still old, and returns the entry it found. */
+	pte_t (*xchg_pte)(pte_t *ep, pte_t e);
+	pte_t (*cmpxchg_pte)(pte_t *ep, pte_t old, pte_t e);
 	void (*alloc_pt)(paddr_t pa, int level);   /* pa becomes a table */
 	void (*release_pt)(paddr_t pa, int level); /* pa stops being one */
 	void (*lazy_mmu_enter)(void);      /* batch the updates that follow */
@@ -201,6 +207,8 @@ static inline void pv_set_pte(pte_t *ep, pte_t e) { (void)PV_CALL2(mmu.set_pte, 
 static inline void pv_set_pde(pte_t *ep, pte_t e) { (void)PV_CALL2(mmu.set_pde, native_set_entry(ep, e), ep, e); }
 static inline void pv_set_pdpte(pte_t *ep, pte_t e) { (void)PV_CALL2(mmu.set_pdpte, native_set_entry(ep, e), ep, e); }
 static inline void pv_set_pml4e(pte_t *ep, pte_t e) { (void)PV_CALL2(mmu.set_pml4e, native_set_entry(ep, e), ep, e); }
+static inline pte_t pv_xchg_pte(pte_t *ep, pte_t e) { return PV_CALL2(mmu.xchg_pte, native_xchg_entry(ep, e), ep, e); }
+static inline pte_t pv_cmpxchg_pte(pte_t *ep, pte_t old, pte_t e) { return PV_CALL3(mmu.cmpxchg_pte, native_cmpxchg_entry(ep, old, e), ep, old, e); }
 static inline void pv_alloc_pt(paddr_t pa, int level) { (void)PV_CALL2(mmu.alloc_pt, ((void)pa, (void)level), pa, level); }
 static inline void pv_release_pt(paddr_t pa, int level) { (void)PV_CALL2(mmu.release_pt, ((void)pa, (void)level), pa, level); }
 static inline void pv_lazy_mmu_enter(void) { (void)PV_CALL0(mmu.lazy_mmu_enter, (void)0); }

@@ -6,6 +6,11 @@
 
 static struct shootdown_stats stats;
 
+int smp_cpu_id(void)
+{
+	return this_cpu()->id;
+}
+
 void smp_note_cr3(uint64_t cr3)
 {
 	__atomic_store_n(&this_cpu()->cr3, cr3, __ATOMIC_SEQ_CST);

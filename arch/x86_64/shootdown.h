@@ -27,6 +27,7 @@ struct shootdown {
 
 #ifdef PAGODA_HOST
 /* The host unit tests simulate one CPU: there is no other TLB. */
+static inline int smp_cpu_id(void) { return 0; }
 static inline void smp_note_cr3(uint64_t cr3) { (void)cr3; }
 static inline cpumask_t smp_cpus_using(uint64_t cr3) { (void)cr3; return 0; }
 static inline cpumask_t smp_other_cpus(void) { return 0; }
@@ -36,6 +37,9 @@ static inline int tlb_shootdown(cpumask_t mask, const struct shootdown *s)
 	return 0;
 }
 #else
+/* The calling CPU's id (its index in cpus[]): for per-CPU state of mm/. */
+int smp_cpu_id(void);
+
 /* This CPU is about to load cr3 (call before the CR3 write). */
 void smp_note_cr3(uint64_t cr3);
 

@@ -46,6 +46,17 @@ static void h_flush_one(vaddr_t va) { host_pv.flush_one++; host_pv.last_flush = 
 static void h_flush_all(void) { host_pv.flush_all++; }
 static void h_flush_user(void) { host_pv.flush_user++; }
 static void h_set(pte_t *ep, pte_t e) { *ep = e; host_pv.entry_writes++; }
+static pte_t h_xchg(pte_t *ep, pte_t e)
+{
+	host_pv.entry_writes++;
+	return __atomic_exchange_n(ep, e, __ATOMIC_SEQ_CST);
+}
+static pte_t h_cmpxchg(pte_t *ep, pte_t old, pte_t e)
+{
+	host_pv.entry_writes++;
+	__atomic_compare_exchange_n(ep, &old, e, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return old;
+}
 static void h_alloc_pt(paddr_t pa, int level) { (void)pa, (void)level; host_pv.alloc_pt++; }
 static void h_release_pt(paddr_t pa, int level) { (void)pa, (void)level; host_pv.release_pt++; }
 static void h_lazy_enter(void)
@@ -63,6 +74,7 @@ struct pv_ops pv_ops = {
 		.flush_one = h_flush_one, .flush_all = h_flush_all,
 		.flush_user = h_flush_user,
 		.set_pte = h_set, .set_pde = h_set, .set_pdpte = h_set, .set_pml4e = h_set,
+		.xchg_pte = h_xchg, .cmpxchg_pte = h_cmpxchg,
 		.alloc_pt = h_alloc_pt, .release_pt = h_release_pt,
 		.lazy_mmu_enter = h_lazy_enter, .lazy_mmu_leave = h_lazy_leave,
 		.lazy_mmu_flush = h_lazy_flush,

@@ -51,6 +51,7 @@ struct pagoda_meminfo {
 	                              the zero page excluded: what pss_total
 	                              adds up to (both ~0: unknown, no memory
 	                              for the kernel's census)               */
+	uint64_t kmalloc_objects;  /* kmalloc objects allocated and not freed    */
 	uint64_t shared_pd_pages;  /* PD pages with a share count above 1       */
 	uint64_t fork_shared_pd;   /* PD pages shared by fork since boot        */
 };

@@ -1,0 +1,853 @@
+/* user/musl/threadtests.c -- threads: pthreads of static musl, unmodified,
+ * and the system calls under them (clone, futex, tgkill, exit_group, ...).
+ *
+ * Built with musl-gcc -static as bin/threadtests-musl (user/user.mk); runs as
+ * pid 1 on Pagoda (suite user-threads, on 1, 2 and 4 CPUs) and on the Linux
+ * host (script user-host-threads), which is the reference. Each test runs
+ * in a forked child whose exit status decides; it prints
+ *     TEST user.thread_NAME PASS | FAIL <why>
+ * and "THREADTESTS END <n> passed, <m> failed", and exits 0 only if all
+ * passed. Nothing is timed: every wait is for an event, the few timeouts
+ * only check that a timeout is reported.
+ *
+ * `threadtests-musl NAME...` runs only those tests; `--exec-check PID` is
+ * the program a thread's execve runs (thread_exec).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_REQUEUE 3
+#define FUTEX_CMP_REQUEUE 4
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAKE_BITSET 10
+#define FUTEX_PRIVATE 128
+#define FUTEX_CLOCK_REALTIME 256
+
+static const char *self_path;   /* argv[0], for thread_exec */
+
+/* ---- the runner ---- */
+
+static void fail(int line, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+static void fail(int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stdout, "  threadtests.c:%d: ", line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fprintf(stdout, "\n");
+	fflush(stdout);
+	_exit(1);
+}
+
+#define CHECK(c) do { if (!(c)) fail(__LINE__, "%s", #c); } while (0)
+#define CHECK_ERR(e, err) do { long r_ = (long)(e); int e_ = errno; \
+	if (r_ != -1 || e_ != (err)) fail(__LINE__, "%s: %ld errno %d, want -1 errno %d", #e, r_, e_, err); } while (0)
+
+static long futex(volatile uint32_t *a, int op, uint32_t val, const struct timespec *t,
+		  volatile uint32_t *a2, uint32_t val3)
+{
+	return syscall(SYS_futex, a, op, val, t, a2, val3);
+}
+
+/* The "Threads:" figure of /proc/self/status, or -1. */
+static int proc_threads(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *t = strstr(buf, "Threads:");
+	return t ? atoi(t + 8) : -1;
+}
+
+/* Wait (yielding, bounded) until only the calling thread is left. */
+static int settle_threads(void)
+{
+	int n = proc_threads();
+	for (int i = 0; i < 100000 && n != 1; i++) {
+		sched_yield();
+		n = proc_threads();
+	}
+	return n;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* ---- create, join, detach ---- */
+
+static void *ret_arg_plus_one(void *a)
+{
+	return (void *)((intptr_t)a + 1);
+}
+
+static pid_t tids[8];
+static void *record_tid(void *a)
+{
+	tids[(intptr_t)a] = gettid_();
+	return (void *)(intptr_t)getpid();
+}
+
+/* create_join: results come back through join; every thread has the
+ * process's pid and a tid of its own. */
+static void t_create_join(void)
+{
+	pthread_t t[8];
+	for (intptr_t i = 0; i < 8; i++)
+		CHECK(pthread_create(&t[i], NULL, ret_arg_plus_one, (void *)(i * 10)) == 0);
+	for (intptr_t i = 0; i < 8; i++) {
+		void *r;
+		CHECK(pthread_join(t[i], &r) == 0);
+		CHECK((intptr_t)r == i * 10 + 1);
+	}
+	for (intptr_t i = 0; i < 8; i++)
+		CHECK(pthread_create(&t[i], NULL, record_tid, (void *)i) == 0);
+	for (int i = 0; i < 8; i++) {
+		void *r;
+		CHECK(pthread_join(t[i], &r) == 0);
+		CHECK((pid_t)(intptr_t)r == getpid());
+		CHECK(tids[i] > 0 && tids[i] != getpid());
+		for (int j = 0; j < i; j++)
+			CHECK(tids[j] != tids[i]);
+	}
+	CHECK(gettid_() == getpid());
+	CHECK(settle_threads() == 1);
+}
+
+static volatile uint32_t detached_done;
+static void *detached_body(void *a)
+{
+	(void)a;
+	__atomic_add_fetch(&detached_done, 1, __ATOMIC_SEQ_CST);
+	futex(&detached_done, FUTEX_WAKE | FUTEX_PRIVATE, INT_MAX, NULL, NULL, 0);
+	return NULL;
+}
+
+/* detach: detached threads run and vanish; the thread count returns to 1. */
+static void t_detach(void)
+{
+	enum { N = 6 };
+	pthread_attr_t at;
+	CHECK(pthread_attr_init(&at) == 0);
+	CHECK(pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) == 0);
+	for (int i = 0; i < N; i++) {
+		pthread_t t;
+		CHECK(pthread_create(&t, &at, detached_body, NULL) == 0);
+	}
+	uint32_t v;
+	while ((v = detached_done) < N)
+		futex(&detached_done, FUTEX_WAIT | FUTEX_PRIVATE, v, NULL, NULL, 0);
+	CHECK(settle_threads() == 1);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, detached_body, NULL) == 0);
+	CHECK(pthread_detach(t) == 0);
+	CHECK(settle_threads() == 1);
+}
+
+/* ---- mutexes, condition variables, rwlocks, barriers ---- */
+
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+static long counter;
+enum { ADDS = 20000 };
+
+static void *add_locked(void *a)
+{
+	(void)a;
+	for (int i = 0; i < ADDS; i++) {
+		pthread_mutex_lock(&mtx);
+		long c = counter;
+		if ((i & 63) == 0)
+			sched_yield();   /* be preempted inside the lock now and then */
+		counter = c + 1;
+		pthread_mutex_unlock(&mtx);
+	}
+	return NULL;
+}
+
+/* mutex: four threads add under one mutex; no increment is lost. */
+static void t_mutex(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, add_locked, NULL) == 0);
+	for (int i = 0; i < 4; i++)
+		CHECK(pthread_join(t[i], NULL) == 0);
+	CHECK(counter == 4L * ADDS);
+	CHECK(pthread_mutex_trylock(&mtx) == 0);
+	CHECK(pthread_mutex_trylock(&mtx) == EBUSY);
+	CHECK(pthread_mutex_unlock(&mtx) == 0);
+}
+
+static pthread_cond_t nonempty = PTHREAD_COND_INITIALIZER, nonfull = PTHREAD_COND_INITIALIZER;
+static int queue[4], qhead, qlen;
+enum { ITEMS = 3000 };
+
+static void *producer(void *a)
+{
+	for (int i = 1; i <= ITEMS; i++) {
+		pthread_mutex_lock(&mtx);
+		while (qlen == 4)
+			pthread_cond_wait(&nonfull, &mtx);
+		queue[(qhead + qlen++) % 4] = i * (int)(intptr_t)a;
+		pthread_cond_signal(&nonempty);
+		pthread_mutex_unlock(&mtx);
+	}
+	return NULL;
+}
+
+static void *consumer(void *a)
+{
+	long sum = 0;
+	for (int i = 0; i < ITEMS; i++) {
+		pthread_mutex_lock(&mtx);
+		while (qlen == 0)
+			pthread_cond_wait(&nonempty, &mtx);
+		sum += queue[qhead];
+		qhead = (qhead + 1) % 4;
+		qlen--;
+		pthread_cond_broadcast(&nonfull);
+		pthread_mutex_unlock(&mtx);
+	}
+	(void)a;
+	return (void *)sum;
+}
+
+/* cond: two producers, two consumers through a 4-slot queue; every item
+ * arrives exactly once (the sums match). */
+static void t_cond(void)
+{
+	pthread_t p[2], c[2];
+	for (int i = 0; i < 2; i++) {
+		CHECK(pthread_create(&p[i], NULL, producer, (void *)(intptr_t)(i + 1)) == 0);
+		CHECK(pthread_create(&c[i], NULL, consumer, NULL) == 0);
+	}
+	long total = 0;
+	for (int i = 0; i < 2; i++) {
+		void *r;
+		CHECK(pthread_join(p[i], NULL) == 0);
+		CHECK(pthread_join(c[i], &r) == 0);
+		total += (long)r;
+	}
+	long each = (long)ITEMS * (ITEMS + 1) / 2;
+	CHECK(total == each * 1 + each * 2);
+	/* a timed wait that nobody signals times out */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 20 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000)
+		ts.tv_sec++, ts.tv_nsec -= 1000000000;
+	pthread_mutex_lock(&mtx);
+	CHECK(pthread_cond_timedwait(&nonempty, &mtx, &ts) == ETIMEDOUT);
+	pthread_mutex_unlock(&mtx);
+}
+
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static volatile long pair_a, pair_b;
+static volatile int rw_bad;
+
+static void *rw_writer(void *a)
+{
+	(void)a;
+	for (int i = 0; i < 2000; i++) {
+		pthread_rwlock_wrlock(&rw);
+		pair_a++;
+		if ((i & 31) == 0)
+			sched_yield();
+		pair_b++;
+		pthread_rwlock_unlock(&rw);
+	}
+	return NULL;
+}
+
+static void *rw_reader(void *a)
+{
+	(void)a;
+	for (int i = 0; i < 4000; i++) {
+		pthread_rwlock_rdlock(&rw);
+		if (pair_a != pair_b)
+			rw_bad = 1;
+		pthread_rwlock_unlock(&rw);
+	}
+	return NULL;
+}
+
+/* rwlock: readers never see a writer's half-done update. */
+static void t_rwlock(void)
+{
+	pthread_t t[5];
+	for (int i = 0; i < 5; i++)
+		CHECK(pthread_create(&t[i], NULL, i < 2 ? rw_writer : rw_reader, NULL) == 0);
+	for (int i = 0; i < 5; i++)
+		CHECK(pthread_join(t[i], NULL) == 0);
+	CHECK(!rw_bad);
+	CHECK(pair_a == 4000 && pair_b == 4000);
+	CHECK(pthread_rwlock_rdlock(&rw) == 0);
+	CHECK(pthread_rwlock_trywrlock(&rw) == EBUSY);
+	CHECK(pthread_rwlock_unlock(&rw) == 0);
+}
+
+enum { BARRIER_N = 4, ROUNDS = 200 };
+static pthread_barrier_t bar;
+static volatile int phase_of[BARRIER_N];
+static volatile int barrier_bad, serial_count;
+
+static void *barrier_body(void *a)
+{
+	int me = (int)(intptr_t)a;
+	for (int r = 0; r < ROUNDS; r++) {
+		phase_of[me] = r;
+		if (pthread_barrier_wait(&bar) == PTHREAD_BARRIER_SERIAL_THREAD)
+			__atomic_add_fetch(&serial_count, 1, __ATOMIC_SEQ_CST);
+		for (int i = 0; i < BARRIER_N; i++)
+			if (phase_of[i] < r)
+				barrier_bad = 1;   /* someone passed before all arrived */
+		pthread_barrier_wait(&bar);
+	}
+	return NULL;
+}
+
+/* barrier: nobody passes a round before all arrived; one serial thread per round. */
+static void t_barrier(void)
+{
+	pthread_t t[BARRIER_N];
+	CHECK(pthread_barrier_init(&bar, NULL, BARRIER_N) == 0);
+	for (int i = 0; i < BARRIER_N; i++)
+		CHECK(pthread_create(&t[i], NULL, barrier_body, (void *)(intptr_t)i) == 0);
+	for (int i = 0; i < BARRIER_N; i++)
+		CHECK(pthread_join(t[i], NULL) == 0);
+	CHECK(!barrier_bad);
+	CHECK(serial_count == ROUNDS);
+	CHECK(pthread_barrier_destroy(&bar) == 0);
+}
+
+/* ---- thread-local storage ---- */
+
+static __thread long tls_value = 42;
+static __thread char tls_buf[64];
+static pthread_key_t key;
+
+static void *tls_body(void *a)
+{
+	long me = (long)(intptr_t)a;
+	if (tls_value != 42 || tls_buf[0] != 0)
+		return (void *)1;
+	tls_value = me;
+	snprintf(tls_buf, sizeof tls_buf, "thread %ld", me);
+	pthread_setspecific(key, (void *)me);
+	for (int i = 0; i < 100; i++)
+		sched_yield();
+	char want[64];
+	snprintf(want, sizeof want, "thread %ld", me);
+	return (void *)(intptr_t)(tls_value != me || strcmp(tls_buf, want) != 0 ||
+				  pthread_getspecific(key) != (void *)me);
+}
+
+/* tls: __thread variables and pthread keys are each thread's own. */
+static void t_tls(void)
+{
+	pthread_t t[4];
+	CHECK(pthread_key_create(&key, NULL) == 0);
+	tls_value = 7;
+	for (int i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, tls_body, (void *)(intptr_t)(100 + i)) == 0);
+	for (int i = 0; i < 4; i++) {
+		void *r;
+		CHECK(pthread_join(t[i], &r) == 0);
+		CHECK(r == NULL);
+	}
+	CHECK(tls_value == 7);
+	CHECK(pthread_getspecific(key) == NULL);
+}
+
+/* ---- futex ---- */
+
+enum { PINGS = 2000 };
+static volatile uint32_t turn;
+static long wakes_reported[2], waits_woken[2];
+
+/* Play side `me` (0 or 1) of the ping-pong: wait for our turn, pass it. */
+static void *pingpong(void *a)
+{
+	int me = (int)(intptr_t)a;
+	for (int i = 0; i < PINGS; i++) {
+		uint32_t v;
+		while ((v = turn) % 2 != (uint32_t)me) {
+			long r = futex(&turn, FUTEX_WAIT | FUTEX_PRIVATE, v, NULL, NULL, 0);
+			if (r == 0)
+				waits_woken[me]++;
+			else if (errno != EAGAIN && errno != EINTR)
+				return (void *)1;
+		}
+		__atomic_add_fetch(&turn, 1, __ATOMIC_SEQ_CST);
+		long w = futex(&turn, FUTEX_WAKE | FUTEX_PRIVATE, 1, NULL, NULL, 0);
+		if (w < 0)
+			return (void *)1;
+		wakes_reported[me] += w;
+	}
+	return NULL;
+}
+
+/* futex_pingpong: two threads pass a turn 2 x 2000 times through one futex
+ * word; every wakeup a FUTEX_WAKE reports is one FUTEX_WAIT that returned 0
+ * on the other side: none lost, none invented. */
+static void t_futex_pingpong(void)
+{
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&t[i], NULL, pingpong, (void *)(intptr_t)i) == 0);
+	for (int i = 0; i < 2; i++) {
+		void *r;
+		CHECK(pthread_join(t[i], &r) == 0);
+		CHECK(r == NULL);
+	}
+	CHECK(turn == 2 * PINGS);
+	printf("  futex ping-pong: %ld + %ld wakeups reported, %ld + %ld waits woken\n",
+	       wakes_reported[0], wakes_reported[1], waits_woken[1], waits_woken[0]);
+	CHECK(wakes_reported[0] == waits_woken[1]);
+	CHECK(wakes_reported[1] == waits_woken[0]);
+}
+
+static volatile uint32_t fw1, fw2, waiters_in;
+static void *wait_on_fw1(void *a)
+{
+	int op = (int)(intptr_t)a;
+	__atomic_add_fetch(&waiters_in, 1, __ATOMIC_SEQ_CST);
+	long r;
+	if (op == FUTEX_WAIT_BITSET)
+		r = futex(&fw1, FUTEX_WAIT_BITSET | FUTEX_PRIVATE, 0, NULL, NULL, 0x2);
+	else
+		r = futex(&fw1, FUTEX_WAIT | FUTEX_PRIVATE, 0, NULL, NULL, 0);
+	return (void *)(intptr_t)(r == 0 ? 0 : errno);
+}
+
+/* Wake (with op on word w) until n waiters were woken in all. */
+static void wake_all(volatile uint32_t *w, int op, uint32_t bits, int n)
+{
+	int got = 0;
+	while (got < n) {
+		long r = futex(w, op | FUTEX_PRIVATE, (uint32_t)(n - got), NULL, NULL, bits);
+		CHECK(r >= 0);
+		got += (int)r;
+		if (!r)
+			sched_yield();
+	}
+}
+
+/* futex_ops: errors, timeouts (relative, absolute monotonic and realtime),
+ * bitsets, requeue and cmp_requeue, with Linux's results. */
+static void t_futex_ops(void)
+{
+	struct timespec rel = { 0, 10 * 1000 * 1000 }, abs;
+	fw1 = 5;
+	CHECK_ERR(futex(&fw1, FUTEX_WAIT, 4, NULL, NULL, 0), EAGAIN);
+	CHECK_ERR(futex((uint32_t *)((char *)&fw1 + 1), FUTEX_WAIT, 5, NULL, NULL, 0), EINVAL);
+	CHECK_ERR(futex(NULL, FUTEX_WAIT, 0, NULL, NULL, 0), EFAULT);
+	CHECK_ERR(futex(&fw1, FUTEX_WAIT_BITSET, 5, NULL, NULL, 0), EINVAL);
+	CHECK_ERR(futex(&fw1, FUTEX_WAKE_BITSET, 1, NULL, NULL, 0), EINVAL);
+	CHECK_ERR(futex(&fw1, FUTEX_WAKE | FUTEX_CLOCK_REALTIME, 1, NULL, NULL, 0), ENOSYS);
+	struct timespec bad = { 0, 1000000000 };
+	CHECK_ERR(futex(&fw1, FUTEX_WAIT, 5, &bad, NULL, 0), EINVAL);
+	CHECK_ERR(futex(&fw1, FUTEX_WAIT | FUTEX_PRIVATE, 5, &rel, NULL, 0), ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &abs);
+	CHECK_ERR(futex(&fw1, FUTEX_WAIT_BITSET, 5, &abs, NULL, ~0u), ETIMEDOUT);
+	clock_gettime(CLOCK_REALTIME, &abs);
+	abs.tv_nsec = 0;   /* up to a second in the past */
+	CHECK_ERR(futex(&fw1, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 5, &abs, NULL, ~0u),
+		  ETIMEDOUT);
+	CHECK(futex(&fw1, FUTEX_WAKE, 1, NULL, NULL, 0) == 0);   /* nobody waits */
+	/* bitsets: a wake for bit 0x1 passes over a waiter of 0x2 */
+	pthread_t t[3];
+	fw1 = 0;
+	waiters_in = 0;
+	CHECK(pthread_create(&t[0], NULL, wait_on_fw1, (void *)FUTEX_WAIT_BITSET) == 0);
+	while (waiters_in < 1)
+		sched_yield();
+	for (int i = 0; i < 50; i++)
+		CHECK(futex(&fw1, FUTEX_WAKE_BITSET | FUTEX_PRIVATE, 1, NULL, NULL, 0x1) == 0);
+	wake_all(&fw1, FUTEX_WAKE_BITSET, 0x6, 1);
+	void *r;
+	CHECK(pthread_join(t[0], &r) == 0 && r == NULL);
+	/* requeue: three waiters on fw1; cmp_requeue with a stale value fails;
+	 * requeue wakes one and moves two to fw2, where a wake finds them */
+	waiters_in = 0;
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_create(&t[i], NULL, wait_on_fw1, (void *)FUTEX_WAIT) == 0);
+	while (waiters_in < 3)
+		sched_yield();
+	CHECK_ERR(futex(&fw1, FUTEX_CMP_REQUEUE | FUTEX_PRIVATE, 0, (void *)2L, &fw2, 1), EAGAIN);
+	int woken = 0, moved = 0;
+	while (woken + moved < 3) {   /* until all three sleep and are handled */
+		long n = futex(&fw1, FUTEX_CMP_REQUEUE | FUTEX_PRIVATE, woken ? 0 : 1,
+			       (void *)2L, &fw2, 0);
+		CHECK(n >= 0);
+		if (n > 0 && !woken)
+			woken = 1, n--;
+		moved += (int)n;
+		if (!n)
+			sched_yield();
+	}
+	CHECK(futex(&fw1, FUTEX_WAKE | FUTEX_PRIVATE, 10, NULL, NULL, 0) == 0);
+	wake_all(&fw2, FUTEX_WAKE, 0, moved);
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_join(t[i], &r) == 0 && r == NULL);
+}
+
+/* futex_shared: a MAP_SHARED word at two addresses in two processes (no
+ * PRIVATE flag): the parent's wake reaches the child's wait. */
+static void t_futex_shared(void)
+{
+	volatile uint32_t *w = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(w != MAP_FAILED);
+	w[1] = 0;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		w[1] = 1;
+		while (w[0] == 0)
+			futex(&w[0], FUTEX_WAIT, 0, NULL, NULL, 0);
+		_exit(w[0] == 7 ? 0 : 1);
+	}
+	while (w[1] == 0)
+		sched_yield();
+	w[0] = 7;
+	long n;
+	while ((n = futex(&w[0], FUTEX_WAKE, 1, NULL, NULL, 0)) == 0) {
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid) {   /* saw 7 before it slept */
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+			return;
+		}
+		sched_yield();
+	}
+	CHECK(n == 1);
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* ---- leaks ---- */
+
+static void *nothing(void *a)
+{
+	return a;
+}
+
+/* no_leak: 100 threads created and joined (and 20 detached) leave the
+ * kernel's free frames and kmalloc objects where they were. Pagoda only. */
+static void t_no_leak(void)
+{
+	struct pagoda_meminfo before, after;
+	if (pagoda_meminfo(&before) != 0) {
+		printf("  (no pagoda_meminfo: not Pagoda, skipped)\n");
+		return;
+	}
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, nothing, NULL) == 0);   /* musl's first-thread setup */
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(settle_threads() == 1);
+	CHECK(pagoda_meminfo(&before) == 0);
+	for (int i = 0; i < 100; i++) {
+		CHECK(pthread_create(&t, NULL, nothing, NULL) == 0);
+		CHECK(pthread_join(t, NULL) == 0);
+	}
+	for (int i = 0; i < 20; i++) {
+		CHECK(pthread_create(&t, NULL, nothing, NULL) == 0);
+		CHECK(pthread_detach(t) == 0);
+	}
+	CHECK(settle_threads() == 1);
+	for (int i = 0; i < 100; i++)
+		sched_yield();   /* the last one's slot goes once it switched away */
+	CHECK(pagoda_meminfo(&after) == 0);
+	printf("  free pages %llu -> %llu, kmalloc objects %llu -> %llu\n",
+	       (unsigned long long)before.free_pages, (unsigned long long)after.free_pages,
+	       (unsigned long long)before.kmalloc_objects, (unsigned long long)after.kmalloc_objects);
+	CHECK(after.kmalloc_objects == before.kmalloc_objects);
+	CHECK(after.free_pages == before.free_pages);
+}
+
+/* ---- processes with threads ---- */
+
+static volatile int spin_stop;
+static volatile long spun;
+static void *spinner(void *a)
+{
+	(void)a;
+	while (!spin_stop) {
+		pthread_mutex_lock(&mtx);
+		spun++;
+		pthread_mutex_unlock(&mtx);
+	}
+	return NULL;
+}
+
+/* fork_threads: fork while three threads run and take a mutex: the child
+ * has one thread, can take the mutex (it was unlocked at fork in the
+ * caller's view once it holds it) and exits cleanly. */
+static void t_fork_threads(void)
+{
+	pthread_t t[3];
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_create(&t[i], NULL, spinner, NULL) == 0);
+	while (spun < 100)
+		sched_yield();
+	for (int k = 0; k < 5; k++) {
+		pthread_mutex_lock(&mtx);   /* the child's copy is then in a known state */
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			pthread_mutex_unlock(&mtx);
+			int n = proc_threads();
+			pthread_mutex_lock(&mtx);
+			long s = spun;
+			pthread_mutex_unlock(&mtx);
+			_exit(n == 1 && s >= 100 ? 0 : 1);
+		}
+		pthread_mutex_unlock(&mtx);
+		CHECK(pid > 0);
+		int st;
+		CHECK(waitpid(pid, &st, 0) == pid);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	spin_stop = 1;
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_join(t[i], NULL) == 0);
+}
+
+static pid_t exec_expect;
+static void *exec_body(void *a)
+{
+	(void)a;
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)exec_expect);
+	char *argv[] = { (char *)self_path, "--exec-check", pid, NULL };
+	execv(self_path, argv);
+	_exit(99);
+}
+
+static void *sleeper(void *a)
+{
+	(void)a;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* exec_thread: a thread (not the main one) of a 3-thread process execs:
+ * the new program runs with the process's pid, alone, and its exit status
+ * reaches the parent. */
+static void t_exec_thread(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+		exec_expect = getpid();
+		CHECK(pthread_create(&t, NULL, sleeper, NULL) == 0);
+		CHECK(pthread_create(&t, NULL, exec_body, NULL) == 0);
+		for (;;)
+			pause();
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 42)
+		fail(__LINE__, "status %#x, want exit 42", st);
+}
+
+/* The program thread_exec runs: the pid it was given, one thread. */
+static int exec_check(const char *pid)
+{
+	int n = proc_threads();
+	if (getpid() != atoi(pid) || gettid_() != getpid() || n != 1) {
+		printf("  exec-check: pid %d tid %d (want %s), threads %d\n", (int)getpid(),
+		       (int)gettid_(), pid, n);
+		return 1;
+	}
+	return 42;
+}
+
+static void *null_write(void *a)
+{
+	(void)a;
+	*(volatile int *)0 = 1;
+	return NULL;
+}
+
+static void *exit_five(void *a)
+{
+	(void)a;
+	exit(5);
+}
+
+/* Run body in a child whose main thread waits in join; its wait status. */
+static int child_status(void *(*body)(void *))
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_t s, t;
+		CHECK(pthread_create(&s, NULL, sleeper, NULL) == 0);
+		CHECK(pthread_create(&t, NULL, body, NULL) == 0);
+		pthread_join(t, NULL);
+		_exit(77);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	return st;
+}
+
+/* fault_kills_group: a NULL write in one thread kills the whole process
+ * with SIGSEGV; exit() in a thread ends every thread with its status. */
+static void t_fault_kills_group(void)
+{
+	int st = child_status(null_write);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV)
+		fail(__LINE__, "status %#x, want SIGSEGV", st);
+	st = child_status(exit_five);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 5)
+		fail(__LINE__, "status %#x, want exit 5", st);
+}
+
+static volatile pid_t handled_on;
+static void on_usr1(int s)
+{
+	(void)s;
+	handled_on = gettid_();
+}
+
+static volatile pid_t target_tid;
+static void *wait_usr1(void *a)
+{
+	(void)a;
+	target_tid = gettid_();
+	while (!handled_on)
+		sched_yield();
+	return NULL;
+}
+
+/* tgkill: pthread_kill's signal runs its handler on the target thread; a
+ * bad tid or mismatched tgid is ESRCH, a bad signal EINVAL. */
+static void t_tgkill(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, wait_usr1, NULL) == 0);
+	while (!target_tid)
+		sched_yield();
+	CHECK(pthread_kill(t, SIGUSR1) == 0);
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(handled_on == target_tid);
+	CHECK_ERR(syscall(SYS_tgkill, getpid(), 0x7ffffff0, SIGUSR1), ESRCH);
+	CHECK_ERR(syscall(SYS_tgkill, getpid() + 100000, getpid(), SIGUSR1), ESRCH);
+	CHECK_ERR(syscall(SYS_tgkill, getpid(), getpid(), 1000), EINVAL);
+	CHECK_ERR(syscall(SYS_tgkill, 0, getpid(), SIGUSR1), EINVAL);
+	CHECK(syscall(SYS_tgkill, getpid(), getpid(), 0) == 0);
+}
+
+/* clone_flags: Linux's rules between clone flags; sched_getaffinity and the
+ * robust list calls. */
+static void t_clone_flags(void)
+{
+	CHECK_ERR(syscall(SYS_clone, 0x10000L /* THREAD */ | 0x100L, 0, 0, 0, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_clone, 0x800L /* SIGHAND */, 0, 0, 0, 0), EINVAL);
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CHECK(sched_getaffinity(0, sizeof set, &set) == 0);
+	CHECK(CPU_COUNT(&set) >= 1 && CPU_ISSET(0, &set));
+	CHECK(CPU_COUNT(&set) == sysconf(_SC_NPROCESSORS_ONLN));
+	CHECK_ERR(syscall(SYS_sched_getaffinity, 0, 3, &set), EINVAL);
+	long head[3] = { 0 };
+	CHECK_ERR(syscall(SYS_set_robust_list, head, 12), EINVAL);
+	void *h;
+	size_t len;
+	CHECK(syscall(SYS_get_robust_list, 0, &h, &len) == 0 && len == 24);
+}
+
+/* ---- main ---- */
+
+struct threadtest {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct threadtest tests[] = {
+	{ "create_join", t_create_join }, { "detach", t_detach }, { "mutex", t_mutex },
+	{ "cond", t_cond }, { "rwlock", t_rwlock }, { "barrier", t_barrier }, { "tls", t_tls },
+	{ "futex_pingpong", t_futex_pingpong }, { "futex_ops", t_futex_ops },
+	{ "futex_shared", t_futex_shared }, { "no_leak", t_no_leak },
+	{ "fork_threads", t_fork_threads }, { "exec_thread", t_exec_thread },
+	{ "fault_kills_group", t_fault_kills_group }, { "tgkill", t_tgkill },
+	{ "clone_flags", t_clone_flags },
+};
+#define NTESTS (sizeof tests / sizeof tests[0])
+
+static int selected(const char *name, int argc, char **argv)
+{
+	if (argc < 2)
+		return 1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Reap whatever is left (as pid 1 we inherit orphans). */
+static void reap(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0;
+	self_path = argv[0];
+	if (argc == 3 && strcmp(argv[1], "--exec-check") == 0)
+		return exec_check(argv[2]);
+	printf("threadtests: starting\n");
+	for (size_t i = 0; i < NTESTS; i++) {
+		if (!selected(tests[i].name, argc, argv))
+			continue;
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			tests[i].fn();
+			fflush(stdout);
+			_exit(0);
+		}
+		int st = 0;
+		int ok = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		if (ok)
+			passed++, printf("TEST user.thread_%s PASS\n", tests[i].name);
+		else
+			failed++, printf("TEST user.thread_%s FAIL status %#x\n", tests[i].name, st);
+		reap();
+	}
+	printf("THREADTESTS END %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
