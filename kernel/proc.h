@@ -1,10 +1,15 @@
-/* kernel/proc.h -- processes.
+/* kernel/proc.h -- processes and their threads.
  *
- * A process is an address space (mm/as.h), a kernel stack holding its saved
- * user registers (tf) and kernel context (ctx), open files, and its place in
- * the process tree. States:
+ * A struct proc is one thread: a kernel stack holding its saved user
+ * registers (tf) and kernel context (ctx), its signal mask and TLS base,
+ * and references on what it shares with the other threads of its process
+ * (kernel/thread.h): the address space (mm/as.h), open files, directory,
+ * dispositions, the thread group. A process is a thread group; its leader's
+ * place in the process tree is the process's. States:
  *
  *   UNUSED -> EMBRYO -> RUNNABLE <-> RUNNING -> ZOMBIE -> (reaped) UNUSED
+ *   (a thread that is not its group's leader is reaped by nobody: its
+ *   slot is freed once it has switched away, kernel/thread.h)
  *                          ^            |
  *                          +- SLEEPING <+
  */

@@ -5,6 +5,8 @@
  *   /proc/phasetime                              per-phase TSC counters (mm/phasetime.h)
  *   /proc/self                                   the caller's PID directory
  *   /proc/PID/status stat statm cmdline maps smaps smaps_rollup
+ *   /proc/PID/task/TID/...                       each thread (kernel/thread.h),
+ *                                                its own PID directory
  *
  * Inodes here are synthesized (fs.h's inode_ops): nothing is stored, every
  * read makes the text anew (kernel/procfs_pid.c, kernel/procfs_sys.c). The
@@ -64,14 +66,24 @@ static const struct pid_file pid_files[] = {
 #define NPIDFILES (sizeof(pid_files) / sizeof(pid_files[0]))
 
 struct pid_dir {
-	struct inode dir;                 /* priv: the pid */
+	struct inode dir;                 /* priv: the pid (a thread's: its tid) */
 	struct inode files[NPIDFILES];    /* priv: the pid */
+	struct inode task;                /* priv: the process's pid (tgid) */
 };
 static struct pid_dir pid_dirs[NPROC];   /* by process-table slot */
 
 static bool proc_visible(const struct proc *p)
 {
 	return p->state != P_UNUSED && p->state != P_EMBRYO;
+}
+
+/* Listed in /proc (tgid 0: processes, i.e. group leaders) or in
+ * /proc/TGID/task (the threads of tgid, an exited one only if the leader)? */
+static bool listed(const struct proc *p, int tgid)
+{
+	if (!proc_visible(p) || (p->state == P_ZOMBIE && !proc_is_leader(p)))
+		return false;
+	return tgid ? p->tgid == tgid : proc_is_leader(p);
 }
 
 /* Fill a synthesized inode. */
@@ -119,6 +131,8 @@ static struct inode *pid_dir_lookup(struct inode *dir, const char *name, size_t 
 {
 	if (len == 3 && !strncmp(name, "exe", 3))
 		return pid_exe(dir);   /* a link on Linux: here the file itself */
+	if (len == 4 && !strncmp(name, "task", 4))
+		return &container_of(dir, struct pid_dir, dir)->task;
 	for (size_t i = 0; i < NPIDFILES; i++)
 		if (strlen(pid_files[i].name) == len && !strncmp(pid_files[i].name, name, len))
 			return &dir->children[i];
@@ -127,7 +141,11 @@ static struct inode *pid_dir_lookup(struct inode *dir, const char *name, size_t 
 
 static struct inode *pid_dir_child(struct inode *dir, uint64_t *pos, char *name)
 {
-	if (*pos >= NPIDFILES)
+	if (*pos == NPIDFILES) {
+		strlcpy(name, "task", NAME_MAX);
+		return &container_of(dir, struct pid_dir, dir)->task;
+	}
+	if (*pos > NPIDFILES)
 		return NULL;
 	strlcpy(name, pid_files[*pos].name, NAME_MAX);
 	return &dir->children[*pos];
@@ -135,6 +153,8 @@ static struct inode *pid_dir_child(struct inode *dir, uint64_t *pos, char *name)
 
 static const struct inode_ops pid_dir_ops = { .lookup = pid_dir_lookup,
 					      .child = pid_dir_child };
+static const struct inode_ops task_dir_ops;
+static struct inode *pid_dir_of(struct proc *p);
 
 /* The directory of live process p (proc_lock held), renamed for p's pid
  * if the slot held another process before. Its children are its files. */
@@ -151,6 +171,8 @@ static struct inode *pid_dir_of(struct proc *p)
 	for (size_t i = 0; i < NPIDFILES; i++)
 		synth_inode(&d->files[i], pid_files[i].name, INODE_FILE, &pid_file_ops,
 			    &d->dir, ino + 1 + i, (uint64_t)p->pid);
+	synth_inode(&d->task, "task", INODE_DIR, &task_dir_ops, &d->dir, ino + 1 + NPIDFILES,
+		    (uint64_t)p->tgid);
 	return &d->dir;
 }
 
@@ -173,7 +195,7 @@ static struct inode *pid_dir_find(int pid)
 {
 	struct inode *ip = NULL;
 	spin_lock(&proc_lock);
-	struct proc *p = pid < 0 ? current_proc() : proc_find(pid);
+	struct proc *p = pid < 0 ? current_proc()->tg->leader : proc_find(pid);
 	if (p && proc_visible(p))
 		ip = pid_dir_of(p);
 	spin_unlock(&proc_lock);
@@ -208,17 +230,47 @@ static struct inode *root_lookup(struct inode *dir, const char *name, size_t len
 #define SELF_POS NSYS
 #define FIRST_PID_POS (NSYS + 1)
 
-/* The live process with the smallest pid >= pid, or NULL (proc_lock held). */
-static struct proc *next_proc_from(uint64_t pid)
+/* The listed process (tgid 0) or thread of tgid with the smallest pid >=
+ * pid, or NULL (proc_lock held). */
+static struct proc *next_proc_from(uint64_t pid, int tgid)
 {
 	struct proc *best = NULL;
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *p = &proc_table[i];
-		if (proc_visible(p) && (uint64_t)p->pid >= pid && (!best || p->pid < best->pid))
+		if (listed(p, tgid) && (uint64_t)p->pid >= pid && (!best || p->pid < best->pid))
 			best = p;
 	}
 	return best;
 }
+
+/* /proc/PID/task: a directory per thread (its own PID directory). */
+static struct inode *task_lookup(struct inode *dir, const char *name, size_t len)
+{
+	int tid = parse_pid(name, len);
+	struct inode *ip = NULL;
+	spin_lock(&proc_lock);
+	struct proc *t = tid > 0 ? proc_find(tid) : NULL;
+	if (t && listed(t, (int)dir->priv))
+		ip = pid_dir_of(t);
+	spin_unlock(&proc_lock);
+	return ip;
+}
+
+/* Positions are tids: the next thread at or after *pos. */
+static struct inode *task_child(struct inode *dir, uint64_t *pos, char *name)
+{
+	struct inode *ip = NULL;
+	spin_lock(&proc_lock);
+	struct proc *t = next_proc_from(*pos, (int)dir->priv);
+	if (t && (ip = pid_dir_of(t))) {
+		*pos = (uint64_t)t->pid;
+		strlcpy(name, ip->name, NAME_MAX);
+	}
+	spin_unlock(&proc_lock);
+	return ip;
+}
+
+static const struct inode_ops task_dir_ops = { .lookup = task_lookup, .child = task_child };
 
 static struct inode *root_child(struct inode *dir, uint64_t *pos, char *name)
 {
@@ -233,7 +285,7 @@ static struct inode *root_child(struct inode *dir, uint64_t *pos, char *name)
 		return ip;
 	}
 	spin_lock(&proc_lock);
-	struct proc *p = next_proc_from(*pos > FIRST_PID_POS ? *pos - FIRST_PID_POS : 0);
+	struct proc *p = next_proc_from(*pos > FIRST_PID_POS ? *pos - FIRST_PID_POS : 0, 0);
 	if (p && (ip = pid_dir_of(p))) {
 		*pos = FIRST_PID_POS + (uint64_t)p->pid;
 		strlcpy(name, ip->name, NAME_MAX);
@@ -278,7 +330,7 @@ long fs_readlink(const char *path, char *buf, uint64_t n)
 	long len = -EINVAL;
 	if (dir == proc_root && !strcmp(name, "self")) {
 		struct proc *p = current_proc();
-		len = ksnprintf(text, sizeof(text), "%d", p ? p->pid : 0);
+		len = ksnprintf(text, sizeof(text), "%d", p ? p->tgid : 0);
 	} else if (dir && dir->ops == &pid_dir_ops && !strcmp(name, "exe") && pid_exe(dir)) {
 		len = inode_path(pid_exe(dir), text, sizeof(text));
 		len = len < 0 ? len : len - 1;   /* without its NUL */

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -788,6 +789,211 @@ static void t_clone_flags(void)
 	CHECK(syscall(SYS_get_robust_list, 0, &h, &len) == 0 && len == 24);
 }
 
+/* ---- /proc, signals, wait4 across threads ---- */
+
+static volatile uint32_t hold;   /* threads wait on it until released */
+static volatile pid_t held_tid[3];
+static void *hold_body(void *a)
+{
+	held_tid[(intptr_t)a] = gettid_();
+	while (!hold)
+		futex(&hold, FUTEX_WAIT | FUTEX_PRIVATE, 0, NULL, NULL, 0);
+	return NULL;
+}
+
+/* Release the hold_body threads t[0..n) and join them. */
+static void release(pthread_t *t, int n)
+{
+	hold = 1;
+	futex(&hold, FUTEX_WAKE | FUTEX_PRIVATE, INT_MAX, NULL, NULL, 0);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_join(t[i], NULL) == 0);
+	hold = 0;
+}
+
+/* A /proc file's field (procfs style "Name:\tvalue"), or -1. */
+static long proc_field(const char *path, const char *name)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *t = strstr(buf, name);
+	return t ? atol(t + strlen(name)) : -1;
+}
+
+/* Does directory path list name? */
+static int lists(const char *path, long name)
+{
+	char want[24];
+	snprintf(want, sizeof want, "%ld", name);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int found = 0;
+	while (d && (e = readdir(d)))
+		found |= strcmp(e->d_name, want) == 0;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* proc_task: /proc/self/status counts the threads; /proc/PID/task lists
+ * each, whose status names its tid and the process's pid; /proc lists the
+ * process only, though /proc/TID can be opened, as on Linux. */
+static void t_proc_task(void)
+{
+	pthread_t t[3];
+	for (intptr_t i = 0; i < 3; i++)
+		CHECK(pthread_create(&t[i], NULL, hold_body, (void *)i) == 0);
+	for (int i = 0; i < 3; i++)
+		while (!held_tid[i])
+			sched_yield();
+	char path[96], task[64];
+	CHECK(proc_threads() == 4);
+	snprintf(task, sizeof task, "/proc/%d/task", (int)getpid());
+	CHECK(lists(task, getpid()));
+	for (int i = 0; i < 3; i++) {
+		CHECK(lists(task, held_tid[i]));
+		CHECK(!lists("/proc", held_tid[i]));
+		snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)getpid(), (int)held_tid[i]);
+		CHECK(proc_field(path, "Pid:") == held_tid[i]);
+		CHECK(proc_field(path, "Tgid:") == getpid());
+		CHECK(proc_field(path, "Threads:") == 4);
+		snprintf(path, sizeof path, "/proc/%d/status", (int)held_tid[i]);
+		CHECK(proc_field(path, "Tgid:") == getpid());
+	}
+	CHECK(lists("/proc", getpid()));
+	snprintf(path, sizeof path, "/proc/%d/task/%d", (int)getpid(), (int)getpid() + 100000);
+	CHECK(open(path, O_RDONLY) < 0);
+	release(t, 3);
+	CHECK(settle_threads() == 1);
+	snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)getpid(), (int)held_tid[0]);
+	CHECK(open(path, O_RDONLY) < 0 && errno == ENOENT);
+}
+
+static volatile pid_t usr2_on;
+static void on_usr2(int s)
+{
+	(void)s;
+	usr2_on = gettid_();
+}
+
+/* signal_group: kill() to the process reaches the thread that does not
+ * block the signal (the main thread blocks it). */
+static void t_signal_group(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr2 };
+	CHECK(sigaction(SIGUSR2, &sa, NULL) == 0);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_t t[1];
+	CHECK(pthread_create(&t[0], NULL, hold_body, (void *)0) == 0);   /* unblocked */
+	CHECK(pthread_sigmask(SIG_BLOCK, &set, NULL) == 0);
+	while (!held_tid[0])
+		sched_yield();
+	CHECK(kill(getpid(), SIGUSR2) == 0);
+	while (!usr2_on)
+		sched_yield();
+	CHECK(usr2_on == held_tid[0]);
+	release(t, 1);
+	/* blocked by every thread: it waits, pending for the process */
+	usr2_on = 0;
+	CHECK(kill(getpid(), SIGUSR2) == 0);
+	sigset_t pend;
+	CHECK(sigpending(&pend) == 0 && sigismember(&pend, SIGUSR2));
+	CHECK(usr2_on == 0);
+	CHECK(pthread_sigmask(SIG_UNBLOCK, &set, NULL) == 0);
+	CHECK(usr2_on == gettid_());
+}
+
+static volatile pid_t fault_tid;
+static void on_segv(int s)
+{
+	(void)s;
+	_exit(gettid_() == fault_tid ? 0 : 3);
+}
+
+static void *fault_with_handler(void *a)
+{
+	(void)a;
+	fault_tid = gettid_();
+	*(volatile int *)0 = 1;
+	return NULL;
+}
+
+/* fault_thread: a fault's signal goes to the faulting thread: its handler
+ * runs there (it sees that thread's tid). */
+static void t_fault_thread(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct sigaction sa = { .sa_handler = on_segv };
+		CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
+		pthread_t s, t;
+		CHECK(pthread_create(&s, NULL, sleeper, NULL) == 0);
+		CHECK(pthread_create(&t, NULL, fault_with_handler, NULL) == 0);
+		pthread_join(t, NULL);
+		_exit(4);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail(__LINE__, "status %#x, want exit 0", st);
+}
+
+static volatile pid_t wait_for;
+static void *wait_child(void *a)
+{
+	(void)a;
+	int st;
+	pid_t got = waitpid(wait_for, &st, 0);
+	return (void *)(intptr_t)(got == wait_for && WIFEXITED(st) && WEXITSTATUS(st) == 9);
+}
+
+/* wait_thread: a child forked by the main thread is reaped by another
+ * thread of the process (children belong to the process); getppid in a
+ * thread is the process's parent. */
+static void t_wait_thread(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(9);
+	wait_for = pid;
+	pthread_t t;
+	void *r;
+	CHECK(pthread_create(&t, NULL, wait_child, NULL) == 0);
+	CHECK(pthread_join(t, &r) == 0);
+	CHECK(r == (void *)1);
+	CHECK_ERR(waitpid(-1, NULL, WNOHANG), ECHILD);
+}
+
+/* exec_main: the main thread execs while two others run: they end, the
+ * program keeps its pid. */
+static void t_exec_main(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+		exec_expect = getpid();
+		CHECK(pthread_create(&t, NULL, sleeper, NULL) == 0);
+		CHECK(pthread_create(&t, NULL, spinner, NULL) == 0);
+		exec_body(NULL);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 42)
+		fail(__LINE__, "status %#x, want exit 42", st);
+}
+
 /* ---- main ---- */
 
 struct threadtest {
@@ -802,7 +1008,9 @@ static const struct threadtest tests[] = {
 	{ "futex_shared", t_futex_shared }, { "no_leak", t_no_leak },
 	{ "fork_threads", t_fork_threads }, { "exec_thread", t_exec_thread },
 	{ "fault_kills_group", t_fault_kills_group }, { "tgkill", t_tgkill },
-	{ "clone_flags", t_clone_flags },
+	{ "clone_flags", t_clone_flags }, { "proc_task", t_proc_task },
+	{ "signal_group", t_signal_group }, { "fault_thread", t_fault_thread },
+	{ "wait_thread", t_wait_thread }, { "exec_main", t_exec_main },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
