@@ -99,6 +99,7 @@ static bool gib_private(const struct vma *prev, const struct vma *v, vaddr_t g)
 struct pd_verdict {
 	vaddr_t gib;          /* the 1 GiB judged, or 1 (none yet) */
 	unsigned flags;       /* PTSHARE_FORK_PD or 0 */
+	bool done;            /* the child has that PD page already */
 	const struct vma *prev;
 };
 
@@ -109,6 +110,7 @@ static unsigned pd_flags(struct pd_verdict *d, const struct vma *v, enum fork_st
 	if (s == FORK_SHARE_PD && gib_of(v->start) != d->gib) {
 		d->gib = gib_of(v->start);
 		d->flags = gib_private(d->prev, v, d->gib) ? PTSHARE_FORK_PD : 0;
+		d->done = false;
 	}
 	d->prev = v;
 	return s == FORK_SHARE_PD ? d->flags : 0;
@@ -146,7 +148,10 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 			goto fail;
 		vma_insert(child, c);
 		t0 = phase_begin();
-		int r = v->flags & VM_WIPEONFORK ? 0 : fork_vma(child->pgt, parent->pgt, v, s, pd);
+		/* once a 1 GiB's PD page is shared, its other VMAs need nothing */
+		bool skip = (v->flags & VM_WIPEONFORK) || (pd && d.done);
+		int r = skip ? 0 : fork_vma(child->pgt, parent->pgt, v, s, pd);
+		d.done |= pd != 0;
 		phase_end(PH_FORK_VMA, t0);
 		if (r < 0)
 			goto fail;
