@@ -433,8 +433,10 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 		as_destroy(as);
 		return -ENOMEM;
 	}
+	spin_lock(&proc_lock);             /* readers find p->as under it */
 	struct addrspace *old = p->as;
 	p->as = as;
+	spin_unlock(&proc_lock);
 	if (p == current_proc())
 		as_activate(as);
 	as_put(old);   /* a CLONE_VM sharer (vfork) may still use it */

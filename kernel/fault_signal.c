@@ -12,6 +12,7 @@
  * the system call returns -EFAULT (-ENOMEM when memory ran out).
  */
 #include "kernel/fault_signal.h"
+#include "lib/errno.h"
 #include "kernel/proc.h"
 #include "kernel/oom.h"
 #include "mm/as.h"
@@ -33,7 +34,10 @@ static enum fault_result resolve(struct proc *p, const struct trapframe *tf, uin
 		return FAULT_BAD_ADDRESS;   /* a kernel address: never mapped for it */
 	if ((tf->error & PF_PRESENT) && (tf->error & PF_RSVD))
 		return FAULT_BAD_ACCESS;    /* a reserved bit in an entry: mm's bug */
-	return as_fault(p->as, addr, fault_flags(tf->error));
+	as_lock_read(p->as);
+	enum fault_result r = as_fault(p->as, addr, fault_flags(tf->error));
+	as_unlock_read(p->as);
+	return r;
 }
 
 static void user_page_fault(struct trapframe *tf, uint64_t addr, enum fault_result r);
@@ -46,11 +50,10 @@ static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
 	if (!p || !p->as)
 		return false;
 	enum fault_result r = resolve(p, tf, addr);
-	uaccess_fault_taken(r);   /* a copy from the kernel reports -ENOMEM */
 	if (r == FAULT_HANDLED)
 		return true;
-	if (!trap_from_user(tf))
-		return false;
+	if (!trap_from_user(tf))   /* a copy from the kernel: ENOMEM, else EFAULT */
+		return r == FAULT_OOM && trap_extable_fixup(tf, -ENOMEM);
 	user_page_fault(tf, addr, r);
 	return true;
 }

@@ -70,16 +70,19 @@ static void fire_real(uint64_t now)
 	next_real_ns = next;
 }
 
-void itimer_tick(bool in_user)
+void itimer_charge_tick(struct proc *p, bool in_user)
 {
-	struct proc *p = current_proc();
+	spin_lock(&proc_lock);
+	if (in_user)
+		charge(p, ITIMER_VIRTUAL);
+	charge(p, ITIMER_PROF);
+	spin_unlock(&proc_lock);
+}
+
+void itimer_real_tick(void)
+{
 	uint64_t now = clock_ns();
 	spin_lock(&proc_lock);
-	if (p) {
-		if (in_user)
-			charge(p, ITIMER_VIRTUAL);
-		charge(p, ITIMER_PROF);
-	}
 	if (next_real_ns && next_real_ns <= now)
 		fire_real(now);
 	spin_unlock(&proc_lock);

@@ -7,7 +7,8 @@
  *   ITIMER_PROF     its user + system time -> SIGPROF
  *
  * A timer with an interval re-arms itself by that interval when it fires.
- * The timer tick checks them (itimer_tick), so they fire with the tick's
+ * The ticks check them (each CPU's tick charges the process it runs:
+ * itimer_charge_tick; the system tick fires REAL timers: itimer_real_tick), so they fire with the tick's
  * resolution (1/HZ) and never early. fork gives the child no timers;
  * execve keeps them (POSIX).
  */
@@ -26,9 +27,15 @@ struct itimer {
 	uint64_t interval_ns;
 };
 
-/* The tick's part (interrupt context, proc_lock free on this CPU): charge
- * one tick to the current process's VIRTUAL (when in_user) and PROF
- * timers, and fire every REAL timer that is due. */
-void itimer_tick(bool in_user);
+struct proc;
+
+/* A CPU's tick (interrupt context, proc_lock free on this CPU): charge one
+ * tick to p's VIRTUAL (when in_user) and PROF timers, firing them when
+ * they run out. p is the process this CPU runs. */
+void itimer_charge_tick(struct proc *p, bool in_user);
+
+/* The system tick's part (interrupt context): fire every REAL timer that is
+ * due, whichever CPU its process runs on. */
+void itimer_real_tick(void);
 
 #endif

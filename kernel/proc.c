@@ -38,6 +38,43 @@ struct proc *proc_find(int pid)
 	return NULL;
 }
 
+struct proc *proc_lock_memory(int pid, struct addrspace **asp)
+{
+	for (;;) {
+		spin_lock(&proc_lock);
+		struct proc *p = proc_find(pid);
+		struct addrspace *as = p && p->state != P_EMBRYO ? p->as : NULL;
+		if (!as) {
+			*asp = NULL;
+			if (p && p->state != P_EMBRYO)
+				return p;
+			spin_unlock(&proc_lock);
+			return NULL;
+		}
+		as_get(as);                /* it cannot be freed while we wait */
+		spin_unlock(&proc_lock);
+		as_lock_read(as);          /* sleeping lock: outside proc_lock */
+		spin_lock(&proc_lock);
+		p = proc_find(pid);
+		if (p && p->as == as) {
+			*asp = as;
+			return p;
+		}
+		spin_unlock(&proc_lock);   /* it exec'd or exited meanwhile: again */
+		as_unlock_read(as);
+		as_put(as);
+	}
+}
+
+void proc_unlock_memory(struct addrspace *as)
+{
+	spin_unlock(&proc_lock);
+	if (as) {
+		as_unlock_read(as);
+		as_put(as);
+	}
+}
+
 void proc_set_name(struct proc *p, const char *path)
 {
 	const char *base = path;
@@ -80,17 +117,18 @@ void proc_pss_census(uint64_t *pss_frac, uint64_t *frames)
 	if (frame_census_begin(&c) < 0)
 		return;
 	*pss_frac = 0;
-	spin_lock(&proc_lock);
 	for (int i = 0; i < NPROC; i++) {
-		struct proc *p = &proc_table[i];
-		if (p->state == P_UNUSED || p->state == P_EMBRYO || !p->as || !as_first_user(p))
+		struct addrspace *as;
+		if (!proc_lock_memory(proc_table[i].pid, &as))
 			continue;
-		struct as_memstat st;
-		as_memstat(p->as, &st);
-		*pss_frac += st.pss_frac;
-		frame_census_add(&c, p->as);
+		if (as && as_first_user(&proc_table[i])) {   /* threads: once */
+			struct as_memstat st;
+			as_memstat(as, &st);
+			*pss_frac += st.pss_frac;
+			frame_census_add(&c, as);
+		}
+		proc_unlock_memory(as);
 	}
-	spin_unlock(&proc_lock);
 	*frames = frame_census_end(&c);
 }
 
@@ -227,7 +265,13 @@ static int fork_process(const struct fork_req *req)
 	struct proc *child = proc_alloc();
 	if (!child)
 		return -EAGAIN;
-	child->as = flags & CLONE_VM ? as_get(parent->as) : as_fork(parent->as);
+	if (flags & CLONE_VM) {
+		child->as = as_get(parent->as);
+	} else {
+		as_lock_write(parent->as);      /* fork write-protects its entries */
+		child->as = as_fork(parent->as);
+		as_unlock_write(parent->as);
+	}
 	if (!child->as || thread_share(child, parent, flags) < 0) {
 		as_put(child->as);
 		proc_free(child);
@@ -246,7 +290,7 @@ static int fork_process(const struct fork_req *req)
 		fork_apply(child, req);
 	int pid = child->pid;
 	spin_lock(&proc_lock);
-	child->state = P_RUNNABLE;
+	sched_make_runnable_locked(child);
 	if (req && (req->flags & FORK_VFORK))
 		vfork_wait(child);
 	spin_unlock(&proc_lock);
@@ -439,6 +483,7 @@ int proc_vmcheck(void)
 	int r = ptshare_check_begin(&c);
 	if (r < 0)
 		return r;
+	sched_stop_others();   /* a consistent picture of every address space */
 	spin_lock(&proc_lock);
 	for (int i = 0; i < NPROC; i++)
 		if (proc_table[i].state != P_UNUSED && proc_table[i].as &&
@@ -446,6 +491,7 @@ int proc_vmcheck(void)
 			ptshare_check_add(&c, proc_table[i].as);
 	spin_unlock(&proc_lock);
 	ptshare_check_finish(&c);
+	sched_resume_others();
 	return 0;
 }
 

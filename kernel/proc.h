@@ -40,6 +40,7 @@ struct proc {
 	int pid;                     /* the thread id (gettid) */
 	int tgid;                    /* the thread group's pid (getpid) */
 	enum proc_state state;
+	int cpu;                     /* the CPU it runs on (RUNNING) or last ran on */
 	char name[PROC_NAME_MAX];
 	char cmdline[PROC_CMDLINE_MAX];  /* argv of the last execve, NUL after each */
 	uint32_t cmdline_len;        /* bytes used (cut at PROC_CMDLINE_MAX) */
@@ -154,6 +155,13 @@ void proc_free(struct proc *p);
 /* Look up a thread by tid, zombies included (proc_lock held); a process's
  * pid is its leader's tid. */
 struct proc *proc_find(int pid);
+/* For a reader of another process's memory (/proc, introspection): find
+ * pid (not EMBRYO) and return it with proc_lock held (its fields stable)
+ * and its address space in *asp, referenced and locked for reading (NULL:
+ * it has none, e.g. a zombie). NULL when there is no such process (nothing
+ * held). proc_unlock_memory(*asp) releases all of it. May sleep. */
+struct proc *proc_lock_memory(int pid, struct addrspace **asp);
+void proc_unlock_memory(struct addrspace *as);
 
 /* Run the VM invariant checker (mm/ptshare_check.h) over every process's address
  * space: 0, -ENOMEM, or a panic naming what is wrong. With the `vmcheck`
@@ -189,7 +197,20 @@ void sleep_on(const void *chan, struct spinlock *lk);
 void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline);
 void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
+/* Make p RUNNABLE (proc_lock held) and kick an idle CPU to come and run it. */
+void sched_make_runnable_locked(struct proc *p);
+/* Something p must see on its way back to user mode changed (a signal, a
+ * kill; proc_lock held): if p runs on another CPU now, interrupt it so it
+ * looks at once instead of at its next tick. */
+void sched_notify_locked(struct proc *p);
 void sched_init(void);
+/* Stop every other CPU at a safe point (returning to user mode, or in its
+ * scheduler loop: never inside a kernel operation) and keep it there until
+ * sched_resume_others: for checkers that need every address space still
+ * (proc_vmcheck). The caller holds no lock; may wait for another stopper.
+ * On one CPU both do nothing. */
+void sched_stop_others(void);
+void sched_resume_others(void);
 void sleep_until_ns(uint64_t deadline);   /* nanosleep */
 
 /* The 1, 5 and 15 minute load averages in hundredths (1.50 is 150). */
@@ -204,6 +225,8 @@ struct cpu_times {
 	uint64_t user, system, idle;   /* ticks in user mode, kernel, idle */
 	uint64_t switches;             /* processes switched to */
 };
+/* Summed over the CPUs, and of one CPU (0 .. ncpus-1). */
 void sched_cpu_times(struct cpu_times *t);
+void sched_cpu_times_of(int cpu, struct cpu_times *t);
 
 #endif

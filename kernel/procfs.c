@@ -106,13 +106,13 @@ static void synth_inode(struct inode *ip, const char *name, enum inode_type type
 static int pid_file_show(struct inode *ip, uint64_t priv, struct textbuf *tb)
 {
 	const struct pid_file *pf = &pid_files[ip - ip->parent->children];
-	spin_lock(&proc_lock);
-	struct proc *p = proc_find((int)priv);
-	int r = p && proc_visible(p) ? 0 : -ESRCH;
-	if (r == 0)
-		pf->show(p, tb);
-	spin_unlock(&proc_lock);
-	return r;
+	struct addrspace *as;
+	struct proc *p = proc_lock_memory((int)priv, &as);
+	if (!p)
+		return -ESRCH;
+	pf->show(p, tb);   /* p's fields and its memory hold still meanwhile */
+	proc_unlock_memory(as);
+	return 0;
 }
 
 static const struct inode_ops pid_file_ops = { .show = pid_file_show };

@@ -177,7 +177,7 @@ void procfs_show_stat(struct proc *p, struct textbuf *tb)
 	/* 38-52: exit_signal processor rt_priority policy blkio_ticks
 	 * guest_time cguest_time start_data end_data start_brk arg_start
 	 * arg_end env_start env_end exit_code */
-	tb_printf(tb, "17 0 0 0 0 0 0 0 0 %lu 0 0 0 0 %d\n", brk0,
+	tb_printf(tb, "17 %d 0 0 0 0 0 0 0 %lu 0 0 0 0 %d\n", p->cpu, brk0,
 		  p->state == P_ZOMBIE ? p->exit_status : 0);
 }
 

@@ -9,6 +9,8 @@
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
 #include "kernel/textbuf.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/percpu.h"
 #include "mm/fault.h"
 #include "mm/lazyfree.h"
 #include "mm/memstat.h"
@@ -149,9 +151,14 @@ void procfs_show_sysstat(struct textbuf *tb)
 	proc_count(&running, &total);
 	/* user nice system idle iowait irq softirq steal guest guest_nice,
 	 * in ticks of HZ (= Linux's USER_HZ, 100) */
-	for (int cpu = -1; cpu < 1; cpu++)
-		tb_printf(tb, "cpu%s %lu 0 %lu %lu 0 0 0 0 0 0\n", cpu < 0 ? " " : "0",
-			  t.user, t.system, t.idle);
+	tb_printf(tb, "cpu  %lu 0 %lu %lu 0 0 0 0 0 0\n", t.user, t.system, t.idle);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		if (!(smp_online_mask() & cpumask_of(cpu)))
+			continue;
+		struct cpu_times c;
+		sched_cpu_times_of(cpu, &c);
+		tb_printf(tb, "cpu%d %lu 0 %lu %lu 0 0 0 0 0 0\n", cpu, c.user, c.system, c.idle);
+	}
 	tb_printf(tb, "intr %lu\nctxt %lu\nbtime %lu\nprocesses %d\n", timer_ticks(),
 		  t.switches, (uint64_t)BOOT_EPOCH, proc_last_pid());
 	tb_printf(tb, "procs_running %d\nprocs_blocked 0\n", running);

@@ -7,20 +7,60 @@
  * code: every tick marks need_resched, and the return-to-user hook yields.
  */
 #include "kernel/proc.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
+#include "lib/rwsem.h"
 #include "mm/as.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/ipi.h"
 #include "arch/x86_64/irq.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/timer.h"
 
 #define TIMESLICE_TICKS 2
 
-static volatile int ticks_left = TIMESLICE_TICKS;
-static const char tick_channel;   /* address that timer sleepers wait on */
-static struct cpu_times cpu_times;   /* since boot, the one CPU */
+/* What the scheduler keeps for each CPU (indexed by struct cpu.id). */
+struct sched_cpu {
+	int slice_left;            /* ticks left in the running process's slice */
+	bool idle;                 /* halted with nothing to run (proc_lock) */
+	struct cpu_times times;    /* since boot */
+};
+static struct sched_cpu sched_cpus[MAX_CPUS];
+static int rr_next;                /* where the next scan starts (proc_lock) */
+static const char tick_channel;    /* address that timer sleepers wait on */
 
-/* Load the process's address space, kernel stack and TLS, and run it. */
+static void park_if_stopped(void);
+static cpumask_t scheduling;        /* CPUs that entered scheduler() */
+
+/* Who holds a sleeping lock (lib/rwsem.h): the running process, or, with
+ * none (boot, in-kernel tests), the CPU itself. */
+static const void *current_task(void)
+{
+	return current_proc() ? (const void *)current_proc() : (const void *)this_cpu();
+}
+
+/* A sleeping lock's wait: sleep, or spin where there is no process. */
+static void rwsem_wait(const void *chan, struct spinlock *lk)
+{
+	if (current_proc()) {
+		sleep_on(chan, lk);
+		return;
+	}
+	spin_unlock(lk);
+	spin_relax();
+	spin_lock(lk);
+}
+
+static struct sched_cpu *this_sched(void)
+{
+	return &sched_cpus[this_cpu()->id];
+}
+
+/* Load the process's address space, kernel stack and TLS, and run it
+ * (proc_lock held: no other CPU can pick p until p is switched out and
+ * this CPU's scheduler lets the lock go). */
 static void switch_to(struct cpu *c, struct proc *p)
 {
 	c->current = p;
@@ -29,37 +69,131 @@ static void switch_to(struct cpu *c, struct proc *p)
 	as_activate(p->as);
 	arch_set_fs_base(p->fs_base);
 	p->state = P_RUNNING;
-	ticks_left = TIMESLICE_TICKS;
-	cpu_times.switches++;
+	p->cpu = c->id;
+	this_sched()->slice_left = TIMESLICE_TICKS;
+	this_sched()->times.switches++;
 	fpu_restore(&p->fpu);
 	swtch(&c->scheduler, p->ctx);
 	fpu_save(&p->fpu);
 	c->current = NULL;
 }
 
+/* The next RUNNABLE process after the last one picked, in table order
+ * (one run queue for all CPUs), or NULL. proc_lock held. */
+static struct proc *pick_next(void)
+{
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &proc_table[(rr_next + i) % NPROC];
+		if (p->state == P_RUNNABLE) {
+			rr_next = (int)(p - proc_table) + 1;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* Nothing to run (proc_lock held): say so, so that the next wakeup kicks
+ * this CPU, and leave the last process's page table: an idle CPU runs on
+ * the kernel's, so no CPU but those running an address space ever has it
+ * in CR3 (pgt_destroy relies on it; shootdowns never target idle CPUs). */
+static void go_idle(struct sched_cpu *s)
+{
+	s->idle = true;
+	as_activate(NULL);
+}
+
 void scheduler(void)
 {
 	struct cpu *c = this_cpu();
-	int next = 0;
-
+	struct sched_cpu *s = this_sched();
+	__atomic_fetch_or(&scheduling, cpumask_of(c->id), __ATOMIC_SEQ_CST);
 	for (;;) {
-		irq_enable();
+		irq_enable();    /* take pending interrupts between rounds */
+		park_if_stopped();
+		irq_disable();   /* ... then none until the halt: see below */
 		spin_lock(&proc_lock);
-		bool ran = false;
-		for (int i = 0; i < NPROC; i++) {
-			struct proc *p = &proc_table[(next + i) % NPROC];
-			if (p->state != P_RUNNABLE)
-				continue;
-			next = (int)(p - proc_table) + 1;
+		s->idle = false;
+		struct proc *p = pick_next();
+		if (p) {
 			switch_to(c, p);
 			thread_switched_out(p);   /* an exited thread's slot */
-			ran = true;
-			break;
+		} else {
+			go_idle(s);
 		}
 		spin_unlock(&proc_lock);
-		if (!ran)
-			cpu_idle();   /* nothing to run: wait for an interrupt */
+		/* Interrupts are still off: a kick sent after go_idle waits until
+		 * the sti of the halt, so it wakes the halt and is never lost. */
+		if (!p)
+			cpu_idle();
 	}
+}
+
+/* ---- stopping the other CPUs (sched_stop_others) ---- */
+
+static int stop_owner = -1;         /* the CPU that stopped the others, or -1 */
+static cpumask_t parked;            /* CPUs waiting for it to resume them */
+
+/* A safe point (no lock held, no kernel operation half done): if another
+ * CPU stopped the world, wait here until it resumes it. */
+static void park_if_stopped(void)
+{
+	int me = this_cpu()->id;
+	int owner = atomic_load(&stop_owner);
+	if (owner < 0 || owner == me)
+		return;
+	uint64_t flags = irq_save();
+	__atomic_fetch_or(&parked, cpumask_of(me), __ATOMIC_SEQ_CST);
+	while ((owner = atomic_load(&stop_owner)) >= 0 && owner != me)
+		spin_relax();             /* answers cross-CPU calls meanwhile */
+	__atomic_fetch_and(&parked, ~cpumask_of(me), __ATOMIC_SEQ_CST);
+	irq_restore(flags);
+}
+
+void sched_stop_others(void)
+{
+	int me = this_cpu()->id, none = -1;
+	if (spin_held_count())
+		panic("sched_stop_others: CPU %d holds a lock", me);
+	while (!atomic_cmpxchg(&stop_owner, &none, me)) {
+		none = -1;
+		park_if_stopped();        /* another stopper first */
+	}
+	cpumask_t want = atomic_load(&scheduling) & ~cpumask_of(me);
+	for (int i = 0; i < ncpus; i++)
+		if (want & cpumask_of(i))
+			smp_kick(i);      /* out of a halt, or back toward user mode */
+	while ((atomic_load(&parked) & want) != want)
+		spin_relax();
+}
+
+void sched_resume_others(void)
+{
+	atomic_store(&stop_owner, -1);
+}
+
+/* proc_lock held: some process just became RUNNABLE. Kick one idle CPU
+ * (not this one: it reaches its scheduler by itself) to come and run it. */
+static void kick_idle_cpu(void)
+{
+	int me = this_cpu()->id;
+	for (int i = 0; i < ncpus; i++)
+		if (i != me && sched_cpus[i].idle) {
+			sched_cpus[i].idle = false;   /* one kick per idle period */
+			smp_kick(i);
+			return;
+		}
+}
+
+void sched_make_runnable_locked(struct proc *p)
+{
+	p->state = P_RUNNABLE;
+	kick_idle_cpu();
+}
+
+void sched_notify_locked(struct proc *p)
+{
+	if (p->state == P_RUNNING && p->cpu != this_cpu()->id)
+		smp_kick(p->cpu);   /* it looks at its signals on the way back to user */
 }
 
 void sched(void)
@@ -113,7 +247,7 @@ void wakeup_locked(const void *chan)
 {
 	for (int i = 0; i < NPROC; i++)
 		if (proc_table[i].state == P_SLEEPING && proc_table[i].wait_chan == chan)
-			proc_table[i].state = P_RUNNABLE;
+			sched_make_runnable_locked(&proc_table[i]);
 }
 
 /* The tick: wake the sleep_on_until sleepers whose deadline has come. */
@@ -124,7 +258,7 @@ static void wakeup_deadlines(void)
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *p = &proc_table[i];
 		if (p->state == P_SLEEPING && p->wait_deadline && p->wait_deadline <= now)
-			p->state = P_RUNNABLE;
+			sched_make_runnable_locked(p);
 	}
 	spin_unlock(&proc_lock);
 }
@@ -177,26 +311,47 @@ void sched_loadavg(unsigned long hundredths[3])
 
 void sched_cpu_times(struct cpu_times *t)
 {
-	*t = cpu_times;
+	*t = (struct cpu_times){ 0 };
+	for (int i = 0; i < ncpus; i++) {
+		struct cpu_times c;
+		sched_cpu_times_of(i, &c);
+		t->user += c.user, t->system += c.system, t->idle += c.idle;
+		t->switches += c.switches;
+	}
 }
 
-/* Timer tick (interrupt context, so proc_lock is free on this CPU): account
- * time, wake processes sleeping on the tick, and end the time slice. */
-static void sched_tick(struct trapframe *tf)
+void sched_cpu_times_of(int cpu, struct cpu_times *t)
+{
+	*t = sched_cpus[cpu].times;
+}
+
+/* This CPU's tick (its local APIC timer; interrupt context): charge the
+ * tick to whatever it was doing and count down the time slice. */
+static void sched_cpu_tick(struct trapframe *tf)
 {
 	struct proc *p = current_proc();
-	if (p) {
-		if (trap_from_user(tf))
-			p->utime_ticks++, cpu_times.user++;
-		else
-			p->stime_ticks++, cpu_times.system++;
-	} else {
-		cpu_times.idle++;
-	}
+	struct sched_cpu *s = this_sched();
+	bool user = trap_from_user(tf);
+	if (!p)
+		s->times.idle++;
+	else if (user)
+		p->utime_ticks++, s->times.user++;
+	else
+		p->stime_ticks++, s->times.system++;
+	if (p)
+		itimer_charge_tick(p, user);
+	if (s->slice_left > 0)
+		s->slice_left--;
+}
+
+/* The system tick (the PIT, on the boot CPU): the load average, real-time
+ * timers and sleepers. Without a local APIC timer it is also CPU 0's. */
+static void sched_tick(struct trapframe *tf)
+{
+	if (!lapic_present())
+		sched_cpu_tick(tf);
 	loadavg_tick();
-	itimer_tick(p && trap_from_user(tf));
-	if (ticks_left > 0)
-		ticks_left--;
+	itimer_real_tick();
 	wakeup(&tick_channel);
 	wakeup_deadlines();
 }
@@ -219,9 +374,10 @@ static void sched_user_return(struct trapframe *tf)
 	struct proc *p = current_proc();
 	if (!p)
 		return;
+	park_if_stopped();
 	if (p->killed)
 		proc_exit(W_TERMSIG(p->kill_signal));
-	if (ticks_left == 0)
+	if (this_sched()->slice_left == 0)
 		sched_yield();
 	if (p->killed)
 		proc_exit(W_TERMSIG(p->kill_signal));
@@ -231,5 +387,9 @@ static void sched_user_return(struct trapframe *tf)
 void sched_init(void)
 {
 	timer_tick_hook = sched_tick;
+	lapic_tick_hook = sched_cpu_tick;
 	user_return_hook = sched_user_return;
+	rwsem_sleep_hook = rwsem_wait;
+	rwsem_wake_hook = wakeup;
+	rwsem_self_hook = current_task;
 }

@@ -47,7 +47,9 @@ static bool init_drops(const struct proc *p, int sig)
 static void wake_interrupted(struct proc *q)
 {
 	if (q->state == P_SLEEPING && signal_interrupted(q))
-		q->state = P_RUNNABLE;
+		sched_make_runnable_locked(q);
+	else
+		sched_notify_locked(q);   /* running elsewhere: look now */
 }
 
 /* Is q a live thread of p's group? */

@@ -1,8 +1,11 @@
 /* kernel/smp.c -- start the application processors and give them an idle
  * loop; the hardware half is arch/x86_64/smp.c. */
 #include "kernel/smp.h"
+#include "kernel/proc.h"
 #include "arch/x86_64/bootinfo.h"
+#include "lib/cmdline.h"
 #include "lib/printk.h"
+#include "lib/string.h"
 #include "lib/format.h"
 #include "mm/kstack.h"
 #include "arch/x86_64/ipi.h"
@@ -12,11 +15,18 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/timer.h"
 
-/* Every AP ends here, on its boot stack: tick, answer IPIs, halt. */
+/* Do the application processors run processes? `smp_sched=0` keeps every
+ * process on the boot CPU (the APs only answer IPIs), for comparisons. */
+static bool aps_schedule;
+
+/* Every AP ends here, on its boot stack: its tick, then the scheduler
+ * (which halts while there is nothing to run, answering IPIs). */
 static __noreturn void ap_idle(void)
 {
 	lapic_timer_start(HZ);
 	smp_ap_online();
+	if (aps_schedule)
+		scheduler();
 	for (;;)
 		cpu_idle();
 }
@@ -47,6 +57,7 @@ static void print_online(void)
 
 void smp_init(void)
 {
+	aps_schedule = strcmp(cmdline_get_or("smp_sched", "0"), "0") != 0;
 	smp_detect(boot_info.acpi_rsdp);
 	if (lapic_present()) {
 		ipi_init();

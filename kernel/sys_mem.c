@@ -86,10 +86,13 @@ static long sys_mmap(const uint64_t a[6])
 	}
 	if (type == MAP_SHARED_VALIDATE)
 		flags = (flags & ~(unsigned)MAP_TYPE) | MAP_SHARED;
+	struct addrspace *as = current_proc()->as;
+	as_lock_write(as);
 	if (obj && !addr && !(flags & MAP_FIXED) && off == 0 && type == MAP_PRIVATE)
-		addr = exec_lib_address(current_proc()->as, vmobject_inode(obj));   /* a library? */
+		addr = exec_lib_address(as, vmobject_inode(obj));   /* a library? */
 	vaddr_t got;
-	int r = as_mmap(current_proc()->as, addr, len, prot, flags, obj, off, &got);
+	int r = as_mmap(as, addr, len, prot, flags, obj, off, &got);
+	as_unlock_write(as);
 	return r < 0 ? r : (long)got;
 }
 
@@ -101,7 +104,11 @@ static long sys_munmap(const uint64_t a[6])
 	uint64_t len = a[1];
 	if (start % PAGE_SIZE || start > USER_TOP || len > USER_TOP - start || !len)
 		return -EINVAL;
-	return as_munmap(current_proc()->as, start, ALIGN_UP(len, PAGE_SIZE));
+	struct addrspace *as = current_proc()->as;
+	as_lock_write(as);
+	int r = as_munmap(as, start, ALIGN_UP(len, PAGE_SIZE));
+	as_unlock_write(as);
+	return r;
 }
 
 static long sys_mprotect(const uint64_t a[6])
@@ -117,17 +124,29 @@ static long sys_mprotect(const uint64_t a[6])
 		return -ENOMEM;   /* the rounded length wraps around */
 	if (a[2] & ~(uint64_t)PROT_KNOWN)
 		return -EINVAL;
-	return as_mprotect(current_proc()->as, start, len, (unsigned)a[2]);
+	struct addrspace *as = current_proc()->as;
+	as_lock_write(as);
+	int r = as_mprotect(as, start, len, (unsigned)a[2]);
+	as_unlock_write(as);
+	return r;
 }
 
 static long sys_brk(const uint64_t a[6])
 {
-	return (long)as_brk(current_proc()->as, a[0]);
+	struct addrspace *as = current_proc()->as;
+	as_lock_write(as);
+	vaddr_t r = as_brk(as, a[0]);
+	as_unlock_write(as);
+	return (long)r;
 }
 
 static long sys_madvise(const uint64_t a[6])
 {
-	return as_madvise(current_proc()->as, a[0], a[1], (int)a[2]);
+	struct addrspace *as = current_proc()->as;   /* for writing: see docs/smp-and-locking.md */
+	as_lock_write(as);
+	int r = as_madvise(as, a[0], a[1], (int)a[2]);
+	as_unlock_write(as);
+	return r;
 }
 
 /* mremap's argument checks (Linux's order); DONTUNMAP needs MAYMOVE and
@@ -145,7 +164,10 @@ static long sys_mremap(const uint64_t a[6])
 	if (!new_len || !old_len)
 		return -EINVAL;   /* zero, or the rounding wrapped */
 	vaddr_t got;
-	int r = as_mremap(current_proc()->as, old, old_len, new_len, flags, to, &got);
+	struct addrspace *as = current_proc()->as;
+	as_lock_write(as);
+	int r = as_mremap(as, old, old_len, new_len, flags, to, &got);
+	as_unlock_write(as);
 	return r < 0 ? r : (long)got;
 }
 
@@ -167,8 +189,11 @@ static long sys_mincore(const uint64_t a[6])
 	uint8_t buf[MINCORE_CHUNK];
 	for (uint64_t done = 0; done < npages;) {
 		uint64_t n = MIN(npages - done, MINCORE_CHUNK);
-		int r = as_mincore(current_proc()->as, start + done * PAGE_SIZE, n, buf);
-		r = r ?: copyout(uvec + done, buf, n);
+		struct addrspace *as = current_proc()->as;
+		as_lock_read(as);
+		int r = as_mincore(as, start + done * PAGE_SIZE, n, buf);
+		as_unlock_read(as);
+		r = r ?: copyout(uvec + done, buf, n);   /* outside the lock: it may fault */
 		if (r < 0)
 			return r;
 		done += n;

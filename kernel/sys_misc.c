@@ -35,6 +35,18 @@ static long sys_uname(const uint64_t a[6])
 	return copyout(a[0], u, sizeof(u));
 }
 
+/* getcpu(cpu, node, cache): the CPU the caller runs on (node 0: one NUMA
+ * node); NULL pointers are skipped, the cache argument is unused (Linux). */
+static long sys_getcpu(const uint64_t a[6])
+{
+	uint32_t cpu = (uint32_t)this_cpu()->id, node = 0;
+	if (a[0] && copyout(a[0], &cpu, sizeof(cpu)) < 0)
+		return -EFAULT;
+	if (a[1] && copyout(a[1], &node, sizeof(node)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
 /* sysinfo(2): Linux's struct sysinfo (what busybox free and uptime read). */
 struct linux_sysinfo {
 	int64_t uptime;             /* seconds since boot */
@@ -181,6 +193,7 @@ static long sys_reboot(const uint64_t a[6])
 
 const struct syscall_entry sys_misc_table[] = {
 	{ SYS_uname, "uname", sys_uname },
+	{ SYS_getcpu, "getcpu", sys_getcpu },
 	{ SYS_sysinfo, "sysinfo", sys_sysinfo },
 	{ SYS_clock_gettime, "clock_gettime", sys_clock_gettime },
 	{ SYS_gettimeofday, "gettimeofday", sys_gettimeofday },

@@ -28,7 +28,10 @@ static long sys_vmquery(const uint64_t a[6])
 	if (a[0] >= USER_TOP)
 		return -EINVAL;
 	struct pagoda_vmquery q;
-	as_vmquery(current_proc()->as, a[0], &q);
+	struct addrspace *as = current_proc()->as;
+	as_lock_read(as);
+	as_vmquery(as, a[0], &q);
+	as_unlock_read(as);
 	return copyout(a[1], &q, sizeof(q));
 }
 
@@ -48,22 +51,32 @@ static uint32_t proc_state_letter(enum proc_state s)
 }
 
 /* The index-th live process into *pi (proc_lock held): found? */
-static bool procinfo_of(uint64_t index, struct pagoda_procinfo *pi)
+/* The index-th visible process (table order), or 0. proc_lock held. */
+static int pid_at(uint64_t index)
 {
 	uint64_t seen = 0;
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *p = &proc_table[i];
-		if (p->state == P_UNUSED || p->state == P_EMBRYO || seen++ != index)
-			continue;
-		pi->pid = p->pid;
-		pi->ppid = p->parent ? p->parent->pid : 0;
-		pi->state = proc_state_letter(p->state);
-		memcpy(pi->name, p->name, sizeof(pi->name));
-		if (p->as)
-			as_fill_procinfo(p->as, pi);
-		return true;
+		if (p->state != P_UNUSED && p->state != P_EMBRYO && seen++ == index)
+			return p->pid;
 	}
-	return false;
+	return 0;
+}
+
+static bool procinfo_of(int pid, struct pagoda_procinfo *pi)
+{
+	struct addrspace *as;
+	struct proc *p = pid ? proc_lock_memory(pid, &as) : NULL;
+	if (!p)
+		return false;
+	pi->pid = p->pid;
+	pi->ppid = p->parent ? p->parent->pid : 0;
+	pi->state = proc_state_letter(p->state);
+	memcpy(pi->name, p->name, sizeof(pi->name));
+	if (as)
+		as_fill_procinfo(as, pi);
+	proc_unlock_memory(as);
+	return true;
 }
 
 static long sys_procinfo(const uint64_t a[6])
@@ -72,9 +85,9 @@ static long sys_procinfo(const uint64_t a[6])
 		return -EINVAL;
 	struct pagoda_procinfo pi = { 0 };
 	spin_lock(&proc_lock);
-	bool found = procinfo_of(a[0], &pi);
+	int pid = pid_at(a[0]);
 	spin_unlock(&proc_lock);
-	return found ? copyout(a[1], &pi, sizeof(pi)) : -ESRCH;
+	return procinfo_of(pid, &pi) ? copyout(a[1], &pi, sizeof(pi)) : -ESRCH;
 }
 
 /* ---- vmcheck ---- */
@@ -120,15 +133,14 @@ static bool pttree_args_valid(const uint64_t a[6])
 }
 
 /* Describe the tables of process a[0] into buf (max nodes): their number,
- * or -ESRCH. proc_lock keeps the address space alive meanwhile. */
+ * or -ESRCH. proc_lock_memory keeps its address space still meanwhile. */
 static long pttree_of(const uint64_t a[6], struct pagoda_ptnode *buf, size_t max)
 {
-	long n = -ESRCH;
-	spin_lock(&proc_lock);
-	struct proc *p = proc_find((int)a[0]);
-	if (p && p->state != P_EMBRYO)
-		n = p->as ? (long)pt_tree(p->as->pgt, a[1], a[2], (int)a[3], buf, max) : 0;
-	spin_unlock(&proc_lock);
+	struct addrspace *as;
+	if (!proc_lock_memory((int)a[0], &as))
+		return -ESRCH;
+	long n = as ? (long)pt_tree(as->pgt, a[1], a[2], (int)a[3], buf, max) : 0;
+	proc_unlock_memory(as);
 	return n;
 }
 

@@ -44,6 +44,7 @@ enum {
 	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_exit_group = 231,
 	SYS_tgkill = 234, SYS_futex = 202, SYS_sched_setaffinity = 203,
 	SYS_sched_getaffinity = 204, SYS_set_robust_list = 273, SYS_get_robust_list = 274, SYS_openat = 257, SYS_newfstatat = 262, SYS_dup3 = 292, SYS_pipe2 = 293,
+	SYS_getcpu = 309,
 };
 /* SYS_pagoda_*: shared with user space */
 #include "libc/include/pagoda/syscall.h"

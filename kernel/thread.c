@@ -198,7 +198,9 @@ static void kill_thread_locked(struct proc *q)
 	if (!q->kill_signal)
 		q->kill_signal = SIGKILL;
 	if (q->state == P_SLEEPING)
-		q->state = P_RUNNABLE;
+		sched_make_runnable_locked(q);
+	else
+		sched_notify_locked(q);   /* running on another CPU: die now */
 }
 
 /* Is q a thread of tg that has not exited? */

@@ -48,17 +48,29 @@ static void check_order(struct cpu *c, const struct spinlock *l)
 		panic("lockdep: CPU %d holds %d locks, taking %s", c->id, c->nheld, l->name);
 }
 
+void spin_relax(void)
+{
+	if (spin_wait_hook)
+		spin_wait_hook();
+	cpu_relax();
+}
+
+int spin_held_count(void)
+{
+	push_off();
+	int n = this_cpu()->nheld;
+	pop_off();
+	return n;
+}
+
 void spin_lock(struct spinlock *l)
 {
 	push_off();
 	struct cpu *c = this_cpu();
 	if (lockdep_on)
 		check_order(c, l);
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		if (spin_wait_hook)
-			spin_wait_hook();
-		cpu_relax();
-	}
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		spin_relax();
 	l->cpu = c->id;
 	if (c->nheld < LOCKDEP_MAX_HELD)
 		c->held[c->nheld++] = l;

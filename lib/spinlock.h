@@ -30,15 +30,17 @@ enum lock_rank {
 	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
 	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */
 	LOCK_RANK_FDTABLE = 12,   /* one descriptor table's slots (kernel/thread.h) */
+	LOCK_RANK_RWSEM = 14,     /* a sleeping lock's own guard (lib/rwsem.c) */
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
 	LOCK_RANK_PTL = 40,       /* one page-table page (planned: split PT lock) */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list (planned: mm/lazyfree.c) */
-	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (planned) */
-	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (planned) */
-	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (planned: mm/buddy.c) */
+	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/kmalloc.c) */
+	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/kstack.c) */
+	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/buddy.c) */
+	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (mm/buddy.c) */
 	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */
 	LOCK_RANK_TEST_HIGH = 91,
 };
@@ -68,6 +70,12 @@ bool spin_holding(const struct spinlock *l);
 /* Panics (naming it) if this CPU holds any lock other than allowed (which
  * may be NULL): the check before a context switch. */
 void lockdep_assert_switchable(const struct spinlock *allowed);
+
+/* How many spinlocks this CPU holds (0: it may sleep). */
+int spin_held_count(void);
+
+/* One turn of a spin-wait loop: answer cross-CPU calls, pause. */
+void spin_relax(void);
 
 /* Lockdep on? Set once at boot from the command line. */
 extern bool lockdep_on;

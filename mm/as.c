@@ -28,6 +28,7 @@ struct addrspace *as_create(void)
 		kfree(as);
 		return NULL;
 	}
+	rwsem_init(&as->lock, "addrspace");
 	as->users = 1;
 	return as;
 }
@@ -50,10 +51,36 @@ void as_destroy(struct addrspace *as)
 {
 	if (!as)
 		return;
+	if (rwsem_is_locked(&as->lock))
+		panic("as_destroy: address space (PML4 %#lx) freed while locked",
+		      pgt_root_pa(as->pgt));
 	while (as->vmas)
 		vma_delete(as, as->vmas);
 	pgt_destroy(as->pgt);
 	kfree(as);
+}
+
+void as_lock_read(struct addrspace *as)
+{
+	down_read(&as->lock);
+}
+
+void as_unlock_read(struct addrspace *as)
+{
+	up_read(&as->lock);
+}
+
+void as_lock_write(struct addrspace *as)
+{
+	down_write(&as->lock);
+	as->vidx.writer = true;
+}
+
+void as_unlock_write(struct addrspace *as)
+{
+	vma_index_refresh(as);
+	as->vidx.writer = false;
+	up_write(&as->lock);
 }
 
 void as_activate(struct addrspace *as)

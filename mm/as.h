@@ -12,6 +12,7 @@
 #define MM_AS_H
 
 #include "lib/types.h"
+#include "lib/rwsem.h"
 
 /* mmap/mprotect flags: Linux values, shared with libc. */
 #include "libc/include/pagoda/abi-mman.h"
@@ -42,20 +43,46 @@ struct vma_index {
 	struct vma **v;            /* kmalloc'ed, cap entries; NULL: none */
 	uint32_t n, cap;
 	bool stale;                /* the list changed since v was built */
+	bool writer;               /* as->lock is held for writing (as_lock_write) */
 };
 
+/* Locking and lifetime.
+ *
+ *   lock   a sleeping reader/writer lock (lib/rwsem.h). For reading: page
+ *          faults, and whoever only looks (introspection, /proc, the
+ *          invariant checker); for writing: whatever changes the VMA list
+ *          or the brk (mmap, munmap, mprotect, mremap, brk, madvise's
+ *          DONTNEED) and fork, which write-protects the parent's entries.
+ *          Never held across a copy to or from user memory: a fault there
+ *          takes it for reading. An address space nobody else can see yet
+ *          (fork's child, exec's new one) needs no lock.
+ *   users  references: the threads using it (CLONE_VM), and anyone looking at
+ *          another process's address space (as_get while that process
+ *          cannot drop its own, e.g. under proc_lock). The last as_put
+ *          frees it.
+ */
 struct addrspace {
+	struct rwsem lock;
 	struct pagetable *pgt;
 	struct vma *vmas;
 	struct vma_index vidx;     /* lookups: vma_find */
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
-	int users;                 /* threads using it (CLONE_VM); atomic */
+	int users;                 /* references (see above); atomic */
 };
 
 /* A new, empty address space with one user. NULL on OOM. */
 struct addrspace *as_create(void);
-/* Tear as down now, whoever else uses it (a user-less one, or NULL). */
+/* Tear as down now, whoever else uses it (a user-less one, or NULL; it
+ * must not be locked, and its page table active on no CPU: pgt_destroy
+ * panics). */
 void as_destroy(struct addrspace *as);
+
+/* The address-space lock (see struct addrspace). as_unlock_write also
+ * refreshes the VMA lookup index for the readers that come next. */
+void as_lock_read(struct addrspace *as);
+void as_unlock_read(struct addrspace *as);
+void as_lock_write(struct addrspace *as);
+void as_unlock_write(struct addrspace *as);
 
 /* One more user of as (a CLONE_VM thread); as_put drops one and destroys
  * as when it was the last (true then). NULL is allowed for as_put. */

@@ -1,13 +1,45 @@
 /* mm/kstack.c -- kernel stacks: a slot bitmap over the KSTACK region; the
- * stack pages are mapped in the kernel half, the guard below never is. */
+ * stack pages are mapped in the kernel half, the guard below never is.
+ *
+ * Several CPUs: kstack_lock (LOCK_RANK_KSTACK) guards the bitmap only. A
+ * slot is reserved under it, then mapped without it (page_alloc may
+ * reclaim, and unmapping sends a TLB shootdown); a freed slot is unmapped
+ * first and released under it last, so no one reuses a slot still mapped. */
 #include "mm/kstack.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
+#include "lib/spinlock.h"
 
+static struct spinlock kstack_lock = SPINLOCK_INIT("kstack", LOCK_RANK_KSTACK);
 static uint64_t used[KSTACK_SLOTS / 64];
+
+static bool slot_used(unsigned i)
+{
+	return (used[i / 64] >> (i % 64)) & 1;
+}
+
+/* Reserve the first free slot; KSTACK_SLOTS when there is none. */
+static unsigned slot_reserve(void)
+{
+	spin_lock(&kstack_lock);
+	unsigned i = 0;
+	while (i < KSTACK_SLOTS && slot_used(i))
+		i++;
+	if (i < KSTACK_SLOTS)
+		used[i / 64] |= 1UL << (i % 64);
+	spin_unlock(&kstack_lock);
+	return i;
+}
+
+static void slot_release(unsigned i)
+{
+	spin_lock(&kstack_lock);
+	used[i / 64] &= ~(1UL << (i % 64));
+	spin_unlock(&kstack_lock);
+}
 
 static vaddr_t slot_top(unsigned i)
 {
@@ -24,9 +56,7 @@ static void unmap_stack(vaddr_t top, vaddr_t from)
 
 void *kstack_alloc(void)
 {
-	unsigned i = 0;
-	while (i < KSTACK_SLOTS && (used[i / 64] >> (i % 64)) & 1)
-		i++;
+	unsigned i = slot_reserve();
 	if (i == KSTACK_SLOTS)
 		return NULL;
 	vaddr_t top = slot_top(i), va;
@@ -36,10 +66,10 @@ void *kstack_alloc(void)
 			if (pg)
 				page_free(pg, 0);
 			unmap_stack(top, va + PAGE_SIZE);
+			slot_release(i);
 			return NULL;
 		}
 	}
-	used[i / 64] |= 1UL << (i % 64);
 	return (void *)top;
 }
 
@@ -47,9 +77,12 @@ void kstack_free(void *top)
 {
 	vaddr_t t = (vaddr_t)top;
 	unsigned i = (unsigned)((t - KSTACK_BASE) / KSTACK_SLOT) - 1;
-	if (t < KSTACK_BASE || (t - KSTACK_BASE) % KSTACK_SLOT || i >= KSTACK_SLOTS ||
-	    !((used[i / 64] >> (i % 64)) & 1))
+	spin_lock(&kstack_lock);
+	bool ok = t >= KSTACK_BASE && (t - KSTACK_BASE) % KSTACK_SLOT == 0 &&
+		  i < KSTACK_SLOTS && slot_used(i);
+	spin_unlock(&kstack_lock);
+	if (!ok)
 		panic("kstack_free: %p is not the top of an allocated kernel stack", top);
 	unmap_stack(t, t - KSTACK_SIZE);
-	used[i / 64] &= ~(1UL << (i % 64));
+	slot_release(i);
 }

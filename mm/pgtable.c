@@ -181,7 +181,7 @@ static int teardown_table_entry(struct walk *w)
 	if (pte_is_leaf(e, w->level))
 		return teardown_leaf(w);
 	struct page *t = pa_to_page(pte_addr(e));
-	if (atomic_load(&t->pt.share) == 1)
+	if (ptpage_sole(t))   /* ours alone: walk in, free it */
 		return 0;
 	pt_table_drop_share(w->pgt, w->ep, w->level, w->va);
 	return WALK_SKIP;
@@ -205,6 +205,9 @@ void pgt_destroy(struct pagetable *pgt)
 	if (pgt_active(pgt))
 		panic("pgt_destroy: address space (PML4 %#lx) is still active",
 		      pgt_root_pa(pgt));
+	if (smp_cpus_using(pgt_root_pa(pgt)))   /* an idle CPU runs on the kernel's */
+		panic("pgt_destroy: address space (PML4 %#lx) is still in CR3 of CPUs %#lx",
+		      pgt_root_pa(pgt), (uint64_t)smp_cpus_using(pgt_root_pa(pgt)));
 	struct walk w = { .ops = &teardown_ops, .pgt = pgt };
 	pv_lazy_mmu_enter();
 	walk_range(&w, 0, USER_HALF_END);

@@ -36,6 +36,13 @@ struct page *ptpage_alloc(int level)
 	return pt;
 }
 
+bool ptpage_sole(struct page *pt)
+{
+	if (atomic_load(&pt->pt.text))
+		return ptshare_text_take(pt);
+	return atomic_load(&pt->pt.share) == 1;
+}
+
 void ptpage_free(struct page *pt)
 {
 	const void *caller = __builtin_return_address(0);

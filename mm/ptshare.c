@@ -120,7 +120,7 @@ static void take_last(pte_t *ep, int level, struct page *t)
 int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 {
 	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
-	if (atomic_load(&pt->pt.share) <= 1) {   /* the last sharer keeps it */
+	if (ptpage_sole(pt)) {                 /* the last sharer keeps it */
 		take_last(pde, PGL_PD, pt);
 		stat_inc(&ptshare_stats.unshare_last);
 		return 0;
@@ -136,7 +136,7 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 int pd_unshare(struct pagetable *pgt, pte_t *pdpte, vaddr_t va)
 {
 	struct page *pd = pa_to_page(pte_addr(pte_read(pdpte)));
-	if (atomic_load(&pd->pt.share) <= 1) {
+	if (ptpage_sole(pd)) {
 		take_last(pdpte, PGL_PDPT, pd);
 		stat_inc(&ptshare_stats.pd_unshare_last);
 		return 0;

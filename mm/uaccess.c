@@ -16,34 +16,18 @@ static bool user_range_ok(vaddr_t va, uint64_t len)
 	return va + len >= va && va + len <= USER_TOP;
 }
 
-static enum fault_result last_fault;   /* of the copy under way */
-
-void uaccess_fault_taken(enum fault_result r)
-{
-	last_fault = r;
-}
-
-/* The result of a copy whose fixup gave r (0 or -EFAULT): -ENOMEM when the
- * fault behind it ran out of memory. */
-static long copy_result(long r)
-{
-	return r < 0 && last_fault == FAULT_OOM ? -ENOMEM : r;
-}
-
 int copyin(void *dst, vaddr_t usrc, uint64_t len)
 {
 	if (!user_range_ok(usrc, len))
 		return -EFAULT;
-	last_fault = FAULT_HANDLED;
-	return (int)copy_result(arch_copy_user(dst, (const void *)usrc, len));
+	return (int)arch_copy_user(dst, (const void *)usrc, len);
 }
 
 int copyout(vaddr_t udst, const void *src, uint64_t len)
 {
 	if (!user_range_ok(udst, len))
 		return -EFAULT;
-	last_fault = FAULT_HANDLED;
-	return (int)copy_result(arch_copy_user((void *)udst, src, len));
+	return (int)arch_copy_user((void *)udst, src, len);
 }
 
 long copyinstr(char *dst, vaddr_t usrc, uint64_t max)
@@ -51,10 +35,9 @@ long copyinstr(char *dst, vaddr_t usrc, uint64_t max)
 	if (usrc >= USER_TOP || max == 0)
 		return -EFAULT;
 	uint64_t room = MIN(max, USER_TOP - usrc);
-	last_fault = FAULT_HANDLED;
 	long n = arch_strncpy_user(dst, (const char *)usrc, room);
 	if (n < 0)
-		return copy_result(n);
+		return n;
 	if ((uint64_t)n == room) {
 		dst[room - 1] = 0;
 		return room == max ? -ENAMETOOLONG : -EFAULT;
@@ -66,6 +49,5 @@ int clear_user(vaddr_t udst, uint64_t len)
 {
 	if (!user_range_ok(udst, len))
 		return -EFAULT;
-	last_fault = FAULT_HANDLED;
-	return (int)copy_result(arch_clear_user((void *)udst, len));
+	return (int)arch_clear_user((void *)udst, len);
 }

@@ -14,13 +14,8 @@
 
 #include "mm/fault.h"
 
-/* The page-fault handler tells uaccess what the last fault on a user
- * address came to: a copy whose fault ran out of memory returns -ENOMEM,
- * not -EFAULT (the exception-table fixup only knows it faulted). One CPU:
- * the copy that faulted is the one that reads it. */
-void uaccess_fault_taken(enum fault_result r);
-
-/* 0, or -EFAULT / -ENOMEM (see above). */
+/* 0, or -EFAULT / -ENOMEM (see above: the page-fault handler resumes a
+ * copy whose fault ran out of memory at its fix-up with -ENOMEM). */
 int copyin(void *dst, vaddr_t usrc, uint64_t len);
 int copyout(vaddr_t udst, const void *src, uint64_t len);
 

@@ -39,7 +39,7 @@ static void vidx_changed(struct addrspace *as)
 	as->vidx.stale = true;
 	if (!as->vmas) {
 		kfree(as->vidx.v);
-		as->vidx = (struct vma_index){ 0 };
+		as->vidx = (struct vma_index){ .writer = as->vidx.writer };
 	}
 }
 
@@ -76,10 +76,24 @@ static struct vma *vma_find_linear(struct addrspace *as, vaddr_t va)
 	return NULL;
 }
 
+/* May this caller rebuild the index? Only with the VMAs to itself: holding
+ * as->lock for writing, or nobody holding it (early boot, host tests).
+ * Readers run concurrently (page faults), so they never write it. */
+static bool vidx_exclusive(const struct addrspace *as)
+{
+	return !rwsem_is_locked(&as->lock) || as->vidx.writer;
+}
+
+void vma_index_refresh(struct addrspace *as)
+{
+	if (as->vidx.stale)
+		(void)vidx_rebuild(as);   /* out of memory: lookups walk the list */
+}
+
 struct vma *vma_find(struct addrspace *as, vaddr_t va)
 {
 	struct vma_index *x = &as->vidx;
-	if (x->stale && !vidx_rebuild(as))
+	if (x->stale && !(vidx_exclusive(as) && vidx_rebuild(as)))
 		return vma_find_linear(as, va);
 	uint32_t lo = 0, hi = x->n;        /* the last VMA with start <= va */
 	while (lo < hi) {

@@ -30,6 +30,11 @@ int vma_isolate(struct addrspace *as, vaddr_t start, vaddr_t end);
  * memory for the index runs out, a walk of the list (never fails). */
 struct vma *vma_find(struct addrspace *as, vaddr_t va);
 
+/* Rebuild the lookup index if the list changed (as->lock held for writing:
+ * as_unlock_write calls it, so readers find it fresh). Out of memory: the
+ * index stays stale and lookups walk the list. */
+void vma_index_refresh(struct addrspace *as);
+
 /* Does any VMA overlap [start, end)? Is [start, end) entirely covered? */
 bool vma_overlaps(struct addrspace *as, vaddr_t start, vaddr_t end);
 bool vma_covers(struct addrspace *as, vaddr_t start, vaddr_t end);

@@ -13,13 +13,17 @@ static void *call_arg;
 static volatile cpumask_t call_pending;  /* targets that have not finished */
 static struct ipi_stats stats;
 
+/* A call's fn that spins for a lock polls here: c->answering keeps it from
+ * running the same call again inside itself. */
 void ipi_poll(void)
 {
 	struct cpu *c = this_cpu();
 	cpumask_t me = cpumask_of(c->id);
-	if (!(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
+	if (c->answering || !(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
 		return;
+	c->answering = true;
 	call_fn(call_arg);
+	c->answering = false;
 	c->ipi_calls++;
 	__atomic_fetch_add(&stats.answered, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_and(&call_pending, ~me, __ATOMIC_RELEASE);
@@ -77,9 +81,21 @@ int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg)
 	return call_round(mask, fn, arg, true);
 }
 
+void smp_kick(int cpu)
+{
+	__atomic_fetch_add(&stats.kicks, 1, __ATOMIC_RELAXED);
+	lapic_send_ipi(cpus[cpu].apic_id, T_IPI_KICK);
+}
+
+static void kick_irq(struct trapframe *tf)
+{
+	(void)tf;   /* the interrupt itself was the message */
+}
+
 void ipi_init(void)
 {
 	vector_register(T_IPI_CALL, ipi_irq);
+	vector_register(T_IPI_KICK, kick_irq);
 	spin_wait_hook = ipi_poll;
 }
 
@@ -87,4 +103,5 @@ void ipi_get_stats(struct ipi_stats *s)
 {
 	*s = stats;
 	s->answered = __atomic_load_n(&stats.answered, __ATOMIC_RELAXED);
+	s->kicks = __atomic_load_n(&stats.kicks, __ATOMIC_RELAXED);
 }

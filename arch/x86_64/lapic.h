@@ -15,6 +15,7 @@
 /* Interrupt vectors of the local APIC (above the PIC's 32..47). */
 #define T_LAPIC_TIMER 0xe0
 #define T_IPI_CALL 0xf0       /* cross-CPU function call (arch/x86_64/ipi.c) */
+#define T_IPI_KICK 0xf1       /* wake a halted CPU / make it look at its process (smp_kick) */
 #define T_LAPIC_SPURIOUS 0xff
 
 /* Use the local APIC at physical address pa (from the MADT) on every CPU. */

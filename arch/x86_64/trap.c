@@ -100,14 +100,12 @@ void trapframe_print(const struct trapframe *tf)
 	printk("  cr2 %016lx  cr3 %016lx\n", pv_read_cr2(), pv_read_cr3());
 }
 
-/* A kernel instruction that may fault on a user address (copyin/copyout)
- * resumes at its fix-up with rax = -EFAULT. */
-static bool try_extable_fixup(struct trapframe *tf)
+bool trap_extable_fixup(struct trapframe *tf, long err)
 {
 	for (const struct extable_entry *e = _extable_start; e < _extable_end; e++) {
 		if (tf->rip >= e->start && tf->rip < e->end) {
 			tf->rip = e->fixup;
-			tf->rax = (uint64_t)-14;   /* -EFAULT */
+			tf->rax = (uint64_t)err;
 			return true;
 		}
 	}
@@ -153,7 +151,7 @@ static void handle_exception(struct trapframe *tf)
 		user_fault_hook(tf, cr2);
 		return;
 	}
-	if (!trap_from_user(tf) && try_extable_fixup(tf))
+	if (!trap_from_user(tf) && trap_extable_fixup(tf, -14 /* -EFAULT */))
 		return;
 	if (!trap_from_user(tf) && fault_catcher) {
 		/* resume in arch_longjmp(catcher, 1) */

@@ -106,4 +106,9 @@ struct extable_entry {
 	uint64_t start, end, fixup;
 };
 
+/* If tf's kernel-mode instruction has a fix-up, resume there with rax = err
+ * (a negative errno: -EFAULT for a bad address, and the page-fault hook
+ * passes -ENOMEM when the fault ran out of memory) and return true. */
+bool trap_extable_fixup(struct trapframe *tf, long err);
+
 #endif

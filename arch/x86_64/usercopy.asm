@@ -8,7 +8,8 @@
 ;
 ; A fault here first goes to the page-fault handler (demand paging, COW);
 ; if that cannot map the page, trap.c finds the faulting rip in the
-; .extable section and resumes at the fix-up with rax = -EFAULT. stac/clac
+; .extable section and resumes at the fix-up with rax = -EFAULT (-ENOMEM
+; when the fault ran out of memory: kernel/fault_signal.c). stac/clac
 ; open and close user access while SMAP is on (they are NOPs in effect when
 ; CR4.SMAP is clear, and exist on every CPU with SMAP; we only execute them
 ; when mmu_smap_on says so, see arch/x86_64/mmu.h).
@@ -74,7 +75,7 @@ clear_end:
 	xor eax, eax
 	ret
 
-; the fix-up: leave user access closed; rax was set to -EFAULT by trap.c
+; the fix-up: leave user access closed; rax holds the -errno trap.c set
 uaccess_fault:
 	USER_ACCESS_END
 	ret

@@ -1,0 +1,112 @@
+/* lib/rwsem.c -- the sleeping reader/writer lock (see lib/rwsem.h). */
+#include "lib/rwsem.h"
+#include "lib/printk.h"
+
+void (*rwsem_sleep_hook)(const void *chan, struct spinlock *lk);
+void (*rwsem_wake_hook)(const void *chan);
+const void *(*rwsem_self_hook)(void);
+
+/* The guard is taken by tasks that may sleep, so below the proc lock. */
+void rwsem_init(struct rwsem *l, const char *name)
+{
+	spin_init(&l->lk, name, LOCK_RANK_RWSEM);
+	l->readers = l->writers_waiting = 0;
+	l->writer = NULL;
+	l->name = name;
+}
+
+static const void *self(void)
+{
+	return rwsem_self_hook ? rwsem_self_hook() : (const void *)1;
+}
+
+/* Wait for l to change (l->lk held; it is held again on return). */
+static void wait(struct rwsem *l)
+{
+	if (rwsem_sleep_hook) {
+		rwsem_sleep_hook(l, &l->lk);
+		return;
+	}
+	spin_unlock(&l->lk);
+	spin_relax();
+	spin_lock(&l->lk);
+}
+
+static void wake(struct rwsem *l)
+{
+	if (rwsem_wake_hook)
+		rwsem_wake_hook(l);
+}
+
+/* Sleeping with a spinlock held would switch with it held. */
+static void check_may_sleep(const struct rwsem *l)
+{
+	if (spin_held_count() > 0)
+		panic("lockdep: takes sleeping lock %s while holding a spinlock", l->name);
+}
+
+static void check_not_writer(const struct rwsem *l)
+{
+	if (l->writer && l->writer == self())
+		panic("rwsem %s: taken again by its writer (it would wait for itself)",
+		      l->name);
+}
+
+void down_read(struct rwsem *l)
+{
+	check_may_sleep(l);
+	spin_lock(&l->lk);
+	check_not_writer(l);
+	while (l->writer || l->writers_waiting)
+		wait(l);
+	l->readers++;
+	spin_unlock(&l->lk);
+}
+
+bool down_read_trylock(struct rwsem *l)
+{
+	spin_lock(&l->lk);
+	bool ok = !l->writer && !l->writers_waiting;
+	if (ok)
+		l->readers++;
+	spin_unlock(&l->lk);
+	return ok;
+}
+
+void up_read(struct rwsem *l)
+{
+	spin_lock(&l->lk);
+	if (l->readers <= 0)
+		panic("rwsem %s: up_read, not held for reading", l->name);
+	if (--l->readers == 0)
+		wake(l);
+	spin_unlock(&l->lk);
+}
+
+void down_write(struct rwsem *l)
+{
+	check_may_sleep(l);
+	spin_lock(&l->lk);
+	check_not_writer(l);
+	l->writers_waiting++;
+	while (l->writer || l->readers)
+		wait(l);
+	l->writers_waiting--;
+	l->writer = self();
+	spin_unlock(&l->lk);
+}
+
+void up_write(struct rwsem *l)
+{
+	spin_lock(&l->lk);
+	if (!l->writer || l->writer != self())
+		panic("rwsem %s: up_write, not held for writing by the caller", l->name);
+	l->writer = NULL;
+	wake(l);
+	spin_unlock(&l->lk);
+}
+
+bool rwsem_is_write_locked_by_me(const struct rwsem *l)
+{
+	return l->writer && l->writer == self();
+}

@@ -1,0 +1,61 @@
+/* lib/rwsem.h -- a sleeping reader/writer lock (Linux's rw_semaphore).
+ *
+ * Many readers or one writer. A task that cannot have it sleeps until it
+ * can; so it may be held across anything but a spinlock, and it is never
+ * taken while this CPU holds a spinlock (lockdep panics: sleeping there
+ * would switch with the spinlock held). Writers are preferred: once a
+ * writer waits, new readers wait behind it, so a stream of page faults
+ * cannot starve an munmap.
+ *
+ *   down_read   -----> [ readers = 3, writer = no ] <----- up_read
+ *   down_write  -----> waits until readers = 0, then writer = me
+ *
+ * Who sleeps and who wakes is the scheduler's business: kernel/sched.c
+ * registers rwsem_sleep_hook / rwsem_wake_hook / rwsem_self_hook at boot.
+ * Before that (early boot, host unit tests) a contended lock spins.
+ *
+ * Errors: none. Panics (naming the lock): releasing a lock not held that
+ * way; the writer taking its own lock again (for reading or writing),
+ * which would wait for itself forever.
+ */
+#ifndef LIB_RWSEM_H
+#define LIB_RWSEM_H
+
+#include "lib/spinlock.h"
+
+struct rwsem {
+	struct spinlock lk;       /* guards the fields below */
+	int readers;              /* holders for reading */
+	int writers_waiting;      /* down_write callers asleep */
+	const void *writer;       /* the holder for writing (rwsem_self), or NULL */
+	const char *name;
+};
+
+/* Set up l (named for panics). */
+void rwsem_init(struct rwsem *l, const char *name);
+
+void down_read(struct rwsem *l);
+void up_read(struct rwsem *l);
+void down_write(struct rwsem *l);
+void up_write(struct rwsem *l);
+
+/* Take it for reading only if that needs no wait; true if taken. For
+ * callers that must not sleep (reclaim, from inside an allocation). */
+bool down_read_trylock(struct rwsem *l);
+
+/* Is it held for writing by the caller? (for assertions) */
+bool rwsem_is_write_locked_by_me(const struct rwsem *l);
+
+/* Is it held at all (a snapshot)? */
+static inline bool rwsem_is_locked(const struct rwsem *l)
+{
+	return l->writer || __atomic_load_n(&l->readers, __ATOMIC_RELAXED);
+}
+
+/* The scheduler's part: sleep on chan releasing lk (retaken on return),
+ * wake every sleeper on chan, and name the running task. */
+extern void (*rwsem_sleep_hook)(const void *chan, struct spinlock *lk);
+extern void (*rwsem_wake_hook)(const void *chan);
+extern const void *(*rwsem_self_hook)(void);
+
+#endif

@@ -1,0 +1,144 @@
+/* user/usertests/t_smp.c -- processes on several CPUs: they really spread
+ * over every CPU, and fork/COW/exit running on all of them at once keeps
+ * every process's memory its own. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "usertests.h"
+#include <pagoda/pagoda.h>
+
+#ifndef SYS_getcpu
+#define SYS_getcpu 309
+#endif
+
+/* The CPUs online: the "cpuN" lines of /proc/stat (Linux's format). */
+static int cpus_online(void)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	char line[256];
+	int n = 0;
+	CHECK(f != NULL);
+	while (fgets(line, sizeof(line), f))
+		n += strncmp(line, "cpu", 3) == 0 && line[3] >= '0' && line[3] <= '9';
+	fclose(f);
+	CHECK(n >= 1);
+	return n;
+}
+
+static int current_cpu(void)
+{
+	unsigned cpu = ~0u, node = ~0u;
+	CHECK_OK(syscall(SYS_getcpu, &cpu, &node, NULL));
+	CHECK(node == 0);
+	return (int)cpu;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* smp_spread: n busy children, n the CPUs online; together they must run
+ * on every CPU (each records the CPUs it saw in a shared word), within a
+ * generous deadline. On one CPU: exactly CPU 0. */
+void test_smp_spread(void)
+{
+	int n = cpus_online();
+	unsigned long *seen = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(seen != MAP_FAILED);
+	unsigned long all = n >= 64 ? ~0UL : (1UL << n) - 1;
+	pid_t kids[64];
+	for (int i = 0; i < n && i < 64; i++) {
+		kids[i] = ut_fork();
+		if (kids[i] == 0) {
+			double end = now_s() + 20;
+			while (__atomic_load_n(seen, __ATOMIC_RELAXED) != all && now_s() < end) {
+				int c = current_cpu();
+				if (c < 0 || c >= n)
+					_exit(2);
+				__atomic_fetch_or(seen, 1UL << c, __ATOMIC_RELAXED);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < n && i < 64; i++) {
+		int st = ut_wait(kids[i]);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	if (*seen != all)
+		ut_fail(__FILE__, __LINE__, "%d CPUs online, children ran on mask %#lx", n, *seen);
+	CHECK_OK(munmap(seen, 4096));
+}
+
+enum { STRESS_BYTES = 64 << 10, STRESS_ROUNDS = 12 };
+
+static void fill(unsigned char *b, unsigned tag)
+{
+	for (size_t i = 0; i < STRESS_BYTES; i += 64)
+		b[i] = (unsigned char)(tag + i / 64);
+}
+
+static int holds(const unsigned char *b, unsigned tag)
+{
+	for (size_t i = 0; i < STRESS_BYTES; i += 64)
+		if (b[i] != (unsigned char)(tag + i / 64))
+			return 0;
+	return 1;
+}
+
+/* One worker: rounds of fork; the child checks the inherited copy, writes
+ * its own and checks that; the parent checks that its copy did not move. */
+static void stress_worker(unsigned id)
+{
+	unsigned char *b = ut_map_anon(STRESS_BYTES);
+	for (unsigned r = 0; r < STRESS_ROUNDS; r++) {
+		unsigned tag = id * 131 + r * 7;
+		fill(b, tag);
+		pid_t c = fork();
+		if (c < 0)
+			_exit(3);
+		if (c == 0) {
+			if (!holds(b, tag))
+				_exit(4);
+			fill(b, tag + 1);
+			_exit(holds(b, tag + 1) ? 0 : 5);
+		}
+		int st;
+		if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			_exit(6);
+		if (!holds(b, tag))
+			_exit(7);
+	}
+	_exit(0);
+}
+
+/* smp_fork_stress: 2 workers per CPU fork, write and exit at the same time
+ * (copy-on-write breaks and shared page tables on every CPU); every copy
+ * holds what its own process wrote, and on Pagoda the VM invariant checker
+ * passes afterwards (the user-fork suite also runs it at every exit). */
+void test_smp_fork_stress(void)
+{
+	int n = 2 * cpus_online();
+	pid_t w[128];
+	for (int i = 0; i < n && i < 128; i++) {
+		w[i] = ut_fork();
+		if (w[i] == 0)
+			stress_worker((unsigned)i);
+	}
+	for (int i = 0; i < n && i < 128; i++) {
+		int st = ut_wait(w[i]);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			ut_fail(__FILE__, __LINE__, "worker %d: %s", i, ut_status_str(st));
+	}
+	if (!ut_on_linux())
+		CHECK_OK(pagoda_vmcheck());
+}
