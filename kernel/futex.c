@@ -251,8 +251,8 @@ struct futex_timespec {
 };
 
 /* The deadline on clock_ns() of the timeout at utime (0: none): relative
- * for FUTEX_WAIT, absolute on CLOCK_REALTIME or CLOCK_MONOTONIC for
- * FUTEX_WAIT_BITSET. 0 or -EFAULT / -EINVAL. */
+ * for LINUX_FUTEX_WAIT, absolute on CLOCK_REALTIME or CLOCK_MONOTONIC for
+ * LINUX_FUTEX_WAIT_BITSET. 0 or -EFAULT / -EINVAL. */
 static int futex_deadline(vaddr_t utime, bool absolute, bool realtime, uint64_t *deadline)
 {
 	struct futex_timespec ts;
@@ -277,34 +277,34 @@ static int futex_deadline(vaddr_t utime, bool absolute, bool realtime, uint64_t 
 /* futex(uaddr, op, val, timeout or val2, uaddr2, val3) */
 static long sys_futex(const uint64_t a[6])
 {
-	int op = (int)a[1] & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
-	bool private = a[1] & FUTEX_PRIVATE_FLAG, realtime = a[1] & FUTEX_CLOCK_REALTIME;
+	int op = (int)a[1] & ~(LINUX_FUTEX_PRIVATE | LINUX_FUTEX_CLOCK_REALTIME);
+	bool private = a[1] & LINUX_FUTEX_PRIVATE, realtime = a[1] & LINUX_FUTEX_CLOCK_REALTIME;
 	uint32_t val = (uint32_t)a[2], val3 = (uint32_t)a[5];
 	uint64_t deadline;
 	int r;
-	if (realtime && op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET)
+	if (realtime && op != LINUX_FUTEX_WAIT && op != LINUX_FUTEX_WAIT_BITSET)
 		return -ENOSYS;
 	switch (op) {
-	case FUTEX_WAIT:
+	case LINUX_FUTEX_WAIT:
 		val3 = FUTEX_BITSET_MATCH_ANY;
 		/* fall through */
-	case FUTEX_WAIT_BITSET:
+	case LINUX_FUTEX_WAIT_BITSET:
 		if (val3 == 0)
 			return -EINVAL;
-		r = futex_deadline(a[3], op == FUTEX_WAIT_BITSET, realtime, &deadline);
+		r = futex_deadline(a[3], op == LINUX_FUTEX_WAIT_BITSET, realtime, &deadline);
 		return r < 0 ? r : futex_wait(a[0], val, deadline, val3, private);
-	case FUTEX_WAKE:
+	case LINUX_FUTEX_WAKE:
 		val3 = FUTEX_BITSET_MATCH_ANY;
 		/* fall through */
-	case FUTEX_WAKE_BITSET:
+	case LINUX_FUTEX_WAKE_BITSET:
 		if (val3 == 0)
 			return -EINVAL;
 		return futex_wake(a[0], (int)MIN(val, (uint32_t)INT32_MAX), val3, private);
-	case FUTEX_REQUEUE:
-	case FUTEX_CMP_REQUEUE:
+	case LINUX_FUTEX_REQUEUE:
+	case LINUX_FUTEX_CMP_REQUEUE:
 		if ((int)val < 0 || (int)a[3] < 0)
 			return -EINVAL;
-		return futex_requeue(a[0], a[4], (int)val, (int)a[3], op == FUTEX_CMP_REQUEUE,
+		return futex_requeue(a[0], a[4], (int)val, (int)a[3], op == LINUX_FUTEX_CMP_REQUEUE,
 				     val3, private);
 	default:
 		return -ENOSYS;

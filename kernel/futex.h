@@ -17,15 +17,8 @@
 
 struct proc;
 
-/* futex(2) operations and flags (Linux's values). */
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_CMP_REQUEUE 4
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_WAKE_BITSET 10
-#define FUTEX_PRIVATE_FLAG 128
-#define FUTEX_CLOCK_REALTIME 256
+/* futex(2) operations and flags: LINUX_FUTEX_* (shared with libc). */
+#include "libc/include/pagoda/abi-linux.h"
 #define FUTEX_BITSET_MATCH_ANY 0xffffffffU
 
 /* Wake at most n waiters of the word at uaddr in the current address space

@@ -10,7 +10,7 @@
  *                                   and every earlier write must be visible then
  *   atomic_xchg / atomic_cmpxchg    sequentially consistent (x86: lock xchg /
  *                                   lock cmpxchg either way)
- *   stat_add / stat_inc             relaxed add to a statistic that several
+ *   stat_add / stat_inc / stat_sub  relaxed add to a statistic that several
  *                                   CPUs may bump at once (never lost, never
  *                                   used to order anything)
  *
@@ -37,5 +37,6 @@
 
 #define stat_add(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
 #define stat_inc(p) stat_add((p), 1)
+#define stat_sub(p, v) ((void)__atomic_sub_fetch((p), (v), __ATOMIC_RELAXED))
 
 #endif

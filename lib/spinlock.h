@@ -34,12 +34,14 @@ enum lock_rank {
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
+	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/kstack.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
 	LOCK_RANK_PTL = 40,       /* one page-table page (planned: split PT lock) */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list (planned: mm/lazyfree.c) */
-	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (planned) */
-	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (planned) */
-	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (planned: mm/buddy.c) */
+	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/kmalloc.c) */
+	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/kstack.c) */
+	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/buddy.c) */
+	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (mm/buddy.c) */
 	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */
 	LOCK_RANK_TEST_HIGH = 91,
 };
@@ -70,8 +72,10 @@ bool spin_holding(const struct spinlock *l);
  * may be NULL): the check before a context switch. */
 void lockdep_assert_switchable(const struct spinlock *allowed);
 
-/* How many spinlocks this CPU holds (0: it may sleep). */
+/* How many spinlocks this CPU holds (0: it may sleep), and the name of the
+ * last one taken (NULL: none). */
 int spin_held_count(void);
+const char *spin_held_name(void);
 
 /* One turn of a spin-wait loop: answer cross-CPU calls, pause. */
 void spin_relax(void);

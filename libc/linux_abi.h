@@ -14,6 +14,12 @@
 /* The kernel's struct stat (struct linux_stat). */
 #include <pagoda/abi-stat.h>
 
+/* rt_sigprocmask's `how` and sigset size (libc/signal.c, libc/pthread.c). */
+#define LINUX_SIG_BLOCK 0
+#define LINUX_SIG_UNBLOCK 1
+#define LINUX_SIG_SETMASK 2
+#define LINUX_SIGSET_SIZE 8
+
 /* Linux's clock ticks per second for times(2) (USER_HZ). */
 #define LINUX_USER_HZ 100
 

@@ -22,6 +22,9 @@
 #include <string.h>
 #include <malloc.h>
 #include "malloc_impl.h"
+#include "pthread_impl.h"
+
+volatile int __pagoda_malloc_lock;   /* taken once the program has threads */
 
 #define FINE_MAX 128     /* classes in MALLOC_ALIGN steps up to here */
 #define NCLASSES 32
@@ -148,7 +151,9 @@ static void *large_alloc(size_t n, size_t off)
  * zero" into a call to calloc, which must not happen inside calloc. */
 static void *alloc(size_t n)
 {
+	__pagoda_lock(&__pagoda_malloc_lock);
 	void *p = n <= SMALL_MAX ? small_alloc(n ? n : 1) : large_alloc(n, SPAN_HDR);
+	__pagoda_unlock(&__pagoda_malloc_lock);
 	if (!p)
 		errno = ENOMEM;
 	return p;
@@ -164,10 +169,12 @@ void free(void *p)
 	if (!p)
 		return;
 	struct span *s = span_of(p);
+	__pagoda_lock(&__pagoda_malloc_lock);
 	if (s->kind == SPAN_RUN)
 		small_free(s, p);
 	else
 		span_release(s);
+	__pagoda_unlock(&__pagoda_malloc_lock);
 }
 
 size_t malloc_usable_size(void *p)
@@ -223,7 +230,9 @@ void *memalign(size_t align, size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
+	__pagoda_lock(&__pagoda_malloc_lock);
 	void *p = large_alloc(n, align > SPAN_HDR ? align : SPAN_HDR);
+	__pagoda_unlock(&__pagoda_malloc_lock);
 	if (!p)
 		errno = ENOMEM;
 	return p;

@@ -91,6 +91,16 @@ int getpagesize(void)
 	return sz ? (int)sz : 4096;
 }
 
+/* CPUs this thread may run on (sched_getaffinity's mask), at least 1. */
+static long online_cpus(void)
+{
+	unsigned long mask[16] = { 0 };
+	long n = raw_syscall3(SYS_sched_getaffinity, 0, sizeof(mask), mask), cpus = 0;
+	for (long i = 0; !raw_is_error(n) && i < n / (long)sizeof(mask[0]); i++)
+		cpus += __builtin_popcountl(mask[i]);
+	return cpus ? cpus : 1;
+}
+
 /* sysconf: the few limits portable programs ask for. */
 long sysconf(int name)
 {
@@ -98,7 +108,7 @@ long sysconf(int name)
 	case _SC_PAGESIZE:          return getpagesize();
 	case _SC_CLK_TCK:           return CLOCKS_PER_SEC;
 	case _SC_NPROCESSORS_CONF:
-	case _SC_NPROCESSORS_ONLN:  return 1;
+	case _SC_NPROCESSORS_ONLN:  return online_cpus();
 	default:                    errno = EINVAL; return -1;
 	}
 }

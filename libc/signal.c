@@ -17,10 +17,6 @@
 
 #define LINUX_NSIG 64
 #define LINUX_SA_RESTORER 0x04000000UL
-#define LINUX_SIG_BLOCK 0
-#define LINUX_SIG_UNBLOCK 1
-#define LINUX_SIG_SETMASK 2
-#define LINUX_SIGSET_SIZE 8
 #define LINUX_SIGBIT(sig) (1UL << ((sig) - 1))
 #define NEWLIB_NSIG 32
 

@@ -2,6 +2,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "start.h"
+#include "pthread_impl.h"
+
+extern char __tls_memsz[];   /* libc/user.ld: the __thread template's size */
 
 extern int main(int argc, char **argv, char **envp);
 extern char **environ;	/* newlib's, libc/stdlib/environ.c */
@@ -24,6 +27,8 @@ void __pagoda_start(long *sp)
 		p++;
 	__pagoda_auxv = (const unsigned long *)(p + 1);
 	environ = envp;
+	if ((unsigned long)__tls_memsz)
+		__pagoda_tls_main();   /* __thread data before any constructor runs */
 	__libc_init_array();
 	atexit(__libc_fini_array);
 	exit(main(argc, argv, envp));

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "linux_abi.h"
 #include "raw_syscall.h"
+#include "pthread_impl.h"
 
 /* _exit: end the whole process (exit_group) without flushing stdio. */
 void _exit(int status)
@@ -23,7 +24,15 @@ void _exit(int status)
 /* fork(2): 0 in the child, the child's pid in the parent. */
 pid_t fork(void)
 {
-	return (pid_t)sys_result(raw_syscall0(SYS_fork));
+	/* malloc's lock is held across the fork, so the child (which has only
+	 * this thread) never inherits it held by a thread it does not have */
+	__pagoda_lock(&__pagoda_malloc_lock);
+	long r = raw_syscall0(SYS_fork);
+	if (r == 0)
+		__pagoda_malloc_lock = 0;
+	else
+		__pagoda_unlock(&__pagoda_malloc_lock);
+	return (pid_t)sys_result(r);
 }
 
 /* vfork(2) is libc/vfork.asm; its error path: set errno from the raw

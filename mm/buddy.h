@@ -5,11 +5,15 @@
 
 #include "mm/page.h"
 
+/* Frames moved between a CPU's free-frame cache (PCP_FRAMES of them at
+ * most, arch/x86_64/percpu.h) and the free lists at a time. */
+#define PCP_BATCH 16
+
 /* Empty every free list (page_db_init, before any insert). */
 void buddy_reset(void);
 
 /* Put a block of 2^order frames (already PG_FREE, refcount 0) on the free
- * lists, merging it with free buddies. */
+ * lists, merging it with free buddies; counts it in mm_stats.free. */
 void buddy_insert(struct page *pg, unsigned order);
 
 /* Set the type of the 2^order frames at pg, keeping mm_stats.by_type. */

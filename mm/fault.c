@@ -24,6 +24,7 @@
 #include "mm/ptpage.h"
 #include "mm/ptshare.h"
 #include "mm/vmobject.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "lib/string.h"
@@ -81,7 +82,7 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	int r = v->obj->ops->get_page(v->obj, (v->obj_off + (va - v->start)) / PAGE_SIZE, &fp);
 	if (r < 0)
 		return r;
-	fault_stats.file++;
+	stat_inc(&fault_stats.file);
 	if (write && !(v->flags & VM_SHARED)) {
 		*pg = new_anon_frame(fp);       /* private copy right away */
 		page_put(fp);
@@ -106,10 +107,10 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 		page_get(zero_page);
 		pg = zero_page;
 		prot |= VM_FILE | VM_COW;
-		fault_stats.zero_page++;
+		stat_inc(&fault_stats.zero_page);
 	} else {
 		pg = new_anon_frame(NULL);
-		fault_stats.zero++;
+		stat_inc(&fault_stats.zero);
 	}
 	if (!pg)
 		return -ENOMEM;
@@ -126,10 +127,10 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 {
 	struct page *old = pa_to_page(pa);
 	unsigned prot = vma_pgt_prot(v);
-	fault_stats.cow++;
+	stat_inc(&fault_stats.cow);
 	struct page *copy = NULL;
-	if (old->refcount == 1 && old->type == PG_ANON && !pte_file(e))
-		fault_stats.cow_reuse++;          /* the last sharer: keep it */
+	if (atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e))
+		stat_inc(&fault_stats.cow_reuse);   /* the last sharer: keep it */
 	else if (!(copy = new_anon_frame(old == zero_page ? NULL : old)))
 		return -ENOMEM;
 	struct tlb_batch b;                       /* allocated first: then the batch */
@@ -177,7 +178,7 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned fla
 	}
 	if (write && !pte_writable(e))
 		return -EFAULT;   /* VMA allows it but the entry does not: a bug */
-	fault_stats.spurious++;
+	stat_inc(&fault_stats.spurious);
 	return 0;   /* already fine (another path resolved it, stale TLB) */
 }
 
@@ -224,7 +225,7 @@ int fault_errno(enum fault_result r)
 
 void fault_count_oom_kill(void)
 {
-	fault_stats.oom_kills++;
+	stat_inc(&fault_stats.oom_kills);
 }
 
 int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags)

@@ -7,6 +7,12 @@
  * Slabs with a free object sit on their class's partial list; a slab whose
  * last object is freed goes back to the buddy allocator.
  *
+ * Several CPUs: kmalloc_lock (LOCK_RANK_KMALLOC) guards the partial lists,
+ * every slab's free chain and count, and the live count. It is never held
+ * across page_alloc (which may reclaim, taking lower-ranked locks): a new
+ * slab is made outside it and then put on its list; an emptied slab leaves
+ * its list under the lock and goes back to the buddy allocator after.
+ *
  * Debug layout of one object slot (kmalloc_debug):
  *   +--------+----------------------+--------------------+
  *   | header | payload (size bytes) | redzone 0xbb ...   |   freed: payload
@@ -17,7 +23,9 @@
 #include "mm/page.h"
 #include "mm/caller.h"
 #include "arch/x86_64/memlayout.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
+#include "lib/spinlock.h"
 #include "lib/string.h"
 
 #define NCLASSES 8               /* 16 << 0 .. 16 << 7 = 2048 */
@@ -39,8 +47,12 @@ struct kmhdr {                   /* debug header of an object slot */
 };
 
 bool kmalloc_debug;
-static struct list partial[NCLASSES + 1];
-static bool partial_ready;
+static struct spinlock kmalloc_lock = SPINLOCK_INIT("kmalloc", LOCK_RANK_KMALLOC);
+static struct list partial[NCLASSES + 1] = {   /* empty lists */
+#define EMPTY(c) [c] = { &partial[c], &partial[c] }
+	EMPTY(0), EMPTY(1), EMPTY(2), EMPTY(3), EMPTY(4), EMPTY(5), EMPTY(6), EMPTY(7), EMPTY(8),
+#undef EMPTY
+};
 static uint64_t live;
 
 static uint32_t class_size(unsigned c)
@@ -70,6 +82,8 @@ static bool bytes_are(const void *p, int c, size_t n)
 	return true;
 }
 
+/* A new slab of class c, every object free (not on a list yet), or NULL.
+ * Called without kmalloc_lock: it allocates. */
 static struct page *slab_new(unsigned c)
 {
 	struct page *pg = page_alloc(0, 0);
@@ -87,7 +101,6 @@ static struct page *slab_new(unsigned c)
 		}
 		*(uint16_t *)obj = off + size < PAGE_SIZE ? (uint16_t)(off + size) : FREE_END;
 	}
-	list_add(&partial[c], &pg->link);
 	return pg;
 }
 
@@ -117,21 +130,11 @@ static void *debug_arm(char *obj, uint32_t slot, size_t size, const void *caller
 	return obj + HDR_SIZE;
 }
 
-static void *kmalloc_from(size_t size, const void *caller)
+/* Take a free object of class c off its first partial slab (kmalloc_lock
+ * held, the list not empty); returns its slot. */
+static char *take_object(unsigned c)
 {
-	size_t need = kmalloc_debug ? size + HDR_SIZE + RZ_MIN : MAX(size, 1);
-	if (need > KMALLOC_MAX_SMALL)
-		return alloc_large(size);
-	if (!partial_ready) {
-		for (unsigned c = 0; c <= NCLASSES; c++)
-			list_init(&partial[c]);
-		partial_ready = true;
-	}
-	unsigned c = class_for(need);
-	struct page *pg = list_empty(&partial[c]) ? slab_new(c)
-		: list_entry(partial[c].next, struct page, link);
-	if (!pg)
-		return NULL;
+	struct page *pg = list_entry(partial[c].next, struct page, link);
 	uint16_t off = pg->slab.free;
 	char *obj = (char *)page_va(pg) + off;
 	pg->slab.free = *(uint16_t *)obj;
@@ -139,7 +142,28 @@ static void *kmalloc_from(size_t size, const void *caller)
 		list_del(&pg->link);   /* full */
 	pg->count++;
 	live++;
-	return kmalloc_debug ? debug_arm(obj, class_size(c), size, caller) : obj;
+	return obj;
+}
+
+static void *kmalloc_from(size_t size, const void *caller)
+{
+	size_t need = kmalloc_debug ? size + HDR_SIZE + RZ_MIN : MAX(size, 1);
+	if (need > KMALLOC_MAX_SMALL)
+		return alloc_large(size);
+	unsigned c = class_for(need);
+	spin_lock(&kmalloc_lock);
+	while (list_empty(&partial[c])) {
+		spin_unlock(&kmalloc_lock);   /* page_alloc may reclaim */
+		struct page *pg = slab_new(c);
+		if (!pg)
+			return NULL;
+		spin_lock(&kmalloc_lock);
+		list_add(&partial[c], &pg->link);
+	}
+	char *obj = take_object(c);
+	void *p = kmalloc_debug ? debug_arm(obj, class_size(c), size, caller) : obj;
+	spin_unlock(&kmalloc_lock);
+	return p;
 }
 
 void *kmalloc(size_t size)
@@ -172,7 +196,9 @@ static void debug_check(char *obj, uint32_t slot, void *ptr)
 	h->magic = MAGIC_FREE;
 }
 
-static void free_small(struct page *pg, void *ptr)
+/* Put object ptr back on slab pg (kmalloc_lock held); returns true when
+ * that emptied the slab, which then left its list for the caller to free. */
+static bool free_object(struct page *pg, void *ptr)
 {
 	uint32_t slot = class_size(pg->slab.kclass);
 	char *obj = (char *)ptr - (kmalloc_debug ? HDR_SIZE : 0);
@@ -189,11 +215,20 @@ static void free_small(struct page *pg, void *ptr)
 	*(uint16_t *)obj = pg->slab.free;
 	pg->slab.free = (uint16_t)off;
 	live--;
-	if (--pg->count == 0) {
-		list_del(&pg->link);
-		pg->slab.kclass = KCLASS_NONE;
+	if (--pg->count)
+		return false;
+	list_del(&pg->link);
+	pg->slab.kclass = KCLASS_NONE;
+	return true;
+}
+
+static void free_small(struct page *pg, void *ptr)
+{
+	spin_lock(&kmalloc_lock);
+	bool empty = free_object(pg, ptr);
+	spin_unlock(&kmalloc_lock);
+	if (empty)
 		page_free(pg, 0);
-	}
 }
 
 void kfree(void *ptr)
@@ -215,12 +250,14 @@ void kfree(void *ptr)
 
 void kmalloc_set_debug(bool on)
 {
+	spin_lock(&kmalloc_lock);
 	if (live)
 		panic("kmalloc_set_debug: %lu objects still allocated", live);
 	kmalloc_debug = on;
+	spin_unlock(&kmalloc_lock);
 }
 
 uint64_t kmalloc_live(void)
 {
-	return live;
+	return atomic_load(&live);
 }

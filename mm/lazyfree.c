@@ -51,6 +51,8 @@ void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
 struct mark_arg {
 	struct tlb_batch b;
 	struct list spare;        /* records allocated before the walk */
+	bool only_new;            /* the second pass: pages without a record */
+	uint64_t missing;         /* pages left alone for want of a record */
 };
 
 /* A PD entry: a PT page shared by several address spaces is skipped. Its
@@ -89,11 +91,15 @@ static int mark_pte(struct walk *w)
 	if (r && !rec_is(r, w->pgt, w->va))
 		panic("lazyfree: frame %#lx mapped once at %#lx has the record of %#lx",
 		      page_to_pa(pg), w->va, r->va);
+	if (r && a->only_new)
+		return 0;                       /* marked by the first pass */
 	if (r) {
 		list_del(&r->link);
 	} else {
-		if (list_empty(&a->spare))
-			return 0;               /* no record: leave the page alone */
+		if (list_empty(&a->spare)) {
+			a->missing++;           /* no record: leave the page alone */
+			return 0;
+		}
 		r = list_entry(a->spare.next, struct lazyfree_rec, link);
 		list_del(&r->link);
 		*r = (struct lazyfree_rec){ .pgt = w->pgt, .va = w->va, .pg = pg };
@@ -114,16 +120,6 @@ static int mark_pte(struct walk *w)
 
 static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte };
 
-/* Counting walk: pages the marking walk will need a new record for. */
-static int need_pte(struct walk *w)
-{
-	struct page *pg = markable(pte_read(w->ep));
-	*(uint64_t *)w->arg += pg && !pg->lazy;
-	return 0;
-}
-
-static const struct walk_ops need_ops = { .pde = mark_pde, .pte = need_pte };
-
 /* Allocate up to n records onto *spare (fewer if kmalloc fails). Done
  * before the walk so that allocation (and the reclaim it may run) never
  * happens in the middle of a TLB batch. */
@@ -138,17 +134,30 @@ static void alloc_spares(struct list *spare, uint64_t n)
 	}
 }
 
+/* One marking pass over [start, end) in a TLB batch of its own. */
+static void mark_pass(struct mark_arg *a, struct pagetable *pgt, vaddr_t start, vaddr_t end)
+{
+	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = a, .write = true };
+	a->missing = 0;
+	tlb_begin(&a->b, pgt);
+	walk_range(&w, start, end);
+	tlb_end(&a->b);
+}
+
+/* The first pass marks the pages that have a record already (a page given
+ * back again and again: one walk, nothing allocated); if some had none,
+ * records for them are allocated outside any batch and a second pass marks
+ * those. */
 void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
-	struct mark_arg a;
-	uint64_t need = 0;
-	struct walk count = { .ops = &need_ops, .pgt = pgt, .arg = &need };
-	walk_range(&count, start, end);
-	alloc_spares(&a.spare, need);
-	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &a, .write = true };
-	tlb_begin(&a.b, pgt);
-	walk_range(&w, start, end);
-	tlb_end(&a.b);
+	struct mark_arg a = { .only_new = false };
+	list_init(&a.spare);
+	mark_pass(&a, pgt, start, end);
+	if (a.missing) {
+		alloc_spares(&a.spare, a.missing);
+		a.only_new = true;
+		mark_pass(&a, pgt, start, end);
+	}
 	while (!list_empty(&a.spare)) {
 		struct list *it = a.spare.next;
 		list_del(it);

@@ -109,5 +109,6 @@ void mm_init(void)
 	fault_init();
 	pv_checked_register(&ptwrite_check_ops);   /* mm's rules, if pv=checked */
 	tlb_batching = strcmp(cmdline_get_or("tlb", "batch"), "nobatch") != 0;
+	frame_cache_on = strcmp(cmdline_get_or("pcp", "on"), "off") != 0;
 	print_summary(&f, top);
 }

@@ -11,8 +11,9 @@
  * buddy allocator (mm/buddy.c) hands out such blocks. The fields:
  *   type      what the frame is used for (enum page_type); every frame of a
  *             block has the block's type.
- *   order     head of an allocated or free block: its order; other frames:
- *             PAGE_ORDER_TAIL.
+ *   order     head of an allocated block: its order; head of a block on the
+ *             free lists: PAGE_ORDER_FREE | its order; other frames (and
+ *             frames in a CPU's cache): PAGE_ORDER_TAIL.
  *   refcount  head of an allocated block: owners; the block is freed when it
  *             drops to 0 (page_put). Free blocks: 0.
  *   count     page-table page: PRESENT entries in it (for a PT page these are
@@ -29,8 +30,11 @@
  *   lazy      anonymous page given up with MADV_FREE: its record on the
  *             lazy-free list (mm/lazyfree.h), else NULL.
  *
- * Concurrency: one CPU; mm/ is not called from interrupt handlers, so no
- * locks yet (SMP would need a lock around the allocator and kmalloc).
+ * Concurrency: the allocator takes its own locks (mm/buddy.c: each CPU's
+ * free-frame cache, then the free lists); refcount changes are atomic, so
+ * of two CPUs dropping the last references exactly one frees; mm_stats
+ * counters are atomic (exact once the CPUs are quiet). mm/ is not called
+ * from interrupt handlers.
  */
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
@@ -49,6 +53,7 @@ enum page_type {
 };
 
 #define PAGE_ORDER_TAIL 0xff
+#define PAGE_ORDER_FREE 0x80    /* or'ed into the order of a free block's head */
 #define MAX_ORDER 11            /* orders 0..10: blocks up to 4 MiB */
 
 struct lazyfree_rec;
@@ -85,7 +90,8 @@ struct page {
 struct mm_stats {
 	uint64_t total;              /* frames in the database */
 	uint64_t managed;            /* frames the allocator was given at boot */
-	uint64_t free;               /* frames in the buddy allocator now */
+	uint64_t free;               /* frames in the buddy allocator now, cached ones too */
+	uint64_t cached;             /* of those, in the CPUs' free-frame caches */
 	uint64_t by_type[PG_NTYPES]; /* frames of each type now */
 	uint64_t allocs, frees;      /* page_alloc / page_free calls */
 	uint64_t failed;             /* page_alloc calls that returned NULL */
@@ -145,6 +151,15 @@ struct page *page_alloc(unsigned order, unsigned flags);
  * objects, never allocate. */
 extern uint64_t (*page_reclaim_hook)(unsigned order, bool failed);
 
+/* The per-CPU free-frame caches in front of the free lists: on (default)
+ * or off (`pcp=off`; set once at boot, or by host tests before they start). */
+extern bool frame_cache_on;
+
+/* Give every CPU's cached free frames back to the free lists (page_alloc
+ * does it before failing; tests, to see the lists whole). Returns the
+ * frames moved. */
+uint64_t buddy_drain_caches(void);
+
 /* Copy the 4 KiB contents of frame src into frame dst (64 bytes a loop
  * iteration: the kernel's memcpy goes byte by byte). */
 void page_copy(struct page *dst, const struct page *src);
@@ -159,8 +174,9 @@ void page_free(struct page *pg, unsigned order);
 void page_get(struct page *pg);
 void page_put(struct page *pg);
 
-/* Check every free list against the frame database and the counters
- * (panics naming the first bad frame); returns the free frames. */
+/* Check every free list and CPU cache against the frame database and the
+ * counters (panics naming the first bad frame); returns the free frames.
+ * Exact only while no other CPU allocates or frees. */
 uint64_t buddy_check(void);
 
 /* Change the type of an allocated block (keeps the per-type counters). */

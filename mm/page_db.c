@@ -11,6 +11,7 @@
 #include "mm/page.h"
 #include "mm/buddy.h"
 #include "arch/x86_64/memlayout.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/caller.h"
@@ -155,11 +156,12 @@ void *page_va(const struct page *pg)
 
 void frames_set_type(struct page *pg, unsigned order, enum page_type t)
 {
-	for (uint64_t i = 0; i < (1UL << order); i++) {
-		mm_stats.by_type[pg[i].type]--;
+	uint64_t n = 1UL << order;
+	enum page_type old = pg->type;   /* every frame of a block has its type */
+	for (uint64_t i = 0; i < n; i++)
 		pg[i].type = (uint8_t)t;
-		mm_stats.by_type[t]++;
-	}
+	stat_sub(&mm_stats.by_type[old], n);
+	stat_add(&mm_stats.by_type[t], n);
 }
 
 void page_set_type(struct page *pg, enum page_type t)
@@ -174,7 +176,7 @@ static void check_owned(struct page *pg, const char *what, const void *caller)
 {
 	if (pg < frames || pg >= frames + max_pfn)
 		page_bug(pg, what, caller);
-	if (pg->type == PG_FREE || pg->type == PG_RESERVED || pg->refcount == 0 ||
+	if (pg->type == PG_FREE || pg->type == PG_RESERVED || atomic_load(&pg->refcount) == 0 ||
 	    pg->order == PAGE_ORDER_TAIL)
 		page_bug(pg, what, caller);
 }
@@ -182,14 +184,15 @@ static void check_owned(struct page *pg, const char *what, const void *caller)
 void page_get(struct page *pg)
 {
 	check_owned(pg, "page_get on a frame nobody owns", __builtin_return_address(0));
-	pg->refcount++;
+	atomic_inc(&pg->refcount);
 }
 
+/* Of CPUs dropping the last references at once, exactly one sees 0. */
 void page_put(struct page *pg)
 {
 	const void *caller = __builtin_return_address(0);
 	check_owned(pg, "page_put: reference count underflow", caller);
-	if (--pg->refcount == 0) {
+	if (atomic_dec_and_test(&pg->refcount)) {
 		pg->refcount = 1;   /* page_free checks an owned block */
 		page_free_from(pg, pg->order, caller);
 	}

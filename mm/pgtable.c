@@ -179,7 +179,7 @@ static int teardown_pde(struct walk *w)
 	if (pte_is_leaf(e, w->level))
 		return teardown_leaf(w);
 	struct page *pt = pa_to_page(pte_addr(e));
-	if (pt->pt.share == 1)
+	if (ptpage_sole(pt))   /* ours alone: walk in, free it */
 		return 0;
 	pt_table_drop_share(w->pgt, w->ep, w->va);
 	return WALK_SKIP;

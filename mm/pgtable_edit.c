@@ -57,7 +57,7 @@ static int unmap_pde(struct walk *w)
 	if (pte_is_leaf(e, w->level))
 		return unmap_leaf(w);
 	struct page *pt = pa_to_page(pte_addr(e));
-	if (w->end - w->va != LARGE_PAGE_SIZE || pt->pt.share <= 1)
+	if (w->end - w->va != LARGE_PAGE_SIZE || ptpage_sole(pt))
 		return 0;
 	pt_table_drop_share(w->pgt, w->ep, w->va);
 	tlb_changed_range(a->b, w->va, w->end);

@@ -7,13 +7,14 @@
  * (kernel/procfs_sys.c) and user/bench/phases.c reads them before and after
  * a workload and prints the difference. Phases nest (fault contains
  * fault_vma, fault_walk, ...), so they do not add up to a total: each says
- * how long its own piece took. Uniprocessor counters: no locking (a fault
- * on another CPU could lose an update, which only blurs a measurement).
+ * how long its own piece took. Several CPUs add to the same counters:
+ * stat_add, so counts stay exact.
  */
 #ifndef MM_PHASETIME_H
 #define MM_PHASETIME_H
 
 #include "lib/types.h"
+#include "lib/atomic.h"
 #include "arch/x86_64/cpu.h"
 
 /* The measured phases (names in phasetime.c, same order). */
@@ -66,8 +67,8 @@ static inline uint64_t phase_end(enum phase p, uint64_t t0)
 	if (!phasetime_on)
 		return 0;
 	uint64_t now = rdtsc();
-	phase_stats[p].count++;
-	phase_stats[p].cycles += now - t0;
+	stat_inc(&phase_stats[p].count);
+	stat_add(&phase_stats[p].cycles, now - t0);
 	return now;
 }
 

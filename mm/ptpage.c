@@ -8,6 +8,7 @@
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
 
 static bool kernel_half_frozen;
@@ -33,6 +34,13 @@ struct page *ptpage_alloc(int level)
 	pt->count = 0;
 	pv_alloc_pt(page_to_pa(pt), level);
 	return pt;
+}
+
+bool ptpage_sole(struct page *pt)
+{
+	if (atomic_load(&pt->pt.text))
+		return ptshare_text_take(pt);
+	return atomic_load(&pt->pt.share) == 1;
 }
 
 void ptpage_free(struct page *pt)

@@ -33,6 +33,13 @@ static inline bool pte_maps_zero(pte_t e)
 /* A zeroed level-`level` table page (share 1, count 0), or NULL. */
 struct page *ptpage_alloc(int level);
 
+/* Is the caller, one of pt's sharers, its only one (pt.share == 1)? Then
+ * it may write or free pt as its own, and the answer stays true: only a
+ * sharer adds one (a fork of the caller's own address space), or an exec
+ * attaching a published text page, which is unpublished here first
+ * (ptshare_text_take). */
+bool ptpage_sole(struct page *pt);
+
 /* Free a table page: it must have no present entries and one sharer. */
 void ptpage_free(struct page *pt);
 

@@ -72,7 +72,7 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 {
 	pte_t e = pte_read(pde);
 	struct page *pt = pa_to_page(pte_addr(e));
-	if (pt->pt.share <= 1) {                /* the last sharer keeps it */
+	if (ptpage_sole(pt)) {                 /* the last sharer keeps it */
 		if (pt->pt.text)
 			ptshare_text_forget(pt);        /* about to change: unpublish */
 		pt_set_table(pde, PGL_PD, pte_mkwrite(e));

@@ -100,8 +100,15 @@ struct lib_span {
  * maps anything; the slot table lives forever, as the initrd's files. */
 vaddr_t ptshare_lib_place(struct addrspace *as, struct vmobject *file, const struct lib_span *s);
 
-/* A text PT page is being freed: forget its record. */
+/* A text PT page is being freed: forget its record (takes the text-share
+ * lock: call with no lock of a higher rank held). Panics if it has none. */
 void ptshare_text_forget(struct page *pt);
+
+/* ptpage_sole() of a published text PT page: is the caller its only
+ * sharer? If so the page is unpublished in the same step (under the
+ * text-share lock, which attaching takes too), so no exec attaches to it
+ * afterwards and the answer true stays true. */
+bool ptshare_text_take(struct page *pt);
 
 /* Set the mode from the command line value ("off", "fork", "all"). */
 void ptshare_set_mode(const char *value);

@@ -14,6 +14,14 @@
  * the page and ptpage_free() calls ptshare_text_forget(). A sharer that
  * writes below its PD entry unshares like any other sharer (mm/ptshare.c);
  * if it was the last one the page is unpublished first.
+ *
+ * Several CPUs: text_lock (LOCK_RANK_TEXT_SHARE) guards the records and the
+ * library slot table. Looking a record up and attaching its PT page (one
+ * more sharer) happen together under it, as do checking for a record and
+ * publishing a new one; unpublishing too, so a page the last sharer takes
+ * over is never attached meanwhile (ptshare_text_take). Nothing allocates
+ * under it: the tables above the PD entry and the record are made first,
+ * a spare record is freed after.
  */
 #include "mm/ptshare.h"
 #include "mm/as.h"
@@ -23,7 +31,9 @@
 #include "mm/ptpage.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
+#include "lib/spinlock.h"
 
 struct text_pt {
 	struct text_pt *next;
@@ -33,6 +43,7 @@ struct text_pt {
 	struct page *pt;
 };
 
+static struct spinlock text_lock = SPINLOCK_INIT("text-share", LOCK_RANK_TEXT_SHARE);
 static struct text_pt *records;
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
@@ -84,7 +95,8 @@ static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base)
 }
 
 /* Write-protect the PD entry of the (fully faulted) chunk at base and
- * publish its PT page under (file, base, layout). */
+ * publish its PT page under (file, base, layout), unless another process
+ * published that chunk meanwhile (this one then keeps its own page). */
 static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file,
 		       uint64_t layout)
 {
@@ -95,11 +107,19 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 		return;
 	}
 	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
-	pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
-	pt->pt.text = 1;
-	*r = (struct text_pt){ records, file, base, layout, pt };
-	records = r;
-	ptshare_stats.text_created++;
+	spin_lock(&text_lock);
+	bool first = find_record(file, base, layout) == NULL;
+	if (first) {
+		pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
+		pt->pt.text = 1;
+		*r = (struct text_pt){ records, file, base, layout, pt };
+		records = r;
+	}
+	spin_unlock(&text_lock);
+	if (first)
+		stat_inc(&ptshare_stats.text_created);
+	else
+		kfree(r);
 }
 
 /* Fault in every text page of the chunk, write-protect its PD entry and
@@ -119,15 +139,22 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 }
 
 /* Attach the published PT page of chunk (file, base, layout) to as, or
- * build and publish it when there is none yet. */
+ * build and publish it when there is none yet. The tables down to the PD
+ * entry are made first, so attaching under text_lock allocates nothing. */
 static void share_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
 			uint64_t layout)
 {
+	pte_t *slot;
+	if (pgt_walk(as->pgt, base, PGL_PD, PGT_WALK_ALLOC, &slot) < 0)
+		return;   /* out of memory: this process just does not share */
+	spin_lock(&text_lock);
 	struct text_pt *r = find_record(file, base, layout);
-	if (!r)
+	bool attached = r && pt_share_into(as->pgt, base, r->pt) == 0;
+	spin_unlock(&text_lock);
+	if (attached)
+		stat_inc(&ptshare_stats.text_attached);
+	else if (!r)
 		publish_chunk(as, base, file, layout);
-	else if (pt_share_into(as->pgt, base, r->pt) == 0)
-		ptshare_stats.text_attached++;
 }
 
 void ptshare_text_attach(struct addrspace *as)
@@ -163,18 +190,38 @@ bool ptshare_text_fault(struct addrspace *as, const struct vma *v, vaddr_t va)
 	return true;
 }
 
-void ptshare_text_forget(struct page *pt)
+/* Take pt's record off the list (text_lock held); NULL if it has none. */
+static struct text_pt *unpublish(struct page *pt)
 {
 	for (struct text_pt **pp = &records; *pp; pp = &(*pp)->next) {
 		if ((*pp)->pt == pt) {
 			struct text_pt *r = *pp;
 			*pp = r->next;
-			kfree(r);
 			pt->pt.text = 0;
-			return;
+			return r;
 		}
 	}
-	panic("ptshare_text_forget: PT page %#lx has no record", page_to_pa(pt));
+	return NULL;
+}
+
+void ptshare_text_forget(struct page *pt)
+{
+	spin_lock(&text_lock);
+	struct text_pt *r = unpublish(pt);
+	spin_unlock(&text_lock);
+	if (!r)
+		panic("ptshare_text_forget: PT page %#lx has no record", page_to_pa(pt));
+	kfree(r);
+}
+
+bool ptshare_text_take(struct page *pt)
+{
+	spin_lock(&text_lock);
+	bool sole = atomic_load(&pt->pt.share) == 1;
+	struct text_pt *r = sole && pt->pt.text ? unpublish(pt) : NULL;
+	spin_unlock(&text_lock);
+	kfree(r);
+	return sole;
 }
 
 /* ---- canonical library addresses (a kernel-side prelink) ----
@@ -234,7 +281,9 @@ vaddr_t ptshare_lib_place(struct addrspace *as, struct vmobject *file, const str
 {
 	if (s->lo > s->wr || s->wr > s->hi || s->hi - s->lo > USER_LIB_END - USER_LIB_BASE)
 		return 0;
+	spin_lock(&text_lock);   /* look-up and new slot at once */
 	struct lib_slot *l = lib_slot(file, s);
+	spin_unlock(&text_lock);   /* a slot never changes once made */
 	if (!l || l->span.lo != s->lo || l->span.wr != s->wr || l->span.hi != s->hi ||
 	    vma_overlaps(as, l->base, l->base + l->len))
 		return 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/tlb-ipis.sh [CPUS] [ROUNDS] -- TLB shootdown IPI counts of a
-# fork-heavy and an munmap-heavy run (user/musl/tlbstorm.c), with TLB
+# fork-heavy and an munmap-heavy run (user/tlbstorm.c), with TLB
 # batching on (the default) and off (tlb=nobatch), on CPUS guest CPUs
 # (default 4). Prints the tlbstorm lines of each boot. The numbers are
 # counts, not times: they do not depend on the host's load.
@@ -11,6 +11,6 @@ for mode in batch nobatch; do
 	opt=""
 	[ "$mode" = nobatch ] && opt="tlb=nobatch"
 	echo "== tlb=$mode, $cpus CPUs"
-	make -s run CPUS="$cpus" CMDLINE="$opt" CMD="tlbstorm-musl $rounds" 2>&1 |
+	make -s run CPUS="$cpus" CMDLINE="$opt" CMD="tlbstorm $rounds" 2>&1 |
 		grep '^tlbstorm:' || { echo "tlb-ipis: the run failed"; exit 1; }
 done

@@ -24,7 +24,7 @@
 # rebuilds the initrd) only when its content changed.
 
 USER_SRCS   := $(sort $(wildcard user/*.c))
-USER_DIRS   := $(filter-out user/bench user/dyn user/musl,$(patsubst %/,%,$(sort $(dir $(wildcard user/*/*.c)))))
+USER_DIRS   := $(filter-out user/bench user/dyn,$(patsubst %/,%,$(sort $(dir $(wildcard user/*/*.c)))))
 USER_PROGS  := $(USER_SRCS:user/%.c=%) $(USER_DIRS:user/%=%)
 ROOTFS      := $(B)/rootfs
 USER_BINS   := $(USER_PROGS:%=$(ROOTFS)/bin/%)
@@ -37,11 +37,8 @@ USER_OBJS   := $(patsubst %.c,$(B)/%.o,$(USER_SRCS) $(wildcard $(USER_DIRS:%=%/*
 .SECONDARY: $(USER_OBJS)
 
 # One-file programs that are also built as static musl binaries NAME-musl.
-MUSL_PROGS  := vmtester sysfuzz
+MUSL_PROGS  := vmtester sysfuzz threadtests tlbstorm
 MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
-# musl-only programs: user/musl/NAME.c -> bin/NAME-musl (threadtests: static
-# musl pthreads, unmodified).
-MUSL_ONLY_BINS := $(patsubst user/musl/%.c,$(ROOTFS)/bin/%-musl,$(wildcard user/musl/*.c))
 
 # Dynamically linked musl programs (tools/pagoda-cc-dyn): bin/NAME-dyn is
 # position-independent (ET_DYN, musl-gcc's default), bin/NAME-dyn-nopie
@@ -66,7 +63,7 @@ PAGODA_CC_DYN := tools/pagoda-cc-dyn
 DYN_CFLAGS  := $(USER_CFLAGS) -DDYNTEST_DYNAMIC
 
 .PHONY: user FORCE
-user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(DYN_BINS) $(MUSL_ONLY_BINS)
+user: $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(DYN_BINS)
 
 $(B)/user/%.o: user/%.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
@@ -96,12 +93,6 @@ $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/in
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
-
-$(MUSL_ONLY_BINS): $(ROOTFS)/bin/%-musl: user/musl/%.c libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h) \
-		| $(call deps,build musl)
-	@mkdir -p $(dir $@)
-	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -pthread -idirafter libc/include \
-		-o $@ $< libc/pagoda.c libc/errno_map.c
 
 $(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c user/fuzz_rand.h libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h) \
 		| $(call deps,build musl)
@@ -156,7 +147,7 @@ $(OVERLAY)/.stamp: FORCE $(if $(filter 1,$(BUSYBOX)),$(BUSYBOX_BIN)) | $(call de
 	@if diff -r $(OVERLAY)/new $(OVERLAY)/tree >/dev/null 2>&1; then rm -rf $(OVERLAY)/new; \
 	else rm -rf $(OVERLAY)/tree && mv $(OVERLAY)/new $(OVERLAY)/tree && touch $@; fi
 
-INITRD_DEPS += $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(MUSL_ONLY_BINS) $(DYN_BINS) $(OVERLAY)/.stamp
+INITRD_DEPS += $(USER_BINS) $(ROOTFS)/bin/usertests-musl $(MUSL_BINS) $(DYN_BINS) $(OVERLAY)/.stamp
 INITRD_DIRS += $(ROOTFS) $(OVERLAY)/tree
 
 -include $(USER_OBJS:.o=.d)

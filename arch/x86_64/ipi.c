@@ -13,13 +13,17 @@ static void *call_arg;
 static volatile cpumask_t call_pending;  /* targets that have not finished */
 static struct ipi_stats stats;
 
+/* A call's fn that spins for a lock polls here: c->answering keeps it from
+ * running the same call again inside itself. */
 void ipi_poll(void)
 {
 	struct cpu *c = this_cpu();
 	cpumask_t me = cpumask_of(c->id);
-	if (!(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
+	if (c->answering || !(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
 		return;
+	c->answering = true;
 	call_fn(call_arg);
+	c->answering = false;
 	c->ipi_calls++;
 	__atomic_fetch_add(&stats.answered, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_and(&call_pending, ~me, __ATOMIC_RELEASE);

@@ -25,7 +25,10 @@ int ipi_call(cpumask_t mask, ipi_fn_t fn, void *arg);
 
 /* ipi_call, and the caller runs fn(arg) too, at the same time as the
  * targets (interrupts off; fn must not start a cross-CPU call itself):
- * code that must run on several CPUs at once, as the race tests do. */
+ * code that must run on several CPUs at once, as the race tests do. Unlike
+ * ipi_call's, this fn may take spinlocks that no CPU holds while it calls
+ * ipi_call or waits for a round (the allocator's: kmalloc, pcp, frames);
+ * a target spinning for one does not run the call again (ipi_poll). */
 int ipi_call_here_too(cpumask_t mask, ipi_fn_t fn, void *arg);
 
 /* Answer a call aimed at this CPU, if one is pending (the IPI handler, and

@@ -8,12 +8,25 @@
 #define ARCH_X86_64_PERCPU_H
 
 #include "lib/types.h"
+#include "lib/spinlock.h"
 
 struct proc;
 struct context;
-struct spinlock;
+struct page;
 
 #define LOCKDEP_MAX_HELD 8
+
+/* A CPU's cache of free order-0 frames (mm/buddy.c fills and drains it in
+ * batches from the free lists). Its frames are still free: type PG_FREE,
+ * counted in mm_stats.free. The lock (LOCK_RANK_PCP) is almost always
+ * taken by its own CPU; another CPU takes it only to drain the cache when
+ * memory is short. */
+#define PCP_FRAMES 64
+struct frame_cache {
+	struct spinlock lock;
+	unsigned n;                  /* frames[0..n) are cached */
+	struct page *frames[PCP_FRAMES];
+};
 
 struct cpu {
 	struct cpu *self;            /* offset 0: gs:0 gives the struct */
@@ -32,6 +45,8 @@ struct cpu {
 	volatile uint64_t ipi_calls;     /* cross-CPU calls answered */
 	uint64_t boot_stack_top;     /* the stack it started (and idles) on */
 	volatile uint64_t cr3;       /* the page table it runs on (smp_note_cr3) */
+	bool answering;              /* running a cross-CPU call (arch/x86_64/ipi.c) */
+	struct frame_cache pcp;      /* free frames for this CPU (mm/buddy.c) */
 };
 
 /* Offsets used by syscall.asm (repeated in arch/x86_64/regs.inc). */
@@ -56,11 +71,20 @@ void percpu_init_ap(struct cpu *c);
 /* User TLS base (arch_prctl ARCH_SET_FS), switched with the process. */
 void arch_set_fs_base(uint64_t base);
 
+#ifdef PAGODA_HOST
+/* Host unit tests: the simulated CPU the test runs as (tests/unit/host_mm.c). */
+extern struct cpu *host_cpu;
+static inline struct cpu *this_cpu(void)
+{
+	return host_cpu;
+}
+#else
 static inline struct cpu *this_cpu(void)
 {
 	struct cpu *c;
 	__asm__ volatile("movq %%gs:0, %0" : "=r"(c));
 	return c;
 }
+#endif
 
 #endif

@@ -10,7 +10,9 @@
 #include "mm/ptshare.h"
 #include "mm/ptpage.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pv_ops.h"
+#include "arch/x86_64/smp.h"
 #include "lib/printk.h"
 
 uintptr_t host_physmem_base;
@@ -67,8 +69,19 @@ static void h_lazy_enter(void)
 static void h_lazy_leave(void) { host_pv.lazy_depth--; }
 static void h_lazy_flush(void) { }
 
+/* The simulated CPUs' interrupt flag: the spinlocks turn it off and on. */
+static uint64_t host_rflags = RFLAGS_IF;
+static uint64_t h_save_fl(void) { return host_rflags; }
+static void h_restore_fl(uint64_t f) { host_rflags = f; }
+static void h_irq_disable(void) { host_rflags &= ~(uint64_t)RFLAGS_IF; }
+static void h_irq_enable(void) { host_rflags |= RFLAGS_IF; }
+
 struct pv_ops pv_ops = {
 	.name = "host",
+	.irq = {
+		.save_fl = h_save_fl, .restore_fl = h_restore_fl,
+		.irq_disable = h_irq_disable, .irq_enable = h_irq_enable,
+	},
 	.mmu = {
 		.read_cr3 = h_read_cr3, .write_cr3 = h_write_cr3, .read_cr2 = h_read_cr2,
 		.flush_one = h_flush_one, .flush_all = h_flush_all,
@@ -82,6 +95,17 @@ struct pv_ops pv_ops = {
 };
 
 /* ---- simulated machine -------------------------------------------------- */
+
+struct cpu cpus[MAX_CPUS];
+int ncpus = MAX_CPUS;
+struct cpu *host_cpu = &cpus[0];
+
+void host_set_cpu(int id)
+{
+	if (host_cpu->ncli)
+		panic("host: switching CPUs with a lock held on CPU %d", host_cpu->id);
+	host_cpu = &cpus[id];
+}
 
 uint64_t host_free0;
 
@@ -104,6 +128,10 @@ static void host_kernel_setup(uint64_t bytes)
 void host_mm_setup(uint64_t bytes, bool with_kernel)
 {
 	memset(&host_pv, 0, sizeof(host_pv));
+	for (int i = 0; i < MAX_CPUS; i++)
+		cpus[i] = (struct cpu){ .self = &cpus[i], .id = i };
+	host_cpu = &cpus[0];
+	frame_cache_on = true;
 	if (posix_memalign(&physmem, PAGE_SIZE, bytes))
 		abort();
 	memset(physmem, 0xcc, bytes);   /* garbage, like real RAM */
@@ -167,6 +195,11 @@ int host_run_suite(Suite *s)
 void ptshare_text_forget(struct page *pt)
 {
 	panic("ptshare_text_forget(%#lx) in a host test", page_to_pa(pt));
+}
+
+bool ptshare_text_take(struct page *pt)
+{
+	panic("ptshare_text_take(%#lx) in a host test", page_to_pa(pt));
 }
 
 struct page *host_pt_of(struct pagetable *pgt, vaddr_t va)

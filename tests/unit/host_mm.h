@@ -37,6 +37,10 @@ void host_mm_setup(uint64_t bytes, bool with_kernel);
 extern uint64_t host_free0;
 #define host_assert_no_leak() ck_assert_uint_eq(mm_stats.free, host_free0)
 
+/* Run as simulated CPU id (0..MAX_CPUS-1; setup starts on 0): this_cpu(),
+ * and so the free-frame cache page_alloc uses. No lock may be held. */
+void host_set_cpu(int id);
+
 /* Release the simulated RAM. */
 void host_mm_teardown(void);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "tests/unit/host_mm.h"
 #include "mm/buddy.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/memlayout.h"
 
 #define RAM MiB(16)
@@ -33,6 +34,7 @@ END_TEST
 
 START_TEST(test_split_merge)
 {
+	frame_cache_on = false;   /* the lists' own order: no cache in front */
 	uint64_t big = buddy_free_blocks(MAX_ORDER - 1), f0 = mm_stats.free;
 	ck_assert_uint_gt(big, 0);
 	/* split a 4 MiB block: one free block of every smaller order appears */
@@ -98,6 +100,7 @@ START_TEST(test_exhaustion)
 	uint64_t n = host_exhaust(&held);
 	ck_assert_uint_eq(n, f0);
 	ck_assert_uint_eq(mm_stats.free, 0);
+	ck_assert_uint_eq(mm_stats.cached, 0);
 	ck_assert_ptr_null(page_alloc(0, 0));   /* NULL, not a panic */
 	ck_assert_ptr_null(page_alloc(3, PA_ZERO));
 	ck_assert_uint_eq(mm_stats.failed, n ? 3 : 2);
@@ -105,7 +108,130 @@ START_TEST(test_exhaustion)
 	host_release_all(&held);
 	ck_assert_uint_eq(mm_stats.free, f0);
 	ck_assert_uint_eq(buddy_check(), f0);
+	uint64_t cached = mm_stats.cached;   /* the last frees stayed in the cache */
+	ck_assert_uint_ge(cached, PCP_FRAMES - PCP_BATCH);
+	ck_assert_uint_eq(buddy_drain_caches(), cached);
 	ck_assert_uint_eq(buddy_free_blocks(MAX_ORDER - 1), big);
+}
+END_TEST
+
+/* ---- the per-CPU free-frame caches ---- */
+
+/* A freed frame waits in this CPU's cache and is the next one it gets; it
+ * still counts as free, and the caches are in buddy_check's total. */
+START_TEST(test_cache_reuse)
+{
+	uint64_t f0 = mm_stats.free;
+	struct page *p = page_alloc(0, 0);
+	ck_assert_uint_eq(mm_stats.cached, PCP_BATCH - 1);   /* one refill, one taken */
+	ck_assert_uint_eq(mm_stats.free, f0 - 1);
+	page_free(p, 0);
+	ck_assert_uint_eq(mm_stats.cached, PCP_BATCH);
+	ck_assert_uint_eq(mm_stats.free, f0);
+	ck_assert_uint_eq(mm_stats.by_type[PG_FREE], f0);
+	ck_assert_uint_eq(buddy_check(), f0);
+	ck_assert_ptr_eq(page_alloc(0, 0), p);   /* LIFO, from the cache */
+	host_set_cpu(1);
+	struct page *q = page_alloc(0, 0);   /* another CPU: its own cache */
+	ck_assert_ptr_ne(q, p);
+	ck_assert_uint_eq(cpus[1].pcp.n, PCP_BATCH - 1);
+	page_free(p, 0);                     /* freed on CPU 1: cached there */
+	ck_assert_uint_eq(cpus[1].pcp.n, PCP_BATCH);
+	page_free(q, 0);
+	ck_assert_uint_eq(buddy_check(), f0);
+}
+END_TEST
+
+/* A full cache gives PCP_BATCH frames back to the lists before it takes
+ * one more. */
+START_TEST(test_cache_overflow)
+{
+	struct page *p[PCP_FRAMES + 1];
+	for (int i = 0; i <= PCP_FRAMES; i++)
+		p[i] = page_alloc(0, 0);
+	uint64_t before = cpus[0].pcp.n;
+	for (int i = 0; i <= PCP_FRAMES; i++)
+		page_free(p[i], 0);
+	uint64_t frees = PCP_FRAMES + 1, room = PCP_FRAMES - before;
+	ck_assert_uint_eq(cpus[0].pcp.n, before + frees - PCP_BATCH);   /* one batch back */
+	ck_assert_uint_gt(frees, room);
+	ck_assert_uint_eq(mm_stats.cached, cpus[0].pcp.n);
+	ck_assert_uint_eq(buddy_check(), host_free0);
+}
+END_TEST
+
+/* The last free frames sit in other CPUs' caches: an allocation that finds
+ * the lists empty drains every cache and gets them, so exhaustion still
+ * hands out every free frame. */
+START_TEST(test_cache_drained_when_short)
+{
+	for (int c = 1; c < 4; c++) {   /* three CPUs cache frames */
+		host_set_cpu(c);
+		page_free(page_alloc(0, 0), 0);
+	}
+	host_set_cpu(0);
+	ck_assert_uint_eq(mm_stats.cached, 3 * PCP_BATCH);
+	struct list held;
+	uint64_t n = host_exhaust(&held);
+	ck_assert_uint_eq(n, host_free0);
+	ck_assert_uint_eq(mm_stats.cached, 0);
+	for (int c = 0; c < 4; c++)
+		ck_assert_uint_eq(cpus[c].pcp.n, 0);
+	host_release_all(&held);
+	ck_assert_uint_eq(buddy_check(), host_free0);
+}
+END_TEST
+
+/* Free the held frames at pfn >= lo (else below lo) on CPU cpu. */
+static void release_part(struct list *held, uint64_t lo, bool above, int cpu)
+{
+	host_set_cpu(cpu);
+	for (struct list *it = held->next, *next; it != held; it = next) {
+		next = it->next;
+		struct page *pg = list_entry(it, struct page, link);
+		if ((uint64_t)(pg - frames) >= lo ? above : !above) {
+			list_del(&pg->link);
+			page_free(pg, 0);
+		}
+	}
+	host_set_cpu(0);
+}
+
+/* Cached frames are order-0 blocks that no buddy merges with: the top
+ * 4 MiB block, freed last on CPU 1, is partly in CPU 1's cache; allocating
+ * every 4 MiB block there was drains the caches first. */
+START_TEST(test_cache_drained_for_large_block)
+{
+	uint64_t big = buddy_free_blocks(MAX_ORDER - 1);
+	uint64_t top = ALIGN_DOWN(max_pfn - 1, 1UL << (MAX_ORDER - 1));
+	struct list held;
+	host_exhaust(&held);
+	release_part(&held, top, false, 0);
+	release_part(&held, top, true, 1);
+	ck_assert_uint_ge(cpus[1].pcp.n, PCP_FRAMES - PCP_BATCH);
+	ck_assert_uint_eq(mm_stats.free, host_free0);
+	ck_assert_uint_lt(buddy_free_blocks(MAX_ORDER - 1), big);   /* the lists alone: one short */
+	struct page *b[64];
+	ck_assert_uint_le(big, 64);
+	for (uint64_t i = 0; i < big; i++) {
+		b[i] = page_alloc(MAX_ORDER - 1, 0);
+		ck_assert_ptr_nonnull(b[i]);
+	}
+	ck_assert_uint_eq(mm_stats.cached, 0);
+	for (uint64_t i = 0; i < big; i++)
+		page_free(b[i], MAX_ORDER - 1);
+	ck_assert_uint_eq(buddy_check(), host_free0);
+}
+END_TEST
+
+/* pcp=off: frames go straight to and from the lists. */
+START_TEST(test_cache_off)
+{
+	frame_cache_on = false;
+	struct page *p = page_alloc(0, 0);
+	page_free(p, 0);
+	ck_assert_uint_eq(mm_stats.cached, 0);
+	ck_assert_uint_eq(buddy_check(), host_free0);
 }
 END_TEST
 
@@ -205,6 +331,13 @@ static Suite *buddy_suite(void)
 	tcase_add_test(tc, test_exhaustion);
 	tcase_add_test(tc, test_zeroing);
 	tcase_add_test(tc, test_refcount);
+
+	TCase *pcp = host_tcase(s, "pcp", setup, host_mm_teardown);
+	tcase_add_test(pcp, test_cache_reuse);
+	tcase_add_test(pcp, test_cache_overflow);
+	tcase_add_test(pcp, test_cache_drained_when_short);
+	tcase_add_test(pcp, test_cache_drained_for_large_block);
+	tcase_add_test(pcp, test_cache_off);
 
 	TCase *bad = host_tcase(s, "panics", setup, host_mm_teardown);
 	tcase_add_test_raise_signal(bad, test_double_free, SIGABRT);

@@ -322,7 +322,7 @@ void test_children64(void)
  * CLONE_CHILD_CLEARTID, plus CLONE_PARENT_SETTID) is a fork that writes the
  * child's pid where asked, in the child's memory and in the parent's; a
  * spawn form (CLONE_VM | CLONE_VFORK with a stack of its own) runs the
- * child to exit. Threads are user/musl/threadtests.c's; Linux's rules
+ * child to exit. Threads are user/threadtests.c's; Linux's rules
  * between the flags hold (CLONE_SIGHAND needs CLONE_VM: EINVAL). */
 void test_clone_fork(void)
 {

@@ -50,6 +50,16 @@
 #define LINUX_TIOCGWINSZ   0x5413
 #define LINUX_TERMIOS_SIZE 36
 
+/* futex(2) operations and flags (kernel/futex.c; libc/pthread*.c). */
+#define LINUX_FUTEX_WAIT            0
+#define LINUX_FUTEX_WAKE            1
+#define LINUX_FUTEX_REQUEUE         3
+#define LINUX_FUTEX_CMP_REQUEUE     4
+#define LINUX_FUTEX_WAIT_BITSET     9
+#define LINUX_FUTEX_WAKE_BITSET     10
+#define LINUX_FUTEX_PRIVATE         128
+#define LINUX_FUTEX_CLOCK_REALTIME  256
+
 /* reboot(2) magic numbers and commands. */
 #define LINUX_REBOOT_MAGIC1         0xfee1deadL
 #define LINUX_REBOOT_MAGIC2         672274793L

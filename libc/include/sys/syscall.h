@@ -35,6 +35,7 @@
 #define SYS_alarm           37
 #define SYS_setitimer       38
 #define SYS_getpid          39
+#define SYS_clone           56
 #define SYS_fork            57
 #define SYS_vfork           58
 #define SYS_execve          59
@@ -58,12 +59,19 @@
 #define SYS_rt_sigsuspend   130
 #define SYS_setrlimit       160
 #define SYS_reboot          169
+#define SYS_arch_prctl      158
+#define SYS_gettid          186
 #define SYS_tkill           200
+#define SYS_futex           202
+#define SYS_sched_getaffinity 204
+#define SYS_set_tid_address 218
 #define SYS_getdents64      217
 #define SYS_clock_gettime   228
 #define SYS_exit_group      231
 #define SYS_tgkill          234
 #define SYS_newfstatat      262
+#define SYS_set_robust_list 273
+#define SYS_get_robust_list 274
 #define SYS_dup3            292
 #define SYS_pipe2           293
 

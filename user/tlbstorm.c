@@ -1,4 +1,4 @@
-/* user/musl/tlbstorm.c -- count the TLB shootdowns of two workloads, from
+/* user/tlbstorm.c -- count the TLB shootdowns of two workloads, from
  * /proc/vmstat (Pagoda and Linux print the same counter names):
  *
  *   fork    2 processes per CPU, each forking children that write a page
@@ -11,11 +11,10 @@
  * nr_tlb_remote_flush_received (CPUs targeted), and on Pagoda
  * tlb_shootdown_pages and tlb_shootdown_avoided. Run with tlb=nobatch to
  * see batching's effect (tools/tlb-ipis.sh runs both). Usage:
- * tlbstorm-musl [rounds]
+ * tlbstorm [rounds] (tlbstorm-musl: the same, static musl)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +51,8 @@ static void report(const char *what, long ops, const long long a[NNAMES], const 
 
 static int ncpus(void)
 {
-	cpu_set_t s;
-	return sched_getaffinity(0, sizeof(s), &s) == 0 ? CPU_COUNT(&s) : 1;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
 }
 
 static void fork_worker(int rounds)
