@@ -586,9 +586,13 @@ static void thread_round(void)
 		sched_yield();   /* the last one's slot goes once it switched away */
 }
 
-/* no_leak: a second round of 120 threads leaves the kernel's free frames
- * and kmalloc objects where the first left them (the first round grows the
- * page tables of the stacks' address range once). Pagoda only. */
+/* no_leak: a second round of 120 threads leaves the kernel's kmalloc
+ * objects exactly where the first left them, and its free frames within
+ * PT_SLACK pages: the page tables of the stacks' address range, which
+ * depends on where mmap finds room while detached threads unmap themselves
+ * (the first round grows it once). A thread's kernel stack is 4 pages:
+ * leaking it shows as 480. Pagoda only. */
+#define PT_SLACK 4
 static void t_no_leak(void)
 {
 	struct pagoda_meminfo before, after;
@@ -604,7 +608,8 @@ static void t_no_leak(void)
 	       (unsigned long long)before.free_pages, (unsigned long long)after.free_pages,
 	       (unsigned long long)before.kmalloc_objects, (unsigned long long)after.kmalloc_objects);
 	CHECK(after.kmalloc_objects == before.kmalloc_objects);
-	CHECK(after.free_pages == before.free_pages);
+	CHECK(after.free_pages + PT_SLACK >= before.free_pages &&
+	      after.free_pages <= before.free_pages + PT_SLACK);
 }
 
 /* ---- processes with threads ---- */
@@ -966,6 +971,51 @@ static void t_wait_thread(void)
 	CHECK_ERR(waitpid(-1, NULL, WNOHANG), ECHILD);
 }
 
+static int pipe_fd[2];
+static volatile pid_t reader_tid;
+static void *blocked_reader(void *a)
+{
+	(void)a;
+	char c = 0;
+	reader_tid = gettid_();
+	ssize_t n = read(pipe_fd[0], &c, 1);
+	return (void *)(intptr_t)(n == 1 && c == 'x' ? 0 : 1);
+}
+
+/* Is thread tid of this process asleep (State: S)? */
+static int sleeping(pid_t tid)
+{
+	char path[96], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)getpid(), (int)tid);
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "State:\tS") != NULL;
+}
+
+/* close_while_reading: one thread closes the descriptor another thread is
+ * blocked reading: the read keeps its file (Linux's fget), so a write to
+ * the pipe still has a reader and the blocked read gets the byte. */
+static void t_close_while_reading(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	CHECK(pipe(pipe_fd) == 0);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, blocked_reader, NULL) == 0);
+	while (!reader_tid)
+		sched_yield();
+	for (int i = 0; i < 100000 && !sleeping(reader_tid); i++)
+		sched_yield();
+	CHECK(sleeping(reader_tid));
+	CHECK(close(pipe_fd[0]) == 0);
+	CHECK(write(pipe_fd[1], "x", 1) == 1);
+	void *r;
+	CHECK(pthread_join(t, &r) == 0);
+	CHECK(r == NULL);
+}
+
 /* ---- main ---- */
 
 struct threadtest {
@@ -983,6 +1033,7 @@ static const struct threadtest tests[] = {
 	{ "clone_flags", t_clone_flags }, { "proc_task", t_proc_task },
 	{ "signal_group", t_signal_group }, { "fault_thread", t_fault_thread },
 	{ "wait_thread", t_wait_thread }, { "exec_main", t_exec_main },
+	{ "close_while_reading", t_close_while_reading },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
