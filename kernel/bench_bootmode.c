@@ -32,7 +32,7 @@ static bool bench_fork_req(struct pagoda_forkbench_req *req)
 		const char *list = cmdline_get("bench_strategies");
 		req->strategies = pagoda_fb_parse_strategies(list);
 		if (!req->strategies) {
-			printk("bench: bad bench_strategies=%s (copy,cow,share)\n", list);
+			printk("bench: bad bench_strategies=%s (copy,cow,share,sharepd)\n", list);
 			return false;
 		}
 	}

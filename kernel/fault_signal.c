@@ -12,7 +12,9 @@
  * the system call returns -EFAULT (-ENOMEM when memory ran out).
  */
 #include "kernel/fault_signal.h"
+#include "lib/cmdline.h"
 #include "lib/errno.h"
+#include "lib/string.h"
 #include "kernel/proc.h"
 #include "kernel/oom.h"
 #include "mm/as.h"
@@ -27,6 +29,12 @@ static unsigned fault_flags(uint64_t error)
 	return (error & PF_WRITE ? FAULT_WRITE : 0) | (error & PF_INSTR ? FAULT_EXEC : 0);
 }
 
+/* `fault_lock=write`: page faults take the address-space lock for writing,
+ * one at a time per process, as Linux did before seed 002's mmap_sem change
+ * (for the ebizzy "sem" comparison); the default, read, lets the threads of
+ * a process fault in parallel (the split PT lock orders their entries). */
+static bool fault_lock_exclusive;
+
 /* What a page fault at addr in p's address space came to. */
 static enum fault_result resolve(struct proc *p, const struct trapframe *tf, uint64_t addr)
 {
@@ -34,9 +42,15 @@ static enum fault_result resolve(struct proc *p, const struct trapframe *tf, uin
 		return FAULT_BAD_ADDRESS;   /* a kernel address: never mapped for it */
 	if ((tf->error & PF_PRESENT) && (tf->error & PF_RSVD))
 		return FAULT_BAD_ACCESS;    /* a reserved bit in an entry: mm's bug */
-	as_lock_read(p->as);
+	if (fault_lock_exclusive)
+		as_lock_write(p->as);
+	else
+		as_lock_read(p->as);
 	enum fault_result r = as_fault(p->as, addr, fault_flags(tf->error));
-	as_unlock_read(p->as);
+	if (fault_lock_exclusive)
+		as_unlock_write(p->as);
+	else
+		as_unlock_read(p->as);
 	return r;
 }
 
@@ -118,6 +132,7 @@ static void handle_user_fault(struct trapframe *tf, uint64_t addr)
 
 void fault_signal_init(void)
 {
+	fault_lock_exclusive = strcmp(cmdline_get_or("fault_lock", "read"), "write") == 0;
 	page_fault_hook = handle_page_fault;
 	user_fault_hook = handle_user_fault;
 }

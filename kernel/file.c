@@ -1,5 +1,6 @@
 /* kernel/file.c -- file objects and per-process descriptor tables. */
 #include "kernel/file.h"
+#include "lib/printk.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
 #include "kernel/fs.h"
@@ -138,9 +139,31 @@ void fd_close_on_exec(struct proc *p)
 
 struct file *fd_get(int fd)
 {
+	struct proc *p = current_proc();
 	if (fd < 0 || fd >= NOFILE)
 		return NULL;
-	return current_proc()->fdt->files[fd];
+	if (p->nheld == FD_HELD_MAX)
+		panic("fd_get: more than %d files in one system call", FD_HELD_MAX);
+	spin_lock(&p->fdt->lock);
+	struct file *f = p->fdt->files[fd];
+	if (f)
+		p->held[p->nheld++] = file_dup(f);
+	spin_unlock(&p->fdt->lock);
+	return f;
+}
+
+bool fd_valid(int fd)
+{
+	return fd >= 0 && fd < NOFILE && current_proc()->fdt->files[fd];
+}
+
+void fd_release_held(struct proc *p)
+{
+	while (p->nheld > 0) {
+		struct file *f = p->held[--p->nheld];
+		p->held[p->nheld] = NULL;
+		file_close(f);
+	}
 }
 
 int file_open(const char *path, int flags, struct file **out)

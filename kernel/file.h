@@ -60,7 +60,11 @@ void file_close(struct file *f);
  * >= from, with close-on-exec or not (the fd, or -EMFILE); fd_install is
  * fd_alloc from 0 without it. fd_put closes what newfd held and installs f
  * there; fd_clear empties fd without closing its file. fd_get returns the
- * current process's file of fd, or NULL. fd_set_cloexec marks fd
+ * current thread's file of fd, or NULL, with a reference that lasts until
+ * the system call ends (fd_release_held, called by the dispatcher), so a
+ * close of fd on another CPU cannot free the file under the call (panics
+ * past FD_HELD_MAX files in one call). fd_valid only says whether fd is
+ * open. fd_set_cloexec marks fd
  * close-on-exec or not; fd_close_on_exec closes every descriptor so marked
  * (a successful execve). */
 struct proc;
@@ -73,6 +77,8 @@ struct file *fd_take(struct proc *p, int fd);
 /* Is fd close-on-exec? */
 bool fd_is_cloexec(struct proc *p, int fd);
 struct file *fd_get(int fd);
+bool fd_valid(int fd);
+void fd_release_held(struct proc *p);
 void fd_set_cloexec(struct proc *p, int fd, bool cloexec);
 void fd_close_on_exec(struct proc *p);
 

@@ -5,7 +5,8 @@
  * function it is given. */
 #include "libc/include/pagoda/forkbench.h"
 
-static const char *const strategy_names[PAGODA_FB_NSTRATEGIES] = { "copy", "cow", "share" };
+static const char *const strategy_names[PAGODA_FB_NSTRATEGIES] = {
+	"copy", "cow", "share", "sharepd" };
 
 const char *pagoda_fb_strategy_name(unsigned s)
 {

@@ -1,8 +1,8 @@
 /* kernel/forkbench_measure.c -- measuring fork strategies in the kernel (see
  * kernel/forkbench_measure.h). One parent per size, built once and reused by every
- * strategy in the order copy, cow, share (cow leaves the parent's pages COW
- * and share its PD entries write-protected; the next strategy copes, as a
- * second fork would). Each run:
+ * strategy in the order copy, cow, share, sharepd (cow leaves the parent's
+ * pages COW, share its PD entries and sharepd its PDPT entry
+ * write-protected; the next strategy copes, as a second fork would). Each run:
  *
  *   free0 = free frames
  *   t0 child = as_fork_with(parent, s) t1   check child   t2 as_destroy(child) t3
@@ -29,7 +29,8 @@
 #define FB_BIG_MIB 512           /* default runs: 5 below, 3 from here */
 
 _Static_assert(FORK_COPY == PAGODA_FB_COPY && FORK_COW == PAGODA_FB_COW &&
-	       FORK_SHARE == PAGODA_FB_SHARE && FORK_NSTRATEGIES == PAGODA_FB_NSTRATEGIES,
+	       FORK_SHARE == PAGODA_FB_SHARE && FORK_SHARE_PD == PAGODA_FB_SHAREPD &&
+	       FORK_NSTRATEGIES == PAGODA_FB_NSTRATEGIES,
 	       "pagoda/forkbench.h strategies follow enum fork_strategy");
 
 /* Per-run samples of one cell (too big for a kernel stack). */

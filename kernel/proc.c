@@ -363,6 +363,7 @@ static void exit_locked(struct proc *p, int status)
 static void exit_release(struct proc *p)
 {
 	futex_exit_notify(p);   /* clear_child_tid: zero it, wake a joiner */
+	fd_release_held(p);     /* an exit from inside a system call */
 	thread_release(p);
 	struct addrspace *as = p->as;
 	as_activate(NULL);

@@ -63,6 +63,8 @@ struct proc {
 	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
 	uint64_t clear_child_tid;    /* set_tid_address: zeroed and woken at exit */
 	uint64_t robust_list, robust_len;   /* set_robust_list (recorded only) */
+	struct file *held[FD_HELD_MAX];     /* fd_get's references, dropped at */
+	int nheld;                          /* the end of the system call */
 	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;

@@ -49,6 +49,7 @@ void procfs_show_meminfo(struct textbuf *tb)
 	meminfo_line(tb, "Kernel", m.kernel);
 	meminfo_line(tb, "LazyFree", m.lazyfree);
 	meminfo_line(tb, "SharedPT", m.shared_pt);
+	meminfo_line(tb, "SharedPD", m.shared_pd);
 	meminfo_line(tb, "PTSaved", m.pt_saved);
 	uint64_t pss_frac, frames;
 	proc_pss_census(&pss_frac, &frames);
@@ -109,6 +110,9 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pt_fork_copied", ptshare_stats.fork_copied);
 	vmstat_line(tb, "pt_unshare_copy", ptshare_stats.unshare_copy);
 	vmstat_line(tb, "pt_unshare_last", ptshare_stats.unshare_last);
+	vmstat_line(tb, "pt_fork_shared_pd", ptshare_stats.fork_shared_pd);
+	vmstat_line(tb, "pd_unshare_copy", ptshare_stats.pd_unshare_copy);
+	vmstat_line(tb, "pd_unshare_last", ptshare_stats.pd_unshare_last);
 	vmstat_line(tb, "pt_text_created", ptshare_stats.text_created);
 	vmstat_line(tb, "pt_text_attached", ptshare_stats.text_attached);
 	vmstat_line(tb, "ptshare_mode", (uint64_t)ptshare_mode);

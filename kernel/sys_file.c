@@ -259,7 +259,7 @@ static long sys_poll(const uint64_t a[6])
 		vaddr_t u = a[0] + i * sizeof(p);
 		if (copyin(&p, u, sizeof(p)) < 0)
 			return -EFAULT;
-		p.revents = p.fd < 0 ? 0 : !fd_get(p.fd) ? POLLNVAL :
+		p.revents = p.fd < 0 ? 0 : !fd_valid(p.fd) ? POLLNVAL :
 			    (int16_t)(p.events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM));
 		ready += p.revents != 0;
 		if (copyout(u, &p, sizeof(p)) < 0)

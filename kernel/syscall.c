@@ -3,6 +3,7 @@
 #include "lib/cmdline.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
+#include "kernel/file.h"
 #include "kernel/proc.h"
 #include "arch/x86_64/trap.h"
 
@@ -52,6 +53,7 @@ void syscall_dispatch(struct trapframe *tf)
 	long r = -ENOSYS;
 	if (nr < NSYSCALLS && table[nr])
 		r = table[nr](arg);
+	fd_release_held(p);   /* the files fd_get held for the call */
 	if (trace)
 		trace_call(p, nr, arg, r);
 	tf->rax = (uint64_t)r;

@@ -31,6 +31,7 @@
 #include "kernel/signal.h"
 
 #define NOFILE 64         /* open files per descriptor table */
+#define FD_HELD_MAX 4     /* files one system call may hold through fd_get */
 
 struct proc;
 struct file;

@@ -42,7 +42,8 @@ static void wake(struct rwsem *l)
 static void check_may_sleep(const struct rwsem *l)
 {
 	if (spin_held_count() > 0)
-		panic("lockdep: takes sleeping lock %s while holding a spinlock", l->name);
+		panic("lockdep: takes sleeping lock %s while holding spinlock %s", l->name,
+		      spin_held_name());
 }
 
 static void check_not_writer(const struct rwsem *l)

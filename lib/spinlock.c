@@ -63,6 +63,15 @@ void spin_relax(void)
 	cpu_relax();
 }
 
+const char *spin_held_name(void)
+{
+	push_off();
+	struct cpu *c = this_cpu();
+	const char *n = c->nheld ? c->held[c->nheld - 1]->name : NULL;
+	pop_off();
+	return n;
+}
+
 int spin_held_count(void)
 {
 	push_off();

@@ -34,6 +34,8 @@ enum lock_rank {
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
+	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/kstack.c) */
+	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
 	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/ptpage.h: the split PT lock) */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list and records (mm/lazyfree.c) */
@@ -78,8 +80,10 @@ bool spin_holding(const struct spinlock *l);
  * may be NULL): the check before a context switch. */
 void lockdep_assert_switchable(const struct spinlock *allowed);
 
-/* How many spinlocks this CPU holds (0: it may sleep). */
+/* How many spinlocks this CPU holds (0: it may sleep), and the name of the
+ * last one taken (NULL: none). */
 int spin_held_count(void);
+const char *spin_held_name(void);
 
 /* One turn of a spin-wait loop: answer cross-CPU calls, pause. */
 void spin_relax(void);

@@ -97,11 +97,12 @@ enum fork_strategy {
 	FORK_COPY,    /* eager: new frames, contents copied, no COW (pgt_dup) */
 	FORK_COW,     /* classic: copy the page tables, pages COW (pgt_copy) */
 	FORK_SHARE,   /* share whole PT pages (ptshare_fork_vma) */
+	FORK_SHARE_PD, /* share whole PD pages where the 1 GiB allows, else PT pages */
 	FORK_NSTRATEGIES
 };
 
 /* fork: a copy of as with the strategy chosen by ptshare= (off: FORK_COW,
- * else FORK_SHARE). NULL on OOM. */
+ * pd: FORK_SHARE_PD, else FORK_SHARE). NULL on OOM. */
 struct addrspace *as_fork(struct addrspace *as);
 
 /* fork with strategy s; NULL on OOM (nothing left behind). */

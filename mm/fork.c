@@ -17,6 +17,12 @@
  * per-page work at all, so the cost grows with the number of PT pages (one
  * per 2 MiB).
  *
+ * Shared PD pages (FORK_SHARE_PD, ptshare=pd): where every VMA of a 1 GiB
+ * is private memory inside it, the child's PDPT entry points at the
+ * parent's PD page, write-protected: one entry per 1 GiB, whatever it maps.
+ * Elsewhere (a MAP_SHARED mapping, a VMA crossing a 1 GiB line) PT pages
+ * are shared as with FORK_SHARE.
+ *
  * madvise flags: a VMA marked MADV_DONTFORK (VM_DONTCOPY) is not given to
  * the child at all; one marked MADV_WIPEONFORK is given empty (the child
  * reads zeros). A shared PT page may span such a VMA and its neighbours, so
@@ -29,12 +35,14 @@
 #include "mm/tlb.h"
 #include "mm/ptshare.h"
 #include "mm/vma.h"
+#include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
 
 /* Allocate what forking parent VMA v into child pgt with strategy s
- * needs (FORK_COPY: all of it, contents included). 0 or -ENOMEM. */
+ * needs (FORK_COPY: all of it, contents included); pd: PTSHARE_FORK_PD or
+ * 0. 0 or -ENOMEM. */
 static int fork_prepare(struct pagetable *child, struct pagetable *parent,
-			const struct vma *v, enum fork_strategy s)
+			const struct vma *v, enum fork_strategy s, unsigned pd)
 {
 	switch (s) {
 	case FORK_COPY:
@@ -42,18 +50,20 @@ static int fork_prepare(struct pagetable *child, struct pagetable *parent,
 	case FORK_COW:
 		return pgt_copy_prepare(child, parent, v->start, v->end);
 	case FORK_SHARE:
-		return ptshare_fork_prepare(child, parent, v);
+	case FORK_SHARE_PD:
+		return ptshare_fork_prepare(child, parent, v, pd);
 	default:
 		panic("as_fork_with: bad fork strategy %d", (int)s);
 	}
 }
 
-/* Duplicate the pages of parent VMA v into child pgt with strategy s:
- * allocate, then change the parent's entries in one TLB batch. */
+/* Duplicate the pages of parent VMA v into child pgt with strategy s
+ * (pd: PTSHARE_FORK_PD when v's 1 GiB is shared whole): allocate, then
+ * change the parent's entries in one TLB batch. */
 static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
-		    enum fork_strategy s)
+		    enum fork_strategy s, unsigned pd)
 {
-	int r = fork_prepare(child, parent, v, s);
+	int r = fork_prepare(child, parent, v, s, pd);
 	if (r < 0 || s == FORK_COPY)   /* an eager copy leaves the parent alone */
 		return r;
 	struct tlb_batch b;
@@ -61,9 +71,49 @@ static int fork_vma(struct pagetable *child, struct pagetable *parent, const str
 	if (s == FORK_COW)
 		pgt_copy(&b, child, v->start, v->end, v->flags & VM_SHARED);
 	else
-		ptshare_fork_vma(&b, child, v);
+		ptshare_fork_vma(&b, child, v, pd);
 	tlb_end(&b);
 	return 0;
+}
+
+/* The 1 GiB that address va lies in. */
+static vaddr_t gib_of(vaddr_t va)
+{
+	return ALIGN_DOWN(va, HUGE_PAGE_SIZE);
+}
+
+/* May the PD page of the 1 GiB at g be shared whole: is every VMA that
+ * overlaps it private memory inside it? v is the first VMA starting in it,
+ * prev the one before (NULL if none). */
+static bool gib_private(const struct vma *prev, const struct vma *v, vaddr_t g)
+{
+	if (prev && prev->end > g)
+		return false;
+	for (; v && v->start - g < HUGE_PAGE_SIZE; v = v->next)
+		if ((v->flags & VM_SHARED) || v->end - g > HUGE_PAGE_SIZE)
+			return false;
+	return true;
+}
+
+/* The fork walk's verdict on PD sharing, one per 1 GiB (VMAs are sorted). */
+struct pd_verdict {
+	vaddr_t gib;          /* the 1 GiB judged, or 1 (none yet) */
+	unsigned flags;       /* PTSHARE_FORK_PD or 0 */
+	bool done;            /* the child has that PD page already */
+	const struct vma *prev;
+};
+
+/* PTSHARE_FORK_PD if v's 1 GiB is shared whole under strategy s, else 0.
+ * Called for each VMA in order. */
+static unsigned pd_flags(struct pd_verdict *d, const struct vma *v, enum fork_strategy s)
+{
+	if (s == FORK_SHARE_PD && gib_of(v->start) != d->gib) {
+		d->gib = gib_of(v->start);
+		d->flags = gib_private(d->prev, v, d->gib) ? PTSHARE_FORK_PD : 0;
+		d->done = false;
+	}
+	d->prev = v;
+	return s == FORK_SHARE_PD ? d->flags : 0;
 }
 
 /* Does any VMA of as carry a flag that keeps whole PT pages from being
@@ -85,9 +135,11 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 		return NULL;
 	child->heap_start = parent->heap_start;
 	child->brk = parent->brk;
-	if (s == FORK_SHARE && has_fork_flags(parent))
+	if ((s == FORK_SHARE || s == FORK_SHARE_PD) && has_fork_flags(parent))
 		s = FORK_COW;
+	struct pd_verdict d = { .gib = 1 };
 	for (struct vma *v = parent->vmas; v; v = v->next) {
+		unsigned pd = pd_flags(&d, v, s);
 		if (v->flags & VM_DONTCOPY)
 			continue;
 		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
@@ -96,7 +148,10 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 			goto fail;
 		vma_insert(child, c);
 		t0 = phase_begin();
-		int r = v->flags & VM_WIPEONFORK ? 0 : fork_vma(child->pgt, parent->pgt, v, s);
+		/* once a 1 GiB's PD page is shared, its other VMAs need nothing */
+		bool skip = (v->flags & VM_WIPEONFORK) || (pd && d.done);
+		int r = skip ? 0 : fork_vma(child->pgt, parent->pgt, v, s, pd);
+		d.done |= pd != 0;
 		phase_end(PH_FORK_VMA, t0);
 		if (r < 0)
 			goto fail;
@@ -110,8 +165,9 @@ fail:
 struct addrspace *as_fork(struct addrspace *parent)
 {
 	uint64_t t0 = phase_begin();
-	struct addrspace *child = as_fork_with(parent,
-					       ptshare_mode == PTSHARE_OFF ? FORK_COW : FORK_SHARE);
+	enum fork_strategy s = ptshare_mode == PTSHARE_OFF ? FORK_COW :
+			       ptshare_mode == PTSHARE_PD ? FORK_SHARE_PD : FORK_SHARE;
+	struct addrspace *child = as_fork_with(parent, s);
 	phase_end(PH_FORK_AS, t0);
 	if (phasetime_on && child)
 		phasetime_forked(parent, child);

@@ -17,8 +17,17 @@
 
 struct vmq_walk {
 	struct pagoda_vmquery *q;
-	pte_t pde;
+	pte_t pdpte, pde;
 };
+
+static int vmq_pdpte(struct walk *w)
+{
+	struct vmq_walk *s = w->arg;
+	s->pdpte = pte_read(w->ep);
+	if (!pte_huge(s->pdpte))
+		s->q->pd_share_count = pa_to_page(pte_addr(s->pdpte))->pt.share;
+	return 0;
+}
 
 static int vmq_pde(struct walk *w)
 {
@@ -58,7 +67,7 @@ static int vmq_pte(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops vmq_ops = { .pde = vmq_pde, .pte = vmq_pte };
+static const struct walk_ops vmq_ops = { .pdpte = vmq_pdpte, .pde = vmq_pde, .pte = vmq_pte };
 
 void as_vmquery(struct addrspace *as, vaddr_t va, struct pagoda_vmquery *q)
 {
@@ -69,6 +78,8 @@ void as_vmquery(struct addrspace *as, vaddr_t va, struct pagoda_vmquery *q)
 	walk_range(&w, va, va + PAGE_SIZE);
 	if (pte_present(s.pde) && !pte_writable(s.pde))
 		q->soft |= VMQ_PT_WRPROT;
+	if (pte_present(s.pdpte) && !pte_writable(s.pdpte))
+		q->soft |= VMQ_PD_WRPROT;
 }
 
 /* ---- meminfo ---- */
@@ -86,6 +97,7 @@ static void fill_events(struct pagoda_meminfo *m)
 	m->reclaim_scans = reclaim_stats.scans;
 	m->oom_kills = fault_stats.oom_kills;
 	m->fork_shared_pt = ptshare_stats.fork_shared;
+	m->fork_shared_pd = ptshare_stats.fork_shared_pd;
 	m->text_shared_pt = ptshare_stats.text_attached;
 	m->pt_unshares = ptshare_stats.unshare_copy;
 }
@@ -102,6 +114,7 @@ void mm_fill_meminfo(struct pagoda_meminfo *m)
 	m->pagetable_pages = mi.pagetable;
 	m->lazyfree_pages = mi.lazyfree;
 	m->shared_pt_pages = mi.shared_pt;
+	m->shared_pd_pages = mi.shared_pd;
 	m->pt_saved_pages = mi.pt_saved;
 	m->ptshare_mode = ptshare_mode;
 	fill_events(m);

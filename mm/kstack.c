@@ -4,7 +4,11 @@
  * Several CPUs: kstack_lock (LOCK_RANK_KSTACK) guards the bitmap only. A
  * slot is reserved under it, then mapped without it (page_alloc may
  * reclaim, and unmapping sends a TLB shootdown); a freed slot is unmapped
- * first and released under it last, so no one reuses a slot still mapped. */
+ * first and released under it last, so no one reuses a slot still mapped.
+ * Mapping and unmapping hold map_lock (LOCK_RANK_KSTACK_MAP, low enough to
+ * allocate and to send a shootdown under it): neighbouring slots share
+ * page-table pages of the kernel half, whose entries and present counts
+ * two CPUs must not change at once. */
 #include "mm/kstack.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
@@ -14,6 +18,7 @@
 #include "lib/spinlock.h"
 
 static struct spinlock kstack_lock = SPINLOCK_INIT("kstack", LOCK_RANK_KSTACK);
+static struct spinlock map_lock = SPINLOCK_INIT("kstack-map", LOCK_RANK_KSTACK_MAP);
 static uint64_t used[KSTACK_SLOTS / 64];
 
 static bool slot_used(unsigned i)
@@ -49,9 +54,19 @@ static vaddr_t slot_top(unsigned i)
 static void unmap_stack(vaddr_t top, vaddr_t from)
 {
 	struct tlb_batch b;
+	spin_lock(&map_lock);
 	tlb_begin(&b, &kernel_pgt);
 	pgt_unmap(&b, from, top, PGT_STRICT);
 	tlb_end(&b);
+	spin_unlock(&map_lock);
+}
+
+static int map_page(vaddr_t va, struct page *pg)
+{
+	spin_lock(&map_lock);
+	int r = pgt_map(&kernel_pgt, va, page_to_pa(pg), PAGE_SIZE, VM_READ | VM_WRITE);
+	spin_unlock(&map_lock);
+	return r;
 }
 
 void *kstack_alloc(void)
@@ -62,7 +77,7 @@ void *kstack_alloc(void)
 	vaddr_t top = slot_top(i), va;
 	for (va = top - PAGE_SIZE; va >= top - KSTACK_SIZE; va -= PAGE_SIZE) {
 		struct page *pg = page_alloc(0, 0);
-		if (!pg || pgt_map(&kernel_pgt, va, page_to_pa(pg), PAGE_SIZE, VM_READ | VM_WRITE) < 0) {
+		if (!pg || map_page(va, pg) < 0) {
 			if (pg)
 				page_free(pg, 0);
 			unmap_stack(top, va + PAGE_SIZE);

@@ -54,6 +54,23 @@ void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
 			lazyfree_forget(pgt, va + (vaddr_t)i * PAGE_SIZE, pte_read(&entries[i]));
 }
 
+void lazyfree_forget_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
+{
+	if (!__atomic_load_n(&lazyfree_stats.pages, __ATOMIC_RELAXED))
+		return;
+	spin_lock(&lazyfree_lock);
+	struct list *it = lazyfree_list.next;
+	while (it != &lazyfree_list) {
+		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
+		it = it->next;
+		if (r->pgt == pgt && r->va >= start && r->va - start < end - start) {
+			lazyfree_drop(r);
+			lazyfree_stats.forgotten++;
+		}
+	}
+	spin_unlock(&lazyfree_lock);
+}
+
 /* ---- marking: one walk over the range ---- */
 
 struct mark_arg {
@@ -63,7 +80,8 @@ struct mark_arg {
 	uint64_t missing;         /* pages left alone for want of a record */
 };
 
-/* A PD entry: a PT page shared by several address spaces is skipped. Its
+/* A PD entry (or PDPT entry): a PT page (PD page) shared by several
+ * address spaces is skipped. Its
  * frames are mapped more than once, so after unsharing (the general rule
  * for leaf writes, which the walker applies with w->write) none of them
  * could be marked anyway -- skipping gives the same result without copying
@@ -139,7 +157,7 @@ static int mark_pte(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops mark_ops = { .pde = mark_pde, .pte = mark_pte,
+static const struct walk_ops mark_ops = { .pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte,
 					   .lock_leaves = true };
 
 /* Allocate up to n records onto *spare (fewer if kmalloc fails). Done

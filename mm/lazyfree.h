@@ -74,6 +74,11 @@ static inline void lazyfree_forget(struct pagetable *pgt, vaddr_t va, pte_t e)
  * use (munmap, exit): drop pgt's records for the entries in it. */
 void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va);
 
+/* Drop pgt's records for addresses in [start, end): fork shares the PD page
+ * mapping them with another address space (no record lives below a shared
+ * PD page). O(records on the list); nothing when the list is empty. */
+void lazyfree_forget_range(struct pagetable *pgt, vaddr_t start, vaddr_t end);
+
 /* Unlink record r, clear r->pg->lazy, free the record (for reclaim, which
  * holds lazyfree_lock). */
 void lazyfree_drop(struct lazyfree_rec *r);

@@ -22,8 +22,15 @@ static uint64_t frame_mappers(paddr_t pa)
 	return n ? n : 1;
 }
 
-/* PSS of one PT page for one of its sharers, in 2^-PSS_SHIFT pages. */
-static uint64_t pt_pss_frac(struct page *pt)
+/* Sharers of table page t (a PT page, or the PD page above it). */
+static uint64_t table_sharers(const struct page *t)
+{
+	return t->pt.share ? t->pt.share : 1;
+}
+
+/* PSS of one PT page for one of the sharers of the PD page pd above it
+ * (shared pd times by address spaces), in 2^-PSS_SHIFT pages. */
+static uint64_t pt_pss_frac(struct page *pt, const struct page *pd)
 {
 	const pte_t *e = ptpage_entries(pt);
 	uint64_t sum = 0;
@@ -32,18 +39,18 @@ static uint64_t pt_pss_frac(struct page *pt)
 		if (pte_mapped(x) && !pte_maps_zero(x))   /* PROT_NONE ones too */
 			sum += (1ULL << PSS_SHIFT) / frame_mappers(pte_addr(x));
 	}
-	return sum / (pt->pt.share ? pt->pt.share : 1);
+	return sum / (table_sharers(pt) * table_sharers(pd));
 }
 
 /* PD entry pointing at a PT page: account the whole PT page. */
 static int stat_pde(struct walk *w)
 {
 	struct as_memstat *st = w->arg;
-	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep)));
+	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep))), *pd = ptpage_of(w->ep);
 	st->pt_pages++;
 	st->rss_pages += pt_resident(pt);
-	st->pss_frac += pt_pss_frac(pt);
-	if (pt->pt.share > 1)
+	st->pss_frac += pt_pss_frac(pt, pd);
+	if (pt->pt.share > 1 || pd->pt.share > 1)
 		st->shared_pt_pages++;
 	return 0;
 }
@@ -104,13 +111,15 @@ uint64_t frame_census_end(struct frame_census *c)
 struct vma_walk {
 	const struct vma *v;
 	struct vma_memstat *st;
+	uint64_t pd_sharers;    /* of the PD page being walked */
 };
 
-/* Address spaces mapping the frame of entry e in PT page pt: the PT page's
- * sharers times the PT pages mapping the frame (as_memstat's PSS rule). */
-static uint64_t frame_sharers(const struct page *pt, pte_t e)
+/* Address spaces mapping the frame of entry e in PT page pt, below a PD
+ * page of pd_sharers: the sharers of both times the PT pages mapping the
+ * frame (as_memstat's PSS rule). */
+static uint64_t frame_sharers(const struct page *pt, uint64_t pd_sharers, pte_t e)
 {
-	return (pt->pt.share ? pt->pt.share : 1) * frame_mappers(pte_addr(e));
+	return table_sharers(pt) * pd_sharers * frame_mappers(pte_addr(e));
 }
 
 /* Add n resident pages mapped by entry e with `sharers` sharers. */
@@ -144,15 +153,20 @@ static int vma_leaf(struct walk *w)
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (!pg || pte_maps_zero(e))
 		return 0;
-	uint64_t sharers = w->level == PGL_PT ? frame_sharers(ptpage_of(w->ep), e) : 1;
+	struct vma_walk *s = w->arg;
+	uint64_t sharers = w->level == PGL_PT ? frame_sharers(ptpage_of(w->ep), s->pd_sharers, e) : 1;
 	account_pages(w->arg, pg, e, pgl_entry_size(w->level) / PAGE_SIZE, sharers);
 	return 0;
 }
 
-/* A PD entry: a 2 MiB page is a leaf; a PT page is walked entry by entry. */
+/* A PD entry: a 2 MiB page is a leaf; a PT page is walked entry by entry,
+ * its PD page's sharers noted. */
 static int vma_leaf_pde(struct walk *w)
 {
-	return pte_huge(pte_read(w->ep)) ? vma_leaf(w) : 0;
+	if (pte_huge(pte_read(w->ep)))
+		return vma_leaf(w);
+	((struct vma_walk *)w->arg)->pd_sharers = table_sharers(ptpage_of(w->ep));
+	return 0;
 }
 
 static const struct walk_ops vma_stat_ops = { .pte = vma_leaf, .pde = vma_leaf_pde };
@@ -178,9 +192,14 @@ static void meminfo_frame(struct mm_meminfo *m, const struct page *pg)
 		return;
 	if (pg->type == PG_FILE && pg->refcount > 1 && page_to_pa(pg) != zero_frame_pa)
 		m->file_mapped++;
-	if (pg->type == PG_PAGETABLE && pg->pt.level == PGL_PT && pg->pt.share > 1) {
+	if (pg->type != PG_PAGETABLE || pg->pt.share <= 1)
+		return;
+	if (pg->pt.level == PGL_PT) {
 		m->shared_pt++;
 		m->pt_saved += pg->pt.share - 1;
+	} else if (pg->pt.level == PGL_PD) {   /* the PD page and its PT pages */
+		m->shared_pd++;
+		m->pt_saved += (pg->pt.share - 1) * (1 + (uint64_t)pg->count);
 	}
 }
 

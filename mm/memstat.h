@@ -34,7 +34,8 @@ struct as_memstat {
 	uint64_t pss_pages;        /* pss_frac rounded to pages */
 	uint64_t lazyfree_pages;   /* present but MADV_FREE'd */
 	uint64_t pt_pages;         /* PT (last-level) pages pointed at */
-	uint64_t shared_pt_pages;  /* of which have share > 1 */
+	uint64_t shared_pt_pages;  /* of which reached by other address spaces too
+				      (PT page or PD page above it share > 1) */
 	uint64_t table_pages;      /* all user table pages (PDPT, PD, PT) */
 };
 
@@ -91,7 +92,10 @@ struct mm_meminfo {
 	uint64_t file_mapped;      /* file frames some page table maps */
 	uint64_t pagetable;        /* page-table pages, every level, once */
 	uint64_t shared_pt;        /* PT pages with more than one sharer */
-	uint64_t pt_saved;         /* PT pages sharing saved: sum of share - 1 */
+	uint64_t shared_pd;        /* PD pages with more than one sharer */
+	uint64_t pt_saved;         /* table pages sharing saved: per shared PT page
+				      share - 1, per shared PD page (share - 1)
+				      times itself and its PT pages */
 	uint64_t lazyfree;         /* MADV_FREE'd pages still mapped */
 };
 

@@ -10,4 +10,5 @@ UNIT_SRCS_mm_lazyfree := $(MM_HOST_SRCS)
 UNIT_SRCS_mm_forkcopy := $(MM_HOST_SRCS)
 UNIT_SRCS_mm_memstat := $(MM_HOST_SRCS) mm/memstat.c mm/shm.c mm/vmobject.c
 UNIT_SRCS_mm_vmcheck := $(MM_HOST_SRCS) mm/ptshare_check.c
+UNIT_SRCS_mm_pdshare := $(MM_HOST_SRCS) mm/ptshare_check.c mm/memstat.c mm/shm.c mm/vmobject.c
 UNIT_SRCS_mm_vma := $(MM_HOST_SRCS) mm/vma.c mm/vmobject.c

@@ -7,6 +7,7 @@
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/shootdown.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 
@@ -152,6 +153,7 @@ struct pagetable *pgt_create(void)
 	struct pagetable *pgt = kzalloc(sizeof(*pgt));
 	if (!pgt)
 		return NULL;
+	spin_init(&pgt->unshare_lock, "unshare", LOCK_RANK_UNSHARE);
 	pgt->root = ptpage_alloc(PGL_PML4);
 	if (!pgt->root) {
 		kfree(pgt);
@@ -172,16 +174,17 @@ static int teardown_leaf(struct walk *w)
 	return 0;
 }
 
-/* A PT page other address spaces still use: drop our share, skip it. */
-static int teardown_pde(struct walk *w)
+/* A PT page or PD page other address spaces still use: drop our share
+ * (O(1)), skip it. */
+static int teardown_table_entry(struct walk *w)
 {
 	pte_t e = pte_read(w->ep);
 	if (pte_is_leaf(e, w->level))
 		return teardown_leaf(w);
-	struct page *pt = pa_to_page(pte_addr(e));
-	if (ptpage_sole(pt))   /* ours alone: walk in, free it */
+	struct page *t = pa_to_page(pte_addr(e));
+	if (ptpage_sole(t))   /* ours alone: walk in, free it */
 		return 0;
-	pt_table_drop_share(w->pgt, w->ep, w->va);
+	pt_table_drop_share(w->pgt, w->ep, w->level, w->va);
 	return WALK_SKIP;
 }
 
@@ -194,7 +197,8 @@ static int teardown_table(struct walk *w)
 }
 
 static const struct walk_ops teardown_ops = {
-	.pde = teardown_pde, .pte = teardown_leaf, .table_done = teardown_table,
+	.pdpte = teardown_table_entry, .pde = teardown_table_entry, .pte = teardown_leaf,
+	.table_done = teardown_table,
 	.lock_leaves = true,   /* reclaim may be looking at a lazy-free record here */
 };
 

@@ -25,12 +25,14 @@
 #include "mm/page.h"
 #include "mm/vmflags.h"
 #include "arch/x86_64/pte.h"
+#include "lib/spinlock.h"
 
 struct tlb_batch;
 
 struct pagetable {
 	struct page *root;       /* the PML4 page */
 	uint64_t nr_tables;      /* table pages below the PML4 (private) */
+	struct spinlock unshare_lock; /* table_unshare: one thread at a time */
 };
 
 /* Protection for pgt_map/pgt_protect/pgt_replace: VM_ bits (mm/vmflags.h),

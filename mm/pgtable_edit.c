@@ -47,19 +47,19 @@ static int unmap_leaf(struct walk *w)
 	return 0;
 }
 
-/* A PD entry: if the unmap covers its whole 2 MiB and the PT page is shared
- * with others, just drop our share (no copy, nothing else changes for the
- * other sharers); otherwise descend. */
+/* A PD entry (PDPT entry): if the unmap covers its whole 2 MiB (1 GiB) and
+ * the PT page (PD page) is shared with others, just drop our share (no copy,
+ * nothing else changes for the other sharers); otherwise descend. */
 static int unmap_pde(struct walk *w)
 {
 	struct unmap_arg *a = w->arg;
 	pte_t e = pte_read(w->ep);
 	if (pte_is_leaf(e, w->level))
 		return unmap_leaf(w);
-	struct page *pt = pa_to_page(pte_addr(e));
-	if (w->end - w->va != LARGE_PAGE_SIZE || ptpage_sole(pt))
+	struct page *t = pa_to_page(pte_addr(e));
+	if (w->end - w->va != pgl_entry_size(w->level) || ptpage_sole(t))
 		return 0;
-	pt_table_drop_share(w->pgt, w->ep, w->va);
+	pt_table_drop_share(w->pgt, w->ep, w->level, w->va);
 	tlb_changed_range(a->b, w->va, w->end);
 	return WALK_SKIP;
 }
@@ -81,7 +81,7 @@ static int unmap_table_done(struct walk *w)
 }
 
 static const struct walk_ops unmap_ops = {
-	.pdpte = unmap_leaf, .pde = unmap_pde, .pte = unmap_leaf, .hole = unmap_hole,
+	.pdpte = unmap_pde, .pde = unmap_pde, .pte = unmap_leaf, .hole = unmap_hole,
 	.table_done = unmap_table_done, .lock_leaves = true,
 };
 
@@ -251,23 +251,36 @@ void pgt_replace(struct tlb_batch *b, vaddr_t va, paddr_t pa, unsigned prot)
 
 /* ---- unshare before leaf writes ---- */
 
+/* Does the range keep the shared table under the entry visited by w
+ * whole (PGT_KEEP_WHOLE, and it covers all of it)? */
+static bool keeps_whole(struct walk *w)
+{
+	return (*(unsigned *)w->arg & PGT_KEEP_WHOLE) &&
+	       w->end - w->va == pgl_entry_size(w->level);
+}
+
 /* A PD entry in the range: make its PT page private, unless it is shared
  * and the range covers all of it with PGT_KEEP_WHOLE. */
 static int unshare_pde(struct walk *w)
 {
 	pte_t e = pte_read(w->ep);
-	bool whole = w->end - w->va == LARGE_PAGE_SIZE;
-	if (pte_huge(e) || !pt_needs_unshare(e, w->va) ||
-	    (whole && (*(unsigned *)w->arg & PGT_KEEP_WHOLE)))
+	if (pte_huge(e) || !pt_needs_unshare(e, w->va) || keeps_whole(w))
 		return 0;
-	return pt_unshare(w->pgt, w->ep, w->va);
+	return table_unshare(w->pgt, w->ep, PGL_PD, w->va);
 }
 
-static const struct walk_ops unshare_ops = { .pde = unshare_pde };
+/* A PDPT entry: a shared PD page kept whole is skipped; any other is made
+ * private by the walk (its write flag) before its PD entries are visited. */
+static int unshare_pdpte(struct walk *w)
+{
+	return pt_needs_unshare(pte_read(w->ep), w->va) && keeps_whole(w) ? WALK_SKIP : 0;
+}
+
+static const struct walk_ops unshare_ops = { .pdpte = unshare_pdpte, .pde = unshare_pde };
 
 int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags)
 {
 	struct walk w = { .ops = &unshare_ops, .pgt = pgt, .arg = &flags,
-			  .leaf_level = PGL_PD };
+			  .leaf_level = PGL_PD, .write = true };
 	return walk_range(&w, start, end);
 }

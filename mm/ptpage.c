@@ -176,7 +176,22 @@ void pt_set_table(pte_t *ep, int level, pte_t e)
 {
 	if (level == PGL_PT)
 		panic("pt_set_table: a PT entry is a leaf (entry %p)", (void *)ep);
+	struct page *holder = ptpage_of(ep);
+	if (holder && holder->type == PG_PAGETABLE && atomic_load(&holder->pt.share) > 1)
+		panic("pt_set_table: entry %p: write into a level-%d table shared by %u "
+		      "address spaces (pa %#lx)", (void *)ep, level, holder->pt.share,
+		      page_to_pa(holder));
 	set_entry(ep, level, e, __builtin_return_address(0));
+}
+
+void pt_table_wrprotect_shared(pte_t *ep)
+{
+	pte_t old = pte_read(ep);
+	struct page *holder = ptpage_of(ep);
+	if (!pte_present(old) || pte_is_leaf(old, holder->pt.level) || holder->pt.level != PGL_PD)
+		page_bug(holder, "pt_table_wrprotect_shared of an entry that is not a PD "
+			 "entry to a table", __builtin_return_address(0));
+	pv_set_entry(ep, PGL_PD, pte_wrprotect(old));   /* present before and after */
 }
 
 void pt_wrprotect_shared(pte_t *ep, pte_t e)
@@ -218,11 +233,17 @@ void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, 
 	atomic_inc(&pgt->nr_tables);
 }
 
-void pt_table_link_shared(struct pagetable *pgt, pte_t *pde, struct page *pt)
+/* Table pages an address space reaches through an entry pointing at t. */
+static uint64_t tables_below(const struct page *t)
 {
-	pt_set_table(pde, PGL_PD, pte_mkuser(pte_wrprotect(pte_table(page_to_pa(pt)))));
-	pt->pt.share++;
-	atomic_inc(&pgt->nr_tables);
+	return 1 + (t->pt.level == PGL_PD ? t->count : 0);
+}
+
+void pt_table_link_shared(struct pagetable *pgt, pte_t *ep, int level, struct page *t)
+{
+	pt_set_table(ep, level, pte_mkuser(pte_wrprotect(pte_table(page_to_pa(t)))));
+	atomic_inc(&t->pt.share);
+	atomic_add(&pgt->nr_tables, tables_below(t));
 }
 
 struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
@@ -233,12 +254,42 @@ struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
 	return t;
 }
 
-void pt_table_drop_share(struct pagetable *pgt, pte_t *pde, vaddr_t va)
+void pt_table_drop_share(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
 {
-	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
-	lazyfree_forget_table(pgt, pt, va);
-	pt_table_unlink(pgt, pde, PGL_PD);
-	pt->pt.share--;
+	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
+	if (level == PGL_PD)
+		lazyfree_forget_table(pgt, t, va);
+	pt_set_table(ep, level, 0);
+	atomic_add(&pgt->nr_tables, -tables_below(t));
+	if (atomic_dec_and_test(&t->pt.share))   /* the other sharers went meanwhile */
+		ptpage_free_orphan(t);
+}
+
+/* Clear entry *ep of an orphan table of `level`, dropping what it held. */
+static void orphan_entry(pte_t *ep, int level)
+{
+	pte_t e = pte_read(ep);
+	struct page *pg = pa_to_page(pte_addr(e));
+	set_entry(ep, level, 0, __builtin_return_address(0));
+	if (level == PGL_PD) {
+		if (atomic_dec_and_test(&pg->pt.share))
+			ptpage_free_orphan(pg);
+	} else if (pg && pg->type != PG_RESERVED) {
+		page_put(pg);
+	}
+}
+
+void ptpage_free_orphan(struct page *t)
+{
+	pte_t *e = ptpage_entries(t);
+	int level = t->pt.level;
+	if (level != PGL_PT && level != PGL_PD)
+		page_bug(t, "ptpage_free_orphan of a table that is never shared", NULL);
+	for (int i = 0; i < PT_ENTRIES && t->count; i++)
+		if (pte_mapped(pte_read(&e[i])))
+			orphan_entry(&e[i], level);
+	t->pt.share = 1;   /* ptpage_free's rule: one owner, us */
+	ptpage_free(t);
 }
 
 void pt_table_free(struct pagetable *pgt, pte_t *ep, int level)

@@ -120,7 +120,8 @@ pte_t pt_leaf_clear_lazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep);
  * write-protected PD entries already keep them from writing). */
 void pt_wrprotect_shared(pte_t *ep, pte_t e);
 
-/* Write table entry *ep (at level > PGL_PT), keeping the present count. */
+/* Write table entry *ep (at level > PGL_PT), keeping the present count.
+ * Panics if the table holding ep is shared (a PD page: unshare first). */
 void pt_set_table(pte_t *ep, int level, pte_t e);
 
 /* Allocate a table for absent entry *ep (level > PGL_PT) covering va and
@@ -133,14 +134,29 @@ struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t
  * covering va): writable, user if va is. */
 void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, vaddr_t va);
 
-/* Point absent PD entry *pde of pgt at PT page pt that other address
- * spaces use: write-protected (mm/ptshare.h), one more sharer. */
-void pt_table_link_shared(struct pagetable *pgt, pte_t *pde, struct page *pt);
+/* Point absent entry *ep (a PD entry, or a PDPT entry) of pgt at table t
+ * that other address spaces use (a PT page, or a PD page): write-protected
+ * (mm/ptshare.h), one more sharer. pgt then holds t and, for a PD page, the
+ * PT pages below it (nr_tables counts every table an address space reaches). */
+void pt_table_link_shared(struct pagetable *pgt, pte_t *ep, int level, struct page *t);
 
-/* Unlink the shared PT page that PD entry *pde (covering va) points at and
- * drop pgt's share of it (its lazy-free records for pgt go): the other
- * sharers keep it. The caller notes the flush due (tlb_changed_range). */
-void pt_table_drop_share(struct pagetable *pgt, pte_t *pde, vaddr_t va);
+/* Unlink the shared table that entry *ep (level PGL_PD or PGL_PDPT,
+ * covering va) points at and drop pgt's share of it (for a PT page, its
+ * lazy-free records for pgt go; under a shared PD page there are none, see
+ * ptshare_fork_prepare): the other sharers keep it. O(1) for a PD page. The
+ * caller notes the flush due (tlb_changed_range). */
+void pt_table_drop_share(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
+
+/* Take W away from table entry *ep of a SHARED PD page (pd_unshare, for
+ * all its sharers at once: their write-protected PDPT entries already keep
+ * them from writing). The one table-entry change allowed in a shared table. */
+void pt_table_wrprotect_shared(pte_t *ep);
+
+/* The last share of table t went while nobody points at it any more (two
+ * sharers unsharing at once, each with its own copy): drop what its entries
+ * hold (a PT page: its frame references; a PD page: one share of each PT
+ * page) and free it. Every TLB that could use t was flushed. */
+void ptpage_free_orphan(struct page *t);
 
 /* Unlink the table that *ep points at and free it (it must be empty). */
 void pt_table_free(struct pagetable *pgt, pte_t *ep, int level);

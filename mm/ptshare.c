@@ -1,6 +1,7 @@
 /* mm/ptshare.c -- shared PT pages: unsharing and fork (see mm/ptshare.h). */
 #include "mm/ptshare.h"
 #include "mm/as.h"
+#include "mm/lazyfree.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
@@ -8,6 +9,7 @@
 #include "mm/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "lib/string.h"
@@ -15,7 +17,7 @@
 enum ptshare_mode ptshare_mode = PTSHARE_ALL;
 struct ptshare_stats ptshare_stats;
 
-static const char *const mode_names[] = { "off", "fork", "all" };
+static const char *const mode_names[] = { "off", "fork", "all", "pd" };
 
 void ptshare_set_mode(const char *value)
 {
@@ -34,13 +36,15 @@ bool pt_needs_unshare(pte_t e, vaddr_t va)
 	return is_user_addr(va) && pte_present(e) && !pte_huge(e) && !pte_writable(e);
 }
 
-/* Drop the TLB entries of the whole address space if it is loaded. */
-static void flush_if_active(struct pagetable *pgt)
+/* Every TLB that may hold pgt's translations of [va, end) drops them (this
+ * CPU's, and those of the other CPUs running pgt): a table was replaced by
+ * a private copy. Never inside a batch (the copy allocated just before). */
+static void flush_unshared(struct pagetable *pgt, vaddr_t va, vaddr_t end)
 {
-	if (pgt_active(pgt)) {
-		pv_flush_user();
-		tlb_stats.flush_full++;
-	}
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	tlb_changed_range(&b, va, end);
+	tlb_end(&b);
 }
 
 /* Copy shared PT page old into a new private one: every mapped frame gets a
@@ -68,50 +72,118 @@ static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vadd
 	return new;
 }
 
+/* Copy shared PD page old into a new private one: each PT page below gets
+ * one more sharer (the copy's entry), and every PD entry, in the copy and
+ * in old for all its sharers, loses W (a shared PT page is reached only
+ * through write-protected entries). */
+static struct page *pd_copy_shared(struct page *old)
+{
+	struct page *new = ptpage_alloc(PGL_PD);
+	if (!new)
+		return NULL;
+	pte_t *from = ptpage_entries(old), *to = ptpage_entries(new);
+	for (int i = 0; i < PT_ENTRIES; i++) {
+		pte_t e = pte_read(&from[i]);
+		if (!pte_present(e))
+			continue;
+		if (pte_huge(e))
+			panic("pd_unshare: huge user page in a shared PD page %#lx", page_to_pa(old));
+		if (pte_writable(e))
+			pt_table_wrprotect_shared(&from[i]);
+		atomic_inc(&pa_to_page(pte_addr(e))->pt.share);
+		pt_set_table(&to[i], PGL_PD, pte_wrprotect(e));
+	}
+	return new;
+}
+
+/* Point *ep (level) at private copy `copy` of the shared table t, with W,
+ * flush, and drop pgt's share of t: the last one, if every other sharer
+ * unshared meanwhile, frees it. */
+static void switch_to_copy(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va,
+			   struct page *t, struct page *copy)
+{
+	vaddr_t base = ALIGN_DOWN(va, pgl_entry_size(level));
+	pt_set_table(ep, level, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(pte_read(ep)))));
+	flush_unshared(pgt, base, base + pgl_entry_size(level));
+	if (atomic_dec_and_test(&t->pt.share))
+		ptpage_free_orphan(t);
+}
+
+/* The last sharer of table t under *ep keeps it: W back. */
+static void take_last(pte_t *ep, int level, struct page *t)
+{
+	if (t->pt.text)
+		ptshare_text_forget(t);        /* about to change: unpublish */
+	pt_set_table(ep, level, pte_mkwrite(pte_read(ep)));
+}
+
 int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 {
-	pte_t e = pte_read(pde);
-	struct page *pt = pa_to_page(pte_addr(e));
+	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
 	if (ptpage_sole(pt)) {                 /* the last sharer keeps it */
-		if (pt->pt.text)
-			ptshare_text_forget(pt);        /* about to change: unpublish */
-		pt_set_table(pde, PGL_PD, pte_mkwrite(e));
-		ptshare_stats.unshare_last++;
+		take_last(pde, PGL_PD, pt);
+		stat_inc(&ptshare_stats.unshare_last);
 		return 0;
 	}
-	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
-	struct page *copy = pt_copy_shared(pgt, pt, base);
+	struct page *copy = pt_copy_shared(pgt, pt, ALIGN_DOWN(va, LARGE_PAGE_SIZE));
 	if (!copy)
 		return -ENOMEM;
-	pt_set_table(pde, PGL_PD, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(e))));
-	pt->pt.share--;
-	ptshare_stats.unshare_copy++;
-	flush_if_active(pgt);
+	switch_to_copy(pgt, pde, PGL_PD, va, pt, copy);
+	stat_inc(&ptshare_stats.unshare_copy);
 	return 0;
 }
 
-/* ---- installing a shared PT page in another address space ---- */
+int pd_unshare(struct pagetable *pgt, pte_t *pdpte, vaddr_t va)
+{
+	struct page *pd = pa_to_page(pte_addr(pte_read(pdpte)));
+	if (ptpage_sole(pd)) {
+		take_last(pdpte, PGL_PDPT, pd);
+		stat_inc(&ptshare_stats.pd_unshare_last);
+		return 0;
+	}
+	struct page *copy = pd_copy_shared(pd);
+	if (!copy)
+		return -ENOMEM;
+	switch_to_copy(pgt, pdpte, PGL_PDPT, va, pd, copy);
+	stat_inc(&ptshare_stats.pd_unshare_copy);
+	return 0;
+}
 
-/* The PD entry slot of pgt for va, allocating the tables above it; NULL
- * when out of memory. */
+int table_unshare(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
+{
+	/* Two threads of pgt may fault below the same shared table at once:
+	 * the second finds the entry made private (writable) by the first. */
+	spin_lock(&pgt->unshare_lock);
+	int r = 0;
+	if (pt_needs_unshare(pte_read(ep), va))
+		r = level == PGL_PDPT ? pd_unshare(pgt, ep, va) : pt_unshare(pgt, ep, va);
+	spin_unlock(&pgt->unshare_lock);
+	return r;
+}
+
+/* ---- installing a shared table in another address space ---- */
+
+/* The PD entry slot of pgt for va, allocating the tables above it (and
+ * making a shared PD page private); NULL when out of memory. */
 static pte_t *pd_slot(struct pagetable *pgt, vaddr_t va)
 {
 	pte_t *slot;
-	return pgt_walk(pgt, va, PGL_PD, PGT_WALK_ALLOC, &slot) < 0 ? NULL : slot;
+	return pgt_walk(pgt, va, PGL_PD, PGT_WALK_ALLOC | PGT_WALK_UNSHARE, &slot) < 0 ? NULL : slot;
 }
 
-/* Point PD entry *slot of pgt at pt, write-protected, one more sharer. An
- * entry already pointing at pt stays (a chunk spanning two VMAs is offered
- * once per VMA). */
-static void install_shared(struct pagetable *pgt, pte_t *slot, struct page *pt, vaddr_t va)
+/* Point entry *slot (level) of pgt at table t, write-protected, one more
+ * sharer. An entry already pointing at t stays (a chunk spanning two VMAs
+ * is offered once per VMA). */
+static void install_shared(struct pagetable *pgt, pte_t *slot, int level, struct page *t,
+			   vaddr_t va)
 {
 	pte_t e = pte_read(slot);
 	if (pte_present(e)) {
-		if (pte_addr(e) != page_to_pa(pt))
-			panic("pt_share: %#lx already has another PT page", va);
+		if (pte_addr(e) != page_to_pa(t))
+			panic("pt_share: %#lx already has another level-%d table", va, level - 1);
 		return;
 	}
-	pt_table_link_shared(pgt, slot, pt);
+	pt_table_link_shared(pgt, slot, level, t);
 }
 
 int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
@@ -119,7 +191,7 @@ int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
 	pte_t *slot = pd_slot(pgt, va);
 	if (!slot)
 		return -ENOMEM;
-	install_shared(pgt, slot, pt, va);
+	install_shared(pgt, slot, PGL_PD, pt, va);
 	return 0;
 }
 
@@ -128,18 +200,23 @@ int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
 struct fork_arg {
 	struct pagetable *dst;
 	const struct vma *v;
+	unsigned flags;       /* PTSHARE_FORK_PD */
 	struct tlb_batch *b;  /* the parent's (phase 2); NULL while preparing */
 	pte_t *dst_pd;        /* the child's PD table for the 1 GiB at dst_pd_base */
 	vaddr_t dst_pd_base;
 };
 
-/* The child's PD entry slot for va: its PD table is found (allocated while
- * preparing) once per 1 GiB, not walked per entry. NULL when out of memory. */
-static pte_t *child_pd_slot(struct fork_arg *a, vaddr_t va)
+/* The child's entry slot for va at `level` (PGL_PD or PGL_PDPT): its table
+ * is found (allocated while preparing) once per 1 GiB, not walked per
+ * entry. NULL when out of memory. */
+static pte_t *child_slot(struct fork_arg *a, vaddr_t va, int level)
 {
+	pte_t *slot;
+	if (level == PGL_PDPT)
+		return pgt_walk(a->dst, va, PGL_PDPT, a->b ? 0 : PGT_WALK_ALLOC, &slot) == PGL_PDPT ?
+		       slot : NULL;
 	vaddr_t gib = ALIGN_DOWN(va, HUGE_PAGE_SIZE);
 	if (!a->dst_pd || a->dst_pd_base != gib) {
-		pte_t *slot;
 		if (pgt_walk(a->dst, va, PGL_PD, a->b ? 0 : PGT_WALK_ALLOC, &slot) != PGL_PD)
 			return NULL;
 		a->dst_pd = slot - pgl_index(va, PGL_PD);
@@ -159,6 +236,17 @@ static bool fork_copies(struct walk *w, const struct vma *v)
 	return !whole && !pt_needs_unshare(pte_read(w->ep), w->va);
 }
 
+/* Is the parent's PD page under PDPT entry *w->ep shared whole with the
+ * child: already shared (its entry write-protected: all its sharers see the
+ * same mappings), or the caller found the 1 GiB to be private memory only
+ * (PTSHARE_FORK_PD)? */
+static bool fork_shares_pd(struct walk *w, const struct fork_arg *a)
+{
+	if (pte_huge(pte_read(w->ep)))
+		panic("ptshare_fork: huge user page at %#lx", w->va);
+	return (a->flags & PTSHARE_FORK_PD) || pt_needs_unshare(pte_read(w->ep), w->va);
+}
+
 /* Phase 1, no batch: allocate the child's tables for one PD entry of the
  * parent. Everything is allocated BEFORE any parent PD entry is
  * write-protected: an allocation may run reclaim, which writes (and may
@@ -168,7 +256,34 @@ static int prepare_pde(struct walk *w)
 	struct fork_arg *a = w->arg;
 	if (fork_copies(w, a->v))
 		return pgt_copy_prepare(a->dst, w->pgt, w->va, w->end);
-	return child_pd_slot(a, w->va) ? 0 : -ENOMEM;
+	return child_slot(a, w->va, PGL_PD) ? 0 : -ENOMEM;
+}
+
+/* Phase 1 for a PD page shared whole: the child's PDPT slot; the parent's
+ * lazy-free records below go (a page reachable from two address spaces is
+ * not reclaimed, and dropping a PD share must not have to look for them). */
+static int prepare_pdpte(struct walk *w)
+{
+	struct fork_arg *a = w->arg;
+	if (!fork_shares_pd(w, a))
+		return 0;
+	vaddr_t gib = ALIGN_DOWN(w->va, HUGE_PAGE_SIZE);
+	lazyfree_forget_range(w->pgt, gib, gib + HUGE_PAGE_SIZE);
+	return child_slot(a, w->va, PGL_PDPT) ? WALK_SKIP : -ENOMEM;
+}
+
+/* Give the child the parent's table under *w->ep (level), write-protecting
+ * the parent's entry (noted in the batch). */
+static void fork_share(struct walk *w, struct fork_arg *a, int level)
+{
+	pte_t e = pte_read(w->ep);
+	vaddr_t base = ALIGN_DOWN(w->va, pgl_entry_size(level));
+	if (pte_writable(e)) {
+		pt_set_table(w->ep, level, pte_wrprotect(e));
+		tlb_changed_range(a->b, base, base + pgl_entry_size(level));
+	}
+	install_shared(a->dst, child_slot(a, w->va, level), level, pa_to_page(pte_addr(e)),
+		       w->va);
 }
 
 /* Phase 2, in the parent's batch: share the PT page, or copy the part
@@ -178,33 +293,41 @@ static int fork_pde(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
 	if (fork_copies(w, a->v)) {
-		ptshare_stats.fork_copied++;
+		stat_inc(&ptshare_stats.fork_copied);
 		pgt_copy(a->b, a->dst, w->va, w->end, a->v->flags & VM_SHARED);
 		return 0;
 	}
-	pte_t e = pte_read(w->ep);
-	if (pte_writable(e)) {
-		pt_set_table(w->ep, PGL_PD, pte_wrprotect(e));
-		tlb_changed_range(a->b, w->va, w->va + LARGE_PAGE_SIZE);
-	}
-	install_shared(a->dst, child_pd_slot(a, w->va), pa_to_page(pte_addr(e)), w->va);
-	ptshare_stats.fork_shared++;
+	fork_share(w, a, PGL_PD);
+	stat_inc(&ptshare_stats.fork_shared);
 	return 0;
 }
 
-static const struct walk_ops prepare_ops = { .pde = prepare_pde };
-static const struct walk_ops fork_ops = { .pde = fork_pde };
-
-int ptshare_fork_prepare(struct pagetable *dst, struct pagetable *src, const struct vma *v)
+/* Phase 2 for a PD page shared whole: one PDPT entry each, O(1). */
+static int fork_pdpte(struct walk *w)
 {
-	struct fork_arg a = { .dst = dst, .v = v };
+	struct fork_arg *a = w->arg;
+	if (!fork_shares_pd(w, a))
+		return 0;
+	fork_share(w, a, PGL_PDPT);
+	stat_inc(&ptshare_stats.fork_shared_pd);
+	return WALK_SKIP;
+}
+
+static const struct walk_ops prepare_ops = { .pdpte = prepare_pdpte, .pde = prepare_pde };
+static const struct walk_ops fork_ops = { .pdpte = fork_pdpte, .pde = fork_pde };
+
+int ptshare_fork_prepare(struct pagetable *dst, struct pagetable *src, const struct vma *v,
+			 unsigned flags)
+{
+	struct fork_arg a = { .dst = dst, .v = v, .flags = flags };
 	struct walk w = { .ops = &prepare_ops, .pgt = src, .arg = &a, .leaf_level = PGL_PD };
 	return walk_range(&w, v->start, v->end);
 }
 
-void ptshare_fork_vma(struct tlb_batch *b, struct pagetable *dst, const struct vma *v)
+void ptshare_fork_vma(struct tlb_batch *b, struct pagetable *dst, const struct vma *v,
+		      unsigned flags)
 {
-	struct fork_arg a = { .dst = dst, .v = v, .b = b };
+	struct fork_arg a = { .dst = dst, .v = v, .flags = flags, .b = b };
 	struct walk w = { .ops = &fork_ops, .pgt = b->pgt, .arg = &a, .leaf_level = PGL_PD };
 	walk_range(&w, v->start, v->end);   /* allocates nothing: cannot fail */
 }

@@ -14,10 +14,10 @@
 int ptshare_check_begin(struct ptshare_check *c)
 {
 	*c = (struct ptshare_check){ 0 };
-	c->pde_refs = kzalloc(max_pfn * sizeof(uint32_t));
+	c->table_refs = kzalloc(max_pfn * sizeof(uint32_t));
 	c->maps = kzalloc(max_pfn * sizeof(uint32_t));
-	if (!c->pde_refs || !c->maps) {
-		kfree(c->pde_refs);
+	if (!c->table_refs || !c->maps) {
+		kfree(c->table_refs);
 		kfree(c->maps);
 		return -ENOMEM;
 	}
@@ -51,23 +51,46 @@ static void count_pt_entries(struct ptshare_check *c, struct page *pt, vaddr_t b
 		      page_to_pa(pt), base, pt->pt.zero, zero);
 }
 
-static int check_pde(struct walk *w)
+/* A table entry (PDPT or PD entry) of w: a shared table must be reached
+ * through a write-protected entry only (then every entry below it is
+ * read-only to all its sharers). Returns true the first time its table is
+ * seen (count its entries then, once however many entries point at it). */
+static bool check_table_entry(struct walk *w, const char *what)
 {
 	struct ptshare_check *c = w->arg;
 	pte_t e = pte_read(w->ep);
-	struct page *pt = pa_to_page(pte_addr(e));
-	if (pt->pt.share > 1 && pte_writable(e))
-		panic("vmcheck: va %#lx: writable PD entry to PT page %#lx shared by %u",
-		      w->va, page_to_pa(pt), pt->pt.share);
-	uint64_t pfn = pte_addr(e) >> PAGE_SHIFT;
-	if (c->pde_refs[pfn]++ == 0) {
+	struct page *t = pa_to_page(pte_addr(e));
+	if (t->pt.share > 1 && pte_writable(e))
+		panic("vmcheck: va %#lx: writable %s entry to level-%d table %#lx shared by %u",
+		      w->va, what, t->pt.level, page_to_pa(t), t->pt.share);
+	return c->table_refs[pte_addr(e) >> PAGE_SHIFT]++ == 0;
+}
+
+static int check_pde(struct walk *w)
+{
+	struct ptshare_check *c = w->arg;
+	if (check_table_entry(w, "PD")) {
 		c->pt_pages++;
-		count_pt_entries(c, pt, ALIGN_DOWN(w->va, LARGE_PAGE_SIZE));
+		count_pt_entries(c, pa_to_page(pte_addr(pte_read(w->ep))),
+				 ALIGN_DOWN(w->va, LARGE_PAGE_SIZE));
 	}
 	return 0;
 }
 
-static const struct walk_ops check_pde_ops = { .pde = check_pde };
+/* A PD page is descended into once: the next sharers' PDPT entries only
+ * count towards its share. */
+static int check_pdpte(struct walk *w)
+{
+	struct ptshare_check *c = w->arg;
+	if (pte_huge(pte_read(w->ep)))
+		panic("vmcheck: va %#lx: a 1 GiB user page", w->va);
+	if (!check_table_entry(w, "PDPT"))
+		return WALK_SKIP;
+	c->pd_pages++;
+	return 0;
+}
+
+static const struct walk_ops check_pde_ops = { .pdpte = check_pdpte, .pde = check_pde };
 
 void ptshare_check_add(struct ptshare_check *c, struct addrspace *as)
 {
@@ -82,9 +105,9 @@ void ptshare_check_finish(struct ptshare_check *c)
 {
 	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
 		struct page *pg = &frames[pfn];
-		if (c->pde_refs[pfn] && pg->pt.share != c->pde_refs[pfn])
-			panic("vmcheck: PT page %#lx: share count %u but %u PD entries point at it",
-			      pfn << PAGE_SHIFT, pg->pt.share, c->pde_refs[pfn]);
+		if (c->table_refs[pfn] && pg->pt.share != c->table_refs[pfn])
+			panic("vmcheck: level-%d table %#lx: share count %u but %u entries point at it",
+			      pg->pt.level, pfn << PAGE_SHIFT, pg->pt.share, c->table_refs[pfn]);
 		if (!c->maps[pfn])
 			continue;
 		c->frames++;
@@ -96,7 +119,7 @@ void ptshare_check_finish(struct ptshare_check *c)
 			      pfn << PAGE_SHIFT, page_type_name(pg->type), pg->refcount,
 			      c->maps[pfn], pg->type == PG_FILE ? " (+1 for its file)" : "");
 	}
-	kfree(c->pde_refs);
+	kfree(c->table_refs);
 	kfree(c->maps);
-	c->pde_refs = c->maps = NULL;
+	c->table_refs = c->maps = NULL;
 }

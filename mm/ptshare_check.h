@@ -6,12 +6,16 @@
  * checks, and panics naming the object on the first violation:
  *   - every table page is a live table of its level with an exact present
  *     count (pgt_check);
- *   - a PT page's share count equals the number of PD entries, in all the
- *     address spaces, that point at it;
- *   - no writable PD entry points at a PT page whose share count exceeds 1
- *     (a write through it would bypass unsharing);
+ *   - a PD page's share count equals the number of PDPT entries, in all
+ *     the address spaces, that point at it; a PT page's, the number of PD
+ *     entries in distinct PD pages (a shared PD page counts once);
+ *   - no writable PDPT entry points at a PD page, and no writable PD entry
+ *     at a PT page, whose share count exceeds 1 (a write through it would
+ *     bypass unsharing): every entry below a shared table is read-only to
+ *     all its sharers;
  *   - a frame's reference count equals the number of PT pages mapping it
- *     (each PT page counts once however many share it), plus one for a
+ *     (each PT page counts once however many share it, directly or through
+ *     a shared PD page), plus one for a
  *     file frame (the file's own reference);
  *   - no private writable entry maps a frame with more than one reference
  *     (it would write into memory another mapping sees: broken COW);
@@ -26,9 +30,9 @@
 struct addrspace;
 
 struct ptshare_check {
-	uint32_t *pde_refs;   /* per frame: PD entries pointing at it (PT pages) */
+	uint32_t *table_refs; /* per frame: entries pointing at it (PT, PD pages) */
 	uint32_t *maps;       /* per frame: entries mapping it (once per PT page) */
-	uint64_t spaces, pt_pages, frames;
+	uint64_t spaces, pd_pages, pt_pages, frames;
 };
 
 /* 0, or -ENOMEM if the counters cannot be allocated. */

@@ -85,11 +85,13 @@ static struct text_pt *find_record(struct vmobject *file, vaddr_t base, uint64_t
 	return NULL;
 }
 
-/* The present PD entry of the chunk at base in pgt, or NULL (no PT page). */
-static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base)
+/* The present PD entry of the chunk at base in pgt, or NULL (no PT page,
+ * or out of memory making a shared PD page private with PGT_WALK_UNSHARE
+ * in flags, before the entry is written). */
+static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base, unsigned flags)
 {
 	pte_t *pde;
-	if (pgt_walk(pgt, base, PGL_PD, 0, &pde) != PGL_PD || !pte_present(pte_read(pde)))
+	if (pgt_walk(pgt, base, PGL_PD, flags, &pde) != PGL_PD || !pte_present(pte_read(pde)))
 		return NULL;
 	return pde;
 }
@@ -100,7 +102,7 @@ static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base)
 static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file,
 		       uint64_t layout)
 {
-	pte_t *pde = chunk_pde(as->pgt, base);
+	pte_t *pde = chunk_pde(as->pgt, base, PGT_WALK_UNSHARE);
 	struct text_pt *r = kzalloc(sizeof(*r));
 	if (!pde || !r) {
 		kfree(r);
@@ -160,7 +162,7 @@ static void share_chunk(struct addrspace *as, vaddr_t base, struct vmobject *fil
 void ptshare_text_attach(struct addrspace *as)
 {
 	vaddr_t last = 0;
-	if (ptshare_mode != PTSHARE_ALL)
+	if (ptshare_mode < PTSHARE_ALL)
 		return;
 	for (struct vma *v = as->vmas; v; v = v->next) {
 		if (!(v->flags & VM_FILE))
@@ -182,8 +184,8 @@ bool ptshare_text_fault(struct addrspace *as, const struct vma *v, vaddr_t va)
 	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
 	struct vmobject *file;
 	uint64_t layout;
-	if (ptshare_mode != PTSHARE_ALL || !(v->flags & VM_FILE) ||
-	    (v->flags & VM_SHARED) || (v->prot & VM_WRITE) || chunk_pde(as->pgt, base) ||
+	if (ptshare_mode < PTSHARE_ALL || !(v->flags & VM_FILE) ||
+	    (v->flags & VM_SHARED) || (v->prot & VM_WRITE) || chunk_pde(as->pgt, base, 0) ||
 	    !chunk_is_text(as, base, &file, &layout))
 		return false;
 	share_chunk(as, base, file, layout);

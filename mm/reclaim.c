@@ -71,7 +71,8 @@ static int reclaim_hole(struct walk *w)
 		 "reclaim: lazy-free record of an unmapped address", NULL);
 }
 
-/* The record's PT page is shared by several address spaces: its frame is
+/* The record's PT page (or the PD page above it) is shared by several
+ * address spaces: its frame is
  * mapped more than once, so it is kept; the shared table cannot be written,
  * so only the record goes (its LAZYFREE bit then means nothing). */
 static int reclaim_pde(struct walk *w)
@@ -111,7 +112,7 @@ static int reclaim_table_done(struct walk *w)
 }
 
 static const struct walk_ops reclaim_ops = {
-	.pde = reclaim_pde, .pte = reclaim_pte, .hole = reclaim_hole,
+	.pdpte = reclaim_pde, .pde = reclaim_pde, .pte = reclaim_pte, .hole = reclaim_hole,
 	.table_done = reclaim_table_done,
 };
 

@@ -67,8 +67,9 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 	int r = call(fn, w, ep, level, va, end);
 	if (r)
 		return r == WALK_SKIP ? 0 : r;
-	if (w->write && level == PGL_PD && pt_needs_unshare(e, va)) {
-		r = pt_unshare(w->pgt, ep, va);
+	e = pte_read(ep);   /* the callback may have changed it */
+	if (w->write && (level == PGL_PD || level == PGL_PDPT) && pt_needs_unshare(e, va)) {
+		r = table_unshare(w->pgt, ep, level, va);   /* PD first, then PT */
 		if (r < 0)
 			return r;
 		e = pte_read(ep);

@@ -20,9 +20,10 @@
  * "Present" here includes PROT_NONE leaves (pte_mapped): they map a frame.
  * A present entry that is a leaf (a PT entry, or PS at PD/PDPT level) gets
  * its level's callback and no descent; so does any present entry at
- * w->leaf_level. With w->write, a PT page shared with other address spaces
- * is made private (pt_unshare) after the PD entry's pre-callback and before
- * the descent: the single choke point for page-table sharing.
+ * w->leaf_level. With w->write, a PD page or PT page shared with other
+ * address spaces is made private (table_unshare: pd_unshare, pt_unshare)
+ * after its entry's pre-callback and before the descent, level by level on
+ * the way down: the single choke point for page-table sharing.
  */
 #ifndef MM_WALK_H
 #define MM_WALK_H
@@ -49,8 +50,8 @@ struct walk {
 	struct pagetable *pgt;
 	void *arg;         /* the caller's state */
 	bool alloc;        /* allocate missing tables above leaf_level */
-	bool write;        /* leaf entries will change: unshare shared PT pages
-			      before descending into them (mm/ptshare.h) */
+	bool write;        /* leaf entries will change: unshare shared PD and PT
+			      pages before descending into them (mm/ptshare.h) */
 	int leaf_level;    /* lowest level visited; 0 means PGL_PT */
 	/* the cursor, set by walk_range before each callback */
 	pte_t *ep;         /* the entry visited */

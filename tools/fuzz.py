@@ -5,7 +5,7 @@
 
 Boots Pagoda once per (tester, mode): the VM tester (user/vmtester.c) and the
 system-call fuzzer (user/sysfuzz.c) under ptshare=all, ptshare=fork,
-ptshare=off and pv=checked, each running seeds SEED, SEED+1, ... for its
+ptshare=pd, ptshare=off and pv=checked, each running seeds SEED, SEED+1, ... for its
 share of the time (-T), JOBS boots at a time; then both testers on the Linux
 host (host mode: sysfuzz's allowlist). The
 time is split evenly over the boots, the host runs get a small share. The
@@ -26,8 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 import driver  # noqa: E402
 
-MODES = [("all", ""), ("fork", "ptshare=fork vmcheck"), ("off", "ptshare=off"),
-         ("pvchecked", "pv=checked")]
+MODES = [("all", ""), ("fork", "ptshare=fork vmcheck"), ("pd", "ptshare=pd vmcheck"),
+         ("off", "ptshare=off"), ("pvchecked", "pv=checked")]
 # tester -> (program, extra arguments, memory)
 TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M"),
            "sysfuzz": ("sysfuzz", "-n,3000", "128M")}

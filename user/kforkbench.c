@@ -1,6 +1,6 @@
 /* user/kforkbench.c -- the in-kernel fork benchmark from the shell:
  *
- *   kforkbench [-r RUNS] [-s copy,cow,share] [MIB,MIB,...]
+ *   kforkbench [-r RUNS] [-s copy,cow,share,sharepd] [MIB,MIB,...]
  *
  * asks the kernel (pagoda_forkbench, system call 1004) to time duplicating
  * and tearing down address spaces of the given sizes (default
@@ -21,7 +21,7 @@
 /* usage: print how to call us and exit 2. */
 static void usage(void)
 {
-	fprintf(stderr, "usage: kforkbench [-r RUNS] [-s copy,cow,share] [MIB,MIB,...]\n"
+	fprintf(stderr, "usage: kforkbench [-r RUNS] [-s copy,cow,share,sharepd] [MIB,MIB,...]\n"
 		"  sizes 1..%u MiB, at most %u; RUNS 1..%u (default 5, 3 from 512 MiB)\n",
 		PAGODA_FB_MAX_MIB, PAGODA_FB_MAX_SIZES, PAGODA_FB_MAX_RUNS);
 	exit(2);

@@ -1093,9 +1093,10 @@ int main(int argc, char **argv)
 		fail("pagoda_vmcheck: %s", strerror(errno));
 	if (have_mi && pagoda_meminfo(&m1) == 0)
 		printf("vmtester: kernel events: cow faults %llu, PT unshares %llu, "
-		       "lazy-free pages reclaimed %llu\n",
+		       "PD pages shared by fork %llu, lazy-free pages reclaimed %llu\n",
 		       (unsigned long long)(m1.cow_faults - m0.cow_faults),
 		       (unsigned long long)(m1.pt_unshares - m0.pt_unshares),
+		       (unsigned long long)(m1.fork_shared_pd - m0.fork_shared_pd),
 		       (unsigned long long)(m1.pglazyfreed - m0.pglazyfreed));
 	printf("vmtester: PASS seeds %llu..%llu steps %lu ops %lu pages-checked %lu faults %lu\n",
 	       (unsigned long long)seed, (unsigned long long)(s - 1), stats.steps, stats.ops,

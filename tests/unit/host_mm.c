@@ -249,12 +249,18 @@ int host_fork_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start, 
 
 int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct vma *v)
 {
-	int r = ptshare_fork_prepare(dst, src, v);
+	return host_fork_share_flags(dst, src, v, 0);
+}
+
+int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const struct vma *v,
+			  unsigned flags)
+{
+	int r = ptshare_fork_prepare(dst, src, v, flags);
 	if (r < 0)
 		return r;
 	struct tlb_batch b;
 	tlb_begin(&b, src);
-	ptshare_fork_vma(&b, dst, v);
+	ptshare_fork_vma(&b, dst, v, flags);
 	tlb_end(&b);
 	return 0;
 }

@@ -71,6 +71,10 @@ struct vma;
 int host_fork_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
 		   unsigned flags);
 int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct vma *v);
+/* host_fork_share with ptshare_fork_* flags (PTSHARE_FORK_PD: the PD page of
+ * v's 1 GiB shared whole). */
+int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const struct vma *v,
+			  unsigned flags);
 
 /* A test case named name in s, each test run between setup and teardown. */
 TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));

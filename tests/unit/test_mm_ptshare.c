@@ -358,12 +358,12 @@ START_TEST(test_fork_flushes_in_parent_batch)
 	struct vma v = vma_of(BASE, BASE + CHUNK + 8 * PAGE_SIZE);
 	pgt_activate(p);
 	int flushes = host_pv.flush_one + host_pv.flush_user + host_pv.flush_all;
-	ck_assert_int_eq(ptshare_fork_prepare(c, p, &v), 0);
+	ck_assert_int_eq(ptshare_fork_prepare(c, p, &v, 0), 0);
 	ck_assert(pte_writable(*pde_of(p, BASE)));
 	ck_assert(pte_writable(leaf_of(p, BASE + CHUNK)));
 	struct tlb_batch b;
 	tlb_begin(&b, p);
-	ptshare_fork_vma(&b, c, &v);
+	ptshare_fork_vma(&b, c, &v, 0);
 	ck_assert(!pte_writable(*pde_of(p, BASE)));
 	ck_assert(pte_cow(leaf_of(p, BASE + CHUNK)));
 	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user + host_pv.flush_all, flushes);

@@ -1,7 +1,7 @@
 """tools/bench/configs.py -- the Pagoda configurations `make bench` boots, and
 what each one runs: only the programs its tables need.
 
-  ptshare=off|fork|all       page-table sharing (kernel option): lmbench, forkrss,
+  ptshare=off|fork|all|pd    page-table sharing (kernel option): lmbench, forkrss,
                              page faults, madvise, ebizzy, ptshare_stat (seeds 000,
                              002, 003)
   PARAVIRT=0, pv=indirect|patched
@@ -43,6 +43,7 @@ CONFIGS = [
     Config("ptshare=off", "ptshare", "ptshare=off", PTSHARE_ARGS, "", 42, False),
     Config("ptshare=fork", "ptshare", "ptshare=fork", PTSHARE_ARGS, "", 40, False),
     Config("ptshare=all", "ptshare", "ptshare=all", PTSHARE_ARGS, "", 40, False),
+    Config("ptshare=pd", "ptshare", "ptshare=pd", PTSHARE_ARGS, "", 40, False),
     Config("PARAVIRT=0", "pv", "", PV_ARGS, "nopv", 9, False),
     Config("pv=indirect", "pv", "pv=indirect", PV_ARGS, "", 9, False),
     Config("pv=patched", "pv", "pv=patched", PV_ARGS, "", 9, False),

@@ -84,7 +84,7 @@ PTSHARE_PAGES = Matrix(
     rows=[("pt_pages", "PT pages"), ("pt_shared", "PT pages shared"),
           ("kib_saved", "KiB saved"), ("rss_kib", "RSS KiB"), ("pss_kib", "PSS KiB")],
     col_fmt="%s sh")
-KFORK_STRATEGIES = [("copy", "copy"), ("cow", "cow"), ("share", "share")]
+KFORK_STRATEGIES = [("copy", "copy"), ("cow", "cow"), ("share", "share"), ("sharepd", "sharepd")]
 KFORK_RE = r"^(?P<col>[a-z]+)_(?P<row>\d+)M$"
 KFORK = Matrix("kfork", KFORK_RE, cols=KFORK_STRATEGIES, row_fmt="%s MiB")
 KFORK_PARTS = Matrix([("kfork_fork", " fork"), ("kfork_exit", " exit")], KFORK_RE,

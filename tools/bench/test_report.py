@@ -23,7 +23,7 @@ sys.path.insert(0, HERE)
 import configs  # noqa: E402
 import tables   # noqa: E402
 
-PTSHARE = ["ptshare=off", "ptshare=fork", "ptshare=all"]
+PTSHARE = ["ptshare=off", "ptshare=fork", "ptshare=all", "ptshare=pd"]
 PV = ["PARAVIRT=0", "pv=indirect", "pv=patched"]
 PURGE = ["MALLOC_PURGE=" + p for p in ("free", "dontneed", "munmap", "none")]
 failures = []
@@ -156,7 +156,7 @@ def check_full(out):
     # seed 004: three pv rows
     sec = section(text, "paravirt")
     for k, c in enumerate(PV):
-        expect(cell(out, "paravirt", c, "fork proc") == "%.4g" % ((103 + k) * 1.05),
+        expect(cell(out, "paravirt", c, "fork proc") == "%.4g" % ((100 + len(PTSHARE) + k) * 1.05),
                "paravirt row %s:\n%s" % (c, sec))
     expect("ptshare" not in sec, "paravirt table has only pv columns")
     # malloc purge: four columns, ebizzy malloc records/s

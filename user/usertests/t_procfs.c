@@ -138,8 +138,8 @@ static void check_kb_layout(const char *what, const char *text, const char *cons
 static const char *const meminfo_ref[] = { "MemTotal", "MemFree", "MemAvailable",
 	"Buffers", "Cached", "SwapCached", "SwapTotal", "SwapFree", "AnonPages", "Mapped",
 	"PageTables", NULL };
-static const char *const meminfo_extra[] = { "Kernel", "LazyFree", "SharedPT", "PTSaved",
-	"UserFrames", "PssTotal", NULL };
+static const char *const meminfo_extra[] = { "Kernel", "LazyFree", "SharedPT", "SharedPD",
+	"PTSaved", "UserFrames", "PssTotal", NULL };
 
 static const char *const status_ref[] = { "Name", "State", "Tgid", "Ngid", "Pid", "PPid",
 	"TracerPid", "Uid", "Gid", "FDSize", "Groups", "NStgid", "NSpid", "VmSize", "VmLck",
@@ -164,7 +164,8 @@ static const char *const vmstat_extra[] = { "nr_tlb_local_flush_all",
 	"nr_tlb_local_flush_one", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
 	"tlb_shootdown_pages", "tlb_shootdown_full", "tlb_shootdown_avoided", "pgfault_zero", "pgfault_zero_page", "pgfault_file",
 	"pgfault_cow", "pglazyfree_reused", "reclaim_runs", "pt_fork_shared",
-	"pt_fork_copied", "pt_unshare_copy", "pt_unshare_last", "pt_text_created",
+	"pt_fork_copied", "pt_unshare_copy", "pt_unshare_last", "pt_fork_shared_pd",
+	"pd_unshare_copy", "pd_unshare_last", "pt_text_created",
 	"pt_text_attached", "ptshare_mode", NULL };
 
 /* ---- the tests ---- */
@@ -617,8 +618,11 @@ void test_procfs_ptshare(void)
 	CHECK(procfs_field(s, "Rss") == CHUNK / 1024 && procfs_field(s, "Pss") == CHUNK / 2048);
 	CHECK(procfs_field(s, "Shared_Dirty") == CHUNK / 1024);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	long long rss = field_of(path, "VmRSS"), shared_pts = procfs_field(slurp(path), "PTShared");
-	run_ps(pid);   /* once first: its code's first faults change the child's PSS */
+	long long rss = field_of(path, "VmRSS");
+	/* once first: its code's first faults change the child's PSS, and the
+	 * parent's writes while running it unshare what the child shares */
+	run_ps(pid);
+	long long shared_pts = procfs_field(slurp(path), "PTShared");
 	struct ps_line ps = run_ps(pid);
 	CHECK(ps.found && ps.rss == rss && ps.vsz == field_of(path, "VmSize"));
 	CHECK(ps.shpt == shared_pts);
@@ -630,9 +634,11 @@ void test_procfs_ptshare(void)
 		/* Pagoda: the figures follow the page tables */
 		const char *m = slurp("/proc/meminfo");
 		CHECK(q.mapped && q.pt_present_count == CHUNK / PAGE);
-		CHECK((shared_pts >= 1) == (q.pt_share_count > 1));
+		CHECK((shared_pts >= 1) == (q.pt_share_count > 1 || q.pd_share_count > 1));
 		CHECK(q.pt_share_count == 1 ||
 		      (procfs_field(m, "SharedPT") >= 4 && procfs_field(m, "PTSaved") >= 4));
+		CHECK(q.pd_share_count <= 1 ||
+		      (procfs_field(m, "SharedPD") >= 1 && procfs_field(m, "PTSaved") >= 2));
 		CHECK(ps.pt >= 1 && ps.shpt <= ps.pt);
 	}
 	CHECK(write(go[1], "g", 1) == 1);

@@ -1,11 +1,13 @@
 /* user/usertests/t_ptshare.c -- fork with shared page tables, as a user
  * sees it: isolation both ways on big regions, fork chains, partial munmap
  * and mprotect of a shared 2 MiB range, read() into a COW-shared buffer,
- * every exit order, many children, exec after fork, and (on Pagoda) the
+ * every exit order, many children, exec after fork, a 256 MiB process whose
+ * PD page fork shares (ptshare=pd), and (on Pagoda) the
  * sharing state itself through pagoda_vmquery. The same assertions hold on
  * Linux and under every ptshare= setting; only the vmquery checks depend on
  * the setting (pagoda_meminfo says which). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
 #include "usertests.h"
 
 #define MB (1024UL * 1024)
@@ -45,7 +48,7 @@ static int holds(const unsigned char *p, size_t len, unsigned seed)
 	return 1;
 }
 
-/* Pagoda's ptshare mode: 0 off, 1 fork, 2 all; -1 on Linux. */
+/* Pagoda's ptshare mode: 0 off, 1 fork, 2 all, 3 pd; -1 on Linux. */
 static int ptshare_mode(void)
 {
 	struct pagoda_meminfo m;
@@ -107,7 +110,11 @@ void test_ptshare_vmquery(void)
 	if (pid == 0) {
 		CHECK_OK(pagoda_vmquery(p, &q));
 		CHECK(q.mapped && q.pa == before.pa);
-		if (mode > 0) {
+		if (mode == 3 && q.pd_share_count == 2) {   /* the whole PD page */
+			CHECK(q.pt_pa == before.pt_pa && q.pt_share_count == 1);
+			CHECK((q.soft & VMQ_PD_WRPROT) && !(q.soft & VMQ_PT_WRPROT));
+			CHECK(q.frame_refcount == 1);
+		} else if (mode > 0) {
 			CHECK(q.pt_pa == before.pt_pa && q.pt_share_count == 2);
 			CHECK(q.soft & VMQ_PT_WRPROT);
 			CHECK(q.frame_refcount == 1);   /* one reference per PT page */
@@ -172,7 +179,9 @@ void test_pttree(void)
 	CHECK(n[3].level == PTN_PT && n[3].parent_pa == n[2].pa && n[3].va == lo);
 	CHECK(n[3].leaf_present == 8 && n[3].present == 8 && n[3].leaf_file == 0);
 	CHECK(n[3].present == q.pt_present_count);
-	if (mode > 0)
+	if (mode == 3 && n[2].share == 2)   /* the PD page shared whole */
+		CHECK(n[3].pa == q.pt_pa && n[3].share == 1 && (n[2].flags & PTN_WRPROT));
+	else if (mode > 0)
 		CHECK(n[3].pa == q.pt_pa && n[3].share == 2 && (n[3].flags & PTN_WRPROT));
 	else
 		CHECK(n[3].pa != q.pt_pa && n[3].share == 1 && !(n[3].flags & PTN_WRPROT));
@@ -407,3 +416,105 @@ void test_ptshare_exec_after_fork(void)
 	CHECK(holds(p, len, 1));
 }
 
+
+/* ---- ptshare_pd_big: fork of a 256 MiB process, one PD page shared ---- */
+
+#define PD_BASE 0x100000000000UL   /* 16 TiB: a 1 GiB of its own */
+#define PD_LEN (256 * MB)
+
+/* Every page of [p, p + len) holds its index + seed in its first word
+ * (the other side of the fork changed nothing). */
+static int holds_words(const unsigned char *p, size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i < len / PAGE; i++)
+		if (*(const uint64_t *)(p + i * PAGE) != i + seed)
+			return 0;
+	return 1;
+}
+
+/* VmRSS of this process in KiB. */
+static long long rss_kb(void)
+{
+	static char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		ut_fail(__FILE__, __LINE__, "read /proc/self/status");
+	buf[n] = '\0';
+	return procfs_field(buf, "VmRSS");
+}
+
+/* The child: sees every page, RSS counts all of it, and (ptshare=pd) maps
+ * it through the parent's PD page until its first write, which unshares
+ * the PD page and then the one PT page written; the other PT pages stay
+ * shared with the parent. */
+static void pd_big_child(unsigned char *p, const struct pagoda_vmquery *q0, int mode)
+{
+	struct pagoda_vmquery q;
+	CHECK(holds_words(p, PD_LEN, 1));
+	CHECK(rss_kb() >= (long long)(PD_LEN / 1024));
+	if (mode == 3) {
+		CHECK_OK(pagoda_vmquery(p, &q));
+		CHECK(q.pd_share_count == 2 && (q.soft & VMQ_PD_WRPROT) && q.pt_pa == q0->pt_pa);
+	}
+	p[PD_LEN / 2 + 8] = 0x5a;                 /* a leaf write below the shared PD */
+	if (mode == 3) {
+		CHECK_OK(pagoda_vmquery(p + PD_LEN / 2, &q));
+		CHECK(q.pd_share_count == 1 && q.pt_share_count == 1 && (q.prot & VMQ_WRITE));
+		CHECK_OK(pagoda_vmquery(p, &q));       /* another chunk: PT page still shared */
+		CHECK(q.pt_pa == q0->pt_pa && q.pt_share_count == 2 && (q.soft & VMQ_PT_WRPROT));
+	}
+	CHECK(holds_words(p, PD_LEN, 1));
+	CHECK_OK(pagoda_vmcheck());
+	_exit(0);
+}
+
+/* The parent, in a process of its own so that every frame it and its child
+ * used can be counted back by the caller. */
+static void pd_big(void *arg)
+{
+	int mode = *(int *)arg;
+	unsigned char *p = mmap((void *)PD_BASE, PD_LEN, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(p == (unsigned char *)PD_BASE);
+	for (size_t i = 0; i < PD_LEN / PAGE; i++)
+		*(uint64_t *)(p + i * PAGE) = i + 1;
+	struct pagoda_vmquery q0, q;
+	struct pagoda_meminfo m0, m1;
+	CHECK_OK(pagoda_vmquery(p, &q0));
+	CHECK_OK(pagoda_meminfo(&m0));
+	pid_t pid = ut_fork();
+	if (pid == 0)
+		pd_big_child(p, &q0, mode);
+	wait_ok(pid);
+	CHECK_OK(pagoda_meminfo(&m1));
+	CHECK(mode != 3 || m1.fork_shared_pd > m0.fork_shared_pd);
+	CHECK(holds_words(p, PD_LEN, 1) && p[PD_LEN / 2 + 8] == 0);
+	CHECK_OK(pagoda_vmquery(p + PD_LEN / 2, &q));
+	CHECK(q.pd_share_count <= 1 && q.pt_share_count == 1);
+	CHECK_OK(pagoda_vmcheck());
+	CHECK_OK(munmap(p, PD_LEN));
+	_exit(0);
+}
+
+/* ptshare_pd_big: fork of a process with 256 MiB written (one PD page under
+ * ptshare=pd): contents on both sides, RSS, the sharing state, and every
+ * frame and page-table page back once both are gone. */
+void test_ptshare_pd_big(void)
+{
+	int mode = ptshare_mode();
+	struct pagoda_meminfo m0, m1;
+	if (mode < 0)
+		return;                           /* Linux: no vmquery, no meminfo */
+	if (pagoda_meminfo(&m0) == 0 && m0.free_pages * PAGE / 3 < PD_LEN)
+		return;                           /* too small a machine */
+	int st = ut_run(pd_big, &mode);       /* once to warm up: this process's own */
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);   /* writes after a fork copy tables */
+	CHECK_OK(pagoda_meminfo(&m0));
+	st = ut_run(pd_big, &mode);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_OK(pagoda_meminfo(&m1));
+	CHECK(m1.free_pages == m0.free_pages && m1.pagetable_pages == m0.pagetable_pages);
+}

@@ -32,7 +32,7 @@
 	X(exec_errors) X(exec_dynamic) X(exec_loader_cmd) X(exec_badelf)         \
 	X(libshare_libc) X(libshare_write) X(libshare_exit_orders) X(libshare_dlopen) \
 	X(kill_child) X(children64) X(clone_fork) X(vfork_waits)                          \
-	X(smp_fork_stress)                                                     \
+	X(smp_fork_stress)                                                   \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
@@ -59,6 +59,7 @@
 	X(ptshare_isolation) X(ptshare_vmquery) X(pttree) X(ptshare_chain3)      \
 	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
+	X(ptshare_pd_big)                                                         \
 	X(sig_handler) X(sig_default) X(sig_mask) X(sig_errors)                  \
 	X(sig_segv_handler) UT_SIGINFO_TESTS(X) X(sig_regs_preserved) X(sig_pause) \
 	X(sig_bad_sigreturn) X(sig_chld_suspend)                                 \

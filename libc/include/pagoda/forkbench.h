@@ -25,6 +25,7 @@
  *   copy   eager copy: new frames, contents copied, no copy-on-write
  *   cow    classic copy-on-write: page tables copied (ptshare=off's fork)
  *   share  page-table pages shared (ptshare=fork/all's fork)
+ *   sharepd  page-directory pages shared where a 1 GiB allows (ptshare=pd's fork)
  *
  * Text form (kernel/forkbench_format.c, shared by the kernel and kforkbench),
  * the suite protocol of tools/bench/bench.py, times in microseconds:
@@ -42,7 +43,8 @@
 #define PAGODA_FB_COPY 0
 #define PAGODA_FB_COW 1
 #define PAGODA_FB_SHARE 2
-#define PAGODA_FB_NSTRATEGIES 3
+#define PAGODA_FB_SHAREPD 3
+#define PAGODA_FB_NSTRATEGIES 4
 
 #define PAGODA_FB_ALL ((1u << PAGODA_FB_NSTRATEGIES) - 1)
 #define PAGODA_FB_MAX_SIZES 12

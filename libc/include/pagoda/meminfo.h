@@ -37,9 +37,11 @@ struct pagoda_meminfo {
 	uint64_t tlb_flushes;      /* TLB flush operations issued               */
 	uint64_t oom_kills;        /* processes killed for lack of memory       */
 	/* page-table sharing (pages) */
-	uint64_t pt_saved_pages;   /* PT pages not allocated thanks to sharing:
-	                              sum over PT pages of (share count - 1)  */
-	uint64_t ptshare_mode;     /* 0 off, 1 fork, 2 all (ptshare= option)    */
+	uint64_t pt_saved_pages;   /* table pages not allocated thanks to sharing:
+	                              sum over PT pages of (share count - 1),
+	                              over PD pages of (share count - 1) x (1 +
+	                              its PT pages)                            */
+	uint64_t ptshare_mode;     /* 0 off, 1 fork, 2 all, 3 pd (ptshare=)     */
 	uint64_t fork_shared_pt;   /* PT pages shared by fork since boot        */
 	uint64_t text_shared_pt;   /* text PT pages reused across processes    */
 	/* proportional set size: the proof that PSS adds up (docs/shared-text-and-rss.md) */
@@ -50,7 +52,8 @@ struct pagoda_meminfo {
 	                              adds up to (both ~0: unknown, no memory
 	                              for the kernel's census)               */
 	uint64_t kmalloc_objects;  /* kmalloc objects allocated and not freed    */
-	uint64_t reserved[1];      /* 0; room to grow without changing the size */
+	uint64_t shared_pd_pages;  /* PD pages with a share count above 1       */
+	uint64_t fork_shared_pd;   /* PD pages shared by fork since boot        */
 };
 
 #endif

@@ -4,7 +4,8 @@
  *   System call 1000 (SYS_pagoda_vmquery). Looks up the page containing addr
  *   in the calling process's page table, WITHOUT faulting anything in, and
  *   fills *q. Tests use it to assert sharing state: after fork with shared
- *   page tables parent and child see the same pt_pa and pt_share_count 2;
+ *   page tables parent and child see the same pt_pa and pt_share_count 2
+ *   (or, with ptshare=pd, the same pt_pa below a PD page of pd_share_count 2);
  *   after a COW break the frame_refcount drops back to 1.
  *
  *   Returns 0 on success (also when nothing is mapped there: then
@@ -31,6 +32,7 @@
 #define VMQ_DIRTY     0x8u  /* hardware dirty bit                             */
 #define VMQ_ACCESSED  0x10u /* hardware accessed bit                          */
 #define VMQ_PT_WRPROT 0x20u /* the PD entry above is write-protected (shared) */
+#define VMQ_PD_WRPROT 0x40u /* the PDPT entry above is write-protected (shared PD) */
 
 struct pagoda_vmquery {
 	uint64_t va;               /* addr rounded down to its page            */
@@ -45,7 +47,8 @@ struct pagoda_vmquery {
 	uint32_t frame_refcount;   /* references on the frame (0 if none)     */
 	uint32_t pt_share_count;   /* address spaces sharing the PT page      */
 	uint32_t pt_present_count; /* present leaf entries in the PT page     */
-	uint32_t reserved;         /* 0                                        */
+	uint32_t pd_share_count;   /* address spaces sharing the PD page above
+	                              (ptshare=pd; 1 when private, 0: none)    */
 };
 
 #endif
