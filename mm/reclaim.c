@@ -75,15 +75,26 @@ static int reclaim_hole(struct walk *w)
  * address spaces: its frame is
  * mapped more than once, so it is kept; the shared table cannot be written,
  * so only the record goes (its LAZYFREE bit then means nothing). */
-static int reclaim_pde(struct walk *w)
+static int reclaim_pdpte(struct walk *w)
 {
 	struct reclaimer *me = w->arg;
-	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep)));
-	if (pt->pt.share > 1) {
+	struct page *t = pa_to_page(pte_addr(pte_read(w->ep)));
+	if (t->pt.share > 1) {
 		lazyfree_drop(me->rec);
 		lazyfree_stats.reused++;
 		return WALK_SKIP;
 	}
+	return 0;
+}
+
+/* A PD entry: as a PDPT entry, and a private PT page is locked for its
+ * leaves (reclaim_table_done unlocks it). */
+static int reclaim_pde(struct walk *w)
+{
+	struct reclaimer *me = w->arg;
+	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep)));
+	if (reclaim_pdpte(w))
+		return WALK_SKIP;
 	/* The PT lock ranks below the list lock held here: only a try. A PT
 	 * page busy on another CPU (a fault, an unmap) is left for later. */
 	if (!spin_trylock(pt_lock(pt)))
@@ -112,7 +123,7 @@ static int reclaim_table_done(struct walk *w)
 }
 
 static const struct walk_ops reclaim_ops = {
-	.pdpte = reclaim_pde, .pde = reclaim_pde, .pte = reclaim_pte, .hole = reclaim_hole,
+	.pdpte = reclaim_pdpte, .pde = reclaim_pde, .pte = reclaim_pte, .hole = reclaim_hole,
 	.table_done = reclaim_table_done,
 };
 
