@@ -223,14 +223,20 @@ static void mark_look(struct mark_arg *a, struct walk *w)
 static int mark_pte(struct walk *w)
 {
 	struct mark_arg *a = w->arg;
-	if (a->state == MARK_SKIP || !markable(pte_read(w->ep)))
+	pte_t e = pte_read(w->ep);
+	if (a->state == MARK_SKIP || !markable(e))
 		return 0;
 	if (a->state == MARK_LOOK)
 		mark_look(a, w);
 	if (a->state != MARK_REC)
 		return 0;
-	rec_set(a->rec, rec_index(w->va));
+	bool counted = !rec_set(a->rec, rec_index(w->va));
 	lazyfree_stats.marked++;
+	/* Counted, LAZYFREE and still clean: not written since the MADV_FREE
+	 * that cleaned it and flushed, so no TLB caches it dirty (only a walk
+	 * that sets D in the entry makes such a TLB entry): nothing to do. */
+	if (counted && pte_lazyfree(e) && !pte_dirty(e))
+		return 0;
 	/* Cleared atomically: a D the MMU of another CPU sets meanwhile is
 	 * either in the old value (and then flushed) or set again later. A
 	 * TLB may cache D=1 only if the entry had it: then flush, else a write

@@ -142,6 +142,27 @@ START_TEST(test_oldest_first)
 }
 END_TEST
 
+/* MADV_FREE again over pages nobody wrote changes no entry and flushes
+ * nothing; a written page is cleaned again and flushed. */
+START_TEST(test_remark_clean_no_flush)
+{
+	map_pages(8);
+	pgt_activate(pgt);
+	lazyfree_range(pgt, VA(0), VA(8));
+	int flushes0 = host_pv.flush_one + host_pv.flush_user;
+	lazyfree_range(pgt, VA(0), VA(8));
+	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user, flushes0);
+	cpu_write(VA(5));
+	lazyfree_range(pgt, VA(0), VA(8));
+	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user, flushes0 + 1);
+	ck_assert(!pte_dirty(entry(VA(5))) && pte_lazyfree(entry(VA(5))));
+	ck_assert_uint_eq(lazyfree_stats.marked, 24);
+	ck_assert_uint_eq(lazyfree_check(), 8);
+	pgt_activate(&kernel_pgt);
+	check_all_gone();
+}
+END_TEST
+
 /* One record per PT page, allocated by the first MADV_FREE there: giving
  * the same memory back again allocates nothing. */
 START_TEST(test_one_record_per_pt_page)
@@ -328,6 +349,7 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_reclaim_clean_and_dirty);
 	tcase_add_test(tc, test_oldest_first);
 	tcase_add_test(tc, test_one_record_per_pt_page);
+	tcase_add_test(tc, test_remark_clean_no_flush);
 	tcase_add_test(tc, test_unmap_and_replace_forget);
 	tcase_add_test(tc, test_mapped_twice_kept);
 	tcase_add_test(tc, test_allocator_reclaims_first);
