@@ -131,6 +131,17 @@ static bool may_commit(uint64_t len)
 	return len / PAGE_SIZE <= mm_stats.managed;
 }
 
+/* Where the kernel places a new mapping of len bytes: 1 GiB and more on a
+ * 1 GiB boundary (whole PD pages: fork shares them whole with ptshare=pd,
+ * instead of sharing both partial ones entry by entry), 2 MiB and more on
+ * a 2 MiB boundary (whole PT pages), the rest on a page. */
+static uint64_t gap_align(uint64_t len)
+{
+	if (len >= HUGE_PAGE_SIZE)
+		return HUGE_PAGE_SIZE;
+	return len >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;
+}
+
 static bool user_range(vaddr_t start, uint64_t len)
 {
 	return start >= USER_NULL_GUARD && len <= USER_TOP && start <= USER_TOP - len;
@@ -162,9 +173,7 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	if ((flags & MAP_FIXED_NOREPLACE) && vma_overlaps(as, addr, addr + len))
 		return -EEXIST;
 	if (!fixed && !(addr && user_range(addr, len) && !vma_overlaps(as, addr, addr + len))) {
-		/* large mappings get 2 MiB alignment: whole PT pages */
-		uint64_t align = len >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;
-		addr = vma_find_gap(as, len, USER_MMAP_TOP, align);
+		addr = vma_find_gap(as, len, USER_MMAP_TOP, gap_align(len));
 		if (!addr)
 			return -ENOMEM;
 	}
@@ -349,8 +358,7 @@ static vaddr_t move_target(struct addrspace *as, uint64_t len, unsigned flags, v
 {
 	if (flags & MREMAP_FIXED)
 		return unmap_range(as, to, to + len) < 0 ? 0 : to;
-	uint64_t align = len >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;
-	return vma_find_gap(as, len, USER_MMAP_TOP, align);
+	return vma_find_gap(as, len, USER_MMAP_TOP, gap_align(len));
 }
 
 /* The checks of Linux's mremap that need the VMAs: the old range must lie

@@ -518,3 +518,31 @@ void test_ptshare_pd_big(void)
 	CHECK_OK(pagoda_meminfo(&m1));
 	CHECK(m1.free_pages == m0.free_pages && m1.pagetable_pages == m0.pagetable_pages);
 }
+
+/* ptshare_pd_gib: a 1 GiB mmap is placed on a 1 GiB boundary, so under
+ * ptshare=pd fork shares its PD page whole (the child maps it through the
+ * parent's PD page until its first write). Pagoda machines of 1.2 GiB and
+ * more only (mmap refuses one request above RAM). */
+void test_ptshare_pd_gib(void)
+{
+	const size_t gib = 1024 * MB;
+	struct pagoda_meminfo m;
+	int mode = ptshare_mode();
+	if (mode < 0 || pagoda_meminfo(&m) != 0 || m.total_pages * PAGE < gib + gib / 8)
+		return;
+	unsigned char *p = mmap(NULL, gib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	CHECK((uintptr_t)p % gib == 0);
+	p[0] = 1;
+	p[gib - 1] = 2;
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		struct pagoda_vmquery q;
+		CHECK_OK(pagoda_vmquery(p, &q));
+		CHECK(mode != 3 || q.pd_share_count == 2);
+		CHECK(p[0] == 1 && p[gib - 1] == 2);
+		_exit(0);
+	}
+	wait_ok(pid);
+	CHECK_OK(munmap(p, gib));
+}

@@ -59,7 +59,7 @@
 	X(ptshare_isolation) X(ptshare_vmquery) X(pttree) X(ptshare_chain3)      \
 	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
-	X(ptshare_pd_big)                                                         \
+	X(ptshare_pd_big) X(ptshare_pd_gib)                                       \
 	X(sig_handler) X(sig_default) X(sig_mask) X(sig_errors)                  \
 	X(sig_segv_handler) UT_SIGINFO_TESTS(X) X(sig_regs_preserved) X(sig_pause) \
 	X(sig_bad_sigreturn) X(sig_chld_suspend)                                 \
