@@ -221,7 +221,7 @@ def plot(data, out):
         return None
     return plots.lines(out, "ebizzy_scaling", "ebizzy records/s vs CPUs (QEMU TCG on a 2-core host)",
                        "CPUs (QEMU -smp)", "records/s", xs, series,
-                       "set key below\nset xtics (%s)\n" % ", ".join("%d" % x for x in xs))
+                       "set key below\nset termoption noenhanced\nset xtics (%s)\n" % ", ".join("%d" % x for x in xs))
 
 
 def report(out):
