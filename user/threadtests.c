@@ -12,7 +12,8 @@
  * passed. Nothing is timed: every wait is for an event, the few timeouts
  * only check that a timeout is reported.
  *
- * `threadtests-musl NAME...` runs only those tests; `--exec-check PID` is
+ * `threadtests-musl NAME...` runs only those tests, `threadtests -x
+ * NAME...` all but those; `--exec-check PID` is
  * the program a thread's execve runs (thread_exec).
  */
 #define _GNU_SOURCE
@@ -1363,7 +1364,8 @@ static void t_prot_race(void)
 /* fork_snapshot: four threads rewrite whole pages, each page under a lock
  * word in the page itself, while the main thread forks 20 times. The
  * child's copy of a page whose lock word reads free holds one complete
- * write (every word of one value), and the writers never lose a write in
+ * write (every word of one value), the child's pages do not change under
+ * it afterwards (the parent's writes stay the parent's), and the writers never lose a write in
  * the parent (each reads its page back before unlocking; at the end every
  * page holds the last value written to it). */
 #define FS_PAGES 32
@@ -1380,8 +1382,14 @@ static void *fs_writer(void *a)
 		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
 		unsigned p = (unsigned)(r >> 33) % FS_PAGES;
 		volatile uint64_t *pg = fs_base + (size_t)p * 512;
-		while (__atomic_exchange_n(&pg[0], 1, __ATOMIC_ACQUIRE))
+		for (long spins = 0; __atomic_exchange_n(&pg[0], 1, __ATOMIC_ACQUIRE); spins++) {
+			if (spins == 1000000) {   /* a lock word that never frees: a lost unlock */
+				__atomic_add_fetch(&fs_lost, 1, __ATOMIC_RELAXED);
+				fs_stop = 1;
+				return NULL;
+			}
 			sched_yield();
+		}
 		uint64_t v = tagv(p, ++n, 0) ^ ((uint64_t)(intptr_t)a << 40);
 		for (unsigned w = 1; w < 512; w++)
 			pg[w] = v;
@@ -1394,21 +1402,34 @@ static void *fs_writer(void *a)
 	return NULL;
 }
 
-/* The child's check: every unlocked page is one whole write; exit status
- * 0, or 1 + the first torn page. */
+/* The child's check: every unlocked page is one whole write, and its
+ * memory stays as it was while the parent's writers go on (a write through
+ * a TLB entry that fork did not flush would land in the frame the child now
+ * shares): exit status 0, 1 + the first torn page, 50 + the first page
+ * that changed, or 100 if every page was locked. */
+static uint64_t fs_copy[FS_PAGES * 512];
+
 static int fs_child_check(void)
 {
 	int locked = 0;
 	for (unsigned p = 0; p < FS_PAGES; p++) {
 		volatile uint64_t *pg = fs_base + (size_t)p * 512;
-		if (pg[0]) {
+		for (unsigned w = 0; w < 512; w++)
+			fs_copy[p * 512 + w] = pg[w];
+		if (fs_copy[p * 512]) {
 			locked++;
 			continue;
 		}
 		for (unsigned w = 2; w < 512; w++)
-			if (pg[w] != pg[1])
+			if (fs_copy[p * 512 + w] != fs_copy[p * 512 + 1])
 				return 1 + (int)p;
 	}
+	for (int i = 0; i < 50; i++)
+		sched_yield();
+	for (unsigned p = 0; p < FS_PAGES; p++)
+		for (unsigned w = 0; w < 512; w++)
+			if (fs_base[(size_t)p * 512 + w] != fs_copy[p * 512 + w])
+				return 50 + (int)p;
 	return locked == FS_PAGES ? 100 : 0;
 }
 
@@ -1427,7 +1448,7 @@ static void t_fork_snapshot(void)
 		int st;
 		CHECK(waitpid(pid, &st, 0) == pid);
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			fail(__LINE__, "fork %d: child status %#x (exit 1+N: page N torn)", k, st);
+			fail(__LINE__, "fork %d: child status %#x (exit 1+N: page N torn, 50+N: page N changed in the child)", k, st);
 		sched_yield();
 	}
 	fs_stop = 1;
@@ -1566,14 +1587,17 @@ static const struct threadtest tests[] = {
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
+/* Is test name to run: every test without arguments; the named ones; with
+ * -x first, every test but the named ones. */
 static int selected(const char *name, int argc, char **argv)
 {
+	int except = argc >= 2 && strcmp(argv[1], "-x") == 0;
 	if (argc < 2)
 		return 1;
-	for (int i = 1; i < argc; i++)
+	for (int i = 1 + except; i < argc; i++)
 		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
+			return !except;
+	return except;
 }
 
 /* Reap whatever is left (as pid 1 we inherit orphans). */

@@ -82,7 +82,8 @@ struct tstate {
 	uint64_t (*shadow)[WORDS];   /* private content, by window page */
 	uint64_t (*store)[WORDS];    /* shared content, by store index */
 	uint8_t *used;               /* store index in use */
-	uint8_t *forkset;               /* store indices in use at a fork */
+	uint8_t *forkset;            /* store indices in use at a fork */
+	size_t focus;                /* where the last picked range started */
 	unsigned char *win;          /* the region's first page */
 };
 
@@ -421,8 +422,7 @@ static void check_all(void)
  * ranges start near the previous one, so that operations meet each other. */
 static void pick_range(size_t *a, size_t *n)
 {
-	static __thread size_t focus;
-	size_t r = rnd(10), near = focus + rnd(33);
+	size_t r = rnd(10), near = S->focus + rnd(33);
 
 	if (r < 6)
 		*n = 1 + rnd(8);
@@ -437,7 +437,7 @@ static void pick_range(size_t *a, size_t *n)
 		*a = S->npages >= PT_PAGES ? PT_PAGES * rnd(S->npages / PT_PAGES) : 0;
 	else if (rnd(2) && near >= 16 && near - 16 + *n <= S->npages)
 		*a = near - 16;
-	focus = *a;
+	S->focus = *a;
 }
 
 /* mapped_run: from a random mapped page, the longest run of at most n pages
@@ -1131,7 +1131,9 @@ static void worker_step(void)
 /* helper_op: one access of a helper thread to a random page of a random
  * worker's region, between that worker's steps (its lock held): a check of
  * a few pages, a write, or the kernel's read()/write() of it, all against
- * that region's model (S borrowed), with the helper's own random numbers. */
+ * that region's model (S borrowed), with the helper's own random numbers.
+ * Half of the pages are near where the worker's last range started, so that
+ * the helper's TLB holds entries of pages the worker is changing. */
 static void helper_op(void)
 {
 	int k = (int)rnd((size_t)W.nthreads), what = (int)rnd(4);
@@ -1139,7 +1141,7 @@ static void helper_op(void)
 	gate_enter(0);
 	pthread_mutex_lock(&W.locks[k]);
 	S = &W.t[k];
-	size_t i = rnd(S->npages), n = 1 + rnd(8);
+	size_t i = rnd(2) ? rnd(S->npages) : (S->focus + rnd(24)) % S->npages, n = 1 + rnd(8);
 	trace("helper %d: %s page %zu", helper_no, what == 0 ? "read" : what == 1 ? "write" :
 	      "kernel access of", i);
 	if (what == 0)
