@@ -1,6 +1,6 @@
 /* user/vmtester.c -- a model-based random tester of the virtual memory.
  *
- *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-v]
+ *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-t THREADS [-r HELPERS]] [-v]
  *
  * Keeps a shadow model (every byte) of a window of MIB MiB (default 4) at a
  * fixed, 1 GiB-aligned address, and runs STEPS (default 2000) seeded random
@@ -25,6 +25,21 @@
  * `vmtester -s SEED -n STEP` (and -v traces every operation). -T runs seeds
  * SEED, SEED+1, ... for about SECONDS. At the end it prints one summary line:
  *   vmtester: PASS seeds S->.E steps N ops O pages-checked P faults F
+ *
+ * -t N: N worker threads of the one process, each running its own sequence
+ * (its seed derived from SEED and its number) on its own run of MIB*256/N
+ * pages of the window, so that the workers' VMAs and PT pages neighbour
+ * and their faults, unmaps and protects run at once on several CPUs; -r M
+ * (default 1) helper threads read, write and read()/write() random pages
+ * of random workers' regions, each access between two of that worker's
+ * steps (the worker holds its region's lock during a step) and checked
+ * against that region's model. Memory pressure runs with every other
+ * thread paused (a gate taken shared by each step, exclusively by a
+ * pressure step): a hog near the reclaim mark would make the others'
+ * system calls fail with ENOMEM, which the model cannot follow. The child
+ * of a worker's fork checks and changes that worker's region only. Failure lines name the thread and its seed; the replay line is
+ * `vmtester -s SEED -t N -r M -w MIB -n STEP+1` (the workers' sequences
+ * replay exactly, the interleaving does not).
  *
  * Every operation is on: the bugs it first found (issue 14: COW through
  * mprotect, shared anonymous memory, the kernel reading PROT_NONE memory)
