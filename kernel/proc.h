@@ -62,7 +62,7 @@ struct proc {
 	int exit_status;             /* Linux wait status word */
 	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
 	uint64_t clear_child_tid;    /* set_tid_address: zeroed and woken at exit */
-	uint64_t robust_list, robust_len;   /* set_robust_list (recorded only) */
+	uint64_t robust_list, robust_len;   /* set_robust_list: walked at exit and exec */
 	struct file *held[FD_HELD_MAX];     /* fd_get's references, dropped at */
 	int nheld;                          /* the end of the system call */
 	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
@@ -132,6 +132,14 @@ __noreturn void proc_exit(int status);
  * (Linux: "Attempted to kill init"). */
 typedef __noreturn void (*init_exit_fn)(int status);
 void proc_set_init_exit(init_exit_fn fn);
+
+/* CPU time of p's process in ticks (HZ): its live threads' and the exited
+ * ones', and that of its reaped children (times(2), like Linux's group
+ * totals). Takes proc_lock. */
+struct group_times {
+	uint64_t utime, stime, cutime, cstime;
+};
+void proc_group_times(const struct proc *p, struct group_times *t);
 
 /* wait4: reap a zombie child (pid > 0: that one; -1: any). */
 int proc_wait(int pid, int *status, int options);

@@ -51,6 +51,8 @@ struct thread_group {
 	int exit_status;          /* the group's wait status once TG_EXITING */
 	uint64_t pending;         /* process-directed signals (kill) */
 	int sender[NSIG];         /* pid that sent each of them */
+	uint64_t utime_done, stime_done;  /* ticks of its threads that exited */
+	uint64_t cutime, cstime;  /* ticks of its reaped children (and theirs) */
 };
 
 struct fdtable {
