@@ -32,7 +32,7 @@
 	X(exec_errors) X(exec_dynamic) X(exec_loader_cmd) X(exec_badelf)         \
 	X(libshare_libc) X(libshare_write) X(libshare_exit_orders) X(libshare_dlopen) \
 	X(kill_child) X(children64) X(clone_fork) X(vfork_waits)                          \
-	X(smp_fork_stress)                                                   \
+	X(smp_fork_stress) X(smp_spread)                                     \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
