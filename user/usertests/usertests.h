@@ -67,7 +67,7 @@
 	X(forkbench_errors) X(forkbench_run)                                    \
 	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
 	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
-	X(procfs_misc) X(procfs_ptshare) X(procfs_links) X(procfs_stale)                                     \
+	X(procfs_misc) X(procfs_ptshare) X(procfs_links) X(procfs_stale) X(procfs_lockstat)                                     \
 	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);
