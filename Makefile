@@ -104,6 +104,7 @@ INITRD_DEPS :=
 -include user/user.mk
 -include tools/bench/bench.mk
 -include tools/bench/libshare.mk
+-include tools/bench/ebizzy.mk
 
 $(B)/initrd.tar: $(INITRD_DEPS) tools/mkinitrd.sh | $(call deps,build)
 	tools/mkinitrd.sh $@ $(INITRD_DIRS)

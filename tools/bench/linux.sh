@@ -15,8 +15,12 @@
 #
 # The suite's options come from the environment at prepare time: BENCH_ARGS
 # (common options, e.g. "--runs 5 --ms 100") and FORKRSS_MIB (forkrss sizes).
+# LINUX_INITRAMFS names the initramfs file under BUILD/bench/linux that
+# prepare writes and boot boots (default initramfs.gz; make bench-ebizzy
+# packs its own, ebizzy.gz, so that the two suites' options do not mix).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+initramfs=${LINUX_INITRAMFS:-initramfs.gz}
 
 # fetch PKG DEST: the .deb of PKG (the candidate version) into directory DEST,
 # downloaded once; prints its path.
@@ -61,8 +65,8 @@ prepare() {
 		"${FORKRSS_MIB:-0 16 64 256 1024}" > "$stage/bench/bench.conf"
 	cp "$here/linux-init.sh" "$stage/init"
 	chmod +x "$stage/init"
-	(cd "$stage" && find . | sort | cpio -o -H newc --quiet --owner=0:0) | gzip -1 > "$top/initramfs.gz"
-	echo "bench-linux: $(basename "$pkg"), initramfs $(du -h "$top/initramfs.gz" | cut -f1)" >&2
+	(cd "$stage" && find . | sort | cpio -o -H newc --quiet --owner=0:0) | gzip -1 > "$top/$initramfs"
+	echo "bench-linux: $(basename "$pkg"), initramfs $(du -h "$top/$initramfs" | cut -f1)" >&2
 }
 
 # busybox BUILD: BUILD/busybox/bin/busybox from the busybox-static package.
@@ -77,7 +81,7 @@ busybox() {
 # boot BUILD MEM: run the suite once under Linux in QEMU.
 boot() {
 	local top=$1/bench/linux
-	exec "$here/../qemu.sh" -m "$2" -kernel "$top/vmlinuz" -initrd "$top/initramfs.gz" \
+	exec "$here/../qemu.sh" -m "$2" -kernel "$top/vmlinuz" -initrd "$top/$initramfs" \
 		-append "console=ttyS0 quiet mitigations=off panic=-1" \
 		-display none -serial stdio -monitor none -no-reboot </dev/null
 }
