@@ -36,6 +36,7 @@ struct sys_file {
 static const struct sys_file sys_files[] = {
 	{ "cmdline", procfs_show_kcmdline },
 	{ "loadavg", procfs_show_loadavg },
+	{ "lockstat", procfs_show_lockstat },
 	{ "meminfo", procfs_show_meminfo },
 	{ "phasetime", procfs_show_phasetime },
 	{ "stat", procfs_show_sysstat },

@@ -243,7 +243,7 @@ static void claim_block(struct page *pg, unsigned order, unsigned flags)
 {
 	for (uint64_t i = 0; i < (1UL << order); i++) {   /* no stale metadata */
 		pg[i].count = 0;
-		pg[i].lazy = NULL;   /* the whole union: pt.share, level, text too */
+		pg[i].meta = 0;   /* the whole union: pt.share, level, text too */
 	}
 	pg->refcount = 1;
 	frames_set_type(pg, order, PA_TYPE(flags) == PG_FREE ? PG_KERNEL : PA_TYPE(flags));
@@ -287,8 +287,6 @@ void page_free_from(struct page *pg, unsigned order, const void *caller)
 		page_bug(pg, "double free", caller);
 	if (pg->type == PG_RESERVED || pg->refcount == 0)
 		page_bug(pg, "page_free of a frame that was never allocated", caller);
-	if (pg->type == PG_ANON && pg->lazy)
-		page_bug(pg, "page_free of a frame still on the lazy-free list", caller);
 	if (pg->order != order)
 		page_bug(pg, order == PAGE_ORDER_TAIL || pg->order == PAGE_ORDER_TAIL ?
 			 "page_free of a frame inside a block" :

@@ -4,94 +4,183 @@
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
+#include "mm/phasetime.h"
 #include "mm/ptpage.h"
 #include "mm/tlb.h"
 #include "mm/walk.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
 
+#define HASH_BUCKETS 64
+
 struct lazyfree_stats lazyfree_stats;
 struct list lazyfree_list = { &lazyfree_list, &lazyfree_list };
 struct spinlock lazyfree_lock = SPINLOCK_INIT("lazyfree", LOCK_RANK_LAZYFREE);
+static struct lazyfree_rec *buckets[HASH_BUCKETS];
 
-/* Is r the record of the mapping (pgt, va)? */
-static bool rec_is(const struct lazyfree_rec *r, const struct pagetable *pgt, vaddr_t va)
+/* ---- records: the hash table and the bits ---- */
+
+static struct lazyfree_rec **bucket(const struct pagetable *pgt, vaddr_t va)
 {
-	return r && r->pgt == pgt && r->va == va;
+	uint64_t key = ((uintptr_t)pgt >> 6) ^ (va / LARGE_PAGE_SIZE);
+	return &buckets[(key ^ (key >> 6)) % HASH_BUCKETS];
+}
+
+/* The record of the PT page of pgt that maps va, or NULL (lock held). */
+static struct lazyfree_rec *rec_find(const struct pagetable *pgt, vaddr_t va)
+{
+	vaddr_t base = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
+	for (struct lazyfree_rec *r = *bucket(pgt, va); r; r = r->hnext)
+		if (r->pgt == pgt && r->va == base)
+			return r;
+	return NULL;
+}
+
+/* Make r (zeroed) the record of pgt's PT page at va, youngest (lock held). */
+static void rec_insert(struct lazyfree_rec *r, struct pagetable *pgt, vaddr_t va)
+{
+	struct lazyfree_rec **b = bucket(pgt, va);
+	*r = (struct lazyfree_rec){ .pgt = pgt, .va = ALIGN_DOWN(va, LARGE_PAGE_SIZE), .hnext = *b };
+	*b = r;
+	list_add_tail(&lazyfree_list, &r->link);
+	lazyfree_stats.records++;
+}
+
+static unsigned rec_index(vaddr_t va)
+{
+	return pgl_index(va, PGL_PT);
+}
+
+static bool rec_test(const struct lazyfree_rec *r, unsigned i)
+{
+	return r->lazy[i / 64] & (1UL << (i % 64));
+}
+
+/* Set bit i of r; true if it was clear (the page is newly counted). */
+static bool rec_set(struct lazyfree_rec *r, unsigned i)
+{
+	if (rec_test(r, i))
+		return false;
+	r->lazy[i / 64] |= 1UL << (i % 64);
+	r->npages++;
+	lazyfree_stats.pages++;
+	return true;
+}
+
+bool lazyfree_rec_clear(struct lazyfree_rec *r, unsigned i)
+{
+	if (!rec_test(r, i))
+		return false;
+	r->lazy[i / 64] &= ~(1UL << (i % 64));
+	r->npages--;
+	lazyfree_stats.pages--;
+	return true;
 }
 
 void lazyfree_drop(struct lazyfree_rec *r)
 {
+	struct lazyfree_rec **b = bucket(r->pgt, r->va);
+	while (*b != r)
+		b = &(*b)->hnext;
+	*b = r->hnext;
 	list_del(&r->link);
-	r->pg->lazy = NULL;
-	lazyfree_stats.pages--;
+	lazyfree_stats.pages -= r->npages;
+	lazyfree_stats.records--;
 	kfree(r);
 }
 
+/* ---- forgetting ---- */
+
 void lazyfree_forget_entry(struct pagetable *pgt, vaddr_t va, pte_t e)
 {
-	struct page *pg = pa_to_page(pte_addr(e));
-	/* Without the list lock first: the caller holds the lock of the PT
-	 * page mapping pg (mapped there once), so nobody else sets pg->lazy
-	 * meanwhile (reclaim, which clears it, needs that lock too). */
-	if (!pg || pg->type != PG_ANON || !__atomic_load_n(&pg->lazy, __ATOMIC_RELAXED))
+	(void)e;
+	if (!__atomic_load_n(&lazyfree_stats.pages, __ATOMIC_RELAXED) ||
+	    spin_holding(&lazyfree_lock))
 		return;
 	spin_lock(&lazyfree_lock);
-	if (rec_is(pg->lazy, pgt, va)) {
-		lazyfree_drop(pg->lazy);
+	struct lazyfree_rec *r = rec_find(pgt, va);
+	if (r && lazyfree_rec_clear(r, rec_index(va))) {
 		lazyfree_stats.forgotten++;
+		if (!r->npages)
+			lazyfree_drop(r);
 	}
 	spin_unlock(&lazyfree_lock);
 }
 
+/* Drop r, counting its pages as forgotten (lock held). */
+static void forget_rec(struct lazyfree_rec *r)
+{
+	lazyfree_stats.forgotten += r->npages;
+	lazyfree_drop(r);
+}
+
 void lazyfree_forget_table(struct pagetable *pgt, struct page *pt, vaddr_t va)
 {
-	if (!lazyfree_stats.pages)
+	(void)pt;
+	if (!__atomic_load_n(&lazyfree_stats.records, __ATOMIC_RELAXED))
 		return;
-	pte_t *entries = ptpage_entries(pt);
-	for (unsigned i = 0; i < PT_ENTRIES; i++)
-		if (pte_mapped(entries[i]))
-			lazyfree_forget(pgt, va + (vaddr_t)i * PAGE_SIZE, pte_read(&entries[i]));
+	spin_lock(&lazyfree_lock);
+	struct lazyfree_rec *r = rec_find(pgt, va);
+	if (r)
+		forget_rec(r);
+	spin_unlock(&lazyfree_lock);
 }
 
 void lazyfree_forget_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
-	if (!__atomic_load_n(&lazyfree_stats.pages, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&lazyfree_stats.records, __ATOMIC_RELAXED))
 		return;
 	spin_lock(&lazyfree_lock);
 	struct list *it = lazyfree_list.next;
 	while (it != &lazyfree_list) {
 		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
 		it = it->next;
-		if (r->pgt == pgt && r->va >= start && r->va - start < end - start) {
-			lazyfree_drop(r);
-			lazyfree_stats.forgotten++;
-		}
+		if (r->pgt == pgt && r->va + LARGE_PAGE_SIZE > start && r->va < end)
+			forget_rec(r);
 	}
 	spin_unlock(&lazyfree_lock);
 }
 
 /* ---- marking: one walk over the range ---- */
 
+/* Where the marking stands in the PT page it visits. */
+enum mark_state {
+	MARK_LOOK,      /* no markable entry seen yet: record not looked up */
+	MARK_REC,       /* lazyfree_lock held, a->rec is the PT page's record */
+	MARK_SKIP,      /* nothing to do in this PT page */
+};
+
 struct mark_arg {
 	struct tlb_batch b;
 	struct list spare;        /* records allocated before the walk */
-	bool only_new;            /* the second pass: pages without a record */
-	uint64_t missing;         /* pages left alone for want of a record */
+	bool only_new;            /* the second pass: PT pages without a record */
+	uint64_t missing;         /* PT pages left alone for want of a record */
+	enum mark_state state;
+	struct lazyfree_rec *rec;
 };
 
 /* A PD entry (or PDPT entry): a PT page (PD page) shared by several
- * address spaces is skipped. Its
- * frames are mapped more than once, so after unsharing (the general rule
- * for leaf writes, which the walker applies with w->write) none of them
- * could be marked anyway -- skipping gives the same result without copying
- * the PT page. */
+ * address spaces is skipped. Its frames are mapped more than once, so
+ * after unsharing (the general rule for leaf writes, which the walker
+ * applies with w->write) none of them could be marked anyway -- skipping
+ * gives the same result without copying the PT page. */
 static int mark_pde(struct walk *w)
 {
 	pte_t e = pte_read(w->ep);
 	if (pte_is_leaf(e, w->level))
 		return 0;                       /* a 2 MiB page: never user anon */
+	((struct mark_arg *)w->arg)->state = MARK_LOOK;
 	return pa_to_page(pte_addr(e))->pt.share > 1 ? WALK_SKIP : 0;
+}
+
+/* After a PT page's entries: let the list go. */
+static int mark_table_done(struct walk *w)
+{
+	struct mark_arg *a = w->arg;
+	if (w->level == PGL_PD && a->state == MARK_REC)
+		spin_unlock(&lazyfree_lock);
+	a->state = MARK_LOOK;
+	return 0;
 }
 
 /* The anonymous frame entry e maps if MADV_FREE may mark it (mapped
@@ -104,48 +193,49 @@ static struct page *markable(pte_t e)
 	return pg;
 }
 
-/* Give pg (mapped once, by w's entry) its record at the young end of the
- * list: the one it has, or a spare. False if it is left alone (no spare,
- * or the second pass and it has one). Called with lazyfree_lock held. */
-static bool note_record(struct mark_arg *a, struct walk *w, struct page *pg)
+/* The first markable entry of a PT page: take the list lock (held until
+ * mark_table_done) and find the PT page's record, moved to the young end,
+ * or give it a spare. MARK_SKIP if there is none (or, in the second pass,
+ * the record was there in the first). */
+static void mark_look(struct mark_arg *a, struct walk *w)
 {
-	struct lazyfree_rec *r = pg->lazy;
-	if (r && !rec_is(r, w->pgt, w->va))
-		panic("lazyfree: frame %#lx mapped once at %#lx has the record of %#lx",
-		      page_to_pa(pg), w->va, r->va);
-	if (r && a->only_new)
-		return false;                       /* marked by the first pass */
-	if (r) {
+	spin_lock(&lazyfree_lock);
+	struct lazyfree_rec *r = rec_find(w->pgt, w->va);
+	if (r && !a->only_new) {
 		list_del(&r->link);
-	} else {
-		if (list_empty(&a->spare)) {
-			a->missing++;           /* no record: leave the page alone */
-			return false;
-		}
+		list_add_tail(&lazyfree_list, &r->link);
+	} else if (!r && !list_empty(&a->spare)) {
 		r = list_entry(a->spare.next, struct lazyfree_rec, link);
 		list_del(&r->link);
-		*r = (struct lazyfree_rec){ .pgt = w->pgt, .va = w->va, .pg = pg };
-		pg->lazy = r;
-		lazyfree_stats.pages++;
+		rec_insert(r, w->pgt, w->va);
+	} else {
+		a->missing += !r;       /* no record: leave the PT page alone */
+		spin_unlock(&lazyfree_lock);
+		a->state = MARK_SKIP;
+		return;
 	}
-	list_add_tail(&lazyfree_list, &r->link);
-	lazyfree_stats.marked++;
-	return true;
+	a->rec = r;
+	a->state = MARK_REC;
 }
 
 /* A present PTE: mark it lazy-free and clean if its frame is anonymous and
- * mapped once; a page already lazy-free moves to the young end. */
+ * mapped once. */
 static int mark_pte(struct walk *w)
 {
 	struct mark_arg *a = w->arg;
 	pte_t e = pte_read(w->ep);
-	struct page *pg = markable(e);
-	if (!pg)
+	if (a->state == MARK_SKIP || !markable(e))
 		return 0;
-	spin_lock(&lazyfree_lock);
-	bool marked = note_record(a, w, pg);
-	spin_unlock(&lazyfree_lock);
-	if (!marked)
+	if (a->state == MARK_LOOK)
+		mark_look(a, w);
+	if (a->state != MARK_REC)
+		return 0;
+	bool counted = !rec_set(a->rec, rec_index(w->va));
+	lazyfree_stats.marked++;
+	/* Counted, LAZYFREE and still clean: not written since the MADV_FREE
+	 * that cleaned it and flushed, so no TLB caches it dirty (only a walk
+	 * that sets D in the entry makes such a TLB entry): nothing to do. */
+	if (counted && pte_lazyfree(e) && !pte_dirty(e))
 		return 0;
 	/* Cleared atomically: a D the MMU of another CPU sets meanwhile is
 	 * either in the old value (and then flushed) or set again later. A
@@ -158,14 +248,13 @@ static int mark_pte(struct walk *w)
 }
 
 static const struct walk_ops mark_ops = { .pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte,
-					   .lock_leaves = true };
+					   .table_done = mark_table_done, .lock_leaves = true };
 
-/* Allocate up to n records onto *spare (fewer if kmalloc fails). Done
- * before the walk so that allocation (and the reclaim it may run) never
- * happens in the middle of a TLB batch. */
+/* Allocate up to n zeroed records onto *spare (fewer if kmalloc fails).
+ * Done before the walk so that allocation (and the reclaim it may run)
+ * never happens in the middle of a TLB batch. */
 static void alloc_spares(struct list *spare, uint64_t n)
 {
-	list_init(spare);
 	for (; n; n--) {
 		struct lazyfree_rec *r = kmalloc(sizeof(*r));
 		if (!r)
@@ -179,17 +268,21 @@ static void mark_pass(struct mark_arg *a, struct pagetable *pgt, vaddr_t start, 
 {
 	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = a, .write = true };
 	a->missing = 0;
+	a->state = MARK_LOOK;
 	tlb_begin(&a->b, pgt);
 	walk_range(&w, start, end);
+	uint64_t t0 = phase_begin();
 	tlb_end(&a->b);
+	phase_end(PH_LAZYFREE_FLUSH, t0);
 }
 
-/* The first pass marks the pages that have a record already (a page given
- * back again and again: one walk, nothing allocated); if some had none,
- * records for them are allocated outside any batch and a second pass marks
- * those. */
+/* The first pass marks the pages of PT pages that have a record already
+ * (memory given back again and again: one walk, nothing allocated); if
+ * some PT pages had none, their records are allocated outside any batch
+ * and a second pass marks those. */
 void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
+	uint64_t t0 = phase_begin();
 	struct mark_arg a = { .only_new = false };
 	list_init(&a.spare);
 	mark_pass(&a, pgt, start, end);
@@ -203,14 +296,27 @@ void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 		list_del(it);
 		kfree(list_entry(it, struct lazyfree_rec, link));
 	}
+	phase_end(PH_LAZYFREE, t0);
+}
+
+bool lazyfree_counted(const struct pagetable *pgt, vaddr_t va)
+{
+	spin_lock(&lazyfree_lock);
+	struct lazyfree_rec *r = rec_find(pgt, va);
+	bool counted = r && rec_test(r, rec_index(va));
+	spin_unlock(&lazyfree_lock);
+	return counted;
 }
 
 uint64_t lazyfree_count(const struct pagetable *pgt)
 {
 	uint64_t n = 0;
 	spin_lock(&lazyfree_lock);
-	list_for_each(it, &lazyfree_list)
-		n += list_entry(it, struct lazyfree_rec, link)->pgt == pgt;
+	list_for_each(it, &lazyfree_list) {
+		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
+		if (r->pgt == pgt)
+			n += r->npages;
+	}
 	spin_unlock(&lazyfree_lock);
 	return n;
 }
@@ -221,35 +327,50 @@ static int check_pte(struct walk *w)
 {
 	struct lazyfree_rec *r = w->arg;
 	pte_t e = pte_read(w->ep);
-	if (pte_addr(e) != page_to_pa(r->pg) || !pte_lazyfree(e))
-		page_bug(r->pg, "lazyfree_check: record's entry maps another frame or "
-			 "is not LAZYFREE", NULL);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (rec_test(r, rec_index(w->va)) && (!pg || pg->type != PG_ANON || !pte_lazyfree(e)))
+		page_bug(pg, "lazyfree_check: a counted entry is not a LAZYFREE anonymous page",
+			 NULL);
 	return 0;
 }
 
 static int check_hole(struct walk *w)
 {
 	struct lazyfree_rec *r = w->arg;
-	page_bug(r->pg, "lazyfree_check: record of an unmapped address", NULL);
+	for (vaddr_t va = w->va; va < w->end; va += PAGE_SIZE)
+		if (rec_test(r, rec_index(va)))
+			panic("lazyfree_check: record of %#lx counts the unmapped %#lx", r->va, va);
+	return 0;
 }
 
 static const struct walk_ops check_ops = { .pte = check_pte, .hole = check_hole };
 
+/* Check one record: its bits, its count, its place in the hash table. */
+static void check_rec(struct lazyfree_rec *r)
+{
+	uint32_t n = 0;
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		n += rec_test(r, i);
+	if (n != r->npages || rec_find(r->pgt, r->va) != r)
+		panic("lazyfree_check: record of %#lx: %u bits, count %u, %s in the hash",
+		      r->va, n, r->npages, rec_find(r->pgt, r->va) == r ? "found" : "not found");
+	struct walk w = { .ops = &check_ops, .pgt = r->pgt, .arg = r };
+	walk_range(&w, r->va, r->va + LARGE_PAGE_SIZE);
+}
+
 uint64_t lazyfree_check(void)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, recs = 0;
 	spin_lock(&lazyfree_lock);
 	list_for_each(it, &lazyfree_list) {
 		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
-		if (r->pg->type != PG_ANON || r->pg->lazy != r)
-			page_bug(r->pg, "lazyfree_check: record and frame disagree", NULL);
-		struct walk w = { .ops = &check_ops, .pgt = r->pgt, .arg = r };
-		walk_range(&w, r->va, r->va + PAGE_SIZE);
-		n++;
+		check_rec(r);
+		n += r->npages;
+		recs++;
 	}
-	if (n != lazyfree_stats.pages)
-		panic("lazyfree_check: %lu records on the list, counter says %lu",
-		      n, lazyfree_stats.pages);
+	if (n != lazyfree_stats.pages || recs != lazyfree_stats.records)
+		panic("lazyfree_check: %lu pages in %lu records, counters say %lu in %lu",
+		      n, recs, lazyfree_stats.pages, lazyfree_stats.records);
 	spin_unlock(&lazyfree_lock);
 	return n;
 }

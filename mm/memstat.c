@@ -144,7 +144,6 @@ static void account_pages(struct vma_walk *s, const struct page *pg, pte_t e,
 		*(dirty ? &st->private_dirty : &st->private_clean) += n;
 	st->referenced += pte_accessed(e) ? n : 0;
 	st->anonymous += anon ? n : 0;
-	st->lazyfree += anon && pg->lazy ? n : 0;
 }
 
 static int vma_leaf(struct walk *w)
@@ -155,7 +154,10 @@ static int vma_leaf(struct walk *w)
 		return 0;
 	struct vma_walk *s = w->arg;
 	uint64_t sharers = w->level == PGL_PT ? frame_sharers(ptpage_of(w->ep), s->pd_sharers, e) : 1;
-	account_pages(w->arg, pg, e, pgl_entry_size(w->level) / PAGE_SIZE, sharers);
+	uint64_t n = pgl_entry_size(w->level) / PAGE_SIZE;
+	account_pages(w->arg, pg, e, n, sharers);
+	if (pg->type == PG_ANON && pte_lazyfree(e) && lazyfree_counted(w->pgt, w->va))
+		s->st->lazyfree += n;   /* MADV_FREE'd, not yet reclaimed or reused */
 	return 0;
 }
 

@@ -59,7 +59,6 @@ enum page_type {
 #define PAGE_ORDER_FREE 0x80    /* or'ed into the order of a free block's head */
 #define MAX_ORDER 11            /* orders 0..10: blocks up to 4 MiB */
 
-struct lazyfree_rec;
 
 struct page {
 	union {
@@ -81,7 +80,7 @@ struct page {
 			uint16_t free;   /* offset of the first free object, or 0xffff */
 			uint8_t kclass;  /* size class (mm/kmalloc.c) */
 		} slab;
-		struct lazyfree_rec *lazy;   /* PG_ANON: see mm/lazyfree.h */
+		uint64_t meta;   /* the whole union at once (claim_block clears it) */
 	};
 };
 

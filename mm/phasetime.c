@@ -22,6 +22,8 @@ static const char *const phase_names[PH_COUNT] = {
 	[PH_EXIT] = "exit",
 	[PH_EXIT_AS] = "exit_as",
 	[PH_WAIT_REAP] = "wait_reap",
+	[PH_LAZYFREE] = "lazyfree",
+	[PH_LAZYFREE_FLUSH] = "lazyfree_flush",
 };
 
 /* The last fork's two address spaces and the faults each has left to count. */

@@ -36,6 +36,8 @@ enum phase {
 	PH_EXIT,               /* proc_exit up to the switch away */
 	PH_EXIT_AS,            /* as_destroy at exit */
 	PH_WAIT_REAP,          /* wait: freeing the zombie's slot and stack */
+	PH_LAZYFREE,           /* MADV_FREE of a range (lazyfree_range), whole */
+	PH_LAZYFREE_FLUSH,     /* its TLB flush (the marking batch's tlb_end) */
 	PH_COUNT
 };
 

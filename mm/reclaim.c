@@ -34,22 +34,26 @@ static void keep(struct walk *w)
 	lazyfree_stats.reused++;
 }
 
-/* One record's page: discard it or give it back to normal memory. The
- * entry is cleared atomically, so a write on another CPU either set D
- * before (it is in the old value: the page goes back, a write cancels the
- * free) or comes after and faults (a clean TLB entry cannot be written
- * without the MMU setting D in the entry, which is gone). The frame is
- * freed only after the batch flushed every CPU that may still read it. */
+/* One entry of the record's PT page: if the record names it, discard its
+ * page or give it back to normal memory. The bit goes first (so the entry
+ * writers' lazyfree_forget has nothing to do). The entry is cleared
+ * atomically, so a write on another CPU either set D before (it is in the
+ * old value: the page goes back, a write cancels the free) or comes after
+ * and faults (a clean TLB entry cannot be written without the MMU setting
+ * D in the entry, which is gone). The frame is freed only after the batch
+ * flushed every CPU that may still read it. */
 static int reclaim_pte(struct walk *w)
 {
 	struct reclaimer *me = w->arg;
-	struct page *pg = me->rec->pg, *pt = ptpage_of(w->ep);
+	if (!lazyfree_rec_clear(me->rec, pgl_index(w->va, PGL_PT)))
+		return 0;
 	pte_t e = pte_read(w->ep);
-	if (pte_addr(e) != page_to_pa(pg) || !pte_lazyfree(e))
+	struct page *pg = pa_to_page(pte_addr(e)), *pt = ptpage_of(w->ep);
+	if (!pg || pg->type != PG_ANON || !pte_lazyfree(e))
 		page_bug(pg, "reclaim: lazy-free record does not match its entry", NULL);
 	if (pt->pt.share != 1)
 		page_bug(pt, "reclaim: leaf write into a shared PT page", NULL);
-	lazyfree_drop(me->rec);
+	reclaim_stats.scans++;
 	if (pte_dirty(e) || pg->refcount != 1) {
 		keep(w);
 		return 0;
@@ -65,23 +69,28 @@ static int reclaim_pte(struct walk *w)
 	return 0;
 }
 
+/* An absent entry: the record must not name a page in it. */
 static int reclaim_hole(struct walk *w)
 {
-	page_bug(((struct reclaimer *)w->arg)->rec->pg,
-		 "reclaim: lazy-free record of an unmapped address", NULL);
+	struct reclaimer *me = w->arg;
+	for (vaddr_t va = w->va; va < w->end; va += PAGE_SIZE)
+		if (lazyfree_rec_clear(me->rec, pgl_index(va, PGL_PT)))
+			panic("reclaim: lazy-free record of the unmapped %#lx", va);
+	return 0;
 }
 
 /* The record's PT page (or the PD page above it) is shared by several
- * address spaces: its frame is
- * mapped more than once, so it is kept; the shared table cannot be written,
- * so only the record goes (its LAZYFREE bit then means nothing). */
+ * address spaces: its frames are mapped more than once, so they are kept;
+ * the shared table cannot be written, so only the record goes (its
+ * LAZYFREE bits then mean nothing). */
 static int reclaim_pdpte(struct walk *w)
 {
 	struct reclaimer *me = w->arg;
 	struct page *t = pa_to_page(pte_addr(pte_read(w->ep)));
 	if (t->pt.share > 1) {
+		lazyfree_stats.reused += me->rec->npages;
 		lazyfree_drop(me->rec);
-		lazyfree_stats.reused++;
+		me->rec = NULL;
 		return WALK_SKIP;
 	}
 	return 0;
@@ -127,8 +136,8 @@ static const struct walk_ops reclaim_ops = {
 	.table_done = reclaim_table_done,
 };
 
-/* Look at the oldest record (lazyfree_lock held): discard or keep its
- * page, or, if its PT page is busy, move it to the young end. */
+/* Look at the oldest record (lazyfree_lock held): discard or keep every
+ * page it names; if its PT page is busy, move it to the young end. */
 static void reclaim_oldest(struct reclaimer *me)
 {
 	struct lazyfree_rec *r = list_entry(lazyfree_list.next, struct lazyfree_rec, link);
@@ -144,12 +153,15 @@ static void reclaim_oldest(struct reclaimer *me)
 	me->rec = r;
 	me->locked = NULL;
 	struct walk w = { .ops = &reclaim_ops, .pgt = r->pgt, .arg = me };
-	walk_range(&w, r->va, r->va + PAGE_SIZE);
-	if (r->pg->lazy == r) {          /* its PT page was busy: later */
+	walk_range(&w, r->va, r->va + LARGE_PAGE_SIZE);
+	if (!me->rec)                    /* dropped: its tables are shared */
+		return;
+	if (!r->npages) {
+		lazyfree_drop(r);
+	} else {                         /* its PT page was busy: later */
 		list_del(&r->link);
 		list_add_tail(&lazyfree_list, &r->link);
 	}
-	reclaim_stats.scans++;
 }
 
 uint64_t reclaim_lazyfree(uint64_t want)
@@ -161,7 +173,7 @@ uint64_t reclaim_lazyfree(uint64_t want)
 	spin_lock(&lazyfree_lock);
 	reclaim_stats.runs++;
 	uint64_t free0 = mm_stats.free, discarded0 = lazyfree_stats.discarded;
-	uint64_t budget = lazyfree_stats.pages;   /* each record looked at once */
+	uint64_t budget = lazyfree_stats.records;   /* each record looked at once */
 	me->batch.pgt = NULL;
 	for (; budget && !list_empty(&lazyfree_list) &&
 	       lazyfree_stats.discarded - discarded0 < want; budget--)

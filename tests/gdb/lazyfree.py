@@ -4,8 +4,8 @@ madv_free_rewrite: 64 pages filled, MADV_FREE'd, every other page written
 again, then munmap'ed; tests/scripts.txt).
 
 Checks that:
-  * after lazyfree_range returns, pg-lazyfree lists one record per page of
-    the advised range, in address order (the walk's order, oldest first),
+  * after lazyfree_range returns, pg-lazyfree lists one line per page of
+    the advised range (the pages of its PT page's record), in address order,
     owned by the process that called madvise; its count equals
     lazyfree_stats.pages, and lazyfree_stats.marked grew by the range's
     pages; each record's PFN and leaf entry are what the page tables say
@@ -13,8 +13,8 @@ Checks that:
   * pg-lazyfree MAX prints MAX records and the number left out;
   * once the program has written the even pages again, exactly those are
     "dirty" (D set in their entries) and the odd ones still "clean";
-  * after munmap the records are gone: the count is back where it was, and
-    lazyfree_stats.forgotten counts the dropped records.
+  * after munmap the pages are gone: the count is back where it was, and
+    lazyfree_stats.forgotten counts the dropped pages.
 """
 import os
 import re
@@ -73,7 +73,7 @@ def after_madvise():
     t.check("warning" not in out, "no disagreement with lazyfree_stats.pages reported", out)
     mine = in_range(recs, start, end)
     t.check([r[1] for r in mine] == list(range(start, end, PAGE)),
-            "one record per page of the range, in address order", out)
+            "one line per page of the range, in address order", out)
     t.check(all(r[0] == owner for r in mine), "every record belongs to %s" % owner, out)
     wrong = []
     cr3 = layout.read_cr3()
@@ -125,7 +125,7 @@ def after_munmap(start, end, before, owner):
             "after munmap: back to %d record(s), as lazyfree_stats.pages says" % before, out)
     t.check(not any(r[0] == owner for r in recs), "none of %s's records is left" % owner, out)
     t.check(stats("forgotten") - forgotten == pages - before,
-            "lazyfree_stats.forgotten counts the %d dropped records" % (pages - before))
+            "lazyfree_stats.forgotten counts the %d dropped pages" % (pages - before))
 
 
 def body():

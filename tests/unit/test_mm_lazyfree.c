@@ -8,6 +8,7 @@
 #include <signal.h>
 #include "tests/unit/host_mm.h"
 #include "mm/as.h"
+#include "mm/kmalloc.h"
 #include "mm/lazyfree.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
@@ -122,16 +123,70 @@ START_TEST(test_reclaim_clean_and_dirty)
 }
 END_TEST
 
+/* Oldest first, per PT page: reclaim takes the PT page whose last
+ * MADV_FREE is oldest, all of its pages; marking again makes it young. */
 START_TEST(test_oldest_first)
 {
-	map_pages(16);
-	lazyfree_range(pgt, VA(8), VA(16));   /* older */
+	map_pages(PT_ENTRIES + 8);
 	lazyfree_range(pgt, VA(0), VA(8));
+	lazyfree_range(pgt, VA(PT_ENTRIES), VA(PT_ENTRIES + 8));
+	lazyfree_range(pgt, VA(4), VA(8));    /* the first PT page is young again */
 	reclaim_lazyfree(4);
-	for (int i = 0; i < 16; i++)
-		ck_assert_int_eq(pte_present(entry(VA(i))), !(i >= 8 && i < 12));
-	ck_assert_uint_eq(lazyfree_check(), 12);
+	for (int i = 0; i < PT_ENTRIES + 8; i++)
+		ck_assert_int_eq(pte_present(entry(VA(i))), i < PT_ENTRIES);
+	ck_assert_uint_eq(lazyfree_check(), 8);
+	reclaim_lazyfree(1);
+	ck_assert(!pte_present(entry(VA(0))) && pte_present(entry(VA(8))));
+	ck_assert_uint_eq(lazyfree_check(), 0);
 	check_all_gone();
+}
+END_TEST
+
+/* MADV_FREE again over pages nobody wrote changes no entry and flushes
+ * nothing; a written page is cleaned again and flushed. */
+START_TEST(test_remark_clean_no_flush)
+{
+	map_pages(8);
+	pgt_activate(pgt);
+	lazyfree_range(pgt, VA(0), VA(8));
+	int flushes0 = host_pv.flush_one + host_pv.flush_user;
+	lazyfree_range(pgt, VA(0), VA(8));
+	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user, flushes0);
+	cpu_write(VA(5));
+	lazyfree_range(pgt, VA(0), VA(8));
+	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user, flushes0 + 1);
+	ck_assert(!pte_dirty(entry(VA(5))) && pte_lazyfree(entry(VA(5))));
+	ck_assert_uint_eq(lazyfree_stats.marked, 24);
+	ck_assert_uint_eq(lazyfree_check(), 8);
+	pgt_activate(&kernel_pgt);
+	check_all_gone();
+}
+END_TEST
+
+/* One record per PT page, allocated by the first MADV_FREE there: giving
+ * the same memory back again allocates nothing. */
+START_TEST(test_one_record_per_pt_page)
+{
+	map_pages(PT_ENTRIES + 8);
+	uint64_t live0 = kmalloc_live();
+	lazyfree_range(pgt, VA(0), VA(PT_ENTRIES + 8));
+	ck_assert_uint_eq(kmalloc_live(), live0 + 2);
+	ck_assert_uint_eq(lazyfree_stats.records, 2);
+	ck_assert_uint_eq(lazyfree_stats.pages, PT_ENTRIES + 8);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < PT_ENTRIES + 8; i += 3)
+			cpu_write(VA(i));
+		lazyfree_range(pgt, VA(0), VA(PT_ENTRIES + 8));
+		ck_assert_uint_eq(kmalloc_live(), live0 + 2);
+		ck_assert(!pte_dirty(entry(VA(3))) && pte_lazyfree(entry(VA(3))));
+	}
+	ck_assert_uint_eq(lazyfree_stats.marked, 4 * (PT_ENTRIES + 8));
+	ck_assert_uint_eq(lazyfree_check(), PT_ENTRIES + 8);
+	host_unmap(pgt, VA(0), VA(PT_ENTRIES), 0);   /* the first record empties: freed */
+	ck_assert_uint_eq(kmalloc_live(), live0 + 1);
+	ck_assert_uint_eq(lazyfree_check(), 8);
+	check_all_gone();
+	ck_assert_uint_eq(lazyfree_stats.records, 0);
 }
 END_TEST
 
@@ -293,6 +348,8 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_mark_clean_lazyfree);
 	tcase_add_test(tc, test_reclaim_clean_and_dirty);
 	tcase_add_test(tc, test_oldest_first);
+	tcase_add_test(tc, test_one_record_per_pt_page);
+	tcase_add_test(tc, test_remark_clean_no_flush);
 	tcase_add_test(tc, test_unmap_and_replace_forget);
 	tcase_add_test(tc, test_mapped_twice_kept);
 	tcase_add_test(tc, test_allocator_reclaims_first);

@@ -7,6 +7,11 @@
  *   cycle_munmap     mmap, write, munmap
  *   call_free        only the madvise(MADV_FREE) call of cycle_free
  *   call_dontneed    only the madvise(MADV_DONTNEED) call of cycle_dontneed
+ *   rewrite_free     only the write of cycle_free: what a correct MADV_FREE
+ *                    leaves to the rewrite (every page clean and out of the
+ *                    TLB, so each first store misses the TLB and sets D)
+ *   call_normal      madvise(MADV_NORMAL) of the chunk after each write: the
+ *                    system call and range checks with no page work
  * Usage: madvbench [--quick] [--runs N] [--ms N] [KIB]   (chunk, default 1024)
  */
 #include "bench_mem.h"
@@ -17,13 +22,16 @@
 #define DEFAULT_CHUNK_KIB 1024
 
 /* How a cycle gives the chunk back. */
-enum give_back { KEEP, FREE, DONTNEED, UNMAP };
+enum give_back { KEEP, FREE, DONTNEED, UNMAP, NORMAL };
+
+/* What a measurement times. */
+enum timed { WHOLE, CALL_ONLY, WRITE_ONLY };
 
 struct madv_ctx {
 	size_t len;
 	void *chunk;          /* the reused chunk (not for UNMAP) */
 	enum give_back how;
-	int time_call_only;   /* time only the madvise call */
+	enum timed timed;
 };
 
 /* Give the chunk back as c->how says; returns the ns the madvise took. */
@@ -33,6 +41,8 @@ static uint64_t give_back(struct madv_ctx *c, void *p)
 
 	if (c->how == FREE)
 		bench_advise(p, c->len, MADV_FREE, "madvise(MADV_FREE)");
+	else if (c->how == NORMAL)
+		bench_advise(p, c->len, MADV_NORMAL, "madvise(MADV_NORMAL)");
 	else if (c->how == DONTNEED)
 		bench_advise(p, c->len, MADV_DONTNEED, "madvise(MADV_DONTNEED)");
 	else if (c->how == UNMAP)
@@ -40,23 +50,29 @@ static uint64_t give_back(struct madv_ctx *c, void *p)
 	return bench_now_ns() - t0;
 }
 
-/* Run `iters` cycles; returns the ns of whole cycles or of the calls only. */
+/* Run `iters` cycles; returns the ns of whole cycles, of the calls or of
+ * the writes only, as c->timed says. */
 static uint64_t madv_body(void *arg, uint64_t iters)
 {
 	struct madv_ctx *c = arg;
-	uint64_t t0 = bench_now_ns(), call_ns = 0;
+	uint64_t t0 = bench_now_ns(), call_ns = 0, write_ns = 0;
 
 	while (iters--) {
 		void *p = c->how == UNMAP ? bench_map(c->len) : c->chunk;
+		uint64_t w0 = bench_now_ns();
+
 		bench_touch(p, c->len, BENCH_TOUCH_WRITE);
+		write_ns += bench_now_ns() - w0;
 		call_ns += give_back(c, p);
 	}
-	return c->time_call_only ? call_ns : bench_now_ns() - t0;
+	if (c->timed == CALL_ONLY)
+		return call_ns;
+	return c->timed == WRITE_ONLY ? write_ns : bench_now_ns() - t0;
 }
 
 /* Measure one cycle kind under `metric` (skipped when the kernel rejects
  * the advice). */
-static void measure(struct madv_ctx *c, const char *metric, enum give_back how, int call_only)
+static void measure(struct madv_ctx *c, const char *metric, enum give_back how, enum timed timed)
 {
 	if ((how == FREE && !bench_advice_works(MADV_FREE)) ||
 	    (how == DONTNEED && !bench_advice_works(MADV_DONTNEED))) {
@@ -64,7 +80,7 @@ static void measure(struct madv_ctx *c, const char *metric, enum give_back how, 
 		return;
 	}
 	c->how = how;
-	c->time_call_only = call_only;
+	c->timed = timed;
 	bench_time_body("madvbench", metric, madv_body, c, 1.0);
 }
 
@@ -78,12 +94,14 @@ int main(int argc, char **argv)
 	if (c.len == 0)
 		c.len = (size_t)bench_page_size();
 	c.chunk = bench_map(c.len);
-	measure(&c, "cycle_keep", KEEP, 0);
-	measure(&c, "cycle_free", FREE, 0);
-	measure(&c, "cycle_dontneed", DONTNEED, 0);
-	measure(&c, "cycle_munmap", UNMAP, 0);
-	measure(&c, "call_free", FREE, 1);
-	measure(&c, "call_dontneed", DONTNEED, 1);
+	measure(&c, "cycle_keep", KEEP, WHOLE);
+	measure(&c, "cycle_free", FREE, WHOLE);
+	measure(&c, "cycle_dontneed", DONTNEED, WHOLE);
+	measure(&c, "cycle_munmap", UNMAP, WHOLE);
+	measure(&c, "call_free", FREE, CALL_ONLY);
+	measure(&c, "call_dontneed", DONTNEED, CALL_ONLY);
+	measure(&c, "rewrite_free", FREE, WRITE_ONLY);
+	measure(&c, "call_normal", NORMAL, CALL_ONLY);
 	bench_unmap(c.chunk, c.len);
 	return bench_finish();
 }

@@ -1,15 +1,27 @@
 """pagoda.lazyfree -- pg-lazyfree: the MADV_FREE lazy-free list (mm/lazyfree.h).
 
-Each record on lazyfree_list says which address space maps a lazy-free page
-and where; the page's state is in that mapping's leaf entry: LAZYFREE set,
-and the hardware dirty bit D clear until the program writes the page again.
+Each record on lazyfree_list covers one PT page of one address space (2 MiB
+at rec.va) and has a bit per lazy-free page in it (rec.lazy[]); the page's
+state is in its leaf entry: LAZYFREE set, and the hardware dirty bit D clear
+until the program writes the page again.
 """
 from . import names as N
 from . import pte
 from .core import Command, PagodaError, list_entries, out, symbol_value
-from .frames import frame_db
 from .paging import walk
 from .proc import owner_of, pagetable_cr3
+
+
+PAGE = 4096
+BITS = 64
+
+
+def record_pages(rec):
+    """The virtual addresses of the pages record rec counts, in order."""
+    base, words = int(rec["va"]), rec["lazy"]
+    n = words.type.sizeof // words[0].type.sizeof
+    return [base + (w * BITS + b) * PAGE for w in range(n)
+            for b in range(BITS) if int(words[w]) >> b & 1]
 
 
 def entry_state(cr3, va):
@@ -29,8 +41,9 @@ class PgLazyfree(Command):
 
 Usage: pg-lazyfree [MAX]
 Walks the kernel's lazy-free list oldest first, the order reclaim takes
-them, and prints up to MAX records (default 50): the process and virtual
-address, the frame, the leaf entry and what reclaim would do with the page:
+them (one record per PT page, its pages in address order), and prints up to
+MAX pages (default 50): the process and virtual address, the frame, the
+leaf entry and what reclaim would do with the page:
 discard it if the dirty bit D is still clear (nobody wrote it since
 MADV_FREE), keep it if D is set. Ends with the count, and a warning if it
 differs from lazyfree_stats.pages (what meminfo shows as LazyFree)."""
@@ -42,15 +55,12 @@ differs from lazyfree_stats.pages (what meminfo shows as LazyFree)."""
             self.usage_error()
         limit = int(args[0], 0) if args else 50
         head = symbol_value(N.LAZYFREE_LIST, N.PROVIDER_LAZYFREE)
-        frames, _ = frame_db()
         n = 0
         for rec in list_entries(head, N.LAZYFREE_REC, "link"):
-            if n < limit:
-                va, pfn = int(rec["va"]), int(rec["pg"] - frames)
-                e, state = entry_state(pagetable_cr3(rec["pgt"]), va)
-                out("  %-22s VA %#014x  PFN %#8x  pte %s  %s"
-                    % (owner_of(rec["pgt"]), va, pfn, "%#018x" % e if e is not None else "-", state))
-            n += 1
+            for va in record_pages(rec):
+                if n < limit:
+                    self.show(rec, va)
+                n += 1
         if n > limit:
             out("  ... %d more" % (n - limit))
         out("%d page(s) on the lazy-free list" % n)
@@ -60,6 +70,14 @@ differs from lazyfree_stats.pages (what meminfo shows as LazyFree)."""
             return
         if kept != n:
             out("warning: %s.pages says %d" % (N.LAZYFREE_STATS, kept))
+
+    @staticmethod
+    def show(rec, va):
+        """One page's line: owner, address, frame, entry, reclaim's verdict."""
+        e, state = entry_state(pagetable_cr3(rec["pgt"]), va)
+        pfn = pte.frame_addr(e, pte.PT) >> 12 if e is not None else 0
+        out("  %-22s VA %#014x  PFN %#8x  pte %s  %s"
+            % (owner_of(rec["pgt"]), va, pfn, "%#018x" % e if e is not None else "-", state))
 
 
 PgLazyfree()

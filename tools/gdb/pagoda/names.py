@@ -39,8 +39,8 @@ PROVIDER_PROC = "it comes with processes (kernel/proc.h)"
 
 # mm/ lazy-free list (MADV_FREE) and arch/ pv_ops call sites.
 LAZYFREE_LIST = "lazyfree_list"   # struct list of records, oldest first
-LAZYFREE_REC = "struct lazyfree_rec"   # .link (list), .pgt, .va, .pg
-LAZYFREE_STATS = "lazyfree_stats"      # .pages = records on the list
+LAZYFREE_REC = "struct lazyfree_rec"   # .link (list), .pgt, .va (2 MiB), .lazy[] (a bit per page)
+LAZYFREE_STATS = "lazyfree_stats"      # .pages = pages the records count
 PROVIDER_LAZYFREE = "it comes with MADV_FREE (mm/madvise.c, mm/reclaim.c)"
 PVSITES_START = "_pvsites_start"  # linker.ld: the .pvsites section
 PVSITES_END = "_pvsites_end"
