@@ -169,9 +169,9 @@ static long wait_queued(struct futex_waiter *w, uint64_t deadline)
 			return r;
 		}
 		if (deadline)
-			sleep_on_until(w, &futex_lock, deadline);
+			sleep_on_signal_until(w, &futex_lock, deadline);
 		else
-			sleep_on(w, &futex_lock);
+			sleep_on_signal(w, &futex_lock);
 	}
 	return 0;
 }

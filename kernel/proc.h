@@ -205,6 +205,15 @@ void sleep_on(const void *chan, struct spinlock *lk);
 /* sleep_on that also ends at the first tick at or past clock_ns() deadline
  * (the caller checks the clock: a wakeup may come earlier, or spuriously). */
 void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline);
+/* sleep_on / sleep_on_until for a call a signal interrupts (pipe and tty
+ * reads, futex waits): it does not sleep if a signal that interrupts
+ * (signal_interrupted) is pending by the time it holds proc_lock. The
+ * caller's own check before is under its lock, not proc_lock, and a sender
+ * on another CPU marks the signal and wakes sleepers under proc_lock: it
+ * could come between the two and find the caller not asleep yet. The
+ * caller checks again after (its loop). */
+void sleep_on_signal(const void *chan, struct spinlock *lk);
+void sleep_on_signal_until(const void *chan, struct spinlock *lk, uint64_t deadline);
 void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
 /* Make p RUNNABLE (proc_lock held) and kick an idle CPU to come and run it. */

@@ -1104,6 +1104,46 @@ struct threadtest {
 	void (*fn)(void);
 };
 
+/* ---- a signal racing a futex sleep ---- */
+
+static volatile uint32_t never_woken, waiter_started;
+static volatile int usr1_seen;
+static void note_usr1(int s)
+{
+	(void)s;
+	usr1_seen = 1;
+}
+
+/* Waits on a futex nobody wakes until a signal interrupts the wait. */
+static void *wait_for_signal(void *a)
+{
+	(void)a;
+	waiter_started = 1;
+	while (!usr1_seen)
+		futex(&never_woken, FUTEX_WAIT | FUTEX_PRIVATE, 0, NULL, NULL, 0);
+	return NULL;
+}
+
+/* signal_ends_futex_wait: 300 times, a thread starts a futex wait and the
+ * main thread signals it at once, so the signal often arrives while the
+ * waiter is between its signal check and its sleep: the wait must end
+ * (EINTR) every time. On several CPUs a sender used to find the waiter not
+ * asleep yet, only kick its CPU, and the waiter then slept for good. */
+static void t_signal_ends_futex_wait(void)
+{
+	struct sigaction sa = { .sa_handler = note_usr1 };   /* no SA_RESTART */
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	for (int round = 0; round < 300; round++) {
+		pthread_t t;
+		usr1_seen = 0, waiter_started = 0;
+		CHECK(pthread_create(&t, NULL, wait_for_signal, NULL) == 0);
+		while (!waiter_started)
+			;
+		CHECK(pthread_kill(t, SIGUSR1) == 0);
+		join_all(&t, 1);
+	}
+}
+
 /* ---- robust futexes and process CPU time ---- */
 
 /* One robust list as <linux/futex.h> lays it out: a head, and entries each
@@ -1221,6 +1261,7 @@ static const struct threadtest tests[] = {
 	{ "wait_thread", t_wait_thread }, { "exec_main", t_exec_main },
 	{ "close_while_reading", t_close_while_reading }, { "robust_list", t_robust_list },
 	{ "times_whole_group", t_times_whole_group },
+	{ "signal_ends_futex_wait", t_signal_ends_futex_wait },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
