@@ -5,9 +5,11 @@
 
 Boots Pagoda once per (tester, mode): the VM tester (user/vmtester.c) and the
 system-call fuzzer (user/sysfuzz.c) under ptshare=all, ptshare=fork,
-ptshare=pd, ptshare=off and pv=checked, each running seeds SEED, SEED+1, ... for its
-share of the time (-T), JOBS boots at a time; then both testers on the Linux
-host (host mode: sysfuzz's allowlist). The
+ptshare=pd, ptshare=off and pv=checked, and the VM tester with threads
+(vmthreads: -t 4 workers, -r 2 helpers, on 4 CPUs) under ptshare=all,
+ptshare=pd and with processes on every CPU (smp_sched=1), each running seeds
+SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
+the testers on the Linux host (host mode: sysfuzz's allowlist). The
 time is split evenly over the boots, the host runs get a small share. The
 base seed is new every run (the time) unless --seed is given; each boot gets
 its own range of seeds. Prints one line per run with its seeds, steps/calls
@@ -28,9 +30,11 @@ import driver  # noqa: E402
 
 MODES = [("all", ""), ("fork", "ptshare=fork vmcheck"), ("pd", "ptshare=pd vmcheck"),
          ("off", "ptshare=off"), ("pvchecked", "pv=checked")]
-# tester -> (program, extra arguments, memory)
-TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M"),
-           "sysfuzz": ("sysfuzz", "-n,3000", "128M")}
+# tester -> (program, extra arguments, memory, modes (None: MODES), CPUs (None: the default))
+THREAD_MODES = [("all", ""), ("pd", "ptshare=pd vmcheck"), ("smp", "smp_sched=1 vmcheck")]
+TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
+           "sysfuzz": ("sysfuzz", "-n,3000", "128M", None, None),
+           "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4)}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
 SUMMARY = re.compile(r"^(vmtester|sysfuzz): PASS seeds (\d+)\.\.(\d+) (.*)$", re.M)
 
@@ -58,18 +62,18 @@ def failure_lines(log):
 
 
 def run_boot(build, tester, mode, cmdline, seed, seconds):
-    prog, args, mem = TESTERS[tester]
+    prog, args, mem, _, cpus = TESTERS[tester]
     name = "%s-%s" % (tester, mode)
     initargs = "-s,%d,%s,-T,%d" % (seed, args, seconds)
     iso = make_iso(build, name, "test=user init=/bin/%s initargs=%s %s" % (prog, initargs, cmdline))
-    res = driver.run_qemu(iso, mem=mem, timeout=seconds + 600)
+    res = driver.run_qemu(iso, mem=mem, timeout=seconds + 600, cpus=cpus)
     with open(os.path.join(build, "fuzz", name + ".log"), "w") as f:
         f.write(res.log)
     return name, res.ok, res.log
 
 
 def run_host(build, tester, seed, seconds):
-    prog, args, _ = TESTERS[tester]
+    prog, args = TESTERS[tester][:2]
     cmd = [os.path.join(os.path.abspath(build), "rootfs", "bin", prog), "-s", str(seed)] + args.split(",") + \
         ["-T", str(seconds)]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(build, "fuzz"),
@@ -90,7 +94,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(os.path.join(a.build, "fuzz"), exist_ok=True)
     base = a.seed if a.seed is not None else int(time.time()) % 1000000 * 1000
-    boots = [(t, m, c) for t in TESTERS for m, c in MODES]
+    boots = [(t, m, c) for t in TESTERS for m, c in (TESTERS[t][3] or MODES)]
     total = a.minutes * 60
     host_seconds = max(10, int(total * 0.05))
     boot_seconds = max(20, int((total - 2 * host_seconds) * a.jobs / len(boots)) - 30)

@@ -12,7 +12,8 @@
  * passed. Nothing is timed: every wait is for an event, the few timeouts
  * only check that a timeout is reported.
  *
- * `threadtests-musl NAME...` runs only those tests; `--exec-check PID` is
+ * `threadtests-musl NAME...` runs only those tests, `threadtests -x
+ * NAME...` all but those; `--exec-check PID` is
  * the program a thread's execve runs (thread_exec).
  */
 #define _GNU_SOURCE
@@ -21,6 +22,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1097,6 +1100,472 @@ static void t_close_while_reading(void)
 	CHECK(r == NULL);
 }
 
+/* ---- the address space under threads: faults against munmap and
+ * mprotect, fork while threads write, MADV_FREE against reclaim ---- */
+
+/* A probe: an access that may fault. The SIGSEGV handler (installed by
+ * probe_init) jumps back to the probing thread's own probe_env. */
+static __thread jmp_buf probe_env;
+static __thread volatile int probing;
+
+static void probe_fault(int sig)
+{
+	sigset_t s;
+	if (!probing)
+		_exit(3);   /* a fault nobody expected: the test fails */
+	probing = 0;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	longjmp(probe_env, 1);
+}
+
+static void probe_init(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = probe_fault;
+	CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
+	CHECK(sigaction(SIGBUS, &sa, NULL) == 0);
+}
+
+/* probe_read: word *p into *v (1), or 0 if it faulted. */
+static int probe_read(volatile uint64_t *p, uint64_t *v)
+{
+	probing = 1;
+	if (setjmp(probe_env))
+		return 0;
+	*v = *p;
+	probing = 0;
+	return 1;
+}
+
+/* probe_write: *p = v (1), or 0 if it faulted. */
+static int probe_write(volatile uint64_t *p, uint64_t v)
+{
+	probing = 1;
+	if (setjmp(probe_env))
+		return 0;
+	*p = v;
+	probing = 0;
+	return 1;
+}
+
+/* The value of word w of page p in generation g: nobody else's data looks
+ * like it (the tag 0x5a in the top byte, then page, generation, word). */
+static uint64_t tagv(unsigned p, uint64_t g, unsigned w)
+{
+	return 0x5a00000000000000ULL | (uint64_t)p << 48 | (g & 0xffffffffULL) << 12 | w;
+}
+
+/* Does x look like page p's data of some generation <= gmax (or zero)? */
+static int tag_ok(uint64_t x, unsigned p, uint64_t gmax)
+{
+	return x == 0 || ((x >> 56) == 0x5a && ((x >> 48) & 0xff) == p &&
+			  ((x >> 12) & 0xffffffffULL) <= gmax);
+}
+
+/* Free frames settle within PT_SLACK of where they were (Pagoda only):
+ * base < 0 takes the reading. */
+static long free_pages_now(void)
+{
+	struct pagoda_meminfo m;
+	return pagoda_meminfo(&m) == 0 ? (long)m.free_pages : -1;
+}
+
+/* A churner thread: maps, fills with garbage (0xbad...) and unmaps memory
+ * until told to stop, so that a frame freed by munmap is soon reused: a
+ * stale TLB entry elsewhere would then read the garbage. */
+static volatile int churn_stop;
+static void *churner(void *a)
+{
+	(void)a;
+	while (!churn_stop) {
+		uint64_t *m = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return (void *)1;
+		for (int i = 0; i < 16 * 512; i++)
+			m[i] = 0xbadbadbadbad0000ULL | (uint64_t)i;
+		munmap(m, 16 * 4096);
+	}
+	return NULL;
+}
+
+/* The race of unmap_fault and prot_race: NPG pages (in one PT page), each
+ * cycled by one control thread through states, published with a seqlock
+ * (seq odd: a system call in flight; even: the state below holds), while
+ * reader and writer threads access them. An access whose seq was the same
+ * even value before and after it must have the state's result exactly;
+ * any other may have either result, but a value read is always the page's
+ * own data of a published generation, or zero. */
+#define NPG 8
+enum pstate { PS_RW, PS_RO, PS_NONE, PS_GONE };
+static struct {
+	uint64_t *base;
+	volatile uint64_t seq[NPG];
+	volatile int state[NPG];
+	volatile uint64_t gen[NPG];   /* the generation its content has (RW, RO) */
+	volatile int stop, full;      /* full: mprotect and writers too (prot_race) */
+	volatile long bad, faults, reads, writes;
+	volatile char why[160];
+} pr;
+
+static volatile uint64_t *pr_page(unsigned p)
+{
+	return pr.base + (size_t)p * 512;
+}
+
+static void pr_bad(const char *fmt, unsigned p, uint64_t x)
+{
+	if (__atomic_fetch_add(&pr.bad, 1, __ATOMIC_SEQ_CST) == 0)
+		snprintf((char *)pr.why, sizeof pr.why, fmt, p, (unsigned long long)x);
+}
+
+/* One access to page p: a read (or with write, a write of the next value)
+ * checked against the seqlock. */
+static void pr_access(unsigned p, unsigned w, int write)
+{
+	uint64_t s1 = __atomic_load_n(&pr.seq[p], __ATOMIC_SEQ_CST), x = 0;
+	int st = pr.state[p];
+	uint64_t g = pr.gen[p];
+	int ok = write ? probe_write(pr_page(p) + w, tagv(p, g, w) | 0x800) : probe_read(pr_page(p) + w, &x);
+	uint64_t s2 = __atomic_load_n(&pr.seq[p], __ATOMIC_SEQ_CST);
+	if (!ok)
+		__atomic_add_fetch(&pr.faults, 1, __ATOMIC_RELAXED);
+	if (ok && !write && !tag_ok(x & ~0x800ULL, p, pr.gen[p]))
+		pr_bad("page %u read foreign data %#llx", p, x);
+	if (s1 != s2 || (s1 & 1))
+		return;   /* a change in flight: either result */
+	int want = write ? st == PS_RW : st == PS_RW || st == PS_RO;
+	if (ok != want)
+		pr_bad(ok ? "page %u: an access that must fault did not (state %llu)"
+			  : "page %u: an access that must succeed faulted (state %llu)", p, (uint64_t)st);
+	if (ok && !write && x != tagv(p, g, w) && !(pr.full && (x & 0x800) && tag_ok(x & ~0x800ULL, p, g)))
+		pr_bad("page %u reads %#llx, not its data of the generation mapped", p, x);
+}
+
+static void *pr_reader(void *a)
+{
+	uint64_t r = 0x1234567ULL + (uint64_t)(intptr_t)a;
+	int write = (intptr_t)a >= 2;   /* threads 2 and 3 write (prot_race) */
+	while (!pr.stop) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		pr_access((unsigned)(r >> 33) % NPG, (unsigned)(r >> 40) % 512, write && pr.full);
+		__atomic_add_fetch(write && pr.full ? &pr.writes : &pr.reads, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* pr_set: publish page p's new state after the call that made it. */
+static void pr_begin(unsigned p)
+{
+	__atomic_add_fetch(&pr.seq[p], 1, __ATOMIC_SEQ_CST);
+}
+
+static void pr_end(unsigned p, int st)
+{
+	pr.state[p] = st;
+	__atomic_add_fetch(&pr.seq[p], 1, __ATOMIC_SEQ_CST);
+}
+
+/* One transition of page p to its next state (the cycle RW -> RO -> NONE
+ * -> GONE -> RW with prot_race's full, RW -> GONE -> RW without). */
+static void pr_step(unsigned p)
+{
+	volatile uint64_t *pg = pr_page(p);
+	int st = pr.state[p];
+	pr_begin(p);
+	if (st == PS_GONE) {
+		void *m = mmap((void *)pg, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		CHECK(m == (void *)pg);
+		uint64_t g = pr.gen[p] + 1;
+		__atomic_store_n(&pr.gen[p], g, __ATOMIC_SEQ_CST);   /* before its data */
+		for (unsigned w = 0; w < 512; w++)
+			pg[w] = tagv(p, g, w);
+		pr_end(p, PS_RW);
+	} else if (st == PS_RW && pr.full) {
+		CHECK(mprotect((void *)pg, 4096, PROT_READ) == 0);
+		pr_end(p, PS_RO);
+	} else if (st == PS_RO) {
+		CHECK(mprotect((void *)pg, 4096, PROT_NONE) == 0);
+		pr_end(p, PS_NONE);
+	} else {
+		CHECK(munmap((void *)pg, 4096) == 0);
+		pr_end(p, PS_GONE);
+	}
+}
+
+/* pr_run: the race for steps transitions, 4 accessing threads and a
+ * churner; the leak check (Pagoda: free frames back within PT_SLACK after
+ * a first, warm-up run). */
+static void pr_round(int steps)
+{
+	pthread_t t[5];
+	memset((void *)&pr.seq, 0, sizeof pr.seq);
+	pr.stop = churn_stop = 0;
+	for (unsigned p = 0; p < NPG; p++) {
+		pr.state[p] = PS_GONE;
+		pr.gen[p] = 0;
+	}
+	start_all(t, 4, pr_reader);
+	CHECK(pthread_create(&t[4], NULL, churner, NULL) == 0);
+	uint64_t r = 99;
+	for (int i = 0; i < steps && !pr.bad; i++) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		pr_step((unsigned)(r >> 33) % NPG);
+	}
+	pr.stop = churn_stop = 1;
+	join_all(t, 5);
+	for (unsigned p = 0; p < NPG; p++)
+		if (pr.state[p] != PS_GONE)
+			CHECK(munmap((void *)pr_page(p), 4096) == 0);
+}
+
+static void pr_test(int full)
+{
+	probe_init();
+	char *m = mmap(NULL, 4u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED);
+	pr.base = (uint64_t *)(((uintptr_t)m + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
+	CHECK(munmap(m, 4u << 20) == 0);   /* the pages come and go alone */
+	pr.full = full;
+	pr_round(50);
+	long before = free_pages_now();
+	pr_round(3000);
+	long after = free_pages_now();
+	printf("  %ld reads, %ld writes, %ld faults; free pages %ld -> %ld\n", pr.reads,
+	       pr.writes, pr.faults, before, after);
+	if (pr.bad)
+		fail(__LINE__, "%ld bad accesses, the first: %s", pr.bad, (char *)pr.why);
+	CHECK(pr.faults > 0 && pr.reads > 0);
+	CHECK(after + PT_SLACK >= before && after <= before + PT_SLACK);
+}
+
+/* unmap_fault: readers fault on pages another thread unmaps and maps again
+ * (filled with a new generation) while a churner reuses the freed frames:
+ * a read sees the page's data or zero or faults (SIGSEGV, handled), never
+ * another page's or process's data; a read while the page is known unmapped
+ * faults, one while it is known mapped does not. No frame leaks. */
+static void t_unmap_fault(void)
+{
+	pr_test(0);
+}
+
+/* prot_race: the same with mprotect: pages cycle read-write, read-only,
+ * none, unmapped, while two threads read and two write them: once
+ * mprotect or munmap returned, no thread writes a read-only page or reads
+ * an inaccessible one (stale TLB entries on other CPUs), and while a page
+ * is writable no write faults. */
+static void t_prot_race(void)
+{
+	pr_test(1);
+}
+
+/* fork_snapshot: four threads rewrite whole pages, each page under a lock
+ * word in the page itself, while the main thread forks 20 times. The
+ * child's copy of a page whose lock word reads free holds one complete
+ * write (every word of one value), the child's pages do not change under
+ * it afterwards (the parent's writes stay the parent's), and the writers never lose a write in
+ * the parent (each reads its page back before unlocking; at the end every
+ * page holds the last value written to it). */
+#define FS_PAGES 32
+#define FS_WRITERS 4
+static volatile uint64_t *fs_base;
+static volatile int fs_stop;
+static volatile long fs_lost;
+static uint64_t fs_last[FS_PAGES];
+
+static void *fs_writer(void *a)
+{
+	uint64_t r = 777 + (uint64_t)(intptr_t)a, n = 0;
+	while (!fs_stop) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned p = (unsigned)(r >> 33) % FS_PAGES;
+		volatile uint64_t *pg = fs_base + (size_t)p * 512;
+		for (long spins = 0; __atomic_exchange_n(&pg[0], 1, __ATOMIC_ACQUIRE); spins++) {
+			if (spins == 1000000) {   /* a lock word that never frees: a lost unlock */
+				__atomic_add_fetch(&fs_lost, 1, __ATOMIC_RELAXED);
+				fs_stop = 1;
+				return NULL;
+			}
+			sched_yield();
+		}
+		uint64_t v = tagv(p, ++n, 0) ^ ((uint64_t)(intptr_t)a << 40);
+		for (unsigned w = 1; w < 512; w++)
+			pg[w] = v;
+		for (unsigned w = 1; w < 512; w++)
+			if (pg[w] != v)
+				__atomic_add_fetch(&fs_lost, 1, __ATOMIC_RELAXED);
+		fs_last[p] = v;
+		__atomic_store_n(&pg[0], 0, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The child's check: every unlocked page is one whole write, and its
+ * memory stays as it was while the parent's writers go on (a write through
+ * a TLB entry that fork did not flush would land in the frame the child now
+ * shares): exit status 0, 1 + the first torn page, 50 + the first page
+ * that changed, or 100 if every page was locked. */
+static uint64_t fs_copy[FS_PAGES * 512];
+
+static int fs_child_check(void)
+{
+	int locked = 0;
+	for (unsigned p = 0; p < FS_PAGES; p++) {
+		volatile uint64_t *pg = fs_base + (size_t)p * 512;
+		for (unsigned w = 0; w < 512; w++)
+			fs_copy[p * 512 + w] = pg[w];
+		if (fs_copy[p * 512]) {
+			locked++;
+			continue;
+		}
+		for (unsigned w = 2; w < 512; w++)
+			if (fs_copy[p * 512 + w] != fs_copy[p * 512 + 1])
+				return 1 + (int)p;
+	}
+	for (int i = 0; i < 50; i++)
+		sched_yield();
+	for (unsigned p = 0; p < FS_PAGES; p++)
+		for (unsigned w = 0; w < 512; w++)
+			if (fs_base[(size_t)p * 512 + w] != fs_copy[p * 512 + w])
+				return 50 + (int)p;
+	return locked == FS_PAGES ? 100 : 0;
+}
+
+static void t_fork_snapshot(void)
+{
+	fs_base = mmap(NULL, FS_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(fs_base != MAP_FAILED);
+	pthread_t t[FS_WRITERS];
+	start_all(t, FS_WRITERS, fs_writer);
+	for (int k = 0; k < 20; k++) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(fs_child_check());
+		CHECK(pid > 0);
+		int st;
+		CHECK(waitpid(pid, &st, 0) == pid);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			fail(__LINE__, "fork %d: child status %#x (exit 1+N: page N torn, 50+N: page N changed in the child)", k, st);
+		sched_yield();
+	}
+	fs_stop = 1;
+	join_all(t, FS_WRITERS);
+	CHECK(fs_lost == 0);
+	for (unsigned p = 0; p < FS_PAGES; p++)
+		for (unsigned w = 1; w < 512; w++)
+			if (fs_base[(size_t)p * 512 + w] != fs_last[p])
+				fail(__LINE__, "page %u word %u: %#llx, last written %#llx", p, w,
+				     (unsigned long long)fs_base[(size_t)p * 512 + w],
+				     (unsigned long long)fs_last[p]);
+}
+
+/* madv_free_reclaim: one thread MADV_FREEs 64 pages, then writes the first
+ * half of every other page, round after round, while another thread of the
+ * process drives memory below the reclaim mark again and again (Pagoda: a
+ * hog of all free memory down to 1/128 of RAM; on Linux a small one). After
+ * every round: each written half reads exactly what was written; the rest
+ * of a written page is all its old data or all zeros (reclaim took it
+ * before the write); an unwritten page reads its old data or zeros word by
+ * word. No written byte is lost. On Pagoda, reclaim must have discarded
+ * some lazy-free pages. */
+#define MF_PAGES 64
+static volatile int mf_stop;
+static volatile uint8_t *mf_base;
+
+static size_t mf_hog_pages(void)
+{
+	struct pagoda_meminfo m;
+	if (pagoda_meminfo(&m) != 0)
+		return 4096;
+	uint64_t keep = m.total_pages / 128 + 64;
+	return m.free_pages > keep ? (size_t)(m.free_pages - keep) : 0;
+}
+
+static void *mf_presser(void *a)
+{
+	(void)a;
+	for (int cycle = 0; cycle < 8; cycle++) {
+		size_t n = mf_hog_pages();
+		char *h = mmap(NULL, n * 4096 + 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (h == MAP_FAILED)
+			return (void *)1;
+		for (size_t k = 0; k < n; k++)
+			h[k * 4096] = 1;
+		munmap(h, n * 4096 + 4096);
+	}
+	mf_stop = 1;
+	return NULL;
+}
+
+static uint8_t mf_byte(unsigned p, unsigned i, unsigned round)
+{
+	return (uint8_t)(p * 7 + i * 13 + round * 101 + 1) | 1;   /* never 0 */
+}
+
+/* mf_check: page p after round r (written: its first half has round r's
+ * bytes): 0 if it is right. */
+static int mf_check(unsigned p, unsigned r, int written)
+{
+	volatile uint8_t *pg = mf_base + (size_t)p * 4096;
+	int old = 1, zero = 1;
+	for (unsigned i = 0; i < 4096; i++) {
+		if (written && i < 2048) {
+			if (pg[i] != mf_byte(p, i, r))
+				return 1;
+			continue;
+		}
+		int was = pg[i] == mf_byte(p, i, r - 1);
+		if (!was && pg[i] != 0)
+			return 2;
+		old &= was;
+		zero &= pg[i] == 0;
+	}
+	return written && !old && !zero ? 3 : 0;
+}
+
+static void t_madv_free_reclaim(void)
+{
+	struct pagoda_meminfo m0, m1;
+	int pagoda = pagoda_meminfo(&m0) == 0;
+	mf_base = mmap(NULL, MF_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(mf_base != MAP_FAILED);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, mf_presser, NULL) == 0);
+	unsigned r, lost_halves = 0;
+	for (r = 1; !mf_stop; r++) {
+		for (unsigned p = 0; p < MF_PAGES; p++)   /* old data: round r - 1 */
+			for (unsigned i = 0; i < 4096; i++)
+				mf_base[(size_t)p * 4096 + i] = mf_byte(p, i, r - 1);
+		CHECK(madvise((void *)mf_base, MF_PAGES * 4096, MADV_FREE) == 0);
+		for (unsigned p = r % 2; p < MF_PAGES; p += 2)
+			for (unsigned i = 0; i < 2048; i++)
+				mf_base[(size_t)p * 4096 + i] = mf_byte(p, i, r);
+		for (unsigned p = 0; p < MF_PAGES; p++) {
+			int e = mf_check(p, r, p % 2 == r % 2);
+			if (e)
+				fail(__LINE__, "round %u page %u: %s", r, p, e == 1 ? "a written byte is lost" :
+				     e == 2 ? "a byte is neither old data nor zero" :
+				     "the unwritten half is part old, part zero");
+			lost_halves += p % 2 == r % 2 && mf_base[(size_t)p * 4096 + 4095] == 0;
+		}
+	}
+	void *res;
+	CHECK(pthread_join(t, &res) == 0 && res == NULL);
+	if (pagoda) {
+		CHECK(pagoda_meminfo(&m1) == 0);
+		printf("  %u rounds, %u written pages reclaimed before their write, "
+		       "lazy-free pages reclaimed %llu\n", r - 1, lost_halves,
+		       (unsigned long long)(m1.pglazyfreed - m0.pglazyfreed));
+		CHECK(m1.pglazyfreed > m0.pglazyfreed);
+	}
+}
+
 /* ---- main ---- */
 
 struct threadtest {
@@ -1261,18 +1730,23 @@ static const struct threadtest tests[] = {
 	{ "wait_thread", t_wait_thread }, { "exec_main", t_exec_main },
 	{ "close_while_reading", t_close_while_reading }, { "robust_list", t_robust_list },
 	{ "times_whole_group", t_times_whole_group },
-	{ "signal_ends_futex_wait", t_signal_ends_futex_wait },
+	{ "signal_ends_futex_wait", t_signal_ends_futex_wait }, { "unmap_fault", t_unmap_fault },
+	{ "prot_race", t_prot_race }, { "fork_snapshot", t_fork_snapshot },
+	{ "madv_free_reclaim", t_madv_free_reclaim },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
+/* Is test name to run: every test without arguments; the named ones; with
+ * -x first, every test but the named ones. */
 static int selected(const char *name, int argc, char **argv)
 {
+	int except = argc >= 2 && strcmp(argv[1], "-x") == 0;
 	if (argc < 2)
 		return 1;
-	for (int i = 1; i < argc; i++)
+	for (int i = 1 + except; i < argc; i++)
 		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
+			return !except;
+	return except;
 }
 
 /* Reap whatever is left (as pid 1 we inherit orphans). */

@@ -1,6 +1,6 @@
 /* user/vmtester.c -- a model-based random tester of the virtual memory.
  *
- *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-v]
+ *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-t THREADS [-r HELPERS]] [-v]
  *
  * Keeps a shadow model (every byte) of a window of MIB MiB (default 4) at a
  * fixed, 1 GiB-aligned address, and runs STEPS (default 2000) seeded random
@@ -24,7 +24,22 @@
  * so a failure (printed with its seed and step, exit status 1) replays with
  * `vmtester -s SEED -n STEP` (and -v traces every operation). -T runs seeds
  * SEED, SEED+1, ... for about SECONDS. At the end it prints one summary line:
- *   vmtester: PASS seeds S..E steps N ops O pages-checked P faults F
+ *   vmtester: PASS seeds S->.E steps N ops O pages-checked P faults F
+ *
+ * -t N: N worker threads of the one process, each running its own sequence
+ * (its seed derived from SEED and its number) on its own run of MIB*256/N
+ * pages of the window, so that the workers' VMAs and PT pages neighbour
+ * and their faults, unmaps and protects run at once on several CPUs; -r M
+ * (default 1) helper threads read, write and read()/write() random pages
+ * of random workers' regions, each access between two of that worker's
+ * steps (the worker holds its region's lock during a step) and checked
+ * against that region's model. Memory pressure runs with every other
+ * thread paused (a gate taken shared by each step, exclusively by a
+ * pressure step): a hog near the reclaim mark would make the others'
+ * system calls fail with ENOMEM, which the model cannot follow. The child
+ * of a worker's fork checks and changes that worker's region only. Failure lines name the thread and its seed; the replay line is
+ * `vmtester -s SEED -t N -r M -w MIB -n STEP+1` (the workers' sequences
+ * replay exactly, the interleaving does not).
  *
  * Every operation is on: the bugs it first found (issue 14: COW through
  * mprotect, shared anonymous memory, the kernel reading PROT_NONE memory)
@@ -46,6 +61,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <pagoda/pagoda.h>
 #include "fuzz_rand.h"
 
@@ -67,31 +83,63 @@ struct vpage {
 	uint32_t fpg;     /* K_FILE: page of the file */
 };
 
-/* The whole state of one process's view (the child inherits a copy). */
-static struct {
-	uint64_t seed, rng;
+/* One tester's state: its region of the window and the model of it (a
+ * fork's child inherits a copy). Single-threaded there is one; with -t N
+ * each worker thread owns one region, and a helper thread borrows another
+ * region's state (S points at it) only while holding that region's lock. */
+struct tstate {
+	uint64_t seed;           /* the seed of this region's sequence */
 	long step, sub;          /* sub: step inside a fork's other side, or -1 */
 	int verbose, in_child, child_alive, on_pagoda;
+	int index;               /* worker (region) number; 0 single-threaded */
 	size_t npages, nshared;
 	struct vpage *pg;
 	uint64_t (*shadow)[WORDS];   /* private content, by window page */
 	uint64_t (*store)[WORDS];    /* shared content, by store index */
 	uint8_t *used;               /* store index in use */
+	uint8_t *forkset;            /* store indices in use at a fork */
+	size_t focus;                /* where the last picked range started */
+	unsigned char *win;          /* the region's first page */
+};
+
+/* What every tester shares: the mapped file, the whole window, the thread
+ * layout of -t/-r, the gate and the region locks. */
+static struct {
 	unsigned char *file;         /* the mapped file's bytes */
 	size_t file_pages;
 	int fd;
-	unsigned char *win;
-} S;
+	unsigned char *base;         /* the window */
+	size_t len;
+	uint64_t seed;               /* the run's seed (-s, -T's current one) */
+	long mib;
+	int nthreads, nhelpers;      /* -t, -r; 0: single-threaded */
+	struct tstate *t;            /* per region */
+	pthread_mutex_t *locks;      /* per region: held by its worker during a step */
+	volatile int workers_done;
+	pthread_mutex_t out_lock;
+} W;
 
-static struct {
+/* The calling thread's view: the state it works on (its own region's, or
+ * the one a helper borrowed), its random sequence (its own, never the
+ * borrowed region's: a worker's operations depend only on its seed), what
+ * it is for messages. */
+static struct tstate solo;          /* single-threaded (and setup) */
+static __thread struct tstate *S = &solo;
+static __thread uint64_t rng;
+static __thread const char *role = "";
+static __thread int helper_no = -1;
+
+struct stats {
 	unsigned long ops, pages, faults, steps;
-} stats;
+};
+static __thread struct stats stats;
+static struct stats total;
 
 /* ---- random numbers (splitmix64: the sequence is the seed's alone) ---- */
 
 static uint64_t rnd64(void)
 {
-	return fuzz_rand64(&S.rng);
+	return fuzz_rand64(&rng);
 }
 
 /* rnd: uniform in [0, n); n > 0. */
@@ -102,28 +150,74 @@ static size_t rnd(size_t n)
 
 /* ---- reporting ---- */
 
+/* say: append to the line being built in buf (size n, *len used so far). */
+__attribute__((format(printf, 4, 5)))
+static void say(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int r = vsnprintf(buf + *len, n - *len, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		*len = *len + (size_t)r < n ? *len + (size_t)r : n - 1;
+}
+
+/* emit: write buf in one write(2), after whatever stdio holds: the lines
+ * of several threads do not mix, and a fork child of a threaded run (which
+ * may inherit stdio's locks held by another thread) never waits. */
+static void emit(const char *buf, size_t len)
+{
+	if (!W.nthreads)
+		fflush(stdout);
+	(void)!write(1, buf, len);
+}
+
+/* who: where the failure happened, for fail (threads, fork sides). */
+static void who(char *buf, size_t n, size_t *len)
+{
+	const char *sep = " (";
+
+	if (W.nthreads) {
+		say(buf, n, len, " (thread %d of %d, its seed %llu", S->index, W.nthreads,
+		    (unsigned long long)S->seed);
+		if (helper_no >= 0)
+			say(buf, n, len, ", by helper %d", helper_no);
+		sep = ", ";
+	}
+	if (S->in_child || S->sub >= 0)
+		say(buf, n, len, "%s%s", sep, S->in_child ? "in the child" : "in the parent, child alive");
+	if (S->sub >= 0)
+		say(buf, n, len, ", its step %ld", S->sub);
+	if (W.nthreads || S->in_child || S->sub >= 0)
+		say(buf, n, len, ")");
+}
+
 /* fail: print what went wrong with the seed and step that replay it, and
- * exit 1 (a child's exit status tells its parent). */
+ * exit 1 (the whole process: a child's exit status tells its parent). */
 __attribute__((noreturn, format(printf, 1, 2)))
 static void fail(const char *fmt, ...)
 {
-	char msg[400];
+	char msg[400], out[1000];
+	size_t len = 0;
+	uint64_t seed = W.nthreads ? W.seed : S->seed;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (!S.in_child)
-		printf("TEST vmtester.seed_%llu FAIL step %ld\n", (unsigned long long)S.seed, S.step);
-	printf("vmtester: FAIL seed %llu step %ld", (unsigned long long)S.seed, S.step);
-	if (S.in_child || S.sub >= 0)
-		printf(" (%s", S.in_child ? "in the child" : "in the parent, child alive");
-	if (S.sub >= 0)
-		printf(", its step %ld", S.sub);
-	printf("%s: %s\nvmtester: replay: vmtester -s %llu -n %ld\n",
-	       S.in_child || S.sub >= 0 ? ")" : "", msg, (unsigned long long)S.seed,
-	       S.step + 1);
-	fflush(stdout);
+	if (!S->in_child)
+		say(out, sizeof out, &len, "TEST vmtester.seed_%llu FAIL step %ld\n",
+		    (unsigned long long)seed, S->step);
+	say(out, sizeof out, &len, "vmtester: FAIL seed %llu step %ld", (unsigned long long)seed,
+	    S->step);
+	who(out, sizeof out, &len);
+	say(out, sizeof out, &len, ": %s\nvmtester: replay: vmtester -s %llu", msg,
+	    (unsigned long long)seed);
+	if (W.nthreads)
+		say(out, sizeof out, &len, " -t %d -r %d -w %ld", W.nthreads, W.nhelpers, W.mib);
+	say(out, sizeof out, &len, " -n %ld\n", S->step + 1);
+	emit(out, len);
 	_exit(1);
 }
 
@@ -131,22 +225,26 @@ static void fail(const char *fmt, ...)
 __attribute__((format(printf, 1, 2)))
 static void trace(const char *fmt, ...)
 {
+	char out[300];
+	size_t len = 0;
 	va_list ap;
 
-	if (!S.verbose)
+	if (!S->verbose)
 		return;
-	printf("[%ld%s] ", S.step, S.in_child ? " child" : S.child_alive ? " parent" : "");
+	say(out, sizeof out, &len, "[%s%ld%s] ", role, S->step,
+	    S->in_child ? " child" : S->child_alive ? " parent" : "");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	int r = vsnprintf(out + len, sizeof out - len - 1, fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
+	len = r > 0 && (size_t)r < sizeof out - len - 1 ? len + (size_t)r : sizeof out - 2;
+	out[len++] = '\n';
+	emit(out, len);
 }
 
 /* ---- faults: SIGSEGV/SIGBUS while probing jump back to the probe ---- */
 
-static jmp_buf probe_env;
-static volatile sig_atomic_t probing;
+static __thread jmp_buf probe_env;
+static __thread volatile sig_atomic_t probing;
 
 static void on_fault(int sig)
 {
@@ -178,39 +276,39 @@ static void install_fault_handler(void)
 
 static uint64_t *page_addr(size_t i)
 {
-	return (uint64_t *)(S.win + i * PAGE);
+	return (uint64_t *)(S->win + i * PAGE);
 }
 
 /* content: the model's bytes of window page i (shared pages live in the
  * store, so that both sides of a fork see one copy). */
 static uint64_t *content(size_t i)
 {
-	return S.pg[i].kind == K_SHARED ? S.store[S.pg[i].sh] : S.shadow[i];
+	return S->pg[i].kind == K_SHARED ? S->store[S->pg[i].sh] : S->shadow[i];
 }
 
 static int readable(size_t i)
 {
-	return S.pg[i].kind != K_NONE && S.pg[i].prot != PROT_NONE;
+	return S->pg[i].kind != K_NONE && S->pg[i].prot != PROT_NONE;
 }
 
 static int writable(size_t i)
 {
-	return S.pg[i].kind != K_NONE && (S.pg[i].prot & PROT_WRITE);
+	return S->pg[i].kind != K_NONE && (S->pg[i].prot & PROT_WRITE);
 }
 
 static void load_file_page(size_t i)
 {
-	memcpy(S.shadow[i], S.file + (size_t)S.pg[i].fpg * PAGE, PAGE);
+	memcpy(S->shadow[i], W.file + (size_t)S->pg[i].fpg * PAGE, PAGE);
 }
 
 /* store_collect: mark free every store index no page of the model refers
  * to. Only when no other process of this run can refer to one. */
 static void store_collect(void)
 {
-	memset(S.used, 0, S.nshared);
-	for (size_t i = 0; i < S.npages; i++)
-		if (S.pg[i].kind == K_SHARED)
-			S.used[S.pg[i].sh] = 1;
+	memset(S->used, 0, S->nshared);
+	for (size_t i = 0; i < S->npages; i++)
+		if (S->pg[i].kind == K_SHARED)
+			S->used[S->pg[i].sh] = 1;
 }
 
 /* store_reserve: are n free store indices available (collecting first if
@@ -219,10 +317,10 @@ static int store_reserve(size_t n)
 {
 	size_t nfree = 0;
 
-	if (!S.in_child && !S.child_alive)
+	if (!S->in_child && !S->child_alive)
 		store_collect();
-	for (size_t k = 0; k < S.nshared; k++)
-		nfree += !S.used[k];
+	for (size_t k = 0; k < S->nshared; k++)
+		nfree += !S->used[k];
 	return nfree >= n;
 }
 
@@ -231,10 +329,10 @@ static uint32_t store_alloc(void)
 {
 	size_t k = 0;
 
-	while (S.used[k])
+	while (S->used[k])
 		k++;
-	S.used[k] = 1;
-	memset(S.store[k], 0, PAGE);
+	S->used[k] = 1;
+	memset(S->store[k], 0, PAGE);
 	return (uint32_t)k;
 }
 
@@ -246,11 +344,11 @@ static void model_map(size_t a, size_t n, int kind, int prot, size_t fpg)
 		struct vpage v = { (uint8_t)kind, (uint8_t)prot, 0, 0, 0, (uint32_t)(fpg + i - a) };
 		if (kind == K_SHARED)
 			v.sh = store_alloc();
-		S.pg[i] = v;
+		S->pg[i] = v;
 		if (kind == K_FILE)
 			load_file_page(i);
 		else if (kind == K_ANON)
-			memset(S.shadow[i], 0, PAGE);
+			memset(S->shadow[i], 0, PAGE);
 	}
 }
 
@@ -259,7 +357,7 @@ static void model_map(size_t a, size_t n, int kind, int prot, size_t fpg)
 /* word_ok: may a word read from page i at word w hold x? */
 static int word_ok(size_t i, size_t w, uint64_t x)
 {
-	return x == content(i)[w] || (S.pg[i].lazy && x == 0);
+	return x == content(i)[w] || (S->pg[i].lazy && x == 0);
 }
 
 /* read_page: compare page i with the model; returns the signal that the
@@ -291,8 +389,8 @@ static const char *kind_name(int k)
 /* describe: the model's view of page i, for failure messages. */
 static const char *describe(size_t i)
 {
-	static char buf[120];
-	const struct vpage *v = &S.pg[i];
+	static __thread char buf[120];
+	const struct vpage *v = &S->pg[i];
 
 	snprintf(buf, sizeof buf, "page %zu (%p: %s, prot %d%s%s)", i, (void *)page_addr(i),
 		 kind_name(v->kind), v->prot, v->lazy ? ", lazy-free" : "",
@@ -329,7 +427,7 @@ static void check_range(size_t a, size_t n)
 
 static void check_all(void)
 {
-	check_range(0, S.npages);
+	check_range(0, S->npages);
 }
 
 /* ---- operations ---- */
@@ -339,8 +437,7 @@ static void check_all(void)
  * ranges start near the previous one, so that operations meet each other. */
 static void pick_range(size_t *a, size_t *n)
 {
-	static size_t focus;
-	size_t r = rnd(10), near = focus + rnd(33);
+	size_t r = rnd(10), near = S->focus + rnd(33);
 
 	if (r < 6)
 		*n = 1 + rnd(8);
@@ -348,14 +445,14 @@ static void pick_range(size_t *a, size_t *n)
 		*n = 1 + rnd(PT_PAGES);
 	else
 		*n = PT_PAGES;
-	if (*n > S.npages)
-		*n = S.npages;
-	*a = rnd(S.npages - *n + 1);
+	if (*n > S->npages)
+		*n = S->npages;
+	*a = rnd(S->npages - *n + 1);
 	if (r == 9)
-		*a = PT_PAGES * rnd(S.npages / PT_PAGES);
-	else if (rnd(2) && near >= 16 && near - 16 + *n <= S.npages)
+		*a = S->npages >= PT_PAGES ? PT_PAGES * rnd(S->npages / PT_PAGES) : 0;
+	else if (rnd(2) && near >= 16 && near - 16 + *n <= S->npages)
 		*a = near - 16;
-	focus = *a;
+	S->focus = *a;
 }
 
 /* mapped_run: from a random mapped page, the longest run of at most n pages
@@ -364,9 +461,9 @@ static size_t mapped_run(size_t *a, size_t n, int (*keep)(size_t))
 {
 	size_t start = *a, len = 0;
 
-	while (start < S.npages && !keep(start) && start < *a + n)
+	while (start < S->npages && !keep(start) && start < *a + n)
 		start++;
-	while (start + len < S.npages && len < n && keep(start + len))
+	while (start + len < S->npages && len < n && keep(start + len))
 		len++;
 	*a = start;
 	return len;
@@ -374,12 +471,12 @@ static size_t mapped_run(size_t *a, size_t n, int (*keep)(size_t))
 
 static int is_mapped(size_t i)
 {
-	return S.pg[i].kind != K_NONE;
+	return S->pg[i].kind != K_NONE;
 }
 
 static int is_anon(size_t i)
 {
-	return S.pg[i].kind == K_ANON;
+	return S->pg[i].kind == K_ANON;
 }
 
 static int random_prot(void)
@@ -404,9 +501,9 @@ static void op_mmap(void)
 
 	pick_range(&a, &n);
 	if (kind == K_FILE) {
-		n = n > S.file_pages ? S.file_pages : n;
-		fpg = rnd(S.file_pages - n + 1);
-		fd = S.fd;
+		n = n > W.file_pages ? W.file_pages : n;
+		fpg = rnd(W.file_pages - n + 1);
+		fd = W.fd;
 	}
 	flags |= kind == K_SHARED ? MAP_SHARED | MAP_ANONYMOUS : MAP_PRIVATE;
 	flags |= kind == K_ANON ? MAP_ANONYMOUS : 0;
@@ -429,7 +526,7 @@ static void op_munmap(void)
 	pick_range(&a, &n);
 	trace("munmap %zu+%zu", a, n);
 	for (size_t i = a; i < a + n; i++)
-		S.pg[i].kind = K_NONE;
+		S->pg[i].kind = K_NONE;
 	expect_ok(munmap(page_addr(a), n * PAGE), "munmap");
 }
 
@@ -453,10 +550,10 @@ static void op_dontneed(void)
 		return;
 	trace("madvise %zu+%zu DONTNEED", a, n);
 	for (size_t i = a; i < a + n; i++) {
-		S.pg[i].lazy = 0;
-		if (S.pg[i].kind == K_ANON)
-			memset(S.shadow[i], 0, PAGE);
-		else if (S.pg[i].kind == K_FILE)
+		S->pg[i].lazy = 0;
+		if (S->pg[i].kind == K_ANON)
+			memset(S->shadow[i], 0, PAGE);
+		else if (S->pg[i].kind == K_FILE)
 			load_file_page(i);
 	}
 	expect_ok(madvise(page_addr(a), n * PAGE, MADV_DONTNEED), "madvise(MADV_DONTNEED)");
@@ -487,7 +584,7 @@ static void op_free(void)
 		return;
 	}
 	for (size_t i = a; i < a + n; i++)
-		S.pg[i].lazy = 1;
+		S->pg[i].lazy = 1;
 	expect_ok(r, "madvise(MADV_FREE)");
 }
 
@@ -533,7 +630,7 @@ static void settle(size_t i, size_t w0, size_t w1)
 		for (size_t w = 0; w < WORDS; w++)
 			if (w < w0 || w >= w1)
 				m[w] = 0;
-	S.pg[i].lazy = 0;
+	S->pg[i].lazy = 0;
 }
 
 /* write_page: write a random part of page i: it must fault exactly when the
@@ -555,7 +652,7 @@ static void write_page(size_t i)
 	}
 	for (size_t w = w0; w < w1; w++)
 		content(i)[w] = pattern(base, w);
-	if (S.pg[i].lazy)
+	if (S->pg[i].lazy)
 		settle(i, w0, w1);
 }
 
@@ -575,7 +672,7 @@ static void protect(size_t a, size_t n, int prot)
 {
 	trace("mprotect %zu+%zu prot %d", a, n, prot);
 	for (size_t i = a; i < a + n; i++)
-		S.pg[i].prot = (uint8_t)prot;
+		S->pg[i].prot = (uint8_t)prot;
 	expect_ok(mprotect(page_addr(a), n * PAGE, prot), "mprotect");
 }
 
@@ -609,7 +706,7 @@ static void op_read(void)
 
 /* ---- the kernel's accesses: read() into and write() out of the window ---- */
 
-static int kio_pipe[2];
+static __thread int kio_pipe[2];
 
 static void drain_pipe(void)
 {
@@ -639,7 +736,7 @@ static void kio_into(size_t i, size_t w)
 	if (r == -1)
 		return;
 	memcpy(content(i) + w, data, sizeof data);
-	if (S.pg[i].lazy)
+	if (S->pg[i].lazy)
 		settle(i, w, w + KIO_LEN / 8);
 }
 
@@ -666,9 +763,10 @@ static void kio_from(size_t i, size_t w)
 			     w + k, (unsigned long long)data[k], (unsigned long long)content(i)[w + k]);
 }
 
-static void op_kio(void)
+/* op_kio_page: a read() into or write() from page i at a random word. */
+static void op_kio_page(size_t i)
 {
-	size_t i = rnd(S.npages), w = rnd(WORDS - KIO_LEN / 8 + 1);
+	size_t w = rnd(WORDS - KIO_LEN / 8 + 1);
 	int into = (int)rnd(2);
 
 	trace("%s page %zu word %zu", into ? "read() into" : "write() from", i, w);
@@ -676,6 +774,11 @@ static void op_kio(void)
 		kio_into(i, w);
 	else
 		kio_from(i, w);
+}
+
+static void op_kio(void)
+{
+	op_kio_page(rnd(S->npages));
 }
 
 /* ---- memory pressure ---- */
@@ -702,7 +805,7 @@ static void hog_main(int ready, int release)
 	size_t n = hog_pages();
 	char *p, c;
 
-	munmap(S.win, S.npages * PAGE);
+	munmap(W.base, W.len);
 	p = mmap(NULL, n * PAGE + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		_exit(0);
@@ -740,9 +843,15 @@ static pid_t fork_or_fail(void)
 	return pid;
 }
 
+/* Threads: does this thread hold the gate exclusively (op_pressure runs
+ * only then: a hog takes memory down to the reclaim mark, and the other
+ * testers' system calls would fail with ENOMEM, which the model cannot
+ * follow). Inherited by a fork child. */
+static __thread int gate_excl;
+
 /* A memory hog held across a fork (op_pressure); released right after. */
-static pid_t hog_pid;
-static int hog_release_fd = -1;
+static __thread pid_t hog_pid;
+static __thread int hog_release_fd = -1;
 
 static void hog_release(void)
 {
@@ -795,10 +904,12 @@ static void op_fork(void);
  * lazy-free pages. */
 static void op_pressure(void)
 {
-	int hold = !S.in_child && !S.child_alive && rnd(2);
 	int ready[2] = { -1, -1 }, release[2] = { -1, -1 };
 	char c;
 
+	if (W.nthreads && !gate_excl)
+		return;   /* threads: only with every other tester paused (gate) */
+	int hold = !S->in_child && !S->child_alive && rnd(2);
 	trace("pressure%s", hold ? " held across a fork" : "");
 	stats.ops++;
 	if (hold && (pipe(ready) < 0 || pipe(release) < 0))
@@ -824,29 +935,25 @@ static void op_pressure(void)
 
 /* ---- fork ---- */
 
-/* The shared store indices the model referred to at the fork: both sides
- * exchange their content through a pipe. */
-static uint8_t *forkset;
-
 static void mark_fork(void)
 {
-	memset(forkset, 0, S.nshared);
-	for (size_t i = 0; i < S.npages; i++) {
-		if (S.pg[i].kind == K_SHARED)
-			forkset[S.pg[i].sh] = 1;
-		else if (S.pg[i].kind != K_NONE && !(S.pg[i].prot & PROT_WRITE))
-			S.pg[i].rofork = 1;
+	memset(S->forkset, 0, S->nshared);
+	for (size_t i = 0; i < S->npages; i++) {
+		if (S->pg[i].kind == K_SHARED)
+			S->forkset[S->pg[i].sh] = 1;
+		else if (S->pg[i].kind != K_NONE && !(S->pg[i].prot & PROT_WRITE))
+			S->pg[i].rofork = 1;
 	}
 }
 
 static void xfer(int fd, int out)
 {
-	for (size_t k = 0; k < S.nshared; k++) {
-		if (!forkset[k])
+	for (size_t k = 0; k < S->nshared; k++) {
+		if (!S->forkset[k])
 			continue;
 		for (size_t done = 0; done < PAGE;) {
-			ssize_t r = out ? write(fd, (char *)S.store[k] + done, PAGE - done)
-					: read(fd, (char *)S.store[k] + done, PAGE - done);
+			ssize_t r = out ? write(fd, (char *)S->store[k] + done, PAGE - done)
+					: read(fd, (char *)S->store[k] + done, PAGE - done);
 			if (r <= 0)
 				fail("shared-store %s failed: %s", out ? "send" : "receive",
 				     r ? strerror(errno) : "end of file");
@@ -857,21 +964,22 @@ static void xfer(int fd, int out)
 }
 
 static void step_once(int nested);
+static void window_reset(void);
 
 /* sub_steps: 1..24 steps of the other side of a fork (no nested fork). */
 static void sub_steps(void)
 {
 	long k = 1 + (long)rnd(24);
 
-	for (S.sub = 0; S.sub < k; S.sub++)
+	for (S->sub = 0; S->sub < k; S->sub++)
 		step_once(1);
-	S.sub = -1;
+	S->sub = -1;
 }
 
 static void clear_rofork(void)
 {
-	for (size_t i = 0; i < S.npages; i++)
-		S.pg[i].rofork = 0;
+	for (size_t i = 0; i < S->npages; i++)
+		S->pg[i].rofork = 0;
 }
 
 /* fork_child_runs: mode A. The child checks everything, runs steps of its
@@ -886,8 +994,8 @@ static void fork_child_runs(void)
 	pid_t pid = fork_held();
 	if (pid == 0) {
 		close(fds[0]);
-		S.in_child = 1;
-		S.rng ^= 0x6b43a9b5d1e0f3c7ULL;
+		S->in_child = 1;
+		rng ^= 0x6b43a9b5d1e0f3c7ULL;
 		check_all();
 		sub_steps();
 		check_all();
@@ -913,17 +1021,17 @@ static void fork_parent_runs(void)
 	pid_t pid = fork_held();
 	if (pid == 0) {
 		close(fds[1]);
-		S.in_child = 1;
+		S->in_child = 1;
 		xfer(fds[0], 0);
 		check_all();
 		_exit(0);
 	}
 	close(fds[0]);
-	S.child_alive = 1;
+	S->child_alive = 1;
 	sub_steps();
 	xfer(fds[1], 1);
 	reap(pid, "fork child", 0);
-	S.child_alive = 0;
+	S->child_alive = 0;
 	clear_rofork();
 	check_all();
 }
@@ -956,42 +1064,226 @@ static const struct op ops[] = {
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 
-static void step_once(int nested)
+/* pick_op: the next operation of the sequence (a nested step, inside a
+ * fork's other side, does not fork again). */
+static size_t pick_op(int nested)
 {
-	int total = 0, r;
+	int total_w = 0, r;
 	size_t k;
 
 	for (k = 0; k < NOPS; k++)
-		total += ops[k].weight;
-	r = (int)rnd((size_t)total);
+		total_w += ops[k].weight;
+	r = (int)rnd((size_t)total_w);
 	for (k = 0; r >= ops[k].weight; k++)
 		r -= ops[k].weight;
 	if (nested && ops[k].top_only)
 		k = 0;
-	ops[k].fn();
+	return k;
 }
 
-/* window_reset: nothing mapped in the window (the model agrees). */
+static void step_once(int nested)
+{
+	ops[pick_op(nested)].fn();
+}
+
+/* ---- threads (-t N -r M) ---- */
+
+/* The gate: every step of a worker and of a helper passes it shared, a
+ * pressure step exclusively (writers first, so that one gets in). Taken
+ * before a region lock, never while holding one. */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int readers, writer, want;
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0 };
+
+static void gate_enter(int excl)
+{
+	pthread_mutex_lock(&gate.m);
+	if (excl) {
+		gate.want++;
+		while (gate.writer || gate.readers)
+			pthread_cond_wait(&gate.c, &gate.m);
+		gate.want--;
+		gate.writer = 1;
+	} else {
+		while (gate.writer || gate.want)
+			pthread_cond_wait(&gate.c, &gate.m);
+		gate.readers++;
+	}
+	gate_excl = excl;
+	pthread_mutex_unlock(&gate.m);
+}
+
+static void gate_leave(int excl)
+{
+	pthread_mutex_lock(&gate.m);
+	if (excl)
+		gate.writer = 0;
+	else
+		gate.readers--;
+	gate_excl = 0;
+	pthread_cond_broadcast(&gate.c);
+	pthread_mutex_unlock(&gate.m);
+}
+
+/* worker_step: one top-level step of a worker thread, through the gate and
+ * under its region's lock (so helpers see its region only between steps). */
+static void worker_step(void)
+{
+	size_t k = pick_op(0);
+	int excl = ops[k].fn == op_pressure;
+
+	gate_enter(excl);
+	pthread_mutex_lock(&W.locks[S->index]);
+	ops[k].fn();
+	if (S->step % 32 == 31)
+		check_all();
+	pthread_mutex_unlock(&W.locks[S->index]);
+	gate_leave(excl);
+}
+
+/* helper_op: one access of a helper thread to a random page of a random
+ * worker's region, between that worker's steps (its lock held): a check of
+ * a few pages, a write, or the kernel's read()/write() of it, all against
+ * that region's model (S borrowed), with the helper's own random numbers.
+ * Half of the pages are near where the worker's last range started, so that
+ * the helper's TLB holds entries of pages the worker is changing. */
+static void helper_op(void)
+{
+	int k = (int)rnd((size_t)W.nthreads), what = (int)rnd(4);
+
+	gate_enter(0);
+	pthread_mutex_lock(&W.locks[k]);
+	S = &W.t[k];
+	size_t i = rnd(2) ? rnd(S->npages) : (S->focus + rnd(24)) % S->npages, n = 1 + rnd(8);
+	trace("helper %d: %s page %zu", helper_no, what == 0 ? "read" : what == 1 ? "write" :
+	      "kernel access of", i);
+	if (what == 0)
+		check_range(i, i + n <= S->npages ? n : S->npages - i);
+	else if (what == 1)
+		write_page(i);
+	else
+		op_kio_page(i);
+	S = &solo;
+	pthread_mutex_unlock(&W.locks[k]);
+	gate_leave(0);
+}
+
+/* thread_seed: the seed of worker or helper k of the run's seed. */
+static uint64_t thread_seed(uint64_t seed, int k)
+{
+	uint64_t x = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(k + 1));
+
+	return fuzz_rand64(&x);
+}
+
+static void stats_add(void)
+{
+	pthread_mutex_lock(&W.out_lock);
+	total.ops += stats.ops;
+	total.pages += stats.pages;
+	total.faults += stats.faults;
+	total.steps += stats.steps;
+	pthread_mutex_unlock(&W.out_lock);
+	memset(&stats, 0, sizeof stats);
+}
+
+static void open_kio_pipe(void)
+{
+	if (pipe2(kio_pipe, O_NONBLOCK) < 0)
+		fail("pipe: %s", strerror(errno));
+}
+
+static long run_steps;   /* -n */
+
+/* worker_main: worker k runs its region's sequence (its seed) to the end. */
+static void *worker_main(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+	char name[16];
+
+	S = &W.t[k];
+	snprintf(name, sizeof name, "t%d ", k);
+	role = name;
+	open_kio_pipe();
+	S->seed = rng = thread_seed(W.seed, k);
+	S->sub = -1;
+	S->step = 0;
+	window_reset();
+	for (S->step = 0; S->step < run_steps; S->step++)
+		worker_step();
+	check_all();
+	stats.steps += (unsigned long)run_steps;
+	stats_add();
+	close(kio_pipe[0]);
+	close(kio_pipe[1]);
+	return NULL;
+}
+
+/* helper_main: helper h accesses the workers' regions until they finish. */
+static void *helper_main(void *arg)
+{
+	char name[16];
+
+	helper_no = (int)(intptr_t)arg;
+	snprintf(name, sizeof name, "h%d ", helper_no);
+	role = name;
+	rng = thread_seed(W.seed, 1000 + helper_no);
+	open_kio_pipe();
+	while (!W.workers_done)
+		helper_op();
+	stats_add();
+	close(kio_pipe[0]);
+	close(kio_pipe[1]);
+	return NULL;
+}
+
+/* run_threads: one seed with W.nthreads workers and W.nhelpers helpers. */
+static void run_threads(uint64_t seed)
+{
+	pthread_t t[64], h[64];
+
+	W.seed = seed;
+	W.workers_done = 0;
+	fflush(stdout);
+	for (int k = 0; k < W.nthreads; k++)
+		if (pthread_create(&t[k], NULL, worker_main, (void *)(intptr_t)k) != 0)
+			fail("pthread_create failed");
+	for (int k = 0; k < W.nhelpers; k++)
+		if (pthread_create(&h[k], NULL, helper_main, (void *)(intptr_t)k) != 0)
+			fail("pthread_create failed");
+	for (int k = 0; k < W.nthreads; k++)
+		pthread_join(t[k], NULL);
+	__atomic_store_n(&W.workers_done, 1, __ATOMIC_SEQ_CST);
+	for (int k = 0; k < W.nhelpers; k++)
+		pthread_join(h[k], NULL);
+	printf("TEST vmtester.seed_%llu PASS\n", (unsigned long long)seed);
+	fflush(stdout);
+}
+
+/* window_reset: nothing mapped in the region (the model agrees). */
 static void window_reset(void)
 {
-	if (munmap(S.win, S.npages * PAGE) != 0)
+	if (munmap(S->win, S->npages * PAGE) != 0)
 		fail("munmap of the window: %s", strerror(errno));
-	memset(S.pg, 0, S.npages * sizeof *S.pg);
-	memset(S.used, 0, S.nshared);
+	memset(S->pg, 0, S->npages * sizeof *S->pg);
+	memset(S->used, 0, S->nshared);
 }
 
 static void run_seed(uint64_t seed, long steps)
 {
-	S.seed = S.rng = seed;
-	S.sub = -1;
+	S->seed = rng = seed;
+	S->sub = -1;
 	window_reset();
-	for (S.step = 0; S.step < steps; S.step++) {
+	for (S->step = 0; S->step < steps; S->step++) {
 		step_once(0);
-		if (S.step % 32 == 31)
+		if (S->step % 32 == 31)
 			check_all();
 	}
 	check_all();
 	stats.steps += (unsigned long)steps;
+	stats_add();
 	printf("TEST vmtester.seed_%llu PASS\n", (unsigned long long)seed);
 	fflush(stdout);
 }
@@ -1003,45 +1295,70 @@ static void open_file(const char *argv0)
 	off_t size = -1;
 
 	for (size_t k = 0; k < 3 && size <= 0; k++)
-		if ((S.fd = open(names[k], O_RDONLY)) >= 0)
-			size = lseek(S.fd, 0, SEEK_END);
+		if ((W.fd = open(names[k], O_RDONLY)) >= 0)
+			size = lseek(W.fd, 0, SEEK_END);
 	if (size <= 0)
 		fail("cannot open my own binary to map it");
-	S.file_pages = ((size_t)size + PAGE - 1) / PAGE;
-	S.file = calloc(S.file_pages, PAGE);
-	if (!S.file || lseek(S.fd, 0, SEEK_SET) != 0)
+	W.file_pages = ((size_t)size + PAGE - 1) / PAGE;
+	W.file = calloc(W.file_pages, PAGE);
+	if (!W.file || lseek(W.fd, 0, SEEK_SET) != 0)
 		fail("cannot read my own binary");
 	for (off_t done = 0; done < size;) {
-		ssize_t r = read(S.fd, S.file + done, (size_t)(size - done));
+		ssize_t r = read(W.fd, W.file + done, (size_t)(size - done));
 		if (r <= 0)
 			fail("cannot read my own binary: %s", r ? strerror(errno) : "short file");
 		done += r;
 	}
 }
 
-/* setup: the model's arrays, the window (which must be free), the fault
- * handler, the pipe of the kernel-access ops. */
+/* state_init: state t for the npages pages at win, its model empty. */
+static void state_init(struct tstate *t, int index, size_t npages, unsigned char *win)
+{
+	t->index = index;
+	t->verbose = solo.verbose;
+	t->on_pagoda = solo.on_pagoda;
+	t->npages = t->nshared = npages;
+	t->win = win;
+	t->sub = -1;
+	t->pg = calloc(npages, sizeof *t->pg);
+	t->shadow = calloc(npages, PAGE);
+	t->store = calloc(npages, PAGE);
+	t->used = calloc(npages, 1);
+	t->forkset = calloc(npages, 1);
+	if (!t->pg || !t->shadow || !t->store || !t->used || !t->forkset)
+		fail("out of memory for the model");
+}
+
+/* setup: the window (which must be free), the models of its regions (one,
+ * or one per worker: the window split into nthreads equal runs of pages,
+ * so that neighbours share PT pages), the fault handler. */
 static void setup(size_t mib, const char *argv0)
 {
-	S.npages = mib * 256;
-	S.nshared = S.npages;
-	S.win = (unsigned char *)WIN_BASE;
-	S.pg = calloc(S.npages, sizeof *S.pg);
-	S.shadow = calloc(S.npages, PAGE);
-	S.store = calloc(S.nshared, PAGE);
-	S.used = calloc(S.nshared, 1);
-	forkset = calloc(S.nshared, 1);
-	if (!S.pg || !S.shadow || !S.store || !S.used || !forkset)
-		fail("out of memory for the model");
-	void *p = mmap(S.win, S.npages * PAGE, PROT_NONE,
+	W.mib = (long)mib;
+	W.base = (unsigned char *)WIN_BASE;
+	W.len = mib << 20;
+	pthread_mutex_init(&W.out_lock, NULL);
+	void *p = mmap(W.base, W.len, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (p != S.win)
-		fail("the window at %p is not free (%s)", (void *)S.win, strerror(errno));
+	if (p != W.base)
+		fail("the window at %p is not free (%s)", (void *)W.base, strerror(errno));
 	open_file(argv0);
 	install_fault_handler();
-	if (pipe2(kio_pipe, O_NONBLOCK) < 0)
-		fail("pipe: %s", strerror(errno));
-	S.on_pagoda = pagoda_vmcheck() == 0;
+	solo.on_pagoda = pagoda_vmcheck() == 0;
+	if (!W.nthreads) {
+		state_init(&solo, 0, W.len / PAGE, W.base);
+		open_kio_pipe();
+		return;
+	}
+	size_t per = W.len / PAGE / (size_t)W.nthreads;
+	W.t = calloc((size_t)W.nthreads, sizeof *W.t);
+	W.locks = calloc((size_t)W.nthreads, sizeof *W.locks);
+	if (!W.t || !W.locks)
+		fail("out of memory for the model");
+	for (int k = 0; k < W.nthreads; k++) {
+		state_init(&W.t[k], k, per, W.base + (size_t)k * per * PAGE);
+		pthread_mutex_init(&W.locks[k], NULL);
+	}
 }
 
 static double now(void)
@@ -1055,51 +1372,73 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] "
-		"[-v]\n");
+		"[-t THREADS [-r HELPERS]] [-v]\n");
 	exit(2);
+}
+
+/* print_events: what the kernel counted during the run (Pagoda only). */
+static void print_events(const struct pagoda_meminfo *m0)
+{
+	struct pagoda_meminfo m1;
+
+	if (pagoda_meminfo(&m1) != 0)
+		return;
+	printf("vmtester: kernel events: cow faults %llu, PT unshares %llu, "
+	       "PD pages shared by fork %llu, lazy-free pages reclaimed %llu\n",
+	       (unsigned long long)(m1.cow_faults - m0->cow_faults),
+	       (unsigned long long)(m1.pt_unshares - m0->pt_unshares),
+	       (unsigned long long)(m1.fork_shared_pd - m0->fork_shared_pd),
+	       (unsigned long long)(m1.pglazyfreed - m0->pglazyfreed));
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t seed = 1;
-	long steps = 2000, seconds = 0, mib = 4;
+	long seconds = 0, mib = 4, threads = 0, helpers = -1;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:n:w:T:v")) != -1) {
+	run_steps = 2000;
+	while ((c = getopt(argc, argv, "s:n:w:T:t:r:v")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'n': steps = strtol(optarg, NULL, 0); break;
+		case 'n': run_steps = strtol(optarg, NULL, 0); break;
 		case 'w': mib = strtol(optarg, NULL, 0); break;
 		case 'T': seconds = strtol(optarg, NULL, 0); break;
-		case 'v': S.verbose = 1; break;
+		case 't': threads = strtol(optarg, NULL, 0); break;
+		case 'r': helpers = strtol(optarg, NULL, 0); break;
+		case 'v': solo.verbose = 1; break;
 		default: usage();
 		}
 	}
-	if (mib < 2 || mib % 2 || mib > 64 || steps < 0)
+	if (mib < 2 || mib % 2 || mib > 64 || run_steps < 0 || threads < 0 || threads > 64 ||
+	    helpers > 64 || (helpers >= 0 && !threads) || (threads && mib * 256 / threads < 16))
 		usage();
+	W.nthreads = (int)threads;
+	W.nhelpers = threads ? (helpers < 0 ? 1 : (int)helpers) : 0;
 	setup((size_t)mib, argv[0]);
 	printf("vmtester: seed %llu, %ld steps, window %ld MiB at %p%s\n",
-	       (unsigned long long)seed, steps, mib, (void *)S.win,
+	       (unsigned long long)seed, run_steps, mib, (void *)W.base,
 	       seconds ? ", repeating with the next seeds" : "");
+	if (threads)
+		printf("vmtester: %d worker threads on regions of %zu pages, %d helper threads\n",
+		       W.nthreads, W.t[0].npages, W.nhelpers);
 	fflush(stdout);
-	struct pagoda_meminfo m0, m1;
+	struct pagoda_meminfo m0;
 	int have_mi = pagoda_meminfo(&m0) == 0;
 	double end = now() + (double)seconds;
 	uint64_t s = seed;
 	do {
-		run_seed(s++, steps);
+		if (threads)
+			run_threads(s++);
+		else
+			run_seed(s++, run_steps);
 	} while (seconds && now() < end);
-	if (S.on_pagoda && pagoda_vmcheck() != 0)
+	if (solo.on_pagoda && pagoda_vmcheck() != 0)
 		fail("pagoda_vmcheck: %s", strerror(errno));
-	if (have_mi && pagoda_meminfo(&m1) == 0)
-		printf("vmtester: kernel events: cow faults %llu, PT unshares %llu, "
-		       "PD pages shared by fork %llu, lazy-free pages reclaimed %llu\n",
-		       (unsigned long long)(m1.cow_faults - m0.cow_faults),
-		       (unsigned long long)(m1.pt_unshares - m0.pt_unshares),
-		       (unsigned long long)(m1.fork_shared_pd - m0.fork_shared_pd),
-		       (unsigned long long)(m1.pglazyfreed - m0.pglazyfreed));
+	if (have_mi)
+		print_events(&m0);
 	printf("vmtester: PASS seeds %llu..%llu steps %lu ops %lu pages-checked %lu faults %lu\n",
-	       (unsigned long long)seed, (unsigned long long)(s - 1), stats.steps, stats.ops,
-	       stats.pages, stats.faults);
+	       (unsigned long long)seed, (unsigned long long)(s - 1), total.steps, total.ops,
+	       total.pages, total.faults);
 	return 0;
 }
