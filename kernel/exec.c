@@ -14,6 +14,7 @@
 #include "kernel/exec.h"
 #include "lib/errno.h"
 #include "kernel/fs.h"
+#include "kernel/futex.h"
 #include "kernel/proc.h"
 #include "lib/string.h"
 #include "libc/include/pagoda/abi-auxv.h"
@@ -433,6 +434,8 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 		as_destroy(as);
 		return -ENOMEM;
 	}
+	if (p == current_proc())
+		futex_exec_notify(p);          /* in the old memory: its robust futexes */
 	spin_lock(&proc_lock);             /* readers find p->as under it */
 	struct addrspace *old = p->as;
 	p->as = as;

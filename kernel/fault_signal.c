@@ -14,6 +14,9 @@
 #include "kernel/fault_signal.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
+#include "lib/ksyms.h"
+#include "lib/printk.h"
+#include "lib/spinlock.h"
 #include "lib/string.h"
 #include "kernel/proc.h"
 #include "kernel/oom.h"
@@ -56,6 +59,16 @@ static enum fault_result resolve(struct proc *p, const struct trapframe *tf, uin
 
 static void user_page_fault(struct trapframe *tf, uint64_t addr, enum fault_result r);
 
+/* A page fault while this CPU holds a spinlock: the kernel touched user
+ * memory (or a bad address) under it. Panics naming the code and the lock. */
+static __noreturn void fault_under_spinlock(const struct trapframe *tf, uint64_t addr)
+{
+	uint64_t off = 0;
+	const char *fn = ksym_lookup(tf->rip, &off);
+	panic("page fault at %#lx (error %#lx) from rip %#lx (%s+%#lx) with spinlock %s held",
+	      addr, tf->error, tf->rip, fn ? fn : "?", off, spin_held_name());
+}
+
 /* The page-fault hook: resolved, or the process signalled (user mode):
  * true; a kernel-mode fault that stays: false (the exception table). */
 static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
@@ -63,6 +76,8 @@ static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
 	struct proc *p = current_proc();
 	if (!p || !p->as)
 		return false;
+	if (spin_held_count())   /* resolving sleeps on the address-space lock */
+		fault_under_spinlock(tf, addr);
 	enum fault_result r = resolve(p, tf, addr);
 	if (r == FAULT_HANDLED)
 		return true;

@@ -35,6 +35,9 @@ struct inode_ops {
 	 * file was opened (inodes get new privs when reused: an open
 	 * /proc/PID file keeps naming the process it was opened for). */
 	int (*show)(struct inode *ip, uint64_t priv, struct textbuf *tb);
+	/* File without pages to map: what mmap of it returns (Linux: -EIO
+	 * for /proc's own files, -ENODEV for /proc/PID's; 0 means -ENODEV). */
+	int mmap_errno;
 };
 
 struct inode {
@@ -78,7 +81,9 @@ uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n);
 
 /* The backing object of a regular file, for mmap: its get_page hands out the
  * file's own frames (-EIO past the last page). Lives as long as the inode
- * (forever: the initrd is never unmounted). */
+ * (forever: the initrd is never unmounted). NULL for a file that has no
+ * pages to map (/proc's, made up on each read: mmap returns its
+ * ops->mmap_errno). */
 struct vmobject *inode_vmobject(struct inode *ip);
 
 /* The file whose backing object obj is (what /proc/PID/maps names), or

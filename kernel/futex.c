@@ -78,14 +78,14 @@ static int futex_key_of(vaddr_t uaddr, bool private, struct futex_key *k)
 	k->off = uaddr;
 	if (private)
 		return 0;
+	as_lock_read(as);   /* another thread may be unmapping meanwhile */
 	struct vma *v = as_find_vma(as, uaddr);
-	if (!v)
-		return -EFAULT;
-	if ((v->flags & VM_SHARED) && v->obj) {
+	if (v && (v->flags & VM_SHARED) && v->obj) {
 		k->space = (uintptr_t)v->obj | SHARED_KEY;
 		k->off = v->obj_off + (uaddr - v->start);
 	}
-	return 0;
+	as_unlock_read(as);
+	return v ? 0 : -EFAULT;
 }
 
 /* Read the word at uaddr without faulting (futex_lock held): 0, or -EAGAIN
@@ -169,9 +169,9 @@ static long wait_queued(struct futex_waiter *w, uint64_t deadline)
 			return r;
 		}
 		if (deadline)
-			sleep_on_until(w, &futex_lock, deadline);
+			sleep_on_signal_until(w, &futex_lock, deadline);
 		else
-			sleep_on(w, &futex_lock);
+			sleep_on_signal(w, &futex_lock);
 	}
 	return 0;
 }
@@ -233,8 +233,77 @@ static long futex_requeue(vaddr_t uaddr, vaddr_t uaddr2, int nwake, int nmove, b
 	return done;
 }
 
+/* ---- robust futexes: the list a dying thread leaves ---- */
+
+#define FUTEX_WAITERS 0x80000000U
+#define FUTEX_OWNER_DIED 0x40000000U
+#define FUTEX_TID_MASK 0x3fffffffU
+#define ROBUST_LIST_LIMIT 2048   /* Linux's: a looping list ends here */
+
+/* struct robust_list_head of <linux/futex.h>, in user memory. */
+struct robust_head {
+	uint64_t next;            /* first entry; the head's own address ends */
+	int64_t futex_offset;     /* from an entry to its futex word */
+	uint64_t pending;         /* an entry being locked or unlocked */
+};
+
+/* Thread tid died holding the futex word at uaddr (if it still names tid
+ * as its owner): mark it OWNER_DIED, keep WAITERS, and wake one waiter
+ * (Linux's handle_futex_death). A pending entry already released (0) with
+ * waiters gets its wake too. */
+static void owner_died(vaddr_t uaddr, uint32_t tid, bool pending)
+{
+	for (int tries = 0; tries < 16; tries++) {   /* the owner's peers may race us */
+		uint32_t val, seen;
+		if (copyin(&val, uaddr, sizeof(val)) < 0)
+			return;
+		if ((val & FUTEX_TID_MASK) != tid) {
+			if (pending && val == 0)
+				(void)futex_wake(uaddr, 1, FUTEX_BITSET_MATCH_ANY, false);
+			return;
+		}
+		uint32_t dead = (val & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+		if (cmpxchg_user32(uaddr, val, dead, &seen) < 0)
+			return;
+		if (seen == val) {
+			if (val & FUTEX_WAITERS)
+				(void)futex_wake(uaddr, 1, FUTEX_BITSET_MATCH_ANY, false);
+			return;
+		}
+	}
+}
+
+/* Walk the robust list of exiting (or exec'ing) thread p, the current one:
+ * every futex it still owns is marked and one waiter woken. A bad list
+ * ends the walk; bit 0 of an entry (PI) is ignored. */
+static void exit_robust_list(struct proc *p)
+{
+	struct robust_head h;
+	vaddr_t head = p->robust_list;
+	p->robust_list = 0;
+	if (!head || copyin(&h, head, sizeof(h)) < 0)
+		return;
+	vaddr_t entry = h.next & ~1UL, pending = h.pending & ~1UL;
+	for (int n = 0; entry != head && n < ROBUST_LIST_LIMIT; n++) {
+		uint64_t next;
+		if (copyin(&next, entry, sizeof(next)) < 0)
+			return;
+		if (entry != pending)
+			owner_died(entry + (vaddr_t)h.futex_offset, (uint32_t)p->pid, false);
+		entry = next & ~1UL;
+	}
+	if (pending)
+		owner_died(pending + (vaddr_t)h.futex_offset, (uint32_t)p->pid, true);
+}
+
+void futex_exec_notify(struct proc *p)
+{
+	exit_robust_list(p);
+}
+
 void futex_exit_notify(struct proc *p)
 {
+	exit_robust_list(p);
 	vaddr_t a = p->clear_child_tid;
 	uint32_t zero = 0;
 	if (!a || !p->as || atomic_load(&p->as->users) < 2)

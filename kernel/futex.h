@@ -26,9 +26,15 @@ struct proc;
  * woken, or -EFAULT / -EINVAL for a bad or misaligned address. */
 long futex_wake(vaddr_t uaddr, int n, uint32_t bitset, bool private);
 
-/* The exit of thread p (current): if it has a clear_child_tid address and
- * shares its memory with another thread, write 0 there and wake one waiter
- * (pthread_join). Errors are ignored, as on Linux. */
+/* The exit of thread p (current): its robust list (set_robust_list) is
+ * walked, every futex word it still owns marked FUTEX_OWNER_DIED and one
+ * waiter of each woken; then, if it has a clear_child_tid address and
+ * shares its memory with another thread, 0 is written there and one
+ * waiter woken (pthread_join). Errors are ignored, as on Linux. */
 void futex_exit_notify(struct proc *p);
+
+/* execve of thread p (current): its robust list is walked as at exit and
+ * forgotten (the new program has none). */
+void futex_exec_notify(struct proc *p);
 
 #endif

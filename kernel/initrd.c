@@ -105,10 +105,14 @@ static struct inode *walk_path(struct inode *dir, const char *path, bool create,
 }
 
 /* Copy a file's bytes into fresh frames. */
+static const struct vmobject_ops file_obj_ops;
+
 static int fill_file(struct inode *ip, const char *data, uint64_t size)
 {
 	ip->size = size;
 	ip->npages = ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE;
+	ip->vmobj = (struct vmobject){ .ops = &file_obj_ops, .kind = VMOBJ_FILE,
+				       .refs = 1, .npages = ip->npages };
 	if (!ip->npages)
 		return 0;
 	ip->pages = kzalloc(ip->npages * sizeof(struct page *));
@@ -232,10 +236,7 @@ static const struct vmobject_ops file_obj_ops = {
 
 struct vmobject *inode_vmobject(struct inode *ip)
 {
-	if (!ip->vmobj.ops)
-		ip->vmobj = (struct vmobject){ .ops = &file_obj_ops, .kind = VMOBJ_FILE,
-					       .refs = 1, .npages = ip->npages };
-	return &ip->vmobj;
+	return ip->vmobj.ops ? &ip->vmobj : NULL;   /* set up at boot (fill_file) */
 }
 
 uint64_t inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n)

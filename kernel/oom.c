@@ -21,12 +21,18 @@ static bool oom_candidate(const struct proc *p)
 			 p->state == P_SLEEPING);
 }
 
-/* A killed process that still holds its memory (proc_lock held). */
+/* A killed process that may still hold its memory (proc_lock held): not
+ * a zombie yet. Its p->as goes before its memory does (exit_release clears
+ * it, then frees the address space), and on several CPUs the faulting
+ * process gets here meanwhile: choosing by p->as killed a second victim. */
 static bool victim_dying(void)
 {
-	for (int i = 0; i < NPROC; i++)
-		if (oom_candidate(&proc_table[i]) && proc_table[i].killed)
+	for (int i = 0; i < NPROC; i++) {
+		const struct proc *p = &proc_table[i];
+		if (p->killed && (p->state == P_RUNNABLE || p->state == P_RUNNING ||
+				  p->state == P_SLEEPING))
 			return true;
+	}
 	return false;
 }
 

@@ -32,7 +32,7 @@ static int pipe_wait(struct pipe *p, struct file *f, const void *chan)
 		return -EAGAIN;
 	if (signal_interrupted(current_proc()))
 		return -EINTR;
-	sleep_on(chan, &p->lock);
+	sleep_on_signal(chan, &p->lock);
 	return 0;
 }
 

@@ -346,6 +346,8 @@ static void exit_locked(struct proc *p, int status)
 	struct thread_group *tg = p->tg;
 	p->exit_status = status;
 	p->state = P_ZOMBIE;
+	tg->utime_done += p->utime_ticks;
+	tg->stime_done += p->stime_ticks;
 	tg->live--;
 	if (tg->flags & TG_EXEC)
 		wakeup_locked(tg);   /* thread_exec waits for the others */
@@ -394,6 +396,21 @@ void proc_exit(int status)
 	panic("zombie pid %d ran again", p->pid);
 }
 
+void proc_group_times(const struct proc *p, struct group_times *t)
+{
+	spin_lock(&proc_lock);
+	const struct thread_group *tg = p->tg;
+	*t = (struct group_times){ tg->utime_done, tg->stime_done, tg->cutime, tg->cstime };
+	for (int i = 0; i < NPROC; i++) {
+		const struct proc *q = &proc_table[i];
+		if (q->tg == tg && q->state != P_UNUSED && q->state != P_ZOMBIE) {
+			t->utime += q->utime_ticks;
+			t->stime += q->stime_ticks;
+		}
+	}
+	spin_unlock(&proc_lock);
+}
+
 #define WNOHANG 1
 
 /* Can the exited child c be reaped: a group leader whose threads have all
@@ -426,6 +443,8 @@ int proc_wait(int pid, int *status, int options)
 			int cpid = c->pid;
 			if (status)
 				*status = reap_status(c);
+			me->tg->cutime += c->tg->utime_done + c->tg->cutime;   /* all its threads exited */
+			me->tg->cstime += c->tg->stime_done + c->tg->cstime;
 			c->parent = NULL;
 			thread_group_put(c);
 			spin_unlock(&proc_lock);

@@ -62,7 +62,7 @@ struct proc {
 	int exit_status;             /* Linux wait status word */
 	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
 	uint64_t clear_child_tid;    /* set_tid_address: zeroed and woken at exit */
-	uint64_t robust_list, robust_len;   /* set_robust_list (recorded only) */
+	uint64_t robust_list, robust_len;   /* set_robust_list: walked at exit and exec */
 	struct file *held[FD_HELD_MAX];     /* fd_get's references, dropped at */
 	int nheld;                          /* the end of the system call */
 	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
@@ -133,6 +133,14 @@ __noreturn void proc_exit(int status);
 typedef __noreturn void (*init_exit_fn)(int status);
 void proc_set_init_exit(init_exit_fn fn);
 
+/* CPU time of p's process in ticks (HZ): its live threads' and the exited
+ * ones', and that of its reaped children (times(2), like Linux's group
+ * totals). Takes proc_lock. */
+struct group_times {
+	uint64_t utime, stime, cutime, cstime;
+};
+void proc_group_times(const struct proc *p, struct group_times *t);
+
 /* wait4: reap a zombie child (pid > 0: that one; -1: any). */
 int proc_wait(int pid, int *status, int options);
 
@@ -197,6 +205,15 @@ void sleep_on(const void *chan, struct spinlock *lk);
 /* sleep_on that also ends at the first tick at or past clock_ns() deadline
  * (the caller checks the clock: a wakeup may come earlier, or spuriously). */
 void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline);
+/* sleep_on / sleep_on_until for a call a signal interrupts (pipe and tty
+ * reads, futex waits): it does not sleep if a signal that interrupts
+ * (signal_interrupted) is pending by the time it holds proc_lock. The
+ * caller's own check before is under its lock, not proc_lock, and a sender
+ * on another CPU marks the signal and wakes sleepers under proc_lock: it
+ * could come between the two and find the caller not asleep yet. The
+ * caller checks again after (its loop). */
+void sleep_on_signal(const void *chan, struct spinlock *lk);
+void sleep_on_signal_until(const void *chan, struct spinlock *lk, uint64_t deadline);
 void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
 /* Make p RUNNABLE (proc_lock held) and kick an idle CPU to come and run it. */

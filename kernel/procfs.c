@@ -36,6 +36,7 @@ struct sys_file {
 static const struct sys_file sys_files[] = {
 	{ "cmdline", procfs_show_kcmdline },
 	{ "loadavg", procfs_show_loadavg },
+	{ "lockstat", procfs_show_lockstat },
 	{ "meminfo", procfs_show_meminfo },
 	{ "phasetime", procfs_show_phasetime },
 	{ "stat", procfs_show_sysstat },
@@ -211,7 +212,7 @@ static int sys_file_show(struct inode *ip, uint64_t priv, struct textbuf *tb)
 	return 0;
 }
 
-static const struct inode_ops sys_file_ops = { .show = sys_file_show };
+static const struct inode_ops sys_file_ops = { .show = sys_file_show, .mmap_errno = -EIO };
 
 static struct inode *root_lookup(struct inode *dir, const char *name, size_t len)
 {

@@ -27,6 +27,10 @@ void procfs_show_smaps_rollup(struct proc *p, struct textbuf *tb);
 /* System-wide files. */
 void procfs_show_meminfo(struct textbuf *tb);
 void procfs_show_vmstat(struct textbuf *tb);
+
+/* /proc/lockstat: per lock class (rank), acquisitions, contended ones and
+ * the time spent waiting (lib/spinlock.h lock_stats), since boot. */
+void procfs_show_lockstat(struct textbuf *tb);
 /* /proc/phasetime: "enabled 0|1", "tsc_khz N", then one line per phase of
  * mm/phasetime.h: "NAME COUNT CYCLES" (totals since boot). */
 void procfs_show_phasetime(struct textbuf *tb);

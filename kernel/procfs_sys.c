@@ -6,6 +6,8 @@
  */
 #include "lib/cmdline.h"
 #include "lib/format.h"
+#include "lib/spinlock.h"
+#include "arch/x86_64/timer.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
 #include "kernel/textbuf.h"
@@ -167,4 +169,20 @@ void procfs_show_sysstat(struct textbuf *tb)
 void procfs_show_kcmdline(struct textbuf *tb)
 {
 	tb_printf(tb, "%s\n", cmdline_raw());
+}
+
+/* ---- /proc/lockstat ---- */
+
+void procfs_show_lockstat(struct textbuf *tb)
+{
+	tb_printf(tb, "%-12s %4s %12s %10s %9s %12s %10s\n", "class", "rank", "acquired",
+		  "contended", "cont/1e4", "wait-us", "max-us");
+	for (int r = 0; r < LOCK_RANK_COUNT; r++) {
+		const struct lock_class_stat *s = &lock_stats[r];
+		if (!s->acquired)
+			continue;
+		tb_printf(tb, "%-12s %4d %12lu %10lu %9lu %12lu %10lu\n", s->name, r, s->acquired,
+			  s->contended, s->contended * 10000 / s->acquired,
+			  tsc_to_ns(s->wait_cycles) / 1000, tsc_to_ns(s->wait_max) / 1000);
+	}
 }

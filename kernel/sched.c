@@ -219,28 +219,55 @@ void sched_yield(void)
 	spin_unlock(&proc_lock);
 }
 
-void sleep_on(const void *chan, struct spinlock *lk)
+enum sleep_kind { SLEEP_PLAIN, SLEEP_SIGNAL };
+
+/* Sleep on chan, lk given up for proc_lock meanwhile; a SLEEP_SIGNAL sleep
+ * is skipped when a signal interrupts it already. */
+static void sleep_locked(const void *chan, struct spinlock *lk, enum sleep_kind kind)
 {
 	struct proc *p = current_proc();
 	if (lk != &proc_lock) {
 		spin_lock(&proc_lock);
 		spin_unlock(lk);
 	}
-	p->wait_chan = chan;
-	p->state = P_SLEEPING;
-	sched();
-	p->wait_chan = NULL;
+	if (kind == SLEEP_PLAIN || !signal_interrupted(p)) {
+		p->wait_chan = chan;
+		p->state = P_SLEEPING;
+		sched();
+		p->wait_chan = NULL;
+	}
 	if (lk != &proc_lock) {
 		spin_unlock(&proc_lock);
 		spin_lock(lk);
 	}
 }
 
-void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline)
+static void sleep_until(const void *chan, struct spinlock *lk, uint64_t deadline,
+			enum sleep_kind kind)
 {
 	current_proc()->wait_deadline = deadline ? deadline : 1;
-	sleep_on(chan, lk);
+	sleep_locked(chan, lk, kind);
 	current_proc()->wait_deadline = 0;
+}
+
+void sleep_on(const void *chan, struct spinlock *lk)
+{
+	sleep_locked(chan, lk, SLEEP_PLAIN);
+}
+
+void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline)
+{
+	sleep_until(chan, lk, deadline, SLEEP_PLAIN);
+}
+
+void sleep_on_signal(const void *chan, struct spinlock *lk)
+{
+	sleep_locked(chan, lk, SLEEP_SIGNAL);
+}
+
+void sleep_on_signal_until(const void *chan, struct spinlock *lk, uint64_t deadline)
+{
+	sleep_until(chan, lk, deadline, SLEEP_SIGNAL);
 }
 
 void wakeup_locked(const void *chan)

@@ -80,9 +80,25 @@ static bool kills_now(const struct proc *p, int sig, bool to_group)
 	return to_group ? !blocked_by_all(p, sig) : !(p->sig.blocked & SIGBIT(sig));
 }
 
-/* Sending sig from `from` to thread p, or to p's whole process. */
+/* A thread of p's process that still has its dispositions (p first; an
+ * exiting thread lets go of them before it is a zombie), or NULL. */
+static struct proc *thread_with_actions(struct proc *p)
+{
+	if (p->sighand)
+		return p;
+	for (int i = 0; i < NPROC; i++)
+		if (same_group_live(&proc_table[i], p) && proc_table[i].sighand)
+			return &proc_table[i];
+	return NULL;
+}
+
+/* Sending sig from `from` to thread p, or to p's whole process. A thread
+ * that is exiting gets nothing; a process gets it while one thread lives. */
 static void send(struct proc *p, int sig, int from, bool to_group)
 {
+	p = to_group ? thread_with_actions(p) : p->sighand ? p : NULL;
+	if (!p)
+		return;
 	if (init_drops(p, sig))
 		return;
 	if (kills_now(p, sig, to_group)) {

@@ -15,8 +15,9 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/timer.h"
 
-/* Do the application processors run processes? `smp_sched=0` keeps every
- * process on the boot CPU (the APs only answer IPIs), for comparisons. */
+/* Do the application processors run processes? Yes by default;
+ * `smp_sched=0` keeps every process on the boot CPU (the APs only answer
+ * IPIs), for comparisons. */
 static bool aps_schedule;
 
 /* Every AP ends here, on its boot stack: its tick, then the scheduler
@@ -57,7 +58,7 @@ static void print_online(void)
 
 void smp_init(void)
 {
-	aps_schedule = strcmp(cmdline_get_or("smp_sched", "0"), "0") != 0;
+	aps_schedule = strcmp(cmdline_get_or("smp_sched", "1"), "0") != 0;
 	smp_detect(boot_info.acpi_rsdp);
 	if (lapic_present()) {
 		ipi_init();

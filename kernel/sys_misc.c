@@ -91,8 +91,9 @@ static long sys_clock_gettime(const uint64_t a[6])
 	case LINUX_CLOCK_BOOTTIME:
 		break;
 	case LINUX_CLOCK_PROCESS_CPUTIME_ID: {
-		struct proc *p = current_proc();
-		ns = (p->utime_ticks + p->stime_ticks) * (NSEC_PER_SEC / HZ);
+		struct group_times t;
+		proc_group_times(current_proc(), &t);
+		ns = (t.utime + t.stime) * (NSEC_PER_SEC / HZ);
 		break;
 	}
 	default:
@@ -119,8 +120,9 @@ static long sys_time(const uint64_t a[6])
 
 static long sys_times(const uint64_t a[6])
 {
-	struct proc *p = current_proc();
-	int64_t tms[4] = { (int64_t)p->utime_ticks, (int64_t)p->stime_ticks, 0, 0 };
+	struct group_times t;
+	proc_group_times(current_proc(), &t);
+	int64_t tms[4] = { (int64_t)t.utime, (int64_t)t.stime, (int64_t)t.cutime, (int64_t)t.cstime };
 	if (a[0] && copyout(a[0], tms, sizeof(tms)) < 0)
 		return -EFAULT;
 	return (long)timer_ticks();

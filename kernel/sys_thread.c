@@ -9,8 +9,9 @@
 
 #define ROBUST_LIST_HEAD_SIZE 24   /* struct robust_list_head on x86-64 */
 
-/* set_robust_list(head, len): recorded for get_robust_list; the kernel does
- * not walk it at exit (robust mutexes whose owner died are not marked). */
+/* set_robust_list(head, len): the list the kernel walks when the thread
+ * exits or execs (kernel/futex.c: the futexes it still owns are marked
+ * FUTEX_OWNER_DIED and a waiter of each woken); get_robust_list reads it. */
 static long sys_set_robust_list(const uint64_t a[6])
 {
 	if (a[1] != ROBUST_LIST_HEAD_SIZE)

@@ -179,14 +179,26 @@ int thread_share(struct proc *child, struct proc *parent, uint64_t flags)
 	return 0;
 }
 
+/* Give p the objects fdt, fs and sh (NULL: none) and drop the old ones.
+ * The pointers change under proc_lock: other CPUs' signals and /proc read
+ * them under it, and must never see one that is being freed. */
+static void replace_objects(struct proc *p, struct fdtable *fdt, struct fs_context *fs,
+			    struct sighand *sh)
+{
+	spin_lock(&proc_lock);
+	struct fdtable *old_fdt = p->fdt;
+	struct fs_context *old_fs = p->fs;
+	struct sighand *old_sh = p->sighand;
+	p->fdt = fdt, p->fs = fs, p->sighand = sh;
+	spin_unlock(&proc_lock);
+	fdtable_put(old_fdt);
+	fs_put(old_fs);
+	sighand_put(old_sh);
+}
+
 void thread_release(struct proc *p)
 {
-	fdtable_put(p->fdt);
-	fs_put(p->fs);
-	sighand_put(p->sighand);
-	p->fdt = NULL;
-	p->fs = NULL;
-	p->sighand = NULL;
+	replace_objects(p, NULL, NULL, NULL);
 }
 
 /* ---- ending threads ---- */
@@ -279,10 +291,7 @@ static int unshare_objects(struct proc *p)
 		thread_release(&tmp);
 		return -ENOMEM;
 	}
-	thread_release(p);
-	p->fdt = tmp.fdt;
-	p->fs = tmp.fs;
-	p->sighand = tmp.sighand;
+	replace_objects(p, tmp.fdt, tmp.fs, tmp.sighand);
 	return 0;
 }
 

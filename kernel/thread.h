@@ -51,6 +51,8 @@ struct thread_group {
 	int exit_status;          /* the group's wait status once TG_EXITING */
 	uint64_t pending;         /* process-directed signals (kill) */
 	int sender[NSIG];         /* pid that sent each of them */
+	uint64_t utime_done, stime_done;  /* ticks of its threads that exited */
+	uint64_t cutime, cstime;  /* ticks of its reaped children (and theirs) */
 };
 
 struct fdtable {
@@ -96,7 +98,8 @@ int thread_init_first(struct proc *p);
 int thread_share(struct proc *child, struct proc *parent, uint64_t flags);
 
 /* Drop p's references on its descriptor table, directory and dispositions
- * (at exit; the last reference closes the files). */
+ * (at exit; the last reference closes the files). Takes proc_lock to clear
+ * the pointers (signals from other CPUs then skip p): not with it held. */
 void thread_release(struct proc *p);
 
 /* Drop p's reference on its group (proc_lock held); the last frees it. */

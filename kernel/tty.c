@@ -89,7 +89,7 @@ long tty_read(vaddr_t ubuf, uint64_t n)
 				spin_unlock(&in.lock);
 				return -EINTR;
 			}
-			sleep_on(&in.r, &in.lock);
+			sleep_on_signal(&in.r, &in.lock);
 		}
 		char c = in.buf[in.r++ % INPUT_SIZE];
 		if (c == CTRL('D')) {

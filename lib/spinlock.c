@@ -2,11 +2,14 @@
  * the per-CPU stack of held locks that lockdep checks. */
 #include "lib/spinlock.h"
 #include "lib/printk.h"
+#include "lib/atomic.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
 
 bool lockdep_on = true;
 void (*spin_wait_hook)(void);
+struct lock_class_stat lock_stats[LOCK_RANK_COUNT];
+uint64_t (*spin_clock)(void);
 
 void push_off(void)
 {
@@ -80,24 +83,54 @@ int spin_held_count(void)
 	return n;
 }
 
+static bool try_take(struct spinlock *l)
+{
+	return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
+/* l was taken when we came: spin until it is ours, counting the wait. */
+static void wait_for(struct spinlock *l)
+{
+	uint64_t t0 = spin_clock ? spin_clock() : 0;
+	while (!try_take(l))
+		spin_relax();
+	uint64_t waited = spin_clock ? spin_clock() - t0 : 0;
+	struct lock_class_stat *s = &lock_stats[l->rank];
+	stat_inc(&s->contended);
+	stat_add(&s->wait_cycles, waited);
+	if (waited > s->wait_max)
+		s->wait_max = waited;
+}
+
+/* l is ours: count it for its class. */
+static void count_acquired(const struct spinlock *l)
+{
+	struct lock_class_stat *s = &lock_stats[l->rank];
+	if (!s->name)
+		s->name = l->name;
+	stat_inc(&s->acquired);
+}
+
 void spin_lock(struct spinlock *l)
 {
 	push_off();
 	struct cpu *c = this_cpu();
 	if (lockdep_on)
 		check_order(c, l);
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		spin_relax();
+	if (!try_take(l))
+		wait_for(l);
+	count_acquired(l);
 	held(c, l);
 }
 
 bool spin_trylock(struct spinlock *l)
 {
 	push_off();
-	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+	if (!try_take(l)) {
 		pop_off();
 		return false;
 	}
+	count_acquired(l);
 	held(this_cpu(), l);
 	return true;
 }

@@ -37,6 +37,7 @@ enum lock_rank {
 	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
+	LOCK_RANK_SHM = 35,       /* one shared-memory object's frames (mm/shm.c) */
 	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/ptpage.h: the split PT lock) */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list and records (mm/lazyfree.c) */
 	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/kmalloc.c) */
@@ -45,6 +46,7 @@ enum lock_rank {
 	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (mm/buddy.c) */
 	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */
 	LOCK_RANK_TEST_HIGH = 91,
+	LOCK_RANK_COUNT = 92,     /* one past the highest rank */
 };
 
 /* 16 bytes: small enough for a page-table page's struct page (its split
@@ -84,6 +86,19 @@ void lockdep_assert_switchable(const struct spinlock *allowed);
  * last one taken (NULL: none). */
 int spin_held_count(void);
 const char *spin_held_name(void);
+
+/* Lock statistics per lock class (every lock of one rank: all the split
+ * PT locks are one class), in the manner of Linux's /proc/lock_stat:
+ * acquisitions (spin_lock and successful spin_trylock), those that found
+ * the lock taken and waited, and the time they waited in spin_clock's
+ * units (the TSC, registered by the architecture; 0 until then). Relaxed
+ * atomic counters; wait_max is a best effort. /proc/lockstat prints them. */
+struct lock_class_stat {
+	const char *name;         /* the first lock of this rank taken */
+	uint64_t acquired, contended, wait_cycles, wait_max;
+};
+extern struct lock_class_stat lock_stats[LOCK_RANK_COUNT];
+extern uint64_t (*spin_clock)(void);
 
 /* One turn of a spin-wait loop: answer cross-CPU calls, pause. */
 void spin_relax(void);

@@ -184,7 +184,7 @@ static int teardown_table_entry(struct walk *w)
 	struct page *t = pa_to_page(pte_addr(e));
 	if (ptpage_sole(t))   /* ours alone: walk in, free it */
 		return 0;
-	pt_table_drop_share(w->pgt, w->ep, w->level, w->va);
+	pt_table_put(pt_table_unlink_shared(w->pgt, w->ep, w->level, w->va));   /* not active: no flush */
 	return WALK_SKIP;
 }
 
@@ -207,6 +207,9 @@ void pgt_destroy(struct pagetable *pgt)
 	if (pgt_active(pgt))
 		panic("pgt_destroy: address space (PML4 %#lx) is still active",
 		      pgt_root_pa(pgt));
+	cpumask_t lazy = smp_cpus_using(pgt_root_pa(pgt));   /* back in their scheduler */
+	if (lazy)
+		smp_leave_cr3(lazy, pgt_root_pa(pgt), pgt_root_pa(&kernel_pgt));
 	if (smp_cpus_using(pgt_root_pa(pgt)))   /* an idle CPU runs on the kernel's */
 		panic("pgt_destroy: address space (PML4 %#lx) is still in CR3 of CPUs %#lx",
 		      pgt_root_pa(pgt), (uint64_t)smp_cpus_using(pgt_root_pa(pgt)));

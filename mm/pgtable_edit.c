@@ -59,8 +59,8 @@ static int unmap_pde(struct walk *w)
 	struct page *t = pa_to_page(pte_addr(e));
 	if (w->end - w->va != pgl_entry_size(w->level) || ptpage_sole(t))
 		return 0;
-	pt_table_drop_share(w->pgt, w->ep, w->level, w->va);
 	tlb_changed_range(a->b, w->va, w->end);
+	tlb_defer_table(a->b, w->va, pt_table_unlink_shared(w->pgt, w->ep, w->level, w->va));
 	return WALK_SKIP;
 }
 

@@ -254,15 +254,14 @@ struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
 	return t;
 }
 
-void pt_table_drop_share(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
+struct page *pt_table_unlink_shared(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
 {
 	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
 	if (level == PGL_PD)
 		lazyfree_forget_table(pgt, t, va);
 	pt_set_table(ep, level, 0);
 	atomic_add(&pgt->nr_tables, -tables_below(t));
-	if (atomic_dec_and_test(&t->pt.share))   /* the other sharers went meanwhile */
-		ptpage_free_orphan(t);
+	return t;
 }
 
 /* Clear entry *ep of an orphan table of `level`, dropping what it held. */
@@ -271,24 +270,33 @@ static void orphan_entry(pte_t *ep, int level)
 	pte_t e = pte_read(ep);
 	struct page *pg = pa_to_page(pte_addr(e));
 	set_entry(ep, level, 0, __builtin_return_address(0));
-	if (level == PGL_PD) {
-		if (atomic_dec_and_test(&pg->pt.share))
-			ptpage_free_orphan(pg);
-	} else if (pg && pg->type != PG_RESERVED) {
+	if (level == PGL_PD)
+		pt_table_put(pg);
+	else if (pg && pg->type != PG_RESERVED)
 		page_put(pg);
-	}
 }
 
-void ptpage_free_orphan(struct page *t)
+/* Table t, shared once, lost its last sharer while still mapping things:
+ * drop what its entries hold (a PT page: frame references; a PD page: one
+ * share of each PT page). */
+static void drop_orphan_entries(struct page *t)
 {
 	pte_t *e = ptpage_entries(t);
 	int level = t->pt.level;
 	if (level != PGL_PT && level != PGL_PD)
-		page_bug(t, "ptpage_free_orphan of a table that is never shared", NULL);
+		page_bug(t, "pt_table_put: a level that is never shared still maps entries", NULL);
 	for (int i = 0; i < PT_ENTRIES && t->count; i++)
 		if (pte_mapped(pte_read(&e[i])))
 			orphan_entry(&e[i], level);
-	t->pt.share = 1;   /* ptpage_free's rule: one owner, us */
+}
+
+void pt_table_put(struct page *t)
+{
+	if (!atomic_dec_and_test(&t->pt.share))
+		return;                     /* other address spaces still use it */
+	t->pt.share = 1;                /* ptpage_free's rule: one owner, us */
+	if (t->count)
+		drop_orphan_entries(t);
 	ptpage_free(t);
 }
 

@@ -141,22 +141,27 @@ void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, 
 void pt_table_link_shared(struct pagetable *pgt, pte_t *ep, int level, struct page *t);
 
 /* Unlink the shared table that entry *ep (level PGL_PD or PGL_PDPT,
- * covering va) points at and drop pgt's share of it (for a PT page, its
- * lazy-free records for pgt go; under a shared PD page there are none, see
- * ptshare_fork_prepare): the other sharers keep it. O(1) for a PD page. The
- * caller notes the flush due (tlb_changed_range). */
-void pt_table_drop_share(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
+ * covering va) points at (for a PT page, its lazy-free records for pgt go;
+ * under a shared PD page there are none, see ptshare_fork_prepare) and
+ * return it: pgt's share is now the caller's, to drop with pt_table_put
+ * AFTER every CPU running pgt flushed (tlb_defer_table): until then the
+ * other sharers must not become its sole owner, which may then write it
+ * (W back) while stale read-only translations through it remain on
+ * pgt's CPUs. O(1) for a PD page. */
+struct page *pt_table_unlink_shared(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
 
 /* Take W away from table entry *ep of a SHARED PD page (pd_unshare, for
  * all its sharers at once: their write-protected PDPT entries already keep
  * them from writing). The one table-entry change allowed in a shared table. */
 void pt_table_wrprotect_shared(pte_t *ep);
 
-/* The last share of table t went while nobody points at it any more (two
- * sharers unsharing at once, each with its own copy): drop what its entries
- * hold (a PT page: its frame references; a PD page: one share of each PT
- * page) and free it. Every TLB that could use t was flushed. */
-void ptpage_free_orphan(struct page *t);
+/* Drop one reference to table t, whose entry was unlinked and every TLB
+ * that could use t flushed: a private table (share 1) is freed; a shared
+ * one loses a sharer, and the last one, if the others went meanwhile (two
+ * sharers unsharing at once, each with its own copy), drops what t's
+ * entries still hold (a PT page: frame references; a PD page: one share of
+ * each PT page) and frees it. */
+void pt_table_put(struct page *t);
 
 /* Unlink the table that *ep points at and free it (it must be empty). */
 void pt_table_free(struct pagetable *pgt, pte_t *ep, int level);

@@ -105,8 +105,7 @@ static void switch_to_copy(struct pagetable *pgt, pte_t *ep, int level, vaddr_t 
 	vaddr_t base = ALIGN_DOWN(va, pgl_entry_size(level));
 	pt_set_table(ep, level, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(pte_read(ep)))));
 	flush_unshared(pgt, base, base + pgl_entry_size(level));
-	if (atomic_dec_and_test(&t->pt.share))
-		ptpage_free_orphan(t);
+	pt_table_put(t);
 }
 
 /* The last sharer of table t under *ep keeps it: W back. */

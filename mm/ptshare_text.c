@@ -29,6 +29,7 @@
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/ptpage.h"
+#include "mm/tlb.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/atomic.h"
@@ -96,9 +97,27 @@ static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base, unsigned flags)
 	return pde;
 }
 
+/* Another process published chunk base (record r) while this one built
+ * its own PT page under *pde (text_lock held): point the PD entry at the
+ * published page instead; ours, and the frame references in it, go after
+ * b's flush. Under our page's lock: a thread faulting in it meanwhile
+ * finds the PD entry changed and walks again. */
+static void switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_t *pde,
+				vaddr_t base, const struct text_pt *r)
+{
+	struct page *own = pa_to_page(pte_addr(pte_read(pde)));
+	spin_lock(pt_lock(own));
+	pt_table_unlink(pgt, pde, PGL_PD);
+	pt_table_link_shared(pgt, pde, PGL_PD, r->pt);
+	spin_unlock(pt_lock(own));
+	tlb_changed_range(b, base, base + LARGE_PAGE_SIZE);
+	tlb_defer_table(b, base, own);
+}
+
 /* Write-protect the PD entry of the (fully faulted) chunk at base and
- * publish its PT page under (file, base, layout), unless another process
- * published that chunk meanwhile (this one then keeps its own page). */
+ * publish its PT page under (file, base, layout); if another process
+ * published that chunk meanwhile (two execs on two CPUs), share its page
+ * instead of keeping our copy. */
 static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file,
 		       uint64_t layout)
 {
@@ -109,19 +128,26 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 		return;
 	}
 	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
 	spin_lock(&text_lock);
-	bool first = find_record(file, base, layout) == NULL;
-	if (first) {
+	struct text_pt *published = find_record(file, base, layout);
+	if (!published) {
 		pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
 		pt->pt.text = 1;
 		*r = (struct text_pt){ records, file, base, layout, pt };
 		records = r;
+	} else {
+		switch_to_published(&b, as->pgt, pde, base, published);
 	}
 	spin_unlock(&text_lock);
-	if (first)
+	tlb_end(&b);
+	if (!published) {
 		stat_inc(&ptshare_stats.text_created);
-	else
+	} else {
 		kfree(r);
+		stat_inc(&ptshare_stats.text_attached);
+	}
 }
 
 /* Fault in every text page of the chunk, write-protect its PD entry and

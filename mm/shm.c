@@ -16,6 +16,7 @@
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "lib/errno.h"
+#include "lib/spinlock.h"
 #include "arch/x86_64/memlayout.h"
 
 #define SLOT_ENTRIES (PAGE_SIZE / sizeof(struct page *))
@@ -25,6 +26,7 @@ struct shm {
 	struct page ***slots;    /* nslots slot pages' entries (NULL: none yet) */
 	uint64_t nslots;
 	uint64_t resident;       /* frames held */
+	struct spinlock lock;    /* slots and resident: faults of several CPUs fill them */
 };
 
 static struct shm *to_shm(struct vmobject *obj)
@@ -32,52 +34,96 @@ static struct shm *to_shm(struct vmobject *obj)
 	return container_of(obj, struct shm, obj);
 }
 
-/* The entry for idx (allocating its slot page if alloc), or NULL. */
-static struct page **shm_entry(struct shm *s, uint64_t idx, bool alloc)
+/* The entry for idx, or NULL while its slot page is missing. Under s->lock. */
+static struct page **shm_entry(struct shm *s, uint64_t idx)
 {
-	struct page ***slot = &s->slots[idx / SLOT_ENTRIES];
-	if (!*slot && alloc) {
-		struct page *sp = page_alloc(0, PA_ZERO);
-		*slot = sp ? page_va(sp) : NULL;
-	}
-	return *slot ? *slot + idx % SLOT_ENTRIES : NULL;
+	struct page **slot = s->slots[idx / SLOT_ENTRIES];
+	return slot ? slot + idx % SLOT_ENTRIES : NULL;
 }
 
+/* The frame at idx with a reference for the caller, or NULL. Under s->lock. */
+static struct page *shm_take(struct shm *s, uint64_t idx)
+{
+	struct page **e = shm_entry(s, idx);
+	if (e && *e)
+		page_get(*e);
+	return e ? *e : NULL;
+}
+
+/* Install the frame (and slot page) the caller allocated where idx has
+ * none yet; a racing fault on another CPU may have filled either first,
+ * and what this call did not use stays in *slot / *frame for the caller to
+ * free. Returns the frame at idx with a reference for the caller. */
+static struct page *shm_install(struct shm *s, uint64_t idx, struct page **slot,
+				struct page **frame)
+{
+	spin_lock(&s->lock);
+	if (!s->slots[idx / SLOT_ENTRIES]) {
+		s->slots[idx / SLOT_ENTRIES] = page_va(*slot);
+		*slot = NULL;
+	}
+	struct page **e = shm_entry(s, idx);
+	if (!*e) {
+		*e = *frame;
+		*frame = NULL;
+		s->resident++;
+	}
+	struct page *pg = shm_take(s, idx);
+	spin_unlock(&s->lock);
+	return pg;
+}
+
+/* Fill on fault. The allocations run outside s->lock (page_alloc may
+ * reclaim); two CPUs faulting on one new index at once both allocate and
+ * shm_install keeps the first, so every mapping gets the same frame. */
 static int shm_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
 {
 	struct shm *s = to_shm(obj);
 	if (idx >= obj->npages)
 		return -EIO;
-	struct page **e = shm_entry(s, idx, true);
-	if (!e)
-		return -ENOMEM;
-	if (!*e) {
-		*e = page_alloc(0, PA_FILE | PA_ZERO);
-		if (!*e)
-			return -ENOMEM;
-		s->resident++;
-	}
-	page_get(*e);
-	*out = *e;
-	return 0;
+	spin_lock(&s->lock);
+	*out = shm_take(s, idx);
+	bool has_slot = s->slots[idx / SLOT_ENTRIES] != NULL;
+	spin_unlock(&s->lock);
+	if (*out)
+		return 0;
+	struct page *slot = has_slot ? NULL : page_alloc(0, PA_ZERO);
+	struct page *frame = page_alloc(0, PA_FILE | PA_ZERO);
+	if (frame && (has_slot || slot))
+		*out = shm_install(s, idx, &slot, &frame);
+	if (slot)
+		page_free(slot, 0);
+	if (frame)
+		page_put(frame);
+	return *out ? 0 : -ENOMEM;
 }
 
 static int shm_is_resident(struct vmobject *obj, uint64_t idx)
 {
-	struct page **e = idx < obj->npages ? shm_entry(to_shm(obj), idx, false) : NULL;
-	return e && *e;
+	struct shm *s = to_shm(obj);
+	if (idx >= obj->npages)
+		return 0;
+	spin_lock(&s->lock);
+	struct page **e = shm_entry(s, idx);
+	int r = e && *e;
+	spin_unlock(&s->lock);
+	return r;
 }
 
 static void shm_remove(struct vmobject *obj, uint64_t idx, uint64_t n)
 {
 	struct shm *s = to_shm(obj);
 	for (uint64_t i = idx; i < idx + n && i < obj->npages; i++) {
-		struct page **e = shm_entry(s, i, false);
-		if (e && *e) {
-			page_put(*e);
+		spin_lock(&s->lock);
+		struct page **e = shm_entry(s, i);
+		struct page *pg = e ? *e : NULL;
+		if (pg) {
 			*e = NULL;
 			s->resident--;
 		}
+		spin_unlock(&s->lock);
+		if (pg)
+			page_put(pg);
 	}
 }
 
@@ -110,6 +156,7 @@ struct vmobject *shm_create(uint64_t npages)
 	}
 	s->obj = (struct vmobject){ .ops = &shm_ops, .kind = VMOBJ_SHM, .refs = 1,
 				    .npages = npages };
+	spin_init(&s->lock, "shm", LOCK_RANK_SHM);
 	return &s->obj;
 }
 

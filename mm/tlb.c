@@ -101,7 +101,7 @@ static void tlb_flush(struct tlb_batch *b)
 	for (int i = 0; i < b->npages; i++)
 		page_put(b->pages[i]);
 	for (int i = 0; i < b->ntables; i++)
-		ptpage_free(b->tables[i]);
+		pt_table_put(b->tables[i]);
 	tlb_stats.pages_freed += (uint64_t)b->npages;
 	b->npages = b->ntables = 0;
 }

@@ -65,8 +65,10 @@ void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end);
 /* Drop the mapping's reference on pg after the flush (va was unmapped). */
 void tlb_defer_put(struct tlb_batch *b, vaddr_t va, struct page *pg);
 
-/* Free page-table page pt, unlinked from an entry covering va, after the
- * flush: a flush is due (paging-structure caches may hold pt's entries). */
+/* Drop the reference to page-table page pt, unlinked from an entry
+ * covering va, after the flush (pt_table_put: a private table is freed, a
+ * shared one loses this sharer): a flush is due (paging-structure caches
+ * may hold pt's entries, and TLBs translations through it). */
 void tlb_defer_table(struct tlb_batch *b, vaddr_t va, struct page *pt);
 
 /* If the table that entry *ep (level, covering va) of b->pgt points at has

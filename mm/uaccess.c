@@ -51,3 +51,10 @@ int clear_user(vaddr_t udst, uint64_t len)
 		return -EFAULT;
 	return (int)arch_clear_user((void *)udst, len);
 }
+
+int cmpxchg_user32(vaddr_t uaddr, uint32_t old, uint32_t new, uint32_t *seen)
+{
+	if ((uaddr & 3) || !user_range_ok(uaddr, sizeof(uint32_t)))
+		return -EFAULT;
+	return (int)arch_cmpxchg_user32((uint32_t *)uaddr, old, new, seen);
+}

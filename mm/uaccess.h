@@ -26,4 +26,10 @@ long copyinstr(char *dst, vaddr_t usrc, uint64_t max);
 /* Zero len user bytes. */
 int clear_user(vaddr_t udst, uint64_t len);
 
+/* Atomically replace the aligned user word at uaddr by new if it holds old
+ * (through the user mapping, so its page is faulted in writable and its
+ * Dirty bit set like a user store's); *seen = what it held. 0, -EFAULT
+ * (bad or misaligned address) or -ENOMEM. */
+int cmpxchg_user32(vaddr_t uaddr, uint32_t old, uint32_t new, uint32_t *seen);
+
 #endif

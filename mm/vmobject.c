@@ -1,11 +1,12 @@
 /* mm/vmobject.c -- references on backing objects (mm/vmobject.h). */
 #include "mm/vmobject.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
 
 void vmobject_get(struct vmobject *obj)
 {
 	if (obj)
-		obj->refs++;
+		atomic_inc(&obj->refs);
 }
 
 void vmobject_put(struct vmobject *obj)
@@ -15,6 +16,6 @@ void vmobject_put(struct vmobject *obj)
 	if (obj->refs == 0)
 		panic("vmobject_put: object %p (kind %d) has no references", (void *)obj,
 		      (int)obj->kind);
-	if (--obj->refs == 0 && obj->ops->release)
+	if (atomic_dec_and_test(&obj->refs) && obj->ops->release)
 		obj->ops->release(obj);
 }

@@ -46,7 +46,7 @@ enum vmobject_kind {
 struct vmobject {
 	const struct vmobject_ops *ops;
 	enum vmobject_kind kind;
-	uint32_t refs;       /* VMAs pointing at it */
+	uint32_t refs;       /* VMAs pointing at it (atomic: processes on several CPUs exit at once) */
 	uint64_t npages;     /* size; get_page past it is -EIO */
 };
 

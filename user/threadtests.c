@@ -27,12 +27,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1571,6 +1573,153 @@ struct threadtest {
 	void (*fn)(void);
 };
 
+/* ---- a signal racing a futex sleep ---- */
+
+static volatile uint32_t never_woken, waiter_started;
+static volatile int usr1_seen;
+static void note_usr1(int s)
+{
+	(void)s;
+	usr1_seen = 1;
+}
+
+/* Waits on a futex nobody wakes until a signal interrupts the wait. */
+static void *wait_for_signal(void *a)
+{
+	(void)a;
+	waiter_started = 1;
+	while (!usr1_seen)
+		futex(&never_woken, FUTEX_WAIT | FUTEX_PRIVATE, 0, NULL, NULL, 0);
+	return NULL;
+}
+
+/* signal_ends_futex_wait: 300 times, a thread starts a futex wait and the
+ * main thread signals it at once, so the signal often arrives while the
+ * waiter is between its signal check and its sleep: the wait must end
+ * (EINTR) every time. On several CPUs a sender used to find the waiter not
+ * asleep yet, only kick its CPU, and the waiter then slept for good. */
+static void t_signal_ends_futex_wait(void)
+{
+	struct sigaction sa = { .sa_handler = note_usr1 };   /* no SA_RESTART */
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	for (int round = 0; round < 300; round++) {
+		pthread_t t;
+		usr1_seen = 0, waiter_started = 0;
+		CHECK(pthread_create(&t, NULL, wait_for_signal, NULL) == 0);
+		while (!waiter_started)
+			;
+		CHECK(pthread_kill(t, SIGUSR1) == 0);
+		join_all(&t, 1);
+	}
+}
+
+/* ---- robust futexes and process CPU time ---- */
+
+/* One robust list as <linux/futex.h> lays it out: a head, and entries each
+ * followed (futex_offset bytes on) by its futex word. */
+struct robust_entry {
+	struct robust_entry *next;
+	volatile uint32_t word;
+};
+struct robust_head {
+	struct robust_entry *next;
+	long futex_offset;
+	struct robust_entry *pending;
+};
+
+static struct robust_head rhead;
+static struct robust_entry rowned, rforeign, rwaited;
+static volatile uint32_t robust_waiter_in;
+static long robust_wait_result = -1;
+static int robust_wait_errno;
+
+/* Owns rowned and rwaited (its tid in them), lists rforeign too (another
+ * tid), registers the list and exits without unlocking anything. */
+static void *robust_owner(void *a)
+{
+	(void)a;
+	uint32_t tid = (uint32_t)gettid_();
+	rhead = (struct robust_head){ &rowned, offsetof(struct robust_entry, word), NULL };
+	rowned = (struct robust_entry){ &rforeign, tid };
+	rforeign = (struct robust_entry){ &rwaited, 12345 };
+	rwaited = (struct robust_entry){ (struct robust_entry *)&rhead, tid | 0x80000000U };
+	CHECK(syscall(SYS_set_robust_list, &rhead, sizeof(rhead)) == 0);
+	while (!robust_waiter_in)
+		sched_yield();
+	return NULL;
+}
+
+static void *robust_waiter(void *a)
+{
+	(void)a;
+	uint32_t v = rwaited.word;
+	robust_waiter_in = 1;
+	robust_wait_result = futex(&rwaited.word, FUTEX_WAIT, v, NULL, NULL, 0);
+	robust_wait_errno = errno;   /* errno is the waiter's own */
+	return NULL;
+}
+
+/* robust_list: a thread dies owning two robust futexes: both are marked
+ * FUTEX_OWNER_DIED with the owner's tid cleared (WAITERS kept), the one
+ * with a waiter wakes it, an entry naming another tid stays as it was
+ * (Linux's exit_robust_list semantics; the same on the host). */
+static void t_robust_list(void)
+{
+	pthread_t owner, waiter;
+	CHECK(pthread_create(&owner, NULL, robust_owner, NULL) == 0);
+	while (!rwaited.word)
+		sched_yield();
+	CHECK(pthread_create(&waiter, NULL, robust_waiter, NULL) == 0);
+	join_all(&owner, 1);
+	join_all(&waiter, 1);
+	printf("  words after the owner died: %#x %#x %#x, waiter's wait returned %ld\n",
+	       rowned.word, rforeign.word, rwaited.word, robust_wait_result);
+	CHECK(rowned.word == 0x40000000U);
+	CHECK(rforeign.word == 12345);
+	CHECK(rwaited.word == (0x80000000U | 0x40000000U));
+	CHECK(robust_wait_result == 0 || (robust_wait_result == -1 && robust_wait_errno == EAGAIN));
+}
+
+static volatile long spun_ticks;
+
+/* Spins until its process's times() has grown by 20 ticks, then exits. */
+static void *burn_cpu(void *a)
+{
+	(void)a;
+	struct tms t0, t;
+	times(&t0);
+	do
+		times(&t);
+	while ((long)(t.tms_utime + t.tms_stime - t0.tms_utime - t0.tms_stime) < 20);
+	spun_ticks = (long)(t.tms_utime + t.tms_stime);
+	return NULL;
+}
+
+/* times_whole_group: times() is the process's CPU time, every thread's,
+ * exited ones included (as on Linux): after joining a thread that burnt
+ * 20 ticks, the process has at least what that thread last saw; after
+ * reaping a child that did the same, tms_cutime + tms_cstime has it. */
+static void t_times_whole_group(void)
+{
+	pthread_t t;
+	struct tms now;
+	CHECK(pthread_create(&t, NULL, burn_cpu, NULL) == 0);
+	join_all(&t, 1);
+	times(&now);
+	printf("  the thread saw %ld ticks, the process has %ld\n", spun_ticks,
+	       (long)(now.tms_utime + now.tms_stime));
+	CHECK((long)(now.tms_utime + now.tms_stime) >= spun_ticks);
+	pid_t pid = fork();
+	if (pid == 0) {
+		burn_cpu(NULL);
+		_exit(0);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+	times(&now);
+	CHECK((long)(now.tms_cutime + now.tms_cstime) >= 20);
+}
+
 static const struct threadtest tests[] = {
 	{ "create_join", t_create_join }, { "detach", t_detach }, { "mutex", t_mutex },
 	{ "cond", t_cond }, { "rwlock", t_rwlock }, { "barrier", t_barrier }, { "tls", t_tls },
@@ -1581,7 +1730,9 @@ static const struct threadtest tests[] = {
 	{ "clone_flags", t_clone_flags }, { "proc_task", t_proc_task },
 	{ "signal_group", t_signal_group }, { "fault_thread", t_fault_thread },
 	{ "wait_thread", t_wait_thread }, { "exec_main", t_exec_main },
-	{ "close_while_reading", t_close_while_reading }, { "unmap_fault", t_unmap_fault },
+	{ "close_while_reading", t_close_while_reading }, { "robust_list", t_robust_list },
+	{ "times_whole_group", t_times_whole_group },
+	{ "signal_ends_futex_wait", t_signal_ends_futex_wait }, { "unmap_fault", t_unmap_fault },
 	{ "prot_race", t_prot_race }, { "fork_snapshot", t_fork_snapshot },
 	{ "madv_free_reclaim", t_madv_free_reclaim },
 };

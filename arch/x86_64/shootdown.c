@@ -39,6 +39,27 @@ cpumask_t smp_other_cpus(void)
 	return others_with(0, true);
 }
 
+struct cr3_switch {
+	uint64_t from, to;
+};
+
+/* On each target (interrupts off): the scheduler changes CR3 with them off
+ * too, so the published CR3 is the loaded one or the next about to be. */
+static void leave_here(void *arg)
+{
+	const struct cr3_switch *s = arg;
+	if (__atomic_load_n(&this_cpu()->cr3, __ATOMIC_SEQ_CST) != s->from)
+		return;
+	smp_note_cr3(s->to);
+	pv_write_cr3(s->to);
+}
+
+void smp_leave_cr3(cpumask_t mask, uint64_t cr3, uint64_t kernel_cr3)
+{
+	struct cr3_switch s = { cr3, kernel_cr3 };
+	ipi_call(mask, leave_here, &s);
+}
+
 /* On each target, in its IPI handler. */
 static void flush_here(void *arg)
 {

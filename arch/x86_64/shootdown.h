@@ -31,6 +31,10 @@ static inline int smp_cpu_id(void) { return 0; }
 static inline void smp_note_cr3(uint64_t cr3) { (void)cr3; }
 static inline cpumask_t smp_cpus_using(uint64_t cr3) { (void)cr3; return 0; }
 static inline cpumask_t smp_other_cpus(void) { return 0; }
+static inline void smp_leave_cr3(cpumask_t mask, uint64_t cr3, uint64_t kernel_cr3)
+{
+	(void)mask, (void)cr3, (void)kernel_cr3;
+}
 static inline int tlb_shootdown(cpumask_t mask, const struct shootdown *s)
 {
 	(void)mask, (void)s;
@@ -50,6 +54,13 @@ cpumask_t smp_cpus_using(uint64_t cr3);
 /* Every online CPU but this one (kernel-half changes: global entries may
  * be in any TLB). */
 cpumask_t smp_other_cpus(void);
+
+/* Make every CPU in mask whose CR3 is still cr3 load kernel_cr3 instead,
+ * and wait for them: a CPU back in its scheduler keeps the page table of
+ * the process it switched away from until it loads the next one, and that
+ * table is about to be freed (its last thread exited on another CPU:
+ * Linux's lazy-TLB mm). Not from an interrupt handler. */
+void smp_leave_cr3(cpumask_t mask, uint64_t cr3, uint64_t kernel_cr3);
 
 /* Flush s on every CPU in mask but this one; returns when each has done
  * it. An empty set sends nothing and counts as a shootdown avoided. Call

@@ -3,6 +3,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/trap.h"
 #include "lib/printk.h"
+#include "lib/spinlock.h"
 
 #define PIT_FREQ 1193182
 #define PIT_CH0 0x40
@@ -59,6 +60,7 @@ void timer_init(void)
 {
 	khz = calibrate_tsc();
 	tsc_boot = rdtsc();
+	spin_clock = tsc_read;         /* lock statistics time their waits */
 	uint16_t div = PIT_FREQ / HZ;
 	outb(PIT_CMD, 0x36);           /* channel 0, lo/hi, mode 3 */
 	outb(PIT_CH0, div & 0xff);

@@ -5,6 +5,9 @@
 ; long arch_strncpy_user(char *dst, const char *usrc, uint64_t max)
 ;   returns the length (< max), max if no NUL within max bytes, or -EFAULT.
 ; long arch_clear_user(void *udst, uint64_t n)
+; long arch_cmpxchg_user32(uint32_t *uaddr, uint32_t old, uint32_t new, uint32_t *seen)
+;   one locked compare-and-exchange of a user word (the robust futex list):
+;   *seen = the value it held; returns 0, or -EFAULT.
 ;
 ; A fault here first goes to the page-fault handler (demand paging, COW);
 ; if that cannot map the page, trap.c finds the faulting rip in the
@@ -75,6 +78,18 @@ clear_end:
 	xor eax, eax
 	ret
 
+global arch_cmpxchg_user32
+arch_cmpxchg_user32:
+	USER_ACCESS_BEGIN
+	mov eax, esi
+cmpxchg_start:
+	lock cmpxchg [rdi], edx
+cmpxchg_end:
+	USER_ACCESS_END
+	mov [rcx], eax
+	xor eax, eax
+	ret
+
 ; the fix-up: leave user access closed; rax holds the -errno trap.c set
 uaccess_fault:
 	USER_ACCESS_END
@@ -84,3 +99,4 @@ section .extable progbits alloc noexec nowrite align=8
 	dq copy_start, copy_end, uaccess_fault
 	dq strncpy_start, strncpy_end, uaccess_fault
 	dq clear_start, clear_end, uaccess_fault
+	dq cmpxchg_start, cmpxchg_end, uaccess_fault

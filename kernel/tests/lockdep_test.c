@@ -66,6 +66,52 @@ KTEST(lockdep, holding_is_per_cpu)
 	KEXPECT_EQ(others_holding, 0);
 }
 
+/* Lock statistics: every CPU takes test-low LOCKSTAT_ROUNDS times at once,
+ * holding it a little each time. The class counts every acquisition
+ * exactly (and trylock's), the critical sections never overlap (a shared
+ * counter adds up), and with two CPUs or more some had to wait, for a
+ * measured time. */
+#define LOCKSTAT_ROUNDS 2000
+static volatile uint64_t in_section, section_overlaps, section_total;
+
+static void lockstat_body(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < LOCKSTAT_ROUNDS; i++) {
+		spin_lock(&low);
+		if (in_section++)
+			section_overlaps++;
+		for (int k = 0; k < 50; k++)
+			cpu_relax();
+		section_total++;
+		in_section--;
+		spin_unlock(&low);
+	}
+}
+
+KTEST(lockdep, lockstat_counts_every_acquisition_and_wait)
+{
+	struct lock_class_stat *s = &lock_stats[LOCK_RANK_TEST_LOW];
+	uint64_t acquired = s->acquired, contended = s->contended, waited = s->wait_cycles;
+	section_overlaps = section_total = 0;
+	int cpus = ipi_call_here_too(~0UL, lockstat_body, NULL) + 1;
+	KEXPECT_EQ(section_total, (uint64_t)cpus * LOCKSTAT_ROUNDS);
+	KEXPECT_EQ(section_overlaps, 0);
+	KEXPECT_EQ(s->acquired - acquired, (uint64_t)cpus * LOCKSTAT_ROUNDS);
+	KEXPECT(spin_trylock(&low));
+	spin_unlock(&low);
+	KEXPECT_EQ(s->acquired - acquired, (uint64_t)cpus * LOCKSTAT_ROUNDS + 1);
+	KEXPECT_EQ(s->name, low.name);
+	printk("lockstat: %d CPUs, %lu acquisitions, %lu contended, %lu cycles waited\n", cpus,
+	       s->acquired - acquired, s->contended - contended, s->wait_cycles - waited);
+	if (cpus > 1) {
+		KEXPECT(s->contended > contended);
+		KEXPECT(s->wait_cycles > waited);
+	} else {
+		KEXPECT_EQ(s->contended, contended);
+	}
+}
+
 KTEST(crash_lock_order, higher_then_lower)
 {
 	spin_lock(&high);

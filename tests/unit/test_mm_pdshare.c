@@ -230,6 +230,42 @@ START_TEST(test_unmap_whole_and_part)
 }
 END_TEST
 
+/* munmap of a whole shared 1 GiB drops the share after the batch's flush,
+ * not before: until then the parent must not be the sole owner of the PD
+ * page (it would take W back and could free frames whose read-only
+ * translations the child's CPUs still hold). The same for a shared PT page. */
+START_TEST(test_unmap_drops_share_after_flush)
+{
+	struct pagetable *p, *c;
+	pd_pair(&p, &c, 2, 8);
+	struct page *pd = pd_of(p, BASE);
+	struct tlb_batch b;
+	tlb_begin(&b, c);
+	pgt_unmap(&b, BASE, BASE + GIB, 0);
+	ck_assert_uint_eq(pd->pt.share, 2);   /* c's CPUs may still translate through it */
+	tlb_end(&b);
+	ck_assert_uint_eq(pd->pt.share, 1);
+	check_all(p, c, NULL);
+	pgt_destroy(c);
+
+	c = pgt_create();
+	struct vma v = vma_of(2);
+	ck_assert_int_eq(host_fork_share_flags(c, p, &v, 0), 0);   /* PT-level */
+	ck_assert_int_eq(pgt_unshare(c, BASE, BASE + CHUNK, PGT_KEEP_WHOLE), 0);   /* the PD page */
+	struct page *pt = pt_of(p, BASE);
+	ck_assert_uint_eq(pt->pt.share, 2);
+	tlb_begin(&b, c);
+	pgt_unmap(&b, BASE, BASE + CHUNK, 0);
+	ck_assert_uint_eq(pt->pt.share, 2);
+	tlb_end(&b);
+	ck_assert_uint_eq(pt->pt.share, 1);
+	check_all(p, c, NULL);
+	pgt_destroy(p);
+	pgt_destroy(c);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* A PT-level fork of a process whose PD page is shared shares that PD page
  * again (share 3); a copy-on-write fork unshares it first. Any exit order
  * frees everything. */
@@ -333,6 +369,7 @@ int main(void)
 	tcase_add_test(tc, test_fork_and_teardown_flat);
 	tcase_add_test(tc, test_write_unshares_level_by_level);
 	tcase_add_test(tc, test_unmap_whole_and_part);
+	tcase_add_test(tc, test_unmap_drops_share_after_flush);
 	tcase_add_test(tc, test_mixed_strategies);
 	tcase_add_test(tc, test_lazyfree_records_go_at_fork);
 	tcase_add_test(tc, test_pss_halves);

@@ -132,6 +132,21 @@ static void reap_orphans(void)
 			;
 }
 
+/* Say which test moved the free-frame count (the final leakcheck says
+ * only that something did; a per-test count that returns later, a cache
+ * filling, is no leak). */
+static void note_free_change(const char *name)
+{
+	static unsigned long long last;
+	struct pagoda_meminfo m;
+	if (pagoda_meminfo(&m) != 0)
+		return;
+	if (last && m.free_pages != last)
+		printf("  (free pages %+lld after %s)\n",
+		       (long long)m.free_pages - (long long)last, name);
+	last = m.free_pages;
+}
+
 int main(int argc, char **argv)
 {
 	struct pagoda_meminfo before, after;
@@ -155,6 +170,7 @@ int main(int argc, char **argv)
 		if (have_meminfo && pagoda_vmcheck() != 0)
 			report("vmcheck", 0, strerror(errno));
 		reap_orphans();
+		note_free_change(tests[i].name);
 	}
 	if (have_meminfo) {
 		char why[96];

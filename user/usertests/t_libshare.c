@@ -160,6 +160,34 @@ void test_libshare_libc(void)
 	hold_stop(&b);
 }
 
+/* libshare_exec_race: four dynamic programs started at once (on several
+ * CPUs their execs build libc's text PT page at the same time): under
+ * ptshare=all all four end on one shared page (share 4); the ones that
+ * lost the race to publish switch to the winner's. 8 rounds. */
+void test_libshare_exec_race(void)
+{
+	enum { N = 4, ROUNDS = 8 };
+	int m = mode();
+	for (int round = 0; round < ROUNDS; round++) {
+		struct hold h[N];
+		struct pagoda_ptnode t[N];
+		for (int i = 0; i < N; i++)
+			hold_start(&h[i], i % 2 ? "libhold-dyn-nopie" : "libhold-dyn");
+		unsigned long base = ask_hex(&h[0], "b");
+		for (int i = 0; i < N; i++)
+			CHECK(ask_hex(&h[i], "b") == base && ask_dec(&h[i], "r 1") == 'E');
+		for (int i = 0; m >= 2 && i < N; i++) {
+			CHECK(pt_of(h[i].pid, base, &t[i]) == 0);
+			if (t[i].pa != t[0].pa || t[i].share != N)
+				ut_fail(__FILE__, __LINE__, "round %d: holder %d has text PT page %#lx "
+					"share %u, holder 0 %#lx", round, i, (unsigned long)t[i].pa,
+					(unsigned)t[i].share, (unsigned long)t[0].pa);
+		}
+		for (int i = 0; i < N; i++)
+			hold_stop(&h[i]);
+	}
+}
+
 /* libshare_write: one process makes a page of libc's text chunk writable
  * and flips a byte (the ELF header's padding at offset 9): it gets a PT page
  * of its own and a private copy of that page; the other still reads 0 and

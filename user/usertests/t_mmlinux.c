@@ -229,3 +229,18 @@ void test_madv_advices(void)
 	CHECK_ERR(madvise(p, PAGE, 12345), EINVAL);
 	CHECK_OK(munmap(p, 4 * PAGE));
 }
+
+/* mmap_procfs: /proc's files have no pages to map; Linux says EIO for
+ * /proc's own (meminfo, stat) and ENODEV for a process's (/proc/self/...). */
+void test_mmap_procfs(void)
+{
+	static const struct { const char *path; int err; } files[] = {
+		{ "/proc/meminfo", EIO }, { "/proc/stat", EIO },
+		{ "/proc/self/status", ENODEV }, { "/proc/self/maps", ENODEV },
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int fd = CHECK_OK(open(files[i].path, O_RDONLY));
+		CHECK_MAP_ERR(mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0), files[i].err);
+		close(fd);
+	}
+}

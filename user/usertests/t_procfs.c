@@ -737,3 +737,34 @@ void test_mmap_populate(void)
 	munmap(none, N * PAGE);
 	munmap(lazy, N * PAGE);
 }
+
+/* The "proc" line of /proc/lockstat: its acquisitions and contended ones;
+ * -1 without one. */
+static long long lockstat_proc(long long *contended)
+{
+	const char *t = slurp("/proc/lockstat");
+	const char *l = strstr(t, "\nproc ");
+	long long rank, acquired;
+	if (!l || sscanf(l + 1, "proc %lld %lld %lld", &rank, &acquired, contended) != 3 || rank != 20)
+		return -1;
+	return acquired;
+}
+
+/* procfs_lockstat: Pagoda's lock statistics (Linux has /proc/lock_stat only
+ * with CONFIG_LOCK_STAT, and no /proc/lockstat): a header, a line per lock
+ * class; a fork and its wait take proc_lock, so its count grows. */
+void test_procfs_lockstat(void)
+{
+	if (ut_on_linux()) {
+		CHECK_ERR(open("/proc/lockstat", O_RDONLY), ENOENT);
+		return;
+	}
+	CHECK(strncmp(slurp("/proc/lockstat"), "class ", 6) == 0);
+	long long c0, c1, a0 = lockstat_proc(&c0);
+	pid_t pid = ut_fork();
+	if (pid == 0)
+		_exit(0);
+	ut_wait(pid);
+	long long a1 = lockstat_proc(&c1);
+	CHECK(a0 > 0 && a1 > a0 && c0 >= 0 && c1 >= c0 && c1 <= a1);
+}

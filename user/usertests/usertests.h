@@ -30,9 +30,9 @@
 #define USERTESTS(X)                                                          \
 	X(exit_status) X(fork_wait) X(wait_nochild) X(getppid) X(exec_echo)      \
 	X(exec_errors) X(exec_dynamic) X(exec_loader_cmd) X(exec_badelf)         \
-	X(libshare_libc) X(libshare_write) X(libshare_exit_orders) X(libshare_dlopen) \
+	X(libshare_libc) X(libshare_exec_race) X(libshare_write) X(libshare_exit_orders) X(libshare_dlopen) \
 	X(kill_child) X(children64) X(clone_fork) X(vfork_waits)                          \
-	X(smp_fork_stress)                                                   \
+	X(smp_fork_stress) X(smp_spread) X(shm_fault_race)                                  \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
@@ -43,7 +43,7 @@
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
 	X(mmap_private_file) X(zero_page) X(zero_page_65536)                     \
 	X(shm_lazy) X(shm_dontneed) X(shm_readonly)                              \
-	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly)            \
+	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly) X(mmap_procfs)           \
 	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow) X(mmap_populate)           \
 	X(munmap_low_madvise_top) X(madv_fork) X(madv_advices)                   \
 	X(rss_zero_page) X(madv_willneed_anon) X(pss_sum)                        \
@@ -67,7 +67,7 @@
 	X(forkbench_errors) X(forkbench_run)                                    \
 	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
 	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
-	X(procfs_misc) X(procfs_ptshare) X(procfs_links) X(procfs_stale)                                     \
+	X(procfs_misc) X(procfs_ptshare) X(procfs_links) X(procfs_stale) X(procfs_lockstat)                                     \
 	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);
