@@ -32,11 +32,17 @@ static unsigned fault_flags(uint64_t error)
 	return (error & PF_WRITE ? FAULT_WRITE : 0) | (error & PF_INSTR ? FAULT_EXEC : 0);
 }
 
-/* `fault_lock=write`: page faults take the address-space lock for writing,
- * one at a time per process, as Linux did before seed 002's mmap_sem change
- * (for the ebizzy "sem" comparison); the default, read, lets the threads of
- * a process fault in parallel (the split PT lock orders their entries). */
+/* `fault_lock=write`: page faults and madvise take the address-space lock
+ * for writing, one at a time per process, as Linux did before seed 002's
+ * mmap_sem change (for the ebizzy "sem" comparison); the default, read,
+ * lets the threads of a process fault and madvise in parallel (the split
+ * PT lock orders their entries). */
 static bool fault_lock_exclusive;
+
+enum as_lock_mode fault_lock_mode(enum as_lock_mode mode)
+{
+	return fault_lock_exclusive ? AS_LOCK_WRITE : mode;
+}
 
 /* What a page fault at addr in p's address space came to. */
 static enum fault_result resolve(struct proc *p, const struct trapframe *tf, uint64_t addr)
@@ -45,15 +51,9 @@ static enum fault_result resolve(struct proc *p, const struct trapframe *tf, uin
 		return FAULT_BAD_ADDRESS;   /* a kernel address: never mapped for it */
 	if ((tf->error & PF_PRESENT) && (tf->error & PF_RSVD))
 		return FAULT_BAD_ACCESS;    /* a reserved bit in an entry: mm's bug */
-	if (fault_lock_exclusive)
-		as_lock_write(p->as);
-	else
-		as_lock_read(p->as);
+	as_lock(p->as, fault_lock_mode(AS_LOCK_READ));
 	enum fault_result r = as_fault(p->as, addr, fault_flags(tf->error));
-	if (fault_lock_exclusive)
-		as_unlock_write(p->as);
-	else
-		as_unlock_read(p->as);
+	as_unlock(p->as, fault_lock_mode(AS_LOCK_READ));
 	return r;
 }
 

@@ -5,6 +5,7 @@
 #include "kernel/syscall.h"
 #include "lib/errno.h"
 #include "kernel/exec.h"
+#include "kernel/fault_signal.h"
 #include "kernel/file.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"
@@ -143,10 +144,11 @@ static long sys_brk(const uint64_t a[6])
 
 static long sys_madvise(const uint64_t a[6])
 {
-	struct addrspace *as = current_proc()->as;   /* for writing: see docs/smp-and-locking.md */
-	as_lock_write(as);
+	struct addrspace *as = current_proc()->as;
+	enum as_lock_mode mode = fault_lock_mode(madvise_lock_mode((int)a[2]));
+	as_lock(as, mode);
 	int r = as_madvise(as, a[0], a[1], (int)a[2]);
-	as_unlock_write(as);
+	as_unlock(as, mode);
 	return r;
 }
 

@@ -74,6 +74,7 @@ void as_lock_write(struct addrspace *as)
 {
 	down_write(&as->lock);
 	as->vidx.writer = true;
+	as->write_locks++;
 }
 
 void as_unlock_write(struct addrspace *as)
@@ -81,6 +82,22 @@ void as_unlock_write(struct addrspace *as)
 	vma_index_refresh(as);
 	as->vidx.writer = false;
 	up_write(&as->lock);
+}
+
+void as_lock(struct addrspace *as, enum as_lock_mode mode)
+{
+	if (mode == AS_LOCK_WRITE)
+		as_lock_write(as);
+	else
+		as_lock_read(as);
+}
+
+void as_unlock(struct addrspace *as, enum as_lock_mode mode)
+{
+	if (mode == AS_LOCK_WRITE)
+		as_unlock_write(as);
+	else
+		as_unlock_read(as);
 }
 
 void as_activate(struct addrspace *as)
@@ -96,14 +113,14 @@ struct vma *as_find_vma(struct addrspace *as, vaddr_t va)
 /* Remove [start, end) from the VMAs and the page table: all or nothing.
  * What can fail (unsharing PT pages, splitting VMAs) comes first and
  * changes nothing one can see; then nothing is left that can fail. */
-int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end)
+int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags)
 {
-	int r = pgt_unshare(as->pgt, start, end, PGT_KEEP_WHOLE);
+	int r = pgt_unshare(as->pgt, start, end, flags & PGT_KEEP_TABLES ? 0 : PGT_KEEP_WHOLE);
 	if (r < 0)
 		return r;
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
-	pgt_unmap(&b, start, end, 0);
+	pgt_unmap(&b, start, end, flags & PGT_KEEP_TABLES);
 	tlb_end(&b);
 	return 0;
 }
@@ -120,7 +137,7 @@ static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
 		if (v->start >= start)
 			vma_delete(as, v);
 	}
-	as_unmap_pages(as, start, end);   /* cannot fail: unshared above */
+	as_unmap_pages(as, start, end, 0);   /* cannot fail: unshared above */
 	return 0;
 }
 
@@ -311,7 +328,7 @@ static int move_frames(struct addrspace *as, const struct vma *v, vaddr_t from, 
 			    moved_prot(v, e)) < 0) {
 			if (pg)
 				page_put(pg);
-			as_unmap_pages(as, to, to + off);   /* just mapped: private */
+			as_unmap_pages(as, to, to + off, 0);   /* just mapped: private */
 			return -ENOMEM;
 		}
 	}
@@ -335,7 +352,7 @@ static int move_vma(struct addrspace *as, struct vma *v, vaddr_t to, uint64_t ne
 	vaddr_t old = v->start;
 	if (!(flags & MREMAP_DONTUNMAP))
 		vma_delete(as, v);
-	as_unmap_pages(as, old, old + old_len);
+	as_unmap_pages(as, old, old + old_len, 0);
 	vma_insert(as, n);
 	vma_merge(as);
 	return 0;

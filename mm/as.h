@@ -49,10 +49,12 @@ struct vma_index {
 /* Locking and lifetime.
  *
  *   lock   a sleeping reader/writer lock (lib/rwsem.h). For reading: page
- *          faults, and whoever only looks (introspection, /proc, the
- *          invariant checker); for writing: whatever changes the VMA list
- *          or the brk (mmap, munmap, mprotect, mremap, brk, madvise's
- *          DONTNEED) and fork, which write-protects the parent's entries.
+ *          faults, madvise's advices that change only entries (DONTNEED,
+ *          FREE, REMOVE, POPULATE: mm/madvise.h), and whoever only looks
+ *          (introspection, /proc, the invariant checker); for writing:
+ *          whatever changes the VMA list or the brk (mmap, munmap,
+ *          mprotect, mremap, brk, the *FORK advices) and fork, which
+ *          write-protects the parent's entries.
  *          Never held across a copy to or from user memory: a fault there
  *          takes it for reading. An address space nobody else can see yet
  *          (fork's child, exec's new one) needs no lock.
@@ -68,6 +70,7 @@ struct addrspace {
 	struct vma_index vidx;     /* lookups: vma_find */
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
 	int users;                 /* references (see above); atomic */
+	uint64_t write_locks;      /* as_lock_write calls (counted under the lock) */
 };
 
 /* A new, empty address space with one user. NULL on OOM. */
@@ -76,6 +79,13 @@ struct addrspace *as_create(void);
  * must not be locked, and its page table active on no CPU: pgt_destroy
  * panics). */
 void as_destroy(struct addrspace *as);
+
+/* How a caller holds as->lock: shared with other readers, or alone. */
+enum as_lock_mode { AS_LOCK_READ, AS_LOCK_WRITE };
+
+/* as_lock_read or as_lock_write as mode says; as_unlock the same way. */
+void as_lock(struct addrspace *as, enum as_lock_mode mode);
+void as_unlock(struct addrspace *as, enum as_lock_mode mode);
 
 /* The address-space lock (see struct addrspace). as_unlock_write also
  * refreshes the VMA lookup index for the readers that come next. */
@@ -125,9 +135,12 @@ vaddr_t as_find_gap(struct addrspace *as, uint64_t len, uint64_t align);
 int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
 
 /* Unmap the pages of [start, end) (page aligned), VMAs unchanged: unshare
- * (pgt_unshare, PGT_KEEP_WHOLE), then pgt_unmap in one TLB batch. 0, or
- * -ENOMEM from unsharing with nothing unmapped. */
-int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end);
+ * (pgt_unshare), then pgt_unmap in one TLB batch. flags 0 (as->lock held
+ * for writing): whole shared PT pages just lose this share (PGT_KEEP_WHOLE)
+ * and emptied tables are freed. PGT_KEEP_TABLES (held for reading, faults
+ * run meanwhile): every shared table in the range is made private and only
+ * leaves change. 0, or -ENOMEM from unsharing with nothing unmapped. */
+int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags);
 
 /* mprotect of [addr, addr + len) (len page aligned): 0, -ENOMEM (a hole in
  * the range, or out of memory), -EACCES (VM_WRITE on a shared file). */

@@ -132,4 +132,5 @@ void as_fill_procinfo(struct addrspace *as, struct pagoda_procinfo *pi)
 	pi->lazyfree_pages = st.lazyfree_pages;
 	pi->pt_pages = st.pt_pages;
 	pi->shared_pt_pages = st.shared_pt_pages;
+	pi->as_write_locks = as->write_locks;
 }

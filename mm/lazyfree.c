@@ -153,7 +153,8 @@ enum mark_state {
 struct mark_arg {
 	struct tlb_batch b;
 	struct list spare;        /* records allocated before the walk */
-	bool only_new;            /* the second pass: PT pages without a record */
+	uint32_t call;            /* this call's stamp on the records it marks */
+	bool second;              /* the second pass: PT pages the first skipped */
 	uint64_t missing;         /* PT pages left alone for want of a record */
 	enum mark_state state;
 	struct lazyfree_rec *rec;
@@ -195,13 +196,15 @@ static struct page *markable(pte_t e)
 
 /* The first markable entry of a PT page: take the list lock (held until
  * mark_table_done) and find the PT page's record, moved to the young end,
- * or give it a spare. MARK_SKIP if there is none (or, in the second pass,
- * the record was there in the first). */
+ * or give it a spare. MARK_SKIP if there is none, and in the second pass
+ * if this call marked the PT page in its first. (A record this call did
+ * not mark may have come meanwhile from another thread's MADV_FREE:
+ * madvise runs under the address-space lock for reading.) */
 static void mark_look(struct mark_arg *a, struct walk *w)
 {
 	spin_lock(&lazyfree_lock);
 	struct lazyfree_rec *r = rec_find(w->pgt, w->va);
-	if (r && !a->only_new) {
+	if (r && !(a->second && r->call == a->call)) {
 		list_del(&r->link);
 		list_add_tail(&lazyfree_list, &r->link);
 	} else if (!r && !list_empty(&a->spare)) {
@@ -214,6 +217,7 @@ static void mark_look(struct mark_arg *a, struct walk *w)
 		a->state = MARK_SKIP;
 		return;
 	}
+	r->call = a->call;
 	a->rec = r;
 	a->state = MARK_REC;
 }
@@ -283,12 +287,13 @@ static void mark_pass(struct mark_arg *a, struct pagetable *pgt, vaddr_t start, 
 void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
 	uint64_t t0 = phase_begin();
-	struct mark_arg a = { .only_new = false };
+	static uint32_t calls;
+	struct mark_arg a = { .call = atomic_add_return(&calls, 1) };
 	list_init(&a.spare);
 	mark_pass(&a, pgt, start, end);
 	if (a.missing) {
 		alloc_spares(&a.spare, a.missing);
-		a.only_new = true;
+		a.second = true;
 		mark_pass(&a, pgt, start, end);
 	}
 	while (!list_empty(&a.spare)) {

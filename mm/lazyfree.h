@@ -44,6 +44,7 @@ struct lazyfree_rec {
 	struct pagetable *pgt;        /* the address space ... */
 	vaddr_t va;                   /* ... and the 2 MiB (one PT page) it covers */
 	uint32_t npages;              /* bits set in lazy[] */
+	uint32_t call;                /* the lazyfree_range call that marked it last */
 	uint64_t lazy[LAZYFREE_WORDS]; /* bit i: the page at va + i pages */
 };
 

@@ -20,6 +20,12 @@
  *                  pages and core dumps do not exist here. WILLNEED in
  *                  particular maps nothing: on anonymous memory Linux does
  *                  nothing either, and a file's pages are all in RAM.
+ * Locking: the advices that change VMA flags (the *FORK ones) hold the
+ * address-space lock for writing; every other one for reading, as Linux
+ * (madvise_need_mmap_write), so the threads' page faults go on meanwhile.
+ * DONTNEED and REMOVE therefore change leaves only (PGT_KEEP_TABLES): a
+ * fault may be walking the tables, so emptied ones stay until munmap or
+ * exit, and shared PT pages in the range are made private first.
  * Errors: start not page aligned, the rounded length overflowing or an
  * unknown advice: -EINVAL; a hole in the range (also past the user top):
  * -ENOMEM after advising the mapped parts. All as Linux's madvise_walk_vmas.
@@ -73,7 +79,9 @@ static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vadd
 		return -EINVAL;
 	if (!v->obj->ops->remove || !(v->flags & VM_SHARED))
 		return -EACCES;
-	as_unmap_pages(as, start, end);
+	int r = as_unmap_pages(as, start, end, PGT_KEEP_TABLES);
+	if (r < 0)
+		return r;
 	v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
 			    (end - start) / PAGE_SIZE);
 	return 0;
@@ -86,7 +94,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 	unsigned set, clear;
 	switch (advice) {
 	case MADV_DONTNEED:
-		return as_unmap_pages(as, start, end);   /* 0: as_madvise unshared */
+		return as_unmap_pages(as, start, end, PGT_KEEP_TABLES);   /* 0: as_madvise unshared */
 	case MADV_FREE:
 		if (!private_anon(v))
 			return -EINVAL;
@@ -107,6 +115,12 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 	}
 }
 
+enum as_lock_mode madvise_lock_mode(int advice)
+{
+	unsigned set, clear;
+	return flag_advice(advice, &set, &clear) ? AS_LOCK_WRITE : AS_LOCK_READ;
+}
+
 int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 {
 	unsigned set, clear;
@@ -122,7 +136,7 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 		return 0;
 	vaddr_t top = MIN(end, USER_TOP);   /* no VMA above it */
 	if (advice == MADV_DONTNEED && start < top) {   /* all or nothing: unshare first */
-		int r = pgt_unshare(as->pgt, start, top, PGT_KEEP_WHOLE);
+		int r = pgt_unshare(as->pgt, start, top, 0);
 		if (r < 0)
 			return r;
 	}

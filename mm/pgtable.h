@@ -95,6 +95,7 @@ int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flag
 
 #define PGT_STRICT 0x1       /* a hole in the range is an error (see each) */
 #define PGT_KEEP_WHOLE 0x2   /* pgt_unshare: keep whole shared PT pages */
+#define PGT_KEEP_TABLES 0x4  /* pgt_unmap: clear leaves only, every table stays */
 
 /* A page fault's install of one page: pgt_map of [va, va + PAGE_SIZE),
  * except that an entry another CPU mapped meanwhile (a fault racing on the
@@ -118,7 +119,11 @@ int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flag
  * references dropped and emptied tables freed after b's flush. A shared PT
  * page the range covers whole loses b->pgt's share; others must have been
  * unshared. Holes are fine, with PGT_STRICT a panic. Kernel-half PML4
- * entries stay (every PML4 shares them). */
+ * entries stay (every PML4 shares them). With PGT_KEEP_TABLES only leaves
+ * change: no table is unlinked or freed, so page faults of other threads
+ * may walk the range meanwhile (madvise under the lock for reading); every
+ * table in the range must be private (pgt_unshare without PGT_KEEP_WHOLE),
+ * else a panic naming it. */
 void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags);
 
 /* Give every mapped page of b->pgt in [start, end) protection prot by

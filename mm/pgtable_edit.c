@@ -59,6 +59,8 @@ static int unmap_pde(struct walk *w)
 	struct page *t = pa_to_page(pte_addr(e));
 	if (w->end - w->va != pgl_entry_size(w->level) || ptpage_sole(t))
 		return 0;
+	if (a->flags & PGT_KEEP_TABLES)
+		page_bug(t, "pgt_unmap: a shared table in a range that keeps its tables", NULL);
 	tlb_changed_range(a->b, w->va, w->end);
 	tlb_defer_table(a->b, w->va, pt_table_unlink_shared(w->pgt, w->ep, w->level, w->va));
 	return WALK_SKIP;
@@ -75,6 +77,8 @@ static int unmap_hole(struct walk *w)
  * empty. Kernel-half PDPTs stay (every PML4 shares them). */
 static int unmap_table_done(struct walk *w)
 {
+	if (((struct unmap_arg *)w->arg)->flags & PGT_KEEP_TABLES)
+		return 0;
 	if (!(w->level == PGL_PML4 && !is_user_addr(w->va)))
 		tlb_unlink_empty_table(((struct unmap_arg *)w->arg)->b, w->ep, w->level, w->va);
 	return 0;

@@ -244,3 +244,53 @@ void test_mmap_procfs(void)
 		close(fd);
 	}
 }
+
+/* Does the kernel run with fault_lock=write (every fault and madvise
+ * exclusive)? From /proc/cmdline, read before anything is counted. */
+static int fault_lock_exclusive(void)
+{
+	char line[512] = "";
+	int fd = open("/proc/cmdline", O_RDONLY);
+	if (fd >= 0) {
+		ssize_t n = read(fd, line, sizeof(line) - 1);
+		line[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	return strstr(line, "fault_lock=write") != NULL;
+}
+
+/* madvise_read_lock: the advices that change only page-table entries
+ * (DONTNEED, FREE, POPULATE_WRITE, WILLNEED, REMOVE) take the address-space
+ * lock for reading, so other threads' page faults go on meanwhile (Linux's
+ * madvise_need_mmap_write); DONTFORK, which changes VMA flags, takes it for
+ * writing; under fault_lock=write every one does. Counted by procinfo's
+ * as_write_locks on Pagoda; on Linux only the calls are checked. */
+void test_madvise_read_lock(void)
+{
+	char *p = ut_map_anon(16 * PAGE);
+	char *s = mmap(NULL, 4 * PAGE, RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(s != MAP_FAILED);
+	memset(p, 1, 16 * PAGE);
+	memset(s, 2, 4 * PAGE);
+	static const int advice[] = { MADV_DONTNEED, MADV_FREE, MADV_POPULATE_WRITE,
+				      MADV_WILLNEED };
+	const uint64_t n = sizeof(advice) / sizeof(advice[0]) + 1;
+	int exclusive = fault_lock_exclusive();
+	struct pagoda_procinfo a, b, c;
+	int pagoda = ut_procinfo(getpid(), &a) == 0;
+	for (size_t i = 0; i < n - 1; i++)
+		CHECK_OK(madvise(p, 16 * PAGE, advice[i]));
+	CHECK_OK(madvise(s, 4 * PAGE, MADV_REMOVE));
+	CHECK(pagoda == (ut_procinfo(getpid(), &b) == 0));
+	CHECK_OK(madvise(p, 16 * PAGE, MADV_DONTFORK));
+	CHECK(pagoda == (ut_procinfo(getpid(), &c) == 0));
+	if (pagoda && b.as_write_locks - a.as_write_locks != (exclusive ? n : 0))
+		ut_fail(__FILE__, __LINE__, "%llu of %llu madvise calls took the lock for writing "
+			"(fault_lock=%s)", (unsigned long long)(b.as_write_locks - a.as_write_locks),
+			(unsigned long long)n, exclusive ? "write" : "read");
+	if (pagoda)
+		CHECK(c.as_write_locks - b.as_write_locks == 1);
+	CHECK(p[0] == 0 && p[15 * PAGE] == 0 && s[0] == 0);   /* DONTNEED, REMOVE: zeros */
+	CHECK_OK(munmap(p, 16 * PAGE));
+	CHECK_OK(munmap(s, 4 * PAGE));
+}

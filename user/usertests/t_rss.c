@@ -20,11 +20,7 @@
 static long self_rss(void)
 {
 	struct pagoda_procinfo pi;
-
-	for (long i = 0; pagoda_procinfo(i, &pi) == 0; i++)
-		if (pi.pid == getpid())
-			return (long)pi.rss_pages;
-	return -1;
+	return ut_procinfo(getpid(), &pi) == 0 ? (long)pi.rss_pages : -1;
 }
 
 /* rss_zero_page: reading 64 untouched pages maps the zero page 64 times

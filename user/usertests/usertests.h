@@ -50,7 +50,7 @@
 	X(mremap_in_place) X(mremap_move) X(mremap_shared) X(mremap_errors)      \
 	X(realloc_large) X(mincore_basic)                                        \
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
-	X(mprotect_errors) X(madvise_errors)                                     \
+	X(mprotect_errors) X(madvise_errors) X(madvise_read_lock)                                   \
 	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \
 	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure)                \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
@@ -120,6 +120,12 @@ void ut_expect_signal_at(int sig, const char *sname, void (*fn)(void *), void *a
  * bodies that ut_expect_signal runs to prove an address faults. */
 void ut_poke(void *p);
 void ut_peek(void *p);
+
+/* ut_procinfo: pid's entry of the process table (pagoda_procinfo) into
+ * *pi: 0, or -1 when no live process has that pid or the kernel has no
+ * such call (Linux). */
+struct pagoda_procinfo;
+int ut_procinfo(pid_t pid, struct pagoda_procinfo *pi);
 
 /* ut_map_anon: a fresh private anonymous read-write mapping of len bytes;
  * a failed mmap fails the test. */

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <pagoda/pagoda.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "usertests.h"
@@ -137,4 +138,12 @@ int ut_on_linux(void)
 	struct utsname u;
 
 	return uname(&u) == 0 && strcmp(u.sysname, "Linux") == 0;
+}
+
+int ut_procinfo(pid_t pid, struct pagoda_procinfo *pi)
+{
+	for (long i = 0; pagoda_procinfo(i, pi) == 0; i++)
+		if (pi->pid == pid)
+			return 0;
+	return -1;
 }

@@ -39,6 +39,9 @@ struct pagoda_procinfo {
 	uint64_t lazyfree_pages;     /* resident but MADV_FREE'd              */
 	uint64_t pt_pages;           /* page-table pages it points at         */
 	uint64_t shared_pt_pages;    /* of which shared with another process  */
+	uint64_t as_write_locks;     /* times its address-space lock was taken
+	                                for writing (mmap, munmap, mprotect,
+	                                brk, fork, madvise's *FORK advices) */
 };
 
 #endif
