@@ -1575,21 +1575,27 @@ struct threadtest {
 
 /* ---- a signal racing a futex sleep ---- */
 
-static volatile uint32_t never_woken, waiter_started;
-static volatile int usr1_seen;
+static volatile uint32_t signal_sent, waiter_started, slept_through;
 static void note_usr1(int s)
 {
 	(void)s;
-	usr1_seen = 1;
 }
 
-/* Waits on a futex nobody wakes until a signal interrupts the wait. */
+/* Waits on signal_sent, which only the signal ends: the sender stores 1
+ * in it before it signals, and never wakes the futex. A wait that starts
+ * after the store returns EAGAIN at once (even when the handler ran just
+ * before the system call); one that started before must end with EINTR.
+ * A wait that sleeps through the signal times out after 10 s instead of
+ * hanging the run. */
 static void *wait_for_signal(void *a)
 {
 	(void)a;
+	struct timespec limit = { .tv_sec = 10 };
 	waiter_started = 1;
-	while (!usr1_seen)
-		futex(&never_woken, FUTEX_WAIT | FUTEX_PRIVATE, 0, NULL, NULL, 0);
+	while (!signal_sent)
+		if (futex(&signal_sent, FUTEX_WAIT | FUTEX_PRIVATE, 0, &limit, NULL, 0) < 0 &&
+		    errno == ETIMEDOUT)
+			slept_through++;
 	return NULL;
 }
 
@@ -1602,15 +1608,21 @@ static void t_signal_ends_futex_wait(void)
 {
 	struct sigaction sa = { .sa_handler = note_usr1 };   /* no SA_RESTART */
 	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	slept_through = 0;
 	for (int round = 0; round < 300; round++) {
 		pthread_t t;
-		usr1_seen = 0, waiter_started = 0;
+		signal_sent = 0, waiter_started = 0;
 		CHECK(pthread_create(&t, NULL, wait_for_signal, NULL) == 0);
 		while (!waiter_started)
 			;
+		signal_sent = 1;
 		CHECK(pthread_kill(t, SIGUSR1) == 0);
 		join_all(&t, 1);
 	}
+	if (slept_through)
+		printf("  %u futex waits slept through their signal (10 s each)\n",
+		       (unsigned)slept_through);
+	CHECK(slept_through == 0);
 }
 
 /* ---- robust futexes and process CPU time ---- */

@@ -13,20 +13,26 @@ static void *call_arg;
 static volatile cpumask_t call_pending;  /* targets that have not finished */
 static struct ipi_stats stats;
 
-/* A call's fn that spins for a lock polls here: c->answering keeps it from
- * running the same call again inside itself. */
+/* Answer the call in flight if it is for this CPU. A call's fn that spins
+ * for a lock polls here: c->answering keeps it from running the same call
+ * again inside itself. The fn runs with interrupts off, also when the
+ * poll comes from a spin with them on (sched_stop_others): an interrupt
+ * inside it that spins for a lock the caller holds (the timer's tick
+ * takes proc_lock) could not answer, and the caller would wait forever. */
 void ipi_poll(void)
 {
+	uint64_t flags = irq_save();
 	struct cpu *c = this_cpu();
 	cpumask_t me = cpumask_of(c->id);
-	if (c->answering || !(__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me))
-		return;
-	c->answering = true;
-	call_fn(call_arg);
-	c->answering = false;
-	c->ipi_calls++;
-	__atomic_fetch_add(&stats.answered, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_and(&call_pending, ~me, __ATOMIC_RELEASE);
+	if (!c->answering && (__atomic_load_n(&call_pending, __ATOMIC_ACQUIRE) & me)) {
+		c->answering = true;
+		call_fn(call_arg);
+		c->answering = false;
+		c->ipi_calls++;
+		__atomic_fetch_add(&stats.answered, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&call_pending, ~me, __ATOMIC_RELEASE);
+	}
+	irq_restore(flags);
 }
 
 static void ipi_irq(struct trapframe *tf)

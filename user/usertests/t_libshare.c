@@ -174,8 +174,8 @@ void test_libshare_exec_race(void)
 		for (int i = 0; i < N; i++)
 			hold_start(&h[i], i % 2 ? "libhold-dyn-nopie" : "libhold-dyn");
 		unsigned long base = ask_hex(&h[0], "b");
-		for (int i = 0; i < N; i++)
-			CHECK(ask_hex(&h[i], "b") == base && ask_dec(&h[i], "r 1") == 'E');
+		for (int i = 0; i < N; i++)   /* Linux: each its own (random) address */
+			CHECK((m < 0 || ask_hex(&h[i], "b") == base) && ask_dec(&h[i], "r 1") == 'E');
 		for (int i = 0; m >= 2 && i < N; i++) {
 			CHECK(pt_of(h[i].pid, base, &t[i]) == 0);
 			if (t[i].pa != t[0].pa || t[i].share != N)
