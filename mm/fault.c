@@ -125,22 +125,21 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 /* Write fault on a present copy-on-write page. */
 static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa, pte_t e)
 {
-	struct page *old = pa_to_page(pa);
-	unsigned prot = vma_pgt_prot(v);
+	struct page *old = pa_to_page(pa), *copy;
 	stat_inc(&fault_stats.cow);
-	struct page *copy = NULL;
-	if (atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e))
+	if (atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e)) {
 		stat_inc(&fault_stats.cow_reuse);   /* the last sharer: keep it */
-	else if (!(copy = new_anon_frame(old == zero_page ? NULL : old)))
+		page_get(copy = old);               /* the new entry's reference */
+	} else if (!(copy = new_anon_frame(old == zero_page ? NULL : old))) {
 		return -ENOMEM;
+	}
 	struct tlb_batch b;                       /* allocated first: then the batch */
 	tlb_begin(&b, as->pgt);
-	if (copy)
-		pgt_replace(&b, va, page_to_pa(copy), prot);
-	else
-		pgt_protect(&b, va, va + PAGE_SIZE, prot, 0);
+	int r = pgt_replace(&b, va, pte_make(pa, e), page_to_pa(copy), vma_pgt_prot(v));
 	tlb_end(&b);
-	return 0;
+	if (r == -EAGAIN)   /* another thread's fault changed the entry first */
+		page_put(copy);
+	return 0;           /* either way: retry the access */
 }
 
 /* Map or fix page va of v (v allows the access): 0, -ENOMEM, -EIO (past

@@ -132,10 +132,14 @@ void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags);
 int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
 		unsigned flags);
 
-/* Replace the frame mapped at va (present; its PT page private) by pa with
- * prot; the old frame's reference is dropped after b's flush, the new one
- * is taken over. */
-void pgt_replace(struct tlb_batch *b, vaddr_t va, paddr_t pa, unsigned prot);
+/* Replace the frame mapped at va (its PT page private) by pa with prot,
+ * if the entry is still `expect` (the MMU's accessed and dirty bits aside):
+ * a fault of another thread on the same page may have replaced or unmapped
+ * it since the caller looked (a COW break copies before it takes the PT
+ * lock). 0: the old frame's reference is dropped after b's flush and the
+ * new one is taken over; -EAGAIN: nothing changed, the caller keeps its
+ * reference (and retries the access). */
+int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot);
 
 /* Entry e (a present 4 KiB leaf at va) with protection prot: frame,
  * accessed, dirty and software bits kept. A private user entry gets W only

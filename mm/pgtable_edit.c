@@ -225,32 +225,42 @@ pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
 
 struct replace_arg {
 	struct tlb_batch *b;
-	pte_t e;
+	pte_t expect, e;
+	int r;          /* -EAGAIN: the entry is no longer expect */
 };
 
 static int replace_pte(struct walk *w)
 {
 	struct replace_arg *a = w->arg;
+	if (!pte_same_mapping(pte_read(w->ep), a->expect)) {
+		a->r = -EAGAIN;
+		return 0;
+	}
 	pte_t old = pt_xchg_leaf(w->pgt, w->va, w->ep, w->level, a->e);
 	tlb_defer_put(a->b, w->va, pa_to_page(pte_addr(old)));
 	return 0;
 }
 
+/* Unmapped meanwhile (another thread's MADV_DONTNEED, under the address-
+ * space lock for reading like the fault): not expect either. */
 static int replace_hole(struct walk *w)
 {
-	panic("pgt_replace: %#lx is not mapped", w->va);
+	((struct replace_arg *)w->arg)->r = -EAGAIN;
+	return 0;
 }
 
 static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole,
 					      .lock_leaves = true };
 
-void pgt_replace(struct tlb_batch *b, vaddr_t va, paddr_t pa, unsigned prot)
+int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot)
 {
-	struct replace_arg a = { .b = b, .e = pte_make(pa, pgt_prot_bits(va, prot)) };
+	struct replace_arg a = { .b = b, .expect = expect,
+				 .e = pte_make(pa, pgt_prot_bits(va, prot)) };
 	if (prot & VM_COW)
 		a.e = pte_mkcow(a.e);
 	struct walk w = { .ops = &replace_ops, .pgt = b->pgt, .arg = &a, .write = true };
 	walk_range(&w, va, va + PAGE_SIZE);
+	return a.r;
 }
 
 /* ---- unshare before leaf writes ---- */

@@ -93,6 +93,12 @@ static inline bool pte_file(pte_t e) { return e & PTE_FILE; }
 static inline pte_t pte_set(pte_t e, pte_t bits) { return e | bits; }
 static inline pte_t pte_clear(pte_t e, pte_t bits) { return e & ~bits; }
 static inline bool pte_shared(pte_t e) { return e & PTE_SHARED; }
+/* Do a and b map the same frame the same way (the accessed and dirty bits
+ * that the MMU sets aside)? */
+static inline bool pte_same_mapping(pte_t a, pte_t b)
+{
+	return pte_clear(a, PTE_A | PTE_D) == pte_clear(b, PTE_A | PTE_D);
+}
 
 /* Verbs: the entry with one property changed (frame and other bits kept). */
 static inline pte_t pte_wrprotect(pte_t e) { return pte_clear(e, PTE_W); }

@@ -192,7 +192,10 @@ KTEST(smp, shootdown_every_cpu_sees_new_frame)
 	shootdown_get_stats(&before);
 	struct tlb_batch b;
 	tlb_begin(&b, &kernel_pgt);
-	pgt_replace(&b, va, frame_b, VM_READ | VM_WRITE);
+	paddr_t pa_a;
+	pte_t flags_a;
+	KEXPECT(pgt_lookup(&kernel_pgt, va, &pa_a, &flags_a));
+	KEXPECT_EQ(pgt_replace(&b, va, pte_make(pa_a, flags_a), frame_b, VM_READ | VM_WRITE), 0);
 	tlb_end(&b);
 	shootdown_get_stats(&after);
 	int n = cpus_reading(va, 0xb);

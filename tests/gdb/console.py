@@ -16,6 +16,7 @@ Checks that:
     when the child exits, its output has reached the client.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -67,6 +68,10 @@ def body():
     t.check(any(len(g.parents(n)) == 2 for n in g.nodes if g.level(n) == "PT"),
             "pg-draw: the shell and its child %d share a PT page" % child)
     t.stop_in("proc_exit")        # the child, after printing
+    t.stop_in("reap_status")      # the shell reaps it: a zombie, no address space
+    ps = t.run("pg-ps")
+    t.check(re.search(r"%d ZOMBIE" % child, ps) is not None and "error" not in ps,
+            "pg-ps lists the zombie child (no page table) without an error", ps)
     t.check(wait_for(seen.name, "\ntyped-at-the-console"),
             "the client received the command's output through the socket")
     client.stdin.close()

@@ -267,8 +267,11 @@ int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const st
 
 void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 {
+	paddr_t now;
+	pte_t flags;
+	ck_assert(pgt_lookup(pgt, va, &now, &flags));
 	struct tlb_batch b;
 	tlb_begin(&b, pgt);
-	pgt_replace(&b, va, pa, prot);
+	ck_assert_int_eq(pgt_replace(&b, va, pte_make(now, flags), pa, prot), 0);
 	tlb_end(&b);
 }

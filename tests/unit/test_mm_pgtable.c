@@ -324,6 +324,40 @@ START_TEST(test_point_walk)
 }
 END_TEST
 
+/* A COW break looks at the entry, copies, then replaces: a replace whose
+ * expected entry is no longer there (another thread's fault replaced it,
+ * or an MADV_DONTNEED unmapped it) changes nothing and says -EAGAIN; the
+ * caller keeps its frame. Before, the second break overwrote the first
+ * one's frame and that thread's writes were lost. */
+START_TEST(test_replace_stale_entry_is_eagain)
+{
+	struct pagetable *pgt = pgt_create();
+	struct page *orig = page_alloc(0, PA_ZERO | PA_ANON);
+	struct page *first = page_alloc(0, PA_ZERO | PA_ANON);
+	struct page *second = page_alloc(0, PA_ZERO | PA_ANON);
+	ck_assert_int_eq(pgt_map(pgt, UVA, page_to_pa(orig), PAGE_SIZE, VM_READ | VM_COW), 0);
+	paddr_t pa;
+	pte_t flags;
+	ck_assert(pgt_lookup(pgt, UVA, &pa, &flags));
+	pte_t seen = pte_make(pa, flags);      /* both "threads" looked now */
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(first), VM_READ | VM_WRITE), 0);
+	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(second), VM_READ | VM_WRITE),
+			 -EAGAIN);
+	tlb_end(&b);
+	ck_assert(pgt_lookup(pgt, UVA, &pa, &flags) && pa == page_to_pa(first));
+	ck_assert_uint_eq(second->refcount, 1);  /* still the caller's */
+	page_put(second);
+	tlb_begin(&b, pgt);
+	pgt_unmap(&b, UVA, UVA + PAGE_SIZE, PGT_STRICT);
+	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(first), VM_READ), -EAGAIN);
+	tlb_end(&b);
+	pgt_destroy(pgt);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* Every entry-changing call notes its change in the caller's batch: no
  * flush and no frame freed before tlb_end, then the flush, then the free. */
 START_TEST(test_changes_flush_in_batch)
@@ -342,7 +376,11 @@ START_TEST(test_changes_flush_in_batch)
 	struct tlb_batch b;
 	tlb_begin(&b, pgt);
 	ck_assert_int_eq(pgt_protect(&b, UVA, UVA + 3 * PAGE_SIZE, VM_READ, PGT_STRICT), 0);
-	pgt_replace(&b, UVA + PAGE_SIZE, page_to_pa(copy), VM_READ);
+	paddr_t now;
+	pte_t flags;
+	ck_assert(pgt_lookup(pgt, UVA + PAGE_SIZE, &now, &flags));
+	ck_assert_int_eq(pgt_replace(&b, UVA + PAGE_SIZE, pte_make(now, flags), page_to_pa(copy),
+				     VM_READ), 0);
 	pgt_unmap(&b, UVA + 2 * PAGE_SIZE, UVA + 3 * PAGE_SIZE, PGT_STRICT);
 	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_all + host_pv.flush_user, flushes);
 	ck_assert_uint_eq(pg[1]->refcount, 1);   /* replaced, unmapped: kept until the flush */
@@ -372,6 +410,7 @@ static Suite *pgtable_suite(void)
 	tcase_add_test(tc, test_kstack);
 	tcase_add_test(tc, test_map_oom_all_or_nothing);
 	tcase_add_test(tc, test_point_walk);
+	tcase_add_test(tc, test_replace_stale_entry_is_eagain);
 	tcase_add_test(tc, test_changes_flush_in_batch);
 
 	TCase *bad = host_tcase(s, "panics", setup, host_mm_teardown);

@@ -143,7 +143,8 @@ from) disagree with the present entries actually in its page tables."""
             state = enum_name(N.PROC_STATE_ENUM, int(p["state"]))
             cr3 = address_space_cr3(p)
             if cr3 is None:
-                use, root = {"rss": 0, "pss": 0, "tables": 0, "shared_pts": 0}, "-"
+                use, root = {"rss": 0, "rss_counts": 0, "pss": 0, "tables": 0,
+                             "shared_pts": 0}, "-"
             else:
                 use, root = memory_usage(cr3), "%#x" % cr3
             out("%s%5d %-9s %-16s %9s %9s %6d (%d)  %s" % (
