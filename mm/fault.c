@@ -127,19 +127,23 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 {
 	struct page *old = pa_to_page(pa), *copy;
 	stat_inc(&fault_stats.cow);
-	if (atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e)) {
-		stat_inc(&fault_stats.cow_reuse);   /* the last sharer: keep it */
-		page_get(copy = old);               /* the new entry's reference */
-	} else if (!(copy = new_anon_frame(old == zero_page ? NULL : old))) {
+	/* The last sharer keeps its frame: the entry's reference stays (no
+	 * second one, which pv=checked would see on a writable entry). Its
+	 * count cannot rise while the entry is unchanged: fork takes the
+	 * address space for writing, and the PT page is private. */
+	bool reuse = atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e);
+	if (reuse)
+		stat_inc(&fault_stats.cow_reuse);
+	copy = reuse ? old : new_anon_frame(old == zero_page ? NULL : old);
+	if (!copy)
 		return -ENOMEM;
-	}
 	struct tlb_batch b;                       /* allocated first: then the batch */
 	tlb_begin(&b, as->pgt);
 	int r = pgt_replace(&b, va, pte_make(pa, e), page_to_pa(copy), vma_pgt_prot(v));
 	tlb_end(&b);
-	if (r == -EAGAIN)   /* another thread's fault changed the entry first */
+	if (r == -EAGAIN && !reuse)   /* another thread's fault changed the entry first */
 		page_put(copy);
-	return 0;           /* either way: retry the access */
+	return 0;                     /* either way: retry the access */
 }
 
 /* Map or fix page va of v (v allows the access): 0, -ENOMEM, -EIO (past

@@ -137,7 +137,9 @@ int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
  * a fault of another thread on the same page may have replaced or unmapped
  * it since the caller looked (a COW break copies before it takes the PT
  * lock). 0: the old frame's reference is dropped after b's flush and the
- * new one is taken over; -EAGAIN: nothing changed, the caller keeps its
+ * new one is taken over -- unless pa is the frame mapped now (a COW break
+ * reusing the last sharer's frame): then only the entry changes and its
+ * reference stays; -EAGAIN: nothing changed, the caller keeps its
  * reference (and retries the access). */
 int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot);
 

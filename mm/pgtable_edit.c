@@ -237,7 +237,10 @@ static int replace_pte(struct walk *w)
 		return 0;
 	}
 	pte_t old = pt_xchg_leaf(w->pgt, w->va, w->ep, w->level, a->e);
-	tlb_defer_put(a->b, w->va, pa_to_page(pte_addr(old)));
+	if (pte_addr(old) == pte_addr(a->e))
+		tlb_changed(a->b, w->va);   /* the same frame: its reference stays the entry's */
+	else
+		tlb_defer_put(a->b, w->va, pa_to_page(pte_addr(old)));
 	return 0;
 }
 

@@ -358,6 +358,33 @@ START_TEST(test_replace_stale_entry_is_eagain)
 }
 END_TEST
 
+/* A COW break that reuses the frame (the last sharer) replaces the entry
+ * by one to the same frame: the entry's reference carries over, none is
+ * added or dropped. Before, the caller took a second reference for the new
+ * entry and pgt_replace dropped the old one after the flush, so for a
+ * moment a writable entry mapped a frame with two references (pv=checked
+ * panicked: "copy-on-write broken"). */
+START_TEST(test_replace_same_frame_keeps_reference)
+{
+	struct pagetable *pgt = pgt_create();
+	struct page *pg = page_alloc(0, PA_ZERO | PA_ANON);
+	ck_assert_int_eq(pgt_map(pgt, UVA, page_to_pa(pg), PAGE_SIZE, VM_READ | VM_COW), 0);
+	paddr_t pa;
+	pte_t flags;
+	ck_assert(pgt_lookup(pgt, UVA, &pa, &flags));
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	ck_assert_int_eq(pgt_replace(&b, UVA, pte_make(pa, flags), pa, VM_READ | VM_WRITE), 0);
+	ck_assert_uint_eq(pg->refcount, 1);
+	tlb_end(&b);
+	ck_assert_uint_eq(pg->refcount, 1);
+	ck_assert(pgt_lookup(pgt, UVA, &pa, &flags) && pa == page_to_pa(pg));
+	ck_assert(pte_writable(flags) && !pte_cow(flags));
+	pgt_destroy(pgt);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* Every entry-changing call notes its change in the caller's batch: no
  * flush and no frame freed before tlb_end, then the flush, then the free. */
 START_TEST(test_changes_flush_in_batch)
@@ -411,6 +438,7 @@ static Suite *pgtable_suite(void)
 	tcase_add_test(tc, test_map_oom_all_or_nothing);
 	tcase_add_test(tc, test_point_walk);
 	tcase_add_test(tc, test_replace_stale_entry_is_eagain);
+	tcase_add_test(tc, test_replace_same_frame_keeps_reference);
 	tcase_add_test(tc, test_changes_flush_in_batch);
 
 	TCase *bad = host_tcase(s, "panics", setup, host_mm_teardown);
