@@ -15,10 +15,10 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/timer.h"
 
-/* Do the application processors run processes? `smp_sched=1` runs them on
- * every CPU; the default, 0, keeps every process on the boot CPU (the APs
- * only answer IPIs): an intermittent hang of threadtests' fork_snapshot on
- * every CPU is not found yet (docs/smp-and-locking.md, "Known gaps"). */
+/* Do the application processors run processes? By default (`smp_sched=1`)
+ * every CPU does; `smp_sched=0` keeps every process on the boot CPU and the
+ * APs only answer IPIs (to tell a bug of the scheduler's from one of the
+ * shootdown's). */
 static bool aps_schedule;
 
 /* Every AP ends here, on its boot stack: its tick, then the scheduler
@@ -59,7 +59,7 @@ static void print_online(void)
 
 void smp_init(void)
 {
-	aps_schedule = strcmp(cmdline_get_or("smp_sched", "0"), "0") != 0;
+	aps_schedule = strcmp(cmdline_get_or("smp_sched", "1"), "0") != 0;
 	smp_detect(boot_info.acpi_rsdp);
 	if (lapic_present()) {
 		ipi_init();

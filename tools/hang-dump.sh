@@ -10,7 +10,7 @@
 # QEMU (only it: its own process group) is killed and the script exits 1.
 # Exits 0 when no run hung. Each run's console: build/hang-run.N.log.
 #
-#   CPUS=2 CMDLINE=smp_sched=1 tools/hang-dump.sh -n 3 threadtests
+#   CPUS=2 tools/hang-dump.sh -n 3 threadtests
 set -u
 runs=5 secs=180
 while getopts n:t: o; do

@@ -1173,6 +1173,24 @@ static long free_pages_now(void)
 	return pagoda_meminfo(&m) == 0 ? (long)m.free_pages : -1;
 }
 
+/* Free frames once the threads that exited are gone: each one's kernel
+ * stack is freed only after it switched away on its own CPU, which may be
+ * a moment after its join returned (with processes on every CPU, a reading
+ * taken at once was 8 pages short). Waits until the count holds still for
+ * 20 yields in a row (bounded); -1 if not Pagoda. */
+static long free_pages_settled(void)
+{
+	CHECK(settle_threads() == 1);
+	long n = free_pages_now();
+	for (int i = 0, same = 0; i < 20000 && same < 20; i++) {
+		sched_yield();
+		long m = free_pages_now();
+		same = m == n ? same + 1 : 0;
+		n = m;
+	}
+	return n;
+}
+
 /* A churner thread: maps, fills with garbage (0xbad...) and unmaps memory
  * until told to stop, so that a frame freed by munmap is soon reused: a
  * stale TLB entry elsewhere would then read the garbage. */
@@ -1332,9 +1350,9 @@ static void pr_test(int full)
 	CHECK(munmap(m, 4u << 20) == 0);   /* the pages come and go alone */
 	pr.full = full;
 	pr_round(50);
-	long before = free_pages_now();
+	long before = free_pages_settled();
 	pr_round(3000);
-	long after = free_pages_now();
+	long after = free_pages_settled();
 	printf("  %ld reads, %ld writes, %ld faults; free pages %ld -> %ld\n", pr.reads,
 	       pr.writes, pr.faults, before, after);
 	if (pr.bad)

@@ -20,6 +20,11 @@ if [ "${1:-}" = --console ]; then   # the console on a socket, as make debug has
 	shift
 fi
 scenario=$1 cmdline=$2 mem=${3:-128M}
+# The scenarios follow one process through fork and faults, stopped at
+# breakpoints: with processes on every CPU the other ones would run on
+# meanwhile (a child breaking its COW before the parent is looked at). So
+# processes stay on the boot CPU unless the scenario says otherwise.
+case " $cmdline " in *" smp_sched="*) ;; *) cmdline="${cmdline:+$cmdline }smp_sched=0" ;; esac
 name=${name:-gdb-$scenario}
 build=${BUILD:-build}
 iso=$build/test/$name.iso
