@@ -20,9 +20,9 @@
  *
  * User and system seconds are the sums over the process's threads of
  * /proc/self/task/TID/stat (USER_HZ ticks), read while every thread is alive
- * and parked at a barrier: times() is per process on Linux but counted only
- * the calling thread on Pagoda, so the per-thread files are what both kernels
- * report alike. Without /proc it falls back to times().
+ * and parked at a barrier: the per-thread files are what both kernels report
+ * alike (Pagoda's times() counted only the calling thread until it learned to
+ * sum the group). Without /proc it falls back to times().
  *
  * Metrics: threads (count), per mode <mode>_rate (records/s), <mode>_user,
  * <mode>_sys, <mode>_wall (s), <mode>_cpu ((user+sys)/wall, %) and
