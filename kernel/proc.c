@@ -474,12 +474,16 @@ int proc_kill(int pid, int sig)
 	spin_lock(&proc_lock);
 	struct proc *p = proc_find(pid);
 	int r = 0;
-	/* a leader that exited before its threads still names the process */
-	if (p && p->state == P_ZOMBIE && !(proc_is_leader(p) && p->tg->live > 0))
-		p = NULL;
-	if (!p)
+	/* A zombie process (its leader's slot, not reaped yet) still exists:
+	 * as on Linux the signal is dropped and kill succeeds. A leader that
+	 * exited before its threads still names the live process. An exited
+	 * thread's tid names nothing (Linux reaps threads at once). */
+	bool zombie = p && p->state == P_ZOMBIE;
+	if (zombie && !proc_is_leader(p))
 		r = -ESRCH;
-	else if (sig != 0)
+	else if (!p)
+		r = -ESRCH;
+	else if (sig != 0 && !(zombie && p->tg->live == 0))
 		signal_send_locked(p, sig, current_proc()->tgid);
 	spin_unlock(&proc_lock);
 	return r;

@@ -145,7 +145,8 @@ void proc_group_times(const struct proc *p, struct group_times *t);
 int proc_wait(int pid, int *status, int options);
 
 /* kill(2): send sig to pid (0 only checks that it exists). 0, or -ESRCH
- * when pid is not a live process. A signal init has no handler for is
+ * when pid names no process; a zombie not reaped yet still exists (0, the
+ * signal is dropped, as on Linux). A signal init has no handler for is
  * dropped and still returns 0 (Linux's SIGNAL_UNKILLABLE; kernel/signal.c). */
 int proc_kill(int pid, int sig);
 

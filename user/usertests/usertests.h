@@ -31,7 +31,7 @@
 	X(exit_status) X(fork_wait) X(wait_nochild) X(getppid) X(exec_echo)      \
 	X(exec_errors) X(exec_dynamic) X(exec_loader_cmd) X(exec_badelf)         \
 	X(libshare_libc) X(libshare_exec_race) X(libshare_write) X(libshare_exit_orders) X(libshare_dlopen) \
-	X(kill_child) X(children64) X(clone_fork) X(vfork_waits)                          \
+	X(kill_child) X(kill_zombie) X(children64) X(clone_fork) X(vfork_waits)                          \
 	X(smp_fork_stress) X(smp_spread) X(shm_fault_race)                                  \
 	X(fault_null) X(fault_prot_none) X(fault_rodata) X(fault_text)           \
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
