@@ -18,6 +18,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/shootdown.h"
+#include "arch/x86_64/timer.h"
 
 #define IPI_ROUNDS 200
 #define TICK_WAIT 100000000UL   /* hang guard for the tick loop (iterations) */
@@ -122,6 +123,37 @@ KTEST(smp, ipi_rounds_acknowledged)
 }
 
 /* A call aimed at nobody else (only this CPU, or an empty mask) sends no IPI. */
+/* One clock for all: clock_ns() read on every CPU inside one IPI round
+ * lies between the caller's readings before and after the round. Sleeps
+ * (nanosleep, the tick channel) compare deadlines taken on one CPU with the
+ * clock of another; a CPU whose TSC ran behind would wake them early or
+ * late. */
+static uint64_t clock_seen[MAX_CPUS];
+
+static void read_clock(void *arg)
+{
+	(void)arg;
+	clock_seen[this_cpu()->id] = clock_ns();
+}
+
+KTEST(smp, clock_agrees_on_every_cpu)
+{
+	for (int round = 0; round < 20; round++) {
+		memset(clock_seen, 0, sizeof(clock_seen));
+		uint64_t before = clock_ns();
+		KEXPECT_EQ(ipi_call(~0UL, read_clock, NULL), ncpus - 1);
+		uint64_t after = clock_ns();
+		for (int i = 0; i < ncpus; i++) {
+			if (i == this_cpu()->id)
+				continue;
+			if (clock_seen[i] < before || clock_seen[i] > after)
+				printk("smp: CPU %d's clock read %lu ns, outside [%lu, %lu]\n", i,
+				       clock_seen[i], before, after);
+			KEXPECT(clock_seen[i] >= before && clock_seen[i] <= after);
+		}
+	}
+}
+
 KTEST(smp, ipi_none_for_self)
 {
 	struct ipi_stats before, after;
