@@ -128,16 +128,74 @@ static long sys_times(const uint64_t a[6])
 	return (long)timer_ticks();
 }
 
-static long sys_nanosleep(const uint64_t a[6])
+/* A user timespec as nanoseconds (saturating): 0, -EFAULT, or -EINVAL
+ * for a negative time or tv_nsec outside [0, 1e9). */
+static int timespec_in(uint64_t uaddr, uint64_t *ns)
 {
 	struct timespec64 ts;
-	if (copyin(&ts, a[0], sizeof(ts)) < 0)
+	if (copyin(&ts, uaddr, sizeof(ts)) < 0)
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC_PER_SEC)
 		return -EINVAL;
-	uint64_t ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-	sleep_until_ns(clock_ns() + ns);
-	return signal_interrupted(current_proc()) ? -EINTR : 0;
+	bool huge = (uint64_t)ts.tv_sec >= UINT64_MAX / NSEC_PER_SEC;
+	*ns = huge ? UINT64_MAX : (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+/* Sleep until deadline (clock_ns's scale) or a signal: 0, or -EINTR with
+ * the time left written to rem if it is not 0 (-EFAULT if it cannot be). */
+static long sleep_until(uint64_t deadline, uint64_t rem)
+{
+	sleep_until_ns(deadline);
+	if (!signal_interrupted(current_proc()))
+		return 0;
+	uint64_t now = clock_ns(), left = deadline > now ? deadline - now : 0;
+	struct timespec64 ts = { (int64_t)(left / NSEC_PER_SEC), (int64_t)(left % NSEC_PER_SEC) };
+	if (rem && copyout(rem, &ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	return -EINTR;
+}
+
+/* now + ns, saturating. */
+static uint64_t deadline_after(uint64_t ns)
+{
+	uint64_t now = clock_ns();
+	return ns > UINT64_MAX - now ? UINT64_MAX : now + ns;
+}
+
+static long sys_nanosleep(const uint64_t a[6])
+{
+	uint64_t ns;
+	int r = timespec_in(a[0], &ns);
+	return r < 0 ? r : sleep_until(deadline_after(ns), a[1]);
+}
+
+/* clock_nanosleep(clock, flags, req, rem): the realtime clock is the
+ * monotonic one plus the boot epoch, so a deadline on either becomes one
+ * on clock_ns(). Linux's errors: -EINVAL for a clock that cannot sleep
+ * (the CPU-time clocks here), -EOPNOTSUPP for MONOTONIC_RAW; a deadline
+ * (TIMER_ABSTIME) leaves rem alone. */
+static long sys_clock_nanosleep(const uint64_t a[6])
+{
+	uint64_t offset = 0, ns;
+	switch (a[0]) {
+	case LINUX_CLOCK_REALTIME:
+		offset = BOOT_EPOCH * NSEC_PER_SEC;
+		break;
+	case LINUX_CLOCK_MONOTONIC:
+	case LINUX_CLOCK_BOOTTIME:
+		break;
+	case LINUX_CLOCK_MONOTONIC_RAW:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+	int r = timespec_in(a[2], &ns);
+	if (r < 0)
+		return r;
+	if (a[1] & LINUX_TIMER_ABSTIME)
+		return sleep_until(ns > offset ? ns - offset : 0, 0);
+	return sleep_until(deadline_after(ns), a[3]);
 }
 
 static long sys_arch_prctl(const uint64_t a[6])
@@ -202,6 +260,7 @@ const struct syscall_entry sys_misc_table[] = {
 	{ SYS_time, "time", sys_time },
 	{ SYS_times, "times", sys_times },
 	{ SYS_nanosleep, "nanosleep", sys_nanosleep },
+	{ SYS_clock_nanosleep, "clock_nanosleep", sys_clock_nanosleep },
 	{ SYS_arch_prctl, "arch_prctl", sys_arch_prctl },
 	{ SYS_set_tid_address, "set_tid_address", sys_set_tid_address },
 	{ SYS_getuid, "getuid", sys_zero_id },

@@ -41,7 +41,7 @@ enum {
 	SYS_getuid = 102, SYS_getgid = 104, SYS_geteuid = 107, SYS_getegid = 108,
 	SYS_getppid = 110, SYS_arch_prctl = 158, SYS_reboot = 169,
 	SYS_rt_sigpending = 127, SYS_rt_sigsuspend = 130, SYS_gettid = 186, SYS_tkill = 200, SYS_time = 201, SYS_getdents64 = 217,
-	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_exit_group = 231,
+	SYS_set_tid_address = 218, SYS_clock_gettime = 228, SYS_clock_nanosleep = 230, SYS_exit_group = 231,
 	SYS_tgkill = 234, SYS_futex = 202, SYS_sched_setaffinity = 203,
 	SYS_sched_getaffinity = 204, SYS_set_robust_list = 273, SYS_get_robust_list = 274, SYS_openat = 257, SYS_newfstatat = 262, SYS_dup3 = 292, SYS_pipe2 = 293,
 	SYS_getcpu = 309,

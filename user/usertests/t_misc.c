@@ -1,5 +1,7 @@
 /* user/usertests/t_misc.c -- clocks, sleeping, identity calls. */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -32,6 +34,66 @@ void test_clock_sleep(void)
 	CHECK_ERR(nanosleep(&req, NULL), EINVAL);
 	CHECK_OK(clock_gettime(CLOCK_REALTIME, &a));
 	CHECK(a.tv_sec > 0);
+}
+
+/* The raw clock_nanosleep system call (both libcs' wrappers turn its
+ * -errno into a return value): 0, or -1 with errno. */
+static long raw_clock_nanosleep(long clock, long flags, const struct timespec *req,
+				struct timespec *rem)
+{
+	return syscall(SYS_clock_nanosleep, clock, flags, req, rem);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* clock_nanosleep: a relative sleep on the monotonic and the realtime clock
+ * lasts at least as long; a deadline (TIMER_ABSTIME) on either is reached;
+ * one already past returns at once; a signal interrupts a relative sleep
+ * with EINTR and the time left in rem; bad clocks, times and pointers give
+ * Linux's errors. Pagoda had no clock_nanosleep (ENOSYS): glibc's sleep()
+ * returned at once, and busybox's `sleep 10 &` exited before `kill $!`. */
+void test_clock_nanosleep(void)
+{
+	struct timespec a, b, req = { 0, 20 * 1000 * 1000 }, rem;
+	/* the raw call takes Linux's ids (newlib's CLOCK_ constants differ) */
+	enum { LINUX_REALTIME = 0, LINUX_MONOTONIC = 1, LINUX_ABSTIME = 1 };
+	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME };
+	static const long ids[] = { LINUX_MONOTONIC, LINUX_REALTIME };
+	for (int i = 0; i < 2; i++) {
+		CHECK_OK(clock_gettime(clocks[i], &a));
+		CHECK_OK(raw_clock_nanosleep(ids[i], 0, &req, NULL));
+		CHECK_OK(clock_gettime(clocks[i], &b));
+		CHECK(ns_between(&a, &b) >= 20 * 1000 * 1000LL);
+		struct timespec until = b;
+		until.tv_nsec += 30 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		CHECK_OK(raw_clock_nanosleep(ids[i], LINUX_ABSTIME, &until, NULL));
+		CHECK_OK(clock_gettime(clocks[i], &b));
+		CHECK(ns_between(&until, &b) >= 0);
+		CHECK_OK(raw_clock_nanosleep(ids[i], LINUX_ABSTIME, &a, NULL));  /* past */
+	}
+	struct sigaction sa = { 0 }, old;
+	sa.sa_handler = on_alarm;
+	CHECK_OK(sigaction(SIGALRM, &sa, &old));
+	alarm(1);
+	struct timespec ten = { 10, 0 };
+	rem.tv_sec = -1;
+	CHECK_ERR(raw_clock_nanosleep(LINUX_MONOTONIC, 0, &ten, &rem), EINTR);
+	CHECK(rem.tv_sec >= 7 && rem.tv_sec <= 9 && rem.tv_nsec >= 0 && rem.tv_nsec < 1000000000L);
+	CHECK_OK(sigaction(SIGALRM, &old, NULL));
+	struct timespec bad = { 0, 1000000000L };
+	CHECK_ERR(raw_clock_nanosleep(LINUX_MONOTONIC, 0, &bad, NULL), EINVAL);
+	bad.tv_sec = -1;
+	bad.tv_nsec = 0;
+	CHECK_ERR(raw_clock_nanosleep(LINUX_MONOTONIC, 0, &bad, NULL), EINVAL);
+	CHECK_ERR(raw_clock_nanosleep(12345, 0, &req, NULL), EINVAL);
+	CHECK_ERR(raw_clock_nanosleep(LINUX_MONOTONIC, 0, (void *)8, NULL), EFAULT);
 }
 
 /* times_faults: time spent resolving page faults is system time. Touch fresh

@@ -41,6 +41,7 @@
 #define LINUX_CLOCK_PROCESS_CPUTIME_ID 2
 #define LINUX_CLOCK_MONOTONIC_RAW      4
 #define LINUX_CLOCK_BOOTTIME           7
+#define LINUX_TIMER_ABSTIME            1   /* clock_nanosleep: the time is a deadline */
 
 /* Terminal ioctls: read the settings (the kernel's struct termios: four
  * flag words, c_line and 19 control characters, LINUX_TERMIOS_SIZE bytes;

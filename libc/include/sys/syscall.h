@@ -67,6 +67,7 @@
 #define SYS_set_tid_address 218
 #define SYS_getdents64      217
 #define SYS_clock_gettime   228
+#define SYS_clock_nanosleep 230
 #define SYS_exit_group      231
 #define SYS_tgkill          234
 #define SYS_newfstatat      262
