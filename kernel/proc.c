@@ -479,9 +479,7 @@ int proc_kill(int pid, int sig)
 	 * exited before its threads still names the live process. An exited
 	 * thread's tid names nothing (Linux reaps threads at once). */
 	bool zombie = p && p->state == P_ZOMBIE;
-	if (zombie && !proc_is_leader(p))
-		r = -ESRCH;
-	else if (!p)
+	if (!p || (zombie && !proc_is_leader(p)))
 		r = -ESRCH;
 	else if (sig != 0 && !(zombie && p->tg->live == 0))
 		signal_send_locked(p, sig, current_proc()->tgid);

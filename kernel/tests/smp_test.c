@@ -122,7 +122,6 @@ KTEST(smp, ipi_rounds_acknowledged)
 	KEXPECT_EQ(after.ipis - before.ipis, rounds * (uint64_t)(ncpus - 1));
 }
 
-/* A call aimed at nobody else (only this CPU, or an empty mask) sends no IPI. */
 /* One clock for all: clock_ns() read on every CPU inside one IPI round
  * lies between the caller's readings before and after the round. Sleeps
  * (nanosleep, the tick channel) compare deadlines taken on one CPU with the
@@ -154,6 +153,7 @@ KTEST(smp, clock_agrees_on_every_cpu)
 	}
 }
 
+/* A call aimed at nobody else (only this CPU, or an empty mask) sends no IPI. */
 KTEST(smp, ipi_none_for_self)
 {
 	struct ipi_stats before, after;
