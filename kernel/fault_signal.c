@@ -29,7 +29,8 @@
 /* The as_fault flags for a page fault with x86 error code error. */
 static unsigned fault_flags(uint64_t error)
 {
-	return (error & PF_WRITE ? FAULT_WRITE : 0) | (error & PF_INSTR ? FAULT_EXEC : 0);
+	return (error & PF_WRITE ? FAULT_WRITE : 0) | (error & PF_INSTR ? FAULT_EXEC : 0) |
+	       (error & PF_PRESENT ? 0 : FAULT_ABSENT);
 }
 
 /* `fault_lock=write`: page faults and madvise take the address-space lock

@@ -14,6 +14,7 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "kernel/version.h"
+#include "mm/kstack.h"
 #include "mm/phasetime.h"
 #include "mm/mm.h"
 #include "mm/ptshare.h"
@@ -105,6 +106,8 @@ void kmain(uint32_t magic, paddr_t info)
 	tty_init();
 	load_initrd();
 	smp_init();         /* the other CPUs, each halting in its idle loop */
+	if (kstack_set_pool(KSTACK_POOL) < 0)   /* after the idle stacks: they stay */
+		panic("kmain: no memory for the pool of %d kernel stacks", KSTACK_POOL);
 	irq_enable();
 
 	if (cmdline_has("test"))

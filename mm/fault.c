@@ -93,6 +93,30 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	return 0;
 }
 
+/* Map frame pg (the caller's reference) at va with prot: 0, -ENOMEM, or
+ * -EEXIST when another CPU mapped the page first; on failure the
+ * reference is dropped. */
+static int map_frame(struct addrspace *as, vaddr_t va, struct page *pg, unsigned prot)
+{
+	uint64_t t0 = phase_begin();
+	int r = pgt_map_fault(as->pgt, va, page_to_pa(pg), prot);
+	phase_end(PH_FAULT_MAP, t0);
+	if (r < 0)
+		page_put(pg);
+	return r;
+}
+
+/* A new zeroed frame for the absent page va of private anonymous v,
+ * mapped: 0, -ENOMEM, or -EEXIST when the page is mapped already. */
+static int anon_map_new(struct addrspace *as, struct vma *v, vaddr_t va)
+{
+	struct page *pg = new_anon_frame(NULL);
+	if (!pg)
+		return -ENOMEM;
+	stat_inc(&fault_stats.zero);
+	return map_frame(as, va, pg, vma_pgt_prot(v));
+}
+
 /* Map a missing page of v at va. */
 static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
@@ -109,17 +133,13 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 		prot |= VM_FILE | VM_COW;
 		stat_inc(&fault_stats.zero_page);
 	} else {
-		pg = new_anon_frame(NULL);
-		stat_inc(&fault_stats.zero);
+		int r = anon_map_new(as, v, va);
+		return r == -EEXIST ? 0 : r;   /* another CPU mapped it first: retry the access */
 	}
 	if (!pg)
 		return -ENOMEM;
-	uint64_t t0 = phase_begin();
-	int r = pgt_map_fault(as->pgt, va, page_to_pa(pg), prot);
-	phase_end(PH_FAULT_MAP, t0);
-	if (r < 0)
-		page_put(pg);
-	return r == -EEXIST ? 0 : r;   /* another CPU mapped it first: retry the access */
+	int r = map_frame(as, va, pg, prot);
+	return r == -EEXIST ? 0 : r;
 }
 
 /* Write fault on a present copy-on-write page. */
@@ -151,6 +171,17 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned flags)
 {
 	bool write = flags & FAULT_WRITE;
+	/* The common first write to private anonymous memory, the entry absent
+	 * when the CPU looked: allocate, then one map walk (which unshares a
+	 * shared PT page on the way down, as every write walk does). Found
+	 * mapped meanwhile (-EEXIST): the entry found is decided on below,
+	 * as without the hint (a PROT_NONE leaf, not present to the CPU
+	 * either, must not be retried blindly). */
+	if (write && (flags & FAULT_ABSENT) && !v->obj) {
+		int r = anon_map_new(as, v, va);
+		if (r != -EEXIST)
+			return r;   /* else decide on the entry found, as below */
+	}
 	/* A shared PT page must become ours BEFORE anything is decided about the
 	 * page: unsharing takes a reference on every frame it maps, so a COW
 	 * "am I the last user?" test made earlier would be stale, and the page

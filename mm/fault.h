@@ -13,6 +13,12 @@ struct addrspace;
 /* mm-internal: resolve the page alone, never through a shared text PT
  * page (mm/ptshare_text.c's own faults while it builds one). */
 #define FAULT_NO_TEXT_SHARE (1u << 2)
+/* The hardware found no entry (x86: error code without P): a hint, not a
+ * promise (another thread may map the page meanwhile). A write with it to
+ * private anonymous memory allocates first and maps in one walk, skipping
+ * the lookup walk; a page found mapped after all costs one wasted frame and
+ * a retry of the access. */
+#define FAULT_ABSENT (1u << 3)
 
 /* What a fault came to. The kernel chooses the signal from it once
  * (kernel/fault_signal.c); a system call's copy its errno (fault_errno). */

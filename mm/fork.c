@@ -15,7 +15,9 @@
  * Shared page tables (FORK_SHARE, ptshare=fork or all, mm/ptshare.c): the
  * child's PD entries point at the parent's PT pages, write-protected; no
  * per-page work at all, so the cost grows with the number of PT pages (one
- * per 2 MiB).
+ * per 2 MiB). A PT page is shared whatever VMAs it serves, as long as all
+ * of them are private memory (chunk_flags): a chunk with a MAP_SHARED VMA
+ * over it is copied entry by entry.
  *
  * Shared PD pages (FORK_SHARE_PD, ptshare=pd): where every VMA of a 1 GiB
  * is private memory inside it, the child's PDPT entry points at the
@@ -36,13 +38,14 @@
 #include "mm/ptshare.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
+#include "lib/errno.h"
 #include "lib/printk.h"
 
 /* Allocate what forking parent VMA v into child pgt with strategy s
- * needs (FORK_COPY: all of it, contents included); pd: PTSHARE_FORK_PD or
- * 0. 0 or -ENOMEM. */
+ * needs (FORK_COPY: all of it, contents included); flags: PTSHARE_FORK_*
+ * (mm/ptshare.h) or 0. 0 or -ENOMEM. */
 static int fork_prepare(struct pagetable *child, struct pagetable *parent,
-			const struct vma *v, enum fork_strategy s, unsigned pd)
+			const struct vma *v, enum fork_strategy s, unsigned flags)
 {
 	switch (s) {
 	case FORK_COPY:
@@ -51,29 +54,22 @@ static int fork_prepare(struct pagetable *child, struct pagetable *parent,
 		return pgt_copy_prepare(child, parent, v->start, v->end);
 	case FORK_SHARE:
 	case FORK_SHARE_PD:
-		return ptshare_fork_prepare(child, parent, v, pd);
+		return ptshare_fork_prepare(child, parent, v, flags);
 	default:
 		panic("as_fork_with: bad fork strategy %d", (int)s);
 	}
 }
 
-/* Duplicate the pages of parent VMA v into child pgt with strategy s
- * (pd: PTSHARE_FORK_PD when v's 1 GiB is shared whole): allocate, then
- * change the parent's entries in one TLB batch. */
-static int fork_vma(struct pagetable *child, struct pagetable *parent, const struct vma *v,
-		    enum fork_strategy s, unsigned pd)
+/* Change the parent's entries for VMA v (prepared by fork_prepare) and
+ * give the child its part, in the fork's one TLB batch b: write-protect and
+ * copy entries (FORK_COW) or share table pages (FORK_SHARE, _PD). */
+static void fork_entries(struct tlb_batch *b, struct pagetable *child, const struct vma *v,
+			 enum fork_strategy s, unsigned flags)
 {
-	int r = fork_prepare(child, parent, v, s, pd);
-	if (r < 0 || s == FORK_COPY)   /* an eager copy leaves the parent alone */
-		return r;
-	struct tlb_batch b;
-	tlb_begin(&b, parent);
 	if (s == FORK_COW)
-		pgt_copy(&b, child, v->start, v->end, v->flags & VM_SHARED);
+		pgt_copy(b, child, v->start, v->end, v->flags & VM_SHARED);
 	else
-		ptshare_fork_vma(&b, child, v, pd);
-	tlb_end(&b);
-	return 0;
+		ptshare_fork_vma(b, child, v, flags);
 }
 
 /* The 1 GiB that address va lies in. */
@@ -116,6 +112,49 @@ static unsigned pd_flags(struct pd_verdict *d, const struct vma *v, enum fork_st
 	return s == FORK_SHARE_PD ? d->flags : 0;
 }
 
+/* The fork walk's verdict on partial 2 MiB chunks: the last one judged. */
+struct chunk_verdict {
+	vaddr_t chunk;        /* or 1 (none yet) */
+	bool private;         /* every VMA over it is private memory */
+};
+
+/* Is every VMA over the chunk at c private? first: the first VMA that
+ * overlaps it (the list is sorted). */
+static bool chunk_private(const struct vma *first, vaddr_t c)
+{
+	for (const struct vma *v = first; v && v->start < c + LARGE_PAGE_SIZE; v = v->next)
+		if (v->flags & VM_SHARED)
+			return false;
+	return true;
+}
+
+/* The verdict on the chunk at c, which v overlaps: the cached one, or (v is
+ * then the first VMA over c: an earlier one over it would have been judged
+ * as its last chunk) a new one, cached. */
+static bool chunk_judge(struct chunk_verdict *cv, const struct vma *v, vaddr_t c)
+{
+	if (cv->chunk != c)
+		*cv = (struct chunk_verdict){ c, chunk_private(v, c) };
+	return cv->private;
+}
+
+/* PTSHARE_FORK_HEAD / _TAIL for v under strategy s: its first and last
+ * chunks, where v covers them in part and every VMA over them is private.
+ * Called for each VMA in order. */
+static unsigned chunk_flags(struct chunk_verdict *cv, const struct vma *v, enum fork_strategy s)
+{
+	if (s != FORK_SHARE && s != FORK_SHARE_PD)
+		return 0;
+	vaddr_t head = ALIGN_DOWN(v->start, LARGE_PAGE_SIZE);
+	vaddr_t tail = ALIGN_DOWN(v->end - 1, LARGE_PAGE_SIZE);
+	unsigned f = 0;
+	if ((v->start != head || v->end < head + LARGE_PAGE_SIZE) && chunk_judge(cv, v, head))
+		f |= PTSHARE_FORK_HEAD;
+	if (v->end != tail + LARGE_PAGE_SIZE && chunk_judge(cv, v, tail))
+		f |= PTSHARE_FORK_TAIL;
+	return f;
+}
+
 /* Does any VMA of as carry a flag that keeps whole PT pages from being
  * shared with the child? */
 static bool has_fork_flags(const struct addrspace *as)
@@ -124,6 +163,60 @@ static bool has_fork_flags(const struct addrspace *as)
 		if (v->flags & (VM_DONTCOPY | VM_WIPEONFORK))
 			return true;
 	return false;
+}
+
+/* Does the fork give VMA v nothing to do (after pd_flags decided on it):
+ * wiped or not copied, or in a 1 GiB whose PD page is shared whole already? */
+static bool fork_skips(const struct vma *v, unsigned pd, const struct pd_verdict *d)
+{
+	return (v->flags & (VM_WIPEONFORK | VM_DONTCOPY)) || (pd && d->done);
+}
+
+/* Phase 1: the child's VMAs, and everything their page tables need
+ * allocated (FORK_COPY: all of it, contents included). 0 or -ENOMEM. */
+static int fork_prepare_all(struct addrspace *child, struct addrspace *parent, enum fork_strategy s)
+{
+	struct pd_verdict d = { .gib = 1 };
+	struct chunk_verdict cv = { .chunk = 1 };
+	for (struct vma *v = parent->vmas; v; v = v->next) {
+		unsigned pd = pd_flags(&d, v, s), chunks = chunk_flags(&cv, v, s);
+		if (v->flags & VM_DONTCOPY)
+			continue;
+		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
+					v->obj_off);
+		if (!c)
+			return -ENOMEM;
+		vma_insert(child, c);
+		uint64_t t0 = phase_begin();
+		int r = fork_skips(v, pd, &d) ? 0 :
+			fork_prepare(child->pgt, parent->pgt, v, s, pd | chunks);
+		d.done |= pd != 0;
+		phase_end(PH_FORK_VMA, t0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Phase 2, nothing allocated: every VMA's entries in one TLB batch, so the
+ * parent's TLB is flushed once per fork (Linux's dup_mmap does the same),
+ * not once per VMA: under TCG each flush also costs refilling every
+ * translation the kernel and the parent use next. */
+static void fork_entries_all(struct addrspace *child, struct addrspace *parent, enum fork_strategy s)
+{
+	uint64_t t0 = phase_begin();
+	struct pd_verdict d = { .gib = 1 };
+	struct chunk_verdict cv = { .chunk = 1 };
+	struct tlb_batch b;
+	tlb_begin(&b, parent->pgt);
+	for (struct vma *v = parent->vmas; v; v = v->next) {
+		unsigned pd = pd_flags(&d, v, s), chunks = chunk_flags(&cv, v, s);
+		if (!fork_skips(v, pd, &d))
+			fork_entries(&b, child->pgt, v, s, pd | chunks);
+		d.done |= pd != 0 && !(v->flags & VM_DONTCOPY);
+	}
+	tlb_end(&b);
+	phase_end(PH_FORK_ENTRIES, t0);
 }
 
 struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
@@ -137,29 +230,13 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 	child->brk = parent->brk;
 	if ((s == FORK_SHARE || s == FORK_SHARE_PD) && has_fork_flags(parent))
 		s = FORK_COW;
-	struct pd_verdict d = { .gib = 1 };
-	for (struct vma *v = parent->vmas; v; v = v->next) {
-		unsigned pd = pd_flags(&d, v, s);
-		if (v->flags & VM_DONTCOPY)
-			continue;
-		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
-					v->obj_off);
-		if (!c)
-			goto fail;
-		vma_insert(child, c);
-		t0 = phase_begin();
-		/* once a 1 GiB's PD page is shared, its other VMAs need nothing */
-		bool skip = (v->flags & VM_WIPEONFORK) || (pd && d.done);
-		int r = skip ? 0 : fork_vma(child->pgt, parent->pgt, v, s, pd);
-		d.done |= pd != 0;
-		phase_end(PH_FORK_VMA, t0);
-		if (r < 0)
-			goto fail;
+	if (fork_prepare_all(child, parent, s) < 0) {
+		as_destroy(child);
+		return NULL;
 	}
+	if (s != FORK_COPY)   /* an eager copy leaves the parent alone */
+		fork_entries_all(child, parent, s);
 	return child;
-fail:
-	as_destroy(child);
-	return NULL;
 }
 
 struct addrspace *as_fork(struct addrspace *parent)

@@ -8,18 +8,24 @@
  * Mapping and unmapping hold map_lock (LOCK_RANK_KSTACK_MAP, low enough to
  * allocate under it) while they change entries: neighbouring slots share
  * page-table pages of the kernel half, whose entries and present counts
- * two CPUs must not change at once. */
+ * two CPUs must not change at once. The pool (mm/kstack.h) is under
+ * kstack_lock too. */
 #include "mm/kstack.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
+#include "mm/phasetime.h"
 #include "mm/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
+#include "lib/errno.h"
 #include "lib/spinlock.h"
 
 static struct spinlock kstack_lock = SPINLOCK_INIT("kstack", LOCK_RANK_KSTACK);
 static struct spinlock map_lock = SPINLOCK_INIT("kstack-map", LOCK_RANK_KSTACK_MAP);
 static uint64_t used[KSTACK_SLOTS / 64];
+static uint64_t pooled[KSTACK_SLOTS / 64];   /* slots of the pool's stacks */
+static void *pool_free[KSTACK_POOL];         /* tops of the free ones, mapped */
+static unsigned npool_free, npool, pool_want;
 
 static bool slot_used(unsigned i)
 {
@@ -74,7 +80,8 @@ static int map_page(vaddr_t va, struct page *pg)
 	return r;
 }
 
-void *kstack_alloc(void)
+/* A new stack: reserve a slot, map fresh frames; NULL when out of either. */
+static void *kstack_map_new(void)
 {
 	unsigned i = slot_reserve();
 	if (i == KSTACK_SLOTS)
@@ -93,16 +100,139 @@ void *kstack_alloc(void)
 	return (void *)top;
 }
 
-void kstack_free(void *top)
+/* Unmap the (checked) stack at top (one shootdown) and release its slot. */
+static void kstack_unmap(void *top)
 {
 	vaddr_t t = (vaddr_t)top;
-	unsigned i = (unsigned)((t - KSTACK_BASE) / KSTACK_SLOT) - 1;
+	unmap_stack(t, t - KSTACK_SIZE);
+	slot_release((unsigned)((t - KSTACK_BASE) / KSTACK_SLOT) - 1);
+}
+
+static unsigned slot_of(void *top)
+{
+	return (unsigned)(((vaddr_t)top - KSTACK_BASE) / KSTACK_SLOT) - 1;
+}
+
+static bool slot_pooled(unsigned i)
+{
+	return (pooled[i / 64] >> (i % 64)) & 1;
+}
+
+static void set_pooled(unsigned i, bool on)
+{
+	if (on)
+		pooled[i / 64] |= 1UL << (i % 64);
+	else
+		pooled[i / 64] &= ~(1UL << (i % 64));
+}
+
+/* A free pool stack, or NULL if none is free. */
+static void *pool_take(void)
+{
+	spin_lock(&kstack_lock);
+	void *top = npool_free ? pool_free[--npool_free] : NULL;
+	spin_unlock(&kstack_lock);
+	return top;
+}
+
+/* A pool stack comes back: into the free list (true), or out of the pool
+ * if the pool is to shrink or top is not the pool's (false: unmap it). */
+static bool pool_put(void *top)
+{
+	unsigned i = slot_of(top);
+	spin_lock(&kstack_lock);
+	bool keep = slot_pooled(i) && npool <= pool_want;
+	if (keep)
+		pool_free[npool_free++] = top;
+	else if (slot_pooled(i)) {
+		set_pooled(i, false);
+		npool--;
+	}
+	spin_unlock(&kstack_lock);
+	return keep;
+}
+
+/* Panic unless top is the top of an allocated stack not free in the pool. */
+static void check_top(void *top)
+{
+	vaddr_t t = (vaddr_t)top;
+	unsigned i = slot_of(top);
 	spin_lock(&kstack_lock);
 	bool ok = t >= KSTACK_BASE && (t - KSTACK_BASE) % KSTACK_SLOT == 0 &&
 		  i < KSTACK_SLOTS && slot_used(i);
+	for (unsigned c = 0; ok && c < npool_free; c++)
+		ok = pool_free[c] != top;
 	spin_unlock(&kstack_lock);
 	if (!ok)
 		panic("kstack_free: %p is not the top of an allocated kernel stack", top);
-	unmap_stack(t, t - KSTACK_SIZE);
-	slot_release(i);
+}
+
+void *kstack_alloc(void)
+{
+	uint64_t t0 = phase_begin();
+	void *top = pool_take();
+	if (!top)
+		top = kstack_map_new();
+	phase_end(PH_KSTACK_ALLOC, t0);
+	return top;
+}
+
+void kstack_free(void *top)
+{
+	uint64_t t0 = phase_begin();
+	check_top(top);
+	if (!pool_put(top))
+		kstack_unmap(top);
+	phase_end(PH_KSTACK_FREE, t0);
+}
+
+/* One more stack in the pool: mapped, marked, free. */
+static int pool_grow(void)
+{
+	void *top = kstack_map_new();
+	if (!top)
+		return -ENOMEM;
+	spin_lock(&kstack_lock);
+	set_pooled(slot_of(top), true);
+	npool++;
+	pool_free[npool_free++] = top;
+	spin_unlock(&kstack_lock);
+	return 0;
+}
+
+/* One free pool stack out of the pool, or NULL if none is free. */
+static void *pool_shrink(void)
+{
+	spin_lock(&kstack_lock);
+	void *top = npool_free ? pool_free[--npool_free] : NULL;
+	if (top) {
+		set_pooled(slot_of(top), false);
+		npool--;
+	}
+	spin_unlock(&kstack_lock);
+	return top;
+}
+
+int kstack_set_pool(unsigned n)
+{
+	if (n > KSTACK_POOL)
+		panic("kstack_set_pool: %u stacks, the pool holds at most %d", n, KSTACK_POOL);
+	spin_lock(&kstack_lock);
+	pool_want = n;
+	unsigned have = npool;
+	spin_unlock(&kstack_lock);
+	for (void *top; have > n && (top = pool_shrink()); have--)
+		kstack_unmap(top);
+	for (; have < n; have++)
+		if (pool_grow() < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+unsigned kstack_pool_free(void)
+{
+	spin_lock(&kstack_lock);
+	unsigned n = npool_free;
+	spin_unlock(&kstack_lock);
+	return n;
 }

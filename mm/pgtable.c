@@ -1,6 +1,7 @@
 /* mm/pgtable.c -- the page table of an address space: create, destroy,
  * activate, RSS, the point lookup (see mm/pgtable.h). */
 #include "mm/pgtable.h"
+#include "mm/phasetime.h"
 #include "mm/ptpage.h"
 #include "mm/walk.h"
 #include "mm/kmalloc.h"
@@ -202,17 +203,27 @@ static const struct walk_ops teardown_ops = {
 	.lock_leaves = true,   /* reclaim may be looking at a lazy-free record here */
 };
 
-void pgt_destroy(struct pagetable *pgt)
+/* pgt_destroy's wait for the CPUs that still run on pgt lazily (back in
+ * their scheduler): each switches to the kernel's root. */
+static void leave_lazy_cpus(struct pagetable *pgt)
 {
-	if (pgt_active(pgt))
-		panic("pgt_destroy: address space (PML4 %#lx) is still active",
-		      pgt_root_pa(pgt));
-	cpumask_t lazy = smp_cpus_using(pgt_root_pa(pgt));   /* back in their scheduler */
+	uint64_t t0 = phase_begin();
+	cpumask_t lazy = smp_cpus_using(pgt_root_pa(pgt));
 	if (lazy)
 		smp_leave_cr3(lazy, pgt_root_pa(pgt), pgt_root_pa(&kernel_pgt));
 	if (smp_cpus_using(pgt_root_pa(pgt)))   /* an idle CPU runs on the kernel's */
 		panic("pgt_destroy: address space (PML4 %#lx) is still in CR3 of CPUs %#lx",
 		      pgt_root_pa(pgt), (uint64_t)smp_cpus_using(pgt_root_pa(pgt)));
+	phase_end(PH_PGT_LEAVE_CR3, t0);
+}
+
+void pgt_destroy(struct pagetable *pgt)
+{
+	if (pgt_active(pgt))
+		panic("pgt_destroy: address space (PML4 %#lx) is still active",
+		      pgt_root_pa(pgt));
+	uint64_t t0 = phase_begin();
+	leave_lazy_cpus(pgt);
 	struct walk w = { .ops = &teardown_ops, .pgt = pgt };
 	pv_lazy_mmu_enter();
 	walk_range(&w, 0, USER_HALF_END);
@@ -223,4 +234,5 @@ void pgt_destroy(struct pagetable *pgt)
 	pv_lazy_mmu_leave();
 	ptpage_free(pgt->root);
 	kfree(pgt);
+	phase_end(PH_PGT_DESTROY, t0);
 }

@@ -19,11 +19,16 @@ static const char *const phase_names[PH_COUNT] = {
 	[PH_FORK_AS] = "fork_as",
 	[PH_FORK_AS_CREATE] = "fork_as_create",
 	[PH_FORK_VMA] = "fork_vma",
+	[PH_FORK_ENTRIES] = "fork_entries",
 	[PH_EXIT] = "exit",
 	[PH_EXIT_AS] = "exit_as",
 	[PH_WAIT_REAP] = "wait_reap",
 	[PH_LAZYFREE] = "lazyfree",
 	[PH_LAZYFREE_FLUSH] = "lazyfree_flush",
+	[PH_PGT_DESTROY] = "pgt_destroy",
+	[PH_PGT_LEAVE_CR3] = "pgt_leave_cr3",
+	[PH_KSTACK_ALLOC] = "kstack_alloc",
+	[PH_KSTACK_FREE] = "kstack_free",
 };
 
 /* The last fork's two address spaces and the faults each has left to count. */

@@ -32,12 +32,17 @@ enum phase {
 	PH_FORK,               /* proc_fork_req: the whole fork in the kernel */
 	PH_FORK_AS,            /* as_fork: the address space */
 	PH_FORK_AS_CREATE,     /* as_create: the new PML4 and its kernel half */
-	PH_FORK_VMA,           /* one VMA's pages: shared or copied page tables */
+	PH_FORK_VMA,           /* one VMA's preparation: the child's tables allocated */
+	PH_FORK_ENTRIES,       /* every VMA's entries shared or copied, one flush */
 	PH_EXIT,               /* proc_exit up to the switch away */
 	PH_EXIT_AS,            /* as_destroy at exit */
 	PH_WAIT_REAP,          /* wait: freeing the zombie's slot and stack */
 	PH_LAZYFREE,           /* MADV_FREE of a range (lazyfree_range), whole */
 	PH_LAZYFREE_FLUSH,     /* its TLB flush (the marking batch's tlb_end) */
+	PH_PGT_DESTROY,        /* pgt_destroy: a page table's teardown walk */
+	PH_PGT_LEAVE_CR3,      /* its wait for CPUs still in that CR3 (lazily) */
+	PH_KSTACK_ALLOC,       /* a kernel stack for a new process or thread */
+	PH_KSTACK_FREE,        /* a kernel stack given back, its flush included */
 	PH_COUNT
 };
 

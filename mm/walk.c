@@ -85,15 +85,21 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 	return call(o->table_done, w, ep, level, va, end);
 }
 
-/* Visit the entries of a level-`level` table that cover [va, end). */
+/* Visit the entries of a level-`level` table that cover [va, end). A walk
+ * with no hole callback that allocates nothing passes over absent entries
+ * in a tight loop: a teardown of a small process visits a few dozen entries
+ * among thousands of empty ones (pgt_destroy took 300 000 cycles per exit
+ * calling walk_entry on each). */
 static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr_t end)
 {
 	uint64_t size = pgl_entry_size(level);
+	bool holes = w->ops->hole || w->alloc;
 	do {
 		vaddr_t next = (va | (size - 1)) + 1;   /* 0 past the top */
 		if (next - 1 >= end - 1)
 			next = end;
-		int r = walk_entry(w, &table[pgl_index(va, level)], level, va, next);
+		pte_t *ep = &table[pgl_index(va, level)];
+		int r = holes || pte_mapped(pte_read(ep)) ? walk_entry(w, ep, level, va, next) : 0;
 		if (r < 0)
 			return r;
 		va = next;

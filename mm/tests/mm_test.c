@@ -115,7 +115,30 @@ MM_TEST(kstack_guard)
 	KEXPECT(ktest_catch_fault(write_byte, top - KSTACK_SIZE - 8, &vec, &addr));
 	KEXPECT_EQ(addr, (vaddr_t)top - KSTACK_SIZE - 8);
 	kstack_free(top);
-	KEXPECT(!pgt_lookup(&kernel_pgt, (vaddr_t)top - PAGE_SIZE, NULL, NULL));
+}
+
+/* A pool stack freed goes back to the pool, still mapped, and is the next
+ * one handed out; a stack mapped because the pool was empty is unmapped when
+ * freed. However many stacks were taken at once, the free frames and the
+ * pool's free stacks end as they began. */
+MM_TEST(kstack_pool)
+{
+	unsigned n0 = kstack_pool_free();
+	uint64_t free0 = mm_stats.free;
+	KEXPECT(n0 > 0);
+	void *top[KSTACK_POOL + 2];
+	for (unsigned i = 0; i < n0 + 2; i++)
+		KEXPECT((top[i] = kstack_alloc()) != NULL);
+	KEXPECT_EQ(kstack_pool_free(), 0);
+	for (unsigned i = 0; i < n0 + 2; i++)
+		kstack_free(top[i]);
+	KEXPECT_EQ(kstack_pool_free(), n0);
+	KEXPECT_EQ(mm_stats.free, free0);
+	/* the last two were mapped for the occasion: gone; the pool's are mapped */
+	KEXPECT(!pgt_lookup(&kernel_pgt, (vaddr_t)top[n0 + 1] - PAGE_SIZE, NULL, NULL));
+	KEXPECT(pgt_lookup(&kernel_pgt, (vaddr_t)top[n0 - 1] - PAGE_SIZE, NULL, NULL));
+	KEXPECT(kstack_alloc() == top[n0 - 1]);   /* last in, first out */
+	kstack_free(top[n0 - 1]);
 }
 
 MM_TEST(image_wx)

@@ -205,6 +205,46 @@ START_TEST(test_kstack)
 }
 END_TEST
 
+/* The pool: its stacks come back mapped and are handed out again; a stack
+ * mapped because the pool was empty is unmapped when freed; the free frames
+ * after a burst of more stacks than the pool holds equal those before it;
+ * shrinking the pool unmaps its free stacks. */
+START_TEST(test_kstack_pool)
+{
+	ck_assert_int_eq(kstack_set_pool(2), 0);
+	uint64_t free_with_pool = mm_stats.free;
+	ck_assert_uint_eq(kstack_pool_free(), 2);
+	void *a = kstack_alloc(), *b = kstack_alloc(), *c = kstack_alloc();
+	ck_assert_uint_eq(kstack_pool_free(), 0);
+	ck_assert_uint_eq(free_with_pool - mm_stats.free, KSTACK_SIZE / PAGE_SIZE);   /* c only */
+	kstack_free(c);
+	ck_assert(!pgt_lookup(&kernel_pgt, (vaddr_t)c - PAGE_SIZE, NULL, NULL));
+	kstack_free(a);
+	kstack_free(b);
+	ck_assert_uint_eq(kstack_pool_free(), 2);
+	ck_assert(pgt_lookup(&kernel_pgt, (vaddr_t)a - PAGE_SIZE, NULL, NULL));
+	ck_assert_uint_eq(mm_stats.free, free_with_pool);
+	ck_assert_ptr_eq(kstack_alloc(), b);   /* last in, first out, no new frames */
+	ck_assert_uint_eq(free_with_pool, mm_stats.free);
+	ck_assert_int_eq(kstack_set_pool(0), 0);   /* a free one goes at once ... */
+	ck_assert_uint_eq(kstack_pool_free(), 0);
+	ck_assert(!pgt_lookup(&kernel_pgt, (vaddr_t)a - PAGE_SIZE, NULL, NULL));
+	kstack_free(b);                             /* ... one in use when freed */
+	ck_assert(!pgt_lookup(&kernel_pgt, (vaddr_t)b - PAGE_SIZE, NULL, NULL));
+	ck_assert_uint_eq(kstack_pool_free(), 0);
+	host_assert_no_leak();
+}
+END_TEST
+
+START_TEST(test_kstack_free_pooled_twice)
+{
+	ck_assert_int_eq(kstack_set_pool(1), 0);
+	void *top = kstack_alloc();
+	kstack_free(top);
+	kstack_free(top);   /* free in the pool already: panics */
+}
+END_TEST
+
 START_TEST(test_map_oom_all_or_nothing)
 {
 	struct pagetable *pgt = pgt_create();
@@ -435,6 +475,7 @@ static Suite *pgtable_suite(void)
 	tcase_add_test(tc, test_cr3_and_flushes);
 	tcase_add_test(tc, test_kernel_space);
 	tcase_add_test(tc, test_kstack);
+	tcase_add_test(tc, test_kstack_pool);
 	tcase_add_test(tc, test_map_oom_all_or_nothing);
 	tcase_add_test(tc, test_point_walk);
 	tcase_add_test(tc, test_replace_stale_entry_is_eagain);
@@ -448,6 +489,7 @@ static Suite *pgtable_suite(void)
 	tcase_add_test_raise_signal(bad, test_check_catches_bad_count, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_check_catches_free_frame, SIGABRT);
 	tcase_add_test_raise_signal(bad, test_kstack_free_bad, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_kstack_free_pooled_twice, SIGABRT);
 	return s;
 }
 

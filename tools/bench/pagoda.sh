@@ -69,8 +69,10 @@ boot() {
 	elif [ $# -gt 0 ]; then
 		cmd="$cmd$(printf ' %q' "$@")"
 	fi
+	# keyed by the kernel's contents too: a rebuilt kernel.elf at the same
+	# path must not boot the image made from the old one
 	name=$top/$(echo "cfg-$config" | tr -c 'A-Za-z0-9=.-' '_')-$(printf '%s\n' "$kernel" \
-		"$kernel_opts" "$cmd" | md5sum | cut -c1-8)
+		"$(md5sum < "$kernel")" "$kernel_opts" "$cmd" | md5sum | cut -c1-8)
 	if [ ! -e "$name.iso" ]; then
 		rm -rf "$name.tree" && cp -a "$top/tree" "$name.tree"
 		echo "$cmd" > "$name.tree/etc/init.cmd"

@@ -3,7 +3,8 @@
 # counters (mm/phasetime.h, /proc/phasetime): boot Pagoda with `phasetime`,
 # run user/bench/phases --quick (the static musl build) and check that every
 # workload reported its phases with the right COUNTS (one fork, one as_fork,
-# one exit and one reap per fork; at least 256 frame allocations and 256 PTE
+# one batch of entry changes, one kernel stack taken and given back, one
+# teardown, one exit and one reap per fork; at least 256 frame allocations and 256 PTE
 # writes per 1 MiB written). It asserts no time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,11 +19,12 @@ timeout 120 tools/bench/pagoda.sh boot "$build" 256M 'libc=phasetest phasetime' 
 grep -q '^PHASES-OK' "$out/console.log" || { echo "bench-phases: phases failed (log $out/console.log)"; exit 1; }
 ! grep '^BENCHSKIP' "$out/console.log" || { echo "bench-phases: skipped"; exit 1; }
 python3 tools/bench/bench.py check "$out/console.log" --expect \
-phases_fault:fault,phases_fault:fault_vma,phases_fault:fault_walk,phases_fault:fault_alloc,\
+phases_fault:fault,phases_fault:fault_vma,phases_fault:fault_alloc,\
 phases_fault:fault_map,phases_fault:zero_frame,phases_fork:fork,phases_fork:fork_as,\
 phases_fork:fork_as_create,phases_fork:fork_vma,phases_fork:exit,phases_fork:exit_as,\
 phases_fork:wait_reap,phases_fork:fault_fork_child,phases_fork:fault_fork_parent,\
-phases_fork_big:fork_as
+phases_fork:fork_entries,phases_fork:kstack_alloc,phases_fork:kstack_free,phases_fork:pgt_destroy,\
+phases_fork:op,phases_fault:op,phases_fork_big:fork_as
 python3 - "$out/console.log" <<'PY'
 import sys
 sys.path.insert(0, "tools/bench")
@@ -34,6 +36,8 @@ for line in open(sys.argv[1]):
         got[(r["bench"], r["metric"])] = r["median"]
 want = [("phases_fork", "fork_n", "==", 1), ("phases_fork", "fork_as_n", "==", 1),
         ("phases_fork", "exit_as_n", "==", 1), ("phases_fork", "wait_reap_n", "==", 1),
+        ("phases_fork", "fork_entries_n", "==", 1), ("phases_fork", "kstack_alloc_n", "==", 1),
+        ("phases_fork", "kstack_free_n", "==", 1), ("phases_fork", "pgt_destroy_n", "==", 1),
         ("phases_fork_big", "fork_n", "==", 1), ("phases_fault", "fault_alloc_n", ">=", 256),
         ("phases_fault", "fault_map_n", ">=", 256), ("phases_fault", "fault_n", ">=", 256)]
 bad = [w for w in want if (w[0], w[1]) not in got or

@@ -20,7 +20,9 @@
  *
  * User and system seconds are the sums over the process's threads of
  * /proc/self/task/TID/stat (USER_HZ ticks), read while every thread is alive
- * and parked at a barrier: the per-thread files are what both kernels report
+ * and parked at a barrier and subtracted thread by thread (a thread of the
+ * previous run may still be listed, exiting, at the first reading and gone
+ * at the second; make test saw a negative sum): the per-thread files are what both kernels report
  * alike (Pagoda's times() counted only the calling thread until it learned to
  * sum the group). Without /proc it falls back to times().
  *
@@ -225,9 +227,20 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The user and system ticks of each of the process's threads at one moment,
+ * by thread id: a run's CPU time is the difference per thread, so a thread
+ * of the previous run that is still listed at the first reading (it has woken
+ * pthread_join but not finished exiting, on either kernel) and gone at the
+ * second does not make the sum go down. */
+struct task_ticks {
+	int ok;                       /* /proc/self/task was read */
+	unsigned long n;
+	struct { long tid; unsigned long long user, sys; } t[MAX_THREADS + 8];
+};
+
 /* Add one thread's user and system ticks (fields 14 and 15 of its
- * /proc/self/task/TID/stat) to *ticks; -1 if the file cannot be read. */
-static int add_task_ticks(const char *tid, unsigned long long ticks[2])
+ * /proc/self/task/TID/stat) to *tt; -1 if the file cannot be read or tt is full. */
+static int add_task_ticks(const char *tid, struct task_ticks *tt)
 {
 	char path[64], buf[512], *p;
 	unsigned long long u, s;
@@ -235,7 +248,7 @@ static int add_task_ticks(const char *tid, unsigned long long ticks[2])
 	size_t n;
 
 	snprintf(path, sizeof path, "/proc/self/task/%s/stat", tid);
-	if (!(f = fopen(path, "r")))
+	if (tt->n == sizeof tt->t / sizeof tt->t[0] || !(f = fopen(path, "r")))
 		return -1;
 	n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
@@ -244,30 +257,53 @@ static int add_task_ticks(const char *tid, unsigned long long ticks[2])
 	if (!(p = strrchr(buf, ')')) ||
 	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &u, &s) != 2)
 		return -1;
-	ticks[0] += u;
-	ticks[1] += s;
+	tt->t[tt->n].tid = atol(tid);
+	tt->t[tt->n].user = u;
+	tt->t[tt->n++].sys = s;
 	return 0;
 }
 
-/* CPU time of all of this process's threads (user_s, sys_s) and wall time;
- * times() when /proc/self/task cannot be read. */
-static void cpu_now(struct bench_cpu *out)
+/* Read every thread's ticks into *tt (tt->ok = 0 when /proc cannot say) and
+ * the wall and times() clocks into *out. */
+static void cpu_now(struct task_ticks *tt, struct bench_cpu *out)
 {
-	unsigned long long ticks[2] = { 0, 0 };
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *de;
-	int ok = d != NULL;
 
-	while (ok && (de = readdir(d)))
-		if (de->d_name[0] != '.' && add_task_ticks(de->d_name, ticks) != 0)
-			ok = 0;
+	tt->ok = d != NULL;
+	tt->n = 0;
+	while (tt->ok && (de = readdir(d)))
+		if (de->d_name[0] != '.' && add_task_ticks(de->d_name, tt) != 0)
+			tt->ok = 0;
 	if (d)
 		closedir(d);
 	bench_cpu_now(out);
-	if (ok) {
-		out->user_s = (double)ticks[0] / USER_HZ;
-		out->sys_s = (double)ticks[1] / USER_HZ;
+}
+
+/* The CPU and wall time from (a0, t0) to (a1, t1): per thread, over the
+ * threads listed at the second reading (a thread new since the first counts
+ * whole); the times() difference when either reading failed. */
+static struct bench_cpu cpu_used(const struct task_ticks *a0, const struct bench_cpu *t0,
+				 const struct task_ticks *a1, const struct bench_cpu *t1)
+{
+	struct bench_cpu used = { t1->user_s - t0->user_s, t1->sys_s - t0->sys_s, t1->wall_s - t0->wall_s };
+	unsigned long long user = 0, sys = 0;
+
+	if (!a0->ok || !a1->ok)
+		return used;
+	for (unsigned long i = 0; i < a1->n; i++) {
+		unsigned long long u0 = 0, s0 = 0;
+		for (unsigned long j = 0; j < a0->n; j++)
+			if (a0->t[j].tid == a1->t[i].tid) {
+				u0 = a0->t[j].user;
+				s0 = a0->t[j].sys;
+			}
+		user += a1->t[i].user - u0;
+		sys += a1->t[i].sys - s0;
 	}
+	used.user_s = (double)user / USER_HZ;
+	used.sys_s = (double)sys / USER_HZ;
+	return used;
 }
 
 /* Sleep until `seconds` after start_ns (nanosleep may wake early). */
@@ -304,22 +340,23 @@ static void start_workers(struct ebizzy *e, struct worker *w)
  * return the CPU and wall time of the run in *used; the records looked up. */
 static unsigned long run_workers(struct ebizzy *e, struct worker *w, struct bench_cpu *used)
 {
+	static struct task_ticks a0, a1;
 	struct bench_cpu t0, t1;
 	unsigned long i, records = 0;
 
 	__atomic_store_n(&e->stop, 0, __ATOMIC_RELAXED);
-	cpu_now(&t0);
+	cpu_now(&a0, &t0);
 	pthread_barrier_wait(&e->start);
 	if (e->seconds) {
 		sleep_until((uint64_t)(t0.wall_s * 1e9), e->seconds);
 		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
 	}
 	pthread_barrier_wait(&e->done);
-	cpu_now(&t1);
+	cpu_now(&a1, &t1);
 	pthread_barrier_wait(&e->leave);
 	for (i = 0; i < e->nthreads; i++)
 		records += w[i].done * e->searches;
-	*used = (struct bench_cpu){ t1.user_s - t0.user_s, t1.sys_s - t0.sys_s, t1.wall_s - t0.wall_s };
+	*used = cpu_used(&a0, &t0, &a1, &t1);
 	return records;
 }
 

@@ -9,7 +9,9 @@
  *   fork       fork + _exit + wait of this small process (lat_proc's fork)
  *   fork_big   the same with MIB MiB (default 64) written by the parent first
  * Metrics: phases_<workload> <phase> cycles, and <phase>_n (occurrences per
- * operation). Without /proc/phasetime (Linux, or Pagoda booted without the
+ * operation); and `op`: the TSC cycles of one whole operation as user space
+ * sees it (rdtsc around the batch), so that what the phases leave out
+ * (system call entry, scheduling, wake-ups, user code) shows. Without /proc/phasetime (Linux, or Pagoda booted without the
  * option) every workload is skipped (BENCHSKIP) and the exit status is 0.
  * Usage: phases [--quick] [--runs N] [MIB]
  */
@@ -61,11 +63,22 @@ struct workload {
 	int iters;
 };
 
-/* Samples per phase across runs. */
+/* Samples per phase across runs, and of the whole operation. */
 struct samples {
 	double cyc[MAX_PHASES][BENCH_MAX_RUNS], per_op[MAX_PHASES][BENCH_MAX_RUNS];
 	int n[MAX_PHASES];
+	double op[BENCH_MAX_RUNS];
+	int nop;
 };
+
+/* The time-stamp counter (the kernel's phases count the same clock). */
+static unsigned long long tsc_now(void)
+{
+	unsigned lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (unsigned long long)hi << 32 | lo;
+}
 
 /* One run: the phase deltas of w->iters operations into *out. */
 static void run_once(const struct workload *w, struct samples *out)
@@ -74,8 +87,12 @@ static void run_once(const struct workload *w, struct samples *out)
 
 	if (snap(&a) < 0)
 		bench_die("/proc/phasetime vanished");
+	unsigned long long t0 = tsc_now();
 	for (int i = 0; i < w->iters; i++)
 		w->op(w->ctx);
+	unsigned long long t1 = tsc_now();
+	if (out->nop < BENCH_MAX_RUNS)
+		out->op[out->nop++] = (double)(t1 - t0) / w->iters;
 	if (snap(&b) < 0 || b.n != a.n)
 		bench_die("/proc/phasetime changed shape");
 	for (int p = 0; p < a.n; p++) {
@@ -97,6 +114,7 @@ static void measure(const struct workload *w, const struct snapshot *names)
 	for (int r = 0; r < bench_runs(); r++)
 		run_once(w, &s);
 	snprintf(bench, sizeof bench, "phases_%s", w->name);
+	bench_report(bench, "op", "cycles", s.op, s.nop);
 	for (int p = 0; p < names->n; p++) {
 		if (!s.n[p])
 			continue;

@@ -81,7 +81,17 @@ void test_forkbench_run(void)
 	CHECK_OK(pagoda_meminfo(&m0));
 	CHECK_OK(pagoda_forkbench(&r, &res));
 	CHECK_OK(pagoda_meminfo(&m1));
-	CHECK(m1.free_pages == m0.free_pages);                  /* no frame leaked */
+	/* No frame leaked. Not "==": a kernel cache may give a frame back
+	 * meanwhile (2 of 12 runs of user-musl, 2026-12-02: one page more after, with every
+	 * per-test count and the final leakcheck equal). */
+	if (m1.free_pages < m0.free_pages)
+		ut_fail(__FILE__, __LINE__, "free pages %llu before pagoda_forkbench, %llu after: leaked "
+			"(kernel %llu/%llu, anon %llu/%llu, file %llu/%llu, page tables %llu/%llu)",
+			(unsigned long long)m0.free_pages, (unsigned long long)m1.free_pages,
+			(unsigned long long)m0.kernel_pages, (unsigned long long)m1.kernel_pages,
+			(unsigned long long)m0.anon_pages, (unsigned long long)m1.anon_pages,
+			(unsigned long long)m0.file_pages, (unsigned long long)m1.file_pages,
+			(unsigned long long)m0.pagetable_pages, (unsigned long long)m1.pagetable_pages);
 	CHECK(res.nsizes == 2 && res.size_mib[0] == 1 && res.size_mib[1] == 2);
 	CHECK(res.tsc_khz > 0);
 	for (int i = 0; i < 2; i++)
