@@ -79,7 +79,11 @@ void up_read(struct rwsem *l)
 	spin_lock(&l->lk);
 	if (l->readers <= 0)
 		panic("rwsem %s: up_read, not held for reading", l->name);
-	if (--l->readers == 0)
+	/* Only a writer can wait for the readers to leave (readers waiting
+	 * behind it are woken by its up_write). Waking nobody still scanned
+	 * every sleeper under the process lock: 0.5 us of each page fault of
+	 * a single-threaded process (lat_pagefault write 4.4 -> 3.9 us). */
+	if (--l->readers == 0 && l->writers_waiting)
 		wake(l);
 	spin_unlock(&l->lk);
 }

@@ -15,9 +15,7 @@
  * Shared page tables (FORK_SHARE, ptshare=fork or all, mm/ptshare.c): the
  * child's PD entries point at the parent's PT pages, write-protected; no
  * per-page work at all, so the cost grows with the number of PT pages (one
- * per 2 MiB). A PT page is shared whatever VMAs it serves, as long as all
- * of them are private memory (chunk_flags): a chunk with a MAP_SHARED VMA
- * over it is copied entry by entry.
+ * per 2 MiB).
  *
  * Shared PD pages (FORK_SHARE_PD, ptshare=pd): where every VMA of a 1 GiB
  * is private memory inside it, the child's PDPT entry points at the
@@ -112,49 +110,6 @@ static unsigned pd_flags(struct pd_verdict *d, const struct vma *v, enum fork_st
 	return s == FORK_SHARE_PD ? d->flags : 0;
 }
 
-/* The fork walk's verdict on partial 2 MiB chunks: the last one judged. */
-struct chunk_verdict {
-	vaddr_t chunk;        /* or 1 (none yet) */
-	bool private;         /* every VMA over it is private memory */
-};
-
-/* Is every VMA over the chunk at c private? first: the first VMA that
- * overlaps it (the list is sorted). */
-static bool chunk_private(const struct vma *first, vaddr_t c)
-{
-	for (const struct vma *v = first; v && v->start < c + LARGE_PAGE_SIZE; v = v->next)
-		if (v->flags & VM_SHARED)
-			return false;
-	return true;
-}
-
-/* The verdict on the chunk at c, which v overlaps: the cached one, or (v is
- * then the first VMA over c: an earlier one over it would have been judged
- * as its last chunk) a new one, cached. */
-static bool chunk_judge(struct chunk_verdict *cv, const struct vma *v, vaddr_t c)
-{
-	if (cv->chunk != c)
-		*cv = (struct chunk_verdict){ c, chunk_private(v, c) };
-	return cv->private;
-}
-
-/* PTSHARE_FORK_HEAD / _TAIL for v under strategy s: its first and last
- * chunks, where v covers them in part and every VMA over them is private.
- * Called for each VMA in order. */
-static unsigned chunk_flags(struct chunk_verdict *cv, const struct vma *v, enum fork_strategy s)
-{
-	if (s != FORK_SHARE && s != FORK_SHARE_PD)
-		return 0;
-	vaddr_t head = ALIGN_DOWN(v->start, LARGE_PAGE_SIZE);
-	vaddr_t tail = ALIGN_DOWN(v->end - 1, LARGE_PAGE_SIZE);
-	unsigned f = 0;
-	if ((v->start != head || v->end < head + LARGE_PAGE_SIZE) && chunk_judge(cv, v, head))
-		f |= PTSHARE_FORK_HEAD;
-	if (v->end != tail + LARGE_PAGE_SIZE && chunk_judge(cv, v, tail))
-		f |= PTSHARE_FORK_TAIL;
-	return f;
-}
-
 /* Does any VMA of as carry a flag that keeps whole PT pages from being
  * shared with the child? */
 static bool has_fork_flags(const struct addrspace *as)
@@ -177,9 +132,8 @@ static bool fork_skips(const struct vma *v, unsigned pd, const struct pd_verdict
 static int fork_prepare_all(struct addrspace *child, struct addrspace *parent, enum fork_strategy s)
 {
 	struct pd_verdict d = { .gib = 1 };
-	struct chunk_verdict cv = { .chunk = 1 };
 	for (struct vma *v = parent->vmas; v; v = v->next) {
-		unsigned pd = pd_flags(&d, v, s), chunks = chunk_flags(&cv, v, s);
+		unsigned pd = pd_flags(&d, v, s);
 		if (v->flags & VM_DONTCOPY)
 			continue;
 		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
@@ -188,8 +142,7 @@ static int fork_prepare_all(struct addrspace *child, struct addrspace *parent, e
 			return -ENOMEM;
 		vma_insert(child, c);
 		uint64_t t0 = phase_begin();
-		int r = fork_skips(v, pd, &d) ? 0 :
-			fork_prepare(child->pgt, parent->pgt, v, s, pd | chunks);
+		int r = fork_skips(v, pd, &d) ? 0 : fork_prepare(child->pgt, parent->pgt, v, s, pd);
 		d.done |= pd != 0;
 		phase_end(PH_FORK_VMA, t0);
 		if (r < 0)
@@ -206,13 +159,12 @@ static void fork_entries_all(struct addrspace *child, struct addrspace *parent, 
 {
 	uint64_t t0 = phase_begin();
 	struct pd_verdict d = { .gib = 1 };
-	struct chunk_verdict cv = { .chunk = 1 };
 	struct tlb_batch b;
 	tlb_begin(&b, parent->pgt);
 	for (struct vma *v = parent->vmas; v; v = v->next) {
-		unsigned pd = pd_flags(&d, v, s), chunks = chunk_flags(&cv, v, s);
+		unsigned pd = pd_flags(&d, v, s);
 		if (!fork_skips(v, pd, &d))
-			fork_entries(&b, child->pgt, v, s, pd | chunks);
+			fork_entries(&b, child->pgt, v, s, pd);
 		d.done |= pd != 0 && !(v->flags & VM_DONTCOPY);
 	}
 	tlb_end(&b);

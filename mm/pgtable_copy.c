@@ -10,17 +10,15 @@
 #include "arch/x86_64/memlayout.h"
 
 /* Write leaf entry e for va into pgt (absent before), allocating the
- * tables above it if alloc (-ENOMEM or 0), else they must exist (0). */
-static int install(struct pagetable *pgt, vaddr_t va, pte_t e, bool alloc)
+ * tables above it: 0 or -ENOMEM. */
+static int install(struct pagetable *pgt, vaddr_t va, pte_t e)
 {
 	pte_t *ep;
-	int r = pgt_walk(pgt, va, PGL_PT, PGT_WALK_UNSHARE | (alloc ? PGT_WALK_ALLOC : 0), &ep);
+	int r = pgt_walk(pgt, va, PGL_PT, PGT_WALK_UNSHARE | PGT_WALK_ALLOC, &ep);
 	if (r < 0)
 		return r;
-	if (r != PGL_PT)   /* only without allocation: the caller's promise broken */
-		panic("pgt_copy: no PT page for %#lx", va);
 	if (pte_mapped(pte_read(ep)))
-		panic("pgt_copy: %#lx is already mapped", va);
+		panic("pgt_dup: %#lx is already mapped", va);
 	pt_set_leaf(pgt, va, ep, PGL_PT, e);
 	return 0;
 }
@@ -31,13 +29,35 @@ struct copy_arg {
 	struct pagetable *dst;
 	struct tlb_batch *b;
 	unsigned flags;
+	pte_t *dst_pt;        /* dst's PT page for the 2 MiB at dst_chunk, or NULL */
+	vaddr_t dst_chunk;
 };
+
+/* dst's (absent) entry for va: its PT page is found once per 2 MiB, not
+ * walked to from the root per entry (that walk was 2 500 cycles of each
+ * copied entry under TCG). pgt_copy_prepare made the tables; dst is a new
+ * address space nobody else sees, so they stay put during the copy. */
+static pte_t *dst_entry(struct copy_arg *a, vaddr_t va)
+{
+	vaddr_t chunk = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
+	if (!a->dst_pt || a->dst_chunk != chunk) {
+		pte_t *ep;
+		if (pgt_walk(a->dst, va, PGL_PT, 0, &ep) != PGL_PT)
+			panic("pgt_copy: no PT page for %#lx", va);
+		a->dst_pt = ep - pgl_index(va, PGL_PT);
+		a->dst_chunk = chunk;
+	}
+	pte_t *ep = &a->dst_pt[pgl_index(va, PGL_PT)];
+	if (pte_mapped(pte_read(ep)))
+		panic("pgt_copy: %#lx is already mapped", va);
+	return ep;
+}
 
 /* Map pg in dst at va by entry e, handing it the caller's reference on pg;
  * if no table could be allocated the reference is dropped. 0 or -ENOMEM. */
 static int install_owned(struct pagetable *dst, vaddr_t va, pte_t e, struct page *pg)
 {
-	int r = install(dst, va, e, true);
+	int r = install(dst, va, e);
 	if (r < 0)
 		page_put(pg);
 	return r;
@@ -57,7 +77,8 @@ static int copy_pte(struct walk *w)
 		e = pte_mkcow(old);
 	}
 	page_get(pg);
-	return install(a->dst, w->va, e, false);   /* pgt_copy_prepare made the tables */
+	pt_set_leaf(a->dst, w->va, dst_entry(a, w->va), PGL_PT, e);
+	return 0;
 }
 
 static const struct walk_ops copy_ops = { .pte = copy_pte, .lock_leaves = true };

@@ -226,17 +226,13 @@ static pte_t *child_slot(struct fork_arg *a, vaddr_t va, int level)
 
 /* Is the parent's PD entry *w->ep copied (not shared) with the child: a
  * chunk the VMA covers in part (or a MAP_SHARED one) whose PT page is
- * private, unless the caller found that partial chunk shareable (HEAD,
- * TAIL)? */
-static bool fork_copies(struct walk *w, const struct fork_arg *a)
+ * private? */
+static bool fork_copies(struct walk *w, const struct vma *v)
 {
-	const struct vma *v = a->v;
 	bool whole = w->end - w->va == LARGE_PAGE_SIZE && !(v->flags & VM_SHARED);
-	bool head = w->va == v->start && (a->flags & PTSHARE_FORK_HEAD);
-	bool tail = w->end == v->end && (a->flags & PTSHARE_FORK_TAIL);
 	if (pte_huge(pte_read(w->ep)))
 		panic("ptshare_fork: huge user page at %#lx", w->va);
-	return !whole && !head && !tail && !pt_needs_unshare(pte_read(w->ep), w->va);
+	return !whole && !pt_needs_unshare(pte_read(w->ep), w->va);
 }
 
 /* Is the parent's PD page under PDPT entry *w->ep shared whole with the
@@ -257,7 +253,7 @@ static bool fork_shares_pd(struct walk *w, const struct fork_arg *a)
 static int prepare_pde(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
-	if (fork_copies(w, a))
+	if (fork_copies(w, a->v))
 		return pgt_copy_prepare(a->dst, w->pgt, w->va, w->end);
 	return child_slot(a, w->va, PGL_PD) ? 0 : -ENOMEM;
 }
@@ -295,7 +291,7 @@ static void fork_share(struct walk *w, struct fork_arg *a, int level)
 static int fork_pde(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
-	if (fork_copies(w, a)) {
+	if (fork_copies(w, a->v)) {
 		stat_inc(&ptshare_stats.fork_copied);
 		pgt_copy(a->b, a->dst, w->va, w->end, a->v->flags & VM_SHARED);
 		return 0;

@@ -98,15 +98,6 @@ int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt);
 /* ptshare_fork_* flag: the caller found v to lie inside one 1 GiB whose
  * every VMA is private memory inside it: share its PD page whole. */
 #define PTSHARE_FORK_PD 0x1
-/* ptshare_fork_* flags: the 2 MiB chunk that v's first (HEAD) or last
- * (TAIL) page lies in, which v covers only in part, has only private VMAs
- * over it (none MAP_SHARED): share its PT page too, whatever VMAs it
- * serves (an ordinary binary's text, data and bss in one 2 MiB). Every
- * leaf change of any of them unshares it first, at the walker's choke
- * point, and unsharing makes every private entry copy-on-write, as
- * copying it at fork would have. */
-#define PTSHARE_FORK_HEAD 0x2
-#define PTSHARE_FORK_TAIL 0x4
 
 /* Fork VMA v from src into dst, in two steps: ptshare_fork_prepare
  * allocates what the fork needs (the child's PDPT and PD slots, the tables
@@ -114,9 +105,8 @@ int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt);
  * tables); then ptshare_fork_vma, in src's TLB batch b, shares the PD page
  * of v's 1 GiB whole with PTSHARE_FORK_PD (or when it is already shared: its
  * PDPT entry write-protected), else every PT page whose 2 MiB lies inside v
- * (or is already shared, or is the HEAD or TAIL chunk the flags name),
- * write-protecting src's entries (noted in b), and copies the rest entry by
- * entry (pgt_copy). It allocates nothing. A PD
+ * (or is already shared), write-protecting src's entries (noted in b), and
+ * copies the rest entry by entry (pgt_copy). It allocates nothing. A PD
  * page shared whole loses src's lazy-free records (mm/lazyfree.h) while
  * preparing: none ever lives below a shared PD page. */
 int ptshare_fork_prepare(struct pagetable *dst, struct pagetable *src, const struct vma *v,

@@ -97,7 +97,9 @@ void test_forkbench_run(void)
 	for (int i = 0; i < 2; i++)
 		for (int s = 0; s < PAGODA_FB_NSTRATEGIES; s++) {
 			const struct pagoda_forkbench_cell *c = &res.cell[i][s];
-			CHECK(c->status == PAGODA_FB_OK);
+			if (c->status != PAGODA_FB_OK)
+				ut_fail(__FILE__, __LINE__, "%u MiB, strategy %d: status %u (%s)",
+					res.size_mib[i], s, (unsigned)c->status, c->note);
 			CHECK(c->runs == 3);
 			check_stat(&c->fork_ns);
 			check_stat(&c->exit_ns);
