@@ -98,11 +98,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("rwsem");
-	TCase *tc = tcase_create("wakes");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc = host_tcase(s, "wakes", setup, teardown);
 	tcase_add_test(tc, test_reader_alone_wakes_nobody);
 	tcase_add_test(tc, test_last_reader_wakes_waiting_writer);
 	tcase_add_test(tc, test_reader_not_last_wakes_nobody);
-	suite_add_tcase(s, tc);
 	return host_run_suite(s);
 }
