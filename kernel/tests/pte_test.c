@@ -151,6 +151,7 @@ struct free_race {
 	uint64_t round;
 	bool wrote[FREE_PAGES];
 	vaddr_t writing;            /* the page the catcher runs the write on */
+	int ready;                  /* CPUs at this round's start line */
 	uint64_t written, faulted, kept, discarded, lost;
 };
 
@@ -174,9 +175,21 @@ static void free_writer(struct free_race *f)
 	pv_write_cr4(cr4);
 }
 
+/* Both CPUs start a round together: the cross-CPU call reaches the other
+ * CPU late when it was halted (a CI run had the writer finish first in all
+ * 200 rounds: "0 taken before the write"). */
+static void free_start_line(struct free_race *f)
+{
+	atomic_inc(&f->ready);
+	while (atomic_load(&f->ready) < 2)
+		cpu_relax();
+}
+
 static void free_race_cpu(void *arg)
 {
 	struct free_race *f = arg;
+	if (this_cpu()->id == WRITER_CPU || this_cpu()->id == CLEANER_CPU)
+		free_start_line(f);
 	if (this_cpu()->id == WRITER_CPU) {
 		free_writer(f);
 	} else if (this_cpu()->id == CLEANER_CPU) {
@@ -197,6 +210,7 @@ static void free_setup(struct free_race *f)
 	}
 	lazyfree_range(f->pgt, FREE_VA, FREE_VA + FREE_PAGES * PAGE_SIZE);
 	memset(f->wrote, 0, sizeof(f->wrote));
+	f->ready = 0;
 }
 
 /* Every page written is mapped and holds the write; then unmap them all. */
