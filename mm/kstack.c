@@ -100,17 +100,17 @@ static void *kstack_map_new(void)
 	return (void *)top;
 }
 
+static unsigned slot_of(void *top)
+{
+	return (unsigned)(((vaddr_t)top - KSTACK_BASE) / KSTACK_SLOT) - 1;
+}
+
 /* Unmap the (checked) stack at top (one shootdown) and release its slot. */
 static void kstack_unmap(void *top)
 {
 	vaddr_t t = (vaddr_t)top;
 	unmap_stack(t, t - KSTACK_SIZE);
-	slot_release((unsigned)((t - KSTACK_BASE) / KSTACK_SLOT) - 1);
-}
-
-static unsigned slot_of(void *top)
-{
-	return (unsigned)(((vaddr_t)top - KSTACK_BASE) / KSTACK_SLOT) - 1;
+	slot_release(slot_of(top));
 }
 
 static bool slot_pooled(unsigned i)
@@ -203,13 +203,13 @@ static int pool_grow(void)
 /* One free pool stack out of the pool, or NULL if none is free. */
 static void *pool_shrink(void)
 {
-	spin_lock(&kstack_lock);
-	void *top = npool_free ? pool_free[--npool_free] : NULL;
+	void *top = pool_take();
 	if (top) {
+		spin_lock(&kstack_lock);
 		set_pooled(slot_of(top), false);
 		npool--;
+		spin_unlock(&kstack_lock);
 	}
-	spin_unlock(&kstack_lock);
 	return top;
 }
 
