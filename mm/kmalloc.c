@@ -86,7 +86,7 @@ static bool bytes_are(const void *p, int c, size_t n)
  * Called without kmalloc_lock: it allocates. */
 static struct page *slab_new(unsigned c)
 {
-	struct page *pg = page_alloc(0, 0);
+	struct page *pg = page_alloc(0, PA_ZERO);   /* whole: see PA_ZERO */
 	if (!pg)
 		return NULL;
 	uint32_t size = class_size(c);
@@ -109,7 +109,7 @@ static void *alloc_large(size_t size)
 	unsigned order = 0;
 	while ((PAGE_SIZE << order) < size)
 		order++;
-	struct page *pg = page_alloc(order, 0);
+	struct page *pg = page_alloc(order, PA_ZERO);   /* whole: see PA_ZERO */
 	if (!pg)
 		return NULL;
 	pg->slab.kclass = KCLASS_LARGE;

@@ -88,7 +88,7 @@ static void *kstack_map_new(void)
 		return NULL;
 	vaddr_t top = slot_top(i), va;
 	for (va = top - PAGE_SIZE; va >= top - KSTACK_SIZE; va -= PAGE_SIZE) {
-		struct page *pg = page_alloc(0, 0);
+		struct page *pg = page_alloc(0, PA_ZERO);   /* whole: see PA_ZERO */
 		if (!pg || map_page(va, pg) < 0) {
 			if (pg)
 				page_free(pg, 0);

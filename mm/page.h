@@ -84,7 +84,17 @@ struct page {
 	};
 };
 
-/* page_alloc flags: PA_ZERO plus at most one type (default PG_KERNEL). */
+/* page_alloc flags: PA_ZERO plus at most one type (default PG_KERNEL).
+ * Every frame is written whole when it is allocated: PA_ZERO, or a copy
+ * over all of it (COW, file pages); the kernel's own frames (kmalloc
+ * slabs and large blocks, kernel stacks) take PA_ZERO too. So no stale
+ * data of a frame's previous life reaches a kernel object, and -- what
+ * made measurements under QEMU's TCG depend on the kernel's layout -- a
+ * frame that last held code (the firmware's, the boot loader's, a freed
+ * program's) is no longer "code" to TCG: until a store overwrites its code
+ * bytes, TCG sends every store into that frame down its slow
+ * self-modifying-code path (a hot spinlock in a slab on a frame GRUB had
+ * run from made fork+exit+wait twice as slow, docs/benchmarks.md). */
 #define PA_ZERO 0x1
 #define PA_ANON (PG_ANON << 8)
 #define PA_FILE (PG_FILE << 8)

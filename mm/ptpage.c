@@ -107,16 +107,23 @@ static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
 	pv_set_entry(ep, level, e);
 }
 
+/* pt, the table of a leaf mapping va about to change: panics if it is
+ * shared (leaves of a shared table are never written). */
+static struct page *leaf_private(struct page *pt, vaddr_t va)
+{
+	if (pt->pt.share > 1)
+		panic("pt_set_leaf: va %#lx: write into a PT page shared by %u "
+		      "address spaces (pa %#lx)", va, pt->pt.share, page_to_pa(pt));
+	return pt;
+}
+
 /* Before leaf *ep of pgt (mapping va) becomes e: the table must be
  * private, and an entry that stops being a page's lazy-free mapping drops
  * its record. Returns the table page. */
 static struct page *leaf_prepare(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level,
 				 pte_t e, const void *caller)
 {
-	struct page *pt = table_of(ep, level, caller);
-	if (pt->pt.share > 1)
-		panic("pt_set_leaf: va %#lx: write into a PT page shared by %u "
-		      "address spaces (pa %#lx)", va, pt->pt.share, page_to_pa(pt));
+	struct page *pt = leaf_private(table_of(ep, level, caller), va);
 	pte_t old = pte_read(ep);
 	if (pte_addr(old) != pte_addr(e) || !pte_lazyfree(e))
 		lazyfree_forget(pgt, va, old);   /* stops being the lazy-free mapping */
@@ -140,36 +147,16 @@ pte_t pt_xchg_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_
 	return old;
 }
 
-pte_t pt_modify_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, pte_modify_fn f,
-		     const void *arg)
+void pt_leaf_account(struct pagetable *pgt, vaddr_t va, pte_t *ep, pte_t e, const void *caller)
 {
-	pte_t old = pte_read(ep);
-	leaf_prepare(pgt, va, ep, PGL_PT, f(old, arg), __builtin_return_address(0));
-	for (;;) {   /* retried only when the MMU set A or D meanwhile */
-		pte_t seen = pv_cmpxchg_pte(ep, old, f(old, arg));
-		if (seen == old)
-			return old;
-		old = seen;
-	}
+	leaf_prepare(pgt, va, ep, PGL_PT, e, caller);
 }
 
-static pte_t verb_mkcow(pte_t e, const void *arg) { (void)arg; return pte_mkcow(e); }
-static pte_t verb_mklazyfree(pte_t e, const void *arg) { (void)arg; return pte_mklazyfree(e); }
-static pte_t verb_clear_lazyfree(pte_t e, const void *arg) { (void)arg; return pte_clear_lazyfree(e); }
-
-pte_t pt_leaf_mkcow(struct pagetable *pgt, vaddr_t va, pte_t *ep)
+void pt_leaf_bug(pte_t *ep, vaddr_t va, const void *caller)
 {
-	return pt_modify_leaf(pgt, va, ep, verb_mkcow, NULL);
-}
-
-pte_t pt_leaf_mklazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep)
-{
-	return pt_modify_leaf(pgt, va, ep, verb_mklazyfree, NULL);
-}
-
-pte_t pt_leaf_clear_lazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep)
-{
-	return pt_modify_leaf(pgt, va, ep, verb_clear_lazyfree, NULL);
+	leaf_private(table_of(ep, PGL_PT, caller), va);
+	panic("pt_leaf_bug: called for entry %p (va %#lx) of a private PT page",
+	      (void *)ep, va);
 }
 
 void pt_set_table(pte_t *ep, int level, pte_t e)

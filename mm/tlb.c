@@ -106,12 +106,8 @@ static void tlb_flush(struct tlb_batch *b)
 	b->npages = b->ntables = 0;
 }
 
-void tlb_changed(struct tlb_batch *b, vaddr_t va)
+void tlb_note_change(struct tlb_batch *b, vaddr_t va)
 {
-	if (b->npages_changed > 1 && (b->global || is_user_addr(va))) {
-		b->npages_changed++;   /* a full flush is due already: only count */
-		return;
-	}
 	if (!cached_anywhere(b, va))
 		return;   /* no CPU runs on b->pgt: no TLB holds it (no PCIDs) */
 	b->global |= !is_user_addr(va);

@@ -21,6 +21,7 @@
 #define MM_TLB_H
 
 #include "lib/types.h"
+#include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pte.h"
 
 struct page;
@@ -56,8 +57,17 @@ void tlb_begin(struct tlb_batch *b, struct pagetable *pgt);
 bool tlb_batch_open(void);
 
 /* Note that the entry for va changed (a flush is due if pgt is active or
- * va is in the kernel half, which every PML4 maps). */
-void tlb_changed(struct tlb_batch *b, vaddr_t va);
+ * va is in the kernel half, which every PML4 maps). Inline where a full
+ * flush is due already (the common case of a batch over many pages: it
+ * only counts); tlb_note_change does the rest. */
+void tlb_note_change(struct tlb_batch *b, vaddr_t va);
+static inline void tlb_changed(struct tlb_batch *b, vaddr_t va)
+{
+	if (b->npages_changed > 1 && (b->global || is_user_addr(va)))
+		b->npages_changed++;
+	else
+		tlb_note_change(b, va);
+}
 
 /* Note that every entry in [va, end) changed. */
 void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end);

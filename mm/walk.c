@@ -85,6 +85,26 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 	return call(o->table_done, w, ep, level, va, end);
 }
 
+/* Visit the entries of a PT page that cover [va, end): each mapped one
+ * with ops->pte, each absent one with ops->hole. The innermost loop of
+ * every walk, so it does only that: a leaf has no table below it to
+ * allocate, unshare or lock, and walk_entry's checks for those cost every
+ * entry of every walk. */
+static int walk_leaves(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end)
+{
+	walk_fn pte = w->ops->pte, hole = w->ops->hole;
+	for (; va != end; ep++, va += PAGE_SIZE) {
+		walk_fn fn = pte_mapped(pte_read(ep)) ? pte : hole;
+		if (!fn)
+			continue;
+		w->ep = ep, w->va = va, w->end = va + PAGE_SIZE, w->level = PGL_PT;
+		int r = fn(w);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Visit the entries of a level-`level` table that cover [va, end). A walk
  * with no hole callback that allocates nothing passes over absent entries
  * in a tight loop: a teardown of a small process visits a few dozen entries
@@ -92,6 +112,8 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
  * calling walk_entry on each). */
 static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr_t end)
 {
+	if (level == PGL_PT)
+		return walk_leaves(w, &table[pgl_index(va, PGL_PT)], va, end);
 	uint64_t size = pgl_entry_size(level);
 	bool holes = w->ops->hole || w->alloc;
 	do {

@@ -173,6 +173,25 @@ void host_release_all(struct list *held)
 	}
 }
 
+void host_dirty_free_frames(int c)
+{
+	struct list held;
+	list_init(&held);
+	host_exhaust(&held);
+	list_for_each(it, &held)
+		memset(page_va(list_entry(it, struct page, link)), c, PAGE_SIZE);
+	host_release_all(&held);
+}
+
+bool host_all_zero(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
 TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void))
 {
 	TCase *tc = tcase_create(name);

@@ -49,6 +49,13 @@ void host_mm_teardown(void);
 uint64_t host_exhaust(struct list *held);
 void host_release_all(struct list *held);
 
+/* Fill every free frame with byte c (taken all, written, given back): what
+ * a frame's previous life left in it, for tests of what allocation writes. */
+void host_dirty_free_frames(int c);
+
+/* Is [p, p + len) all zero bytes? */
+bool host_all_zero(const void *p, size_t len);
+
 struct pagetable;
 
 /* The PT page holding user address va's leaf entry in pgt (the tables

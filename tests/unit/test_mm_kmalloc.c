@@ -86,6 +86,24 @@ START_TEST(test_slab_reuse)
 }
 END_TEST
 
+/* A new slab page and a large block are written whole when they are
+ * allocated (mm/page.h, PA_ZERO): nothing a frame held before shows
+ * through, in the objects or between them. */
+START_TEST(test_new_frames_written_whole)
+{
+	host_dirty_free_frames(0xa5);
+	unsigned char *obj = kmalloc(100);   /* the first of a new 128-byte slab */
+	unsigned char *slab = (unsigned char *)ALIGN_DOWN((uintptr_t)obj, PAGE_SIZE);
+	for (size_t off = 0; off < PAGE_SIZE; off += 128)   /* past each free link */
+		ck_assert_msg(host_all_zero(slab + off + 2, 126), "slab byte at %zu", off);
+	void *large = kmalloc(2 * PAGE_SIZE);
+	ck_assert(host_all_zero(large, 2 * PAGE_SIZE));
+	kfree(large);
+	kfree(obj);
+	host_assert_no_leak();
+}
+END_TEST
+
 START_TEST(test_double_free)
 {
 	void *a = kmalloc(40), *b = kmalloc(40);
@@ -142,6 +160,7 @@ static Suite *kmalloc_suite(void)
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_slab_reuse);
+	tcase_add_test(tc, test_new_frames_written_whole);
 	tcase_add_test_raise_signal(tc, test_double_free, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_free_interior, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_free_not_kmalloc, SIGABRT);

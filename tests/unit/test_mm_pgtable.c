@@ -201,7 +201,13 @@ START_TEST(test_kstack)
 	kstack_free(top2);
 	ck_assert(!pgt_lookup(&kernel_pgt, (vaddr_t)top - PAGE_SIZE, NULL, NULL));
 	host_assert_no_leak();
+	host_dirty_free_frames(0xa5);   /* a new stack's frames are written whole */
 	ck_assert_ptr_eq(kstack_alloc(), top);   /* slot reused */
+	for (vaddr_t va = (vaddr_t)top - KSTACK_SIZE; va < (vaddr_t)top; va += PAGE_SIZE) {
+		paddr_t pa;
+		ck_assert(pgt_lookup(&kernel_pgt, va, &pa, NULL));
+		ck_assert_msg(host_all_zero(P2V(pa), PAGE_SIZE), "stack page %#lx", va);
+	}
 }
 END_TEST
 

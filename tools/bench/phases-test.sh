@@ -5,7 +5,8 @@
 # workload reported its phases with the right COUNTS (one fork, one as_fork,
 # one batch of entry changes, one kernel stack taken and given back, one
 # teardown, one exit and one reap per fork; at least 256 frame allocations and 256 PTE
-# writes per 1 MiB written). It asserts no time.
+# writes per 1 MiB written; one marking pass and one flush per MADV_FREE of a
+# chunk whose lazy-free records exist already). It asserts no time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-${BUILD:-build}}
@@ -24,7 +25,8 @@ phases_fault:fault_map,phases_fault:zero_frame,phases_fork:fork,phases_fork:fork
 phases_fork:fork_as_create,phases_fork:fork_vma,phases_fork:exit,phases_fork:exit_as,\
 phases_fork:wait_reap,phases_fork:fault_fork_child,phases_fork:fault_fork_parent,\
 phases_fork:fork_entries,phases_fork:kstack_alloc,phases_fork:kstack_free,phases_fork:pgt_destroy,\
-phases_fork:op,phases_fault:op,phases_fork_big:fork_as
+phases_fork:op,phases_fault:op,phases_fork_big:fork_as,phases_madv_free:lazyfree,\
+phases_madv_free:lazyfree_flush
 python3 - "$out/console.log" <<'PY'
 import sys
 sys.path.insert(0, "tools/bench")
@@ -39,7 +41,8 @@ want = [("phases_fork", "fork_n", "==", 1), ("phases_fork", "fork_as_n", "==", 1
         ("phases_fork", "fork_entries_n", "==", 1), ("phases_fork", "kstack_alloc_n", "==", 1),
         ("phases_fork", "kstack_free_n", "==", 1), ("phases_fork", "pgt_destroy_n", "==", 1),
         ("phases_fork_big", "fork_n", "==", 1), ("phases_fault", "fault_alloc_n", ">=", 256),
-        ("phases_fault", "fault_map_n", ">=", 256), ("phases_fault", "fault_n", ">=", 256)]
+        ("phases_fault", "fault_map_n", ">=", 256), ("phases_fault", "fault_n", ">=", 256),
+        ("phases_madv_free", "lazyfree_n", "==", 1), ("phases_madv_free", "lazyfree_flush_n", "==", 1)]
 bad = [w for w in want if (w[0], w[1]) not in got or
        not (got[(w[0], w[1])] == w[3] if w[2] == "==" else got[(w[0], w[1])] >= w[3])]
 for b, m, op, v in bad:

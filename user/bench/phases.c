@@ -8,6 +8,8 @@
  *   fault      write one byte to each page of a fresh anonymous 1 MiB mapping
  *   fork       fork + _exit + wait of this small process (lat_proc's fork)
  *   fork_big   the same with MIB MiB (default 64) written by the parent first
+ *   madv_free  memset a 1 MiB chunk, then madvise(MADV_FREE) it (madvbench's
+ *              cycle_free: the rewrite after each call included)
  * Metrics: phases_<workload> <phase> cycles, and <phase>_n (occurrences per
  * operation); and `op`: the TSC cycles of one whole operation as user space
  * sees it (rdtsc around the batch), so that what the phases leave out
@@ -135,6 +137,15 @@ static void op_fault(void *unused)
 	bench_unmap(p, len);
 }
 
+/* memset the chunk at ctx (FAULT_KIB), then give it back with MADV_FREE. */
+static void op_madv_free(void *chunk)
+{
+	size_t len = FAULT_KIB * 1024;
+
+	memset(chunk, 0x5a, len);
+	bench_advise(chunk, len, MADV_FREE, "madvise(MADV_FREE)");
+}
+
 int main(int argc, char **argv)
 {
 	struct snapshot names;
@@ -150,6 +161,7 @@ int main(int argc, char **argv)
 		bench_skip("phases_fault", "fault", why);
 		bench_skip("phases_fork", "fork", why);
 		bench_skip("phases_fork_big", "fork", why);
+		bench_skip("phases_madv_free", "madv_free", why);
 		return bench_finish();
 	}
 	struct workload fault = { "fault", op_fault, NULL, bench_quick() ? 1 : 16 };
@@ -161,5 +173,10 @@ int main(int argc, char **argv)
 	bench_touch(mem, big, BENCH_TOUCH_WRITE);
 	measure(&fork_big, &names);
 	bench_unmap(mem, big);
+	mem = bench_map(FAULT_KIB * 1024);
+	struct workload madv = { "madv_free", op_madv_free, mem, bench_quick() ? 1 : 50 };
+	op_madv_free(mem);   /* faults and records out of the way */
+	measure(&madv, &names);
+	bench_unmap(mem, FAULT_KIB * 1024);
 	return bench_finish();
 }
