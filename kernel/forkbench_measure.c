@@ -229,7 +229,11 @@ static int fb_size(const struct pagoda_forkbench_req *req, uint32_t i,
 		done += c->status != PAGODA_FB_SKIPPED;
 	}
 	as_destroy(parent);
-	if (mm_stats.free != free0)
+	/* Fewer free frames after is a leak; more is another CPU freeing
+	 * something of its own meanwhile (a reaped process's last frames: one
+	 * frame more in a make test run of 2026-12-02), as usertests'
+	 * leakcheck and forkbench_run judge it. */
+	if (mm_stats.free < free0)
 		for (unsigned s = 0; s < PAGODA_FB_NSTRATEGIES; s++)
 			if (row[s].status == PAGODA_FB_OK) {
 				row[s].status = PAGODA_FB_FAILED;

@@ -96,7 +96,7 @@ void kmain(uint32_t magic, paddr_t info)
 	fpu_init();
 	mm_init();
 	pv_init();          /* choose the pv_ops backend, patch call sites */
-	ptshare_set_mode(cmdline_get_or("ptshare", "all"));
+	ptshare_set_mode(cmdline_get_or("ptshare", ptshare_mode_name()));   /* default: mm/ptshare.c */
 	phasetime_set(cmdline_has("phasetime"));   /* per-phase TSC counters, /proc/phasetime */
 	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();

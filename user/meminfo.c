@@ -30,7 +30,7 @@ int main(void)
 	}
 	long long mode = procfs_counter(vm, "ptshare_mode");
 	if (mode >= 0)
-		printf("%-23s %10s\n", "ptshare", mode == 0 ? "off" : mode == 1 ? "fork" : "all");
+		printf("%-23s %10s\n", "ptshare", mode == 0 ? "off" : mode == 1 ? "fork" : mode == 2 ? "all" : "pd");
 	free(mem);
 	free(vm);
 	return 0;

@@ -5,7 +5,7 @@
 # workload reported its phases with the right COUNTS (one fork, one as_fork,
 # one batch of entry changes, one kernel stack taken and given back, one
 # teardown, one exit and one reap per fork; at least 256 frame allocations and 256 PTE
-# writes per 1 MiB written; one marking pass and one flush per MADV_FREE of a
+# writes per 1 MiB written, and as many per 1 MiB read; one marking pass and one flush per MADV_FREE of a
 # chunk whose lazy-free records exist already). It asserts no time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,6 +42,7 @@ want = [("phases_fork", "fork_n", "==", 1), ("phases_fork", "fork_as_n", "==", 1
         ("phases_fork", "kstack_free_n", "==", 1), ("phases_fork", "pgt_destroy_n", "==", 1),
         ("phases_fork_big", "fork_n", "==", 1), ("phases_fault", "fault_alloc_n", ">=", 256),
         ("phases_fault", "fault_map_n", ">=", 256), ("phases_fault", "fault_n", ">=", 256),
+        ("phases_fault_read", "fault_map_n", ">=", 256), ("phases_fault_read", "fault_n", ">=", 256),
         ("phases_madv_free", "lazyfree_n", "==", 1), ("phases_madv_free", "lazyfree_flush_n", "==", 1)]
 bad = [w for w in want if (w[0], w[1]) not in got or
        not (got[(w[0], w[1])] == w[3] if w[2] == "==" else got[(w[0], w[1])] >= w[3])]

@@ -6,6 +6,7 @@
  * reports, per phase that ran, the cycles one occurrence took and how many
  * occurrences one operation had:
  *   fault      write one byte to each page of a fresh anonymous 1 MiB mapping
+ *   fault_read read one byte of each page of one (each maps the zero page)
  *   fork       fork + _exit + wait of this small process (lat_proc's fork)
  *   fork_big   the same with MIB MiB (default 64) written by the parent first
  *   madv_free  memset a 1 MiB chunk, then madvise(MADV_FREE) it (madvbench's
@@ -126,14 +127,14 @@ static void measure(const struct workload *w, const struct snapshot *names)
 	}
 }
 
-/* Map, write every page of, and unmap a fresh FAULT_KIB mapping. */
-static void op_fault(void *unused)
+/* Map, touch every page of (as *kind says), and unmap a fresh FAULT_KIB
+ * mapping. */
+static void op_fault(void *kind)
 {
 	size_t len = FAULT_KIB * 1024;
 	void *p = bench_map(len);
 
-	(void)unused;
-	bench_touch(p, len, BENCH_TOUCH_WRITE);
+	bench_touch(p, len, *(const enum bench_touch_kind *)kind);
 	bench_unmap(p, len);
 }
 
@@ -159,15 +160,19 @@ int main(int argc, char **argv)
 	if (snap(&names) < 0) {
 		const char *why = "no /proc/phasetime (Pagoda with the kernel option phasetime)";
 		bench_skip("phases_fault", "fault", why);
+		bench_skip("phases_fault_read", "fault", why);
 		bench_skip("phases_fork", "fork", why);
 		bench_skip("phases_fork_big", "fork", why);
 		bench_skip("phases_madv_free", "madv_free", why);
 		return bench_finish();
 	}
-	struct workload fault = { "fault", op_fault, NULL, bench_quick() ? 1 : 16 };
+	enum bench_touch_kind write = BENCH_TOUCH_WRITE, read = BENCH_TOUCH_READ;
+	struct workload fault = { "fault", op_fault, &write, bench_quick() ? 1 : 16 };
+	struct workload fault_read = { "fault_read", op_fault, &read, bench_quick() ? 1 : 16 };
 	struct workload fork = { "fork", bench_fork_exit_wait, NULL, bench_quick() ? 1 : 50 };
 	struct workload fork_big = { "fork_big", bench_fork_exit_wait, NULL, bench_quick() ? 1 : 20 };
 	measure(&fault, &names);
+	measure(&fault_read, &names);
 	measure(&fork, &names);
 	mem = bench_map(big);
 	bench_touch(mem, big, BENCH_TOUCH_WRITE);
