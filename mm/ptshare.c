@@ -14,7 +14,7 @@
 #include "lib/printk.h"
 #include "lib/string.h"
 
-enum ptshare_mode ptshare_mode = PTSHARE_ALL;
+enum ptshare_mode ptshare_mode = PTSHARE_PD;   /* the default (docs/fork-shared-page-tables.md) */
 struct ptshare_stats ptshare_stats;
 
 static const char *const mode_names[] = { "off", "fork", "all", "pd" };

@@ -51,7 +51,9 @@ enum ptshare_mode {
 	PTSHARE_OFF,    /* classic fork: copy the page tables */
 	PTSHARE_FORK,   /* fork shares PT pages */
 	PTSHARE_ALL,    /* fork, plus program text shared across processes */
-	PTSHARE_PD,     /* all, and fork shares whole PD pages (1 GiB) */
+	PTSHARE_PD,     /* all, and fork shares whole PD pages (1 GiB): the
+			   default, fork flat in memory size and a small fork
+			   no dearer than under ALL (docs/benchmarks.md) */
 };
 extern enum ptshare_mode ptshare_mode;
 

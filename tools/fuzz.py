@@ -4,10 +4,10 @@
     tools/fuzz.py [--build build] [--minutes 30] [--seed N] [--jobs 2]
 
 Boots Pagoda once per (tester, mode): the VM tester (user/vmtester.c) and the
-system-call fuzzer (user/sysfuzz.c) under ptshare=all, ptshare=fork,
-ptshare=pd, ptshare=off and pv=checked, and the VM tester with threads
-(vmthreads: -t 4 workers, -r 2 helpers, on 4 CPUs) under ptshare=all,
-ptshare=pd and with processes on every CPU (smp_sched=1), each running seeds
+system-call fuzzer (user/sysfuzz.c) under ptshare=pd (the default),
+ptshare=fork, ptshare=all, ptshare=off and pv=checked, and the VM tester with threads
+(vmthreads: -t 4 workers, -r 2 helpers, on 4 CPUs) under ptshare=pd,
+ptshare=all and with processes on every CPU (smp_sched=1), each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
 the testers on the Linux host (host mode: sysfuzz's allowlist). The
 time is split evenly over the boots, the host runs get a small share. The
@@ -28,10 +28,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 import driver  # noqa: E402
 
-MODES = [("all", ""), ("fork", "ptshare=fork vmcheck"), ("pd", "ptshare=pd vmcheck"),
+MODES = [("pd", ""), ("fork", "ptshare=fork vmcheck"), ("all", "ptshare=all vmcheck"),
          ("off", "ptshare=off"), ("pvchecked", "pv=checked")]
 # tester -> (program, extra arguments, memory, modes (None: MODES), CPUs (None: the default))
-THREAD_MODES = [("all", ""), ("pd", "ptshare=pd vmcheck"), ("smp", "smp_sched=1 vmcheck")]
+THREAD_MODES = [("pd", ""), ("all", "ptshare=all vmcheck"), ("smp", "smp_sched=1 vmcheck")]
 TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
            "sysfuzz": ("sysfuzz", "-n,3000", "128M", None, None),
            "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4)}

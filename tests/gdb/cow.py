@@ -1,6 +1,7 @@
 """tests/gdb/cow.py -- gdb batch test: fork, then the first write to a page
 the child shares with its parent (the kernel boots to init, which forks the
-shell). Run with shared page tables (the default, ptshare=all) and with
+shell). Run with PT-level sharing (ptshare=all; the default pd shares the
+PD page above, a picture of its own) and with
 ptshare=off (classic fork); tests/scripts.txt.
 
 Checks that:

@@ -1,6 +1,6 @@
 """tests/gdb/draw.py -- gdb batch test of pg-draw (tools/gdb/pagoda/draw.py)
 on a known scenario: init forks (the kernel boots to init, which forks the
-shell; default ptshare=all). Stopped right after proc_fork returns, parent
+shell; booted with ptshare=all, PT-level sharing). Stopped right after proc_fork returns, parent
 and child share the PT page of their text; tests/scripts.txt.
 
 Checks that pg-draw PARENT CHILD:

@@ -55,7 +55,7 @@ EXPECT = [
     "MemTotal:",
     "SharedPT:",
     "pgfault ",
-    "ptshare                        all",
+    "ptshare                         pd",
     " r-xp 00001000 00:01 ",
     "/bin/cat",
     "[stack]",

@@ -30,7 +30,7 @@
 #                       plots in build/bench/results/
 #                       BENCH_MEM=2G BENCH_ROUNDS=3 BENCH_ARGS='--runs 5 --ms 100'
 #                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
-#                       BENCH_PAGODA_CONFIGS='libc=musl libc=musl,ptshare=pd libc=newlib' (each a column; e.g.
+#                       BENCH_PAGODA_CONFIGS='libc=musl libc=musl,ptshare=all libc=newlib' (each a column; e.g.
 #                                        'libc=musl libc=musl,ptshare=off')
 #   make bench-phases   Pagoda booted with `phasetime`, user/bench/phases (the musl
 #                       build): cycles per phase of faults, fork, exit and wait
@@ -107,7 +107,7 @@ bench-smoke: | $(call deps,build newlib musl bench)
 # kernel option), so machine noise hits all alike. Linux runs the musl
 # binaries; libc=musl runs the very same files on Pagoda. Every Pagoda column
 # gets a ratio against Linux.
-BENCH_PAGODA_CONFIGS ?= libc=musl libc=musl,ptshare=pd libc=newlib
+BENCH_PAGODA_CONFIGS ?= libc=musl libc=musl,ptshare=all libc=newlib
 bench_pagoda_name = pagoda$(if $(filter default,$(1)),, $(subst $(comma), ,$(1)))
 bench_pagoda_cmdline = $(if $(filter default,$(1)),,$(subst $(comma), ,$(1)))
 comma := ,
