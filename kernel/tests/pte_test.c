@@ -151,6 +151,7 @@ struct free_race {
 	uint64_t round;
 	bool wrote[FREE_PAGES];
 	vaddr_t writing;            /* the page the catcher runs the write on */
+	int cleaned;                /* the cleaner's reclaim is done (this round) */
 	int ready;                  /* CPUs at this round's start line */
 	uint64_t written, faulted, kept, discarded, lost;
 };
@@ -190,12 +191,24 @@ static void free_race_cpu(void *arg)
 	struct free_race *f = arg;
 	if (this_cpu()->id == WRITER_CPU || this_cpu()->id == CLEANER_CPU)
 		free_start_line(f);
+	/* Each side is let ahead in half the rounds, so both outcomes occur
+	 * whatever the host's scheduling (a CI run on 4 CPUs had the writer win
+	 * all 200 rounds, "0 taken before the write", once MADV_FREE's marking
+	 * got faster; a delay alone then made the cleaner win nearly all):
+	 * in odd rounds the writer starts once reclaim has taken the first
+	 * page, in even rounds the cleaner once the writer is halfway. */
+	bool writer_waits = f->round % 2;
 	if (this_cpu()->id == WRITER_CPU) {
+		while (writer_waits && !atomic_load(&f->cleaned) &&
+		       pgt_lookup(f->pgt, FREE_VA, NULL, NULL))
+			cpu_relax();
 		free_writer(f);
 	} else if (this_cpu()->id == CLEANER_CPU) {
-		for (uint64_t i = 0; i < f->round % RACE_DELAY_STEPS * 8; i++)
+		while (!writer_waits &&
+		       atomic_load(&f->writing) < FREE_VA + FREE_PAGES / 2 * PAGE_SIZE)
 			cpu_relax();
 		reclaim_lazyfree(FREE_PAGES);
+		atomic_store(&f->cleaned, 1);
 	}
 }
 
@@ -211,6 +224,8 @@ static void free_setup(struct free_race *f)
 	lazyfree_range(f->pgt, FREE_VA, FREE_VA + FREE_PAGES * PAGE_SIZE);
 	memset(f->wrote, 0, sizeof(f->wrote));
 	f->ready = 0;
+	f->writing = 0;
+	f->cleaned = 0;
 }
 
 /* Every page written is mapped and holds the write; then unmap them all. */
