@@ -186,8 +186,9 @@ void pt_table_free(struct pagetable *pgt, pte_t *ep, int level);
 struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level);
 
 /* ---- pt_modify_leaf, inline: the per-page step of fork's write-protect
- * and of MADV_FREE (out of line, it and its verb cost four calls and
- * returns per page, which TCG pays dearly: the MADV_FREE call on 1 MiB took 68 us, 35 inline) */
+ * and of MADV_FREE. Out of line, it and its verb cost four calls and
+ * returns per page, which TCG pays dearly: the MADV_FREE call on 1 MiB
+ * took 68 us, 35 inline. */
 
 /* The bookkeeping of a leaf write that changes the frame, presence or
  * lazy-free state (pt_set_leaf's, out of line); caller names the call site
