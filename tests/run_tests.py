@@ -56,14 +56,16 @@ def run_unit(build):
                    "exit status %d, %d checks parsed\n%s" % (p.returncode, seen, tail))
 
 
-def parse_table(path):
+def parse_table(path, fields=0):
+    """Rows of a |-separated table; with fields, the last field takes the
+    rest of the line (a shell command may hold | itself)."""
     rows = []
     if not os.path.exists(path):
         return rows
     for ln in open(path):
         ln = ln.split("#", 1)[0].strip() if not ln.lstrip().startswith("#") else ""
         if ln:
-            rows.append([f.strip() for f in ln.split("|")])
+            rows.append([f.strip() for f in ln.split("|", fields - 1)])
     return rows
 
 
@@ -108,7 +110,7 @@ def report_suite(build, name, expect, res):
 
 
 def run_scripts(build, only):
-    for row in parse_table(os.path.join(ROOT, "tests", "scripts.txt")):
+    for row in parse_table(os.path.join(ROOT, "tests", "scripts.txt"), fields=2):
         name, cmd = row[0], row[1]
         if only and name not in only:
             continue
