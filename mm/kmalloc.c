@@ -145,12 +145,23 @@ static char *take_object(unsigned c)
 	return obj;
 }
 
+/* The bytes a small object of size takes (header and redzone in debug). */
+static size_t small_need(size_t size)
+{
+	return kmalloc_debug ? size + HDR_SIZE + RZ_MIN : MAX(size, 1);
+}
+
+/* Does size get a buddy block of its own (which comes zeroed)? */
+static bool is_large(size_t size)
+{
+	return small_need(size) > KMALLOC_MAX_SMALL;
+}
+
 static void *kmalloc_from(size_t size, const void *caller)
 {
-	size_t need = kmalloc_debug ? size + HDR_SIZE + RZ_MIN : MAX(size, 1);
-	if (need > KMALLOC_MAX_SMALL)
+	if (is_large(size))
 		return alloc_large(size);
-	unsigned c = class_for(need);
+	unsigned c = class_for(small_need(size));
 	spin_lock(&kmalloc_lock);
 	while (list_empty(&partial[c])) {
 		spin_unlock(&kmalloc_lock);   /* page_alloc may reclaim */
@@ -174,7 +185,7 @@ void *kmalloc(size_t size)
 void *kzalloc(size_t size)
 {
 	void *p = kmalloc_from(size, __builtin_return_address(0));
-	if (p)
+	if (p && !is_large(size))   /* a large block is zeroed already */
 		memset(p, 0, size);
 	return p;
 }

@@ -67,9 +67,16 @@ START_TEST(test_large)
 	ck_assert_uint_eq(mm_stats.free, host_free0 - 4);
 	kfree(p);
 	ck_assert_ptr_null(kmalloc(PAGE_SIZE << MAX_ORDER));
+	host_dirty_free_frames(0x5a);   /* kzalloc skips its memset for a large block */
 	uint64_t *z = kzalloc(5000);
-	for (int i = 0; i < 625; i++)
-		ck_assert_uint_eq(z[i], 0);
+	ck_assert(host_all_zero(z, 5000));
+	kfree(z);
+	char *s = kmalloc(KMALLOC_MAX_SMALL);   /* the largest small class, written, freed */
+	memset(s, 0x77, KMALLOC_MAX_SMALL);
+	kfree(s);
+	z = kzalloc(KMALLOC_MAX_SMALL);         /* the same slot: zeroed by kzalloc itself
+	                                         * (in debug mode a large block) */
+	ck_assert(host_all_zero(z, KMALLOC_MAX_SMALL));
 	kfree(z);
 	kfree(NULL);
 	host_assert_no_leak();
@@ -167,6 +174,7 @@ static Suite *kmalloc_suite(void)
 
 	TCase *dbg = host_tcase(s, "debug", setup_debug, teardown);
 	tcase_add_test(dbg, test_sizes_debug);
+	tcase_add_test(dbg, test_large);   /* KMALLOC_MAX_SMALL is large here */
 	tcase_add_test_raise_signal(dbg, test_double_free, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_overrun, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_underrun, SIGABRT);
