@@ -171,7 +171,7 @@ static int mark_pde(struct walk *w)
 	if (pte_is_leaf(e, w->level))
 		return 0;                       /* a 2 MiB page: never user anon */
 	((struct mark_arg *)w->arg)->state = MARK_LOOK;
-	return pa_to_page(pte_addr(e))->pt.share > 1 ? WALK_SKIP : 0;
+	return ptpage_shared(pa_to_page(pte_addr(e))) ? WALK_SKIP : 0;
 }
 
 /* After a PT page's entries: let the list go. */

@@ -50,7 +50,7 @@ static int stat_pde(struct walk *w)
 	st->pt_pages++;
 	st->rss_pages += pt_resident(pt);
 	st->pss_frac += pt_pss_frac(pt, pd);
-	if (pt->pt.share > 1 || pd->pt.share > 1)
+	if (ptpage_shared(pt) || ptpage_shared(pd))
 		st->shared_pt_pages++;
 	return 0;
 }
@@ -194,7 +194,7 @@ static void meminfo_frame(struct mm_meminfo *m, const struct page *pg)
 		return;
 	if (pg->type == PG_FILE && pg->refcount > 1 && page_to_pa(pg) != zero_frame_pa)
 		m->file_mapped++;
-	if (pg->type != PG_PAGETABLE || pg->pt.share <= 1)
+	if (pg->type != PG_PAGETABLE || !ptpage_shared(pg))
 		return;
 	if (pg->pt.level == PGL_PT) {
 		m->shared_pt++;

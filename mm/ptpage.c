@@ -80,7 +80,7 @@ pte_t *pt_root(struct pagetable *pgt)
 static struct page *table_of(pte_t *ep, int level, const void *caller)
 {
 	struct page *pt = ptpage_of(ep);
-	if (!pt || pt->type != PG_PAGETABLE || pt->pt.level != level)
+	if (!ptpage_is(pt, level))
 		page_bug(pt, "entry write into a frame that is not a table of that level",
 			 caller);
 	return pt;
@@ -111,7 +111,7 @@ static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
  * shared (leaves of a shared table are never written). */
 static struct page *leaf_private(struct page *pt, vaddr_t va)
 {
-	if (pt->pt.share > 1)
+	if (ptpage_shared(pt))
 		panic("pt_set_leaf: va %#lx: write into a PT page shared by %u "
 		      "address spaces (pa %#lx)", va, pt->pt.share, page_to_pa(pt));
 	return pt;
@@ -164,7 +164,7 @@ void pt_set_table(pte_t *ep, int level, pte_t e)
 	if (level == PGL_PT)
 		panic("pt_set_table: a PT entry is a leaf (entry %p)", (void *)ep);
 	struct page *holder = ptpage_of(ep);
-	if (holder && holder->type == PG_PAGETABLE && atomic_load(&holder->pt.share) > 1)
+	if (holder && holder->type == PG_PAGETABLE && ptpage_shared(holder))
 		panic("pt_set_table: entry %p: write into a level-%d table shared by %u "
 		      "address spaces (pa %#lx)", (void *)ep, level, holder->pt.share,
 		      page_to_pa(holder));

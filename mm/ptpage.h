@@ -16,6 +16,7 @@
 #define MM_PTPAGE_H
 
 #include "mm/page.h"
+#include "lib/atomic.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pte.h"
 #include "arch/x86_64/pv_ops.h"
@@ -75,6 +76,19 @@ static inline struct spinlock *pt_lock(struct page *pt)
 /* The table page holding entry ep, and a table page's entries. */
 struct page *ptpage_of(const pte_t *ep);
 pte_t *ptpage_entries(struct page *pt);
+
+/* Is pt (NULL allowed) a table page of that level? */
+static inline bool ptpage_is(const struct page *pt, int level)
+{
+	return pt && pt->type == PG_PAGETABLE && pt->pt.level == level;
+}
+
+/* Is table page pt used by several address spaces (its entries then
+ * read-only to all, written only by unsharing)? */
+static inline bool ptpage_shared(const struct page *pt)
+{
+	return atomic_load(&pt->pt.share) > 1;
+}
 
 /* The PML4 (entries) of an address space. */
 pte_t *pt_root(struct pagetable *pgt);
@@ -213,10 +227,10 @@ static inline pte_t pt_modify_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep,
 				   pte_modify_fn f, const void *arg)
 {
 	pte_t old = pte_read(ep), e = f(old, arg);
-	struct page *pt = pa_to_page(V2P(ep));
+	struct page *pt = pa_to_page(V2P(ep));   /* ptpage_of, without the call */
 	if (pte_changes_bookkeeping(old, e))
 		pt_leaf_account(pgt, va, ep, e, __builtin_return_address(0));
-	else if (!pt || pt->type != PG_PAGETABLE || pt->pt.level != PGL_PT || pt->pt.share > 1)
+	else if (!ptpage_is(pt, PGL_PT) || ptpage_shared(pt))
 		pt_leaf_bug(ep, va, __builtin_return_address(0));
 	for (;;) {   /* retried only when the MMU set A or D meanwhile */
 		pte_t seen = pv_cmpxchg_pte(ep, old, f(old, arg));

@@ -60,7 +60,7 @@ static bool check_table_entry(struct walk *w, const char *what)
 	struct ptshare_check *c = w->arg;
 	pte_t e = pte_read(w->ep);
 	struct page *t = pa_to_page(pte_addr(e));
-	if (t->pt.share > 1 && pte_writable(e))
+	if (ptpage_shared(t) && pte_writable(e))
 		panic("vmcheck: va %#lx: writable %s entry to level-%d table %#lx shared by %u",
 		      w->va, what, t->pt.level, page_to_pa(t), t->pt.share);
 	return c->table_refs[pte_addr(e) >> PAGE_SHIFT]++ == 0;

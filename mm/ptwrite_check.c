@@ -12,7 +12,7 @@ static const char *check_table(int level, pte_t e)
 	struct page *t = pa_to_page(pte_addr(e));
 	if (!t || t->type != PG_PAGETABLE || t->pt.level != level - 1)
 		return "table entry points at a frame that is not a table of the next level";
-	if (t->pt.share > 1 && pte_writable(e))
+	if (ptpage_shared(t) && pte_writable(e))
 		return "writable table entry to a page-table page shared by several address spaces";
 	return NULL;
 }
@@ -43,7 +43,7 @@ const char *ptwrite_check(const pte_t *ep, int level, pte_t e)
 		return NULL;
 	if (!pte_is_leaf(e, level))
 		return check_table(level, e);
-	if (holder->pt.share > 1 && pte_writable(e))
+	if (ptpage_shared(holder) && pte_writable(e))
 		return "writable leaf written into a page-table page shared by several address spaces";
 	struct page *f = pa_to_page(pte_addr(e));
 	if (pte_user(e) || pte_protnone(e))

@@ -87,7 +87,7 @@ static int reclaim_pdpte(struct walk *w)
 {
 	struct reclaimer *me = w->arg;
 	struct page *t = pa_to_page(pte_addr(pte_read(w->ep)));
-	if (t->pt.share > 1) {
+	if (ptpage_shared(t)) {
 		lazyfree_stats.reused += me->rec->npages;
 		lazyfree_drop(me->rec);
 		me->rec = NULL;
