@@ -106,10 +106,16 @@ static int map_frame(struct addrspace *as, vaddr_t va, struct page *pg, unsigned
 	return r;
 }
 
-/* A new zeroed frame for the absent page va of private anonymous v,
- * mapped: 0, -ENOMEM, or -EEXIST when the page is mapped already. */
-static int anon_map_new(struct addrspace *as, struct vma *v, vaddr_t va)
+/* The absent page va of private anonymous v, mapped for the access: a
+ * new zeroed frame for a write, the shared zero page (read-only, COW) for
+ * a read. 0, -ENOMEM, or -EEXIST when the page is mapped already. */
+static int anon_map_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
+	if (!write && zero_page) {
+		page_get(zero_page);
+		stat_inc(&fault_stats.zero_page);
+		return map_frame(as, va, zero_page, vma_pgt_prot(v) | VM_FILE | VM_COW);
+	}
 	struct page *pg = new_anon_frame(NULL);
 	if (!pg)
 		return -ENOMEM;
@@ -122,24 +128,13 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
 	unsigned prot = vma_pgt_prot(v);
 	struct page *pg;
+	int r;
 
-	if (v->obj) {
-		int r = object_page(v, va, write, &pg, &prot);
-		if (r < 0)
-			return r;
-	} else if (!write && zero_page) {
-		page_get(zero_page);
-		pg = zero_page;
-		prot |= VM_FILE | VM_COW;
-		stat_inc(&fault_stats.zero_page);
-	} else {
-		int r = anon_map_new(as, v, va);
-		return r == -EEXIST ? 0 : r;   /* another CPU mapped it first: retry the access */
-	}
-	if (!pg)
-		return -ENOMEM;
-	int r = map_frame(as, va, pg, prot);
-	return r == -EEXIST ? 0 : r;
+	if (!v->obj)
+		r = anon_map_absent(as, v, va, write);
+	else if ((r = object_page(v, va, write, &pg, &prot)) == 0)
+		r = map_frame(as, va, pg, prot);
+	return r == -EEXIST ? 0 : r;   /* another CPU mapped it first: retry the access */
 }
 
 /* Write fault on a present copy-on-write page. */
@@ -171,14 +166,14 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned flags)
 {
 	bool write = flags & FAULT_WRITE;
-	/* The common first write to private anonymous memory, the entry absent
-	 * when the CPU looked: allocate, then one map walk (which unshares a
-	 * shared PT page on the way down, as every write walk does). Found
-	 * mapped meanwhile (-EEXIST): the entry found is decided on below,
-	 * as without the hint (a PROT_NONE leaf, not present to the CPU
-	 * either, must not be retried blindly). */
-	if (write && (flags & FAULT_ABSENT) && !v->obj) {
-		int r = anon_map_new(as, v, va);
+	/* The common first touch of private anonymous memory, the entry absent
+	 * when the CPU looked: a new frame (write) or the zero page (read),
+	 * then one map walk (which unshares a shared PT page on the way down,
+	 * as every write walk does). Found mapped meanwhile (-EEXIST): the
+	 * entry found is decided on below, as without the hint (a PROT_NONE
+	 * leaf, not present to the CPU either, must not be retried blindly). */
+	if ((flags & FAULT_ABSENT) && !v->obj) {
+		int r = anon_map_absent(as, v, va, write);
 		if (r != -EEXIST)
 			return r;   /* else decide on the entry found, as below */
 	}
