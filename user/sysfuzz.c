@@ -33,7 +33,8 @@
  * cannot touch anything outside the child: descriptors only of pipes it made
  * or bad numbers, paths only bad pointers or names under a directory that
  * does not exist, mapping calls only inside its scratch area or at kernel /
- * non-canonical addresses, safe madvise advice only, signals only to itself,
+ * non-canonical addresses (an mmap without MAP_FIXED only inside: it takes
+ * the address as a hint), safe madvise advice only, signals only to itself,
  * unknown numbers only from 1000 up (no real Linux call), no reboot, no
  * rt_sigreturn, no vfork, no execve of a real file.
  *
@@ -418,14 +419,23 @@ static int host_fd_ok(uint64_t fd)
 }
 
 /* in_scratch: [a, a+len) inside the scratch area and its hole, or at an
- * address no user mapping can have (the kernel refuses it). */
-static int in_scratch(uint64_t a, uint64_t len)
+ * address no user mapping can have, which the kernel refuses -- unless
+ * `hint` (an mmap without MAP_FIXED): then the kernel takes the address as
+ * a hint, ignores a bad one and maps len bytes elsewhere, so only a range
+ * inside the scratch area is safe. */
+static int in_scratch(uint64_t a, uint64_t len, int hint)
 {
 	uint64_t s = (uint64_t)F.scratch, e = s + 2 * SCRATCH_PAGES * PAGE;
 
-	if (a >= 0x0000800000000000ULL)
+	if (a >= 0x0000800000000000ULL && !hint)
 		return 1;
 	return a >= s && a < e && len <= e - a;
+}
+
+/* mmap_hint: is the mmap with arguments a one whose address is a hint? */
+static int mmap_hint(const uint64_t *a)
+{
+	return !(a[3] & (uint64_t)(MAP_FIXED | MAP_FIXED_NOREPLACE));
 }
 
 /* tame: make call c's arguments safe for the harness (and, in host mode,
@@ -452,11 +462,12 @@ static void tame(const struct call *c, uint64_t *a)
 			a[k] = (uint64_t)F.own_fds[rnd(4)];
 	if ((c->nr == NR_ioctl || c->nr == NR_fcntl) && (int64_t)a[0] >= 0 && a[0] < 1000)
 		a[0] = (uint64_t)F.own_fds[rnd(2)];     /* only the pipe: no ioctl of a real file */
-	if ((c->cls & C_MEM) && !in_scratch(a[0], c->nr == NR_brk ? 0 : a[1]))
-		a[1] = rnd(SCRATCH_PAGES * PAGE), a[0] = (uint64_t)F.scratch + PAGE * rnd(SCRATCH_PAGES);
 	if (c->nr == NR_mmap)
 		a[3] &= (uint64_t)(MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
 				   MAP_FIXED_NOREPLACE | MAP_POPULATE | 0x0f);
+	if ((c->cls & C_MEM) && !in_scratch(a[0], c->nr == NR_brk ? 0 : a[1],
+					    c->nr == NR_mmap && mmap_hint(a)))
+		a[1] = rnd(SCRATCH_PAGES * PAGE), a[0] = (uint64_t)F.scratch + PAGE * rnd(SCRATCH_PAGES);
 }
 
 /* ---- the child: PER_CHILD calls ---- */
