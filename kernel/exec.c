@@ -430,9 +430,9 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	}
 
 	/* the point of no return: the other threads end (kernel/thread.h) */
-	if (p == current_proc() && thread_exec(p) < 0) {
+	if (p == current_proc() && (r = thread_exec(p)) < 0) {
 		as_destroy(as);
-		return -ENOMEM;
+		return r;
 	}
 	if (p == current_proc())
 		futex_exec_notify(p);          /* in the old memory: its robust futexes */

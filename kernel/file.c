@@ -15,7 +15,22 @@ struct file *file_alloc(const struct file_ops *ops, int flags)
 	f->ops = ops;
 	f->refs = 1;
 	f->flags = flags;
+	mutex_init(&f->pos_lock, "f_pos");
 	return f;
+}
+
+struct file *fd_get_pos(int fd)
+{
+	struct file *f = fd_get(fd);
+	if (f && f->ops->seekable)
+		mutex_lock(&f->pos_lock);
+	return f;
+}
+
+void file_pos_unlock(struct file *f)
+{
+	if (f->ops->seekable)
+		mutex_unlock(&f->pos_lock);
 }
 
 long file_no_read(struct file *f, vaddr_t ubuf, uint64_t n)

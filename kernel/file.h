@@ -8,6 +8,7 @@
 #define KERNEL_FILE_H
 
 #include "lib/types.h"
+#include "lib/mutex.h"
 
 struct file;
 struct inode;
@@ -20,10 +21,18 @@ struct file_ops {
 	bool seekable;
 };
 
+/* A struct file may be used by several threads (and, after dup or fork,
+ * processes) at once. Its offset, and what a seekable file's ops keep with
+ * it (priv of a /proc file: the text being read), change only under
+ * pos_lock (Linux's f_pos_lock): read, write, readv, writev, lseek and
+ * getdents of a seekable file hold it for the whole call (fd_get_pos), so
+ * two of them on one open file see and move the offset one after the
+ * other. Pipes and devices are not seekable and lock their own state. */
 struct file {
 	const struct file_ops *ops;
 	int refs;
 	int flags;                          /* O_ACCMODE bits, O_NONBLOCK */
+	struct mutex pos_lock;              /* off, and priv of a seekable file */
 	uint64_t off;
 	struct inode *inode;                /* initrd files, dirs, devices */
 	uint64_t inode_priv;                /* inode->priv when opened (fs.h's show) */
@@ -77,6 +86,10 @@ struct file *fd_take(struct proc *p, int fd);
 /* Is fd close-on-exec? */
 bool fd_is_cloexec(struct proc *p, int fd);
 struct file *fd_get(int fd);
+/* fd_get for a call that reads or moves the offset: a seekable file comes
+ * with its pos_lock held, which file_pos_unlock drops (NULL: fd not open). */
+struct file *fd_get_pos(int fd);
+void file_pos_unlock(struct file *f);
 bool fd_valid(int fd);
 void fd_release_held(struct proc *p);
 void fd_set_cloexec(struct proc *p, int fd, bool cloexec);

@@ -17,6 +17,7 @@
 #include "kernel/futex.h"
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
+#include "kernel/time.h"
 #include "lib/errno.h"
 #include "lib/atomic.h"
 #include "lib/list.h"
@@ -28,7 +29,6 @@
 #include "arch/x86_64/pte.h"
 #include "arch/x86_64/timer.h"
 
-#define NSEC_PER_SEC 1000000000ULL
 #define FUTEX_BUCKETS 64
 #define SHARED_KEY 1UL   /* tag of a shared key's first word (pointers are even) */
 
@@ -315,31 +315,23 @@ void futex_exit_notify(struct proc *p)
 
 /* ---- the system call ---- */
 
-struct futex_timespec {
-	int64_t tv_sec, tv_nsec;
-};
-
 /* The deadline on clock_ns() of the timeout at utime (0: none): relative
  * for LINUX_FUTEX_WAIT, absolute on CLOCK_REALTIME or CLOCK_MONOTONIC for
- * LINUX_FUTEX_WAIT_BITSET. 0 or -EFAULT / -EINVAL. */
+ * LINUX_FUTEX_WAIT_BITSET (kernel/time.h saturates both, as Linux does: a
+ * timeout too far to count waits forever). 0 or -EFAULT / -EINVAL. */
 static int futex_deadline(vaddr_t utime, bool absolute, bool realtime, uint64_t *deadline)
 {
-	struct futex_timespec ts;
+	uint64_t ns;
 	*deadline = 0;
 	if (!utime)
 		return 0;
-	if (copyin(&ts, utime, sizeof(ts)) < 0)
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC_PER_SEC)
-		return -EINVAL;
-	uint64_t ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-	uint64_t epoch = realtime ? BOOT_EPOCH * NSEC_PER_SEC : 0;
-	if (!absolute)
-		*deadline = clock_ns() + ns;
+	int r = timespec_from_user(utime, &ns);
+	if (r < 0)
+		return r;
+	if (absolute)
+		*deadline = deadline_at(ns, realtime ? TIME_REALTIME : TIME_MONOTONIC);
 	else
-		*deadline = ns > epoch ? ns - epoch : 1;   /* 1: long past */
-	if (*deadline == 0)
-		*deadline = 1;
+		*deadline = deadline_after(ns);
 	return 0;
 }
 

@@ -2,20 +2,16 @@
 #include "kernel/itimer.h"
 #include "kernel/proc.h"
 #include "kernel/signal.h"
+#include "kernel/time.h"
 #include "kernel/syscall.h"
 #include "lib/errno.h"
 #include "lib/spinlock.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/timer.h"
 
-#define NSEC_PER_SEC 1000000000ULL
-#define NSEC_PER_USEC 1000ULL
 #define TICK_NS (NSEC_PER_SEC / HZ)
 
 /* Linux's struct itimerval: two struct timeval (seconds, microseconds). */
-struct k_timeval {
-	int64_t tv_sec, tv_usec;
-};
 struct k_itimerval {
 	struct k_timeval interval, value;
 };
@@ -88,23 +84,6 @@ void itimer_real_tick(void)
 	spin_unlock(&proc_lock);
 }
 
-/* struct timeval <-> ns; -EINVAL for a negative or unnormalised value. */
-static int timeval_to_ns(const struct k_timeval *tv, uint64_t *ns)
-{
-	if (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)
-		return -EINVAL;
-	*ns = (uint64_t)tv->tv_sec * NSEC_PER_SEC + (uint64_t)tv->tv_usec * NSEC_PER_USEC;
-	return 0;
-}
-
-/* Round up to the microsecond, as Linux does, so an armed timer never
- * reads as 0 (disarmed). */
-static struct k_timeval ns_to_timeval(uint64_t ns)
-{
-	uint64_t us = (ns + NSEC_PER_USEC - 1) / NSEC_PER_USEC;
-	return (struct k_timeval){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) };
-}
-
 /* The current setting of p's timer `which` (proc_lock held). */
 static struct k_itimerval itimer_get(struct proc *p, enum itimer_which which, uint64_t now)
 {
@@ -124,7 +103,7 @@ static void itimer_set(struct proc *p, enum itimer_which which, uint64_t value,
 	*old = itimer_get(p, which, now);
 	struct itimer *t = &p->itimer[which];
 	t->interval_ns = value ? interval : 0;
-	t->value_ns = value ? (which == ITIMER_REAL ? now + value : value) : 0;
+	t->value_ns = value ? (which == ITIMER_REAL ? deadline_after(value) : value) : 0;
 	if (which == ITIMER_REAL && value && (!next_real_ns || t->value_ns < next_real_ns))
 		next_real_ns = t->value_ns;
 	spin_unlock(&proc_lock);

@@ -145,10 +145,21 @@ void proc_count(int *running, int *total)
 }
 
 /* First code a new process runs (from swtch): drop the scheduler's lock
- * and return to user mode through the trap frame. */
+ * and return to user mode through the trap frame. A CLONE_CHILD_SETTID
+ * child stores its tid here, in its own address space through the MMU
+ * (Linux's schedule_tail): a store like any user store, which sets the
+ * entry's Dirty bit, so reclaim cannot drop it as a clean MADV_FREE page,
+ * and which takes the fault path's locks. Best effort, as on Linux: a bad
+ * address does not stop the child. */
 static void proc_first_return(void)
 {
 	spin_unlock(&proc_lock);
+	struct proc *p = current_proc();
+	if (p->set_child_tid) {
+		int tid = p->pid;
+		(void)copyout(p->set_child_tid, &tid, sizeof(tid));
+		p->set_child_tid = 0;
+	}
 }
 
 /* Claim a table slot with a kernel stack whose top holds a trap frame and
@@ -229,8 +240,8 @@ int proc_fork(void)
 	return proc_fork_req(NULL);
 }
 
-/* Apply a clone request to a child that does not run yet. The pid writes
- * are best effort, as on Linux: a bad address does not fail the fork. */
+/* Apply a clone request to a child that does not run yet. The pid write
+ * is best effort, as on Linux: a bad address does not fail the fork. */
 static void fork_apply(struct proc *child, const struct fork_req *req)
 {
 	int pid = child->pid;
@@ -239,8 +250,7 @@ static void fork_apply(struct proc *child, const struct fork_req *req)
 	if (req->clone_flags & CLONE_SETTLS)
 		child->fs_base = req->tls;
 	child->clear_child_tid = req->clear_tid;
-	if (req->child_tid)
-		(void)as_write(child->as, req->child_tid, &pid, sizeof(pid));
+	child->set_child_tid = req->child_tid;   /* proc_first_return stores it */
 	if (req->parent_tid)
 		(void)copyout(req->parent_tid, &pid, sizeof(pid));
 }

@@ -62,6 +62,8 @@ struct proc {
 	int exit_status;             /* Linux wait status word */
 	uint64_t fs_base;            /* arch_prctl(ARCH_SET_FS) */
 	uint64_t clear_child_tid;    /* set_tid_address: zeroed and woken at exit */
+	uint64_t set_child_tid;      /* CLONE_CHILD_SETTID: the child stores its tid
+	                              * there itself on its way to user mode */
 	uint64_t robust_list, robust_len;   /* set_robust_list: walked at exit and exec */
 	struct file *held[FD_HELD_MAX];     /* fd_get's references, dropped at */
 	int nheld;                          /* the end of the system call */

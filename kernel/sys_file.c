@@ -25,39 +25,28 @@ static bool can_write(struct file *f)
 	return (f->flags & O_ACCMODE) != O_RDONLY;
 }
 
-static long sys_read(const uint64_t a[6])
+enum io_dir { IO_READ, IO_WRITE };
+
+/* read or write of n bytes at ubuf on f (its offset locked by the caller). */
+static long file_io(struct file *f, enum io_dir dir, vaddr_t ubuf, uint64_t n)
 {
-	struct file *f = fd_get((int)a[0]);
-	if (!f || !can_read(f))
-		return -EBADF;
-	return f->ops->read(f, a[1], a[2]);
+	return dir == IO_WRITE ? f->ops->write(f, ubuf, n) : f->ops->read(f, ubuf, n);
 }
 
-static long sys_write(const uint64_t a[6])
+/* The iovecs of readv/writev: one read/write per iovec until a short
+ * transfer (f's offset locked by the caller). */
+static long vector_io(struct file *f, enum io_dir dir, vaddr_t uiov, uint64_t count)
 {
-	struct file *f = fd_get((int)a[0]);
-	if (!f || !can_write(f))
-		return -EBADF;
-	return f->ops->write(f, a[1], a[2]);
-}
-
-/* readv/writev: one read/write per iovec until a short transfer. */
-static long do_vector_io(const uint64_t a[6], bool write)
-{
-	struct file *f = fd_get((int)a[0]);
-	if (!f || !(write ? can_write(f) : can_read(f)))
-		return -EBADF;
-	if (a[2] > IOV_MAX)
+	if (count > IOV_MAX)
 		return -EINVAL;
 	long total = 0;
-	for (uint64_t i = 0; i < a[2]; i++) {
+	for (uint64_t i = 0; i < count; i++) {
 		struct { uint64_t base, len; } iov;
-		if (copyin(&iov, a[1] + i * sizeof(iov), sizeof(iov)) < 0)
+		if (copyin(&iov, uiov + i * sizeof(iov), sizeof(iov)) < 0)
 			return total ? total : -EFAULT;
 		if (!iov.len)
 			continue;
-		long r = write ? f->ops->write(f, iov.base, iov.len)
-			       : f->ops->read(f, iov.base, iov.len);
+		long r = file_io(f, dir, iov.base, iov.len);
 		if (r < 0)
 			return total ? total : r;
 		total += r;
@@ -67,14 +56,38 @@ static long do_vector_io(const uint64_t a[6], bool write)
 	return total;
 }
 
+/* read, write, readv, writev: a[0] the fd; one call at a time moves a
+ * seekable file's offset (fd_get_pos). */
+static long fd_io(const uint64_t a[6], enum io_dir dir, bool vector)
+{
+	struct file *f = fd_get_pos((int)a[0]);
+	if (!f)
+		return -EBADF;
+	long r = -EBADF;
+	if (dir == IO_WRITE ? can_write(f) : can_read(f))
+		r = vector ? vector_io(f, dir, a[1], a[2]) : file_io(f, dir, a[1], a[2]);
+	file_pos_unlock(f);
+	return r;
+}
+
+static long sys_read(const uint64_t a[6])
+{
+	return fd_io(a, IO_READ, false);
+}
+
+static long sys_write(const uint64_t a[6])
+{
+	return fd_io(a, IO_WRITE, false);
+}
+
 static long sys_readv(const uint64_t a[6])
 {
-	return do_vector_io(a, false);
+	return fd_io(a, IO_READ, true);
 }
 
 static long sys_writev(const uint64_t a[6])
 {
-	return do_vector_io(a, true);
+	return fd_io(a, IO_WRITE, true);
 }
 
 static long open_user_path(vaddr_t upath, int flags)
@@ -166,25 +179,33 @@ static long sys_access(const uint64_t a[6])
 	return fs_lookup(path) ? 0 : -ENOENT;
 }
 
-static long sys_lseek(const uint64_t a[6])
+/* lseek's new offset of f (pos_lock held): it, or -EINVAL. */
+static int64_t seek_to(struct file *f, int64_t delta, uint64_t whence)
 {
-	struct file *f = fd_get((int)a[0]);
-	if (!f)
-		return -EBADF;
-	if (!f->ops->seekable)
-		return -ESPIPE;
 	int64_t base;
-	switch (a[2]) {
+	switch (whence) {
 	case SEEK_SET: base = 0; break;
 	case SEEK_CUR: base = (int64_t)f->off; break;
 	case SEEK_END: base = (int64_t)(f->inode ? f->inode->size : 0); break;
 	default: return -EINVAL;
 	}
-	int64_t off = base + (int64_t)a[1];
-	if (off < 0)
+	int64_t off;
+	if (__builtin_add_overflow(base, delta, &off) || off < 0)
 		return -EINVAL;
 	f->off = (uint64_t)off;
 	return off;
+}
+
+static long sys_lseek(const uint64_t a[6])
+{
+	struct file *f = fd_get_pos((int)a[0]);
+	if (!f)
+		return -EBADF;
+	if (!f->ops->seekable)
+		return -ESPIPE;
+	long r = seek_to(f, (int64_t)a[1], a[2]);
+	file_pos_unlock(f);
+	return r;
 }
 
 static long sys_ioctl(const uint64_t a[6])
@@ -372,12 +393,12 @@ static long sys_fcntl(const uint64_t a[6])
 
 static long sys_getdents64(const uint64_t a[6])
 {
-	struct file *f = fd_get((int)a[0]);
+	struct file *f = fd_get_pos((int)a[0]);
 	if (!f)
 		return -EBADF;
-	if (!f->inode)
-		return -ENOTDIR;
-	return dir_getdents(f->inode, &f->off, a[1], a[2]);
+	long r = f->inode ? dir_getdents(f->inode, &f->off, a[1], a[2]) : -ENOTDIR;
+	file_pos_unlock(f);
+	return r;
 }
 
 static long sys_getcwd(const uint64_t a[6])

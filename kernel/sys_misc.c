@@ -4,6 +4,7 @@
 #include "kernel/ktest.h"
 #include "lib/printk.h"
 #include "kernel/proc.h"
+#include "kernel/time.h"
 #include "lib/string.h"
 #include "kernel/version.h"
 #include "libc/include/pagoda/abi-linux.h"
@@ -16,11 +17,6 @@
 
 #define ARCH_SET_FS 0x1002
 #define ARCH_GET_FS 0x1003
-#define NSEC_PER_SEC 1000000000ULL
-
-struct timespec64 {
-	int64_t tv_sec, tv_nsec;
-};
 
 static long sys_uname(const uint64_t a[6])
 {
@@ -99,7 +95,7 @@ static long sys_clock_gettime(const uint64_t a[6])
 	default:
 		return -EINVAL;
 	}
-	struct timespec64 ts = { (int64_t)(ns / NSEC_PER_SEC), (int64_t)(ns % NSEC_PER_SEC) };
+	struct k_timespec ts = ns_to_timespec(ns);
 	return copyout(a[1], &ts, sizeof(ts));
 }
 
@@ -128,20 +124,6 @@ static long sys_times(const uint64_t a[6])
 	return (long)timer_ticks();
 }
 
-/* A user timespec as nanoseconds (saturating): 0, -EFAULT, or -EINVAL
- * for a negative time or tv_nsec outside [0, 1e9). */
-static int timespec_in(uint64_t uaddr, uint64_t *ns)
-{
-	struct timespec64 ts;
-	if (copyin(&ts, uaddr, sizeof(ts)) < 0)
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC_PER_SEC)
-		return -EINVAL;
-	bool huge = (uint64_t)ts.tv_sec >= UINT64_MAX / NSEC_PER_SEC;
-	*ns = huge ? UINT64_MAX : (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-	return 0;
-}
-
 /* Sleep until deadline (clock_ns's scale) or a signal: 0, or -EINTR with
  * the time left written to rem if it is not 0 (-EFAULT if it cannot be). */
 static long sleep_until(uint64_t deadline, uint64_t rem)
@@ -150,23 +132,16 @@ static long sleep_until(uint64_t deadline, uint64_t rem)
 	if (!signal_interrupted(current_proc()))
 		return 0;
 	uint64_t now = clock_ns(), left = deadline > now ? deadline - now : 0;
-	struct timespec64 ts = { (int64_t)(left / NSEC_PER_SEC), (int64_t)(left % NSEC_PER_SEC) };
+	struct k_timespec ts = ns_to_timespec(left);
 	if (rem && copyout(rem, &ts, sizeof(ts)) < 0)
 		return -EFAULT;
 	return -EINTR;
 }
 
-/* now + ns, saturating. */
-static uint64_t deadline_after(uint64_t ns)
-{
-	uint64_t now = clock_ns();
-	return ns > UINT64_MAX - now ? UINT64_MAX : now + ns;
-}
-
 static long sys_nanosleep(const uint64_t a[6])
 {
 	uint64_t ns;
-	int r = timespec_in(a[0], &ns);
+	int r = timespec_from_user(a[0], &ns);
 	return r < 0 ? r : sleep_until(deadline_after(ns), a[1]);
 }
 
@@ -177,10 +152,11 @@ static long sys_nanosleep(const uint64_t a[6])
  * (TIMER_ABSTIME) leaves rem alone. */
 static long sys_clock_nanosleep(const uint64_t a[6])
 {
-	uint64_t offset = 0, ns;
+	enum time_clock c = TIME_MONOTONIC;
+	uint64_t ns;
 	switch (a[0]) {
 	case LINUX_CLOCK_REALTIME:
-		offset = BOOT_EPOCH * NSEC_PER_SEC;
+		c = TIME_REALTIME;
 		break;
 	case LINUX_CLOCK_MONOTONIC:
 	case LINUX_CLOCK_BOOTTIME:
@@ -190,11 +166,11 @@ static long sys_clock_nanosleep(const uint64_t a[6])
 	default:
 		return -EINVAL;
 	}
-	int r = timespec_in(a[2], &ns);
+	int r = timespec_from_user(a[2], &ns);
 	if (r < 0)
 		return r;
 	if (a[1] & LINUX_TIMER_ABSTIME)
-		return sleep_until(ns > offset ? ns - offset : 0, 0);
+		return sleep_until(deadline_at(ns, c), 0);
 	return sleep_until(deadline_after(ns), a[3]);
 }
 

@@ -295,21 +295,40 @@ static int unshare_objects(struct proc *p)
 	return 0;
 }
 
-int thread_exec(struct proc *p)
+/* Is p's group ending, or p killed, so that its exec must give up? */
+static bool exec_lost_locked(const struct proc *p)
+{
+	return p->killed || (p->tg->flags & TG_EXITING);
+}
+
+/* End every other thread of p's group and wait for them (proc_lock held):
+ * 0, or -EAGAIN if another thread's exec or exit came first (the exec that
+ * set TG_EXEC first wins; it has killed p). */
+static int end_other_threads_locked(struct proc *p)
 {
 	struct thread_group *tg = p->tg;
+	if (exec_lost_locked(p) || (tg->flags & TG_EXEC))
+		return -EAGAIN;
+	tg->flags |= TG_EXEC;
+	kill_others_locked(tg, p);
+	while (tg->live > 1 && !exec_lost_locked(p))
+		sleep_on(tg, &proc_lock);
+	tg->flags &= ~TG_EXEC;
+	if (exec_lost_locked(p))
+		return -EAGAIN;
+	if (!proc_is_leader(p))
+		take_leader_locked(p);
+	return 0;
+}
+
+int thread_exec(struct proc *p)
+{
+	int r = 0;
 	spin_lock(&proc_lock);
-	if (tg->live > 1 || !proc_is_leader(p)) {
-		tg->flags |= TG_EXEC;
-		kill_others_locked(tg, p);
-		while (tg->live > 1 && !(tg->flags & TG_EXITING))
-			sleep_on(tg, &proc_lock);
-		if (!proc_is_leader(p) && tg->live == 1)
-			take_leader_locked(p);
-		tg->flags &= ~TG_EXEC;
-	}
+	if (p->tg->live > 1 || !proc_is_leader(p))
+		r = end_other_threads_locked(p);
 	spin_unlock(&proc_lock);
-	return unshare_objects(p);
+	return r ?: unshare_objects(p);
 }
 
 void thread_switched_out(struct proc *p)

@@ -120,9 +120,11 @@ __noreturn void thread_exit_group(int status);
 /* A successful execve from p: every other thread of the group is ended and
  * waited for; if p was not the leader it takes the leader's place and pid
  * (Linux's de_thread). The descriptor table, directory and dispositions
- * become p's own if another process shares them. 0, or -ENOMEM (a copy
- * failed; the threads are gone all the same, as on Linux past the point of
- * no return). */
+ * become p's own if another process shares them. 0; -EAGAIN when the group
+ * is already ending or another thread's exec won (p is killed and dies on
+ * its way out, as on Linux: of two threads calling execve at once, one
+ * exec wins); or -ENOMEM (a copy failed; the threads are gone all the same,
+ * as on Linux past the point of no return). */
 int thread_exec(struct proc *p);
 
 /* The scheduler switched away from p for good (proc_lock held): free the

@@ -12,6 +12,7 @@
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
+#include "mm/ptpage.h"
 #include "lib/errno.h"
 #include "arch/x86_64/pte.h"
 #include "lib/printk.h"
@@ -278,17 +279,41 @@ vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk)
 	return newbrk;
 }
 
+static pte_t verb_mkwritten(pte_t e, const void *arg)
+{
+	(void)arg;
+	return pte_set(e, PTE_A | PTE_D);
+}
+
+/* The frame at user address va of as, its 4 KiB entry marked Accessed and
+ * Dirty as the MMU's own store would mark it (reclaim and write-back read
+ * D): 0, or -EFAULT if va is not mapped writable (any more). */
+static int mark_written(struct addrspace *as, vaddr_t va, paddr_t *pa)
+{
+	pte_t *ep;
+	if (pgt_walk(as->pgt, va, PGL_PT, 0, &ep) != PGL_PT)
+		return -EFAULT;
+	struct spinlock *l = pt_lock(ptpage_of(ep));
+	spin_lock(l);
+	pte_t e = pte_read(ep);
+	bool ok = pte_present(e) && pte_writable(e);
+	if (ok) {
+		pt_modify_leaf(as->pgt, va, ep, verb_mkwritten, NULL);
+		*pa = pte_addr(e) + va % PAGE_SIZE;
+	}
+	spin_unlock(l);
+	return ok ? 0 : -EFAULT;
+}
+
 int as_write(struct addrspace *as, vaddr_t va, const void *src, uint64_t len)
 {
 	while (len) {
 		uint64_t in = va % PAGE_SIZE, n = MIN(len, PAGE_SIZE - in);
-		paddr_t pa;
-		pte_t flags;
+		paddr_t pa = 0;
 		int r = fault_errno(as_fault(as, va, FAULT_WRITE));
+		r = r ?: mark_written(as, va, &pa);
 		if (r < 0)
 			return r;
-		if (!pgt_lookup(as->pgt, va, &pa, &flags))
-			panic("as_write: %#lx not mapped after its fault", va);
 		memcpy(P2V(pa), src, n);
 		va += n;
 		src = (const char *)src + n;

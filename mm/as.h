@@ -168,8 +168,13 @@ vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk);
 /* as_fault, resolving a page fault, and its result: mm/fault.h. */
 #include "mm/fault.h"
 
-/* Write len bytes at va in as (not necessarily current) from the kernel,
- * allocating pages as a fault would (used by exec to fill data and stack). */
+/* Write len bytes at va in as from the kernel, allocating pages as a
+ * fault would, each entry marked Accessed and Dirty as a user store marks
+ * it. For an address space no thread runs yet (exec fills the new image's
+ * data and stack, the fork benchmark its regions): nothing changes its
+ * mappings meanwhile. A store into a running process's memory goes through
+ * its own mappings instead (copyout, by a thread of that process). 0, or
+ * -ENOMEM / -EFAULT (no writable mapping at va). */
 int as_write(struct addrspace *as, vaddr_t va, const void *src, uint64_t len);
 
 /* Find the VMA containing va, or NULL. */

@@ -10,6 +10,7 @@
 #define FXSAVE_MXCSR_OFFSET 24
 #define FXSAVE_MXCSR_MASK_OFFSET 28
 #define MXCSR_MASK_DEFAULT 0xffbf   /* when the CPU reports 0 */
+#define FXSAVE_USED 416             /* bytes FXSAVE writes; 416-511 it leaves alone */
 
 static struct fpu_state clean_state;
 
@@ -37,6 +38,7 @@ void fpu_state_reset(struct fpu_state *st)
 void fpu_save(struct fpu_state *st)
 {
 	__asm__ volatile("fxsave64 %0" : "=m"(*st));
+	memset(st->fx + FXSAVE_USED, 0, sizeof(st->fx) - FXSAVE_USED);
 }
 
 void fpu_restore(const struct fpu_state *st)

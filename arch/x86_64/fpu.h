@@ -23,6 +23,9 @@ void fpu_init_cpu(void);
 /* A fresh state: x87 and SSE exceptions masked, registers zero. */
 void fpu_state_reset(struct fpu_state *st);
 
+/* Save this CPU's x87/SSE state into every byte of *st: FXSAVE's image,
+ * with the 96 reserved and software bytes it never writes (416-511) zero,
+ * so a copy to user space (a signal frame) discloses nothing. */
 void fpu_save(struct fpu_state *st);
 void fpu_restore(const struct fpu_state *st);
 

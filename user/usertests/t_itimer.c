@@ -2,6 +2,9 @@
  * three interval timers, their signals, re-arming, fork and errors. The
  * tests wait for signals, never for a measured time. */
 #include <signal.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -139,4 +142,45 @@ void test_itimer_errors(void)
 	CHECK_ERR(setitimer(ITIMER_REAL, &v, NULL), EINVAL);
 	CHECK_ERR(getitimer(ITIMER_REAL, (struct itimerval *)8), EFAULT);
 	CHECK_ERR(setitimer(ITIMER_REAL, (struct itimerval *)8, NULL), EFAULT);
+}
+
+/* One futex wait with timeout t on a word nobody wakes, ended by a 30 ms
+ * SIGALRM (no SA_RESTART): it must report EINTR, not ETIMEDOUT. */
+static void expect_wait_interrupted(int op, const struct timespec *t)
+{
+	static uint32_t word;
+	struct itimerval shot = itv(30000, 0);
+
+	fired = 0;
+	CHECK_OK(setitimer(ITIMER_REAL, &shot, NULL));
+	CHECK_ERR(syscall(SYS_futex, &word, op, 0, t, NULL, ~0u), EINTR);
+	CHECK(fired == 1);
+}
+
+/* timeout_saturates: a timeout too large for 64-bit nanoseconds means
+ * "never", as Linux saturates at KTIME_MAX: setitimer of INT64_MAX
+ * seconds does not fire and reads back armed for centuries; FUTEX_WAIT
+ * with a relative INT64_MAX s, FUTEX_WAIT_BITSET with an absolute 2^62 s
+ * on the monotonic and the realtime clock wait until a signal ends them
+ * (before: each wrapped and timed out at once). */
+void test_timeout_saturates(void)
+{
+	enum { WAIT = 0, WAIT_BITSET = 9, PRIVATE = 128, CLOCK_RT = 256 };
+	struct itimerval never = itv(0, 0), got;
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	struct timespec forever = { INT64_MAX, 999999999 }, far = { (int64_t)1 << 62, 0 };
+
+	catch_signal(SIGALRM);
+	fired = 0;
+	never.it_value.tv_sec = INT64_MAX;
+	CHECK_OK(setitimer(ITIMER_REAL, &never, NULL));
+	nanosleep(&nap, NULL);
+	CHECK(fired == 0);
+	CHECK_OK(getitimer(ITIMER_REAL, &got));
+	CHECK(got.it_value.tv_sec > 1000000000);
+	never = itv(0, 0);
+	CHECK_OK(setitimer(ITIMER_REAL, &never, NULL));
+	expect_wait_interrupted(WAIT | PRIVATE, &forever);
+	expect_wait_interrupted(WAIT_BITSET | PRIVATE, &far);
+	expect_wait_interrupted(WAIT_BITSET | PRIVATE | CLOCK_RT, &far);
 }

@@ -6,6 +6,10 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <stdint.h>
+#ifdef SA_SIGINFO
+#include <ucontext.h>
+#endif
 #include <unistd.h>
 #include "usertests.h"
 
@@ -196,6 +200,54 @@ void test_sig_segv_codes(void)
 	expect_segv_code(SEGV_MAPERR);   /* nothing mapped there */
 	signal(SIGSEGV, SIG_DFL);
 	CHECK_OK(munmap(segv_page, 4096));
+}
+#endif
+
+#ifdef SA_SIGINFO
+static volatile int kernel_words;
+
+/* Count the words of the frame's FXSAVE image past byte 416 (which FXSAVE
+ * never writes) that look like kernel addresses (the upper half). */
+static void inspect_fpu_tail(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	const uint64_t *w = (const uint64_t *)((const char *)uc->uc_mcontext.fpregs + 416);
+	(void)sig, (void)si;
+	for (int i = 0; i < 12; i++)
+		kernel_words += w[i] >= 0xffff800000000000ull;
+	caught++;
+}
+
+/* Zero 16 KiB of stack below the caller, where its next signal frame goes,
+ * so that what the frame holds is what the kernel wrote. */
+static __attribute__((noinline)) void zero_stack_below(void)
+{
+	volatile char pad[16384];
+	memset((char *)pad, 0, sizeof pad);
+	__asm__ volatile("" : : "r"(pad) : "memory");
+}
+
+/* sig_frame_fpu_tail: the FPU state in a signal frame discloses nothing
+ * of the kernel: bytes 416-511 of the FXSAVE image are zero on Pagoda and
+ * Linux's fpx_sw_bytes on Linux (before: the kernel stack's bytes there,
+ * about 18 kernel addresses a frame). */
+void test_sig_frame_fpu_tail(void)
+{
+	struct sigaction a;
+
+	memset(&a, 0, sizeof a);
+	a.sa_sigaction = inspect_fpu_tail;
+	a.sa_flags = SA_SIGINFO;
+	sigemptyset(&a.sa_mask);
+	CHECK_OK(sigaction(SIGUSR1, &a, NULL));
+	caught = 0;
+	for (int i = 0; i < 8; i++) {
+		zero_stack_below();
+		CHECK_OK(kill(getpid(), SIGUSR1));
+	}
+	CHECK(caught == 8);
+	if (kernel_words)
+		ut_fail(__FILE__, __LINE__, "%d kernel addresses in 8 frames", kernel_words);
 }
 #endif
 

@@ -21,7 +21,7 @@
 /* Tests that read siginfo: musl only (newlib's struct sigaction has no
  * SA_SIGINFO), so usertests-musl runs them, on Pagoda and on Linux. */
 #ifdef SA_SIGINFO
-#define UT_SIGINFO_TESTS(X) X(sig_segv_codes)
+#define UT_SIGINFO_TESTS(X) X(sig_segv_codes) X(sig_frame_fpu_tail)
 #else
 #define UT_SIGINFO_TESTS(X)
 #endif
@@ -37,6 +37,7 @@
 	X(fault_mprotect_ro) X(fault_munmapped)                                  \
 	X(cow_child_write) X(cow_parent_write) X(cow_large) X(cow_mprotect)      \
 	X(pipe_basic) X(pipe_large) X(pipe_eof) X(pipe_closed_reader)            \
+	X(pipe_atomic) X(pipe_fault_keeps)                                       \
 	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec) X(fd_status_flags)      \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
 	X(efault_prot_none)                                                      \
@@ -64,6 +65,7 @@
 	X(sig_segv_handler) UT_SIGINFO_TESTS(X) X(sig_regs_preserved) X(sig_pause) \
 	X(sig_bad_sigreturn) X(sig_chld_suspend)                                 \
 	X(itimer_alarm) X(itimer_interval) X(itimer_fork) X(itimer_errors)       \
+	X(timeout_saturates)                                                     \
 	X(forkbench_errors) X(forkbench_run)                                    \
 	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
 	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \

@@ -1,0 +1,311 @@
+/* user/racetests.c -- what several threads or processes do to one object
+ * at the same moment: the regression tests of issue 35's review (each was
+ * a kernel panic, a hang or lost data on Pagoda, and behaves on Linux).
+ *
+ *   exec_race         two threads of one process call execve at once: one
+ *                     exec wins, the other thread dies (Linux's de_thread);
+ *                     before: each killed the other and waited forever
+ *   proc_fd_race      threads lseek + read one open /proc file: one offset,
+ *                     one text buffer (the file's pos lock); before: the
+ *                     buffer was freed twice (kfree panic)
+ *   settid_lazyfree   CLONE_CHILD_SETTID into a MADV_FREE'd page: the store
+ *                     dirties the page like any user store, so reclaim keeps
+ *                     it; before: written through the direct map, clean, and
+ *                     dropped under pressure (the tid read back 0)
+ *
+ * Built twice, as threadtests is: bin/racetests (newlib, Pagoda's pthreads)
+ * and bin/racetests-musl (static musl); both run as pid 1 on Pagoda on 2
+ * and 4 CPUs (tests/suites.txt) and on the Linux host (tests/scripts.txt),
+ * the reference. Each test runs in a forked child whose exit status
+ * decides; the runner prints
+ *     TEST user.race_NAME PASS | FAIL <why>
+ * and "RACETESTS END <n> passed, <m> failed". Nothing is timed: a hang is
+ * caught by an alarm in the test (SIGALRM kills it) or by the driver.
+ * `racetests NAME...` runs only those tests.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pagoda/pagoda.h>
+
+#ifndef MADV_FREE
+#define MADV_FREE 8
+#endif
+
+static const char *self_path;   /* argv[0]: what exec_race's threads run */
+
+static void fail(int line, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+static void fail(int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stdout, "  racetests.c:%d: ", line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fprintf(stdout, "\n");
+	fflush(stdout);
+	_exit(1);
+}
+
+#define CHECK(c) do { if (!(c)) fail(__LINE__, "%s", #c); } while (0)
+
+static int on_pagoda(void)
+{
+	struct pagoda_meminfo m;
+	return pagoda_meminfo(&m) == 0;
+}
+
+/* Wait for pid; its status. */
+static int wait_for(pid_t pid)
+{
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	return st;
+}
+
+/* ---- exec_race ---- */
+
+#define EXEC_DONE 42            /* the exit status of `racetests --exec-done` */
+#define EXEC_ROUNDS 20
+static volatile int exec_go;
+
+static void *exec_now(void *a)
+{
+	(void)a;
+	char *argv[] = { (char *)self_path, "--exec-done", NULL };
+	while (!exec_go)
+		;
+	execv(self_path, argv);
+	return NULL;   /* lost the race: this thread is being killed */
+}
+
+/* A process whose two threads call execve at once, the main thread
+ * waiting in join: it must end as the exec'd program (status 42). An
+ * alarm turns a hang into SIGALRM (timers survive exec, the program
+ * exits at once). */
+static void exec_race_child(void)
+{
+	pthread_t t[2];
+	alarm(60);
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&t[i], NULL, exec_now, NULL) == 0);
+	exec_go = 1;
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	_exit(1);   /* neither exec happened */
+}
+
+static void t_exec_race(void)
+{
+	for (int round = 0; round < EXEC_ROUNDS; round++) {
+		fflush(stdout);
+		pid_t pid = fork();
+		CHECK(pid >= 0);
+		if (pid == 0)
+			exec_race_child();
+		int st = wait_for(pid);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != EXEC_DONE)
+			fail(__LINE__, "round %d: status %#x, want exit %d (%s)", round, st, EXEC_DONE,
+			     WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM ? "hung" : "exec lost");
+	}
+}
+
+/* ---- proc_fd_race ---- */
+
+#define FD_THREADS 4
+#define FD_ROUNDS 2000
+static int race_fd;
+static volatile int fd_go;
+
+static void *fd_reader(void *a)
+{
+	char buf[512];
+	(void)a;
+	while (!fd_go)
+		;
+	for (int i = 0; i < FD_ROUNDS; i++) {
+		if (lseek(race_fd, 0, SEEK_SET) < 0)
+			return (void *)1;
+		ssize_t n = read(race_fd, buf, sizeof buf);
+		if (n < 0)
+			return (void *)2;
+	}
+	return NULL;
+}
+
+/* Threads seek and read one open /proc file at once (each read may start
+ * wherever another thread left the offset: that is allowed); every call
+ * succeeds, and afterwards the file reads whole from the start. */
+static void proc_fd_race_on(const char *path)
+{
+	pthread_t t[FD_THREADS];
+	char buf[4096];
+	race_fd = open(path, O_RDONLY);
+	CHECK(race_fd >= 0);
+	fd_go = 0;
+	for (int i = 0; i < FD_THREADS; i++)
+		CHECK(pthread_create(&t[i], NULL, fd_reader, NULL) == 0);
+	fd_go = 1;
+	for (int i = 0; i < FD_THREADS; i++) {
+		void *r;
+		CHECK(pthread_join(t[i], &r) == 0);
+		if (r)
+			fail(__LINE__, "%s: thread %d: %s failed", path, i, r == (void *)1 ? "lseek" : "read");
+	}
+	CHECK(lseek(race_fd, 0, SEEK_SET) == 0);
+	ssize_t n = read(race_fd, buf, sizeof buf - 1);
+	CHECK(n > 0);
+	close(race_fd);
+}
+
+static void t_proc_fd_race(void)
+{
+	proc_fd_race_on("/proc/self/status");
+	proc_fd_race_on("/proc/self/maps");
+	proc_fd_race_on("/proc/meminfo");
+}
+
+/* ---- settid_lazyfree ---- */
+
+#define CLONE_VM_ 0x100L
+#define CLONE_VFORK_ 0x4000L
+#define CLONE_CHILD_SETTID_ 0x01000000L
+#define LINUX_SIGCHLD_ 17L   /* the exit signal, in Linux's numbering (newlib's SIGCHLD differs) */
+
+/* clone(CLONE_VM | CLONE_VFORK | CLONE_CHILD_SETTID) whose child exits at
+ * once without touching the stack it shares with us (one asm block: no
+ * call, no spill in the child): the child's pid, stored by the kernel at
+ * *tidp in our (shared) memory. */
+static long clone_settid(int *tidp)
+{
+	long r;
+	register long r10 __asm__("r10") = (long)tidp;
+	register long r8 __asm__("r8") = 0;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "mov $60, %%eax\n\t"      /* the child: exit(0) */
+			 "xor %%edi, %%edi\n\t"
+			 "syscall\n"
+			 "1:"
+			 : "=a"(r)
+			 : "0"((long)SYS_clone), "D"(CLONE_VM_ | CLONE_VFORK_ | CLONE_CHILD_SETTID_ | LINUX_SIGCHLD_),
+			   "S"(0L), "d"(0L), "r"(r10), "r"(r8)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+/* Pagoda: memory pressure until reclaim has scanned every lazy-free page
+ * (a child touching memory 1 MiB at a time; it may be OOM-killed). */
+static void press_memory(void)
+{
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct pagoda_meminfo m;
+		for (;;) {
+			if (pagoda_meminfo(&m) != 0 || m.lazyfree_pages == 0)
+				_exit(0);
+			char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				_exit(0);
+			for (size_t k = 0; k < (1 << 20); k += 4096)
+				p[k] = 1;
+		}
+	}
+	wait_for(pid);
+}
+
+/* A page written, MADV_FREE'd (clean, lazy-free), then a vfork-like clone
+ * stores the child's tid into it: the page must be dirty now (Pagoda:
+ * vmquery's D), keep the tid under memory pressure, and keep its other
+ * bytes (old data: the page was not dropped). */
+static void t_settid_lazyfree(void)
+{
+	int *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(page != MAP_FAILED);
+	memset(page, 0x5a, 4096);
+	CHECK(madvise(page, 4096, MADV_FREE) == 0);
+	long child = clone_settid(&page[0]);
+	if (child <= 0)
+		fail(__LINE__, "clone: %ld", child);
+	CHECK(wait_for((pid_t)child) == 0);
+	CHECK(page[0] == (int)child);
+	if (on_pagoda()) {
+		struct pagoda_vmquery q;
+		CHECK(pagoda_vmquery(page, &q) == 0);
+		if (!(q.soft & VMQ_DIRTY))
+			fail(__LINE__, "the tid store left the page clean (soft %#x)", q.soft);
+		press_memory();
+	}
+	CHECK(page[0] == (int)child);
+	CHECK(((unsigned char *)page)[4095] == 0x5a);
+	munmap(page, 4096);
+}
+
+/* ---- the runner ---- */
+
+struct racetest {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct racetest tests[] = {
+	{ "exec_race", t_exec_race },
+	{ "proc_fd_race", t_proc_fd_race },
+	{ "settid_lazyfree", t_settid_lazyfree },
+};
+#define NTESTS (sizeof tests / sizeof tests[0])
+
+static int selected(const char *name, int argc, char **argv)
+{
+	if (argc < 2)
+		return 1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0;
+	self_path = argv[0];
+	if (argc == 2 && strcmp(argv[1], "--exec-done") == 0)
+		return EXEC_DONE;
+	printf("racetests: starting\n");
+	for (size_t i = 0; i < NTESTS; i++) {
+		if (!selected(tests[i].name, argc, argv))
+			continue;
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			tests[i].fn();
+			fflush(stdout);
+			_exit(0);
+		}
+		int st = 0;
+		int ok = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		if (ok)
+			passed++, printf("TEST user.race_%s PASS\n", tests[i].name);
+		else
+			failed++, printf("TEST user.race_%s FAIL status %#x\n", tests[i].name, st);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;   /* as pid 1 we inherit orphans */
+	}
+	printf("RACETESTS END %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
