@@ -47,6 +47,19 @@ static int unmap_leaf(struct walk *w)
 	return 0;
 }
 
+/* A shared table met by an unmap that keeps its tables (MADV_DONTNEED
+ * under the address-space lock for reading, after pgt_unshare): it can
+ * only be a published text PT page another thread of ours attached
+ * meanwhile (mm/ptpage.h, "Table structure"). It maps nothing but the
+ * file's own pages, read-only, which the advice would let refault
+ * unchanged: skip it. */
+static int keep_shared(struct walk *w, struct page *t)
+{
+	if (w->level != PGL_PD)
+		page_bug(t, "pgt_unmap: a shared PD page in a range that keeps its tables", NULL);
+	return WALK_SKIP;
+}
+
 /* A PD entry (PDPT entry): if the unmap covers its whole 2 MiB (1 GiB) and
  * the PT page (PD page) is shared with others, just drop our share (no copy,
  * nothing else changes for the other sharers); otherwise descend. */
@@ -57,10 +70,12 @@ static int unmap_pde(struct walk *w)
 	if (pte_is_leaf(e, w->level))
 		return unmap_leaf(w);
 	struct page *t = pa_to_page(pte_addr(e));
-	if (w->end - w->va != pgl_entry_size(w->level) || ptpage_sole(t))
-		return 0;
+	if (ptpage_sole(t))
+		return 0;                  /* ours alone: descend */
 	if (a->flags & PGT_KEEP_TABLES)
-		page_bug(t, "pgt_unmap: a shared table in a range that keeps its tables", NULL);
+		return keep_shared(w, t);
+	if (w->end - w->va != pgl_entry_size(w->level))
+		return 0;                  /* part of it: the walker unshares */
 	tlb_changed_range(a->b, w->va, w->end);
 	tlb_defer_table(a->b, w->va, pt_table_unlink_shared(w->pgt, w->ep, w->level, w->va));
 	return WALK_SKIP;

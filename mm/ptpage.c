@@ -33,7 +33,10 @@ struct page *ptpage_alloc(int level)
 	pt->pt.text = 0;
 	pt->pt.zero = 0;
 	pt->count = 0;
-	spin_init(&pt->ptl, "ptl", LOCK_RANK_PTL);
+	if (level == PGL_PT)
+		spin_init(&pt->ptl, "ptl", LOCK_RANK_PTL);
+	else
+		spin_init(&pt->ptl, "ptl-upper", LOCK_RANK_PTL_UPPER);
 	pv_alloc_pt(page_to_pa(pt), level);
 	return pt;
 }

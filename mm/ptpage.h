@@ -54,8 +54,35 @@ static inline uint64_t pt_resident(const struct page *pt)
 }
 
 /* The split page-table lock (Linux's ptl): each table page has its own
- * spinlock (rank LOCK_RANK_PTL, in struct page.ptl), initialised by
- * ptpage_alloc. A PT page's lock is held by every path that changes its
+ * spinlock in struct page.ptl, initialised by ptpage_alloc: rank
+ * LOCK_RANK_PTL for a PT page, LOCK_RANK_PTL_UPPER for the tables above,
+ * so a PD page's lock may be held while one of its PT pages' is taken
+ * (never the other way).
+ *
+ * Table structure (who links, unlinks, shares and frees a table; the rule
+ * of docs/smp-and-locking.md, "Table structure"):
+ *   - An entry of a table that points at a table below (a PD entry, ...)
+ *     changes, and with it that table's present count, only under the
+ *     address-space lock held for writing (munmap, mprotect, mremap, brk,
+ *     fork, exit), or held for reading plus the lock of the table that
+ *     holds the entry: a fault linking a new table (pt_table_alloc), a
+ *     text attach or publish (mm/ptshare_text.c), an unshare switching
+ *     to its copy (under pgt->unshare_lock, presence unchanged).
+ *   - Tables are unlinked and freed only by the address space's owner on
+ *     those paths; reclaim changes leaves only (an emptied PT page stays
+ *     until munmap or exit, as after MADV_DONTNEED), so a walker under the
+ *     address-space lock never finds a table freed under it.
+ *   - Under the lock for reading, the sharing state of a range changes in
+ *     one way only: a text attach puts a published (file-only) PT page
+ *     where there was none. Leaf writers under the read lock either unshare
+ *     as they go outside a batch, or skip such a page (pgt_unmap with
+ *     PGT_KEEP_TABLES: it maps the file's pages alone). Fork, which shares
+ *     tables, holds the lock for writing and first drops the lazy-free
+ *     records of every PT page it shares (under lazyfree_lock, which
+ *     reclaim holds while it works), so reclaim never writes a leaf of a
+ *     PT page that became shared.
+ *
+ * A PT page's lock is held by every path that changes its
  * leaf entries in an address space others may use at the same time --
  * fault install, COW break, unmap, protect, MADV_FREE, reclaim, exit
  * teardown, fork's write-protect: the walker takes it around a PT page's

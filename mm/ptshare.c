@@ -162,36 +162,31 @@ int table_unshare(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
 
 /* ---- installing a shared table in another address space ---- */
 
-/* The PD entry slot of pgt for va, allocating the tables above it (and
- * making a shared PD page private); NULL when out of memory. */
-static pte_t *pd_slot(struct pagetable *pgt, vaddr_t va)
+pte_t *pt_share_slot(struct pagetable *pgt, vaddr_t va)
 {
 	pte_t *slot;
 	return pgt_walk(pgt, va, PGL_PD, PGT_WALK_ALLOC | PGT_WALK_UNSHARE, &slot) < 0 ? NULL : slot;
 }
 
 /* Point entry *slot (level) of pgt at table t, write-protected, one more
- * sharer. An entry already pointing at t stays (a chunk spanning two VMAs
- * is offered once per VMA). */
-static void install_shared(struct pagetable *pgt, pte_t *slot, int level, struct page *t,
-			   vaddr_t va)
+ * sharer: 0; an entry already pointing at t stays (a chunk spanning two
+ * VMAs is offered once per VMA); -EEXIST if it points at another table. */
+static int install_shared(struct pagetable *pgt, pte_t *slot, int level, struct page *t)
 {
 	pte_t e = pte_read(slot);
-	if (pte_present(e)) {
-		if (pte_addr(e) != page_to_pa(t))
-			panic("pt_share: %#lx already has another level-%d table", va, level - 1);
-		return;
-	}
+	if (pte_present(e))
+		return pte_addr(e) == page_to_pa(t) ? 0 : -EEXIST;
 	pt_table_link_shared(pgt, slot, level, t);
+	return 0;
 }
 
-int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt)
+int pt_share_into(struct pagetable *pgt, pte_t *slot, struct page *pt)
 {
-	pte_t *slot = pd_slot(pgt, va);
-	if (!slot)
-		return -ENOMEM;
-	install_shared(pgt, slot, PGL_PD, pt, va);
-	return 0;
+	struct spinlock *l = pt_lock(ptpage_of(slot));
+	spin_lock(l);
+	int r = install_shared(pgt, slot, PGL_PD, pt);
+	spin_unlock(l);
+	return r;
 }
 
 /* ---- fork ---- */
@@ -248,13 +243,18 @@ static bool fork_shares_pd(struct walk *w, const struct fork_arg *a)
 
 /* Phase 1, no batch: allocate the child's tables for one PD entry of the
  * parent. Everything is allocated BEFORE any parent PD entry is
- * write-protected: an allocation may run reclaim, which writes (and may
- * free, if it empties) the parent's PT pages. */
+ * write-protected: an allocation may run reclaim, which writes the
+ * parent's private PT pages. A PT page to be shared loses its lazy-free
+ * record first (under lazyfree_lock: a reclaim working on it finishes
+ * before, and none finds it after), so reclaim never writes a leaf of a
+ * PT page fork shares (mm/ptpage.h, "Table structure"). */
 static int prepare_pde(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
 	if (fork_copies(w, a->v))
 		return pgt_copy_prepare(a->dst, w->pgt, w->va, w->end);
+	vaddr_t base = ALIGN_DOWN(w->va, LARGE_PAGE_SIZE);
+	lazyfree_forget_range(w->pgt, base, base + LARGE_PAGE_SIZE);
 	return child_slot(a, w->va, PGL_PD) ? 0 : -ENOMEM;
 }
 
@@ -281,8 +281,9 @@ static void fork_share(struct walk *w, struct fork_arg *a, int level)
 		pt_set_table(w->ep, level, pte_wrprotect(e));
 		tlb_changed_range(a->b, base, base + pgl_entry_size(level));
 	}
-	install_shared(a->dst, child_slot(a, w->va, level), level, pa_to_page(pte_addr(e)),
-		       w->va);
+	if (install_shared(a->dst, child_slot(a, w->va, level), level, pa_to_page(pte_addr(e))))
+		panic("ptshare_fork: the child's %#lx already has another level-%d table", w->va,
+		      level - 1);
 }
 
 /* Phase 2, in the parent's batch: share the PT page, or copy the part

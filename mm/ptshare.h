@@ -93,9 +93,17 @@ int pd_unshare(struct pagetable *pgt, pte_t *pdpte, vaddr_t va);
  * meanwhile: the walker's choke point (mm/walk.c). 0 or -ENOMEM. */
 int table_unshare(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
 
-/* Point pgt's PD entry for the 2 MiB chunk at va at PT page pt (shared,
- * write-protected), allocating the tables above it. 0 or -ENOMEM. */
-int pt_share_into(struct pagetable *pgt, vaddr_t va, struct page *pt);
+/* The PD entry slot of pgt for the chunk at va, allocating the tables
+ * above it and making a shared PD page above it private; NULL when out of
+ * memory. Allocates: outside every spinlock, before pt_share_into. */
+pte_t *pt_share_slot(struct pagetable *pgt, vaddr_t va);
+
+/* Point PD entry *slot of pgt (from pt_share_slot, under the address-space
+ * lock held since) at PT page pt, shared and write-protected, under the
+ * PD page's lock. Allocates nothing (callers hold text_lock). 0 (also if
+ * it points at pt already), or -EEXIST: another PT page is there (a fault
+ * of another thread built one meanwhile). */
+int pt_share_into(struct pagetable *pgt, pte_t *slot, struct page *pt);
 
 /* ptshare_fork_* flag: the caller found v to lie inside one 1 GiB whose
  * every VMA is private memory inside it: share its PD page whole. */

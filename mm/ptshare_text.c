@@ -100,16 +100,19 @@ static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base, unsigned flags)
 /* Another process published chunk base (record r) while this one built
  * its own PT page under *pde (text_lock held): point the PD entry at the
  * published page instead; ours, and the frame references in it, go after
- * b's flush. Under our page's lock: a thread faulting in it meanwhile
- * finds the PD entry changed and walks again. */
+ * b's flush. Under the PD page's lock (its entry and count) and our
+ * page's: a thread faulting in it meanwhile finds the PD entry changed
+ * and walks again. */
 static void switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_t *pde,
 				vaddr_t base, const struct text_pt *r)
 {
 	struct page *own = pa_to_page(pte_addr(pte_read(pde)));
+	spin_lock(pt_lock(ptpage_of(pde)));   /* the PD page's entry and count */
 	spin_lock(pt_lock(own));
 	pt_table_unlink(pgt, pde, PGL_PD);
 	pt_table_link_shared(pgt, pde, PGL_PD, r->pt);
 	spin_unlock(pt_lock(own));
+	spin_unlock(pt_lock(ptpage_of(pde)));
 	tlb_changed_range(b, base, base + LARGE_PAGE_SIZE);
 	tlb_defer_table(b, base, own);
 }
@@ -172,12 +175,12 @@ static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *f
 static void share_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
 			uint64_t layout)
 {
-	pte_t *slot;
-	if (pgt_walk(as->pgt, base, PGL_PD, PGT_WALK_ALLOC, &slot) < 0)
+	pte_t *slot = pt_share_slot(as->pgt, base);   /* allocates, unshares: before the lock */
+	if (!slot)
 		return;   /* out of memory: this process just does not share */
 	spin_lock(&text_lock);
 	struct text_pt *r = find_record(file, base, layout);
-	bool attached = r && pt_share_into(as->pgt, base, r->pt) == 0;
+	bool attached = r && pt_share_into(as->pgt, slot, r->pt) == 0;
 	spin_unlock(&text_lock);
 	if (attached)
 		stat_inc(&ptshare_stats.text_attached);

@@ -112,22 +112,17 @@ static int reclaim_pde(struct walk *w)
 	return 0;
 }
 
-/* After the record's PT page: free it if reclaim emptied it (after the
- * batch's flush). Only PT pages: the tables above may be the ones a walk
- * that is allocating (and so reclaiming) stands in. */
+/* After the record's PT page: unlock it. A PT page reclaim emptied stays
+ * linked (freed at munmap or exit): reclaim never changes table structure,
+ * so no walk of the owner's (a fault's look-up, /proc) finds a table freed
+ * under it (mm/ptpage.h, "Table structure"). */
 static int reclaim_table_done(struct walk *w)
 {
 	struct reclaimer *me = w->arg;
-	struct page *pt = me->locked;
-	if (w->level != PGL_PD || !pt)
+	if (w->level != PGL_PD || !me->locked)
 		return 0;
-	bool empty = pt->count == 0;
-	if (empty)   /* unlinked under its lock: a walker waiting for it looks again */
-		pt_table_unlink(w->pgt, w->ep, w->level);
-	spin_unlock(pt_lock(pt));
+	spin_unlock(pt_lock(me->locked));
 	me->locked = NULL;
-	if (empty)
-		tlb_defer_table(&me->batch, w->va, pt);
 	return 0;
 }
 

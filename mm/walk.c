@@ -12,7 +12,8 @@ static int walk_table(struct walk *w, pte_t *table, int level, vaddr_t va, vaddr
 
 /* Walk the PT page that PD entry *ep (read as e) points at, holding its
  * lock; WALK_AGAIN if the PD entry changed before the lock was taken (the
- * PT page was unlinked meanwhile, e.g. emptied by reclaim). */
+ * PT page was replaced meanwhile: a thread publishing text switched to the
+ * published page, mm/ptshare_text.c). */
 static int walk_pt_locked(struct walk *w, pte_t *ep, pte_t e, vaddr_t va, vaddr_t end)
 {
 	struct page *pt = pa_to_page(pte_addr(e));

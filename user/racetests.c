@@ -12,6 +12,14 @@
  *                     dirties the page like any user store, so reclaim keeps
  *                     it; before: written through the direct map, clean, and
  *                     dropped under pressure (the tid read back 0)
+ *   text_fork_pd      a text attach below a PD page shared since a fork:
+ *                     before, an unshare under the text-share lock (lockdep)
+ *   text_dontneed_attach  MADV_DONTNEED while another thread's fault attaches
+ *                     a published text PT page in the range: before, an
+ *                     allocation inside a TLB batch (panic)
+ *   reclaim_fork      reclaim discarding lazy-free pages while fork shares
+ *                     their PT pages: before, a leaf write into a shared PT
+ *                     page (panic) or a freed page left mapped
  *
  * Built twice, as threadtests is: bin/racetests (newlib, Pagoda's pthreads)
  * and bin/racetests-musl (static musl); both run as pid 1 on Pagoda on 2
@@ -37,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
 
@@ -256,6 +265,239 @@ static void t_settid_lazyfree(void)
 	munmap(page, 4096);
 }
 
+/* ---- text sharing against fork-shared tables and MADV_DONTNEED ---- */
+
+#define GIB_BASE 0x200000000000UL   /* a 1 GiB-aligned spot of the mmap area */
+#define TEXT_AT (GIB_BASE + (8UL << 20))   /* a 2 MiB chunk in the same 1 GiB */
+
+/* Map the first len bytes of our own binary read-only at `at` (fixed). */
+static char *map_self(uintptr_t at, size_t *len)
+{
+	int fd = open(self_path, O_RDONLY);
+	CHECK(fd >= 0);
+	off_t size = lseek(fd, 0, SEEK_END);
+	CHECK(size > 4096);
+	*len = (size_t)size & ~4095UL;
+	char *p = mmap((void *)at, *len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+	CHECK(p == (char *)at);
+	close(fd);
+	return p;
+}
+
+/* Read one byte of every page of [p, p + len). */
+static unsigned read_pages(const volatile char *p, size_t len)
+{
+	unsigned sum = 0;
+	for (size_t off = 0; off < len; off += 4096)
+		sum += (unsigned char)p[off];
+	return sum;
+}
+
+/* text_fork_pd: the process's 1 GiB PD page is shared since a fork (it
+ * touched 4 MiB there), and a read fault in a private read-only mapping
+ * of a file attaches the text PT page another process published for that
+ * chunk: the attach makes the PD page private before it takes the
+ * text-share lock (before: the unshare inside it, lockdep's panic, or an
+ * ABBA deadlock without lockdep). Both processes read the file's bytes. */
+static void t_text_fork_pd(void)
+{
+	char *anon = mmap((void *)GIB_BASE, 4 << 20, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	CHECK(anon == (char *)GIB_BASE);
+	memset(anon, 1, 4 << 20);
+	size_t len;
+	char *t = map_self(TEXT_AT, &len);   /* mapped, not read: no PT page yet */
+	int go[2], done[2];
+	CHECK(pipe(go) == 0 && pipe(done) == 0);
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	char c;
+	if (pid == 0) {            /* publishes the chunk, then waits */
+		unsigned sum = read_pages(t, len);
+		CHECK(write(done[1], &sum, sizeof sum) == sizeof sum);
+		CHECK(read(go[0], &c, 1) == 1);
+		_exit(read_pages(t, len) == sum ? 0 : 1);
+	}
+	unsigned child_sum;
+	CHECK(read(done[0], &child_sum, sizeof child_sum) == sizeof child_sum);
+	CHECK(read_pages(t, len) == child_sum);   /* attaches the child's PT page */
+	CHECK(anon[12345] == 1);
+	CHECK(write(go[1], "g", 1) == 1);
+	CHECK(wait_for(pid) == 0);
+}
+
+#define DN_ROUNDS 1500
+static volatile int dn_round, dn_stop;
+static char *dn_text;
+static size_t dn_len;
+
+static void *dontneed_loop(void *a)
+{
+	(void)a;
+	while (!dn_stop)
+		madvise(dn_text, dn_len, MADV_DONTNEED);   /* EINVAL/ENOMEM between maps */
+	return NULL;
+}
+
+/* text_dontneed_attach: one thread MADV_DONTNEEDs a private read-only
+ * file mapping over and over while another maps it again and again and
+ * reads it, each first read attaching the text PT page another process
+ * published: DONTNEED meets the shared table it did not unshare (before:
+ * "page_alloc inside an open TLB batch", or a shared table's leaves
+ * written). The bytes read are the file's every time. */
+static void t_text_dontneed_attach(void)
+{
+	int go[2], done[2];
+	unsigned sum;
+	char c;
+	CHECK(pipe(go) == 0 && pipe(done) == 0);
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {            /* publishes the chunk and keeps it */
+		char *t = map_self(TEXT_AT, &dn_len);
+		sum = read_pages(t, dn_len);
+		CHECK(write(done[1], &sum, sizeof sum) == sizeof sum);
+		CHECK(read(go[0], &c, 1) == 1);
+		_exit(0);
+	}
+	CHECK(read(done[0], &sum, sizeof sum) == sizeof sum);
+	dn_text = map_self(TEXT_AT, &dn_len);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, dontneed_loop, NULL) == 0);
+	for (int round = 0; round < DN_ROUNDS; round++) {
+		CHECK(munmap(dn_text, dn_len) == 0);
+		map_self(TEXT_AT, &dn_len);
+		if (read_pages(dn_text, dn_len) != sum)
+			fail(__LINE__, "round %d: the file reads differently", round);
+	}
+	dn_stop = 1;
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(write(go[1], "g", 1) == 1);
+	CHECK(wait_for(pid) == 0);
+}
+
+/* ---- reclaim against fork ---- */
+
+#define RF_ROUNDS 2000      /* at most; Pagoda: until RF_PRESSED rounds reclaimed */
+#define RF_PRESSED 8
+#define RF_LINUX_ROUNDS 40
+#define RF_BYTES (16UL << 20)
+#define RF_AT (GIB_BASE + (1UL << 30))   /* its own 1 GiB */
+
+/* Pagoda: a child that holds free memory just above the reclaim low
+ * watermark (room for the test's own pages above it) and, while lazy-free
+ * pages abound and free memory is near the mark, takes HOG_DIP pages more
+ * (below the mark: its allocations reclaim) and gives them back, until
+ * killed; with few lazy-free pages left it takes nothing, so that nobody
+ * is OOM-killed (the OOM killer would choose the test, not the hog, just
+ * after a hog restarted). */
+#define HOG_DIP 512   /* pages the hog takes below the mark at a time */
+static pid_t start_hog(void)
+{
+	struct pagoda_meminfo m;
+	if (pagoda_meminfo(&m) != 0)
+		return 0;
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid > 0)
+		return pid;
+	uint64_t low = m.total_pages / 64;   /* the reclaim low watermark */
+	uint64_t room = low + RF_BYTES / 4096 + HOG_DIP / 2;   /* the test's pages fit above */
+	size_t n = m.free_pages > room ? (size_t)(m.free_pages - room) : 0;
+	char *held = mmap(NULL, n * 4096 + 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (size_t k = 0; held != MAP_FAILED && k < n; k++)
+		held[k * 4096] = 1;   /* held: free memory sits just above the mark */
+	for (;;) {   /* while lazy-free pages exist: dip below the mark and back */
+		if (pagoda_meminfo(&m) != 0)
+			_exit(1);
+		if (m.lazyfree_pages < 4 * HOG_DIP || m.free_pages > low + 2 * HOG_DIP) {
+			sched_yield();
+			continue;
+		}
+		char *p = mmap(NULL, HOG_DIP * 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		for (size_t k = 0; k < HOG_DIP; k++)
+			p[k * 4096] = 1;
+		munmap(p, HOG_DIP * 4096);
+	}
+}
+
+/* reclaim_fork: 16 MiB written, MADV_FREE'd, then four forks, round after
+ * round (on Pagoda until reclaim discarded pages in 8 rounds; 40 on
+ * Linux), while a hog keeps taking memory below the reclaim mark: reclaim discards
+ * lazy-free pages while fork shares their PT pages (before: "reclaim:
+ * leaf write into a shared PT page", or a freed page still mapped by a
+ * child). A page reads its data or zeros, in the parent and the children
+ * alike, and a rewritten page keeps its data. */
+static void t_reclaim_fork(void)
+{
+	struct pagoda_meminfo m0, m1;
+	int pagoda = pagoda_meminfo(&m0) == 0;
+	pid_t hog = start_hog();
+	/* a shared page in the same 1 GiB: fork shares PT pages, not the PD */
+	char *p = mmap((void *)RF_AT, RF_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	char *shared = mmap((void *)(RF_AT + 2 * RF_BYTES), 4096, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	CHECK(p == (char *)RF_AT && shared != MAP_FAILED);
+	shared[0] = 1;
+	int pressed = 0;   /* Pagoda: rounds in which reclaim discarded pages */
+	for (int round = 0; round < RF_ROUNDS && pressed < RF_PRESSED; round++) {
+		unsigned char v = (unsigned char)(round | 1);
+		uint64_t discarded = pagoda && pagoda_meminfo(&m1) == 0 ? m1.pglazyfreed : 0;
+		for (size_t off = 0; off < RF_BYTES; off += 4096)
+			p[off] = (char)v;
+		CHECK(madvise(p, RF_BYTES, MADV_FREE) == 0);
+		p[0] = (char)v;   /* rewritten: kept */
+		struct timespec nap = { 0, (round % 4) * 500 * 1000 };   /* reclaim at work */
+		nanosleep(&nap, NULL);
+		for (int f = 0; f < 4; f++) {
+			fflush(stdout);
+			pid_t c = fork();
+			if (c < 0 && (errno == ENOMEM || errno == EAGAIN))
+				continue;   /* memory is short: allowed to fail */
+			CHECK(c >= 0);
+			if (c == 0) {
+				for (size_t off = 0; off < RF_BYTES; off += 4096)
+					if (p[off] != (char)v && p[off] != 0)
+						_exit(2);
+				_exit(p[0] == (char)v ? 0 : 3);
+			}
+			int st = wait_for(c);
+			if (st != 0)
+				fail(__LINE__, "round %d fork %d: child status %#x", round, f, st);
+		}
+		for (size_t off = 0; off < RF_BYTES; off += 4096)
+			if (p[off] != (char)v && p[off] != 0)
+				fail(__LINE__, "round %d: page %zu reads %d", round, off / 4096, p[off]);
+		CHECK(p[0] == (char)v);
+		if (!pagoda)
+			pressed += round + 1 >= RF_LINUX_ROUNDS ? RF_PRESSED : 0;
+		else if (pagoda_meminfo(&m1) == 0 && m1.pglazyfreed != discarded)
+			pressed++;
+		if (hog && waitpid(hog, NULL, WNOHANG) == hog)
+			hog = start_hog();   /* OOM-killed: press again */
+	}
+	if (hog) {
+		kill(hog, SIGKILL);
+		wait_for(hog);
+	}
+	if (pagoda) {   /* reclaim did discard pages meanwhile */
+		CHECK(pagoda_meminfo(&m1) == 0);
+		if (pressed < RF_PRESSED)
+			fail(__LINE__, "reclaim discarded pages in %d rounds of %d: too little pressure "
+			     "(%llu discarded)", pressed, RF_ROUNDS,
+			     (unsigned long long)(m1.pglazyfreed - m0.pglazyfreed));
+	}
+	munmap(p, RF_BYTES);
+}
+
 /* ---- the runner ---- */
 
 struct racetest {
@@ -267,6 +509,9 @@ static const struct racetest tests[] = {
 	{ "exec_race", t_exec_race },
 	{ "proc_fd_race", t_proc_fd_race },
 	{ "settid_lazyfree", t_settid_lazyfree },
+	{ "text_fork_pd", t_text_fork_pd },
+	{ "text_dontneed_attach", t_text_dontneed_attach },
+	{ "reclaim_fork", t_reclaim_fork },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 

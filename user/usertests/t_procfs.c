@@ -705,7 +705,9 @@ void test_procfs_stale(void)
 /* mmap_populate (here for smaps_of): MAP_POPULATE faults a mapping in at
  * once, by writes where it is private and writable (its own pages: Rss and
  * Anonymous), by reads where it is read-only (the zero page: resident for
- * mincore, not in Rss), not at all for PROT_NONE; without it, nothing. */
+ * mincore; Pagoda leaves it out of Rss, Linux counts it there in recent
+ * versions and not in 6.1, so only Pagoda's choice is asserted), not at
+ * all for PROT_NONE; without it, nothing. */
 void test_mmap_populate(void)
 {
 	enum { N = 8 };
@@ -724,7 +726,8 @@ void test_mmap_populate(void)
 	CHECK_OK(mincore(ro, N * PAGE, vec));
 	for (int i = 0; i < N; i++)
 		CHECK(vec[i] & 1);
-	CHECK(procfs_field(smaps_of(ro), "Rss") == 0);
+	if (!ut_on_linux())   /* Linux counts the zero page in Rss from 6.x on, not in 6.1 */
+		CHECK(procfs_field(smaps_of(ro), "Rss") == 0);
 	CHECK_OK(mincore(none, N * PAGE, vec));
 	for (int i = 0; i < N; i++)
 		CHECK(!(vec[i] & 1));
