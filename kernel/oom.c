@@ -6,9 +6,12 @@
  * process holds memory. A victim frees its memory when it next runs (it
  * dies on its way back to user mode), so the faulting process yields and
  * retries; while a victim is still dying no second one is chosen.
+ * Each RSS is read under its process's address-space lock, never under
+ * proc_lock alone (which does not stop an munmap freeing tables).
  */
 #include "kernel/oom.h"
 #include "kernel/proc.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
 #include "mm/as.h"
 #include "mm/pgtable.h"
@@ -36,47 +39,68 @@ static bool victim_dying(void)
 	return false;
 }
 
-/* The process with the largest RSS, init only if it is the only one;
- * *rss = its RSS in pages (proc_lock held). */
-static struct proc *oom_pick(uint64_t *rss)
+/* p's RSS in pages, or 0 when it cannot be chosen (proc_lock and its
+ * address space's lock held, by proc_lock_memory). */
+static uint64_t candidate_rss(const struct proc *p, const struct addrspace *as)
 {
-	struct proc *best = NULL;
+	return as && oom_candidate(p) ? pgt_rss(as->pgt) : 0;
+}
+
+/* The pid of the process with the largest RSS, init only if it is the only
+ * one with memory; *rss = its RSS in pages; 0 if there is none. Each RSS
+ * is read under that process's address-space lock (proc_lock_memory), as
+ * /proc does: a walk of another process's tables without it reads tables
+ * its munmap is freeing. May sleep; called with no lock held. */
+static int oom_pick(uint64_t *rss)
+{
+	int best = 0, init = 0;
+	uint64_t init_rss = 0;
 	*rss = 0;
 	for (int i = 0; i < NPROC; i++) {
-		struct proc *p = &proc_table[i];
-		if (!oom_candidate(p) || proc_is_init(p))
+		struct addrspace *as;
+		int pid = atomic_load(&proc_table[i].pid);   /* a hint: looked up again */
+		struct proc *p = pid > 0 ? proc_lock_memory(pid, &as) : NULL;
+		if (!p)
 			continue;
-		uint64_t r = pgt_rss(p->as->pgt);
-		if (!best || r > *rss) {
-			best = p;
+		uint64_t r = candidate_rss(p, as);
+		if (r && proc_is_init(p)) {
+			init = pid;
+			init_rss = r;
+		} else if (r > *rss) {
+			best = pid;
 			*rss = r;
 		}
+		proc_unlock_memory(as);
 	}
-	for (int i = 0; i < NPROC && !best; i++) {
-		struct proc *p = &proc_table[i];
-		if (oom_candidate(p) && proc_is_init(p)) {
-			best = p;
-			*rss = pgt_rss(p->as->pgt);
-		}
-	}
-	return best;
+	if (!best)
+		*rss = init_rss;
+	return best ? best : init;
+}
+
+/* The process pid still there and choosable (proc_lock held)? It may have
+ * exited or exec'd since oom_pick let go of it. */
+static struct proc *victim_still_there(int pid)
+{
+	struct proc *p = pid ? proc_find(pid) : NULL;
+	return p && oom_candidate(p) ? p : NULL;
 }
 
 void oom_kill_for_fault(uint64_t addr, uint64_t rip)
 {
 	struct proc *cur = current_proc();
 	uint64_t rss;
+	int pid = oom_pick(&rss);
 	spin_lock(&proc_lock);
 	if (cur->killed) {            /* chosen already: go now */
 		spin_unlock(&proc_lock);
 		proc_die(SIGKILL, "out of memory on page fault", addr, rip);
 	}
-	if (victim_dying()) {
+	struct proc *v = victim_still_there(pid);
+	if (victim_dying() || (pid && !v)) {
 		spin_unlock(&proc_lock);
-		sched_yield();        /* let the victim exit, then retry */
+		sched_yield();        /* let the victim exit (or memory settle), then retry */
 		return;
 	}
-	struct proc *v = oom_pick(&rss);
 	if (!v)
 		v = cur;
 	fault_count_oom_kill();

@@ -20,6 +20,10 @@
  *   reclaim_fork      reclaim discarding lazy-free pages while fork shares
  *                     their PT pages: before, a leaf write into a shared PT
  *                     page (panic) or a freed page left mapped
+ *   oom_unmap_churn   the OOM killer measuring every process's RSS while
+ *                     others map and unmap (freeing page-table pages): each
+ *                     walk under that process's address-space lock; before,
+ *                     under proc_lock alone, through tables being freed
  *
  * Built twice, as threadtests is: bin/racetests (newlib, Pagoda's pthreads)
  * and bin/racetests-musl (static musl); both run as pid 1 on Pagoda on 2
@@ -498,6 +502,92 @@ static void t_reclaim_fork(void)
 	munmap(p, RF_BYTES);
 }
 
+/* ---- the OOM killer against munmap ---- */
+
+#define CHURN_BYTES (4UL << 20)
+#define OOM_ROUNDS 3
+
+/* A child that maps 4 MiB in its own 1 GiB, writes every page and unmaps
+ * it, until killed: page-table pages come and go all the time. */
+static pid_t start_churner(int k)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid > 0)
+		return pid;
+	char *at = (char *)(GIB_BASE + (uint64_t)(k + 3) * (1UL << 30));
+	for (;;) {
+		char *p = mmap(at, CHURN_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		for (size_t off = 0; off < CHURN_BYTES; off += 4096)
+			p[off] = 1;
+		munmap(p, CHURN_BYTES);
+	}
+}
+
+/* A child that writes n pages; touched=1 written to fd once done, then it
+ * sleeps (hold) or exits 0 (!hold). */
+static pid_t start_toucher(size_t n, int fd, int hold)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid > 0)
+		return pid;
+	char *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(3);
+	for (size_t k = 0; k < n; k++)
+		p[k * 4096] = 1;
+	if (!hold)
+		_exit(0);
+	if (write(fd, "t", 1) != 1)
+		_exit(4);
+	for (;;)
+		pause();
+}
+
+/* oom_unmap_churn (Pagoda only: Linux's OOM killer chooses by its own
+ * rules, and the host's memory is not to be exhausted): two churners run
+ * while a hog holds 60% of memory and a grower writes another 60%. Each
+ * round the hog (largest RSS) is killed, the grower finishes, the churners
+ * live on, and the kernel survives the OOM killer's walks of tables the
+ * churners are freeing. */
+static void t_oom_unmap_churn(void)
+{
+	struct pagoda_meminfo m0, m1;
+	if (pagoda_meminfo(&m0) != 0)
+		return;
+	pid_t churner[2] = { start_churner(0), start_churner(1) };
+	for (int round = 0; round < OOM_ROUNDS; round++) {
+		CHECK(pagoda_meminfo(&m1) == 0);
+		size_t each = (size_t)(m1.free_pages + m1.lazyfree_pages) * 6 / 10;
+		int ready[2];
+		char c;
+		CHECK(pipe(ready) == 0);
+		pid_t hog = start_toucher(each, ready[1], 1);
+		close(ready[1]);
+		CHECK(read(ready[0], &c, 1) == 1);
+		close(ready[0]);
+		int gs = wait_for(start_toucher(each, -1, 0));
+		int hs = wait_for(hog);
+		if (gs != 0 || !WIFSIGNALED(hs) || WTERMSIG(hs) != SIGKILL)
+			fail(__LINE__, "round %d: grower status %#x, hog status %#x", round, gs, hs);
+		for (int k = 0; k < 2; k++)
+			if (waitpid(churner[k], NULL, WNOHANG) != 0)
+				fail(__LINE__, "round %d: churner %d ended", round, k);
+	}
+	for (int k = 0; k < 2; k++) {
+		kill(churner[k], SIGKILL);
+		wait_for(churner[k]);
+	}
+	CHECK(pagoda_meminfo(&m1) == 0);
+	CHECK(m1.oom_kills == m0.oom_kills + OOM_ROUNDS);
+}
+
 /* ---- the runner ---- */
 
 struct racetest {
@@ -512,6 +602,7 @@ static const struct racetest tests[] = {
 	{ "text_fork_pd", t_text_fork_pd },
 	{ "text_dontneed_attach", t_text_dontneed_attach },
 	{ "reclaim_fork", t_reclaim_fork },
+	{ "oom_unmap_churn", t_oom_unmap_churn },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
