@@ -7,7 +7,8 @@
  *                  become lazy-free (mm/lazyfree.h); reclaim may drop the
  *                  ones nobody writes again, a write keeps the page
  *   MADV_REMOVE    shared anonymous memory: drop the pages from the object
- *                  too (later reads see zeros); EINVAL without an object,
+ *                  too (later reads see zeros, in every process that maps
+ *                  it: mm/shm.c's shm_remove); EINVAL without an object,
  *                  EACCES on a file (the initrd is read-only)
  *   MADV_DONTFORK, MADV_DOFORK     a child gets no copy of the range / does
  *   MADV_WIPEONFORK, MADV_KEEPONFORK  a child gets the range zero-filled /

@@ -6,7 +6,9 @@
  * its slot page come with the first touch of a page. Every process that
  * maps the object (fork copies the VMA, which takes a reference) finds the
  * same frame for the same index, so writes are seen by all; MADV_DONTNEED
- * drops one mapping's entries and the data stays in the object. The frames
+ * drops one mapping's entries and the data stays in the object; MADV_REMOVE
+ * empties the object's pages (shm_remove: freed, or zeroed in place while
+ * another mapping still holds them). The frames
  * are typed PG_FILE (file data, like Linux's shmem) and hold one reference
  * for the object, dropped when its last VMA goes.
  *
@@ -15,7 +17,9 @@
 #include "mm/vmobject.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
+#include "lib/string.h"
 #include "lib/spinlock.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -110,27 +114,62 @@ static int shm_is_resident(struct vmobject *obj, uint64_t idx)
 	return r;
 }
 
-static void shm_remove(struct vmobject *obj, uint64_t idx, uint64_t n)
+/* How shm_drop treats a frame someone else still holds. */
+enum shm_drop_mode {
+	SHM_DROP_ALL,      /* the object is going: drop every frame */
+	SHM_DROP_UNUSED,   /* MADV_REMOVE: drop a frame only the object holds,
+			      zero one still mapped or pinned elsewhere */
+};
+
+/* Page idx out of the object, or zeroed in place (see shm_remove). The
+ * frame to put, or NULL. Under s->lock. */
+static struct page *shm_drop_one(struct shm *s, uint64_t idx, enum shm_drop_mode mode)
 {
-	struct shm *s = to_shm(obj);
-	for (uint64_t i = idx; i < idx + n && i < obj->npages; i++) {
+	struct page **e = shm_entry(s, idx);
+	struct page *pg = e ? *e : NULL;
+	if (!pg)
+		return NULL;
+	if (mode == SHM_DROP_UNUSED && atomic_load(&pg->refcount) > 1) {
+		memset(page_va(pg), 0, PAGE_SIZE);
+		return NULL;
+	}
+	*e = NULL;
+	s->resident--;
+	return pg;
+}
+
+static void shm_drop(struct shm *s, uint64_t idx, uint64_t n, enum shm_drop_mode mode)
+{
+	for (uint64_t i = idx; i < idx + n && i < s->obj.npages; i++) {
 		spin_lock(&s->lock);
-		struct page **e = shm_entry(s, i);
-		struct page *pg = e ? *e : NULL;
-		if (pg) {
-			*e = NULL;
-			s->resident--;
-		}
+		struct page *pg = shm_drop_one(s, i, mode);
 		spin_unlock(&s->lock);
 		if (pg)
 			page_put(pg);
 	}
 }
 
+/* MADV_REMOVE: the caller unmapped the range from its own address space,
+ * but other processes (fork's children, the parent) and a racing fault of
+ * another thread may still map a frame: without a reverse map from the
+ * object to its mappings (Linux's i_mmap, to come with file-backed memory)
+ * they cannot be unmapped here. So a frame only the object holds is freed,
+ * and one still mapped elsewhere is zeroed in place and stays the page of
+ * idx: every mapping reads zeros and sees the others' later writes, as
+ * after Linux's hole punch; its memory comes back when the object goes.
+ * (Taking such a frame out of the object would leave two frames for one
+ * page: writes no longer seen by all, lost.) A mapping takes its reference
+ * before its entry exists, under s->lock (shm_take), so refcount 1 under
+ * the lock means nobody maps it or can. */
+static void shm_remove(struct vmobject *obj, uint64_t idx, uint64_t n)
+{
+	shm_drop(to_shm(obj), idx, n, SHM_DROP_UNUSED);
+}
+
 static void shm_release(struct vmobject *obj)
 {
 	struct shm *s = to_shm(obj);
-	shm_remove(obj, 0, obj->npages);
+	shm_drop(s, 0, obj->npages, SHM_DROP_ALL);
 	for (uint64_t i = 0; i < s->nslots; i++)
 		if (s->slots[i])
 			page_free(pa_to_page(V2P(s->slots[i])), 0);

@@ -31,8 +31,10 @@ struct vmobject_ops {
 	int (*get_page)(struct vmobject *obj, uint64_t idx, struct page **out);
 	/* Is page idx there (mincore): 1 or 0; never allocates. */
 	int (*resident)(struct vmobject *obj, uint64_t idx);
-	/* Drop the object's own frames of [idx, idx + n) (MADV_REMOVE): later
-	 * faults see zeros. NULL: the object cannot (a read-only file). */
+	/* Empty [idx, idx + n) (MADV_REMOVE): every mapping reads zeros
+	 * afterwards. The caller unmapped the range from its own address
+	 * space; a frame still held elsewhere may stay, zeroed (mm/shm.c).
+	 * NULL: the object cannot (a read-only file). */
 	void (*remove)(struct vmobject *obj, uint64_t idx, uint64_t n);
 	/* The last reference went: free obj. NULL: obj lives forever. */
 	void (*release)(struct vmobject *obj);

@@ -9,8 +9,12 @@ bad hint and maps the whole length elsewhere (seed 299096028 made a 4 GiB
 MAP_SHARED|MAP_POPULATE mapping that way, which took more than the hang
 guard's 10 s on a loaded host).
 
-Runs the host build with -v over that seed and a few more, parses each
-traced call and checks its range. Usage: sysfuzz_host_ranges.py SYSFUZZ (an absolute path)
+mremap may move a mapping only to a fixed address inside the scratch area
+(MREMAP_FIXED), never wherever the kernel likes (MREMAP_MAYMOVE alone).
+
+Runs the host build with -v over that seed and a few more (one of them
+with 4 threads in each of 3 processes), parses each traced call and checks
+its range. Usage: sysfuzz_host_ranges.py SYSFUZZ (an absolute path)
 """
 import re
 import subprocess
@@ -21,8 +25,10 @@ SCRATCH = 0x300000000000          # SCRATCH_BASE in user/sysfuzz.c
 SCRATCH_END = SCRATCH + 2 * 16 * 4096
 KERNEL = 0x0000800000000000
 MAP_FIXED, MAP_FIXED_NOREPLACE = 0x10, 0x100000
-MEM_CALLS = {"mmap", "munmap", "mprotect", "madvise"}
-RUNS = [("299096028", "1417"), ("1", "3000"), ("7", "3000")]
+MREMAP_MAYMOVE, MREMAP_FIXED = 1, 2
+MEM_CALLS = {"mmap", "munmap", "mprotect", "madvise", "mremap"}
+RUNS = [("299096028", "1417", []), ("1", "3000", []), ("7", "3000", []),
+        ("3", "3000", ["-t", "4", "-P", "3"])]
 LINE = re.compile(r"^\[(\d+)\] syscall \d+ \((\w+)\)\(([^)]*)\)")
 
 
@@ -30,6 +36,12 @@ def problem(name, args):
     """Why a traced call with these arguments is not safe, or None."""
     addr, length = args[0], args[1]
     hint = name == "mmap" and not args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)
+    if name == "mremap":
+        flags, new = args[3], args[4]
+        if flags & MREMAP_MAYMOVE and not flags & MREMAP_FIXED:
+            return "MREMAP_MAYMOVE without MREMAP_FIXED: it may land anywhere"
+        if flags & MREMAP_FIXED and not (SCRATCH <= new < SCRATCH_END):
+            return f"moves to {new:#x}, outside the scratch area"
     if addr >= KERNEL and not hint:
         return None
     if SCRATCH <= addr < SCRATCH_END and length <= SCRATCH_END - addr:
@@ -37,9 +49,9 @@ def problem(name, args):
     return f"range {addr:#x}+{length:#x} outside the scratch area"
 
 
-def check(sysfuzz, seed, steps):
+def check(sysfuzz, seed, steps, extra):
     with tempfile.TemporaryDirectory() as scratch_dir:
-        out = subprocess.run([sysfuzz, "-H", "-v", "-s", seed, "-n", steps],
+        out = subprocess.run([sysfuzz, "-H", "-v", "-s", seed, "-n", steps] + extra,
                              capture_output=True, text=True, timeout=300,
                              cwd=scratch_dir).stdout
     seen = bad = 0
@@ -61,7 +73,7 @@ def check(sysfuzz, seed, steps):
 
 
 def main():
-    ok = all([check(sys.argv[1], s, n) for s, n in RUNS])
+    ok = all([check(sys.argv[1], s, n, x) for s, n, x in RUNS])
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -7,7 +7,9 @@ Boots Pagoda once per (tester, mode): the VM tester (user/vmtester.c) and the
 system-call fuzzer (user/sysfuzz.c) under ptshare=pd (the default),
 ptshare=fork, ptshare=all, ptshare=off and pv=checked, and the VM tester with threads
 (vmthreads: -t 4 workers, -r 2 helpers, on 4 CPUs) under ptshare=pd,
-ptshare=all and with processes on every CPU (smp_sched=1), each running seeds
+ptshare=all and with processes on every CPU (smp_sched=1), and the system-call
+fuzzer threaded (systhreads: -t 4 threads in each of -P 3 processes at once,
+-m a memory hog keeping reclaim busy) in the same three modes, each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
 the testers on the Linux host (host mode: sysfuzz's allowlist). The
 time is split evenly over the boots, the host runs get a small share. The
@@ -34,7 +36,8 @@ MODES = [("pd", ""), ("fork", "ptshare=fork vmcheck"), ("all", "ptshare=all vmch
 THREAD_MODES = [("pd", ""), ("all", "ptshare=all vmcheck"), ("smp", "smp_sched=1 vmcheck")]
 TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
            "sysfuzz": ("sysfuzz", "-n,3000", "128M", None, None),
-           "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4)}
+           "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4),
+           "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4)}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
 SUMMARY = re.compile(r"^(vmtester|sysfuzz): PASS seeds (\d+)\.\.(\d+) (.*)$", re.M)
 

@@ -1,33 +1,50 @@
 /* user/sysfuzz.c -- a seeded system-call fuzzer.
  *
- *   sysfuzz [-s SEED] [-n CALLS] [-b PER_CHILD] [-T SECONDS] [-H] [-v]
+ *   sysfuzz [-s SEED] [-n CALLS] [-b PER_CHILD] [-t THREADS] [-P PROCS] [-m]
+ *           [-T SECONDS] [-H] [-v]
  *
  * Makes CALLS (default 3000) random system calls with hostile arguments:
  * NULL, kernel, non-canonical and unmapped addresses, pointers into a
  * scratch buffer of random bytes and just before its unmapped end, huge and
  * negative lengths, bad descriptors and flags, bad signal numbers, and
  * unknown call numbers; weighted toward the calls Pagoda implements
- * (kernel/sys_*.c). The calls run PER_CHILD (default 40) at a time in forked
- * children, each watched by a hang guard (the parent kills a child that has
- * not finished after a few seconds). Afterwards it checks that the kernel
- * still forks, execs (/bin/true) and maps memory and, on Pagoda, that the
- * VM invariant checker (pagoda_vmcheck, after every child) is clean and the
- * free-frame count (pagoda_meminfo) is back where it started.
+ * (kernel/sys_*.c). The calls run in batches: PROCS (default 1) forked
+ * children at once, each with THREADS threads (default 1: the child alone),
+ * each thread making PER_CHILD (default 40) calls, every child watched by a
+ * hang guard (the parent kills a child that has not finished after a few
+ * seconds). The children of a batch share open files (a non-blocking pipe,
+ * /, /bin/true, /proc/self/status and /proc/meminfo, opened by the parent
+ * for each batch: one file position, one pipe buffer) and a shared anonymous
+ * mapping whose words the futex calls and pointers aim at; the threads of a
+ * child share its scratch memory, descriptors and signal handlers (half the
+ * children install a handler that returns for the signals the calls send,
+ * so that signals interrupt calls instead of ending the child). With -m
+ * a memory hog holds free memory near the reclaim watermark and keeps
+ * MADV_FREEing and rewriting its pages, so reclaim runs all along.
+ * Afterwards it checks that the kernel still forks, execs (/bin/true) and
+ * maps memory and, on Pagoda, that the VM invariant checker
+ * (pagoda_vmcheck, after every batch) is clean and the free-frame count
+ * and the kernel's kmalloc object count (pagoda_meminfo) are back where
+ * they started.
  *
  * A child may die only of what its calls explain: a signal it sent itself,
  * SIGSEGV/SIGBUS after it changed its own mappings, installed a handler at a
  * bad address or changed its FS base, anything after a forged rt_sigreturn,
  * SIGPIPE on a write, a hang guard's SIGKILL while a call that may block
- * (read, pause, ...) was in flight. Anything else, a kernel panic (the run
- * dies) or a failed check prints the seed and the step (call index) and
- * exits 1: `sysfuzz -s SEED -n STEP` replays it; -v prints every call.
- * The child writes each call into a page it shares with its parent before
- * making it, so the parent can name the call that killed or hung the child.
+ * (read, pause, ...) was in flight in every thread still running. Anything
+ * else, a kernel panic (the run dies) or a failed check prints the seed and
+ * the step (call index) and exits 1: `sysfuzz -s SEED -n STEP ...` (the
+ * printed replay line) makes the same calls again; with several threads or
+ * processes their interleaving differs from run to run, so a race may take
+ * a few replays. -v prints every call. Each thread writes each call into a
+ * record it shares with the parent before making it, so the parent can name
+ * the call that killed or hung the child.
  *
  * Things that would kill the harness itself are never called: reboot gets a
  * wrong magic number, kill/tkill/tgkill only reach the child itself or pids
  * that do not exist (never -1, 0 or 1, never the parent), exit only ends the
- * child, fork's new process exits at once.
+ * child (or the thread), fork's and clone's new process or thread exits at
+ * once, clone never gets CLONE_PARENT (its child would be the parent's).
  *
  * -H (default on Linux) is the host mode: a strict allowlist of calls that
  * cannot touch anything outside the child: descriptors only of pipes it made
@@ -61,11 +78,25 @@
 #define PAGE 4096
 #define SCRATCH_PAGES 16
 #define SCRATCH_BASE 0x300000000000UL   /* the child's scratch area; a hole follows */
+#define SHARED_PAGES 4
+#define SHARED_BASE (SCRATCH_BASE + (2 * SCRATCH_PAGES - SHARED_PAGES) * PAGE)
+				/* shared by the batch: the end of the hole */
+#define MAX_THREADS 8
+#define MAX_PROCS 4
+#define STACK_BYTES (64 * 1024)
+#define STACKS_BASE 0x310000000000UL    /* a child's thread stacks (not fuzzed) */
 #define GUARD_SECONDS 10       /* a child that has not finished by then hangs */
 #define BLOCKED_SECONDS 0.3     /* a child in a call that may block is ended sooner */
 
 /* Linux x86-64 numbers of the calls the code below names. */
-enum { NR_brk = 12, NR_execve = 59, NR_fcntl = 72, NR_ioctl = 16, NR_mmap = 9, NR_nanosleep = 35, NR_reboot = 169, NR_tgkill = 234, NR_wait4 = 61 };
+enum { NR_brk = 12, NR_clone = 56, NR_execve = 59, NR_exit = 60, NR_fcntl = 72, NR_futex = 202,
+       NR_ioctl = 16, NR_mmap = 9, NR_mremap = 25, NR_nanosleep = 35, NR_reboot = 169,
+       NR_tgkill = 234, NR_wait4 = 61 };
+
+/* Linux's clone flags the harness uses or keeps away. */
+#define LCLONE_THREADS 0x00050f00UL   /* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
+#define LCLONE_PARENT 0x00008000UL
+#define LCLONE_PARENT_SETTID 0x00100000UL
 
 /* Linux signal numbers (the calls are raw; newlib numbers signals its own
  * way, so the parent waits with the raw wait4 too). */
@@ -73,7 +104,8 @@ enum { LSIG_BUS = 7, LSIG_KILL = 9, LSIG_SEGV = 11, LSIG_PIPE = 13, LSIG_ALRM = 
        LSIG_VTALRM = 26, LSIG_PROF = 27 };
 
 /* Argument kinds: what a call's argument means. */
-enum akind { A_INT, A_FD, A_PTR, A_PATH, A_LEN, A_ADDR, A_PROT, A_MFLAGS, A_SIG, A_PID, A_ADV };
+enum akind { A_INT, A_FD, A_PTR, A_PATH, A_LEN, A_ADDR, A_PROT, A_MFLAGS, A_SIG, A_PID, A_ADV,
+	     A_FUTEX, A_FUTEXOP, A_CLONE };
 
 /* Call classes: what a call may explain about its child's fate. */
 enum cls {
@@ -128,9 +160,11 @@ static const struct call calls[] = {
 	{ 11, "munmap", C_MEM | H, { A_ADDR, A_LEN }, 2, 6 },
 	{ 10, "mprotect", C_MEM | H, { A_ADDR, A_LEN, A_PROT }, 3, 6 },
 	{ 12, "brk", C_MEM | H, { A_ADDR }, 1, 4 },
+	{ 25, "mremap", C_MEM | H, { A_ADDR, A_LEN, A_LEN, A_INT, A_ADDR }, 5, 4 },
 	{ 28, "madvise", C_MEM | H, { A_ADDR, A_LEN, A_ADV }, 3, 6 },
 	{ 57, "fork", C_FORK | H, { 0 }, 0, 2 },
 	{ 58, "vfork", C_FORK, { 0 }, 0, 1 },
+	{ 56, "clone", C_FORK | C_SIG, { A_CLONE, A_PTR, A_PTR, A_PTR, A_INT }, 5, 2 },
 	{ 59, "execve", C_EXIT | H, { A_PATH, A_PTR, A_PTR }, 3, 3 },
 	{ 60, "exit", C_EXIT | H, { A_INT }, 1, 1 },
 	{ 231, "exit_group", C_EXIT | H, { A_INT }, 1, 1 },
@@ -158,6 +192,8 @@ static const struct call calls[] = {
 	{ 38, "setitimer", C_TIMER | H, { A_INT, A_PTR, A_PTR }, 3, 2 },
 	{ 158, "arch_prctl", C_HANDLER, { A_INT, A_ADDR }, 2, 2 },
 	{ 218, "set_tid_address", H, { A_PTR }, 1, 2 },
+	{ 273, "set_robust_list", H, { A_PTR, A_LEN }, 2, 2 },
+	{ 202, "futex", C_BLOCKS | H, { A_FUTEX, A_FUTEXOP, A_INT, A_PTR, A_FUTEX, A_INT }, 6, 6 },
 	{ 102, "getuid", H, { 0 }, 0, 1 },
 	{ 107, "geteuid", H, { 0 }, 0, 1 },
 	{ 104, "getgid", H, { 0 }, 0, 1 },
@@ -173,7 +209,7 @@ static const struct call calls[] = {
 #define NCALLS (sizeof calls / sizeof calls[0])
 #define UNKNOWN_WEIGHT 12
 
-/* What the child is doing, in a page shared with its parent. */
+/* What one thread of a child is doing, in a page shared with the parent. */
 struct record {
 	long step;          /* global call index */
 	long nr;
@@ -183,17 +219,41 @@ struct record {
 	unsigned sticky;    /* classes of the calls made so far (enum cls) */
 	uint64_t sent;      /* signals it sent itself (bit sig) */
 	long errors, done;  /* calls that returned an error / returned */
+	int finished;       /* the thread made all its calls */
+	int tid;            /* its thread id (set by clone) */
+};
+
+/* The threads of a child: thread 0 is the child itself, thread t > 0 runs
+ * on the t-th stack at STACKS_BASE. They share the child's memory, so each
+ * finds its own state by where its stack is (no thread-local storage: the
+ * threads are raw clones and may change their FS base). */
+struct thread_state {
+	uint64_t rng;
+	struct record *rec;
 };
 
 static struct {
 	uint64_t seed, rng;
 	long calls, per_child;
+	int threads, procs, pressure;
 	int host, verbose;
-	struct record *rec;
+	struct record *recs;    /* procs x threads records, shared with the children */
+	struct record *rec;     /* the record a failure names */
 	unsigned char *scratch;
-	int own_fds[4];      /* a pipe (both ends) and two more descriptors */
-	const char *argv0;
+	int own_fds[6];      /* a pipe (both ends), /, a program, two /proc files */
+	struct thread_state thr[MAX_THREADS];   /* in a child: its threads */
 } F;
+
+/* The calling thread's state (in a child; thread 0 elsewhere). */
+static struct thread_state *me(void)
+{
+	char here;
+	uintptr_t sp = (uintptr_t)&here;
+
+	if (sp > STACKS_BASE && sp <= STACKS_BASE + (MAX_THREADS - 1) * STACK_BYTES)
+		return &F.thr[1 + (sp - STACKS_BASE - 1) / STACK_BYTES];
+	return &F.thr[0];
+}
 
 static struct {
 	unsigned long calls, errors, children, deaths, hangs;
@@ -203,7 +263,7 @@ static struct {
 
 static uint64_t rnd64(void)
 {
-	return fuzz_rand64(&F.rng);
+	return fuzz_rand64(&me()->rng);
 }
 
 static uint64_t rnd(uint64_t n)
@@ -253,8 +313,9 @@ static void fail(long step, const char *fmt, ...)
 	if (F.rec && F.rec->step == step) {
 		printf("sysfuzz: last call: %s\n", format_record(F.rec));
 	}
-	printf("sysfuzz: replay: sysfuzz -s %llu -n %ld -b %ld%s\n", (unsigned long long)F.seed,
-	       step + 1, F.per_child, F.host ? " -H" : "");
+	printf("sysfuzz: replay: sysfuzz -s %llu -n %ld -b %ld -t %d -P %d%s%s\n",
+	       (unsigned long long)F.seed, step + 1, F.per_child, F.threads, F.procs,
+	       F.pressure ? " -m" : "", F.host ? " -H" : "");
 	fflush(stdout);
 	exit(1);
 }
@@ -284,9 +345,20 @@ static uint64_t scratch_ptr(void)
 	return (uint64_t)F.scratch + rnd(SCRATCH_PAGES * PAGE) / 8 * 8;
 }
 
+/* shared_word: one of the first 8 words of the batch's shared mapping
+ * (where futex waiters and wakers of every thread and child meet). */
+static uint64_t shared_word(void)
+{
+	return SHARED_BASE + 4 * rnd(8);
+}
+
 static uint64_t any_ptr(void)
 {
-	return rnd(3) ? scratch_ptr() : hostile_addr();
+	switch (rnd(6)) {
+	case 0: case 1: return hostile_addr();
+	case 2: return SHARED_BASE + rnd(SHARED_PAGES * PAGE) / 8 * 8;
+	default: return scratch_ptr();
+	}
 }
 
 static uint64_t gen_len(void)
@@ -320,7 +392,7 @@ static uint64_t gen_fd(void)
 	if (rnd(3) == 0)
 		return bad[rnd(sizeof bad / sizeof bad[0])];
 	if (F.host || rnd(2))
-		return (uint64_t)F.own_fds[rnd(4)];
+		return (uint64_t)F.own_fds[rnd(6)];
 	return rnd(12);
 }
 
@@ -344,10 +416,11 @@ static uint64_t gen_addr(void)
 {
 	uint64_t s = (uint64_t)F.scratch;
 
-	switch (rnd(5)) {
+	switch (rnd(6)) {
 	case 0: return hostile_addr();
 	case 1: return s + rnd(SCRATCH_PAGES * PAGE);     /* unaligned, mostly */
 	case 2: return s + SCRATCH_PAGES * PAGE;          /* the hole after it */
+	case 3: return SHARED_BASE + rnd(SHARED_PAGES) * PAGE;
 	default: return s + rnd(SCRATCH_PAGES) * PAGE;
 	}
 }
@@ -391,6 +464,39 @@ static uint64_t gen_adv(void)
 	return safe[rnd(sizeof safe / sizeof safe[0])];
 }
 
+/* gen_futex: a futex word: mostly a shared one, else any pointer. */
+static uint64_t gen_futex(void)
+{
+	return rnd(4) ? shared_word() : any_ptr();
+}
+
+/* gen_futexop: Linux's futex operations, private or not, or anything. */
+static uint64_t gen_futexop(void)
+{
+	static const uint64_t ops[] = { 0 /* WAIT */, 1 /* WAKE */, 3 /* REQUEUE */,
+					4 /* CMP_REQUEUE */, 5 /* WAKE_OP */, 9 /* WAIT_BITSET */,
+					10 /* WAKE_BITSET */, 6, 7, 8 /* the PI calls */ };
+	if (rnd(8) == 0)
+		return gen_int();
+	return ops[rnd(sizeof ops / sizeof ops[0])] | (rnd(2) ? 128 /* PRIVATE */ : 0) |
+	       (rnd(8) == 0 ? 256 /* CLOCK_REALTIME */ : 0);
+}
+
+/* gen_clone: clone flags: a thread, a process, a vfork, or random bits,
+ * with a random exit signal now and then (never CLONE_PARENT: tame). */
+static uint64_t gen_clone(void)
+{
+	static const uint64_t kinds[] = {
+		LCLONE_THREADS, LCLONE_THREADS | 0x00200000 /* CHILD_CLEARTID */,
+		17 /* SIGCHLD: a fork */, 0x00004100 | 17 /* VM|VFORK */, 0x100 /* VM */,
+		0x00000900 /* VM|SIGHAND */, 0x00010000 /* THREAD alone: EINVAL */,
+	};
+	uint64_t f = rnd(4) ? kinds[rnd(sizeof kinds / sizeof kinds[0])] : gen_int();
+	if (rnd(4) == 0)
+		f = (f & ~0xffULL) | rnd(70);
+	return f;
+}
+
 static uint64_t gen_arg(int kind)
 {
 	switch (kind) {
@@ -404,6 +510,9 @@ static uint64_t gen_arg(int kind)
 	case A_SIG: return gen_sig();
 	case A_PID: return gen_pid();
 	case A_ADV: return gen_adv();
+	case A_FUTEX: return gen_futex();
+	case A_FUTEXOP: return gen_futexop();
+	case A_CLONE: return gen_clone();
 	default: return gen_int();
 	}
 }
@@ -412,7 +521,7 @@ static uint64_t gen_arg(int kind)
 
 static int host_fd_ok(uint64_t fd)
 {
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 6; k++)
 		if (fd == (uint64_t)F.own_fds[k])
 			return 1;
 	return (int64_t)fd < 0 || fd >= 1000;
@@ -438,17 +547,49 @@ static int mmap_hint(const uint64_t *a)
 	return !(a[3] & (uint64_t)(MAP_FIXED | MAP_FIXED_NOREPLACE));
 }
 
+/* readable_word: is [a, a+16) in the scratch buffer or the shared
+ * mapping (memory the harness itself may read and write)? A fuzzed munmap
+ * or mprotect may have taken either away: then only a fault of the child's
+ * own making follows, which its C_MEM calls explain. */
+static int readable_word(uint64_t a)
+{
+	uint64_t s = (uint64_t)F.scratch;
+	return (a >= s && a + 16 <= s + SCRATCH_PAGES * PAGE) ||
+	       (a >= SHARED_BASE && a + 16 <= SHARED_BASE + SHARED_PAGES * PAGE);
+}
+
+/* short_timeout: a timespec of at most 20 ms at a (when the harness may
+ * write there), so that a sleeping call ends soon. */
+static void short_timeout(uint64_t a)
+{
+	if (readable_word(a)) {
+		uint64_t ts[2] = { 0, rnd(20000000) };
+		memcpy((void *)a, ts, sizeof ts);
+	}
+}
+
+/* tame_futex: half the waits find the value they expect (and sleep until
+ * another thread wakes them or the timeout ends); the timeout is short. */
+static void tame_futex(uint64_t *a)
+{
+	if (rnd(2) && readable_word(a[0]))
+		a[2] = *(volatile uint32_t *)a[0];
+	if (rnd(4))
+		short_timeout(a[3]);
+}
+
 /* tame: make call c's arguments safe for the harness (and, in host mode,
  * for the machine). */
 static void tame(const struct call *c, uint64_t *a)
 {
 	if (c->nr == NR_reboot)
 		a[0] = 0xfee1deadULL ^ 1;          /* never the magic number */
-	if (c->nr == NR_nanosleep && a[0] >= (uint64_t)F.scratch &&
-	    a[0] < (uint64_t)F.scratch + SCRATCH_PAGES * PAGE - 16) {
-		uint64_t ts[2] = { 0, rnd(20000000) };   /* at most 20 ms */
-		memcpy((void *)a[0], ts, sizeof ts);
-	}
+	if (c->nr == NR_nanosleep)
+		short_timeout(a[0]);
+	if (c->nr == NR_futex)
+		tame_futex(a);
+	if (c->nr == NR_clone)
+		a[0] &= ~LCLONE_PARENT;            /* its child would be the harness's */
 	if (c->nr == SYS_pagoda_forkbench)
 		a[0] = hostile_addr();             /* a real request would run for minutes */
 	if (c->nr == NR_execve && F.host)
@@ -459,7 +600,7 @@ static void tame(const struct call *c, uint64_t *a)
 		a[0] = a[1] = (uint64_t)getpid(), a[c->nr == NR_tgkill ? 2 : 1] = gen_sig();
 	for (int k = 0; k < c->nargs; k++)
 		if (c->args[k] == A_FD && !host_fd_ok(a[k]))
-			a[k] = (uint64_t)F.own_fds[rnd(4)];
+			a[k] = (uint64_t)F.own_fds[rnd(6)];
 	if ((c->nr == NR_ioctl || c->nr == NR_fcntl) && (int64_t)a[0] >= 0 && a[0] < 1000)
 		a[0] = (uint64_t)F.own_fds[rnd(2)];     /* only the pipe: no ioctl of a real file */
 	if (c->nr == NR_mmap)
@@ -468,6 +609,13 @@ static void tame(const struct call *c, uint64_t *a)
 	if ((c->cls & C_MEM) && !in_scratch(a[0], c->nr == NR_brk ? 0 : a[1],
 					    c->nr == NR_mmap && mmap_hint(a)))
 		a[1] = rnd(SCRATCH_PAGES * PAGE), a[0] = (uint64_t)F.scratch + PAGE * rnd(SCRATCH_PAGES);
+	if (c->nr == NR_mremap) {             /* a moved mapping lands in scratch too */
+		a[4] = (uint64_t)F.scratch + PAGE * rnd(SCRATCH_PAGES);
+		a[3] &= ~4ULL;                     /* no MREMAP_DONTUNMAP */
+		a[2] = rnd(2 * SCRATCH_PAGES * PAGE);
+		if (!(a[3] & 2))                   /* not MREMAP_FIXED: may move anywhere */
+			a[3] &= ~1ULL;
+	}
 }
 
 /* ---- the child: PER_CHILD calls ---- */
@@ -528,9 +676,10 @@ static long unknown_nr(void)
 	return nr;
 }
 
-/* pick_call: a call of the table by weight (host mode: its allowlist), or
- * an unknown number (host mode: from 1000 up, where Linux has none). */
-static const struct call *pick_call(long *nr)
+/* pick_by_weight: a call of the table by weight (host mode: its
+ * allowlist), or an unknown number (host mode: from 1000 up, where Linux
+ * has none). */
+static const struct call *pick_by_weight(long *nr)
 {
 	static struct call unknown = { 0, "unknown", 0, { A_INT, A_INT, A_INT, A_INT, A_INT, A_INT }, 6, 0 };
 	unsigned total = UNKNOWN_WEIGHT;
@@ -551,6 +700,18 @@ static const struct call *pick_call(long *nr)
 	return &unknown;
 }
 
+/* pick_call: pick_by_weight, with the calls that end the whole process
+ * (execve, exit_group) THREADS times rarer, so that a child's threads get
+ * to make calls side by side before one of them ends it. */
+static const struct call *pick_call(long *nr)
+{
+	for (;;) {
+		const struct call *c = pick_by_weight(nr);
+		if (!(c->cls & C_EXIT) || c->nr == NR_exit || rnd((uint64_t)F.threads) == 0)
+			return c;
+	}
+}
+
 static const struct call *find_call(long nr)
 {
 	for (size_t k = 0; k < NCALLS; k++)
@@ -559,40 +720,137 @@ static const struct call *find_call(long nr)
 	return NULL;
 }
 
+/* The signal handler half the children install: a signal then interrupts
+ * a call (EINTR, a restart) instead of ending the child. Raw
+ * rt_sigaction with a restorer of its own: newlib numbers signals its own
+ * way, and a thread may have changed its FS base. */
+__asm__(".text\n"
+	"sysfuzz_restorer:\n\t"
+	"mov $15, %eax\n\t"      /* rt_sigreturn */
+	"syscall\n");
+void sysfuzz_restorer(void);
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+static void install_handlers(void)
+{
+	static const int sigs[] = { 1, 2, 10, 12, 13, 15, 17, LSIG_ALRM, LSIG_VTALRM, LSIG_PROF, 64 };
+	struct { void (*handler)(int); unsigned long flags; void (*restorer)(void); uint64_t mask; }
+		act = { on_signal, 0x04000000 /* SA_RESTORER */, sysfuzz_restorer, 0 };
+
+	for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+		act.flags = 0x04000000 | (rnd(2) ? 0x10000000 /* SA_RESTART */ : 0);
+		uint64_t a[6] = { (uint64_t)sigs[k], (uint64_t)&act, 0, 8, 0, 0 };
+		raw_syscall(13, a);
+	}
+}
+
 /* child_setup: the scratch buffer full of random bytes with the path
- * strings at its start, and descriptors of its own (fd 0 becomes a
- * non-blocking empty pipe: a read of the console would wait forever). */
+ * strings at its start; on Pagoda fd 0-2 become the batch's non-blocking
+ * pipe (a read of the console would wait forever). The other descriptors
+ * are the parent's (open_files), shared by the whole batch. */
 static void child_setup(void)
 {
 	uint64_t *w = (uint64_t *)F.scratch;
 	size_t n = F.host ? 3 : sizeof paths / sizeof paths[0];
-	int fds[2];
 
 	for (size_t k = 0; k < SCRATCH_PAGES * PAGE / 8; k++)
 		w[k] = rnd64();
 	for (size_t k = 0; k < n; k++)
 		strcpy((char *)F.scratch + k * PATH_SLOT, F.host ? host_paths[k] : paths[k]);
-	if (pipe2(fds, O_NONBLOCK) < 0)
-		_exit(90);
-	F.own_fds[0] = fds[0];
-	F.own_fds[1] = fds[1];
-	F.own_fds[2] = open("/", O_RDONLY);
-	F.own_fds[3] = open(F.host ? "/proc/self/exe" : "/bin/true", O_RDONLY);
 	if (F.verbose)
 		dup2(1, TRACE_FD);
+	if (rnd(2))
+		install_handlers();
 	if (!F.host) {      /* the console only through open("/dev/console") */
-		dup2(fds[0], 0);
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
+		dup2(F.own_fds[0], 0);
+		dup2(F.own_fds[1], 1);
+		dup2(F.own_fds[1], 2);
 	}
 }
 
-/* one_call: make call number `step`, recording it first. */
+static __attribute__((noreturn)) void raw_exit(long nr, int code)
+{
+	uint64_t a[6] = { (uint64_t)code, 0, 0, 0, 0, 0 };
+
+	raw_syscall(nr, a);
+	__builtin_unreachable();
+}
+
+/* fuzzed_clone: clone with the fuzzed arguments; the new process or thread
+ * exits at once, touching no memory (it may share the caller's stack: the
+ * stack argument is fuzzed too). */
+static long fuzzed_clone(const uint64_t *a)
+{
+	long r;
+	register uint64_t r10 __asm__("r10") = a[3];
+	register uint64_t r8 __asm__("r8") = a[4];
+
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "mov $60, %%eax\n\t"    /* exit(0): this thread only */
+			 "xor %%edi, %%edi\n\t"
+			 "syscall\n"
+			 "1:"
+			 : "=a"(r)
+			 : "0"((long)NR_clone), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+/* spawn_thread: a thread of this child (Linux's clone flags of a
+ * pthread) running fn on the stack ending at top, 16-byte aligned; its tid
+ * goes to *tid. It exits when fn returns. The tid or a negative errno. */
+static long spawn_thread(void *top, int *tid, void (*fn)(void))
+{
+	long r;
+	register uint64_t r10 __asm__("r10") = 0;
+	register uint64_t r8 __asm__("r8") = 0;
+	register void (*r12)(void) __asm__("r12") = fn;
+
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "call *%%r12\n\t"
+			 "mov $60, %%eax\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "syscall\n"
+			 "1:"
+			 : "=a"(r)
+			 : "0"((long)NR_clone), "D"(LCLONE_THREADS | LCLONE_PARENT_SETTID), "S"(top),
+			   "d"(tid), "r"(r10), "r"(r8), "r"(r12)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+/* signals_sent: the signals call c with arguments a sends the child itself
+ * (a bit per signal): kill's and tgkill's, a timer's, or the exit signal
+ * of a clone's child. */
+static uint64_t signals_sent(const struct call *c, const uint64_t *a)
+{
+	uint64_t sent = 0;
+
+	if (c->nr == NR_clone)
+		sent |= 1ULL << (a[0] & 63);
+	else if (c->cls & C_SIG)
+		sent |= 1ULL << (a[c->nr == NR_tgkill ? 2 : 1] & 63);
+	if (c->cls & C_TIMER)
+		sent |= 1ULL << LSIG_ALRM | 1ULL << LSIG_VTALRM | 1ULL << LSIG_PROF;
+	return sent;
+}
+
+/* one_call: make call number `step`, recording it first in the calling
+ * thread's record. */
 static void one_call(long step)
 {
 	long nr;
 	const struct call *c = pick_call(&nr);
-	struct record *r = F.rec;
+	struct record *r = me()->rec;
 	uint64_t a[6];
 
 	for (int k = 0; k < 6; k++)
@@ -602,30 +860,96 @@ static void one_call(long step)
 	r->nr = nr;
 	memcpy(r->arg, a, sizeof a);
 	r->sticky |= c->cls;
-	if (c->cls & C_SIG)
-		r->sent |= 1ULL << (a[c->nr == NR_tgkill ? 2 : 1] & 63);
-	if (c->cls & C_TIMER)
-		r->sent |= 1ULL << LSIG_ALRM | 1ULL << LSIG_VTALRM | 1ULL << LSIG_PROF;
+	r->sent |= signals_sent(c, a);
 	if (F.verbose)   /* on the parent's stdout, kept at TRACE_FD */
 		dprintf(TRACE_FD, "[%ld] %s\n", step, format_record(r));
 	r->in_flight = 1;
-	long ret = raw_syscall(nr, a);
+	long ret = nr == NR_clone ? fuzzed_clone(a) : raw_syscall(nr, a);
 	if ((c->cls & C_FORK) && ret == 0)
-		_exit(0);       /* first: the new process must not touch the record */
+		raw_exit(231, 0);   /* first: the new process must not touch the record */
 	r->ret = ret;
 	r->in_flight = 0;
 	r->errors += ret < 0 && ret > -4096;
 	r->done++;
 }
 
-static __attribute__((noreturn)) void child_main(long first)
+/* run_calls: the calling thread's PER_CHILD calls, from step first on. */
+static void run_calls(long first)
 {
-	child_setup();
 	for (long step = first; step < first + F.per_child && step < F.calls; step++)
 		one_call(step);
+	me()->rec->finished = 1;
+}
+
+/* The first step of thread t of child k in the batch that starts at first. */
+static long thread_first(long first, int k, int t)
+{
+	return first + ((long)k * F.threads + t) * F.per_child;
+}
+
+static long batch_first;   /* a child's batch, for its threads */
+static int child_index;
+
+static void thread_main(void)
+{
+	long t = me() - F.thr;
+
+	run_calls(thread_first(batch_first, child_index, (int)t));
+}
+
+/* start_threads: threads 1.. of this child, each on its own stack. */
+static void start_threads(void)
+{
+	if (F.threads < 2)
+		return;
+	void *stacks = mmap((void *)STACKS_BASE, (size_t)(F.threads - 1) * STACK_BYTES,
+			    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (stacks != (void *)STACKS_BASE)
+		raw_exit(231, 91);
+	for (int t = 1; t < F.threads; t++) {
+		char *top = (char *)STACKS_BASE + (size_t)t * STACK_BYTES;
+		if (spawn_thread(top, &F.thr[t].rec->tid, thread_main) < 0)
+			F.thr[t].rec->finished = 1;   /* the calls it would have made are not made */
+	}
+}
+
+/* thread_alive: does thread tid of this child still run? */
+static int thread_alive(int tid)
+{
+	uint64_t none[6] = { 0 };
+	uint64_t a[6] = { (uint64_t)raw_syscall(39 /* getpid */, none), (uint64_t)tid, 0, 0, 0, 0 };
+
+	return tid > 0 && raw_syscall(NR_tgkill, a) == 0;
+}
+
+/* wait_threads: until every other thread made its calls or ended. */
+static void wait_threads(void)
+{
+	uint64_t nap[2] = { 0, 1000000 };
+	uint64_t a[6] = { (uint64_t)nap, 0, 0, 0, 0, 0 };
+
+	for (int t = 1; t < F.threads; t++)
+		while (!F.thr[t].rec->finished && thread_alive(F.thr[t].rec->tid))
+			raw_syscall(NR_nanosleep, a);
+}
+
+/* child_main: child k of the batch that starts at step first; rng is the
+ * batch's seed of random numbers. */
+static __attribute__((noreturn)) void child_main(int k, long first, uint64_t rng)
+{
+	batch_first = first;
+	child_index = k;
+	for (int t = 0; t < F.threads; t++) {
+		F.thr[t].rng = rng + ((uint64_t)(k * F.threads + t) << 32);
+		F.thr[t].rec = &F.recs[k * F.threads + t];
+	}
+	child_setup();
+	start_threads();
+	run_calls(thread_first(first, k, 0));
+	wait_threads();
 	while (waitpid(-1, NULL, 0) > 0)
 		;
-	_exit(0);
+	raw_exit(231, 0);
 }
 
 /* ---- the parent: hang guard, explanations, checks ---- */
@@ -648,63 +972,105 @@ static void dump_procs(void)
 		       (char)pi.state);
 }
 
-/* blocked: is the child inside a call that may block? */
-static int blocked(void)
-{
-	const struct call *c = find_call(F.rec->nr);
+/* A child of the batch, as the parent watches it. */
+struct child {
+	pid_t pid;
+	struct record *recs;   /* its threads' records */
+	int status;            /* a raw Linux wait status, once reaped */
+	int reaped;
+	int hung;              /* 1: killed blocked, 2: killed by the guard */
+	double killed;         /* when it was killed */
+};
 
-	return F.rec->in_flight && c && (c->cls & C_BLOCKS);
+/* stopped_or_blocking: is the thread of r inside a call that may block
+ * (or done: made its calls, or ended by exit)? */
+static int stopped_or_blocking(const struct record *r)
+{
+	const struct call *c = find_call(r->nr);
+
+	if (r->finished || (r->in_flight && r->nr == NR_exit))
+		return 1;
+	return r->in_flight && c && (c->cls & C_BLOCKS);
 }
 
-/* wait_guarded: wait for pid (a raw Linux status); kill it when it has sat
- * in a call that may block for BLOCKED_SECONDS (*hung = 1), or has not
- * finished after GUARD_SECONDS (*hung = 2). A SIGKILL that does not end it
- * within GUARD_SECONDS more is a failure. */
-static int wait_guarded(pid_t pid, int *hung)
+/* blocked: does every thread of ch sit in a call that may block (or has
+ * it ended)? */
+static int blocked(const struct child *ch)
 {
-	double start = now(), killed = 0;
-	struct timespec nap = { 0, 2000000 };
-	int st;
+	for (int t = 0; t < F.threads; t++)
+		if (!stopped_or_blocking(&ch->recs[t]))
+			return 0;
+	return 1;
+}
 
-	*hung = 0;
-	for (;;) {
-		uint64_t a[6] = { (uint64_t)pid, (uint64_t)&st, 1 /* WNOHANG */, 0, 0, 0 };
-		long r = raw_syscall(NR_wait4, a);
-		double t = now() - start;
-		if (r == pid)
-			return st;
-		if (r < 0)
-			fail(F.rec->step, "wait4: error %ld", -r);
-		if (!*hung && ((t > BLOCKED_SECONDS && blocked()) || t > GUARD_SECONDS)) {
-			if (t > GUARD_SECONDS)
-				dump_procs();
-			kill(pid, LSIG_KILL);
-			*hung = t > GUARD_SECONDS ? 2 : 1;
-			killed = t;
+/* guard: kill ch when all its threads have sat in calls that may block
+ * for BLOCKED_SECONDS (hung = 1), or it has not finished after
+ * GUARD_SECONDS (hung = 2). A SIGKILL that does not end it within
+ * GUARD_SECONDS more is a failure. t: seconds since the batch started. */
+static void guard(struct child *ch, double t)
+{
+	if (!ch->hung && ((t > BLOCKED_SECONDS && blocked(ch)) || t > GUARD_SECONDS)) {
+		if (t > GUARD_SECONDS)
+			dump_procs();
+		kill(ch->pid, LSIG_KILL);
+		ch->hung = t > GUARD_SECONDS ? 2 : 1;
+		ch->killed = t;
+	}
+	if (ch->hung && t > ch->killed + GUARD_SECONDS) {
+		F.rec = ch->recs;
+		fail(ch->recs[0].step, "SIGKILL did not end the child in %d s", GUARD_SECONDS);
+	}
+}
+
+/* wait_children: reap the batch's n children, guarding each. */
+static void wait_children(struct child *ch, int n)
+{
+	double start = now();
+	struct timespec nap = { 0, 2000000 };
+
+	for (int left = n; left > 0;) {
+		for (int k = 0; k < n; k++) {
+			if (ch[k].reaped)
+				continue;
+			uint64_t a[6] = { (uint64_t)ch[k].pid, (uint64_t)&ch[k].status, 1 /* WNOHANG */,
+					  0, 0, 0 };
+			long r = raw_syscall(NR_wait4, a);
+			if (r == ch[k].pid) {
+				ch[k].reaped = 1;
+				left--;
+				continue;
+			}
+			if (r < 0)
+				fail(ch[k].recs[0].step, "wait4: error %ld", -r);
+			guard(&ch[k], now() - start);
 		}
-		if (*hung && t > killed + GUARD_SECONDS)
-			fail(F.rec->step, "SIGKILL did not end the child in %d s", GUARD_SECONDS);
 		nanosleep(&nap, NULL);
 	}
 }
 
-/* unexplained: NULL if the calls the child made explain how it ended,
+/* unexplained: NULL if the calls ch's threads made explain how it ended,
  * else what is wrong. */
-static const char *unexplained(int st, int hung)
+static const char *unexplained(const struct child *ch)
 {
 	static char why[80];
-	const struct record *r = F.rec;
-	const struct call *c = find_call(r->nr);
-	unsigned cur = r->in_flight && c ? c->cls : 0;
-	int sig = st & 0x7f;    /* a raw Linux wait status */
+	unsigned sticky = 0, cur = 0;
+	uint64_t sent = 0;
+	int sig = ch->status & 0x7f;    /* a raw Linux wait status */
 
-	if (r->sticky & C_ANY)
+	for (int t = 0; t < F.threads; t++) {
+		const struct record *r = &ch->recs[t];
+		const struct call *c = find_call(r->nr);
+		sticky |= r->sticky;
+		sent |= r->sent;
+		cur |= r->in_flight && c ? c->cls : 0;
+	}
+	if (sticky & C_ANY)
 		return NULL;
-	if (hung)
-		return hung == 1 ? NULL : "hang: the child did not finish (hang guard)";
-	if (!sig || (r->sent & (1ULL << (sig & 63))))
+	if (ch->hung)
+		return ch->hung == 1 ? NULL : "hang: the child did not finish (hang guard)";
+	if (!sig || (sent & (1ULL << (sig & 63))))
 		return NULL;
-	if ((sig == LSIG_SEGV || sig == LSIG_BUS) && (r->sticky & (C_MEM | C_HANDLER)))
+	if ((sig == LSIG_SEGV || sig == LSIG_BUS) && (sticky & (C_MEM | C_HANDLER)))
 		return NULL;
 	if (sig == LSIG_PIPE && (cur & C_PIPE))
 		return NULL;
@@ -719,33 +1085,69 @@ static int on_pagoda(void)
 	return pagoda_meminfo(&m) == 0;
 }
 
-static void run_child(long first)
+/* in_flight_record: the record of ch a failure names: a thread's call in
+ * flight, else thread 0's last. */
+static struct record *in_flight_record(const struct child *ch)
 {
-	int hung;
+	for (int t = 0; t < F.threads; t++)
+		if (ch->recs[t].in_flight)
+			return &ch->recs[t];
+	return ch->recs;
+}
 
-	memset(F.rec, 0, sizeof *F.rec);
-	F.rec->step = first;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		fail(first, "fork failed: %s", strerror(errno));
-	if (pid == 0)
-		child_main(first);
-	int st = wait_guarded(pid, &hung);
-	const char *why = unexplained(st, hung);
-	if (hung && !why) {
+/* judge: fail unless how ch ended is explained; count it. */
+static void judge(const struct child *ch)
+{
+	const char *why = unexplained(ch);
+
+	F.rec = in_flight_record(ch);
+	if (ch->hung == 1 && !why)
 		printf("sysfuzz: step %ld: the hang guard ended a child blocked in %s\n",
 		       F.rec->step, format_record(F.rec));
-	}
 	if (why)
 		fail(F.rec->step, "%s", why);
 	stats.children++;
-	stats.calls += (unsigned long)(F.rec->done + F.rec->in_flight);
-	stats.errors += (unsigned long)F.rec->errors;
-	stats.deaths += (st & 0x7f) != 0 && !hung;
-	stats.hangs += hung;
+	for (int t = 0; t < F.threads; t++) {
+		stats.calls += (unsigned long)(ch->recs[t].done + ch->recs[t].in_flight);
+		stats.errors += (unsigned long)ch->recs[t].errors;
+	}
+	stats.deaths += (ch->status & 0x7f) != 0 && !ch->hung;
+	stats.hangs += ch->hung != 0;
+}
+
+static void open_files(void);
+static void close_files(void);
+
+/* run_batch: the batch whose first step is first: PROCS children, each
+ * with THREADS threads. */
+static void run_batch(long first, uint64_t rng)
+{
+	struct child ch[MAX_PROCS];
+
+	memset(F.recs, 0, (size_t)F.procs * F.threads * sizeof *F.recs);
+	memset(ch, 0, sizeof ch);
+	memset((void *)SHARED_BASE, 0, SHARED_PAGES * PAGE);   /* present again after a
+								  child's MADV_REMOVE */
+	open_files();
+	fflush(stdout);
+	for (int k = 0; k < F.procs && (k == 0 || thread_first(first, k, 0) < F.calls); k++) {
+		ch[k].recs = &F.recs[k * F.threads];
+		ch[k].recs[0].step = thread_first(first, k, 0);
+		ch[k].pid = fork();
+		if (ch[k].pid < 0)
+			fail(first, "fork failed: %s", strerror(errno));
+		if (ch[k].pid == 0)
+			child_main(k, first, rng);
+	}
+	int n = 0;
+	while (n < F.procs && ch[n].pid > 0)
+		n++;
+	wait_children(ch, n);
+	close_files();
+	for (int k = 0; k < n; k++)
+		judge(&ch[k]);
 	if (on_pagoda() && pagoda_vmcheck() != 0)
-		fail(F.rec->step, "pagoda_vmcheck: %s", strerror(errno));
+		fail(first, "pagoda_vmcheck: %s", strerror(errno));
 }
 
 /* reap_orphans: as pid 1, the fuzzed children's children are ours. */
@@ -784,39 +1186,125 @@ static void check_kernel(void)
 		fail(F.calls, "after fuzzing, munmap fails: %s", strerror(errno));
 }
 
+/* ---- memory pressure (-m, Pagoda) ---- */
+
+#define PRESSURE_ROOM 2048   /* pages left free above the reclaim mark for the fuzzers */
+
+static pid_t pressure_pid;
+
+/* pressure_main: hold all free memory but PRESSURE_ROOM pages above the
+ * reclaim low watermark (total/64: mm/reclaim.c), and forever write it all
+ * and give it back with MADV_FREE: the fuzzers' allocations push free
+ * memory below the mark, reclaim discards these pages, the next round's
+ * writes fault them in again. */
+static __attribute__((noreturn)) void pressure_main(uint64_t pages)
+{
+	size_t len = pages * PAGE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timespec nap = { 0, 10000000 };
+
+	if (p == MAP_FAILED)
+		_exit(3);
+	for (unsigned round = 1;; round++) {
+		for (size_t off = 0; off < len; off += PAGE)
+			p[off] = (char)round;
+		madvise(p, len, 8 /* MADV_FREE */);
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* start_pressure: the hog, if -m and on Pagoda (again if the OOM killer
+ * took it: it is the largest process). */
+static void start_pressure(void)
+{
+	struct pagoda_meminfo m;
+
+	if (pressure_pid > 0 && waitpid(pressure_pid, NULL, WNOHANG) == 0)
+		return;
+	pressure_pid = 0;
+	if (!F.pressure || pagoda_meminfo(&m) != 0)
+		return;
+	uint64_t room = m.total_pages / 64 + PRESSURE_ROOM;
+	if (m.free_pages <= room)
+		return;
+	fflush(stdout);
+	pressure_pid = fork();
+	if (pressure_pid == 0)
+		pressure_main(m.free_pages - room);
+}
+
+static void stop_pressure(void)
+{
+	if (pressure_pid > 0) {
+		kill(pressure_pid, SIGKILL);
+		waitpid(pressure_pid, NULL, 0);
+	}
+	pressure_pid = 0;
+}
+
 /* warm_up: before the free-frame baseline, what the kernel keeps for good
  * once used (objects and cached pages of the files a child opens, /bin/true
- * that check_kernel runs) is made to exist: one child that sets up and
+ * that check_kernel runs) is made to exist: one batch that sets up and
  * makes no call, the checks once. */
 static void warm_up(void)
 {
 	long calls = F.calls;
 
 	F.calls = 0;
-	run_child(0);
+	run_batch(0, 0);
 	F.calls = calls;
 	check_kernel();
 }
 
 static void run_seed(uint64_t seed)
 {
+	long per_batch = F.per_child * F.procs * F.threads;
+
 	F.seed = seed;
-	for (long first = 0, batch = 0; first < F.calls; first += F.per_child, batch++) {
-		F.rng = seed * 0x2545f4914f6cdd1dULL + (uint64_t)batch;
-		run_child(first);
+	for (long first = 0, batch = 0; first < F.calls; first += per_batch, batch++) {
+		start_pressure();
+		run_batch(first, seed * 0x2545f4914f6cdd1dULL + (uint64_t)batch);
 		reap_orphans(0);
 	}
+	stop_pressure();   /* first: reap_orphans(1) would wait for it forever */
 	reap_orphans(1);
 	check_kernel();
 	printf("TEST sysfuzz.seed_%llu PASS\n", (unsigned long long)seed);
 	fflush(stdout);
 }
 
-/* setup: the shared record page and the scratch area (the children inherit
- * both), with an unmapped hole after the scratch buffer. */
+/* open_files: the descriptors every child of a batch shares (the open
+ * files themselves: one offset, one pipe buffer, one /proc text buffer),
+ * opened anew for each batch: what a child left in them (a full pipe, a
+ * cleared O_NONBLOCK, a generated /proc text) goes with them. */
+static void open_files(void)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_NONBLOCK) < 0)
+		fail(0, "setup: pipe2: %s", strerror(errno));
+	F.own_fds[0] = fds[0];
+	F.own_fds[1] = fds[1];
+	F.own_fds[2] = open("/", O_RDONLY);
+	F.own_fds[3] = open(F.host ? "/proc/self/exe" : "/bin/true", O_RDONLY);
+	F.own_fds[4] = open("/proc/self/status", O_RDONLY);
+	F.own_fds[5] = open("/proc/meminfo", O_RDONLY);
+}
+
+static void close_files(void)
+{
+	for (int k = 0; k < 6; k++)
+		if (F.own_fds[k] >= 0)
+			close(F.own_fds[k]);
+}
+
+/* setup: the shared records and the scratch area (the children inherit
+ * both), with an unmapped hole after the scratch buffer whose last pages
+ * are the batch's shared mapping. */
 static void setup(void)
 {
-	void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t rec_bytes = (size_t)F.procs * F.threads * sizeof *F.recs;
+	void *p = mmap(NULL, rec_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	void *s = mmap((void *)SCRATCH_BASE, 2 * SCRATCH_PAGES * PAGE, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
@@ -825,14 +1313,42 @@ static void setup(void)
 	if (munmap((char *)s + SCRATCH_PAGES * PAGE, SCRATCH_PAGES * PAGE) != 0 ||
 	    mprotect(s, SCRATCH_PAGES * PAGE, PROT_READ | PROT_WRITE) != 0)
 		fail(0, "setup: scratch: %s", strerror(errno));
+	if (mmap((void *)SHARED_BASE, SHARED_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != (void *)SHARED_BASE)
+		fail(0, "setup: shared mapping: %s", strerror(errno));
+	F.recs = p;
 	F.rec = p;
 	F.scratch = s;
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: sysfuzz [-s SEED] [-n CALLS] [-b PER_CHILD] [-T SECONDS] [-H] [-v]\n");
+	fprintf(stderr, "usage: sysfuzz [-s SEED] [-n CALLS] [-b PER_CHILD] [-t THREADS] "
+		"[-P PROCS] [-m] [-T SECONDS] [-H] [-v]\n");
 	exit(2);
+}
+
+/* leak_check: on Pagoda, free frames and kmalloc objects are back where
+ * they were (m0) once every child is gone. */
+static void leak_check(const struct pagoda_meminfo *m0)
+{
+	struct pagoda_meminfo m1;
+
+	if (pagoda_vmcheck() != 0)
+		fail(F.calls, "pagoda_vmcheck: %s", strerror(errno));
+	if (pagoda_meminfo(&m1) != 0 || m1.free_pages != m0->free_pages ||
+	    m1.kmalloc_objects != m0->kmalloc_objects)
+		fail(F.calls, "free frames before %llu, after %llu (leak of %lld; "
+		     "kernel %+lld, anon %+lld, file %+lld, page tables %+lld); "
+		     "kmalloc objects %+lld",
+		     (unsigned long long)m0->free_pages, (unsigned long long)m1.free_pages,
+		     (long long)(m0->free_pages - m1.free_pages),
+		     (long long)(m1.kernel_pages - m0->kernel_pages),
+		     (long long)(m1.anon_pages - m0->anon_pages),
+		     (long long)(m1.file_pages - m0->file_pages),
+		     (long long)(m1.pagetable_pages - m0->pagetable_pages),
+		     (long long)(m1.kmalloc_objects - m0->kmalloc_objects));
+	printf("TEST sysfuzz.leakcheck PASS\n");
 }
 
 int main(int argc, char **argv)
@@ -840,27 +1356,34 @@ int main(int argc, char **argv)
 	uint64_t seed = 1, s;
 	long seconds = 0;
 	int c;
-	struct pagoda_meminfo m0, m1;
+	struct pagoda_meminfo m0;
 
 	F.calls = 3000;
 	F.per_child = 40;
-	while ((c = getopt(argc, argv, "s:n:b:T:Hv")) != -1) {
+	F.threads = F.procs = 1;
+	while ((c = getopt(argc, argv, "s:n:b:t:P:mT:Hv")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': F.calls = strtol(optarg, NULL, 0); break;
 		case 'b': F.per_child = strtol(optarg, NULL, 0); break;
+		case 't': F.threads = atoi(optarg); break;
+		case 'P': F.procs = atoi(optarg); break;
+		case 'm': F.pressure = 1; break;
 		case 'T': seconds = strtol(optarg, NULL, 0); break;
 		case 'H': F.host = 1; break;
 		case 'v': F.verbose = 1; break;
 		default: usage();
 		}
 	}
-	if (F.calls < 0 || F.per_child < 1)
+	if (F.calls < 0 || F.per_child < 1 || F.threads < 1 || F.threads > MAX_THREADS ||
+	    F.procs < 1 || F.procs > MAX_PROCS)
 		usage();
 	int pagoda = on_pagoda();
 	F.host |= !pagoda;
-	printf("sysfuzz: seed %llu, %ld calls, %ld per child, %s mode%s\n",
-	       (unsigned long long)seed, F.calls, F.per_child, F.host ? "host (allowlist)" : "full",
+	printf("sysfuzz: seed %llu, %ld calls, %ld per thread, %d process%s of %d thread%s, "
+	       "%s mode%s%s\n", (unsigned long long)seed, F.calls, F.per_child, F.procs,
+	       F.procs > 1 ? "es" : "", F.threads, F.threads > 1 ? "s" : "",
+	       F.host ? "host (allowlist)" : "full", F.pressure && pagoda ? ", memory pressure" : "",
 	       seconds ? ", repeating with the next seeds" : "");
 	fflush(stdout);
 	setup();
@@ -872,20 +1395,9 @@ int main(int argc, char **argv)
 	do
 		run_seed(s++);
 	while (seconds && now() < end);
-	if (pagoda) {
-		if (pagoda_vmcheck() != 0)
-			fail(F.calls, "pagoda_vmcheck: %s", strerror(errno));
-		if (pagoda_meminfo(&m1) != 0 || m1.free_pages != m0.free_pages)
-			fail(F.calls, "free frames before %llu, after %llu (leak of %lld; "
-			     "kernel %+lld, anon %+lld, file %+lld, page tables %+lld)",
-			     (unsigned long long)m0.free_pages, (unsigned long long)m1.free_pages,
-			     (long long)(m0.free_pages - m1.free_pages),
-			     (long long)(m1.kernel_pages - m0.kernel_pages),
-			     (long long)(m1.anon_pages - m0.anon_pages),
-			     (long long)(m1.file_pages - m0.file_pages),
-			     (long long)(m1.pagetable_pages - m0.pagetable_pages));
-		printf("TEST sysfuzz.leakcheck PASS\n");
-	}
+	stop_pressure();
+	if (pagoda)
+		leak_check(&m0);
 	printf("sysfuzz: PASS seeds %llu..%llu calls %lu errors %lu children %lu "
 	       "explained-deaths %lu hangs %lu\n", (unsigned long long)seed,
 	       (unsigned long long)(s - 1), stats.calls, stats.errors, stats.children,

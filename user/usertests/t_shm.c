@@ -90,6 +90,44 @@ void test_shm_dontneed(void)
 	close(done[0]);
 }
 
+/* shm_remove_everywhere: a child's MADV_REMOVE empties the pages for the
+ * parent too (Linux punches a hole in the shmem file: every mapping reads
+ * zeros), and afterwards the two still share one page: the parent's write
+ * reaches the child. (Before: the parent kept the old frame, a second copy
+ * of the page, and its later writes were lost to the child.) */
+void test_shm_remove_everywhere(void)
+{
+	volatile char *p = mmap(NULL, 2 * PAGE, RW, SHANON, -1, 0);
+	int go[2], done[2];
+	char c;
+
+	CHECK(p != MAP_FAILED);
+	memset((void *)p, 's', 2 * PAGE);
+	CHECK_OK(pipe(go));
+	CHECK_OK(pipe(done));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		if (madvise((void *)p, 2 * PAGE, MADV_REMOVE) != 0 || p[0] != 0 || p[PAGE] != 0)
+			_exit(2);
+		if (write(done[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		_exit(p[PAGE + 1] == 'P' ? 0 : 4);	/* the parent's write */
+	}
+	close(done[1]);
+	close(go[0]);
+	CHECK(read(done[0], &c, 1) == 1);
+	CHECK(p[0] == 0 && p[PAGE] == 0 && p[2 * PAGE - 1] == 0);
+	p[PAGE + 1] = 'P';
+	CHECK(write(go[1], "g", 1) == 1);
+	int st = ut_wait(pid);
+	if (st != 0)
+		ut_fail(__FILE__, __LINE__, "child: %s (exit 4: the parent's write not seen)",
+			ut_status_str(st));
+	CHECK_OK(munmap((void *)p, 2 * PAGE));
+	close(go[1]);
+	close(done[0]);
+}
+
 /* shm_readonly: mmap(PROT_READ, MAP_SHARED|MAP_ANONYMOUS) reads zeros and
  * refuses writes. */
 void test_shm_readonly(void)
