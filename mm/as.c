@@ -362,7 +362,9 @@ static int move_frames(struct addrspace *as, const struct vma *v, vaddr_t from, 
 
 /* Move the VMA [old, old + old_len) (one whole VMA, isolated) to a free
  * range at to of new_len bytes (new_len >= old_len); MREMAP_DONTUNMAP keeps
- * the old VMA, emptied. 0 or -ENOMEM. */
+ * the old VMA, emptied. 0, or -ENOMEM with nothing moved: what can fail
+ * (the new VMA, unsharing the old range's PT pages, mapping at to) comes
+ * before the old range is unmapped, which then cannot fail. */
 static int move_vma(struct addrspace *as, struct vma *v, vaddr_t to, uint64_t new_len,
 		    unsigned flags)
 {
@@ -370,14 +372,15 @@ static int move_vma(struct addrspace *as, struct vma *v, vaddr_t to, uint64_t ne
 	struct vma *n = vma_new(to, to + new_len, v->prot, v->flags, v->obj, v->obj_off);
 	if (!n)
 		return -ENOMEM;
-	if (move_frames(as, v, v->start, to, old_len) < 0) {
+	if (pgt_unshare(as->pgt, v->start, v->end, PGT_KEEP_WHOLE) < 0 ||
+	    move_frames(as, v, v->start, to, old_len) < 0) {
 		vma_free(n);
 		return -ENOMEM;
 	}
 	vaddr_t old = v->start;
 	if (!(flags & MREMAP_DONTUNMAP))
 		vma_delete(as, v);
-	as_unmap_pages(as, old, old + old_len, 0);
+	as_unmap_pages(as, old, old + old_len, 0);   /* cannot fail: unshared above */
 	vma_insert(as, n);
 	vma_merge(as);
 	return 0;

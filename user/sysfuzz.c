@@ -554,8 +554,8 @@ static int mmap_hint(const uint64_t *a)
 static int readable_word(uint64_t a)
 {
 	uint64_t s = (uint64_t)F.scratch;
-	return (a >= s && a + 16 <= s + SCRATCH_PAGES * PAGE) ||
-	       (a >= SHARED_BASE && a + 16 <= SHARED_BASE + SHARED_PAGES * PAGE);
+	return (a >= s && a <= s + SCRATCH_PAGES * PAGE - 16) ||   /* no a + 16: */
+	       (a >= SHARED_BASE && a <= SHARED_BASE + SHARED_PAGES * PAGE - 16);   /* it wraps */
 }
 
 /* short_timeout: a timespec of at most 20 ms at a (when the harness may

@@ -8,6 +8,8 @@
 #include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/fault.h"
+#include "mm/kmalloc.h"
+#include "mm/vma.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/ptshare.h"
@@ -112,4 +114,72 @@ KTEST(ptshare, fork_shared)
 KTEST(ptshare, fork_copy)
 {
 	fork_and_write(FORK_COPY);
+}
+
+/* Every free frame, chained through the frames themselves. */
+static struct page *take_all_frames(void)
+{
+	struct page *held = NULL;
+	for (struct page *pg; (pg = page_alloc(0, 0)) != NULL;) {
+		*(struct page **)page_va(pg) = held;
+		held = pg;
+	}
+	return held;
+}
+
+static void give_back_frames(struct page *held)
+{
+	while (held) {
+		struct page *next = *(struct page **)page_va(held);
+		page_free(held, 0);
+		held = next;
+	}
+}
+
+/* mremap with no free frame in a fork child (issue 35): the page moved is
+ * in a PT page shared with the parent, the target in a PT page of the
+ * child's own (nothing to allocate there), the heap has room for the VMAs.
+ * Unsharing the old range needs a frame: the move must fail with -ENOMEM
+ * and change nothing. Before, move_vma ignored that -ENOMEM: the page was
+ * mapped at both places, the old one under no VMA. */
+KTEST(ptshare, mremap_out_of_memory_changes_nothing)
+{
+	uint64_t free0 = mm_stats.free;
+	struct addrspace *p = make_parent();
+	KEXPECT(p != NULL);
+	struct addrspace *c = as_fork_with(p, FORK_SHARE);
+	KEXPECT(c != NULL && pt_of(c, BASE) == pt_of(p, BASE));
+	vaddr_t x = BASE + 8 * LARGE_PAGE_SIZE, got;
+	KEXPECT_EQ(as_mmap(c, x, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, &got), 0);
+	uint64_t seven = 7;
+	KEXPECT_EQ(as_write(c, x + PAGE_SIZE, &seven, sizeof(seven)), 0);
+	void *room[16];   /* free slots for the VMAs the move makes, in a slab */
+	for (int i = 0; i < 16; i++)   /* that stays (half of it in use) */
+		room[i] = kmalloc(sizeof(struct vma));
+	for (int i = 0; i < 16; i += 2)
+		kfree(room[i]);
+	struct page *held = take_all_frames();
+	vaddr_t out, to = x + 2 * PAGE_SIZE;   /* in the VMA, never touched: */
+	uint64_t free_before = mm_stats.free;   /* emptying it frees no frame */
+	int r = as_mremap(c, BASE, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, to, &out);
+	KEXPECT_EQ(free_before, 0);
+	give_back_frames(held);
+	for (int i = 1; i < 16; i += 2)
+		kfree(room[i]);
+	KEXPECT_EQ(r, -ENOMEM);
+	KEXPECT_EQ(read_u64(c, BASE), BASE);          /* still there, */
+	KEXPECT(as_find_vma(c, BASE) != NULL);        /* under its VMA */
+	KEXPECT(pt_of(c, BASE) == pt_of(p, BASE));    /* and still shared */
+	check_all(p, c);
+	KEXPECT_EQ(as_mremap(c, BASE, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED,
+			     to, &out), 0);   /* with memory: moved */
+	KEXPECT_EQ(read_u64(c, to), BASE);
+	KEXPECT_EQ(read_u64(c, x + PAGE_SIZE), 7);
+	KEXPECT_EQ(read_u64(c, BASE), ~0UL);
+	KEXPECT_EQ(read_u64(p, BASE), BASE);
+	check_all(p, c);
+	as_destroy(c);
+	as_destroy(p);
+	KEXPECT_EQ(mm_stats.free, free0);
 }
