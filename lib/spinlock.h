@@ -34,6 +34,7 @@ enum lock_rank {
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
+	LOCK_RANK_AS_LIST = 22,   /* the list of every address space (mm/as.c) */
 	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */

@@ -16,8 +16,14 @@
 #include "lib/errno.h"
 #include "arch/x86_64/pte.h"
 #include "lib/printk.h"
+#include "lib/spinlock.h"
 #include "lib/string.h"
 #include "arch/x86_64/memlayout.h"
+
+/* Every address space, for the invariant checker: a process's, and one no
+ * process shows (see as_for_each). */
+static struct list all_spaces = { &all_spaces, &all_spaces };
+static struct spinlock all_spaces_lock = SPINLOCK_INIT("as-list", LOCK_RANK_AS_LIST);
 
 struct addrspace *as_create(void)
 {
@@ -31,7 +37,18 @@ struct addrspace *as_create(void)
 	}
 	rwsem_init(&as->lock, "addrspace");
 	as->users = 1;
+	spin_lock(&all_spaces_lock);
+	list_add_tail(&all_spaces, &as->all);
+	spin_unlock(&all_spaces_lock);
 	return as;
+}
+
+void as_for_each(void (*fn)(struct addrspace *as, void *arg), void *arg)
+{
+	spin_lock(&all_spaces_lock);
+	list_for_each(it, &all_spaces)
+		fn(list_entry(it, struct addrspace, all), arg);
+	spin_unlock(&all_spaces_lock);
 }
 
 struct addrspace *as_get(struct addrspace *as)
@@ -55,6 +72,9 @@ void as_destroy(struct addrspace *as)
 	if (rwsem_is_locked(&as->lock))
 		panic("as_destroy: address space (PML4 %#lx) freed while locked",
 		      pgt_root_pa(as->pgt));
+	spin_lock(&all_spaces_lock);
+	list_del(&as->all);
+	spin_unlock(&all_spaces_lock);
 	while (as->vmas)
 		vma_delete(as, as->vmas);
 	pgt_destroy(as->pgt);

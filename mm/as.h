@@ -12,6 +12,7 @@
 #define MM_AS_H
 
 #include "lib/types.h"
+#include "lib/list.h"
 #include "lib/rwsem.h"
 
 /* mmap/mprotect flags: Linux values, shared with libc. */
@@ -64,6 +65,7 @@ struct vma_index {
  *          frees it.
  */
 struct addrspace {
+	struct list all;           /* on the list of every address space (as_for_each) */
 	struct rwsem lock;
 	struct pagetable *pgt;
 	struct vma *vmas;
@@ -73,8 +75,16 @@ struct addrspace {
 	uint64_t write_locks;      /* as_lock_write calls (counted under the lock) */
 };
 
-/* A new, empty address space with one user. NULL on OOM. */
+/* A new, empty address space with one user, on the list of every address
+ * space until as_destroy. NULL on OOM. */
 struct addrspace *as_create(void);
+
+/* fn(as, arg) for every address space that exists, under the list's lock
+ * (rank as-list, 22): those of processes, and those no process shows,
+ * which still hold their tables and frames: exec's new one while the
+ * other threads end, one an exited process left to a /proc reader or the
+ * OOM killer (as_get). fn must not sleep or take the list's lock. */
+void as_for_each(void (*fn)(struct addrspace *as, void *arg), void *arg);
 /* Tear as down now, whoever else uses it (a user-less one, or NULL; it
  * must not be locked, and its page table active on no CPU: pgt_destroy
  * panics). */
