@@ -74,6 +74,16 @@ bool down_read_trylock(struct rwsem *l)
 	return ok;
 }
 
+bool down_write_trylock(struct rwsem *l)
+{
+	spin_lock(&l->lk);
+	bool ok = !l->writer && !l->readers;
+	if (ok)
+		l->writer = self();
+	spin_unlock(&l->lk);
+	return ok;
+}
+
 void up_read(struct rwsem *l)
 {
 	spin_lock(&l->lk);

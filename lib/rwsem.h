@@ -42,6 +42,8 @@ void up_write(struct rwsem *l);
 /* Take it for reading only if that needs no wait; true if taken. For
  * callers that must not sleep (reclaim, from inside an allocation). */
 bool down_read_trylock(struct rwsem *l);
+/* Take l for writing if nobody holds it: true; never sleeps. */
+bool down_write_trylock(struct rwsem *l);
 
 /* Is it held for writing by the caller? (for assertions) */
 bool rwsem_is_write_locked_by_me(const struct rwsem *l);

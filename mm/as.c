@@ -86,9 +86,16 @@ void as_lock_read(struct addrspace *as)
 	down_read(&as->lock);
 }
 
+/* The last reader out drops the references of tables unlinked under the
+ * read lock (mm/pgtable.h's pgt_defer_put) if it gets the lock for writing
+ * at once; else whoever holds it next for writing does. */
 void as_unlock_read(struct addrspace *as)
 {
 	up_read(&as->lock);
+	if (pgt_has_stale(as->pgt) && down_write_trylock(&as->lock)) {
+		pgt_release_stale(as->pgt);
+		up_write(&as->lock);
+	}
 }
 
 void as_lock_write(struct addrspace *as)
@@ -100,6 +107,7 @@ void as_lock_write(struct addrspace *as)
 
 void as_unlock_write(struct addrspace *as)
 {
+	pgt_release_stale(as->pgt);   /* no reader: we hold it for writing */
 	vma_index_refresh(as);
 	as->vidx.writer = false;
 	up_write(&as->lock);

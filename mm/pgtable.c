@@ -217,11 +217,38 @@ static void leave_lazy_cpus(struct pagetable *pgt)
 	phase_end(PH_PGT_LEAVE_CR3, t0);
 }
 
+/* ---- tables unlinked under readers ------------------------------------ */
+
+void pgt_defer_put(struct pagetable *pgt, struct stale_table *s, struct page *t)
+{
+	s->table = t;
+	s->next = atomic_load(&pgt->stale);
+	while (!atomic_cmpxchg(&pgt->stale, &s->next, s))
+		;   /* s->next was reloaded: push again */
+}
+
+bool pgt_has_stale(const struct pagetable *pgt)
+{
+	return atomic_load(&pgt->stale) != NULL;
+}
+
+void pgt_release_stale(struct pagetable *pgt)
+{
+	struct stale_table *s = __atomic_exchange_n(&pgt->stale, NULL, __ATOMIC_ACQ_REL);
+	while (s) {
+		struct stale_table *next = s->next;
+		pt_table_put(s->table);
+		kfree(s);
+		s = next;
+	}
+}
+
 void pgt_destroy(struct pagetable *pgt)
 {
 	if (pgt_active(pgt))
 		panic("pgt_destroy: address space (PML4 %#lx) is still active",
 		      pgt_root_pa(pgt));
+	pgt_release_stale(pgt);
 	uint64_t t0 = phase_begin();
 	leave_lazy_cpus(pgt);
 	struct walk w = { .ops = &teardown_ops, .pgt = pgt };

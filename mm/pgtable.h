@@ -29,11 +29,47 @@
 
 struct tlb_batch;
 
+struct stale_table;
+
 struct pagetable {
 	struct page *root;       /* the PML4 page */
 	uint64_t nr_tables;      /* table pages below the PML4 (private) */
 	struct spinlock unshare_lock; /* table_unshare: one thread at a time */
+	struct stale_table *stale;    /* unlinked under readers: pgt_defer_put */
 };
+
+/* ---- tables unlinked while readers may be in them ----
+ *
+ * Walkers that only read (a fault's look-up, /proc, the OOM killer) hold
+ * the address space's lock for reading and take no table lock, so a table
+ * unlinked under that lock held for reading (an unshare switching to its
+ * private copy, a text PT page replaced by the published one) may still
+ * be read by another CPU that passed the old entry just before. Its
+ * reference is therefore not dropped there but recorded here, and dropped
+ * (pt_table_put) by pgt_release_stale when no reader can be in it: with the
+ * address-space lock held for writing, by the last reader leaving, with
+ * every other CPU stopped (the invariant checker), or at destruction.
+ *
+ *     unlink (read lock) --> pgt->stale --> pt_table_put (no readers)
+ *
+ * The record is allocated before the unlink (the caller's -ENOMEM), so
+ * deferring never fails. */
+struct stale_table {
+	struct stale_table *next;
+	struct page *table;
+};
+
+/* Record s (the caller's allocation, now pgt's) for table t: pgt's
+ * reference to t is dropped at the next pgt_release_stale. Lock-free: any
+ * context. */
+void pgt_defer_put(struct pagetable *pgt, struct stale_table *s, struct page *t);
+
+/* Are tables waiting for pgt_release_stale? */
+bool pgt_has_stale(const struct pagetable *pgt);
+
+/* Drop every recorded reference (pt_table_put) and free the records.
+ * Only when no reader can be in those tables (see above). */
+void pgt_release_stale(struct pagetable *pgt);
 
 /* Protection for pgt_map/pgt_protect/pgt_replace: VM_ bits (mm/vmflags.h),
  * the access bits plus VM_COW, VM_FILE and VM_SHARED for the entry's

@@ -70,8 +70,13 @@ static inline uint64_t pt_resident(const struct page *pt)
  *     to its copy (under pgt->unshare_lock, presence unchanged).
  *   - Tables are unlinked and freed only by the address space's owner on
  *     those paths; reclaim changes leaves only (an emptied PT page stays
- *     until munmap or exit, as after MADV_DONTNEED), so a walker under the
- *     address-space lock never finds a table freed under it.
+ *     until munmap or exit, as after MADV_DONTNEED). A table unlinked under
+ *     the lock held for reading (an unshare's switch to its copy, a text
+ *     PT page replaced by the published one) keeps that address space's
+ *     reference until no reader can be in it (mm/pgtable.h's stale
+ *     tables: dropped under the lock held for writing or by the last
+ *     reader), so a walker under the address-space lock never finds a
+ *     table freed under it, even when the other sharers go meanwhile.
  *   - Under the lock for reading, the sharing state of a range changes in
  *     one way only: a text attach puts a published (file-only) PT page
  *     where there was none. Leaf writers under the read lock either unshare

@@ -1,5 +1,6 @@
 /* mm/ptshare.c -- shared PT pages: unsharing and fork (see mm/ptshare.h). */
 #include "mm/ptshare.h"
+#include "mm/kmalloc.h"
 #include "mm/as.h"
 #include "mm/lazyfree.h"
 #include "mm/page.h"
@@ -97,15 +98,24 @@ static struct page *pd_copy_shared(struct page *old)
 }
 
 /* Point *ep (level) at private copy `copy` of the shared table t, with W,
- * flush, and drop pgt's share of t: the last one, if every other sharer
- * unshared meanwhile, frees it. */
+ * and flush. pgt's share of t is dropped later (record s: pgt_defer_put):
+ * this runs under the address-space lock held for reading, and another
+ * thread's look-up may still be reading t (if every other sharer went
+ * meanwhile, that drop frees t). */
 static void switch_to_copy(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va,
-			   struct page *t, struct page *copy)
+			   struct page *t, struct page *copy, struct stale_table *s)
 {
 	vaddr_t base = ALIGN_DOWN(va, pgl_entry_size(level));
 	pt_set_table(ep, level, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(pte_read(ep)))));
 	flush_unshared(pgt, base, base + pgl_entry_size(level));
-	pt_table_put(t);
+	pgt_defer_put(pgt, s, t);
+}
+
+/* The record switch_to_copy needs, allocated first: NULL (-ENOMEM) when
+ * there is no memory for it. */
+static struct stale_table *stale_record(void)
+{
+	return kmalloc(sizeof(struct stale_table));
 }
 
 /* The last sharer of table t under *ep keeps it: W back. */
@@ -124,10 +134,13 @@ int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
 		stat_inc(&ptshare_stats.unshare_last);
 		return 0;
 	}
-	struct page *copy = pt_copy_shared(pgt, pt, ALIGN_DOWN(va, LARGE_PAGE_SIZE));
-	if (!copy)
+	struct stale_table *s = stale_record();
+	struct page *copy = s ? pt_copy_shared(pgt, pt, ALIGN_DOWN(va, LARGE_PAGE_SIZE)) : NULL;
+	if (!copy) {
+		kfree(s);
 		return -ENOMEM;
-	switch_to_copy(pgt, pde, PGL_PD, va, pt, copy);
+	}
+	switch_to_copy(pgt, pde, PGL_PD, va, pt, copy, s);
 	stat_inc(&ptshare_stats.unshare_copy);
 	return 0;
 }
@@ -140,10 +153,13 @@ int pd_unshare(struct pagetable *pgt, pte_t *pdpte, vaddr_t va)
 		stat_inc(&ptshare_stats.pd_unshare_last);
 		return 0;
 	}
-	struct page *copy = pd_copy_shared(pd);
-	if (!copy)
+	struct stale_table *s = stale_record();
+	struct page *copy = s ? pd_copy_shared(pd) : NULL;
+	if (!copy) {
+		kfree(s);
 		return -ENOMEM;
-	switch_to_copy(pgt, pdpte, PGL_PDPT, va, pd, copy);
+	}
+	switch_to_copy(pgt, pdpte, PGL_PDPT, va, pd, copy, s);
 	stat_inc(&ptshare_stats.pd_unshare_copy);
 	return 0;
 }

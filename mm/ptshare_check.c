@@ -92,12 +92,37 @@ static int check_pdpte(struct walk *w)
 
 static const struct walk_ops check_pde_ops = { .pdpte = check_pdpte, .pde = check_pde };
 
+/* A table as->pgt still holds a reference to after unlinking it under
+ * readers (mm/pgtable.h's pgt_defer_put): one more pointer to it, and, the
+ * first time it is seen, its entries (a PD page's PT pages, a PT page's
+ * frames; where it was mapped is no longer known: base 0 in messages). */
+static void check_stale_table(struct ptshare_check *c, struct page *t)
+{
+	if (c->table_refs[page_to_pa(t) >> PAGE_SHIFT]++ != 0)
+		return;
+	if (t->pt.level == PGL_PT) {
+		c->pt_pages++;
+		count_pt_entries(c, t, 0);
+		return;
+	}
+	c->pd_pages++;
+	const pte_t *e = ptpage_entries(t);
+	for (int i = 0; i < PT_ENTRIES; i++)
+		if (pte_present(pte_read(&e[i])) &&
+		    c->table_refs[pte_addr(pte_read(&e[i])) >> PAGE_SHIFT]++ == 0) {
+			c->pt_pages++;
+			count_pt_entries(c, pa_to_page(pte_addr(pte_read(&e[i]))), 0);
+		}
+}
+
 void ptshare_check_add(struct ptshare_check *c, struct addrspace *as)
 {
 	pgt_check(as->pgt, 0, USER_TOP);
 	struct walk w = { .ops = &check_pde_ops, .pgt = as->pgt, .arg = c,
 			  .leaf_level = PGL_PD };
 	walk_range(&w, 0, USER_TOP);
+	for (struct stale_table *s = as->pgt->stale; s; s = s->next)
+		check_stale_table(c, s->table);
 	c->spaces++;
 }
 

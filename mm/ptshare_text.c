@@ -99,12 +99,13 @@ static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base, unsigned flags)
 
 /* Another process published chunk base (record r) while this one built
  * its own PT page under *pde (text_lock held): point the PD entry at the
- * published page instead; ours, and the frame references in it, go after
- * b's flush. Under the PD page's lock (its entry and count) and our
- * page's: a thread faulting in it meanwhile finds the PD entry changed
- * and walks again. */
+ * published page instead; ours, and the frame references in it, go when no
+ * reader can be in it any more (record s: pgt_defer_put; this runs under
+ * the address-space lock held for reading, and b flushes first). Under the
+ * PD page's lock (its entry and count) and our page's: a thread faulting
+ * in it meanwhile finds the PD entry changed and walks again. */
 static void switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_t *pde,
-				vaddr_t base, const struct text_pt *r)
+				vaddr_t base, const struct text_pt *r, struct stale_table *s)
 {
 	struct page *own = pa_to_page(pte_addr(pte_read(pde)));
 	spin_lock(pt_lock(ptpage_of(pde)));   /* the PD page's entry and count */
@@ -114,7 +115,7 @@ static void switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_
 	spin_unlock(pt_lock(own));
 	spin_unlock(pt_lock(ptpage_of(pde)));
 	tlb_changed_range(b, base, base + LARGE_PAGE_SIZE);
-	tlb_defer_table(b, base, own);
+	pgt_defer_put(pgt, s, own);
 }
 
 /* Write-protect the PD entry of the (fully faulted) chunk at base and
@@ -126,8 +127,10 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 {
 	pte_t *pde = chunk_pde(as->pgt, base, PGT_WALK_UNSHARE);
 	struct text_pt *r = kzalloc(sizeof(*r));
-	if (!pde || !r) {
+	struct stale_table *s = kmalloc(sizeof(*s));
+	if (!pde || !r || !s) {
 		kfree(r);
+		kfree(s);
 		return;
 	}
 	struct page *pt = pa_to_page(pte_addr(pte_read(pde)));
@@ -141,10 +144,12 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 		*r = (struct text_pt){ records, file, base, layout, pt };
 		records = r;
 	} else {
-		switch_to_published(&b, as->pgt, pde, base, published);
+		switch_to_published(&b, as->pgt, pde, base, published, s);
+		s = NULL;
 	}
 	spin_unlock(&text_lock);
 	tlb_end(&b);
+	kfree(s);   /* unused: we published */
 	if (!published) {
 		stat_inc(&ptshare_stats.text_created);
 	} else {

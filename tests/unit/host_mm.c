@@ -237,6 +237,7 @@ int host_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags
 	tlb_begin(&b, pgt);
 	pgt_unmap(&b, start, end, flags);
 	tlb_end(&b);
+	pgt_release_stale(pgt);   /* as as_unlock_write does */
 	return 0;
 }
 
@@ -250,6 +251,7 @@ int host_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned pro
 	tlb_begin(&b, pgt);
 	r = pgt_protect(&b, start, end, prot, flags);
 	tlb_end(&b);
+	pgt_release_stale(pgt);   /* as as_unlock_write does */
 	return r;
 }
 
@@ -263,6 +265,7 @@ int host_fork_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start, 
 	tlb_begin(&b, src);
 	pgt_copy(&b, dst, start, end, flags);
 	tlb_end(&b);
+	pgt_release_stale(src);   /* as as_unlock_write does */
 	return 0;
 }
 
@@ -281,6 +284,7 @@ int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const st
 	tlb_begin(&b, src);
 	ptshare_fork_vma(&b, dst, v, flags);
 	tlb_end(&b);
+	pgt_release_stale(src);   /* as as_unlock_write does */
 	return 0;
 }
 

@@ -100,11 +100,18 @@ START_TEST(test_shm_object)
 	ck_assert_int_eq(o->ops->resident(o, 77777), 1);
 	ck_assert_uint_eq(shm_resident(o), 1);
 	ck_assert_int_eq(o->ops->get_page(o, 100000, &q), -EIO);
-	o->ops->remove(o, 77777, 1);                /* MADV_REMOVE */
-	ck_assert_uint_eq(p->refcount, 2);
-	ck_assert_uint_eq(shm_resident(o), 0);
+	memset(page_va(p), 'x', PAGE_SIZE);
+	o->ops->remove(o, 77777, 1);                /* MADV_REMOVE, still mapped: */
+	ck_assert_uint_eq(p->refcount, 3);          /* kept, zeroed */
+	ck_assert_uint_eq(shm_resident(o), 1);
+	ck_assert(host_all_zero(page_va(p), PAGE_SIZE));
+	page_put(q);
 	page_put(p);
-	page_put(p);                                 /* the mappings go: freed */
+	o->ops->remove(o, 77777, 1);                /* the object's alone: dropped */
+	ck_assert_uint_eq(shm_resident(o), 0);
+	ck_assert_int_eq(o->ops->get_page(o, 77777, &p), 0);   /* a new zero page */
+	ck_assert_uint_eq(p->refcount, 2);
+	page_put(p);
 	vmobject_get(o);
 	vmobject_put(o);
 	ck_assert_int_eq(o->ops->get_page(o, 3, &p), 0);

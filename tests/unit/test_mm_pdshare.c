@@ -169,6 +169,7 @@ START_TEST(test_write_unshares_level_by_level)
 	struct page *pd = pd_of(p, BASE), *pt1 = pt_of(p, BASE + CHUNK);
 	struct page *pt0 = pt_of(p, BASE);
 	ck_assert_int_eq(pgt_lookup_write(c, BASE, NULL, NULL), 1);
+	pgt_release_stale(c);   /* the fault's unlock (as_unlock_read) */
 	ck_assert_ptr_ne(pd_of(c, BASE), pd);
 	ck_assert_uint_eq(pd->pt.share, 1);
 	ck_assert(pte_writable(*pdpte_of(c, BASE)));
@@ -180,6 +181,7 @@ START_TEST(test_write_unshares_level_by_level)
 	check_all(p, c, NULL);
 
 	ck_assert_int_eq(pgt_lookup_write(p, BASE + CHUNK, NULL, NULL), 1);
+	pgt_release_stale(p);   /* the fault's unlock (as_unlock_read) */
 	ck_assert_ptr_eq(pd_of(p, BASE), pd);              /* last sharer: kept */
 	ck_assert(pte_writable(*pdpte_of(p, BASE)));
 	ck_assert_ptr_ne(pt_of(p, BASE + CHUNK), pt1);     /* pt1 still shared: copied */
@@ -252,6 +254,7 @@ START_TEST(test_unmap_drops_share_after_flush)
 	struct vma v = vma_of(2);
 	ck_assert_int_eq(host_fork_share_flags(c, p, &v, 0), 0);   /* PT-level */
 	ck_assert_int_eq(pgt_unshare(c, BASE, BASE + CHUNK, PGT_KEEP_WHOLE), 0);   /* the PD page */
+	pgt_release_stale(c);   /* as as_unlock_write does */
 	struct page *pt = pt_of(p, BASE);
 	ck_assert_uint_eq(pt->pt.share, 2);
 	tlb_begin(&b, c);

@@ -89,6 +89,35 @@ static void destroy_both(struct pagetable *a, struct pagetable *b)
 	host_assert_no_leak();
 }
 
+/* An unshare runs under the address-space lock held for reading: another
+ * thread's look-up may have read the old PD entry just before and still be
+ * reading the old PT page. So the unsharer's share of it is dropped only at
+ * pgt_release_stale (the last reader's unlock, or a writer's): even when the
+ * other sharer goes meanwhile, the page stays a live table with its frames
+ * until then. (Before: the share was dropped right after the flush, and the
+ * parent's exit freed the page under the reader: issue 35.) */
+START_TEST(test_unshared_table_lives_until_readers_leave)
+{
+	struct pagetable *p, *c;
+	struct page *f = fork_pair(&p, &c, 4, CHUNK);
+	struct page *old = pt_of(p, BASE);
+	ck_assert_int_eq(pgt_lookup_write(c, BASE, NULL, NULL), 1);   /* c unshares */
+	ck_assert_ptr_ne(pt_of(c, BASE), old);
+	ck_assert(pgt_has_stale(c));
+	pgt_destroy(p);                                   /* the other sharer goes */
+	ck_assert_int_eq(old->type, PG_PAGETABLE);        /* still there for a reader, */
+	ck_assert_uint_eq(old->pt.share, 1);
+	ck_assert_uint_eq(pte_addr(ptpage_entries(old)[0]), page_to_pa(f));   /* whole */
+	ck_assert_uint_eq(f->refcount, 2);                /* old's entry and c's copy */
+	pgt_release_stale(c);                             /* no reader any more */
+	ck_assert(!pgt_has_stale(c));
+	ck_assert_int_eq(old->type, PG_FREE);
+	ck_assert_uint_eq(f->refcount, 1);
+	pgt_destroy(c);
+	host_assert_no_leak();
+}
+END_TEST
+
 START_TEST(test_fork_shares_whole_chunks)
 {
 	struct pagetable *p, *c;
@@ -115,6 +144,7 @@ START_TEST(test_write_unshares_copy_then_last)
 
 	/* the child writes: it gets a copy; the entries become COW in both */
 	ck_assert_int_eq(pgt_lookup_write(c, BASE, NULL, NULL), 1);
+	pgt_release_stale(c);   /* the fault's unlock (as_unlock_read) */
 	ck_assert_ptr_ne(pt_of(c, BASE), shared);
 	ck_assert_uint_eq(shared->pt.share, 1);
 	ck_assert(pte_writable(*pde_of(c, BASE)));
@@ -125,6 +155,7 @@ START_TEST(test_write_unshares_copy_then_last)
 
 	/* the parent, now the last sharer, just gets its write bit back */
 	ck_assert_int_eq(pgt_lookup_write(p, BASE, NULL, NULL), 1);
+	pgt_release_stale(p);   /* the fault's unlock (as_unlock_read) */
 	ck_assert_ptr_eq(pt_of(p, BASE), shared);
 	ck_assert(pte_writable(*pde_of(p, BASE)));
 	pgt_destroy(p);
@@ -146,13 +177,16 @@ START_TEST(test_lookup_write_unshares_first)
 	ck_assert(pte_writable(leaf_of(c, BASE)));   /* a read lookup leaves it shared */
 	ck_assert_uint_eq(pt_of(c, BASE)->pt.share, 2);
 	ck_assert_int_eq(pgt_lookup_write(c, BASE, &pa, &e), 1);
+	pgt_release_stale(c);   /* the fault's unlock (as_unlock_read) */
 	ck_assert_ptr_ne(pt_of(c, BASE), pt_of(p, BASE));
 	ck_assert_uint_eq(pa, page_to_pa(f));
 	ck_assert(pte_cow(e) && !pte_writable(e));
 	ck_assert_uint_eq(f->refcount, 2);
 	int writes0 = host_pv.entry_writes;
 	ck_assert_int_eq(pgt_lookup_write(c, BASE, NULL, &e), 1);
+	pgt_release_stale(c);   /* the fault's unlock (as_unlock_read) */
 	ck_assert_int_eq(pgt_lookup_write(c, BASE + 8 * PAGE_SIZE, NULL, NULL), 0);
+	pgt_release_stale(c);   /* the fault's unlock (as_unlock_read) */
 	ck_assert_int_eq(host_pv.entry_writes, writes0);
 	destroy_both(c, p);
 }
@@ -386,6 +420,7 @@ int main(void)
 	TCase *tc = host_tcase(s, "ptshare", setup, host_mm_teardown);
 	tcase_add_test(tc, test_fork_shares_whole_chunks);
 	tcase_add_test(tc, test_write_unshares_copy_then_last);
+	tcase_add_test(tc, test_unshared_table_lives_until_readers_leave);
 	tcase_add_test(tc, test_lookup_write_unshares_first);
 	tcase_add_test(tc, test_partial_chunk_is_copied);
 	tcase_add_test(tc, test_three_sharers_any_exit_order);
