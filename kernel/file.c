@@ -15,7 +15,7 @@ struct file *file_alloc(const struct file_ops *ops, int flags)
 	f->ops = ops;
 	f->refs = 1;
 	f->flags = flags;
-	mutex_init(&f->pos_lock, "f_pos");
+	mutex_init(&f->pos_lock, "f_pos", SLEEP_RANK_FILE);
 	return f;
 }
 

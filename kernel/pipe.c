@@ -210,7 +210,7 @@ int pipe_create(struct file *ends[2])
 	if (!p)
 		return -ENOMEM;
 	spin_init(&p->lock, "pipe", LOCK_RANK_PIPE);
-	mutex_init(&p->mutex, "pipe-mutex");
+	mutex_init(&p->mutex, "pipe-mutex", SLEEP_RANK_FILE);
 	p->reader_open = p->writer_open = true;
 	ends[0] = file_alloc(&pipe_read_ops, O_RDONLY);
 	ends[1] = file_alloc(&pipe_write_ops, O_WRONLY);

@@ -19,6 +19,7 @@
 #include "lib/types.h"
 #include "kernel/signal.h"
 #include "lib/spinlock.h"
+#include "lib/rwsem.h"
 #include "arch/x86_64/context.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/percpu.h"
@@ -47,6 +48,7 @@ struct proc {
 	struct proc *parent;
 	struct proc *vfork_parent;   /* sleeping in vfork until we exec or exit */
 	struct addrspace *as;        /* user memory; NULL for kernel threads */
+	struct sleep_locks_held sleep_locks;   /* its sleeping locks' ranks (lib/rwsem.h) */
 	void *kstack_top;
 	struct trapframe *tf;        /* saved user registers, top of kstack */
 	struct context *ctx;         /* saved kernel registers (swtch) */

@@ -41,6 +41,13 @@ static const void *current_task(void)
 	return current_proc() ? (const void *)current_proc() : (const void *)this_cpu();
 }
 
+/* The running process's record of held sleeping locks (lib/rwsem.h's
+ * lock order); none (boot, in-kernel tests): lib/rwsem.c keeps one. */
+static struct sleep_locks_held *current_sleep_locks(void)
+{
+	return current_proc() ? &current_proc()->sleep_locks : NULL;
+}
+
 /* A sleeping lock's wait: sleep, or spin where there is no process. */
 static void rwsem_wait(const void *chan, struct spinlock *lk)
 {
@@ -419,4 +426,5 @@ void sched_init(void)
 	rwsem_sleep_hook = rwsem_wait;
 	rwsem_wake_hook = wakeup;
 	rwsem_self_hook = current_task;
+	rwsem_held_hook = current_sleep_locks;
 }

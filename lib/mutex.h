@@ -19,9 +19,9 @@ struct mutex {
 	struct rwsem sem;
 };
 
-static inline void mutex_init(struct mutex *m, const char *name)
+static inline void mutex_init(struct mutex *m, const char *name, enum sleep_rank rank)
 {
-	rwsem_init(&m->sem, name);
+	rwsem_init(&m->sem, name, rank);
 }
 
 static inline void mutex_lock(struct mutex *m)

@@ -5,14 +5,49 @@
 void (*rwsem_sleep_hook)(const void *chan, struct spinlock *lk);
 void (*rwsem_wake_hook)(const void *chan);
 const void *(*rwsem_self_hook)(void);
+struct sleep_locks_held *(*rwsem_held_hook)(void);
 
 /* The guard is taken by tasks that may sleep, so below the proc lock. */
-void rwsem_init(struct rwsem *l, const char *name)
+void rwsem_init(struct rwsem *l, const char *name, enum sleep_rank rank)
 {
 	spin_init(&l->lk, name, LOCK_RANK_RWSEM);
 	l->readers = l->writers_waiting = 0;
 	l->writer = NULL;
 	l->name = name;
+	l->rank = (uint8_t)rank;
+}
+
+/* ---- lock order ---- */
+
+static struct sleep_locks_held no_task_held;   /* early boot, host tests */
+
+static struct sleep_locks_held *held(void)
+{
+	struct sleep_locks_held *h = rwsem_held_hook ? rwsem_held_hook() : NULL;
+	return h ? h : &no_task_held;
+}
+
+/* Taking l while holding a lock of a higher rank: the opposite order
+ * exists, and the two tasks could wait for each other forever. */
+static void check_order(const struct rwsem *l)
+{
+	const struct sleep_locks_held *h = held();
+	for (int r = l->rank + 1; lockdep_on && r < SLEEP_RANK_COUNT; r++)
+		if (h->n[r])
+			panic("lockdep: takes sleeping lock %s (rank %d) while holding a sleeping "
+			      "lock of rank %d", l->name, l->rank, r);
+}
+
+static void note_taken(const struct rwsem *l)
+{
+	held()->n[l->rank]++;
+}
+
+static void note_released(const struct rwsem *l)
+{
+	struct sleep_locks_held *h = held();
+	if (h->n[l->rank])
+		h->n[l->rank]--;
 }
 
 static const void *self(void)
@@ -56,14 +91,17 @@ static void check_not_writer(const struct rwsem *l)
 void down_read(struct rwsem *l)
 {
 	check_may_sleep(l);
+	check_order(l);
 	spin_lock(&l->lk);
 	check_not_writer(l);
 	while (l->writer || l->writers_waiting)
 		wait(l);
 	l->readers++;
 	spin_unlock(&l->lk);
+	note_taken(l);
 }
 
+/* The trylocks check no order: a try that fails does not wait. */
 bool down_read_trylock(struct rwsem *l)
 {
 	spin_lock(&l->lk);
@@ -71,6 +109,8 @@ bool down_read_trylock(struct rwsem *l)
 	if (ok)
 		l->readers++;
 	spin_unlock(&l->lk);
+	if (ok)
+		note_taken(l);
 	return ok;
 }
 
@@ -81,6 +121,8 @@ bool down_write_trylock(struct rwsem *l)
 	if (ok)
 		l->writer = self();
 	spin_unlock(&l->lk);
+	if (ok)
+		note_taken(l);
 	return ok;
 }
 
@@ -96,11 +138,13 @@ void up_read(struct rwsem *l)
 	if (--l->readers == 0 && l->writers_waiting)
 		wake(l);
 	spin_unlock(&l->lk);
+	note_released(l);
 }
 
 void down_write(struct rwsem *l)
 {
 	check_may_sleep(l);
+	check_order(l);
 	spin_lock(&l->lk);
 	check_not_writer(l);
 	l->writers_waiting++;
@@ -109,6 +153,7 @@ void down_write(struct rwsem *l)
 	l->writers_waiting--;
 	l->writer = self();
 	spin_unlock(&l->lk);
+	note_taken(l);
 }
 
 void up_write(struct rwsem *l)
@@ -119,6 +164,7 @@ void up_write(struct rwsem *l)
 	l->writer = NULL;
 	wake(l);
 	spin_unlock(&l->lk);
+	note_released(l);
 }
 
 bool rwsem_is_write_locked_by_me(const struct rwsem *l)

@@ -14,14 +14,38 @@
  * registers rwsem_sleep_hook / rwsem_wake_hook / rwsem_self_hook at boot.
  * Before that (early boot, host unit tests) a contended lock spins.
  *
+ * Lock order: every sleeping lock has a rank (enum sleep_rank), and a task
+ * takes them in increasing rank: one of a lower rank while it holds one of
+ * a higher rank panics when lockdep is on (lib/spinlock.h's lockdep_on),
+ * naming both. Equal ranks may nest (a reader may take the same lock
+ * again). Each task's held ranks live with the task (rwsem_held_hook);
+ * without one (early boot, host tests) in one static record.
+ *
  * Errors: none. Panics (naming the lock): releasing a lock not held that
  * way; the writer taking its own lock again (for reading or writing),
- * which would wait for itself forever.
+ * which would wait for itself forever; a lock order violation.
  */
 #ifndef LIB_RWSEM_H
 #define LIB_RWSEM_H
 
 #include "lib/spinlock.h"
+
+/* The order of the sleeping locks (docs/smp-and-locking.md): an open
+ * file's position or a pipe's mutex, then the address-space lock (a user
+ * copy under either faults, and the fault takes it); never the other way
+ * (copies run after as_unlock). */
+enum sleep_rank {
+	SLEEP_RANK_FILE = 1,        /* f_pos (kernel/file.c), a pipe's mutex (kernel/pipe.c) */
+	SLEEP_RANK_ADDRSPACE = 2,   /* an address space (mm/as.h) */
+	SLEEP_RANK_TEST_LOW = 5,    /* the lockdep tests' own locks */
+	SLEEP_RANK_TEST_HIGH = 6,
+	SLEEP_RANK_COUNT = 8,
+};
+
+/* The sleeping locks a task holds: how many of each rank. */
+struct sleep_locks_held {
+	uint8_t n[SLEEP_RANK_COUNT];
+};
 
 struct rwsem {
 	struct spinlock lk;       /* guards the fields below */
@@ -29,10 +53,11 @@ struct rwsem {
 	int writers_waiting;      /* down_write callers asleep */
 	const void *writer;       /* the holder for writing (rwsem_self), or NULL */
 	const char *name;
+	uint8_t rank;             /* enum sleep_rank */
 };
 
-/* Set up l (named for panics). */
-void rwsem_init(struct rwsem *l, const char *name);
+/* Set up l (named for panics, ranked for lockdep). */
+void rwsem_init(struct rwsem *l, const char *name, enum sleep_rank rank);
 
 void down_read(struct rwsem *l);
 void up_read(struct rwsem *l);
@@ -58,6 +83,8 @@ static inline bool rwsem_is_locked(const struct rwsem *l)
  * wake every sleeper on chan, and name the running task. */
 extern void (*rwsem_sleep_hook)(const void *chan, struct spinlock *lk);
 extern void (*rwsem_wake_hook)(const void *chan);
+/* The running task's record of held sleeping locks (NULL: none yet). */
+extern struct sleep_locks_held *(*rwsem_held_hook)(void);
 extern const void *(*rwsem_self_hook)(void);
 
 #endif

@@ -35,7 +35,7 @@ struct addrspace *as_create(void)
 		kfree(as);
 		return NULL;
 	}
-	rwsem_init(&as->lock, "addrspace");
+	rwsem_init(&as->lock, "addrspace", SLEEP_RANK_ADDRSPACE);
 	as->users = 1;
 	spin_lock(&all_spaces_lock);
 	list_add_tail(&all_spaces, &as->all);

@@ -1,9 +1,11 @@
 /* kernel/tests/lockdep_test.c -- test=lockdep: spinlocks restore the
- * interrupt state and know their holder CPU; test=crash_lock_*: each
- * violation lockdep exists for panics with the locks' names. */
+ * interrupt state and know their holder CPU, sleeping locks are ranked
+ * too; test=crash_lock_*, crash_sleep_lock_order: each violation lockdep
+ * exists for panics with the locks' names. */
 #include "kernel/ktest.h"
 #include "kernel/proc.h"
 #include "lib/spinlock.h"
+#include "lib/rwsem.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
@@ -110,6 +112,39 @@ KTEST(lockdep, lockstat_counts_every_acquisition_and_wait)
 	} else {
 		KEXPECT_EQ(s->contended, contended);
 	}
+}
+
+static struct rwsem sleep_low, sleep_high;
+
+static void init_sleep_locks(void)
+{
+	rwsem_init(&sleep_low, "test-sleep-low", SLEEP_RANK_TEST_LOW);
+	rwsem_init(&sleep_high, "test-sleep-high", SLEEP_RANK_TEST_HIGH);
+}
+
+/* Sleeping locks in increasing rank, a reader taking its lock again (equal
+ * ranks nest), any release order: no panic, and nothing left counted. */
+KTEST(lockdep, sleeping_locks_in_rank_order)
+{
+	init_sleep_locks();
+	down_read(&sleep_low);
+	down_read(&sleep_low);
+	down_write(&sleep_high);
+	up_read(&sleep_low);
+	up_write(&sleep_high);
+	up_read(&sleep_low);
+	KEXPECT(down_write_trylock(&sleep_high));
+	KEXPECT(!down_write_trylock(&sleep_high));
+	up_write(&sleep_high);
+	down_write(&sleep_low);   /* nothing of a higher rank is held any more */
+	up_write(&sleep_low);
+}
+
+KTEST(crash_sleep_lock_order, higher_then_lower)
+{
+	init_sleep_locks();
+	down_read(&sleep_high);
+	down_write(&sleep_low);
 }
 
 KTEST(crash_lock_order, higher_then_lower)

@@ -32,7 +32,7 @@ static void fake_sleep(const void *chan, struct spinlock *lk)
 static void setup(void)
 {
 	host_mm_setup(1 << 20, false);
-	rwsem_init(&lock, "test");
+	rwsem_init(&lock, "test", SLEEP_RANK_TEST_LOW);
 	rwsem_wake_hook = count_wake;
 	rwsem_sleep_hook = fake_sleep;
 	wakes = sleeps = 0;
