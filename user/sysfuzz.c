@@ -1328,16 +1328,28 @@ static void usage(void)
 	exit(2);
 }
 
+/* settled: are free frames and kmalloc objects where they were (m0)? */
+static int settled(const struct pagoda_meminfo *m0, struct pagoda_meminfo *m1)
+{
+	return pagoda_meminfo(m1) == 0 && m1->free_pages == m0->free_pages &&
+	       m1->kmalloc_objects == m0->kmalloc_objects;
+}
+
 /* leak_check: on Pagoda, free frames and kmalloc objects are back where
- * they were (m0) once every child is gone. */
+ * they were (m0) once every child is gone. Given 2 s to settle: a reaped
+ * process's last thread may still be on its way out on another CPU (its
+ * thread group goes when that thread is switched out: kernel/thread.c's
+ * thread_switched_out); a leak stays. */
 static void leak_check(const struct pagoda_meminfo *m0)
 {
 	struct pagoda_meminfo m1;
+	struct timespec nap = { 0, 20000000 };
 
 	if (pagoda_vmcheck() != 0)
 		fail(F.calls, "pagoda_vmcheck: %s", strerror(errno));
-	if (pagoda_meminfo(&m1) != 0 || m1.free_pages != m0->free_pages ||
-	    m1.kmalloc_objects != m0->kmalloc_objects)
+	for (int i = 0; i < 100 && !settled(m0, &m1); i++)
+		nanosleep(&nap, NULL);
+	if (!settled(m0, &m1))
 		fail(F.calls, "free frames before %llu, after %llu (leak of %lld; "
 		     "kernel %+lld, anon %+lld, file %+lld, page tables %+lld); "
 		     "kmalloc objects %+lld",
