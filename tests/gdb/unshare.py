@@ -13,7 +13,11 @@ and after `finish`:
     is now read-only and COW in the copy: the page itself is copied by the
     ordinary COW fault that follows;
   * every other sharer still points at the old PT page, whose share count
-    dropped by one;
+    is unchanged: the writer's share waits on its stale list (a sibling
+    thread's look-up may still be reading the old page; mm/pgtable.h);
+and after pgt_release_stale for the writer's page table (the fault's
+as_unlock_read):
+  * the old PT page's share count dropped by one;
   * pg-walk shows the new PT page with share count 1;
   * in every process the PT present counts add up to its present entries.
 """
@@ -22,6 +26,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gdb  # noqa: E402
 import gdbtest as t  # noqa: E402
 from pagoda import headers, proc, pte  # noqa: E402
 
@@ -34,9 +39,21 @@ def spaces():
             if proc.address_space_cr3(p) is not None}
 
 
+def stop_in_for(func, cond):
+    """Run until func is entered with cond true (the first stop_in above
+    has set up everything a hardware breakpoint needs)."""
+    bp = gdb.Breakpoint(func, type=gdb.BP_HARDWARE_BREAKPOINT, temporary=True)
+    bp.condition = cond
+    gdb.execute("continue", to_string=True)
+    t.check(t.here()[0] == func, "stopped in %s if %s" % (func, cond))
+    if bp.is_valid():
+        bp.delete()
+
+
 def body():
     t.stop_in("pt_unshare")
     va = t.value("va")
+    pgt = t.value("pgt")
     me = int(proc.current_process()["pid"])
     others = {pid: cr3 for pid, cr3 in spaces().items() if pid != me}
     before = t.pt_info(va)
@@ -56,6 +73,13 @@ def body():
     if before["pte"] & pte.W:
         t.check(after["pte"] & COW and not after["pte"] & pte.W,
                 "the private writable entry became read-only COW in the copy (%#x)" % after["pte"])
+    for pid in sharers:
+        info = t.pt_info(va, others[pid])
+        t.check(info["pt"] == before["pt"] and info["share"] == before["share"],
+                "pid %d keeps PT page %#x, share count still %d (the writer's on its stale list)"
+                % (pid, before["pt"], info["share"]))
+    stop_in_for("pgt_release_stale", "pgt == %#x" % pgt)
+    t.run("finish")
     for pid in sharers:
         info = t.pt_info(va, others[pid])
         t.check(info["pt"] == before["pt"] and info["share"] == before["share"] - 1,
