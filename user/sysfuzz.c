@@ -281,21 +281,28 @@ static const char *call_name(long nr)
 	return "unknown";
 }
 
-/* format_record: the call r describes, as text. */
-static const char *format_record(const struct record *r)
+/* format_record_in: the call r describes, as text, into buf (200 bytes:
+ * the threads of a child trace at once, each into its own). */
+static const char *format_record_in(const struct record *r, char *buf)
 {
-	static char buf[200];
-	int n = snprintf(buf, sizeof buf, "syscall %ld (%s)(%#llx, %#llx, %#llx, %#llx, %#llx, %#llx)",
+	int n = snprintf(buf, 200, "syscall %ld (%s)(%#llx, %#llx, %#llx, %#llx, %#llx, %#llx)",
 			 r->nr, call_name(r->nr), (unsigned long long)r->arg[0],
 			 (unsigned long long)r->arg[1], (unsigned long long)r->arg[2],
 			 (unsigned long long)r->arg[3], (unsigned long long)r->arg[4],
 			 (unsigned long long)r->arg[5]);
 
 	if (r->in_flight)
-		snprintf(buf + n, sizeof buf - n, " in flight");
+		snprintf(buf + n, 200 - n, " in flight");
 	else
-		snprintf(buf + n, sizeof buf - n, " returned %ld", r->ret);
+		snprintf(buf + n, 200 - n, " returned %ld", r->ret);
 	return buf;
+}
+
+/* format_record: the same into a buffer of the parent's (one thread). */
+static const char *format_record(const struct record *r)
+{
+	static char buf[200];
+	return format_record_in(r, buf);
 }
 
 /* fail: the seed and step that replay the failure, the call, and exit 1. */
@@ -844,6 +851,16 @@ static uint64_t signals_sent(const struct call *c, const uint64_t *a)
 	return sent;
 }
 
+/* trace_call (-v): the call on the parent's stdout (kept at TRACE_FD) in
+ * one write, so that the lines of threads tracing at once do not mix. */
+static void trace_call(long step, const struct record *r)
+{
+	char rec[200], line[240];
+	int n = snprintf(line, sizeof line, "[%ld] %s\n", step, format_record_in(r, rec));
+	uint64_t a[6] = { TRACE_FD, (uint64_t)line, (uint64_t)(n < (int)sizeof line ? n : (int)sizeof line - 1), 0, 0, 0 };
+	raw_syscall(1 /* write */, a);
+}
+
 /* one_call: make call number `step`, recording it first in the calling
  * thread's record. */
 static void one_call(long step)
@@ -862,7 +879,7 @@ static void one_call(long step)
 	r->sticky |= c->cls;
 	r->sent |= signals_sent(c, a);
 	if (F.verbose)   /* on the parent's stdout, kept at TRACE_FD */
-		dprintf(TRACE_FD, "[%ld] %s\n", step, format_record(r));
+		trace_call(step, r);
 	r->in_flight = 1;
 	long ret = nr == NR_clone ? fuzzed_clone(a) : raw_syscall(nr, a);
 	if ((c->cls & C_FORK) && ret == 0)
