@@ -8,11 +8,6 @@
 static const char *const strategy_names[PAGODA_FB_NSTRATEGIES] = {
 	"copy", "cow", "share", "sharepd" };
 
-const char *pagoda_fb_strategy_name(unsigned s)
-{
-	return s < PAGODA_FB_NSTRATEGIES ? strategy_names[s] : "?";
-}
-
 int pagoda_fb_parse_sizes(const char *list, struct pagoda_forkbench_req *req)
 {
 	req->nsizes = 0;

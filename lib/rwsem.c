@@ -101,19 +101,7 @@ void down_read(struct rwsem *l)
 	note_taken(l);
 }
 
-/* The trylocks check no order: a try that fails does not wait. */
-bool down_read_trylock(struct rwsem *l)
-{
-	spin_lock(&l->lk);
-	bool ok = !l->writer && !l->writers_waiting;
-	if (ok)
-		l->readers++;
-	spin_unlock(&l->lk);
-	if (ok)
-		note_taken(l);
-	return ok;
-}
-
+/* The trylock checks no order: a try that fails does not wait. */
 bool down_write_trylock(struct rwsem *l)
 {
 	spin_lock(&l->lk);

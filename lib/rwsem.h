@@ -64,9 +64,6 @@ void up_read(struct rwsem *l);
 void down_write(struct rwsem *l);
 void up_write(struct rwsem *l);
 
-/* Take it for reading only if that needs no wait; true if taken. For
- * callers that must not sleep (reclaim, from inside an allocation). */
-bool down_read_trylock(struct rwsem *l);
 /* Take l for writing if nobody holds it: true; never sleeps. */
 bool down_write_trylock(struct rwsem *l);
 

@@ -68,11 +68,6 @@ static unsigned class_for(size_t need)
 	return c;
 }
 
-static uint16_t *next_of(struct page *pg, uint16_t off)
-{
-	return (uint16_t *)((char *)page_va(pg) + off);
-}
-
 static bool bytes_are(const void *p, int c, size_t n)
 {
 	const unsigned char *b = p;
@@ -208,7 +203,10 @@ static void debug_check(char *obj, uint32_t slot, void *ptr)
 }
 
 /* Put object ptr back on slab pg (kmalloc_lock held); returns true when
- * that emptied the slab, which then left its list for the caller to free. */
+ * that emptied the slab, which then left its list for the caller to free.
+ * Constant time: a double free is caught when the object is the slab's
+ * last freed one (as SLUB's freelist check); with kmalloc_debug, always
+ * (the header says MAGIC_FREE). */
 static bool free_object(struct page *pg, void *ptr)
 {
 	uint32_t slot = class_size(pg->slab.kclass);
@@ -216,9 +214,8 @@ static bool free_object(struct page *pg, void *ptr)
 	uint32_t off = (uint32_t)(obj - (char *)page_va(pg));
 	if (off % slot)
 		panic("kfree: %p is not the start of an object (class %u bytes)", ptr, slot);
-	for (uint16_t f = pg->slab.free; f != FREE_END; f = *next_of(pg, f))
-		if (f == off)
-			panic("kfree: double free of object %p", ptr);
+	if (pg->slab.free == off)   /* O(1): the object freed last (debug: any) */
+		panic("kfree: double free of object %p", ptr);
 	if (kmalloc_debug)
 		debug_check(obj, slot, ptr);
 	if (pg->slab.free == FREE_END)

@@ -113,8 +113,3 @@ uint64_t ist_stack_top(int cpu, int ist)
 	struct tss *tss = &tables[cpu].tss;
 	return tss->ist[ist - 1];
 }
-
-uint64_t tss_kernel_stack(int cpu)
-{
-	return tables[cpu].tss.rsp[0];
-}

@@ -17,10 +17,9 @@ void tss_set_kernel_stack(uint64_t rsp0);
 /* Is addr on any CPU's IST stack (double fault, NMI)? */
 bool addr_on_ist_stack(uint64_t addr);
 
-/* Top of IST stack ist (IST_*) of CPU cpu, and the rsp0 its TSS holds now
- * (the smp tests check that CPUs share neither). */
+/* Top of IST stack ist (IST_*) of CPU cpu (the smp tests check that CPUs
+ * share none). */
 uint64_t ist_stack_top(int cpu, int ist);
-uint64_t tss_kernel_stack(int cpu);
 
 /* Build the IDT (once, on the BSP) and load it on this CPU. */
 void idt_init(void);

@@ -120,6 +120,18 @@ START_TEST(test_double_free)
 }
 END_TEST
 
+/* Debug mode catches a double free of an object that is not the last one
+ * freed (the non-debug check looks at the head of the free chain only). */
+START_TEST(test_double_free_not_last)
+{
+	void *a = kmalloc(40), *b = kmalloc(40), *c = kmalloc(40);
+	(void)c;
+	kfree(a);
+	kfree(b);
+	kfree(a);
+}
+END_TEST
+
 START_TEST(test_free_interior)
 {
 	char *a = kmalloc(100);
@@ -176,6 +188,7 @@ static Suite *kmalloc_suite(void)
 	tcase_add_test(dbg, test_sizes_debug);
 	tcase_add_test(dbg, test_large);   /* KMALLOC_MAX_SMALL is large here */
 	tcase_add_test_raise_signal(dbg, test_double_free, SIGABRT);
+	tcase_add_test_raise_signal(dbg, test_double_free_not_last, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_overrun, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_underrun, SIGABRT);
 	tcase_add_test_raise_signal(dbg, test_use_after_free, SIGABRT);

@@ -94,9 +94,6 @@ struct pagoda_forkbench_result {
 /* printf-like output: printk in the kernel, printf in user space. */
 typedef int (*pagoda_fb_print_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* "copy", "cow", "share". */
-const char *pagoda_fb_strategy_name(unsigned s);
-
 /* Parse "1,16,64" (MiB) into req->size_mib/nsizes. 0, or -1 for an empty
  * list, a non-number, a size out of 1..PAGODA_FB_MAX_MIB or too many. */
 int pagoda_fb_parse_sizes(const char *list, struct pagoda_forkbench_req *req);
