@@ -7,7 +7,7 @@
 #include "kernel/ktest.h"
 #include "lib/printk.h"
 #include "lib/string.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 
 #define DEFAULT_SIZES "1,4,16,64,256,1024"
 

@@ -19,7 +19,7 @@
 #include "lib/string.h"
 #include "libc/include/pagoda/abi-auxv.h"
 #include "mm/as.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/timer.h"

@@ -5,7 +5,7 @@
 #include "lib/errno.h"
 #include "kernel/fs.h"
 #include "kernel/proc.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 
 struct file *file_alloc(const struct file_ops *ops, int flags)
 {

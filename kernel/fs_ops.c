@@ -6,7 +6,7 @@
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "kernel/textbuf.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 #include "mm/uaccess.h"
 #include "libc/include/pagoda/abi-stat.h"
 #include "libc/include/pagoda/dirent64.h"

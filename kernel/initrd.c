@@ -10,8 +10,8 @@
 #include "lib/printk.h"
 #include "kernel/proc.h"
 #include "lib/string.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
 #include "arch/x86_64/memlayout.h"
 
 #define TAR_BLOCK 512

@@ -14,10 +14,11 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "kernel/version.h"
-#include "mm/kstack.h"
-#include "mm/phasetime.h"
+#include "mm/pt/kstack.h"
+#include "mm/frame/phasetime.h"
 #include "mm/mm.h"
 #include "mm/ptshare.h"
+#include "kernel/reclaimd.h"
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/vga.h"
 #include "arch/x86_64/fpu.h"
@@ -108,6 +109,7 @@ void kmain(uint32_t magic, paddr_t info)
 	smp_init();         /* the other CPUs, each halting in its idle loop */
 	if (kstack_set_pool(KSTACK_POOL) < 0)   /* after the idle stacks: they stay */
 		panic("kmain: no memory for the pool of %d kernel stacks", KSTACK_POOL);
+	reclaimd_start();   /* kreclaimd: memory kept free from outside allocations */
 	irq_enable();
 
 	if (cmdline_has("test"))

@@ -1,7 +1,7 @@
 /* kernel/oom.c -- the out-of-memory killer (Linux's oom_kill.c, reduced to
  * its rule): when a page fault finds no frame even after reclaim, the
  * process using the most memory dies, not whoever asked last. The badness
- * of a process is its RSS (mm/pgtable.h's pgt_rss: present pages, the zero
+ * of a process is its RSS (mm/pt/pgtable.h's pgt_rss: present pages, the zero
  * page excluded, in O(page-table pages)); init is spared while any other
  * process holds memory. A victim frees its memory when it next runs (it
  * dies on its way back to user mode), so the faulting process yields and
@@ -14,7 +14,7 @@
 #include "lib/atomic.h"
 #include "lib/printk.h"
 #include "mm/as.h"
-#include "mm/pgtable.h"
+#include "mm/pt/pgtable.h"
 #include "mm/fault.h"
 
 /* Can p be chosen (alive, with user memory)? */

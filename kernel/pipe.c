@@ -24,7 +24,7 @@
 #include "lib/mutex.h"
 #include "kernel/proc.h"
 #include "lib/string.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 #include "mm/uaccess.h"
 
 #define PIPE_SIZE 4096

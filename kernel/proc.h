@@ -58,6 +58,8 @@ struct proc {
 	int kill_signal;             /* signal that killed it (wait status) */
 	struct sigstate sig;         /* this thread's pending and blocked signals */
 	struct thread_group *tg;     /* kernel/thread.h: shared by CLONE_THREAD */
+	void (*kthread_fn)(void *);  /* a kernel thread's function (kernel/kthread.h) */
+	void *kthread_arg;
 	struct sighand *sighand;     /* dispositions: shared by CLONE_SIGHAND */
 	struct fdtable *fdt;         /* descriptors: shared by CLONE_FILES */
 	struct fs_context *fs;       /* current directory: shared by CLONE_FS */

@@ -2,7 +2,7 @@
  * process (and "self"), and the inodes of their files.
  *
  *   /proc/meminfo vmstat uptime loadavg          system-wide files
- *   /proc/phasetime                              per-phase TSC counters (mm/phasetime.h)
+ *   /proc/phasetime                              per-phase TSC counters (mm/frame/phasetime.h)
  *   /proc/self                                   the caller's PID directory
  *   /proc/PID/status stat statm cmdline maps smaps smaps_rollup
  *   /proc/PID/task/TID/...                       each thread (kernel/thread.h),

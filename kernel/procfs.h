@@ -32,7 +32,7 @@ void procfs_show_vmstat(struct textbuf *tb);
  * the time spent waiting (lib/spinlock.h lock_stats), since boot. */
 void procfs_show_lockstat(struct textbuf *tb);
 /* /proc/phasetime: "enabled 0|1", "tsc_khz N", then one line per phase of
- * mm/phasetime.h: "NAME COUNT CYCLES" (totals since boot). */
+ * mm/frame/phasetime.h: "NAME COUNT CYCLES" (totals since boot). */
 void procfs_show_phasetime(struct textbuf *tb);
 void procfs_show_uptime(struct textbuf *tb);
 void procfs_show_loadavg(struct textbuf *tb);

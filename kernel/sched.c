@@ -7,6 +7,8 @@
  * code: every tick marks need_resched, and the return-to-user hook yields.
  */
 #include "kernel/proc.h"
+#include "kernel/kthread.h"
+#include "kernel/reclaimd.h"
 #include "lib/atomic.h"
 #include "lib/printk.h"
 #include "lib/rwsem.h"
@@ -85,15 +87,24 @@ static void switch_to(struct cpu *c, struct proc *p)
 	c->current = NULL;
 }
 
-/* The next RUNNABLE process after the last one picked, in table order
+/* Every task the scheduler runs: the processes' threads, then the kernel
+ * threads (kernel/kthread.h), numbered 0 .. NTASK - 1. */
+#define NTASK (NPROC + NKTHREAD)
+
+static struct proc *task(int i)
+{
+	return i < NPROC ? &proc_table[i] : &kthread_table[i - NPROC];
+}
+
+/* The next RUNNABLE task after the last one picked, in table order
  * (one run queue for all CPUs), or NULL. proc_lock held. */
 static struct proc *pick_next(void)
 {
-	for (int i = 0; i < NPROC; i++) {
-		struct proc *p = &proc_table[(rr_next + i) % NPROC];
-		if (p->state == P_RUNNABLE) {
-			rr_next = (int)(p - proc_table) + 1;
-			return p;
+	for (int i = 0; i < NTASK; i++) {
+		int n = (rr_next + i) % NTASK;
+		if (task(n)->state == P_RUNNABLE) {
+			rr_next = n + 1;
+			return task(n);
 		}
 	}
 	return NULL;
@@ -279,9 +290,9 @@ void sleep_on_signal_until(const void *chan, struct spinlock *lk, uint64_t deadl
 
 void wakeup_locked(const void *chan)
 {
-	for (int i = 0; i < NPROC; i++)
-		if (proc_table[i].state == P_SLEEPING && proc_table[i].wait_chan == chan)
-			sched_make_runnable_locked(&proc_table[i]);
+	for (int i = 0; i < NTASK; i++)
+		if (task(i)->state == P_SLEEPING && task(i)->wait_chan == chan)
+			sched_make_runnable_locked(task(i));
 }
 
 /* The tick: wake the sleep_on_until sleepers whose deadline has come. */
@@ -289,8 +300,8 @@ static void wakeup_deadlines(void)
 {
 	uint64_t now = clock_ns();
 	spin_lock(&proc_lock);
-	for (int i = 0; i < NPROC; i++) {
-		struct proc *p = &proc_table[i];
+	for (int i = 0; i < NTASK; i++) {
+		struct proc *p = task(i);
 		if (p->state == P_SLEEPING && p->wait_deadline && p->wait_deadline <= now)
 			sched_make_runnable_locked(p);
 	}
@@ -318,8 +329,8 @@ static unsigned long nr_active(void)
 {
 	unsigned long n = 0;
 	spin_lock(&proc_lock);
-	for (int i = 0; i < NPROC; i++)
-		n += proc_table[i].state == P_RUNNING || proc_table[i].state == P_RUNNABLE;
+	for (int i = 0; i < NTASK; i++)
+		n += task(i)->state == P_RUNNING || task(i)->state == P_RUNNABLE;
 	spin_unlock(&proc_lock);
 	return n;
 }
@@ -385,6 +396,7 @@ static void sched_tick(struct trapframe *tf)
 	if (!lapic_present())
 		sched_cpu_tick(tf);
 	loadavg_tick();
+	reclaimd_tick();
 	itimer_real_tick();
 	wakeup(&tick_channel);
 	wakeup_deadlines();

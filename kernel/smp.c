@@ -7,7 +7,7 @@
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "lib/format.h"
-#include "mm/kstack.h"
+#include "mm/pt/kstack.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/lapic.h"

@@ -6,7 +6,7 @@
  *   pagoda_procinfo(i, p)     the i-th live process, for ps
  *   pagoda_vmcheck()          run the VM invariant checker (mm/ptshare_check.h)
  *   pagoda_forkbench(req, r)  the in-kernel fork benchmark (kernel/forkbench_measure.h)
- *   pagoda_pttree(pid, ...)   a process's page-table pages (mm/pttree.h)
+ *   pagoda_pttree(pid, ...)   a process's page-table pages (mm/pt/pttree.h)
  */
 #include "kernel/syscall.h"
 #include "lib/errno.h"
@@ -15,9 +15,9 @@
 #include "lib/string.h"
 #include "mm/as.h"
 #include "mm/introspect.h"
-#include "mm/kmalloc.h"
-#include "mm/pgtable.h"
-#include "mm/pttree.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/pttree.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -144,7 +144,7 @@ static long pttree_of(const uint64_t a[6], struct pagoda_ptnode *buf, size_t max
 	return n;
 }
 
-/* pagoda_pttree(pid, lo, hi, depth, buf, max): mm/pttree.c describes the
+/* pagoda_pttree(pid, lo, hi, depth, buf, max): mm/pt/pttree.c describes the
  * tables into a kernel buffer (the walk must not fault on buf), then one
  * copyout of the part that fits. */
 static long sys_pttree(const uint64_t a[6])

@@ -6,7 +6,7 @@
 #include "kernel/file.h"
 #include "kernel/proc.h"
 #include "lib/string.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/memlayout.h"
 

@@ -1,5 +1,6 @@
 /* kernel/syscall.c -- dispatch a system call from its trap frame. */
 #include "kernel/syscall.h"
+#include "mm/reclaim.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -51,6 +52,7 @@ void syscall_dispatch(struct trapframe *tf)
 	uint64_t nr = tf->rax;
 	const uint64_t arg[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
 	long r = -ENOSYS;
+	reclaim_if_low();   /* direct reclaim: no lock held here (mm/reclaim.h) */
 	if (nr < NSYSCALLS && table[nr])
 		r = table[nr](arg);
 	fd_release_held(p);   /* the files fd_get held for the call */

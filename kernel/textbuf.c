@@ -3,7 +3,7 @@
 #include "lib/errno.h"
 #include "lib/format.h"
 #include "lib/string.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 
 /* Make room for one more byte; false (and tb->error set) if impossible. */
 static bool tb_grow(struct textbuf *tb)

@@ -7,7 +7,7 @@
 #include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/string.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 
 /* ---- descriptor tables ---- */
 

@@ -35,24 +35,24 @@ enum lock_rank {
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
 	LOCK_RANK_AS_LIST = 22,   /* the list of every address space (mm/as.c) */
-	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/kstack.c) */
+	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/pt/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
 	LOCK_RANK_SHM = 35,       /* one shared-memory object's frames (mm/shm.c) */
-	LOCK_RANK_PTL_UPPER = 39, /* one PD/PDPT/PML4 page's entries (mm/ptpage.h): before its PT pages' */
-	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/ptpage.h: the split PT lock) */
+	LOCK_RANK_PTL_UPPER = 39, /* one PD/PDPT/PML4 page's entries (mm/pt/ptpage.h): before its PT pages' */
+	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/pt/ptpage.h: the split PT lock) */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list and records (mm/lazyfree.c) */
-	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/kmalloc.c) */
-	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/kstack.c) */
-	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/buddy.c) */
-	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (mm/buddy.c) */
+	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/frame/kmalloc.c) */
+	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/pt/kstack.c) */
+	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/frame/buddy.c) */
+	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (mm/frame/buddy.c) */
 	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */
 	LOCK_RANK_TEST_HIGH = 91,
 	LOCK_RANK_COUNT = 92,     /* one past the highest rank */
 };
 
 /* 16 bytes: small enough for a page-table page's struct page (its split
- * lock, mm/ptpage.h). */
+ * lock, mm/pt/ptpage.h). */
 struct spinlock {
 	volatile uint32_t locked;
 	uint8_t rank;             /* enum lock_rank */

@@ -6,13 +6,14 @@
  */
 #include "mm/as.h"
 #include "lib/atomic.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
-#include "mm/tlb.h"
-#include "mm/pgtable.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/pgtable.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
-#include "mm/ptpage.h"
+#include "mm/ptshare.h"
+#include "mm/pt/ptpage.h"
 #include "lib/errno.h"
 #include "arch/x86_64/pte.h"
 #include "lib/printk.h"
@@ -79,6 +80,7 @@ void as_destroy(struct addrspace *as)
 		vma_delete(as, as->vmas);
 	pgt_destroy(as->pgt);
 	kfree(as);
+	ptshare_text_release_unused();
 }
 
 void as_lock_read(struct addrspace *as)
@@ -87,7 +89,7 @@ void as_lock_read(struct addrspace *as)
 }
 
 /* The last reader out drops the references of tables unlinked under the
- * read lock (mm/pgtable.h's pgt_defer_put) if it gets the lock for writing
+ * read lock (mm/pt/pgtable.h's pgt_defer_put) if it gets the lock for writing
  * at once; else whoever holds it next for writing does. */
 void as_unlock_read(struct addrspace *as)
 {
@@ -96,6 +98,7 @@ void as_unlock_read(struct addrspace *as)
 		pgt_release_stale(as->pgt);
 		up_write(&as->lock);
 	}
+	ptshare_text_release_unused();
 }
 
 void as_lock_write(struct addrspace *as)
@@ -111,6 +114,7 @@ void as_unlock_write(struct addrspace *as)
 	vma_index_refresh(as);
 	as->vidx.writer = false;
 	up_write(&as->lock);
+	ptshare_text_release_unused();
 }
 
 void as_lock(struct addrspace *as, enum as_lock_mode mode)

@@ -18,7 +18,7 @@
 /* mmap/mprotect flags: Linux values, shared with libc. */
 #include "libc/include/pagoda/abi-mman.h"
 /* protections and VMA kinds (struct vma.prot, .flags) */
-#include "mm/vmflags.h"
+#include "mm/pt/vmflags.h"
 
 /* A PROT_ word from the system-call boundary is a VM_ access word. */
 _Static_assert(VM_READ == PROT_READ && VM_WRITE == PROT_WRITE && VM_EXEC == PROT_EXEC &&
@@ -29,7 +29,7 @@ struct vmobject;
 
 struct vma {
 	vaddr_t start, end;        /* [start, end), page aligned */
-	unsigned prot;             /* VM_READ/WRITE/EXEC (mm/vmflags.h) */
+	unsigned prot;             /* VM_READ/WRITE/EXEC (mm/pt/vmflags.h) */
 	unsigned flags;            /* VM_ kinds: VM_ANON, VM_SHARED, ... */
 	struct vmobject *obj;      /* backing object (mm/vmobject.h): a file's
 				    * (VM_FILE) or shared anonymous memory's

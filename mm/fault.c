@@ -17,11 +17,12 @@
  */
 #include "mm/as.h"
 #include "mm/fault.h"
-#include "mm/page.h"
-#include "mm/tlb.h"
-#include "mm/pgtable.h"
-#include "mm/phasetime.h"
-#include "mm/ptpage.h"
+#include "mm/reclaim.h"
+#include "mm/frame/page.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/pgtable.h"
+#include "mm/frame/phasetime.h"
+#include "mm/pt/ptpage.h"
 #include "mm/ptshare.h"
 #include "mm/vmobject.h"
 #include "lib/atomic.h"
@@ -45,11 +46,6 @@ void fault_init(void)
 	if (!zero_page)
 		panic("fault_init: no frame for the zero page");
 	zero_frame_pa = page_to_pa(zero_page);
-}
-
-bool page_is_zero_page(const struct page *pg)
-{
-	return pg && pg == zero_page;
 }
 
 /* The page-table protection (VM_ bits) of a VMA's pages. */
@@ -234,10 +230,16 @@ static enum fault_result fault_decide(struct addrspace *as, vaddr_t va, unsigned
 	       r == -EIO ? FAULT_PAST_EOF : FAULT_BAD_ACCESS;
 }
 
+/* Attempts of one fault when allocations fail and direct reclaim freed
+ * something each time (another CPU may take the frames first). */
+#define FAULT_RECLAIM_TRIES 4
+
 enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags)
 {
 	uint64_t t0 = phase_begin();
 	enum fault_result r = fault_decide(as, va, flags);
+	for (int i = 0; r == FAULT_OOM && i < FAULT_RECLAIM_TRIES && reclaim_direct(); i++)
+		r = fault_decide(as, va, flags);   /* nothing held between attempts */
 	phase_end(PH_FAULT, t0);
 	if (phasetime_on) {
 		enum phase after = phasetime_fault_kind(as);

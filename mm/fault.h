@@ -67,8 +67,5 @@ void fault_init(void);
 
 struct page;
 
-/* Is pg the shared zero page (what reads of untouched private anonymous
- * memory map)? NULL is not. */
-bool page_is_zero_page(const struct page *pg);
 
 #endif

@@ -30,18 +30,29 @@
  * (FORK_COW instead of FORK_SHARE).
  */
 #include "mm/as.h"
-#include "mm/pgtable.h"
-#include "mm/phasetime.h"
-#include "mm/tlb.h"
+#include "mm/pt/pgtable.h"
+#include "mm/frame/phasetime.h"
+#include "mm/pt/tlb.h"
 #include "mm/ptshare.h"
+#include "mm/pt/share.h"
+#include "mm/lazyfree.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 
+/* PGT_SHARE_MAPSHARED for a MAP_SHARED VMA, else 0. */
+static unsigned mapshared(const struct vma *v)
+{
+	return v->flags & VM_SHARED ? PGT_SHARE_MAPSHARED : 0;
+}
+
 /* Allocate what forking parent VMA v into child pgt with strategy s
- * needs (FORK_COPY: all of it, contents included); flags: PTSHARE_FORK_*
- * (mm/ptshare.h) or 0. 0 or -ENOMEM. */
+ * needs (FORK_COPY: all of it, contents included); flags: PGT_SHARE_PD
+ * (mm/pt/share.h) or 0. 0 or -ENOMEM. A table to be shared loses its
+ * lazy-free records first (lazyfree_forget_range, under lazyfree_lock: a
+ * reclaim working on it finishes before, and none finds it after): a page
+ * reachable from two address spaces is not reclaimed. */
 static int fork_prepare(struct pagetable *child, struct pagetable *parent,
 			const struct vma *v, enum fork_strategy s, unsigned flags)
 {
@@ -52,7 +63,8 @@ static int fork_prepare(struct pagetable *child, struct pagetable *parent,
 		return pgt_copy_prepare(child, parent, v->start, v->end);
 	case FORK_SHARE:
 	case FORK_SHARE_PD:
-		return ptshare_fork_prepare(child, parent, v, flags);
+		return pgt_share_prepare(child, parent, v->start, v->end, flags | mapshared(v),
+					 lazyfree_forget_range);
 	default:
 		panic("as_fork_with: bad fork strategy %d", (int)s);
 	}
@@ -67,7 +79,7 @@ static void fork_entries(struct tlb_batch *b, struct pagetable *child, const str
 	if (s == FORK_COW)
 		pgt_copy(b, child, v->start, v->end, v->flags & VM_SHARED);
 	else
-		ptshare_fork_vma(b, child, v, flags);
+		pgt_share(b, child, v->start, v->end, flags | mapshared(v));
 }
 
 /* The 1 GiB that address va lies in. */
@@ -92,18 +104,18 @@ static bool gib_private(const struct vma *prev, const struct vma *v, vaddr_t g)
 /* The fork walk's verdict on PD sharing, one per 1 GiB (VMAs are sorted). */
 struct pd_verdict {
 	vaddr_t gib;          /* the 1 GiB judged, or 1 (none yet) */
-	unsigned flags;       /* PTSHARE_FORK_PD or 0 */
+	unsigned flags;       /* PGT_SHARE_PD or 0 */
 	bool done;            /* the child has that PD page already */
 	const struct vma *prev;
 };
 
-/* PTSHARE_FORK_PD if v's 1 GiB is shared whole under strategy s, else 0.
+/* PGT_SHARE_PD if v's 1 GiB is shared whole under strategy s, else 0.
  * Called for each VMA in order. */
 static unsigned pd_flags(struct pd_verdict *d, const struct vma *v, enum fork_strategy s)
 {
 	if (s == FORK_SHARE_PD && gib_of(v->start) != d->gib) {
 		d->gib = gib_of(v->start);
-		d->flags = gib_private(d->prev, v, d->gib) ? PTSHARE_FORK_PD : 0;
+		d->flags = gib_private(d->prev, v, d->gib) ? PGT_SHARE_PD : 0;
 		d->done = false;
 	}
 	d->prev = v;

@@ -1,16 +1,17 @@
 /* mm/introspect.c -- the memory figures of the pagoda_* introspection calls
  * (see mm/introspect.h). */
 #include "mm/introspect.h"
+#include "mm/pt/share.h"
 #include "mm/as.h"
 #include "mm/fault.h"
 #include "mm/lazyfree.h"
 #include "mm/memstat.h"
-#include "mm/page.h"
-#include "mm/pgtable.h"
+#include "mm/frame/page.h"
+#include "mm/pt/pgtable.h"
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
-#include "mm/tlb.h"
-#include "mm/walk.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/walk.h"
 #include "arch/x86_64/memlayout.h"
 
 /* ---- vmquery: one walk down to va, remembering the PD entry and leaf ---- */

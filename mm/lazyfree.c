@@ -1,13 +1,13 @@
 /* mm/lazyfree.c -- MADV_FREE marking and the lazy-free list (see
  * mm/lazyfree.h; reclaim, which consumes the list, is mm/reclaim.c). */
 #include "mm/lazyfree.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
-#include "mm/pgtable.h"
-#include "mm/phasetime.h"
-#include "mm/ptpage.h"
-#include "mm/tlb.h"
-#include "mm/walk.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
+#include "mm/pt/pgtable.h"
+#include "mm/frame/phasetime.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/walk.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
 

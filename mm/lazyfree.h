@@ -60,7 +60,7 @@ extern struct lazyfree_stats lazyfree_stats;
 extern struct list lazyfree_list;
 
 /* Guards the list, the hash table, every record and lazyfree_stats (rank
- * LOCK_RANK_LAZYFREE: taken inside a PT page's lock, mm/ptpage.h; reclaim,
+ * LOCK_RANK_LAZYFREE: taken inside a PT page's lock, mm/pt/ptpage.h; reclaim,
  * holding it, takes PT locks only with spin_trylock). A record's bit is
  * set only while its entry maps the page, so a CPU holding this lock may
  * walk to the entry of a set bit: its tables cannot be freed meanwhile

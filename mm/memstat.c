@@ -2,12 +2,12 @@
  * (definitions and costs in mm/memstat.h). */
 #include "mm/memstat.h"
 #include "mm/as.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
 #include "mm/lazyfree.h"
-#include "mm/pgtable.h"
-#include "mm/ptpage.h"
-#include "mm/walk.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
 
@@ -22,10 +22,10 @@ static uint64_t frame_mappers(paddr_t pa)
 	return n ? n : 1;
 }
 
-/* Sharers of table page t (a PT page, or the PD page above it). */
+/* Address spaces sharing table page t (a PT page, or the PD page above it). */
 static uint64_t table_sharers(const struct page *t)
 {
-	return t->pt.share ? t->pt.share : 1;
+	return ptpage_sharers(t);
 }
 
 /* PSS of one PT page for one of the sharers of the PD page pd above it
@@ -50,7 +50,7 @@ static int stat_pde(struct walk *w)
 	st->pt_pages++;
 	st->rss_pages += pt_resident(pt);
 	st->pss_frac += pt_pss_frac(pt, pd);
-	if (ptpage_shared(pt) || ptpage_shared(pd))
+	if (table_sharers(pt) > 1 || table_sharers(pd) > 1)
 		st->shared_pt_pages++;
 	return 0;
 }
@@ -194,14 +194,14 @@ static void meminfo_frame(struct mm_meminfo *m, const struct page *pg)
 		return;
 	if (pg->type == PG_FILE && pg->refcount > 1 && page_to_pa(pg) != zero_frame_pa)
 		m->file_mapped++;
-	if (pg->type != PG_PAGETABLE || !ptpage_shared(pg))
+	if (pg->type != PG_PAGETABLE || table_sharers(pg) < 2)
 		return;
 	if (pg->pt.level == PGL_PT) {
 		m->shared_pt++;
-		m->pt_saved += pg->pt.share - 1;
+		m->pt_saved += table_sharers(pg) - 1;
 	} else if (pg->pt.level == PGL_PD) {   /* the PD page and its PT pages */
 		m->shared_pd++;
-		m->pt_saved += (pg->pt.share - 1) * (1 + (uint64_t)pg->count);
+		m->pt_saved += (table_sharers(pg) - 1) * (1 + (uint64_t)pg->count);
 	}
 }
 

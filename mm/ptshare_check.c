@@ -1,12 +1,13 @@
 /* mm/ptshare_check.c -- the VM invariant checker (see mm/ptshare_check.h). */
 #include "mm/ptshare_check.h"
 #include "mm/as.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
-#include "mm/pgtable_check.h"
-#include "mm/pgtable.h"
-#include "mm/ptpage.h"
-#include "mm/walk.h"
+#include "mm/ptshare.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
+#include "mm/pt/pgtable_check.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/walk.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -92,10 +93,11 @@ static int check_pdpte(struct walk *w)
 
 static const struct walk_ops check_pde_ops = { .pdpte = check_pdpte, .pde = check_pde };
 
-/* A table as->pgt still holds a reference to after unlinking it under
- * readers (mm/pgtable.h's pgt_defer_put): one more pointer to it, and, the
- * first time it is seen, its entries (a PD page's PT pages, a PT page's
- * frames; where it was mapped is no longer known: base 0 in messages). */
+/* A table held by a reference that is no table entry -- as->pgt's, after
+ * unlinking it under readers (mm/pt/pgtable.h's pgt_defer_put), or a
+ * published text page's record's: one more pointer to it, and, the first
+ * time it is seen, its entries (a PD page's PT pages, a PT page's frames;
+ * where it was mapped is not known: base 0 in messages). */
 static void check_stale_table(struct ptshare_check *c, struct page *t)
 {
 	if (c->table_refs[page_to_pa(t) >> PAGE_SHIFT]++ != 0)
@@ -126,8 +128,15 @@ void ptshare_check_add(struct ptshare_check *c, struct addrspace *as)
 	c->spaces++;
 }
 
+/* ptshare_text_for_each: a published text page's record holds a share. */
+static void check_text_record(struct page *pt, void *c)
+{
+	check_stale_table(c, pt);
+}
+
 void ptshare_check_finish(struct ptshare_check *c)
 {
+	ptshare_text_for_each(check_text_record, c);
 	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
 		struct page *pg = &frames[pfn];
 		if (c->table_refs[pfn] && pg->pt.share != c->table_refs[pfn])

@@ -10,7 +10,8 @@
  *     the address spaces, that point at it; a PT page's, the number of PD
  *     entries in distinct PD pages (a shared PD page counts once); a table
  *     an address space unlinked under readers and still holds
- *     (mm/pgtable.h's stale tables) counts as one more such entry;
+ *     (mm/pt/pgtable.h's stale tables) counts as one more such entry, and
+ *     so does a published text page's record (mm/ptshare_text.c);
  *   - no writable PDPT entry points at a PD page, and no writable PD entry
  *     at a PT page, whose share count exceeds 1 (a write through it would
  *     bypass unsharing): every entry below a shared table is read-only to

@@ -1,4 +1,5 @@
-/* mm/ptshare_text.c -- program text shared across unrelated processes.
+/* mm/ptshare_text.c -- the sharing mode, and program text shared across
+ * unrelated processes.
  *
  * Every process running /bin/sh maps the same file frames, read-only, at
  * the same address (0x400000: text and data never share a 2 MiB range, see
@@ -10,31 +11,39 @@
  *
  *   record { file, 2 MiB base, layout of the VMAs in it } --> PT page
  *
- * A record lives as long as its PT page: the last sharer's teardown frees
- * the page and ptpage_free() calls ptshare_text_forget(). A sharer that
- * writes below its PD entry unshares like any other sharer (mm/ptshare.c);
- * if it was the last one the page is unpublished first.
+ * The record holds a share of its PT page, as Linux's page cache holds a
+ * reference on its pages: the page is a cache, kept when the last process
+ * running the program exits (the next exec of it attaches at once), and a
+ * process's share is an ordinary one: teardown, unmap and unshare drop it
+ * or copy the page like any other shared table's (mm/pt/share.h), and
+ * never meet the last share. Under memory pressure the reclaimer (and
+ * drop_caches) unpublishes the pages only their record holds and puts
+ * that share (ptshare_text_shrink): the tables layer never calls up here.
+ * RSS and PSS count a process's sharers, not the record (pt.text, one
+ * share, mm/memstat.c).
  *
  * Several CPUs: text_lock (LOCK_RANK_TEXT_SHARE) guards the records and the
  * library slot table. Looking a record up and attaching its PT page (one
  * more sharer) happen together under it, as do checking for a record and
- * publishing a new one; unpublishing too, so a page the last sharer takes
- * over is never attached meanwhile (ptshare_text_take). Nothing allocates
- * under it: the tables above the PD entry and the record are made first,
- * a spare record is freed after.
+ * publishing a new one, and unpublishing one whose share is its record's
+ * alone (no attach comes between the check and the removal). Nothing
+ * allocates under it: the tables above the PD entry and the record are
+ * made first, a spare record is freed after.
  */
 #include "mm/ptshare.h"
+#include "mm/pt/share.h"
 #include "mm/as.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
-#include "mm/pgtable.h"
-#include "mm/ptpage.h"
-#include "mm/tlb.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/tlb.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/atomic.h"
 #include "lib/printk.h"
 #include "lib/spinlock.h"
+#include "lib/string.h"
 
 struct text_pt {
 	struct text_pt *next;
@@ -43,6 +52,22 @@ struct text_pt {
 	uint64_t layout;       /* hash of the VMAs inside the chunk */
 	struct page *pt;
 };
+
+enum ptshare_mode ptshare_mode = PTSHARE_PD;   /* the default (docs/fork-shared-page-tables.md) */
+
+static const char *const mode_names[] = { "off", "fork", "all", "pd" };
+
+void ptshare_set_mode(const char *value)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(mode_names); i++)
+		if (strcmp(value, mode_names[i]) == 0)
+			ptshare_mode = (enum ptshare_mode)i;
+}
+
+const char *ptshare_mode_name(void)
+{
+	return mode_names[ptshare_mode];
+}
 
 static struct spinlock text_lock = SPINLOCK_INIT("text-share", LOCK_RANK_TEXT_SHARE);
 static struct text_pt *records;
@@ -141,6 +166,7 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 	if (!published) {
 		pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
 		pt->pt.text = 1;
+		atomic_inc(&pt->pt.share);   /* the record's own share */
 		*r = (struct text_pt){ records, file, base, layout, pt };
 		records = r;
 	} else {
@@ -226,38 +252,52 @@ bool ptshare_text_fault(struct addrspace *as, const struct vma *v, vaddr_t va)
 	return true;
 }
 
-/* Take pt's record off the list (text_lock held); NULL if it has none. */
-static struct text_pt *unpublish(struct page *pt)
+/* Take the records whose page only they hold off the list (text_lock
+ * held), clearing pt.text: a chain of records for the caller to free. */
+static struct text_pt *unpublish_unused(void)
 {
-	for (struct text_pt **pp = &records; *pp; pp = &(*pp)->next) {
-		if ((*pp)->pt == pt) {
-			struct text_pt *r = *pp;
-			*pp = r->next;
-			pt->pt.text = 0;
-			return r;
+	struct text_pt *gone = NULL;
+	for (struct text_pt **pp = &records; *pp;) {
+		struct text_pt *r = *pp;
+		if (atomic_load(&r->pt->pt.share) != 1) {
+			pp = &r->next;
+			continue;
 		}
+		*pp = r->next;
+		r->pt->pt.text = 0;
+		r->next = gone;
+		gone = r;
 	}
-	return NULL;
+	return gone;
 }
 
-void ptshare_text_forget(struct page *pt)
+uint64_t ptshare_text_shrink(void)
 {
 	spin_lock(&text_lock);
-	struct text_pt *r = unpublish(pt);
+	atomic_store(&pt_text_unused, 0);   /* a put after this counts again */
+	struct text_pt *gone = unpublish_unused();
 	spin_unlock(&text_lock);
-	if (!r)
-		panic("ptshare_text_forget: PT page %#lx has no record", page_to_pa(pt));
-	kfree(r);
+	uint64_t n = 0;
+	for (struct text_pt *next; gone; gone = next, n++) {
+		next = gone->next;
+		pt_table_put(gone->pt);   /* the last share: frees it */
+		kfree(gone);
+	}
+	return n;
 }
 
-bool ptshare_text_take(struct page *pt)
+void ptshare_text_release_unused(void)
+{
+	if (atomic_load(&pt_text_unused))
+		ptshare_text_shrink();
+}
+
+void ptshare_text_for_each(void (*fn)(struct page *pt, void *arg), void *arg)
 {
 	spin_lock(&text_lock);
-	bool sole = atomic_load(&pt->pt.share) == 1;
-	struct text_pt *r = sole && pt->pt.text ? unpublish(pt) : NULL;
+	for (struct text_pt *r = records; r; r = r->next)
+		fn(r->pt, arg);
 	spin_unlock(&text_lock);
-	kfree(r);
-	return sole;
 }
 
 /* ---- canonical library addresses (a kernel-side prelink) ----

@@ -1,10 +1,11 @@
 /* mm/reclaim.c -- the reclaimer of lazy-free pages (see mm/reclaim.h). */
 #include "mm/reclaim.h"
 #include "mm/lazyfree.h"
-#include "mm/page.h"
-#include "mm/ptpage.h"
-#include "mm/tlb.h"
-#include "mm/walk.h"
+#include "mm/frame/page.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/walk.h"
+#include "lib/atomic.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/shootdown.h"
@@ -13,14 +14,12 @@
 #define WATERMARK_HIGH_MUL 2    /* high watermark: twice the low one */
 
 struct reclaim_stats reclaim_stats;
-uint64_t reclaim_low, reclaim_high;
+uint64_t reclaim_min, reclaim_low, reclaim_high;
 
-/* Each CPU's reclaimer state: the TLB batch is static, since reclaim runs
- * deep inside the allocator (a page fault's walk) where kernel stack is
- * scarce; one per CPU, because several CPUs may reclaim at once. */
+/* Each CPU's reclaimer state, one per CPU because several CPUs may
+ * reclaim at once (the reclaimer thread, and direct reclaim on others). */
 struct reclaimer {
 	struct tlb_batch batch;
-	bool busy;                /* no re-entry through the allocator */
 	struct lazyfree_rec *rec; /* the record being looked at */
 	struct page *locked;      /* the PT page whose lock it holds, or NULL */
 };
@@ -115,7 +114,7 @@ static int reclaim_pde(struct walk *w)
 /* After the record's PT page: unlock it. A PT page reclaim emptied stays
  * linked (freed at munmap or exit): reclaim never changes table structure,
  * so no walk of the owner's (a fault's look-up, /proc) finds a table freed
- * under it (mm/ptpage.h, "Table structure"). */
+ * under it (mm/pt/ptpage.h, "Table structure"). */
 static int reclaim_table_done(struct walk *w)
 {
 	struct reclaimer *me = w->arg;
@@ -161,13 +160,12 @@ static void reclaim_oldest(struct reclaimer *me)
 
 uint64_t reclaim_lazyfree(uint64_t want)
 {
-	struct reclaimer *me = &reclaimers[smp_cpu_id()];
-	if (me->busy || list_empty(&lazyfree_list))
+	if (list_empty(&lazyfree_list))
 		return 0;
-	me->busy = true;
-	spin_lock(&lazyfree_lock);
+	spin_lock(&lazyfree_lock);   /* interrupts off: this CPU's state is ours */
+	struct reclaimer *me = &reclaimers[smp_cpu_id()];
 	reclaim_stats.runs++;
-	uint64_t free0 = mm_stats.free, discarded0 = lazyfree_stats.discarded;
+	uint64_t discarded0 = lazyfree_stats.discarded;
 	uint64_t budget = lazyfree_stats.records;   /* each record looked at once */
 	me->batch.pgt = NULL;
 	for (; budget && !list_empty(&lazyfree_list) &&
@@ -175,25 +173,45 @@ uint64_t reclaim_lazyfree(uint64_t want)
 		reclaim_oldest(me);
 	if (me->batch.pgt)
 		tlb_end(&me->batch);
+	uint64_t freed = lazyfree_stats.discarded - discarded0;
 	spin_unlock(&lazyfree_lock);
-	me->busy = false;
-	return mm_stats.free - free0;
+	return freed;
 }
 
-/* page_reclaim_hook: below the low watermark refill to the high one; on a
- * failed allocation, at least the block asked for. */
-static uint64_t reclaim_for_alloc(unsigned order, bool failed)
+/* Frames to reclaim to bring free memory up to `target`. */
+static uint64_t short_of(uint64_t target)
 {
-	uint64_t need = 1UL << order;
-	if (!failed && mm_stats.free >= reclaim_low + need)
-		return 0;
-	uint64_t target = reclaim_high + need;
-	return reclaim_lazyfree(target > mm_stats.free ? target - mm_stats.free : need);
+	uint64_t free = atomic_load(&mm_stats.free);
+	return target > free ? target - free : 0;
+}
+
+bool reclaim_wanted(void)
+{
+	return atomic_load(&mm_stats.free) < reclaim_low && atomic_load(&lazyfree_stats.records);
+}
+
+void reclaim_background(void)
+{
+	uint64_t want = short_of(reclaim_high);
+	if (want)
+		reclaim_lazyfree(want);
+}
+
+void reclaim_if_low(void)
+{
+	if (atomic_load(&mm_stats.free) < reclaim_min && atomic_load(&lazyfree_stats.records))
+		reclaim_lazyfree(short_of(reclaim_low));
+}
+
+bool reclaim_direct(void)
+{
+	uint64_t want = short_of(reclaim_high);
+	return reclaim_lazyfree(want ? want : 1) > 0;
 }
 
 void reclaim_init(void)
 {
 	reclaim_low = mm_stats.managed / WATERMARK_LOW_DIV;
+	reclaim_min = reclaim_low / 2;
 	reclaim_high = reclaim_low * WATERMARK_HIGH_MUL;
-	page_reclaim_hook = reclaim_for_alloc;
 }

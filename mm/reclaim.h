@@ -1,10 +1,22 @@
 /* mm/reclaim.h -- taking lazy-free pages back under memory pressure.
  *
- * The allocator calls the reclaimer (page_reclaim_hook, mm/page.h):
- *   - when free memory is below the low watermark: reclaim up to the high
- *     watermark, so later allocations do not each pay for a scan;
- *   - when the free lists cannot satisfy a request (the slow path): reclaim
- *     what is needed, then the allocator retries once.
+ * The allocator never reclaims (mm/frame/page.h): any code may allocate,
+ * inside a TLB batch or a table lock too. Free memory is kept up from
+ * outside every allocation, as Linux's kswapd and direct reclaim do:
+ *
+ *   free frames
+ *     ^  reclaim_high   background reclaim stops here
+ *     |  reclaim_low    below: reclaim_wanted(); the tick wakes the
+ *     |                 reclaimer thread (kernel/reclaimd.c), which calls
+ *     |                 reclaim_background() until free is back at high
+ *     |  reclaim_min    below: each system call and page fault first
+ *     |                 reclaims to reclaim_low itself (reclaim_if_low)
+ *     0                 an allocation fails: a page fault reclaims what it
+ *                       can (reclaim_direct) and retries, then OOM
+ *
+ * Direct reclaim runs only where its caller holds no TLB batch and no
+ * table lock: at system-call entry, and in as_fault between attempts.
+ *
  * The reclaimer takes lazy-free records oldest first. A page whose entry is
  * still clean (D clear), mapped once and in a private PT page is discarded:
  * entry cleared (the next read is a zero-fill fault), frame freed after the
@@ -29,13 +41,32 @@ struct reclaim_stats {
 extern struct reclaim_stats reclaim_stats;
 
 /* Watermarks in free frames (set by reclaim_init from the RAM size). */
-extern uint64_t reclaim_low, reclaim_high;
+extern uint64_t reclaim_min, reclaim_low, reclaim_high;
 
-/* Install the allocator hook and set the watermarks. */
+/* Set the watermarks from the RAM size. */
 void reclaim_init(void);
 
+/* Is free memory below the low watermark with something to reclaim? The
+ * tick's question (kernel/reclaimd.c); reads counters only. */
+bool reclaim_wanted(void);
+
+/* The reclaimer thread's work for one wakeup: reclaim until free memory
+ * is at the high watermark or nothing is left. Takes lazyfree_lock; no
+ * lock may be held by the caller. */
+void reclaim_background(void);
+
+/* Direct reclaim at a point holding nothing (system-call entry, a page
+ * fault before it takes locks): below the min watermark, reclaim up to
+ * the low one. Cheap (one compare) above it. */
+void reclaim_if_low(void);
+
+/* An allocation failed (a page fault's, between attempts, holding no
+ * lock): reclaim what is needed for the high watermark. true if it freed
+ * anything (retry), false if nothing is reclaimable (OOM). */
+bool reclaim_direct(void);
+
 /* Scan lazy-free pages oldest first until `want` frames were discarded or
- * the list is empty. Returns the frames freed. */
+ * the list is empty. Returns the frames discarded. */
 uint64_t reclaim_lazyfree(uint64_t want);
 
 #endif

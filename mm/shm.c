@@ -15,8 +15,8 @@
  *   shm --slots[idx / 512]--> slot page --[idx % 512]--> frame
  */
 #include "mm/vmobject.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/string.h"

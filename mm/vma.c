@@ -4,7 +4,7 @@
  * stale; changing a VMA's bounds in place (brk, mremap) keeps the order, so
  * the index stays right. The index is freed when the list becomes empty. */
 #include "mm/vma.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 #include "mm/vmobject.h"
 #include "lib/errno.h"
 #include "lib/printk.h"

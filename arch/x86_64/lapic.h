@@ -5,7 +5,7 @@
  * 4 GiB. The registers are strongly uncached whatever the page attributes
  * say: the firmware's MTRRs make the APIC page UC, and UC in an MTRR wins
  * over the direct map's WB (SDM vol. 3, 11.5.2.2); an explicit PCD mapping
- * needs a no-cache protection bit in mm/pgtable.h (not there yet).
+ * needs a no-cache protection bit in mm/pt/pgtable.h (not there yet).
  */
 #ifndef ARCH_X86_64_LAPIC_H
 #define ARCH_X86_64_LAPIC_H

@@ -16,7 +16,7 @@ struct page;
 
 #define LOCKDEP_MAX_HELD 8
 
-/* A CPU's cache of free order-0 frames (mm/buddy.c fills and drains it in
+/* A CPU's cache of free order-0 frames (mm/frame/buddy.c fills and drains it in
  * batches from the free lists). Its frames are still free: type PG_FREE,
  * counted in mm_stats.free. The lock (LOCK_RANK_PCP) is almost always
  * taken by its own CPU; another CPU takes it only to drain the cache when
@@ -46,7 +46,7 @@ struct cpu {
 	uint64_t boot_stack_top;     /* the stack it started (and idles) on */
 	volatile uint64_t cr3;       /* the page table it runs on (smp_note_cr3) */
 	bool answering;              /* running a cross-CPU call (arch/x86_64/ipi.c) */
-	struct frame_cache pcp;      /* free frames for this CPU (mm/buddy.c) */
+	struct frame_cache pcp;      /* free frames for this CPU (mm/frame/buddy.c) */
 };
 
 /* Offsets used by syscall.asm (repeated in arch/x86_64/regs.inc). */

@@ -9,7 +9,7 @@
  *     is reported naming the code (pv_checked_report_fault);
  *   - every entry write through set_pte/pde/pdpte/pml4e is checked against
  *     the rules registered by the page tables' owner (struct pv_check_ops:
- *     mm/ptwrite_check.c) and a violation panics, naming the entry, the
+ *     mm/pt/ptwrite_check.c) and a violation panics, naming the entry, the
  *     value and the code that asked for it;
  *   - the backend then writes the entry itself, with CR0.WP briefly clear
  *     (interrupts off) -- its private write access to the read-only pages;
@@ -35,7 +35,7 @@ struct queued_write {
 	pte_t e;
 };
 
-/* Each CPU's lazy-MMU mode (each may have a TLB batch open, mm/tlb.h). */
+/* Each CPU's lazy-MMU mode (each may have a TLB batch open, mm/pt/tlb.h). */
 struct ck_cpu {
 	bool lazy;                 /* inside lazy_mmu_enter .. leave */
 	unsigned n;                /* queued writes */

@@ -5,7 +5,7 @@
 #include "arch/x86_64/pte.h"
 
 /* The rules the checking backend enforces, registered by the layer that owns
- * the page tables (mm/: mm_init registers mm/ptwrite_check.c's rules). The
+ * the page tables (mm/: mm_init registers mm/pt/ptwrite_check.c's rules). The
  * backend is the mechanism -- read-only tables, validated writes applied by
  * itself, lazy-MMU batches applied before flushes -- and knows no rule of
  * mm's: it asks these. All four are required. */

@@ -11,10 +11,10 @@
  * is timed. */
 #include "kernel/ktest.h"
 #include "lib/string.h"
-#include "mm/buddy.h"
+#include "mm/frame/buddy.h"
 #include "mm/as.h"
-#include "mm/kmalloc.h"
-#include "mm/page.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/memlayout.h"

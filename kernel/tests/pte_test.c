@@ -1,5 +1,5 @@
 /* kernel/tests/pte_test.c -- test=pte: the read-modify-writes of live
- * page-table entries against the MMU of another CPU (mm/ptpage.h).
+ * page-table entries against the MMU of another CPU (mm/pt/ptpage.h).
  *
  * In rounds E = 1, 2, ...: the cleaner CPU opens round E, waits a little
  * (a different delay each round, to sweep the race window) and clears D
@@ -18,13 +18,13 @@
  * 5000 free-running rounds); the other rounds sweep the race window. */
 #include "kernel/ktest.h"
 #include "lib/atomic.h"
-#include "mm/kstack.h"
+#include "mm/pt/kstack.h"
 #include "mm/lazyfree.h"
 #include "mm/reclaim.h"
-#include "mm/page.h"
-#include "mm/pgtable.h"
-#include "mm/ptpage.h"
-#include "mm/tlb.h"
+#include "mm/frame/page.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/tlb.h"
 #include "arch/x86_64/ipi.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/percpu.h"

@@ -7,12 +7,12 @@
 #include "arch/x86_64/pv_ops.h"
 #include "arch/x86_64/pv_patch.h"
 #include "arch/x86_64/pv_native.h"
-#include "mm/page.h"
-#include "mm/pgtable.h"
+#include "mm/frame/page.h"
+#include "mm/pt/pgtable.h"
 #include "arch/x86_64/memlayout.h"
-#include "mm/ptwrite_check.h"
-#include "mm/ptpage.h"
-#include "mm/kvm.h"
+#include "mm/pt/ptwrite_check.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/kvm.h"
 
 #define INDIRECT_CALL_OPCODE 0xff
 #define INDIRECT_CALL_MODRM_RIP 0x15   /* call *disp32(%rip) */

@@ -14,7 +14,7 @@ and after `finish`:
     ordinary COW fault that follows;
   * every other sharer still points at the old PT page, whose share count
     is unchanged: the writer's share waits on its stale list (a sibling
-    thread's look-up may still be reading the old page; mm/pgtable.h);
+    thread's look-up may still be reading the old page; mm/pt/pgtable.h);
 and after pgt_release_stale for the writer's page table (the fault's
 as_unlock_read):
   * the old PT page's share count dropped by one;

@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/host_mm.h"
-#include "mm/kvm.h"
-#include "mm/pgtable.h"
-#include "mm/tlb.h"
+#include "mm/pt/kvm.h"
+#include "mm/lazyfree.h"
+#include "mm/vma.h"
+#include "mm/pt/share.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/tlb.h"
 #include "mm/ptshare.h"
-#include "mm/ptpage.h"
+#include "mm/pt/ptpage.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pv_ops.h"
@@ -209,18 +212,6 @@ int host_run_suite(Suite *s)
 	return failed ? 1 : 0;
 }
 
-/* Host tests never publish shared program text (mm/ptshare_text.c needs
- * the file system); a text PT page reaching ptpage_free here is a bug. */
-void ptshare_text_forget(struct page *pt)
-{
-	panic("ptshare_text_forget(%#lx) in a host test", page_to_pa(pt));
-}
-
-bool ptshare_text_take(struct page *pt)
-{
-	panic("ptshare_text_take(%#lx) in a host test", page_to_pa(pt));
-}
-
 struct page *host_pt_of(struct pagetable *pgt, vaddr_t va)
 {
 	pte_t *ep;
@@ -277,12 +268,13 @@ int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct v
 int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const struct vma *v,
 			  unsigned flags)
 {
-	int r = ptshare_fork_prepare(dst, src, v, flags);
+	flags |= v->flags & VM_SHARED ? PGT_SHARE_MAPSHARED : 0;
+	int r = pgt_share_prepare(dst, src, v->start, v->end, flags, lazyfree_forget_range);
 	if (r < 0)
 		return r;
 	struct tlb_batch b;
 	tlb_begin(&b, src);
-	ptshare_fork_vma(&b, dst, v, flags);
+	pgt_share(&b, dst, v->start, v->end, flags);
 	tlb_end(&b);
 	pgt_release_stale(src);   /* as as_unlock_write does */
 	return 0;
@@ -297,4 +289,12 @@ void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 	tlb_begin(&b, pgt);
 	ck_assert_int_eq(pgt_replace(&b, va, pte_make(now, flags), pa, prot), 0);
 	tlb_end(&b);
+}
+
+/* Host tests publish no program text (mm/ptshare_text.c needs exec and the
+ * file system): the checker finds no record to count. */
+void ptshare_text_for_each(void (*fn)(struct page *pt, void *arg), void *arg)
+{
+	(void)fn;
+	(void)arg;
 }

@@ -7,7 +7,7 @@
 
 #include <check.h>
 #include "lib/types.h"
-#include "mm/page.h"
+#include "mm/frame/page.h"
 
 /* Fake kernel image inside simulated memory: [HOST_IMAGE_PA, +HOST_IMAGE_LEN)
  * at KERNEL_VMA + pa: text, rodata, data, 16 KiB each. */
@@ -78,7 +78,7 @@ struct vma;
 int host_fork_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
 		   unsigned flags);
 int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct vma *v);
-/* host_fork_share with ptshare_fork_* flags (PTSHARE_FORK_PD: the PD page of
+/* host_fork_share with PGT_SHARE_* flags (PGT_SHARE_PD: the PD page of
  * v's 1 GiB shared whole). */
 int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const struct vma *v,
 			  unsigned flags);

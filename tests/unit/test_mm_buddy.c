@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include "tests/unit/host_mm.h"
-#include "mm/buddy.h"
+#include "mm/frame/buddy.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/memlayout.h"
 

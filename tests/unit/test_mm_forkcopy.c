@@ -10,9 +10,9 @@
 #include "tests/unit/host_mm.h"
 #include "lib/errno.h"
 #include "mm/as.h"
-#include "mm/pgtable_check.h"
-#include "mm/tlb.h"
-#include "mm/pgtable.h"
+#include "mm/pt/pgtable_check.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/pgtable.h"
 #include "mm/ptshare.h"
 #include "arch/x86_64/memlayout.h"
 

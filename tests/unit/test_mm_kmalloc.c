@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include "tests/unit/host_mm.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 #include "arch/x86_64/memlayout.h"
 
 static void setup(void)
@@ -94,7 +94,7 @@ START_TEST(test_slab_reuse)
 END_TEST
 
 /* A new slab page and a large block are written whole when they are
- * allocated (mm/page.h, PA_ZERO): nothing a frame held before shows
+ * allocated (mm/frame/page.h, PA_ZERO): nothing a frame held before shows
  * through, in the objects or between them. */
 START_TEST(test_new_frames_written_whole)
 {

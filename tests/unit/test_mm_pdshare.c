@@ -13,13 +13,14 @@
 #include "tests/unit/host_mm.h"
 #include "lib/errno.h"
 #include "mm/as.h"
+#include "mm/pt/share.h"
 #include "mm/lazyfree.h"
 #include "mm/memstat.h"
-#include "mm/pgtable.h"
-#include "mm/ptpage.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptpage.h"
 #include "mm/ptshare.h"
 #include "mm/ptshare_check.h"
-#include "mm/tlb.h"
+#include "mm/pt/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 
@@ -113,7 +114,7 @@ static void pd_pair(struct pagetable **p, struct pagetable **c, int chunks, int 
 		map_anon(*p, BASE + (vaddr_t)i * CHUNK, per_chunk);
 	struct vma v = vma_of(chunks);
 	int w0 = host_pv.entry_writes;
-	ck_assert_int_eq(host_fork_share_flags(*c, *p, &v, PTSHARE_FORK_PD), 0);
+	ck_assert_int_eq(host_fork_share_flags(*c, *p, &v, PGT_SHARE_PD), 0);
 	fork_writes = host_pv.entry_writes - w0;
 }
 
@@ -215,7 +216,7 @@ START_TEST(test_unmap_whole_and_part)
 
 	c = pgt_create();
 	struct vma v = vma_of(2);
-	ck_assert_int_eq(host_fork_share_flags(c, p, &v, PTSHARE_FORK_PD), 0);
+	ck_assert_int_eq(host_fork_share_flags(c, p, &v, PGT_SHARE_PD), 0);
 	struct page *pt1 = pt_of(p, BASE + CHUNK);
 	ck_assert_int_eq(host_unmap(c, BASE, BASE + CHUNK, 0), 0);
 	ck_assert_ptr_ne(pd_of(c, BASE), pd);
@@ -308,7 +309,7 @@ START_TEST(test_lazyfree_records_go_at_fork)
 	lazyfree_range(p, BASE, BASE + 6 * PAGE_SIZE);
 	ck_assert_uint_eq(lazyfree_stats.pages, 6);
 	struct vma v = vma_of(1);
-	ck_assert_int_eq(host_fork_share_flags(c, p, &v, PTSHARE_FORK_PD), 0);
+	ck_assert_int_eq(host_fork_share_flags(c, p, &v, PGT_SHARE_PD), 0);
 	ck_assert_uint_eq(lazyfree_stats.pages, 0);
 	ck_assert_uint_eq(lazyfree_check(), 0);
 	lazyfree_range(c, BASE, BASE + 6 * PAGE_SIZE);   /* shared: skipped */

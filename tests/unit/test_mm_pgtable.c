@@ -5,13 +5,13 @@
 #include <check.h>
 #include <signal.h>
 #include "tests/unit/host_mm.h"
-#include "mm/pgtable.h"
-#include "mm/ptpage.h"
-#include "mm/tlb.h"
-#include "mm/walk.h"
-#include "mm/kvm.h"
-#include "mm/kstack.h"
-#include "mm/pgtable_check.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/walk.h"
+#include "mm/pt/kvm.h"
+#include "mm/pt/kstack.h"
+#include "mm/pt/pgtable_check.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
 

@@ -8,13 +8,14 @@
 #include "tests/unit/host_mm.h"
 #include "lib/errno.h"
 #include "mm/as.h"
+#include "mm/pt/share.h"
 #include "mm/lazyfree.h"
-#include "mm/tlb.h"
-#include "mm/pgtable.h"
-#include "mm/ptpage.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptpage.h"
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
-#include "mm/walk.h"
+#include "mm/pt/walk.h"
 #include "arch/x86_64/memlayout.h"
 
 #define RAM MiB(64)
@@ -63,7 +64,7 @@ static struct vma vma_of(vaddr_t start, vaddr_t end)
 			     .flags = VM_ANON };
 }
 
-/* Table-entry writes the last fork_pair's ptshare_fork_vma made. */
+/* Table-entry writes the last fork_pair's pgt_share made. */
 static int fork_writes;
 
 /* A parent *p with npages private writable pages at BASE and a child *c
@@ -315,18 +316,8 @@ START_TEST(test_unmap_protect_enomem_change_nothing)
 }
 END_TEST
 
-/* Every allocation from now on runs reclaim first (free memory is below
- * the low watermark). */
-static void reclaim_on_every_alloc(void)
-{
-	reclaim_init();
-	reclaim_low = mm_stats.free + 64;
-	reclaim_high = reclaim_low + 64;
-}
-
-/* Reclaim inside fork (issue 14, defect 2): the child's tables are
- * allocated while the parent's PT page holds lazy-free pages. Fork drops
- * the records of the PT page it shares before it allocates (issue 35,
+/* Reclaim after fork shared a PT page holding lazy-free pages (issue 14,
+ * defect 2): fork drops the records of the PT page it shares (issue 35,
  * defect 3), so reclaim finds nothing of it, and the shared PT page is
  * reachable through read-only PD entries only. */
 START_TEST(test_reclaim_inside_fork_keeps_pd_readonly)
@@ -334,15 +325,14 @@ START_TEST(test_reclaim_inside_fork_keeps_pd_readonly)
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	map_anon(p, BASE, 8);
 	lazyfree_range(p, BASE + PAGE_SIZE, BASE + 8 * PAGE_SIZE);
-	reclaim_on_every_alloc();
 	struct vma v = vma_of(BASE, BASE + CHUNK);
 	ck_assert_int_eq(host_fork_share(c, p, &v), 0);
+	reclaim_lazyfree(100);
 	ck_assert_uint_eq(lazyfree_stats.discarded, 0);   /* no record left to reclaim */
 	ck_assert_uint_eq(lazyfree_stats.pages, 0);
 	ck_assert_ptr_eq(pt_of(p, BASE), pt_of(c, BASE));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 2);
 	ck_assert(!pte_writable(*pde_of(p, BASE)) && !pte_writable(*pde_of(c, BASE)));
-	page_reclaim_hook = NULL;
 	destroy_both(c, p);
 }
 END_TEST
@@ -397,12 +387,12 @@ START_TEST(test_fork_flushes_in_parent_batch)
 	struct vma v = vma_of(BASE, BASE + CHUNK + 8 * PAGE_SIZE);
 	pgt_activate(p);
 	int flushes = host_pv.flush_one + host_pv.flush_user + host_pv.flush_all;
-	ck_assert_int_eq(ptshare_fork_prepare(c, p, &v, 0), 0);
+	ck_assert_int_eq(pgt_share_prepare(c, p, v.start, v.end, 0, lazyfree_forget_range), 0);
 	ck_assert(pte_writable(*pde_of(p, BASE)));
 	ck_assert(pte_writable(leaf_of(p, BASE + CHUNK)));
 	struct tlb_batch b;
 	tlb_begin(&b, p);
-	ptshare_fork_vma(&b, c, &v, 0);
+	pgt_share(&b, c, v.start, v.end, 0);
 	ck_assert(!pte_writable(*pde_of(p, BASE)));
 	ck_assert(pte_cow(leaf_of(p, BASE + CHUNK)));
 	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user + host_pv.flush_all, flushes);

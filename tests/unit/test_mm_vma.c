@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include "tests/unit/host_mm.h"
 #include "mm/as.h"
-#include "mm/kmalloc.h"
+#include "mm/frame/kmalloc.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
 

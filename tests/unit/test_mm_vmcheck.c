@@ -6,7 +6,7 @@
 #include <signal.h>
 #include "tests/unit/host_mm.h"
 #include "mm/as.h"
-#include "mm/pgtable.h"
+#include "mm/pt/pgtable.h"
 #include "mm/ptshare_check.h"
 #include "arch/x86_64/memlayout.h"
 

@@ -1,14 +1,14 @@
 /* tests/unit/test_pv_ptcheck.c -- what the checking pv backend relies on,
- * on simulated RAM: the entry-write rules of mm/ptwrite_check.c, and splitting
- * the direct map into 4 KiB pages (mm/kvm.c) so that single frames can be
+ * on simulated RAM: the entry-write rules of mm/pt/ptwrite_check.c, and splitting
+ * the direct map into 4 KiB pages (mm/pt/kvm.c) so that single frames can be
  * protected. */
 #include <check.h>
 #include "tests/unit/host_mm.h"
-#include "mm/kvm.h"
-#include "mm/pgtable_check.h"
-#include "mm/pgtable.h"
-#include "mm/ptwrite_check.h"
-#include "mm/ptpage.h"
+#include "mm/pt/kvm.h"
+#include "mm/pt/pgtable_check.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/ptwrite_check.h"
+#include "mm/pt/ptpage.h"
 #include "arch/x86_64/memlayout.h"
 
 #define RAM MiB(16)

@@ -34,7 +34,7 @@
 #                                        'libc=musl libc=musl,ptshare=off')
 #   make bench-phases   Pagoda booted with `phasetime`, user/bench/phases (the musl
 #                       build): cycles per phase of faults, fork, exit and wait
-#                       (mm/phasetime.h), printed as a table; BENCH_PHASES_ARGS
+#                       (mm/frame/phasetime.h), printed as a table; BENCH_PHASES_ARGS
 #                       (default: --runs 5) and the MiB of its fork_big workload
 #
 # The same sources build for Pagoda with tools/pagoda-cc (BENCH_PAGODA_BINS).
@@ -124,7 +124,7 @@ bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user | $(call deps,build ne
 	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results \
 		--rounds $(or $(BENCH_ROUNDS),$(BENCH_LINUX_ROUNDS)) --ref linux $(BENCH_SYSTEMS)
 
-# Per-phase TSC counters of the kernel (mm/phasetime.h) around user/bench/phases.
+# Per-phase TSC counters of the kernel (mm/frame/phasetime.h) around user/bench/phases.
 BENCH_PHASES_ARGS ?= --runs 5
 .PHONY: bench-phases
 bench-phases: bench-musl $(B)/kernel.elf user | $(call deps,build musl run)

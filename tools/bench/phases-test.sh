@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/bench/phases-test.sh [BUILD] -- make test's check of the per-phase TSC
-# counters (mm/phasetime.h, /proc/phasetime): boot Pagoda with `phasetime`,
+# counters (mm/frame/phasetime.h, /proc/phasetime): boot Pagoda with `phasetime`,
 # run user/bench/phases --quick (the static musl build) and check that every
 # workload reported its phases with the right COUNTS (one fork, one as_fork,
 # one batch of entry changes, one kernel stack taken and given back, one

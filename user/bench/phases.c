@@ -1,7 +1,7 @@
 /*
  * user/bench/phases.c -- where the kernel's time goes in fork, exit, wait and
  * page faults, from Pagoda's per-phase TSC counters (/proc/phasetime, on with
- * the kernel option `phasetime`; mm/phasetime.h lists the phases). For each
+ * the kernel option `phasetime`; mm/frame/phasetime.h lists the phases). For each
  * workload it reads the counters before and after a batch of operations and
  * reports, per phase that ran, the cycles one occurrence took and how many
  * occurrences one operation had:

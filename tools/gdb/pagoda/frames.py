@@ -1,4 +1,4 @@
-"""pagoda.frames -- the frame database (mm/page.h): one struct page per 4 KiB
+"""pagoda.frames -- the frame database (mm/frame/page.h): one struct page per 4 KiB
 physical frame, frames[pfn]. Command: pg-page."""
 import gdb
 
@@ -108,7 +108,7 @@ def describe_page(pfn):
 
 
 class PgPage(Command):
-    """Show the struct page of a physical frame (mm/page.h frame database).
+    """Show the struct page of a physical frame (mm/frame/page.h frame database).
 
 Usage: pg-page PFN | pg-page -p PA | pg-page -v VA
   PFN     frame number (an expression: 0x105, $pfn, pg - frames, ...)

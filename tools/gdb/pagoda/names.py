@@ -6,7 +6,7 @@ renamed in C, change it here (and nowhere else). A helper whose names are
 missing from the running kernel says which part of Pagoda provides them.
 """
 
-# mm/page.h -- the frame database.
+# mm/frame/page.h -- the frame database.
 FRAMES = "frames"                 # struct page *frames, indexed by PFN
 MAX_PFN = "max_pfn"               # number of entries in frames[]
 PAGE_STRUCT = "struct page"
@@ -19,9 +19,9 @@ PAGE_PT = "pt"                    # page-table page: .share, .level
 PT_SHARE = "share"
 PT_LEVEL = "level"
 PT_ZERO = "zero"                  # PT page: present entries mapping the zero page
-ZERO_FRAME_PA = "zero_frame_pa"   # mm/ptpage.c: the shared zero page
+ZERO_FRAME_PA = "zero_frame_pa"   # mm/pt/ptpage.c: the shared zero page
 PAGE_LINK = "link"                # struct list: buddy / lazy-free list links
-PROVIDER_MM = "it comes with the frame database (mm/page.h)"
+PROVIDER_MM = "it comes with the frame database (mm/frame/page.h)"
 ZERO_PAGE = "zero_page"           # mm/fault.c: struct page * of the shared zero page
 PROVIDER_FAULT = "it comes with the shared zero page (mm/fault.c)"
 
@@ -31,8 +31,8 @@ PROC_STATE_ENUM = "enum proc_state"
 PROC_UNUSED = "P_UNUSED"
 AS_PGT = "pgt"                    # struct addrspace.pgt -> struct pagetable
 AS_VMAS = "vmas"                  # struct addrspace.vmas: sorted list via .next
-VMA_FLAG_PREFIX = "VM_"           # mm/vmflags.h: #define VM_ANON 0x40 ...
-AS_HEADER = "mm/vmflags.h"
+VMA_FLAG_PREFIX = "VM_"           # mm/pt/vmflags.h: #define VM_ANON 0x40 ...
+AS_HEADER = "mm/pt/vmflags.h"
 PGT_ROOT = "root"                 # struct pagetable.root: struct page of the PML4
 KERNEL_PGT = "kernel_pgt"
 PROVIDER_PROC = "it comes with processes (kernel/proc.h)"

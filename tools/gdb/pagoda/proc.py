@@ -172,7 +172,7 @@ class PgVmas(Command):
 
 Usage: pg-vmas PID
 One line per VMA in address order: range, size, protection (r w x), kind
-(the VM_ kinds of mm/vmflags.h it has: anon, shared, file, heap), @file
+(the VM_ kinds of mm/pt/vmflags.h it has: anon, shared, file, heap), @file
 offset for file mappings, and how much of it is resident (present leaf entries in
 the process's page tables). Ends with the brk area [heap start, break)."""
 

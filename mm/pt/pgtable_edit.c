@@ -1,0 +1,318 @@
+/* mm/pt/pgtable_edit.c -- changing the entries of a page table over ranges:
+ * map, unmap, protect, replace, unshare (see mm/pt/pgtable.h). Each is one
+ * walk_ops for the generic walker; the entry-changing ones note every
+ * change in the caller's TLB batch. */
+#include "mm/pt/pgtable.h"
+#include "mm/pt/share.h"
+#include "mm/pt/ptpage.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/walk.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "arch/x86_64/memlayout.h"
+
+/* Is the entry visited by w a 4 KiB leaf that op may change? A table entry
+ * is not; a large page is a panic (the API works on 4 KiB pages). */
+static bool small_leaf(struct walk *w, const char *op)
+{
+	if (!pte_is_leaf(pte_read(w->ep), w->level))
+		return false;
+	if (w->level != PGL_PT)
+		panic("%s: va %#lx is inside a large page", op, w->va);
+	return true;
+}
+
+/* ---- unmap ---- */
+
+#define UNMAP_KEEP_REFS 0x100   /* undoing pgt_map: the caller keeps them */
+
+struct unmap_arg {
+	struct tlb_batch *b;
+	unsigned flags;
+};
+
+static int unmap_leaf(struct walk *w)
+{
+	struct unmap_arg *a = w->arg;
+	if (!small_leaf(w, "pgt_unmap"))
+		return 0;
+	/* the D bit of e would go into the page's dirty state, but nothing
+	 * reads one (anonymous memory has no swap, files are read-only) */
+	pte_t e = pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (pg && pg->type != PG_RESERVED && !(a->flags & UNMAP_KEEP_REFS))
+		tlb_defer_put(a->b, w->va, pg);
+	else
+		tlb_changed(a->b, w->va);
+	return 0;
+}
+
+/* A shared table met by an unmap that keeps its tables (MADV_DONTNEED
+ * under the address-space lock for reading, after pgt_unshare): it can
+ * only be a published text PT page another thread of ours attached
+ * meanwhile (mm/pt/ptpage.h, "Table structure"). It maps nothing but the
+ * file's own pages, read-only, which the advice would let refault
+ * unchanged: skip it. */
+static int keep_shared(struct walk *w, struct page *t)
+{
+	if (w->level != PGL_PD)
+		page_bug(t, "pgt_unmap: a shared PD page in a range that keeps its tables", NULL);
+	return WALK_SKIP;
+}
+
+/* A PD entry (PDPT entry): if the unmap covers its whole 2 MiB (1 GiB) and
+ * the PT page (PD page) is shared with others, just drop our share (no copy,
+ * nothing else changes for the other sharers); otherwise descend. */
+static int unmap_pde(struct walk *w)
+{
+	struct unmap_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level))
+		return unmap_leaf(w);
+	struct page *t = pa_to_page(pte_addr(e));
+	if (ptpage_sole(t))
+		return 0;                  /* ours alone: descend */
+	if (a->flags & PGT_KEEP_TABLES)
+		return keep_shared(w, t);
+	if (w->end - w->va != pgl_entry_size(w->level))
+		return 0;                  /* part of it: the walker unshares */
+	tlb_changed_range(a->b, w->va, w->end);
+	tlb_defer_table(a->b, w->va, pt_table_unlink_shared(w->pgt, w->ep, w->level, w->va));
+	return WALK_SKIP;
+}
+
+static int unmap_hole(struct walk *w)
+{
+	if (((struct unmap_arg *)w->arg)->flags & PGT_STRICT)
+		panic("pgt_unmap: va %#lx is not mapped", w->va);
+	return 0;
+}
+
+/* After a table's entries: free it after the flush if the unmap left it
+ * empty. Kernel-half PDPTs stay (every PML4 shares them). */
+static int unmap_table_done(struct walk *w)
+{
+	if (((struct unmap_arg *)w->arg)->flags & PGT_KEEP_TABLES)
+		return 0;
+	if (!(w->level == PGL_PML4 && !is_user_addr(w->va)))
+		tlb_unlink_empty_table(((struct unmap_arg *)w->arg)->b, w->ep, w->level, w->va);
+	return 0;
+}
+
+static const struct walk_ops unmap_ops = {
+	.pdpte = unmap_pde, .pde = unmap_pde, .pte = unmap_leaf, .hole = unmap_hole,
+	.table_done = unmap_table_done, .lock_leaves = true,
+};
+
+void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags)
+{
+	struct unmap_arg a = { .b = b, .flags = flags };
+	struct walk w = { .ops = &unmap_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	walk_range(&w, start, end);   /* allocates nothing: cannot fail */
+}
+
+/* ---- map ---- */
+
+struct map_arg {
+	vaddr_t va;     /* start of the range */
+	paddr_t pa;     /* frame of va */
+	pte_t bits;
+	bool may_exist; /* pgt_map_fault: another CPU may have mapped it */
+};
+
+static int map_hole(struct walk *w)
+{
+	struct map_arg *a = w->arg;
+	pt_set_leaf(w->pgt, w->va, w->ep, w->level,
+		    pte_make(a->pa + (w->va - a->va), a->bits));
+	return 0;
+}
+
+static int map_present(struct walk *w)
+{
+	if (pte_is_leaf(pte_read(w->ep), w->level) && ((struct map_arg *)w->arg)->may_exist)
+		return -EEXIST;
+	if (pte_is_leaf(pte_read(w->ep), w->level))
+		panic("pgt_map: va %#lx is already mapped (entry %#lx)", w->va,
+		      pte_read(w->ep));
+	return 0;
+}
+
+static const struct walk_ops map_ops = {
+	.pdpte = map_present, .pde = map_present, .pte = map_present, .hole = map_hole,
+	.lock_leaves = true,
+};
+
+int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot)
+{
+	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
+		panic("pgt_map: unaligned va %#lx pa %#lx len %#lx", va, pa, len);
+	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot) };
+	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
+			  .write = true };
+	int r = walk_range(&w, va, va + len);
+	if (r < 0) {   /* all or nothing: undo, and free the tables left empty */
+		struct tlb_batch b;
+		tlb_begin(&b, pgt);
+		pgt_unmap(&b, va, va + len, UNMAP_KEEP_REFS);
+		tlb_end(&b);
+	}
+	return r;
+}
+
+int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
+{
+	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot),
+			     .may_exist = true };
+	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
+			  .write = true };
+	return walk_range(&w, va, va + PAGE_SIZE);   /* one page: nothing to undo */
+}
+
+/* ---- protect ---- */
+
+struct protect_arg {
+	struct tlb_batch *b;
+	unsigned prot, flags;
+};
+
+/* pt_modify_leaf's function: the entry under the new protection. */
+static pte_t protected(pte_t e, const void *arg)
+{
+	const struct walk *w = arg;
+	return pgt_protect_entry(e, w->va, ((const struct protect_arg *)w->arg)->prot);
+}
+
+static int protect_leaf(struct walk *w)
+{
+	struct protect_arg *a = w->arg;
+	if (!small_leaf(w, "pgt_protect"))
+		return 0;
+	if (w->level != PGL_PT)
+		panic("pgt_protect: va %#lx: not a 4 KiB page", w->va);
+	pte_t e = pte_read(w->ep);
+	if (protected(e, w) != e) {
+		pt_modify_leaf(w->pgt, w->va, w->ep, protected, w);
+		tlb_changed(a->b, w->va);
+	}
+	return 0;
+}
+
+static int protect_hole(struct walk *w)
+{
+	return ((struct protect_arg *)w->arg)->flags & PGT_STRICT ? -ENOENT : 0;
+}
+
+static const struct walk_ops protect_ops = {
+	.pdpte = protect_leaf, .pde = protect_leaf, .pte = protect_leaf,
+	.hole = protect_hole, .lock_leaves = true,
+};
+
+int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
+		unsigned flags)
+{
+	struct protect_arg a = { .b = b, .prot = prot, .flags = flags };
+	struct walk w = { .ops = &protect_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	return walk_range(&w, start, end);
+}
+
+/* May private user entry e become writable in place? Only when its frame
+ * is anonymous and this mapping holds the only reference (Linux's
+ * can_change_pte_writable); a frame shared with another mapping (after
+ * fork, or a file's or the zero page) must be copied on write. */
+static bool may_write_in_place(pte_t e)
+{
+	if (pte_shared(e))
+		return true;
+	struct page *pg = pa_to_page(pte_addr(e));
+	return !pte_file(e) && pg && pg->type == PG_ANON && pg->refcount == 1;
+}
+
+pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
+{
+	pte_t n = pte_make(pte_addr(e), pte_keep_on_protect(e) | pgt_prot_bits(va, prot));
+	if (!pte_writable(n) || !is_user_addr(va))
+		return n;
+	return may_write_in_place(e) ? pte_clear_cow(n) : pte_mkcow(n);
+}
+
+/* ---- replace one frame ---- */
+
+struct replace_arg {
+	struct tlb_batch *b;
+	pte_t expect, e;
+	int r;          /* -EAGAIN: the entry is no longer expect */
+};
+
+static int replace_pte(struct walk *w)
+{
+	struct replace_arg *a = w->arg;
+	if (!pte_same_mapping(pte_read(w->ep), a->expect)) {
+		a->r = -EAGAIN;
+		return 0;
+	}
+	pte_t old = pt_xchg_leaf(w->pgt, w->va, w->ep, w->level, a->e);
+	if (pte_addr(old) == pte_addr(a->e))
+		tlb_changed(a->b, w->va);   /* the same frame: its reference stays the entry's */
+	else
+		tlb_defer_put(a->b, w->va, pa_to_page(pte_addr(old)));
+	return 0;
+}
+
+/* Unmapped meanwhile (another thread's MADV_DONTNEED, under the address-
+ * space lock for reading like the fault): not expect either. */
+static int replace_hole(struct walk *w)
+{
+	((struct replace_arg *)w->arg)->r = -EAGAIN;
+	return 0;
+}
+
+static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole,
+					      .lock_leaves = true };
+
+int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot)
+{
+	struct replace_arg a = { .b = b, .expect = expect,
+				 .e = pte_make(pa, pgt_prot_bits(va, prot)) };
+	if (prot & VM_COW)
+		a.e = pte_mkcow(a.e);
+	struct walk w = { .ops = &replace_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	walk_range(&w, va, va + PAGE_SIZE);
+	return a.r;
+}
+
+/* ---- unshare before leaf writes ---- */
+
+/* Does the range keep the shared table under the entry visited by w
+ * whole (PGT_KEEP_WHOLE, and it covers all of it)? */
+static bool keeps_whole(struct walk *w)
+{
+	return (*(unsigned *)w->arg & PGT_KEEP_WHOLE) &&
+	       w->end - w->va == pgl_entry_size(w->level);
+}
+
+/* A PD entry in the range: make its PT page private, unless it is shared
+ * and the range covers all of it with PGT_KEEP_WHOLE. */
+static int unshare_pde(struct walk *w)
+{
+	pte_t e = pte_read(w->ep);
+	if (pte_huge(e) || !pt_needs_unshare(e, w->va) || keeps_whole(w))
+		return 0;
+	return table_unshare(w->pgt, w->ep, PGL_PD, w->va);
+}
+
+/* A PDPT entry: a shared PD page kept whole is skipped; any other is made
+ * private by the walk (its write flag) before its PD entries are visited. */
+static int unshare_pdpte(struct walk *w)
+{
+	return pt_needs_unshare(pte_read(w->ep), w->va) && keeps_whole(w) ? WALK_SKIP : 0;
+}
+
+static const struct walk_ops unshare_ops = { .pdpte = unshare_pdpte, .pde = unshare_pde };
+
+int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags)
+{
+	struct walk w = { .ops = &unshare_ops, .pgt = pgt, .arg = &flags,
+			  .leaf_level = PGL_PD, .write = true };
+	return walk_range(&w, start, end);
+}
