@@ -51,7 +51,7 @@ struct inode {
 	uint64_t npages;
 	struct vmobject vmobj;      /* regular files: what mmap maps (mm/vmobject.h) */
 	struct inode *parent, *children, *next_sibling;
-	void *ptshare;              /* shared text page tables (mm/ptshare.c) */
+	void *ptshare;              /* shared text page tables (mm/ptshare_text.c) */
 	const struct inode_ops *ops; /* synthesized inodes; NULL: initrd */
 	uint64_t priv;              /* synthesized inodes: the ops' own data */
 };

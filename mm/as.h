@@ -116,7 +116,7 @@ void as_activate(struct addrspace *as);
 enum fork_strategy {
 	FORK_COPY,    /* eager: new frames, contents copied, no COW (pgt_dup) */
 	FORK_COW,     /* classic: copy the page tables, pages COW (pgt_copy) */
-	FORK_SHARE,   /* share whole PT pages (ptshare_fork_vma) */
+	FORK_SHARE,   /* share whole PT pages (pgt_share, mm/pt/share.h) */
 	FORK_SHARE_PD, /* share whole PD pages where the 1 GiB allows, else PT pages */
 	FORK_NSTRATEGIES
 };

@@ -12,7 +12,7 @@
  * mprotect gives W back only to a frame mapped once), so the first write
  * by either side copies. Its cost grows with the number of mapped pages.
  *
- * Shared page tables (FORK_SHARE, ptshare=fork or all, mm/ptshare.c): the
+ * Shared page tables (FORK_SHARE, ptshare=fork or all, mm/pt/share.c): the
  * child's PD entries point at the parent's PT pages, write-protected; no
  * per-page work at all, so the cost grows with the number of PT pages (one
  * per 2 MiB).
@@ -47,39 +47,29 @@ static unsigned mapshared(const struct vma *v)
 	return v->flags & VM_SHARED ? PGT_SHARE_MAPSHARED : 0;
 }
 
-/* Allocate what forking parent VMA v into child pgt with strategy s
- * needs (FORK_COPY: all of it, contents included); flags: PGT_SHARE_PD
- * (mm/pt/share.h) or 0. 0 or -ENOMEM. A table to be shared loses its
- * lazy-free records first (lazyfree_forget_range, under lazyfree_lock: a
- * reclaim working on it finishes before, and none finds it after): a page
- * reachable from two address spaces is not reclaimed. */
-static int fork_prepare(struct pagetable *child, struct pagetable *parent,
-			const struct vma *v, enum fork_strategy s, unsigned flags)
+/* Give the child its part of parent VMA v with strategy s, in the fork's
+ * one TLB batch b (the parent's): an eager copy (FORK_COPY: the parent
+ * does not change), copy-on-write entries (FORK_COW), or shared table
+ * pages (FORK_SHARE, _PD; flags: PGT_SHARE_PD or 0). A table to be shared
+ * loses its lazy-free records first (lazyfree_forget_range, under
+ * lazyfree_lock: a reclaim working on it finishes before, and none finds
+ * it after): a page reachable from two address spaces is not reclaimed.
+ * 0 or -ENOMEM. */
+static int fork_vma(struct tlb_batch *b, struct pagetable *child, const struct vma *v,
+		    enum fork_strategy s, unsigned flags)
 {
 	switch (s) {
 	case FORK_COPY:
-		return pgt_dup(child, parent, v->start, v->end, v->prot, v->flags & VM_SHARED);
+		return pgt_dup(child, b->pgt, v->start, v->end, v->prot, v->flags & VM_SHARED);
 	case FORK_COW:
-		return pgt_copy_prepare(child, parent, v->start, v->end);
+		return pgt_copy(b, child, v->start, v->end, v->flags & VM_SHARED);
 	case FORK_SHARE:
 	case FORK_SHARE_PD:
-		return pgt_share_prepare(child, parent, v->start, v->end, flags | mapshared(v),
-					 lazyfree_forget_range);
+		return pgt_share(b, child, v->start, v->end, flags | mapshared(v),
+				 lazyfree_forget_range);
 	default:
 		panic("as_fork_with: bad fork strategy %d", (int)s);
 	}
-}
-
-/* Change the parent's entries for VMA v (prepared by fork_prepare) and
- * give the child its part, in the fork's one TLB batch b: write-protect and
- * copy entries (FORK_COW) or share table pages (FORK_SHARE, _PD). */
-static void fork_entries(struct tlb_batch *b, struct pagetable *child, const struct vma *v,
-			 enum fork_strategy s, unsigned flags)
-{
-	if (s == FORK_COW)
-		pgt_copy(b, child, v->start, v->end, v->flags & VM_SHARED);
-	else
-		pgt_share(b, child, v->start, v->end, flags | mapshared(v));
 }
 
 /* The 1 GiB that address va lies in. */
@@ -139,48 +129,59 @@ static bool fork_skips(const struct vma *v, unsigned pd, const struct pd_verdict
 	return (v->flags & (VM_WIPEONFORK | VM_DONTCOPY)) || (pd && d->done);
 }
 
-/* Phase 1: the child's VMAs, and everything their page tables need
- * allocated (FORK_COPY: all of it, contents included). 0 or -ENOMEM. */
-static int fork_prepare_all(struct addrspace *child, struct addrspace *parent, enum fork_strategy s)
+/* FORK_COW writes the parent's entries, so its tables must be private
+ * first: shared ones are met when an address space forked with shared
+ * tables later got MADV_DONTFORK or MADV_WIPEONFORK (it then forks entry by
+ * entry). The VMAs the child gets no part of stay shared. 0 or -ENOMEM. */
+static int unshare_parent(struct addrspace *parent, enum fork_strategy s)
 {
-	struct pd_verdict d = { .gib = 1 };
+	if (s != FORK_COW)
+		return 0;
 	for (struct vma *v = parent->vmas; v; v = v->next) {
-		unsigned pd = pd_flags(&d, v, s);
-		if (v->flags & VM_DONTCOPY)
-			continue;
-		struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj,
-					v->obj_off);
-		if (!c)
-			return -ENOMEM;
-		vma_insert(child, c);
-		uint64_t t0 = phase_begin();
-		int r = fork_skips(v, pd, &d) ? 0 : fork_prepare(child->pgt, parent->pgt, v, s, pd);
-		d.done |= pd != 0;
-		phase_end(PH_FORK_VMA, t0);
+		int r = v->flags & (VM_DONTCOPY | VM_WIPEONFORK) ? 0 :
+			pgt_unshare(parent->pgt, v->start, v->end, 0);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-/* Phase 2, nothing allocated: every VMA's entries in one TLB batch, so the
- * parent's TLB is flushed once per fork (Linux's dup_mmap does the same),
- * not once per VMA: under TCG each flush also costs refilling every
- * translation the kernel and the parent use next. */
-static void fork_entries_all(struct addrspace *child, struct addrspace *parent, enum fork_strategy s)
+/* The child's copy of parent VMA v (d: the PD verdict of its 1 GiB,
+ * pd: its PGT_SHARE_PD flag), in the fork's batch b. 0 or -ENOMEM. */
+static int fork_one(struct tlb_batch *b, struct addrspace *child, const struct vma *v,
+		    enum fork_strategy s, unsigned pd, struct pd_verdict *d)
+{
+	struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj, v->obj_off);
+	if (!c)
+		return -ENOMEM;
+	vma_insert(child, c);
+	uint64_t t0 = phase_begin();
+	int r = fork_skips(v, pd, d) ? 0 : fork_vma(b, child->pgt, v, s, pd);
+	d->done |= pd != 0;
+	phase_end(PH_FORK_VMA, t0);
+	return r;
+}
+
+/* Every VMA's part in one TLB batch, so the parent's TLB is flushed once
+ * per fork (Linux's dup_mmap does the same), not once per VMA: under TCG
+ * each flush also costs refilling every translation the kernel and the
+ * parent use next. The allocator never reclaims, so the child's tables
+ * are allocated as the walks go (mm/frame/page.h). 0 or -ENOMEM. */
+static int fork_all(struct addrspace *child, struct addrspace *parent, enum fork_strategy s)
 {
 	uint64_t t0 = phase_begin();
 	struct pd_verdict d = { .gib = 1 };
 	struct tlb_batch b;
+	int r = 0;
 	tlb_begin(&b, parent->pgt);
-	for (struct vma *v = parent->vmas; v; v = v->next) {
+	for (struct vma *v = parent->vmas; v && r == 0; v = v->next) {
 		unsigned pd = pd_flags(&d, v, s);
-		if (!fork_skips(v, pd, &d))
-			fork_entries(&b, child->pgt, v, s, pd);
-		d.done |= pd != 0 && !(v->flags & VM_DONTCOPY);
+		if (!(v->flags & VM_DONTCOPY))
+			r = fork_one(&b, child, v, s, pd, &d);
 	}
 	tlb_end(&b);
 	phase_end(PH_FORK_ENTRIES, t0);
+	return r;
 }
 
 struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
@@ -194,12 +195,10 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 	child->brk = parent->brk;
 	if ((s == FORK_SHARE || s == FORK_SHARE_PD) && has_fork_flags(parent))
 		s = FORK_COW;
-	if (fork_prepare_all(child, parent, s) < 0) {
+	if (unshare_parent(parent, s) < 0 || fork_all(child, parent, s) < 0) {
 		as_destroy(child);
 		return NULL;
 	}
-	if (s != FORK_COPY)   /* an eager copy leaves the parent alone */
-		fork_entries_all(child, parent, s);
 	return child;
 }
 

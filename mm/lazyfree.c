@@ -8,6 +8,7 @@
 #include "mm/pt/ptpage.h"
 #include "mm/pt/tlb.h"
 #include "mm/pt/walk.h"
+#include "mm/pt/share.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -162,8 +163,8 @@ struct mark_arg {
 
 /* A PD entry (or PDPT entry): a PT page (PD page) shared by several
  * address spaces is skipped. Its frames are mapped more than once, so
- * after unsharing (the general rule for leaf writes, which the walker
- * applies with w->write) none of them could be marked anyway -- skipping
+ * after unsharing (the general rule for leaf writes: mark_ops.shared is
+ * walk_unshare) none of them could be marked anyway -- skipping
  * gives the same result without copying the PT page. */
 static int mark_pde(struct walk *w)
 {
@@ -251,8 +252,11 @@ static int mark_pte(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops mark_ops = { .pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte,
-					   .table_done = mark_table_done, .lock_leaves = true };
+static const struct walk_ops mark_ops = {
+	.pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte,
+	.table_done = mark_table_done, .lock_leaves = true,
+	.shared = walk_unshare,
+};
 
 /* Allocate up to n zeroed records onto *spare (fewer if kmalloc fails).
  * Done before the walk so that allocation (and the reclaim it may run)
@@ -270,7 +274,7 @@ static void alloc_spares(struct list *spare, uint64_t n)
 /* One marking pass over [start, end) in a TLB batch of its own. */
 static void mark_pass(struct mark_arg *a, struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
-	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = a, .write = true };
+	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = a };
 	a->missing = 0;
 	a->state = MARK_LOOK;
 	tlb_begin(&a->b, pgt);

@@ -141,7 +141,7 @@ static void reclaim_oldest(struct reclaimer *me)
 			tlb_end(batch);
 		tlb_begin(batch, r->pgt);
 	}
-	/* no write flag: reclaim never unshares, and never gives a
+	/* no .shared: reclaim never unshares, and never gives a
 	 * write-protected PD entry its W bit back (fork may be between
 	 * write-protecting it and sharing the PT page) */
 	me->rec = r;

@@ -4,6 +4,7 @@
 #include "mm/frame/phasetime.h"
 #include "mm/pt/ptpage.h"
 #include "mm/pt/walk.h"
+#include "mm/pt/share.h"
 #include "mm/frame/kmalloc.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
@@ -80,11 +81,17 @@ static const struct walk_ops at_ops = {
 	.hole = at_entry,
 };
 
+/* The same, making shared tables private on the way down (PGT_WALK_UNSHARE). */
+static const struct walk_ops at_unshare_ops = {
+	.pml4e = at_entry, .pdpte = at_entry, .pde = at_entry, .pte = at_entry,
+	.hole = at_entry, .shared = walk_unshare,
+};
+
 int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t **ep)
 {
 	struct at_arg a = { 0 };
-	struct walk w = { .ops = &at_ops, .pgt = pgt, .arg = &a, .leaf_level = level,
-			  .alloc = flags & PGT_WALK_ALLOC, .write = flags & PGT_WALK_UNSHARE };
+	struct walk w = { .ops = flags & PGT_WALK_UNSHARE ? &at_unshare_ops : &at_ops, .pgt = pgt,
+			  .arg = &a, .leaf_level = level, .alloc = flags & PGT_WALK_ALLOC };
 	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
 	*ep = NULL;
 	if (va_canonical(va) != va)   /* user-supplied addresses end up here */

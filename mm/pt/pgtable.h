@@ -101,8 +101,8 @@ void pgt_destroy(struct pagetable *pgt);
  * covers va (without PGT_WALK_ALLOC) or va is not canonical (*ep = NULL);
  * -ENOMEM when a table or an unshared PT page could not be allocated.
  * PGT_WALK_UNSHARE makes a shared PT page mapping va private on the way
- * down (mm/pt/walk.h's write flag) before a leaf write. Allocates: never
- * inside a TLB batch with either flag. */
+ * down (walk_unshare, mm/pt/share.h) before a leaf write; it flushes in a
+ * TLB batch of its own, so never inside one (batches do not nest). */
 int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t **ep);
 
 /* Is va mapped (by a 4 KiB, 2 MiB or 1 GiB page, or a PROT_NONE entry:
@@ -186,21 +186,18 @@ int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsig
 pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot);
 
 /* ---- fork's copies of a range (mm/pt/pgtable_copy.c; sharing whole PT pages
- * is mm/ptshare.h's ptshare_fork_vma) ---- */
+ * is mm/pt/share.h's pgt_share) ---- */
 
-/* What pgt_copy of [start, end) will need, allocated before its batch:
- * src's PT pages there made private, dst's tables down to the PT pages.
- * 0, or -ENOMEM (dst may hold empty tables, which pgt_destroy frees). */
-int pgt_copy_prepare(struct pagetable *dst, struct pagetable *src, vaddr_t start,
-		     vaddr_t end);
-
-/* Copy-on-write fork of [start, end) of b->pgt (the parent) into dst,
- * after pgt_copy_prepare: copy the entries, taking a reference on every
- * frame; private pages (read-only ones too) become copy-on-write in both,
- * the parent's write-protections noted in b; with VM_SHARED in flags they
- * stay writable (MAP_SHARED). Allocates nothing. */
-void pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
-	      unsigned flags);
+/* Copy-on-write fork of [start, end) of b->pgt (the parent, whose tables
+ * there are private: pgt_unshare first; a shared one is a panic) into dst:
+ * dst's tables are allocated as the walk goes, the entries copied, a
+ * reference taken on every frame; private pages (read-only ones too)
+ * become copy-on-write in both, the parent's write-protections noted in b;
+ * with VM_SHARED in flags they stay writable (MAP_SHARED). 0, or -ENOMEM
+ * (dst is then partly filled: pgt_destroy frees it; the parent's pages made
+ * copy-on-write stay so, which costs a fault each, as in Linux). */
+int pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
+	     unsigned flags);
 
 /* Eager fork of [start, end), no copy-on-write: every present private
  * anonymous page of src gets a new frame in dst holding a copy of its

@@ -2,6 +2,7 @@
  * copy-on-write (pgt_copy) and eager (pgt_dup); see mm/pt/pgtable.h. */
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
+#include "mm/pt/share.h"
 #include "mm/pt/tlb.h"
 #include "mm/pt/walk.h"
 #include "lib/errno.h"
@@ -35,8 +36,8 @@ struct copy_arg {
 
 /* dst's (absent) entry for va: its PT page is found once per 2 MiB, not
  * walked to from the root per entry (that walk was 2 500 cycles of each
- * copied entry under TCG). pgt_copy_prepare made the tables; dst is a new
- * address space nobody else sees, so they stay put during the copy. */
+ * copied entry under TCG). copy_pde made the tables; dst is a new address
+ * space nobody else sees, so they stay put during the copy. */
 static pte_t *dst_entry(struct copy_arg *a, vaddr_t va)
 {
 	vaddr_t chunk = ALIGN_DOWN(va, LARGE_PAGE_SIZE);
@@ -81,34 +82,28 @@ static int copy_pte(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops copy_ops = { .pte = copy_pte, .lock_leaves = true };
-
-/* A PT page of src: give dst the tables down to its PT page for [va, end). */
-static int copy_tables_pde(struct walk *w)
+/* A PT page of src (private: its leaves change), before its entries are
+ * visited under its lock: give dst the tables down to its PT page. */
+static int copy_pde(struct walk *w)
 {
-	if (pte_huge(pte_read(w->ep)))
+	struct copy_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	if (pte_huge(e))
 		panic("pgt_copy: huge user page at %#lx", w->va);
+	if (pt_needs_unshare(e, w->va))
+		panic("pgt_copy: %#lx lies under a shared table (pgt_unshare first)", w->va);
 	pte_t *ep;
-	return MIN(pgt_walk(w->arg, w->va, PGL_PT, PGT_WALK_ALLOC, &ep), 0);
+	return MIN(pgt_walk(a->dst, w->va, PGL_PT, PGT_WALK_ALLOC, &ep), 0);
 }
 
-static const struct walk_ops copy_tables_ops = { .pde = copy_tables_pde };
+static const struct walk_ops copy_ops = { .pde = copy_pde, .pte = copy_pte, .lock_leaves = true };
 
-int pgt_copy_prepare(struct pagetable *dst, struct pagetable *src, vaddr_t start,
-		     vaddr_t end)
-{
-	struct walk tables = { .ops = &copy_tables_ops, .pgt = src, .arg = dst,
-			       .leaf_level = PGL_PD };
-	int r = pgt_unshare(src, start, end, 0);
-	return r < 0 ? r : walk_range(&tables, start, end);
-}
-
-void pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
-	      unsigned flags)
+int pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
+	     unsigned flags)
 {
 	struct copy_arg a = { .dst = dst, .b = b, .flags = flags };
-	struct walk w = { .ops = &copy_ops, .pgt = b->pgt, .arg = &a, .write = true };
-	walk_range(&w, start, end);   /* allocates nothing: cannot fail */
+	struct walk w = { .ops = &copy_ops, .pgt = b->pgt, .arg = &a };
+	return walk_range(&w, start, end);
 }
 
 /* ---- eager fork copy (no copy-on-write) ---- */

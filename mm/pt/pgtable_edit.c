@@ -102,12 +102,13 @@ static int unmap_table_done(struct walk *w)
 static const struct walk_ops unmap_ops = {
 	.pdpte = unmap_pde, .pde = unmap_pde, .pte = unmap_leaf, .hole = unmap_hole,
 	.table_done = unmap_table_done, .lock_leaves = true,
+	.shared = walk_unshare,
 };
 
 void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags)
 {
 	struct unmap_arg a = { .b = b, .flags = flags };
-	struct walk w = { .ops = &unmap_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	struct walk w = { .ops = &unmap_ops, .pgt = b->pgt, .arg = &a };
 	walk_range(&w, start, end);   /* allocates nothing: cannot fail */
 }
 
@@ -141,6 +142,7 @@ static int map_present(struct walk *w)
 static const struct walk_ops map_ops = {
 	.pdpte = map_present, .pde = map_present, .pte = map_present, .hole = map_hole,
 	.lock_leaves = true,
+	.shared = walk_unshare,
 };
 
 int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot)
@@ -148,8 +150,7 @@ int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigne
 	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
 		panic("pgt_map: unaligned va %#lx pa %#lx len %#lx", va, pa, len);
 	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot) };
-	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
-			  .write = true };
+	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true };
 	int r = walk_range(&w, va, va + len);
 	if (r < 0) {   /* all or nothing: undo, and free the tables left empty */
 		struct tlb_batch b;
@@ -164,8 +165,7 @@ int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 {
 	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot),
 			     .may_exist = true };
-	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true,
-			  .write = true };
+	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true };
 	return walk_range(&w, va, va + PAGE_SIZE);   /* one page: nothing to undo */
 }
 
@@ -206,13 +206,14 @@ static int protect_hole(struct walk *w)
 static const struct walk_ops protect_ops = {
 	.pdpte = protect_leaf, .pde = protect_leaf, .pte = protect_leaf,
 	.hole = protect_hole, .lock_leaves = true,
+	.shared = walk_unshare,
 };
 
 int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
 		unsigned flags)
 {
 	struct protect_arg a = { .b = b, .prot = prot, .flags = flags };
-	struct walk w = { .ops = &protect_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	struct walk w = { .ops = &protect_ops, .pgt = b->pgt, .arg = &a };
 	return walk_range(&w, start, end);
 }
 
@@ -267,8 +268,10 @@ static int replace_hole(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops replace_ops = { .pte = replace_pte, .hole = replace_hole,
-					      .lock_leaves = true };
+static const struct walk_ops replace_ops = {
+	.pte = replace_pte, .hole = replace_hole, .lock_leaves = true,
+	.shared = walk_unshare,
+};
 
 int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot)
 {
@@ -276,7 +279,7 @@ int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsig
 				 .e = pte_make(pa, pgt_prot_bits(va, prot)) };
 	if (prot & VM_COW)
 		a.e = pte_mkcow(a.e);
-	struct walk w = { .ops = &replace_ops, .pgt = b->pgt, .arg = &a, .write = true };
+	struct walk w = { .ops = &replace_ops, .pgt = b->pgt, .arg = &a };
 	walk_range(&w, va, va + PAGE_SIZE);
 	return a.r;
 }
@@ -302,17 +305,19 @@ static int unshare_pde(struct walk *w)
 }
 
 /* A PDPT entry: a shared PD page kept whole is skipped; any other is made
- * private by the walk (its write flag) before its PD entries are visited. */
+ * private (unshare_ops.shared) before its PD entries are visited. */
 static int unshare_pdpte(struct walk *w)
 {
 	return pt_needs_unshare(pte_read(w->ep), w->va) && keeps_whole(w) ? WALK_SKIP : 0;
 }
 
-static const struct walk_ops unshare_ops = { .pdpte = unshare_pdpte, .pde = unshare_pde };
+static const struct walk_ops unshare_ops = {
+	.pdpte = unshare_pdpte, .pde = unshare_pde, .shared = walk_unshare,
+};
 
 int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags)
 {
 	struct walk w = { .ops = &unshare_ops, .pgt = pgt, .arg = &flags,
-			  .leaf_level = PGL_PD, .write = true };
+			  .leaf_level = PGL_PD };
 	return walk_range(&w, start, end);
 }

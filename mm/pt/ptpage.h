@@ -6,7 +6,7 @@
  * Those counts stay exact because EVERY entry write goes through one of two
  * functions:
  *   pt_set_leaf()   leaf entries (PTEs, and 2 MiB / 1 GiB pages); it panics
- *                   on a shared PT page: the walker (mm/pt/walk.h, write flag)
+ *                   on a shared PT page: the walker (walk_ops.shared = walk_unshare)
  *                   and pt_unshare make tables private before leaf writes;
  *   pt_set_table()  entries that point at a lower table.
  * The table pages an address space holds (pagetable.nr_tables) change only
@@ -206,13 +206,13 @@ void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, 
 
 /* Point absent entry *ep (a PD entry, or a PDPT entry) of pgt at table t
  * that other address spaces use (a PT page, or a PD page): write-protected
- * (mm/ptshare.h), one more sharer. pgt then holds t and, for a PD page, the
+ * (mm/pt/share.h), one more sharer. pgt then holds t and, for a PD page, the
  * PT pages below it (nr_tables counts every table an address space reaches). */
 void pt_table_link_shared(struct pagetable *pgt, pte_t *ep, int level, struct page *t);
 
 /* Unlink the shared table that entry *ep (level PGL_PD or PGL_PDPT,
  * covering va) points at (for a PT page, its lazy-free records for pgt go;
- * under a shared PD page there are none, see ptshare_fork_prepare) and
+ * under a shared PD page there are none, see mm/fork.c) and
  * return it: pgt's share is now the caller's, to drop with pt_table_put
  * AFTER every CPU running pgt flushed (tlb_defer_table): until then the
  * other sharers must not become its sole owner, which may then write it

@@ -8,6 +8,7 @@
 #include "mm/pt/ptpage.h"
 #include "mm/pt/tlb.h"
 #include "mm/pt/walk.h"
+#include "mm/pt/vmflags.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 #include "lib/atomic.h"
@@ -160,6 +161,11 @@ int table_unshare(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
 	return r;
 }
 
+int walk_unshare(struct walk *w)
+{
+	return table_unshare(w->pgt, w->ep, w->level, w->va);
+}
+
 /* ---- installing a shared table in another address space ---- */
 
 pte_t *pt_share_slot(struct pagetable *pgt, vaddr_t va)
@@ -195,23 +201,22 @@ struct fork_arg {
 	struct pagetable *dst;
 	unsigned flags;       /* PGT_SHARE_* */
 	pgt_share_fn before;  /* the caller's, before a table is shared */
-	struct tlb_batch *b;  /* the parent's (phase 2); NULL while preparing */
+	struct tlb_batch *b;  /* the parent's */
 	pte_t *dst_pd;        /* the child's PD table for the 1 GiB at dst_pd_base */
 	vaddr_t dst_pd_base;
 };
 
-/* The child's entry slot for va at `level` (PGL_PD or PGL_PDPT): its table
- * is found (allocated while preparing) once per 1 GiB, not walked per
- * entry. NULL when out of memory. */
+/* The child's entry slot for va at `level` (PGL_PD or PGL_PDPT), its
+ * tables allocated: found once per 1 GiB, not walked per entry. NULL when
+ * out of memory. */
 static pte_t *child_slot(struct fork_arg *a, vaddr_t va, int level)
 {
 	pte_t *slot;
 	if (level == PGL_PDPT)
-		return pgt_walk(a->dst, va, PGL_PDPT, a->b ? 0 : PGT_WALK_ALLOC, &slot) == PGL_PDPT ?
-		       slot : NULL;
+		return pgt_walk(a->dst, va, PGL_PDPT, PGT_WALK_ALLOC, &slot) == PGL_PDPT ? slot : NULL;
 	vaddr_t gib = ALIGN_DOWN(va, HUGE_PAGE_SIZE);
 	if (!a->dst_pd || a->dst_pd_base != gib) {
-		if (pgt_walk(a->dst, va, PGL_PD, a->b ? 0 : PGT_WALK_ALLOC, &slot) != PGL_PD)
+		if (pgt_walk(a->dst, va, PGL_PD, PGT_WALK_ALLOC, &slot) != PGL_PD)
 			return NULL;
 		a->dst_pd = slot - pgl_index(va, PGL_PD);
 		a->dst_pd_base = gib;
@@ -220,7 +225,7 @@ static pte_t *child_slot(struct fork_arg *a, vaddr_t va, int level)
 }
 
 /* Is the parent's PD entry *w->ep copied (not shared) with the child: a
- * chunk the VMA covers in part (or a MAP_SHARED one) whose PT page is
+ * chunk the range covers in part (or a MAP_SHARED one) whose PT page is
  * private? */
 static bool fork_copies(struct walk *w, unsigned flags)
 {
@@ -241,92 +246,65 @@ static bool fork_shares_pd(struct walk *w, const struct fork_arg *a)
 	return (a->flags & PGT_SHARE_PD) || pt_needs_unshare(pte_read(w->ep), w->va);
 }
 
-/* Phase 1, no batch: allocate the child's tables for one PD entry of the
- * parent. Everything is allocated BEFORE any parent PD entry is
- * write-protected. The caller's `before` runs for a PT page to be shared
- * (fork drops its lazy-free records there: reclaim never writes a leaf of
- * a PT page fork shares, mm/pt/ptpage.h, "Table structure"). */
-static int prepare_pde(struct walk *w)
+/* Give the child the parent's table under *w->ep (level, mapping the
+ * `size` bytes at base): the caller's `before` first, then the child's
+ * slot (allocated), then the parent's entry write-protected (noted in the
+ * batch) and the table installed in the child with one more sharer. */
+static int fork_share(struct walk *w, struct fork_arg *a, int level)
 {
-	struct fork_arg *a = w->arg;
-	if (fork_copies(w, a->flags))
-		return pgt_copy_prepare(a->dst, w->pgt, w->va, w->end);
-	vaddr_t base = ALIGN_DOWN(w->va, LARGE_PAGE_SIZE);
+	vaddr_t size = pgl_entry_size(level), base = ALIGN_DOWN(w->va, size);
 	if (a->before)
-		a->before(w->pgt, base, base + LARGE_PAGE_SIZE);
-	return child_slot(a, w->va, PGL_PD) ? 0 : -ENOMEM;
-}
-
-/* Phase 1 for a PD page shared whole: the child's PDPT slot, after the
- * caller's `before` for the whole 1 GiB. */
-static int prepare_pdpte(struct walk *w)
-{
-	struct fork_arg *a = w->arg;
-	if (!fork_shares_pd(w, a))
-		return 0;
-	vaddr_t gib = ALIGN_DOWN(w->va, HUGE_PAGE_SIZE);
-	if (a->before)
-		a->before(w->pgt, gib, gib + HUGE_PAGE_SIZE);
-	return child_slot(a, w->va, PGL_PDPT) ? WALK_SKIP : -ENOMEM;
-}
-
-/* Give the child the parent's table under *w->ep (level), write-protecting
- * the parent's entry (noted in the batch). */
-static void fork_share(struct walk *w, struct fork_arg *a, int level)
-{
+		a->before(w->pgt, base, base + size);
+	pte_t *slot = child_slot(a, w->va, level);
+	if (!slot)
+		return -ENOMEM;
 	pte_t e = pte_read(w->ep);
-	vaddr_t base = ALIGN_DOWN(w->va, pgl_entry_size(level));
 	if (pte_writable(e)) {
 		pt_set_table(w->ep, level, pte_wrprotect(e));
-		tlb_changed_range(a->b, base, base + pgl_entry_size(level));
+		tlb_changed_range(a->b, base, base + size);
 	}
-	if (install_shared(a->dst, child_slot(a, w->va, level), level, pa_to_page(pte_addr(e))))
+	if (install_shared(a->dst, slot, level, pa_to_page(pte_addr(e))))
 		panic("pgt_share: the child's %#lx already has another level-%d table", w->va,
 		      level - 1);
+	return 0;
 }
 
-/* Phase 2, in the parent's batch: share the PT page, or copy the part
- * [va, end) of it that the VMA covers. A PT page reclaim freed meanwhile
- * is a hole, not visited. */
-static int fork_pde(struct walk *w)
+/* A PD entry of the parent: share its PT page, or copy the part [va, end)
+ * of it that the range covers. */
+static int share_pde(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
 	if (fork_copies(w, a->flags)) {
 		stat_inc(&ptshare_stats.fork_copied);
-		pgt_copy(a->b, a->dst, w->va, w->end, a->flags & PGT_SHARE_MAPSHARED);
-		return 0;
+		return pgt_copy(a->b, a->dst, w->va, w->end,
+				a->flags & PGT_SHARE_MAPSHARED ? VM_SHARED : 0);
 	}
-	fork_share(w, a, PGL_PD);
-	stat_inc(&ptshare_stats.fork_shared);
-	return 0;
+	int r = fork_share(w, a, PGL_PD);
+	if (r == 0)
+		stat_inc(&ptshare_stats.fork_shared);
+	return r;
 }
 
-/* Phase 2 for a PD page shared whole: one PDPT entry each, O(1). */
-static int fork_pdpte(struct walk *w)
+/* A PDPT entry: a PD page shared whole takes one entry, O(1); else its PD
+ * entries are visited. */
+static int share_pdpte(struct walk *w)
 {
 	struct fork_arg *a = w->arg;
 	if (!fork_shares_pd(w, a))
 		return 0;
-	fork_share(w, a, PGL_PDPT);
+	int r = fork_share(w, a, PGL_PDPT);
+	if (r)
+		return r;
 	stat_inc(&ptshare_stats.fork_shared_pd);
 	return WALK_SKIP;
 }
 
-static const struct walk_ops prepare_ops = { .pdpte = prepare_pdpte, .pde = prepare_pde };
-static const struct walk_ops fork_ops = { .pdpte = fork_pdpte, .pde = fork_pde };
+static const struct walk_ops share_ops = { .pdpte = share_pdpte, .pde = share_pde };
 
-int pgt_share_prepare(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
-		      unsigned flags, pgt_share_fn before)
+int pgt_share(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
+	      unsigned flags, pgt_share_fn before)
 {
-	struct fork_arg a = { .dst = dst, .flags = flags, .before = before };
-	struct walk w = { .ops = &prepare_ops, .pgt = src, .arg = &a, .leaf_level = PGL_PD };
+	struct fork_arg a = { .dst = dst, .flags = flags, .before = before, .b = b };
+	struct walk w = { .ops = &share_ops, .pgt = b->pgt, .arg = &a, .leaf_level = PGL_PD };
 	return walk_range(&w, start, end);
-}
-
-void pgt_share(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
-	       unsigned flags)
-{
-	struct fork_arg a = { .dst = dst, .flags = flags, .b = b };
-	struct walk w = { .ops = &fork_ops, .pgt = b->pgt, .arg = &a, .leaf_level = PGL_PD };
-	walk_range(&w, start, end);   /* allocates nothing: cannot fail */
 }

@@ -12,7 +12,8 @@
  * Both PD entries lose their write bit, so any write through them faults.
  * Before ANY leaf entry of a shared PT changes (write fault, munmap,
  * mprotect, madvise, brk, exec/exit teardown, copyout), the walker calls
- * pt_unshare() -- the one choke point (mm/pt/walk.c, struct walk.write):
+ * pt_unshare() -- the one choke point (walk_unshare, the walk_ops.shared
+ * of every walk that changes leaves, mm/pt/walk.h):
  *   share 1: give the PD entry its write bit back;
  *   share > 1: copy the PT page, take a reference on each mapped frame,
  *   write-protect the private entries in both copies (they become
@@ -45,6 +46,7 @@
 struct pagetable;
 struct tlb_batch;
 struct page;
+struct walk;
 
 struct ptshare_stats {
 	uint64_t fork_shared;     /* PT pages shared by fork */
@@ -79,8 +81,13 @@ int pd_unshare(struct pagetable *pgt, pte_t *pdpte, vaddr_t va);
 
 /* pd_unshare (level PGL_PDPT) or pt_unshare (level PGL_PD) of entry *ep,
  * under pgt->unshare_lock, unless another thread of pgt made it private
- * meanwhile: the walker's choke point (mm/pt/walk.c). 0 or -ENOMEM. */
+ * meanwhile. 0 or -ENOMEM. */
 int table_unshare(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
+
+/* The walk_ops.shared of every walk that changes leaves (mm/pt/walk.h):
+ * table_unshare of the walk's entry, so the table below is private before
+ * the walk descends into it. 0 or -ENOMEM. */
+int walk_unshare(struct walk *w);
 
 /* The PD entry slot of pgt for the chunk at va, allocating the tables
  * above it and making a shared PD page above it private; NULL when out of
@@ -94,30 +101,27 @@ pte_t *pt_share_slot(struct pagetable *pgt, vaddr_t va);
  * of another thread built one meanwhile). */
 int pt_share_into(struct pagetable *pgt, pte_t *slot, struct page *pt);
 
-/* pgt_share_prepare/pgt_share flags. */
+/* pgt_share flags. */
 #define PGT_SHARE_PD 0x1          /* [start, end) lies inside one 1 GiB whose
 				     every mapping is private memory inside
 				     it: share its PD page whole */
 #define PGT_SHARE_MAPSHARED 0x2   /* a MAP_SHARED range: chunks it covers in
 				     part are copied as shared mappings */
 
-/* Called by pgt_share_prepare for [start, end) of src (a 2 MiB chunk, or
- * the 1 GiB of a PD page) before its table is shared: the caller's own
+/* Called by pgt_share for [start, end) of src (a 2 MiB chunk, or the
+ * 1 GiB of a PD page) before its table is shared: the caller's own
  * bookkeeping (fork drops the lazy-free records there). */
 typedef void (*pgt_share_fn)(struct pagetable *src, vaddr_t start, vaddr_t end);
 
-/* Give dst the tables of src for [start, end), in two steps:
- * pgt_share_prepare allocates what it needs (dst's PDPT and PD slots, the
- * tables of the chunks to copy) outside a batch, 0 or -ENOMEM (dst may
- * hold empty tables); then pgt_share, in src's TLB batch b, shares the PD
- * page of the 1 GiB whole with PGT_SHARE_PD (or when it is already shared:
- * its PDPT entry write-protected), else every PT page whose 2 MiB lies
- * inside the range (or is already shared), write-protecting src's entries
- * (noted in b), and copies the rest entry by entry (pgt_copy). It
- * allocates nothing. */
-int pgt_share_prepare(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
-		      unsigned flags, pgt_share_fn before);
-void pgt_share(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
-	       unsigned flags);
+/* Give dst the tables of b->pgt (src) for [start, end), in src's TLB batch
+ * b: the PD page of the 1 GiB whole with PGT_SHARE_PD (or when it is
+ * already shared), else every PT page whose 2 MiB lies inside the range
+ * (or is already shared) -- src's entry write-protected (noted in b), one
+ * more sharer, `before` called first -- and the rest copied entry by entry
+ * (pgt_copy: src's PT pages there are private, as only a shared one may be
+ * met partly). dst's tables are allocated as it goes. 0, or -ENOMEM (dst
+ * partly filled: pgt_destroy frees it). */
+int pgt_share(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
+	      unsigned flags, pgt_share_fn before);
 
 #endif

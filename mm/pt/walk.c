@@ -69,10 +69,10 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 	if (r)
 		return r == WALK_SKIP ? 0 : r;
 	e = pte_read(ep);   /* the callback may have changed it */
-	if (w->write && (level == PGL_PD || level == PGL_PDPT) && pt_needs_unshare(e, va)) {
-		r = table_unshare(w->pgt, ep, level, va);   /* PD first, then PT */
-		if (r < 0)
-			return r;
+	if (o->shared && (level == PGL_PD || level == PGL_PDPT) && pt_needs_unshare(e, va)) {
+		r = call(o->shared, w, ep, level, va, end);   /* the caller's decision */
+		if (r)
+			return r == WALK_SKIP ? 0 : r;
 		e = pte_read(ep);
 	}
 	if (level == PGL_PD && o->lock_leaves)

@@ -20,10 +20,14 @@
  * "Present" here includes PROT_NONE leaves (pte_mapped): they map a frame.
  * A present entry that is a leaf (a PT entry, or PS at PD/PDPT level) gets
  * its level's callback and no descent; so does any present entry at
- * w->leaf_level. With w->write, a PD page or PT page shared with other
- * address spaces is made private (table_unshare: pd_unshare, pt_unshare)
- * after its entry's pre-callback and before the descent, level by level on
- * the way down: the single choke point for page-table sharing.
+ * w->leaf_level. A PDPT or PD entry leading to a table shared with other
+ * address spaces (write-protected for sharing: pt_needs_unshare) gets,
+ * after its level's callback and before the descent, ops->shared: the
+ * caller decides -- a walk that changes leaves makes the table private
+ * (walk_unshare, mm/pt/share.h: PD page first, then PT page, on the way
+ * down), a read-only walk has none and descends as it is. It may return
+ * WALK_SKIP. The walker itself never changes table structure but to
+ * allocate missing tables (w->alloc).
  */
 #ifndef MM_WALK_H
 #define MM_WALK_H
@@ -40,6 +44,7 @@ struct walk_ops {
 	walk_fn pml4e, pdpte, pde, pte;  /* present entries, per level */
 	walk_fn hole;                    /* absent entries, any level */
 	walk_fn table_done;              /* after descending through ep */
+	walk_fn shared;                  /* before descending into a shared table */
 	bool lock_leaves;                /* hold each PT page's lock (mm/pt/ptpage.h)
 					    while its entries are visited; its
 					    callbacks must not allocate */
@@ -50,8 +55,6 @@ struct walk {
 	struct pagetable *pgt;
 	void *arg;         /* the caller's state */
 	bool alloc;        /* allocate missing tables above leaf_level */
-	bool write;        /* leaf entries will change: unshare shared PD and PT
-			      pages before descending into them (mm/ptshare.h) */
 	int leaf_level;    /* lowest level visited; 0 means PGL_PT */
 	/* the cursor, set by walk_range before each callback */
 	pte_t *ep;         /* the entry visited */

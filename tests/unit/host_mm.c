@@ -249,15 +249,15 @@ int host_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned pro
 int host_fork_copy(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
 		   unsigned flags)
 {
-	int r = pgt_copy_prepare(dst, src, start, end);
+	int r = pgt_unshare(src, start, end, 0);   /* as fork's unshare_parent */
 	if (r < 0)
 		return r;
 	struct tlb_batch b;
 	tlb_begin(&b, src);
-	pgt_copy(&b, dst, start, end, flags);
+	r = pgt_copy(&b, dst, start, end, flags);
 	tlb_end(&b);
 	pgt_release_stale(src);   /* as as_unlock_write does */
-	return 0;
+	return r;
 }
 
 int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct vma *v)
@@ -269,15 +269,12 @@ int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const st
 			  unsigned flags)
 {
 	flags |= v->flags & VM_SHARED ? PGT_SHARE_MAPSHARED : 0;
-	int r = pgt_share_prepare(dst, src, v->start, v->end, flags, lazyfree_forget_range);
-	if (r < 0)
-		return r;
 	struct tlb_batch b;
 	tlb_begin(&b, src);
-	pgt_share(&b, dst, v->start, v->end, flags);
+	int r = pgt_share(&b, dst, v->start, v->end, flags, lazyfree_forget_range);
 	tlb_end(&b);
 	pgt_release_stale(src);   /* as as_unlock_write does */
-	return 0;
+	return r;
 }
 
 void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)

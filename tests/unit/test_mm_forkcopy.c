@@ -4,7 +4,7 @@
  * writable and not COW (no fault on its first write), the parent does not
  * change, shared and file frames are shared instead, running out of memory
  * leaves nothing behind, teardown frees everything; and the three fork
- * strategies (pgt_dup, pgt_copy, ptshare_fork_vma) give the same contents. */
+ * strategies (pgt_dup, pgt_copy, pgt_share) give the same contents. */
 #include <check.h>
 #include <string.h>
 #include "tests/unit/host_mm.h"

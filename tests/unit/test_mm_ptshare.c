@@ -2,7 +2,7 @@
  * fork shares PT pages with no per-page work, a write unshares (copy for
  * share > 1, write bit back for the last sharer), private writable entries
  * become COW in both copies, partial chunks are copied, teardown in either
- * order frees everything, and the walker's write flag is the choke point. */
+ * order frees everything, and walk_unshare is the choke point. */
 #include <check.h>
 #include <signal.h>
 #include "tests/unit/host_mm.h"
@@ -365,7 +365,7 @@ START_TEST(test_reclaim_keeps_wrprotect_frees_empty_pt)
 }
 END_TEST
 
-/* Writing a leaf into a shared PT page without the walker's write flag is
+/* Writing a leaf into a shared PT page without walk_unshare is
  * the bug the choke point prevents: pt_set_leaf panics. */
 START_TEST(test_raw_leaf_write_into_shared_pt_panics)
 {
@@ -387,12 +387,11 @@ START_TEST(test_fork_flushes_in_parent_batch)
 	struct vma v = vma_of(BASE, BASE + CHUNK + 8 * PAGE_SIZE);
 	pgt_activate(p);
 	int flushes = host_pv.flush_one + host_pv.flush_user + host_pv.flush_all;
-	ck_assert_int_eq(pgt_share_prepare(c, p, v.start, v.end, 0, lazyfree_forget_range), 0);
 	ck_assert(pte_writable(*pde_of(p, BASE)));
 	ck_assert(pte_writable(leaf_of(p, BASE + CHUNK)));
 	struct tlb_batch b;
 	tlb_begin(&b, p);
-	pgt_share(&b, c, v.start, v.end, 0);
+	ck_assert_int_eq(pgt_share(&b, c, v.start, v.end, 0, lazyfree_forget_range), 0);
 	ck_assert(!pte_writable(*pde_of(p, BASE)));
 	ck_assert(pte_cow(leaf_of(p, BASE + CHUNK)));
 	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user + host_pv.flush_all, flushes);

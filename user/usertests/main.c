@@ -81,25 +81,35 @@ static void run_test(const struct usertest *t)
 		report(t->name, 0, why[0] ? why : ut_status_str(status));
 }
 
+/* matches: is name the test pattern p names: p itself, or, when p ends
+ * with '*', every name starting with what comes before it ("cow_*")? */
+static int matches(const char *p, const char *name)
+{
+	size_t n = strlen(p);
+	if (n && p[n - 1] == '*')
+		return strncmp(p, name, n - 1) == 0;
+	return strcmp(p, name) == 0;
+}
+
 /* selected: should test name run, given the names on the command line? */
 static int selected(const char *name, int argc, char **argv)
 {
 	if (argc < 2)
 		return 1;
 	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
+		if (matches(argv[i], name))
 			return 1;
 	return 0;
 }
 
-/* check_names: every name given must be a test; 0 if so. */
+/* check_names: every name (or pattern) given must be a test's; 0 if so. */
 static int check_names(int argc, char **argv)
 {
 	int bad = 0;
 
 	for (int i = 1; i < argc; i++) {
 		size_t k = 0;
-		while (k < NTESTS && strcmp(tests[k].name, argv[i]) != 0)
+		while (k < NTESTS && !matches(argv[i], tests[k].name))
 			k++;
 		if (k == NTESTS) {
 			fprintf(stderr, "usertests: no test named %s\n", argv[i]);
