@@ -42,6 +42,7 @@ static const struct sys_file sys_files[] = {
 	{ "stat", procfs_show_sysstat },
 	{ "uptime", procfs_show_uptime },
 	{ "vmstat", procfs_show_vmstat },
+	{ "zoneinfo", procfs_show_zoneinfo },
 };
 #define NSYS (sizeof(sys_files) / sizeof(sys_files[0]))
 

@@ -27,6 +27,9 @@ void procfs_show_smaps_rollup(struct proc *p, struct textbuf *tb);
 /* System-wide files. */
 void procfs_show_meminfo(struct textbuf *tb);
 void procfs_show_vmstat(struct textbuf *tb);
+/* Linux's /proc/zoneinfo for Pagoda's one zone: free pages and the
+ * reclaim watermarks (mm/reclaim.h), the fields Linux has for them. */
+void procfs_show_zoneinfo(struct textbuf *tb);
 
 /* /proc/lockstat: per lock class (rank), acquisitions, contended ones and
  * the time spent waiting (lib/spinlock.h lock_stats), since boot. */

@@ -20,6 +20,7 @@
 #include "mm/frame/phasetime.h"
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
+#include "mm/frame/page.h"
 #include "mm/pt/tlb.h"
 #include "arch/x86_64/shootdown.h"
 #include "arch/x86_64/memlayout.h"
@@ -67,6 +68,16 @@ static void vmstat_line(struct textbuf *tb, const char *name, uint64_t v)
 	tb_printf(tb, "%s %lu\n", name, v);
 }
 
+void procfs_show_zoneinfo(struct textbuf *tb)
+{
+	tb_printf(tb, "Node 0, zone   Normal\n");
+	tb_printf(tb, "  pages free     %lu\n", atomic_load(&mm_stats.free));
+	tb_printf(tb, "        min      %lu\n", reclaim_min);
+	tb_printf(tb, "        low      %lu\n", reclaim_low);
+	tb_printf(tb, "        high     %lu\n", reclaim_high);
+	tb_printf(tb, "        managed  %lu\n", mm_stats.managed);
+}
+
 void procfs_show_phasetime(struct textbuf *tb)
 {
 	tb_printf(tb, "enabled %d\ntsc_khz %lu\n", phasetime_on ? 1 : 0, tsc_khz());
@@ -90,8 +101,11 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgmajfault", 0);
 	vmstat_line(tb, "pglazyfreed", lazyfree_stats.discarded);
 	vmstat_line(tb, "pgreuse", f->cow_reuse);
-	vmstat_line(tb, "pgsteal_direct", lazyfree_stats.discarded);
+	vmstat_line(tb, "pgsteal_kswapd", reclaim_stats.background_discarded);
+	vmstat_line(tb, "pgsteal_direct",
+		    lazyfree_stats.discarded - reclaim_stats.background_discarded);
 	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
+	vmstat_line(tb, "pageoutrun", reclaim_stats.background_runs);
 	vmstat_line(tb, "oom_kill", fault_stats.oom_kills);
 	vmstat_line(tb, "nr_tlb_local_flush_all", tlb_stats.flush_full);
 	vmstat_line(tb, "nr_tlb_local_flush_one", tlb_stats.flush_one);

@@ -6,8 +6,8 @@
 #include "lib/atomic.h"
 #include "lib/printk.h"
 
-uint64_t reclaimd_runs;
 static bool started;
+static char reclaimd_chan;   /* what the thread sleeps on */
 
 /* Sleep until the tick finds reclaim wanted, reclaim, and again: at most
  * one run per tick, each to the high watermark (so a run that found
@@ -17,10 +17,9 @@ static void kreclaimd(void *arg)
 	(void)arg;
 	for (;;) {
 		spin_lock(&proc_lock);
-		sleep_on(&reclaimd_runs, &proc_lock);
+		sleep_on(&reclaimd_chan, &proc_lock);
 		spin_unlock(&proc_lock);
-		reclaim_background();
-		stat_inc(&reclaimd_runs);
+		reclaim_background();   /* counted: /proc/vmstat pageoutrun */
 	}
 }
 
@@ -35,5 +34,5 @@ void reclaimd_start(void)
 void reclaimd_tick(void)
 {
 	if (atomic_load(&started) && reclaim_wanted())
-		wakeup(&reclaimd_runs);
+		wakeup(&reclaimd_chan);
 }

@@ -17,7 +17,4 @@ void reclaimd_start(void);
 /* The timer tick (interrupt context): wake the thread if mm wants it. */
 void reclaimd_tick(void);
 
-/* Times the thread ran reclaim_background (/proc/vmstat: kreclaimd_wakeups). */
-extern uint64_t reclaimd_runs;
-
 #endif

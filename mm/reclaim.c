@@ -193,8 +193,9 @@ bool reclaim_wanted(void)
 void reclaim_background(void)
 {
 	uint64_t want = short_of(reclaim_high);
+	stat_inc(&reclaim_stats.background_runs);
 	if (want)
-		reclaim_lazyfree(want);
+		stat_add(&reclaim_stats.background_discarded, reclaim_lazyfree(want));
 }
 
 void reclaim_if_low(void)

@@ -37,6 +37,8 @@
 struct reclaim_stats {
 	uint64_t runs;        /* reclaimer invocations that scanned something */
 	uint64_t scans;       /* lazy-free pages looked at */
+	uint64_t background_runs;       /* reclaim_background calls (pageoutrun) */
+	uint64_t background_discarded;  /* pages they freed (pgsteal_kswapd) */
 };
 extern struct reclaim_stats reclaim_stats;
 

@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
+#include <stdlib.h>
+#include <time.h>
 #include "usertests.h"
 
 #define PAGE 4096
@@ -323,4 +326,86 @@ void test_madv_free_exit(void)
 		CHECK(m1.lazyfree_pages == m0.lazyfree_pages);
 		CHECK(m1.pglazyfree - m0.pglazyfree == N);
 	}
+}
+
+/* ---- the background reclaimer ---- */
+
+/* Pagoda's one zone (/proc/zoneinfo): free pages and the watermarks. */
+struct zone {
+	long long free, min, low, high;
+};
+
+/* The number after word (a line's first word) in /proc/zoneinfo, or -1. */
+static long long zone_field(const char *t, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *w = l + strspn(l, " ");
+		if (!strncmp(w, word, n) && w[n] == ' ')
+			return atoll(w + n);
+	}
+	return -1;
+}
+
+static struct zone read_zone(void)
+{
+	char *t = procfs_read("/proc/zoneinfo", NULL);
+	if (!t)
+		ut_fail(__FILE__, __LINE__, "/proc/zoneinfo: errno %d", errno);
+	struct zone z = { zone_field(t, "pages free"), zone_field(t, "min"),
+			  zone_field(t, "low"), zone_field(t, "high") };
+	free(t);
+	if (z.free < 0 || z.min < 0 || z.low <= z.min || z.high <= z.low)
+		ut_fail(__FILE__, __LINE__, "/proc/zoneinfo: free %lld min %lld low %lld high %lld",
+			z.free, z.min, z.low, z.high);
+	return z;
+}
+
+static long long vmstat_counter(const char *name)
+{
+	char *t = procfs_read("/proc/vmstat", NULL);
+	long long v = t ? procfs_counter(t, name) : -1;
+	free(t);
+	if (v < 0)
+		ut_fail(__FILE__, __LINE__, "/proc/vmstat: no %s", name);
+	return v;
+}
+
+/* madv_free_background: free memory taken below the low watermark but kept
+ * above min by page faults alone (no allocation reclaims, and no system
+ * call does above min): the reclaimer thread, woken by the tick, takes
+ * MADV_FREE'd pages back by itself within a few ticks (pgsteal_kswapd,
+ * pageoutrun), up to the high watermark. Pagoda only (Linux's zones and
+ * watermarks differ): on Linux it checks that the pages read back intact
+ * or as zeros. */
+void test_madv_free_background(void)
+{
+	const size_t lazy_len = 32u << 20, n = lazy_len / PAGE;
+	unsigned char *lazy = map(lazy_len);
+	for (size_t i = 0; i < n; i++)
+		fill_page(lazy + i * PAGE, i, 0);
+	CHECK_OK(madvise(lazy, lazy_len, MADV_FREE));
+	if (!ut_on_linux()) {
+		struct zone z = read_zone();
+		long long target = z.low - (z.low - z.min) / 4;   /* below low, far above min */
+		CHECK(z.free > z.low && z.high - target <= (long long)n);
+		long long runs0 = vmstat_counter("pageoutrun");
+		long long steal0 = vmstat_counter("pgsteal_kswapd");
+		size_t touch = (size_t)(z.free - target) * PAGE;
+		unsigned char *hog = map(touch);
+		for (size_t off = 0; off < touch; off += PAGE)
+			hog[off] = 1;   /* page faults only: no system call */
+		struct timespec ts = { 0, 200 * 1000 * 1000 };   /* 20 ticks */
+		nanosleep(&ts, NULL);
+		CHECK(vmstat_counter("pageoutrun") > runs0);
+		CHECK(vmstat_counter("pgsteal_kswapd") > steal0);
+		CHECK(read_zone().free >= z.low);
+		CHECK_OK(munmap(hog, touch));
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = page_sum(lazy + i * PAGE);
+		if (s != expected_sum(i, 0) && !page_is_zero(lazy + i * PAGE))
+			ut_fail(__FILE__, __LINE__, "lazy page %zu neither intact nor zero", i);
+	}
+	CHECK_OK(munmap(lazy, lazy_len));
 }

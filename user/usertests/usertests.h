@@ -53,7 +53,7 @@
 	X(mprotect_basic) X(madvise_dontneed) X(mmap_errors) X(munmap_errors)    \
 	X(mprotect_errors) X(madvise_errors) X(madvise_read_lock)                                   \
 	X(madv_free_rewrite) X(madv_free_dontneed) X(madv_free_errors)           \
-	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure)                \
+	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure) X(madv_free_background)                \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
 	X(malloc_patterns) X(malloc_purge_counts) X(malloc_purge)                \
 	X(clock_sleep) X(clock_nanosleep) X(times_faults) X(uname_ids) X(cwd) X(tcgets_size)        \
