@@ -46,7 +46,7 @@ enum as_lock_mode fault_lock_mode(enum as_lock_mode mode)
 }
 
 /* What a page fault at addr in p's address space came to. */
-static enum fault_result resolve(struct proc *p, const struct trapframe *tf, uint64_t addr)
+static enum fault_result mm_resolves(struct proc *p, const struct trapframe *tf, uint64_t addr)
 {
 	if (!is_user_addr(addr))
 		return FAULT_BAD_ADDRESS;   /* a kernel address: never mapped for it */
@@ -79,7 +79,7 @@ static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
 		return false;
 	if (spin_held_count())   /* resolving sleeps on the address-space lock */
 		fault_under_spinlock(tf, addr);
-	enum fault_result r = resolve(p, tf, addr);
+	enum fault_result r = mm_resolves(p, tf, addr);
 	if (r == FAULT_HANDLED)
 		return true;
 	if (!trap_from_user(tf))   /* a copy from the kernel: ENOMEM, else EFAULT */

@@ -157,7 +157,19 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	return 0;                     /* either way: retry the access */
 }
 
-/* Map or fix page va of v (v allows the access): 0, -ENOMEM, -EIO (past
+/* No entry maps va: a read of a library's text attaches (or builds and
+ * publishes) the shared PT page of its chunk; anything else maps the page. */
+static int fault_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
+{
+	if (!write && ptshare_text_fault(as, v, va) && pgt_lookup(as->pgt, va, NULL, NULL))
+		return 0;
+	return fault_in(as, v, va, write);
+}
+
+/* Map or fix page va of v (v allows the access): one descent to the entry
+ * (unsharing on the way for a write), then by the entry's state -- absent
+ * (fault_absent), PROT_NONE under an accessible VMA (a bug), copy-on-write
+ * and written (fault_cow), fine already (spurious). 0, -ENOMEM, -EIO (past
  * the object's end) or -EFAULT (the entry and the VMA disagree: a bug). */
 static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned flags)
 {
@@ -188,11 +200,8 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned fla
 	phase_end(PH_FAULT_WALK, t0);
 	if (mapped < 0)
 		return mapped;
-	if (!mapped && !write && !(flags & FAULT_NO_TEXT_SHARE) && ptshare_text_fault(as, v, va) &&
-	    pgt_lookup(as->pgt, va, &pa, &e))
-		return 0;   /* a library's text: a shared PT page attached or published */
 	if (!mapped)
-		return fault_in(as, v, va, write);
+		return fault_absent(as, v, va, write);
 	if (!pte_present(e))
 		return -EFAULT;   /* a PROT_NONE entry under an accessible VMA: a bug */
 	if (write && pte_cow(e)) {
@@ -257,6 +266,27 @@ int fault_errno(enum fault_result r)
 void fault_count_oom_kill(void)
 {
 	stat_inc(&fault_stats.oom_kills);
+}
+
+/* as_fill of [start, end) clipped to VMA v. */
+static int fill_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t end)
+{
+	if (!(v->prot & VM_READ))
+		return -EFAULT;
+	int r = 0;
+	for (vaddr_t va = MAX(v->start, start); va < MIN(v->end, end) && r == 0; va += PAGE_SIZE)
+		if (!pgt_lookup(as->pgt, va, NULL, NULL))
+			r = fault_in(as, v, va, false);
+	return r;
+}
+
+int as_fill(struct addrspace *as, vaddr_t start, vaddr_t end)
+{
+	int r = 0;
+	for (struct vma *v = as->vmas; v && v->start < end && r == 0; v = v->next)
+		if (v->end > start)
+			r = fill_vma(as, v, start, end);
+	return r;
 }
 
 int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags)

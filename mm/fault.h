@@ -10,9 +10,6 @@ struct addrspace;
 /* What the faulting access was (as_fault's flags): 0 is a read. */
 #define FAULT_WRITE (1u << 0)
 #define FAULT_EXEC (1u << 1)
-/* mm-internal: resolve the page alone, never through a shared text PT
- * page (mm/ptshare_text.c's own faults while it builds one). */
-#define FAULT_NO_TEXT_SHARE (1u << 2)
 /* The hardware found no entry (x86: error code without P): a hint, not a
  * promise (another thread may map the page meanwhile). A write with it to
  * private anonymous memory allocates first and maps in one walk, skipping
@@ -34,6 +31,13 @@ enum fault_result {
  * demand-zero, the object's page, copy-on-write, unsharing a PT page on
  * the way. Never panics for anything a program does. */
 enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags);
+
+/* Map the pages of the VMAs in [start, end) (page aligned) that are not
+ * mapped yet, as read faults would but without shared text (which is what
+ * calls it: mm/ptshare_text.c fills a chunk's PT page before publishing it;
+ * no fault path is re-entered). as locked. 0, -ENOMEM, -EIO (past an
+ * object's end) or -EFAULT (a VMA that cannot be read). */
+int as_fill(struct addrspace *as, vaddr_t start, vaddr_t end);
 
 /* Fault in every page of [start, end) (page aligned) of as now, as an
  * access of kind flags would (MADV_POPULATE_*, MAP_POPULATE). 0, or the

@@ -184,18 +184,12 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 	}
 }
 
-/* Fault in every text page of the chunk, write-protect its PD entry and
- * publish the PT page. */
+/* Map every text page of the chunk (as_fill: no fault is re-entered),
+ * write-protect its PD entry and publish the PT page. */
 static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
 			  uint64_t layout)
 {
-	vaddr_t end = base + LARGE_PAGE_SIZE;
-	enum fault_result r = FAULT_HANDLED;
-	for (struct vma *v = as->vmas; v && v->start < end && r == FAULT_HANDLED; v = v->next)
-		for (vaddr_t va = MAX(v->start, base); va < MIN(v->end, end) && r == FAULT_HANDLED;
-		     va += PAGE_SIZE)
-			r = as_fault(as, va, FAULT_NO_TEXT_SHARE);
-	if (r != FAULT_HANDLED)
+	if (as_fill(as, base, base + LARGE_PAGE_SIZE) < 0)
 		return;   /* out of memory: this process just does not share */
 	publish_pt(as, base, file, layout);
 }
