@@ -159,7 +159,8 @@ static const char *const none[] = { NULL };
 
 static const char *const vmstat_ref[] = { "nr_free_pages", "nr_anon_pages", "nr_mapped",
 	"nr_file_pages", "nr_page_table_pages", "pglazyfree", "pgfault", "pgmajfault",
-	"pglazyfreed", "pgreuse", "pgsteal_direct", "pgscan_direct", "oom_kill", NULL };
+	"pglazyfreed", "pgreuse", "pgsteal_kswapd", "pgsteal_direct", "pgscan_direct",
+	"pageoutrun", "oom_kill", NULL };
 static const char *const vmstat_extra[] = { "nr_tlb_local_flush_all",
 	"nr_tlb_local_flush_one", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
 	"tlb_shootdown_pages", "tlb_shootdown_full", "tlb_shootdown_avoided", "pgfault_zero", "pgfault_zero_page", "pgfault_file",
