@@ -12,6 +12,7 @@
  * the system call returns -EFAULT (-ENOMEM when memory ran out).
  */
 #include "kernel/fault_signal.h"
+#include "kernel/reclaimd.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
 #include "lib/ksyms.h"
@@ -21,6 +22,7 @@
 #include "kernel/proc.h"
 #include "kernel/oom.h"
 #include "mm/as.h"
+#include "mm/reclaim.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/sigframe.h"
@@ -52,9 +54,11 @@ static enum fault_result mm_resolves(struct proc *p, const struct trapframe *tf,
 		return FAULT_BAD_ADDRESS;   /* a kernel address: never mapped for it */
 	if ((tf->error & PF_PRESENT) && (tf->error & PF_RSVD))
 		return FAULT_BAD_ACCESS;    /* a reserved bit in an entry: mm's bug */
+	reclaim_if_low();   /* direct reclaim before any lock (mm/reclaim.h) */
 	as_lock(p->as, fault_lock_mode(AS_LOCK_READ));
 	enum fault_result r = as_fault(p->as, addr, fault_flags(tf->error));
 	as_unlock(p->as, fault_lock_mode(AS_LOCK_READ));
+	reclaimd_kick();    /* below the low watermark now: wake the reclaimer */
 	return r;
 }
 

@@ -31,7 +31,7 @@ void reclaimd_start(void)
 	atomic_store(&started, true);
 }
 
-void reclaimd_tick(void)
+void reclaimd_kick(void)
 {
 	if (atomic_load(&started) && reclaim_wanted())
 		wakeup(&reclaimd_chan);

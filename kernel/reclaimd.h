@@ -3,7 +3,7 @@
  * (mm/reclaim.h); this layer, which has the scheduler, wakes and runs it,
  * so mm never sleeps nor wakes anyone.
  *
- *   tick (reclaimd_tick) --reclaim_wanted()?--> wakeup --> kreclaimd:
+ *   tick, page fault (reclaimd_kick) --reclaim_wanted()?--> wakeup --> kreclaimd:
  *       reclaim_background() (to the high watermark), sleep again
  */
 #ifndef KERNEL_RECLAIMD_H
@@ -14,7 +14,10 @@
 /* Start the thread (kmain, after smp_init); panics if it cannot. */
 void reclaimd_start(void);
 
-/* The timer tick (interrupt context): wake the thread if mm wants it. */
-void reclaimd_tick(void);
+/* Wake the thread if mm wants it (reclaim_wanted): the timer tick
+ * (interrupt context), and each page fault after it let its locks go (a
+ * memory hog's faults are where free memory falls, as Linux's allocator
+ * wakes kswapd). Takes proc_lock only when it wakes. */
+void reclaimd_kick(void);
 
 #endif

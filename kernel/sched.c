@@ -396,7 +396,7 @@ static void sched_tick(struct trapframe *tf)
 	if (!lapic_present())
 		sched_cpu_tick(tf);
 	loadavg_tick();
-	reclaimd_tick();
+	reclaimd_kick();
 	itimer_real_tick();
 	wakeup(&tick_channel);
 	wakeup_deadlines();

@@ -1485,7 +1485,8 @@ static void t_fork_snapshot(void)
 /* madv_free_reclaim: one thread MADV_FREEs 64 pages, then writes the first
  * half of every other page, round after round, while another thread of the
  * process drives memory below the reclaim mark again and again (Pagoda: a
- * hog of all free memory down to 1/128 of RAM; on Linux a small one). After
+ * hog of all free memory down to 1/256 of RAM, below the min watermark,
+ * where each page fault reclaims directly; on Linux a small one). After
  * every round: each written half reads exactly what was written; the rest
  * of a written page is all its old data or all zeros (reclaim took it
  * before the write); an unwritten page reads its old data or zeros word by
@@ -1500,7 +1501,7 @@ static size_t mf_hog_pages(void)
 	struct pagoda_meminfo m;
 	if (pagoda_meminfo(&m) != 0)
 		return 4096;
-	uint64_t keep = m.total_pages / 128 + 64;
+	uint64_t keep = m.total_pages / 256;
 	return m.free_pages > keep ? (size_t)(m.free_pages - keep) : 0;
 }
 

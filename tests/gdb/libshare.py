@@ -9,7 +9,8 @@ Checks that:
     lib_slots[0].addr in mm/ptshare_text.c) lies in [USER_LIB_BASE,
     USER_LIB_END) and its first writable page starts a 2 MiB chunk;
   * `pg-walk ADDR -p PID` in each process passes through the same PT page and
-    prints its share count 2; no PD entry above it has W;
+    prints its share count 3: 2 address spaces and its text record
+    (mm/ptshare_text.c); no PD entry above it has W;
   * the PT page maps every read-only page of libc (present count) and the
     data chunk's PT pages differ (private);
   * in both processes the PT present counts add up to the present entries.
@@ -49,10 +50,13 @@ def body():
     for name, pid in sorted(pids.items()):
         out = t.run("pg-walk %#x -p %d" % (addr, pid))
         print(out)
-        m = re.search(r"PT page (0x[0-9a-f]+): share count (\d+), present count (\d+)", out)
-        t.check(m is not None, "pg-walk in pid %d shows the PT page" % pid, out)
+        m = re.search(r"PT page (0x[0-9a-f]+): share count (\d+) \((\d+) address spaces "
+                      r"and its text record\), present count (\d+)", out)
+        t.check(m is not None, "pg-walk in pid %d shows the PT page and its record" % pid, out)
         if m:
-            pts[name] = (int(m.group(1), 16), int(m.group(2)), int(m.group(3)))
+            pts[name] = (int(m.group(1), 16), int(m.group(3)), int(m.group(4)))
+            t.check(int(m.group(2)) == int(m.group(3)) + 1,
+                    "pid %d: the share count is the sharers' and the record's" % pid)
         cr3 = proc.address_space_cr3(proc.find_process(pid))
         info = t.pt_info(addr, cr3)
         t.check(not info["pde"] & pte.W, "pid %d's PD entry for libc's text has no W" % pid)
@@ -62,7 +66,7 @@ def body():
                 "pid %d: PT present counts add up to its present entries" % pid, str(use))
     a, b = pts.get("libhold-dyn"), pts.get("libhold-dyn-nopie")
     t.check(a is not None and a == b and a[1] == 2,
-            "one PT page, share count 2, in both: %s %s" % (a, b))
+            "one PT page, two address spaces sharing it, in both: %s %s" % (a, b))
     t.check(a is not None and a[2] == (data - addr) // 4096,
             "it maps all %d read-only pages of libc" % ((data - addr) // 4096))
     infos = [t.pt_info(data, proc.address_space_cr3(proc.find_process(p))) for p in pids.values()]

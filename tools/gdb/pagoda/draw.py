@@ -20,7 +20,7 @@ from . import headers
 from . import names as N
 from . import pte
 from .core import REPO_ROOT, Command, PagodaError, out, symbol_value, to_int
-from .frames import frame_db, pt_counts
+from .frames import frame_db, pt_counts, pt_sharers
 from .layout import read_u64s
 from .paging import tables
 from .proc import USER_END, address_space_cr3, find_process, processes
@@ -99,7 +99,8 @@ def graph_lines(procs, lo, hi, depth, title=None):
                 lines.append(table_edge(t.parent, t.pa, t.va, t.entry & pte.W))
             if t.pa not in drawn:
                 drawn.add(t.pa)
-                share, present, _ = pt_counts(t.pa)
+                _, present, _ = pt_counts(t.pa)
+                share = pt_sharers(t.pa)
                 summary = leaf_summary(t.pa, zero_pa) if t.level == PT else None
                 lines.append(table_node(t.level, t.pa, share, present, summary))
     lines.append("}")

@@ -55,6 +55,15 @@ def pt_counts(pa):
             int(field(pt, N.PT_LEVEL, "struct page.pt")))
 
 
+def pt_sharers(pa):
+    """Address spaces sharing the page-table page at pa: its share count less
+    a published text page's record's share (mm/pt/ptpage.h ptpage_sharers),
+    as ptdraw shows it."""
+    share, _, _ = pt_counts(pa)
+    pt = field(page(pa >> 12), N.PAGE_PT, N.PAGE_STRUCT)
+    return max(share - (1 if int(field(pt, N.PT_TEXT, "struct page.pt")) else 0), 1)
+
+
 def pt_zero_count(pa):
     """Entries of the PT page at pa that map the shared zero page."""
     pt = field(page(pa >> 12), N.PAGE_PT, N.PAGE_STRUCT)
@@ -85,6 +94,10 @@ def pt_counts_text(pa):
     """One phrase about the PT page at pa for pg-walk; never raises."""
     try:
         share, present, _ = pt_counts(pa)
+        sharers = pt_sharers(pa)
+        if sharers != share:   # a published text page: its record holds one
+            return "share count %d (%d address spaces and its text record), present count %d" % (
+                share, sharers, present)
         return "share count %d, present count %d" % (share, present)
     except PagodaError as e:
         return "no counts: %s" % e

@@ -18,6 +18,7 @@ PAGE_COUNT = "count"              # page-table page: present entries
 PAGE_PT = "pt"                    # page-table page: .share, .level
 PT_SHARE = "share"
 PT_LEVEL = "level"
+PT_TEXT = "text"                  # PT page published as shared text: its record holds a share
 PT_ZERO = "zero"                  # PT page: present entries mapping the zero page
 ZERO_FRAME_PA = "zero_frame_pa"   # mm/pt/ptpage.c: the shared zero page
 PAGE_LINK = "link"                # struct list: buddy / lazy-free list links
