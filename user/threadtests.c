@@ -1485,8 +1485,9 @@ static void t_fork_snapshot(void)
 /* madv_free_reclaim: one thread MADV_FREEs 64 pages, then writes the first
  * half of every other page, round after round, while another thread of the
  * process drives memory below the reclaim mark again and again (Pagoda: a
- * hog of all free memory down to 1/256 of RAM, below the min watermark,
- * where each page fault reclaims directly; on Linux a small one). After
+ * hog of all free memory down to 16 pages below the min watermark, 1/128
+ * of RAM, where each page fault reclaims directly -- and no further: the
+ * other threads' faults need frames too; on Linux a small one). After
  * every round: each written half reads exactly what was written; the rest
  * of a written page is all its old data or all zeros (reclaim took it
  * before the write); an unwritten page reads its old data or zeros word by
@@ -1501,7 +1502,7 @@ static size_t mf_hog_pages(void)
 	struct pagoda_meminfo m;
 	if (pagoda_meminfo(&m) != 0)
 		return 4096;
-	uint64_t keep = m.total_pages / 256;
+	uint64_t keep = m.total_pages / 128 - 16;
 	return m.free_pages > keep ? (size_t)(m.free_pages - keep) : 0;
 }
 
