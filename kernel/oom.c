@@ -5,7 +5,8 @@
  * page excluded, in O(page-table pages)); init is spared while any other
  * process holds memory. A victim frees its memory when it next runs (it
  * dies on its way back to user mode), so the faulting process yields and
- * retries; while a victim is still dying no second one is chosen.
+ * retries; while a victim is still dying, or its address space not yet
+ * freed (up to a second), no second one is chosen.
  * Each RSS is read under its process's address-space lock, never under
  * proc_lock alone (which does not stop an munmap freeing tables).
  */
@@ -16,6 +17,7 @@
 #include "mm/as.h"
 #include "mm/pt/pgtable.h"
 #include "mm/fault.h"
+#include "arch/x86_64/timer.h"
 
 /* Can p be chosen (alive, with user memory)? */
 static bool oom_candidate(const struct proc *p)
@@ -24,12 +26,21 @@ static bool oom_candidate(const struct proc *p)
 			 p->state == P_SLEEPING);
 }
 
+#define OOM_WAIT_NS 1000000000ULL   /* how long a victim's memory is waited for */
+static uint64_t last_kill_ns;       /* clock_ns() of the last kill */
+
 /* A killed process that may still hold its memory (proc_lock held): not
  * a zombie yet. Its p->as goes before its memory does (exit_release clears
  * it, then frees the address space), and on several CPUs the faulting
  * process gets here meanwhile: choosing by p->as killed a second victim. */
 static bool victim_dying(void)
 {
+	/* a victim's memory not freed yet (another CPU's OOM walk may hold its
+	 * address space after it became a zombie): wait, for a while -- one
+	 * shared with a live process (a vfork parent) is never freed by the
+	 * victim's death, and after OOM_WAIT_NS the killer chooses again */
+	if (as_oom_victims_pending() && clock_ns() - atomic_load(&last_kill_ns) < OOM_WAIT_NS)
+		return true;
 	for (int i = 0; i < NPROC; i++) {
 		const struct proc *p = &proc_table[i];
 		if (p->killed && (p->state == P_RUNNABLE || p->state == P_RUNNING ||
@@ -107,6 +118,8 @@ void oom_kill_for_fault(uint64_t addr, uint64_t rip)
 	printk("oom: out of memory on a page fault of pid %d (%s) at %#lx: killed pid %d (%s), "
 	       "rss %lu KiB, the largest\n", cur->pid, cur->name, addr, v->pid, v->name,
 	       rss * 4);
+	as_mark_oom_victim(v->as);   /* v is a candidate: it has one */
+	atomic_store(&last_kill_ns, clock_ns());
 	if (v != cur)
 		signal_send_locked(v, SIGKILL, 0);
 	spin_unlock(&proc_lock);

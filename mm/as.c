@@ -66,6 +66,19 @@ bool as_put(struct addrspace *as)
 	return true;
 }
 
+static uint64_t oom_victims_pending;
+
+void as_mark_oom_victim(struct addrspace *as)
+{
+	if (!__atomic_exchange_n(&as->oom_victim, true, __ATOMIC_ACQ_REL))
+		atomic_inc(&oom_victims_pending);
+}
+
+uint64_t as_oom_victims_pending(void)
+{
+	return atomic_load(&oom_victims_pending);
+}
+
 void as_destroy(struct addrspace *as)
 {
 	if (!as)
@@ -79,8 +92,11 @@ void as_destroy(struct addrspace *as)
 	while (as->vmas)
 		vma_delete(as, as->vmas);
 	pgt_destroy(as->pgt);
+	bool victim = as->oom_victim;
 	kfree(as);
 	ptshare_text_release_unused();
+	if (victim)   /* its memory is back: the OOM killer may choose again */
+		atomic_add(&oom_victims_pending, -1);
 }
 
 void as_lock_read(struct addrspace *as)

@@ -73,7 +73,18 @@ struct addrspace {
 	vaddr_t heap_start, brk;   /* brk area [heap_start, brk) */
 	int users;                 /* references (see above); atomic */
 	uint64_t write_locks;      /* as_lock_write calls (counted under the lock) */
+	bool oom_victim;           /* the OOM killer chose its owner (as_mark_oom_victim) */
 };
+
+/* The OOM killer chose as's owner: as counts as memory on its way back
+ * until as_destroy frees it -- which may come after the owner is a zombie,
+ * when another CPU's OOM walk still held a reference (as_get) to read its
+ * RSS. Idempotent. Call with as referenced (the owner's p->as). */
+void as_mark_oom_victim(struct addrspace *as);
+
+/* Address spaces of OOM victims not freed yet: while any is, the OOM
+ * killer chooses no second victim (it waits for that memory). */
+uint64_t as_oom_victims_pending(void);
 
 /* A new, empty address space with one user, on the list of every address
  * space until as_destroy. NULL on OOM. */
