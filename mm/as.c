@@ -113,8 +113,8 @@ void as_unlock_read(struct addrspace *as)
 	if (pgt_has_stale(as->pgt) && down_write_trylock(&as->lock)) {
 		pgt_release_stale(as->pgt);
 		up_write(&as->lock);
+		ptshare_text_release_unused();   /* shares drop only here on this path */
 	}
-	ptshare_text_release_unused();
 }
 
 void as_lock_write(struct addrspace *as)

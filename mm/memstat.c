@@ -22,12 +22,6 @@ static uint64_t frame_mappers(paddr_t pa)
 	return n ? n : 1;
 }
 
-/* Address spaces sharing table page t (a PT page, or the PD page above it). */
-static uint64_t table_sharers(const struct page *t)
-{
-	return ptpage_sharers(t);
-}
-
 /* PSS of one PT page for one of the sharers of the PD page pd above it
  * (shared pd times by address spaces), in 2^-PSS_SHIFT pages. */
 static uint64_t pt_pss_frac(struct page *pt, const struct page *pd)
@@ -39,7 +33,7 @@ static uint64_t pt_pss_frac(struct page *pt, const struct page *pd)
 		if (pte_mapped(x) && !pte_maps_zero(x))   /* PROT_NONE ones too */
 			sum += (1ULL << PSS_SHIFT) / frame_mappers(pte_addr(x));
 	}
-	return sum / (table_sharers(pt) * table_sharers(pd));
+	return sum / (ptpage_sharers(pt) * ptpage_sharers(pd));
 }
 
 /* PD entry pointing at a PT page: account the whole PT page. */
@@ -50,7 +44,7 @@ static int stat_pde(struct walk *w)
 	st->pt_pages++;
 	st->rss_pages += pt_resident(pt);
 	st->pss_frac += pt_pss_frac(pt, pd);
-	if (table_sharers(pt) > 1 || table_sharers(pd) > 1)
+	if (ptpage_sharers(pt) > 1 || ptpage_sharers(pd) > 1)
 		st->shared_pt_pages++;
 	return 0;
 }
@@ -119,7 +113,7 @@ struct vma_walk {
  * frame (as_memstat's PSS rule). */
 static uint64_t frame_sharers(const struct page *pt, uint64_t pd_sharers, pte_t e)
 {
-	return table_sharers(pt) * pd_sharers * frame_mappers(pte_addr(e));
+	return ptpage_sharers(pt) * pd_sharers * frame_mappers(pte_addr(e));
 }
 
 /* Add n resident pages mapped by entry e with `sharers` sharers. */
@@ -167,7 +161,7 @@ static int vma_leaf_pde(struct walk *w)
 {
 	if (pte_huge(pte_read(w->ep)))
 		return vma_leaf(w);
-	((struct vma_walk *)w->arg)->pd_sharers = table_sharers(ptpage_of(w->ep));
+	((struct vma_walk *)w->arg)->pd_sharers = ptpage_sharers(ptpage_of(w->ep));
 	return 0;
 }
 
@@ -194,14 +188,14 @@ static void meminfo_frame(struct mm_meminfo *m, const struct page *pg)
 		return;
 	if (pg->type == PG_FILE && pg->refcount > 1 && page_to_pa(pg) != zero_frame_pa)
 		m->file_mapped++;
-	if (pg->type != PG_PAGETABLE || table_sharers(pg) < 2)
+	if (pg->type != PG_PAGETABLE || ptpage_sharers(pg) < 2)
 		return;
 	if (pg->pt.level == PGL_PT) {
 		m->shared_pt++;
-		m->pt_saved += table_sharers(pg) - 1;
+		m->pt_saved += ptpage_sharers(pg) - 1;
 	} else if (pg->pt.level == PGL_PD) {   /* the PD page and its PT pages */
 		m->shared_pd++;
-		m->pt_saved += (table_sharers(pg) - 1) * (1 + (uint64_t)pg->count);
+		m->pt_saved += (ptpage_sharers(pg) - 1) * (1 + (uint64_t)pg->count);
 	}
 }
 
