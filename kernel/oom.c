@@ -6,7 +6,10 @@
  * process holds memory. A victim frees its memory when it next runs (it
  * dies on its way back to user mode), so the faulting process yields and
  * retries; while a victim is still dying, or its address space not yet
- * freed (up to a second), no second one is chosen.
+ * freed (up to a second), no second one is chosen, and none at all when
+ * free memory is above the min watermark again by the time it would
+ * choose within a second of the last kill (that victim's memory came
+ * back after this fault's allocation failed: the fault is retried).
  * Each RSS is read under its process's address-space lock, never under
  * proc_lock alone (which does not stop an munmap freeing tables).
  */
@@ -17,6 +20,7 @@
 #include "mm/as.h"
 #include "mm/pt/pgtable.h"
 #include "mm/fault.h"
+#include "mm/reclaim.h"
 #include "arch/x86_64/timer.h"
 
 /* Can p be chosen (alive, with user memory)? */
@@ -48,6 +52,16 @@ static bool victim_dying(void)
 			return true;
 	}
 	return false;
+}
+
+/* The last victim's memory came back after this fault's allocation failed
+ * (free frames above the min watermark within OOM_WAIT_NS of the kill):
+ * retry, do not choose again. Asked after victim_dying, which sees a victim
+ * gone only once its frames are free. Bounded in time, so an allocation
+ * that fails for another reason (a larger block) still ends in a kill. */
+static bool victim_memory_back(void)
+{
+	return clock_ns() - atomic_load(&last_kill_ns) < OOM_WAIT_NS && reclaim_above_min();
 }
 
 /* p's RSS in pages, or 0 when it cannot be chosen (proc_lock and its
@@ -107,7 +121,7 @@ void oom_kill_for_fault(uint64_t addr, uint64_t rip)
 		proc_die(SIGKILL, "out of memory on page fault", addr, rip);
 	}
 	struct proc *v = victim_still_there(pid);
-	if (victim_dying() || (pid && !v)) {
+	if (victim_dying() || (pid && !v) || victim_memory_back()) {
 		spin_unlock(&proc_lock);
 		sched_yield();        /* let the victim exit (or memory settle), then retry */
 		return;

@@ -204,6 +204,11 @@ void reclaim_if_low(void)
 		reclaim_lazyfree(short_of(reclaim_low));
 }
 
+bool reclaim_above_min(void)
+{
+	return atomic_load(&mm_stats.free) > reclaim_min;
+}
+
 bool reclaim_direct(void)
 {
 	uint64_t want = short_of(reclaim_high);

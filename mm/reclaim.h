@@ -67,6 +67,12 @@ void reclaim_if_low(void);
  * anything (retry), false if nothing is reclaimable (OOM). */
 bool reclaim_direct(void);
 
+/* Are free frames above the min watermark? The OOM killer's last look
+ * before it chooses (as Linux's last-second allocation): a victim killed
+ * earlier may have freed its memory since the fault's allocation failed,
+ * and the fault should then just be retried. Reads a counter only. */
+bool reclaim_above_min(void);
+
 /* Scan lazy-free pages oldest first until `want` frames were discarded or
  * the list is empty. Returns the frames discarded. */
 uint64_t reclaim_lazyfree(uint64_t want);
