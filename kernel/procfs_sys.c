@@ -15,7 +15,7 @@
 #include "arch/x86_64/percpu.h"
 #include "mm/fault.h"
 #include "mm/pt/share.h"
-#include "mm/lazyfree.h"
+#include "mm/pt/lazyfree_rec.h"
 #include "mm/memstat.h"
 #include "mm/frame/phasetime.h"
 #include "mm/ptshare.h"

@@ -35,7 +35,7 @@
 #include "mm/pt/tlb.h"
 #include "mm/ptshare.h"
 #include "mm/pt/share.h"
-#include "mm/lazyfree.h"
+#include "mm/pt/lazyfree_rec.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"

@@ -4,7 +4,7 @@
 #include "mm/pt/share.h"
 #include "mm/as.h"
 #include "mm/fault.h"
-#include "mm/lazyfree.h"
+#include "mm/pt/lazyfree_rec.h"
 #include "mm/memstat.h"
 #include "mm/frame/page.h"
 #include "mm/pt/pgtable.h"

@@ -4,7 +4,7 @@
 #include "mm/as.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
-#include "mm/lazyfree.h"
+#include "mm/pt/lazyfree_rec.h"
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
 #include "mm/pt/walk.h"

@@ -1,6 +1,6 @@
 /* mm/reclaim.c -- the reclaimer of lazy-free pages (see mm/reclaim.h). */
 #include "mm/reclaim.h"
-#include "mm/lazyfree.h"
+#include "mm/pt/lazyfree_rec.h"
 #include "mm/frame/page.h"
 #include "mm/pt/ptpage.h"
 #include "mm/pt/tlb.h"

@@ -2,7 +2,7 @@
  * functions through which every entry write passes (see mm/pt/ptpage.h). */
 #include "mm/pt/ptpage.h"
 #include "mm/frame/buddy.h"
-#include "mm/lazyfree.h"
+#include "mm/pt/lazyfree_rec.h"
 #include "mm/frame/phasetime.h"
 #include "mm/pt/pgtable.h"
 #include "arch/x86_64/memlayout.h"

@@ -137,7 +137,7 @@ pte_t *pt_root(struct pagetable *pgt);
 /* Write leaf entry *ep (mapping va at level) of pgt, keeping the present
  * count of its table. Panics if the table is shared (unshare first). An
  * entry that stops being a page's lazy-free mapping drops its record
- * (mm/lazyfree.h). */
+ * (mm/pt/lazyfree_rec.h). */
 void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e);
 
 /* The read-modify-writes of a live leaf, atomic against the MMUs of all
