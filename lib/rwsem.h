@@ -9,6 +9,8 @@
  *
  *   down_read   -----> [ readers = 3, writer = no ] <----- up_read
  *   down_write  -----> waits until readers = 0, then writer = me
+ *   (no writer holding or waiting: one atomic add each way, nothing else
+ *   shared is touched)
  *
  * Who sleeps and who wakes is the scheduler's business: kernel/sched.c
  * registers rwsem_sleep_hook / rwsem_wake_hook / rwsem_self_hook at boot.
@@ -47,16 +49,28 @@ struct sleep_locks_held {
 	uint8_t n[SLEEP_RANK_COUNT];
 };
 
+/* The lock's state is one word, so that the common case -- a reader
+ * with no writer holding or waiting, every page fault -- takes and drops
+ * it with one atomic instruction each (as Linux's rwsem fast paths); the
+ * spinlock lk serializes only the slow paths (waiting and waking):
+ *
+ *   count:  bits 0..31   readers holding it        (RWSEM_READER each)
+ *           bit 32       a writer holds it         (RWSEM_WRITER)
+ *           bits 33..63  writers waiting           (RWSEM_WAITING each)
+ */
+#define RWSEM_READER   1ULL
+#define RWSEM_READERS  0xffffffffULL
+#define RWSEM_WRITER   (1ULL << 32)
+#define RWSEM_WAITING  (1ULL << 33)
+
 struct rwsem {
-	struct spinlock lk;       /* guards the fields below */
-	int readers;              /* holders for reading */
-	int writers_waiting;      /* down_write callers asleep */
+	struct spinlock lk;       /* the slow paths: a sleeper checks and sleeps under it */
+	uint64_t count;           /* the state above (atomic) */
 	const void *writer;       /* the holder for writing (rwsem_self), or NULL */
 	const char *name;
 	uint8_t rank;             /* enum sleep_rank */
 };
 
-/* Set up l (named for panics, ranked for lockdep). */
 void rwsem_init(struct rwsem *l, const char *name, enum sleep_rank rank);
 
 void down_read(struct rwsem *l);
@@ -73,7 +87,7 @@ bool rwsem_is_write_locked_by_me(const struct rwsem *l);
 /* Is it held at all (a snapshot)? */
 static inline bool rwsem_is_locked(const struct rwsem *l)
 {
-	return l->writer || __atomic_load_n(&l->readers, __ATOMIC_RELAXED);
+	return __atomic_load_n(&l->count, __ATOMIC_RELAXED) & (RWSEM_READERS | RWSEM_WRITER);
 }
 
 /* The scheduler's part: sleep on chan releasing lk (retaken on return),
