@@ -62,47 +62,65 @@ static void put_frame(paddr_t pa)
 
 /* ---- the point lookup ---------------------------------------------------- */
 
-struct at_arg {
-	pte_t *ep;
-	int level;
-};
-
-/* Every entry on the way down (present or not): the last is the deepest. */
-static int at_entry(struct walk *w)
+/* One loop down the levels, as xv6's walk(): no callbacks, so the lookup of
+ * every page fault costs four entry reads (the range walker's per-level
+ * calls cost more than the rest of a read fault under TCG). The entry of
+ * va at `level` (or a large leaf above) in *ep, the entry pointing at its
+ * table in *parent (NULL at the top); pgt_walk's results. */
+static int descend(struct pagetable *pgt, vaddr_t va, int level, unsigned flags,
+		   pte_t **ep, pte_t **parent)
 {
-	struct at_arg *a = w->arg;
-	a->ep = w->ep;
-	a->level = w->level;
-	return 0;
-}
-
-static const struct walk_ops at_ops = {
-	.pml4e = at_entry, .pdpte = at_entry, .pde = at_entry, .pte = at_entry,
-	.hole = at_entry,
-};
-
-/* The same, making shared tables private on the way down (PGT_WALK_UNSHARE). */
-static const struct walk_ops at_unshare_ops = {
-	.pml4e = at_entry, .pdpte = at_entry, .pde = at_entry, .pte = at_entry,
-	.hole = at_entry, .shared = walk_unshare,
-};
-
-int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t **ep)
-{
-	struct at_arg a = { 0 };
-	struct walk w = { .ops = flags & PGT_WALK_UNSHARE ? &at_unshare_ops : &at_ops, .pgt = pgt,
-			  .arg = &a, .leaf_level = level, .alloc = flags & PGT_WALK_ALLOC };
-	vaddr_t page = ALIGN_DOWN(va, PAGE_SIZE);
+	pte_t *table = pt_root(pgt), *up = NULL;
 	*ep = NULL;
 	if (va_canonical(va) != va)   /* user-supplied addresses end up here */
 		return 0;
-	int r = walk_range(&w, page, page + PAGE_SIZE);
-	if (r < 0)
-		return r;
-	if (a.level != level && !pte_is_leaf(pte_read(a.ep), a.level))
-		return 0;   /* a hole above level */
-	*ep = a.ep;
-	return a.level;
+	for (int l = PGL_PML4;; l--) {
+		pte_t *at = &table[pgl_index(va, l)];
+		pte_t e = pte_read(at);
+		if (!pte_mapped(e) && l > level && (flags & PGT_WALK_ALLOC)) {
+			if (!pt_table_alloc(pgt, at, l, va))
+				return -ENOMEM;
+			e = pte_read(at);   /* ours, or the one another CPU linked first */
+		}
+		if (l == level || (pte_mapped(e) && pte_is_leaf(e, l))) {
+			*ep = at, *parent = up;
+			return l;
+		}
+		if (!pte_mapped(e))
+			return 0;   /* a hole above level */
+		if ((flags & PGT_WALK_UNSHARE) && (l == PGL_PD || l == PGL_PDPT) &&
+		    pt_needs_unshare(e, va)) {
+			int r = table_unshare(pgt, at, l, va);
+			if (r < 0)
+				return r;
+			e = pte_read(at);
+		}
+		up = at;
+		table = P2V(pte_addr(e));
+	}
+}
+
+int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t **ep)
+{
+	pte_t *parent;
+	return descend(pgt, va, level, flags, ep, &parent);
+}
+
+int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
+{
+	pte_t *ep, *pde;
+	int level = descend(pgt, va, PGL_PT, PGT_WALK_ALLOC | PGT_WALK_UNSHARE, &ep, &pde);
+	if (level != PGL_PT)
+		return level < 0 ? level : -EEXIST;   /* a large page maps it */
+	struct page *pt = ptpage_of(ep);
+	spin_lock(pt_lock(pt));
+	/* another thread may have mapped the page, or replaced the PT page (a
+	 * text table published meanwhile: the caller's retry finds the new one) */
+	int r = pte_mapped(pte_read(ep)) || pte_addr(pte_read(pde)) != page_to_pa(pt) ? -EEXIST : 0;
+	if (r == 0)
+		pt_set_leaf(pgt, va, ep, PGL_PT, pte_make(pa, pgt_prot_bits(va, prot)));
+	spin_unlock(pt_lock(pt));
+	return r;
 }
 
 /* pgt_lookup, unsharing on the way down with PGT_WALK_UNSHARE: 1, 0 or -ENOMEM. */

@@ -2,7 +2,9 @@
  * (struct pagetable), each operation written once on the walker (mm/pt/walk.h):
  *
  *   mm/pt/pgtable.c       create, destroy, activate, RSS; the point lookup
- *                      pgt_walk and pgt_lookup; protection -> entry bits
+ *                      pgt_walk and pgt_lookup (one loop down the levels)
+ *                      and a fault's one-page map on it (pgt_map_fault);
+ *                      protection -> entry bits
  *   mm/pt/pgtable_edit.c  map, unmap, protect, replace, unshare (ranges)
  *   mm/pt/pgtable_copy.c  fork's copies of a range: copy-on-write, eager
  *

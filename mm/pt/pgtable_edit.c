@@ -118,7 +118,6 @@ struct map_arg {
 	vaddr_t va;     /* start of the range */
 	paddr_t pa;     /* frame of va */
 	pte_t bits;
-	bool may_exist; /* pgt_map_fault: another CPU may have mapped it */
 };
 
 static int map_hole(struct walk *w)
@@ -131,8 +130,6 @@ static int map_hole(struct walk *w)
 
 static int map_present(struct walk *w)
 {
-	if (pte_is_leaf(pte_read(w->ep), w->level) && ((struct map_arg *)w->arg)->may_exist)
-		return -EEXIST;
 	if (pte_is_leaf(pte_read(w->ep), w->level))
 		panic("pgt_map: va %#lx is already mapped (entry %#lx)", w->va,
 		      pte_read(w->ep));
@@ -159,14 +156,6 @@ int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigne
 		tlb_end(&b);
 	}
 	return r;
-}
-
-int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
-{
-	struct map_arg a = { .va = va, .pa = pa, .bits = pgt_prot_bits(va, prot),
-			     .may_exist = true };
-	struct walk w = { .ops = &map_ops, .pgt = pgt, .arg = &a, .alloc = true };
-	return walk_range(&w, va, va + PAGE_SIZE);   /* one page: nothing to undo */
 }
 
 /* ---- protect ---- */

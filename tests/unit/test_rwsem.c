@@ -86,12 +86,52 @@ START_TEST(test_reader_not_last_wakes_nobody)
 {
 	down_read(&lock);
 	down_read(&lock);
-	lock.writers_waiting = 1;      /* as a writer asleep would have left it */
+	lock.count += RWSEM_WAITING;   /* as a writer asleep would have left it */
 	up_read(&lock);
 	ck_assert_int_eq(wakes, 0);
 	up_read(&lock);
 	ck_assert_int_eq(wakes, 1);
-	lock.writers_waiting = 0;
+	lock.count -= RWSEM_WAITING;
+}
+END_TEST
+
+static void writer_stops_waiting(void)
+{
+	lock.count -= RWSEM_WAITING;   /* it took the lock and let it go */
+}
+
+/* Writers are preferred: once one waits, a new reader sleeps behind it
+ * (the fast path must not let it in), and gets in once it is gone. */
+START_TEST(test_waiting_writer_blocks_new_reader)
+{
+	lock.count += RWSEM_WAITING;
+	while_asleep = writer_stops_waiting;
+	down_read(&lock);
+	ck_assert_int_eq(sleeps, 1);
+	ck_assert(rwsem_is_locked(&lock));
+	up_read(&lock);
+	ck_assert(!rwsem_is_locked(&lock));
+	ck_assert_int_eq(lock.count, 0);
+}
+END_TEST
+
+/* The trylock takes only a free lock; the writer excludes readers and
+ * wakes whoever waits when it leaves. */
+START_TEST(test_trylock_and_writer)
+{
+	down_read(&lock);
+	ck_assert(!down_write_trylock(&lock));
+	up_read(&lock);
+	ck_assert(down_write_trylock(&lock));
+	ck_assert(rwsem_is_write_locked_by_me(&lock));
+	ck_assert_uint_eq(lock.count, RWSEM_WRITER);
+	up_write(&lock);
+	ck_assert_int_eq(wakes, 1);
+	ck_assert_uint_eq(lock.count, 0);
+	down_write(&lock);
+	ck_assert_int_eq(sleeps, 0);
+	up_write(&lock);
+	ck_assert_uint_eq(lock.count, 0);
 }
 END_TEST
 
@@ -102,5 +142,7 @@ int main(void)
 	tcase_add_test(tc, test_reader_alone_wakes_nobody);
 	tcase_add_test(tc, test_last_reader_wakes_waiting_writer);
 	tcase_add_test(tc, test_reader_not_last_wakes_nobody);
+	tcase_add_test(tc, test_waiting_writer_blocks_new_reader);
+	tcase_add_test(tc, test_trylock_and_writer);
 	return host_run_suite(s);
 }
