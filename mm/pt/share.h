@@ -11,9 +11,10 @@
  *
  * Both PD entries lose their write bit, so any write through them faults.
  * Before ANY leaf entry of a shared PT changes (write fault, munmap,
- * mprotect, madvise, brk, exec/exit teardown, copyout), the walker calls
- * pt_unshare() -- the one choke point (walk_unshare, the walk_ops.shared
- * of every walk that changes leaves, mm/pt/walk.h):
+ * mprotect, madvise, brk, exec/exit teardown, copyout), table_unshare()
+ * runs pt_unshare() -- the one choke point, reached from walk_unshare (the
+ * walk_ops.shared of every walk that changes leaves, mm/pt/walk.h) and from
+ * the point lookup pgt_walk(PGT_WALK_UNSHARE) (a fault's look-up and install):
  *   share 1: give the PD entry its write bit back;
  *   share > 1: copy the PT page, take a reference on each mapped frame,
  *   write-protect the private entries in both copies (they become
