@@ -1,7 +1,7 @@
 /* kernel/main.c -- kmain(): bring the machine up in order, then run the
  * in-kernel tests or start user space. */
 #include "kernel/fault_signal.h"
-#include "kernel/bench_bootmode.h"
+#include "kernel/forkbench/bootmode.h"
 #include "arch/x86_64/bootinfo.h"
 #include "lib/cmdline.h"
 #include "kernel/tty.h"

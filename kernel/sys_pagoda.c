@@ -5,12 +5,12 @@
  *   pagoda_meminfo(m)         system-wide memory counters
  *   pagoda_procinfo(i, p)     the i-th live process, for ps
  *   pagoda_vmcheck()          run the VM invariant checker (mm/ptshare_check.h)
- *   pagoda_forkbench(req, r)  the in-kernel fork benchmark (kernel/forkbench_measure.h)
+ *   pagoda_forkbench(req, r)  the in-kernel fork benchmark (kernel/forkbench/measure.h)
  *   pagoda_pttree(pid, ...)   a process's page-table pages (mm/pt/pttree.h)
  */
 #include "kernel/syscall.h"
 #include "lib/errno.h"
-#include "kernel/forkbench_measure.h"
+#include "kernel/forkbench/measure.h"
 #include "kernel/proc.h"
 #include "lib/string.h"
 #include "mm/as.h"

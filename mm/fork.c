@@ -2,7 +2,7 @@
  *
  * Three strategies (enum fork_strategy in mm/as.h), one VMA at a time:
  *
- * Eager copy (FORK_COPY, only for measuring, kernel/forkbench_measure.c): the
+ * Eager copy (FORK_COPY, only for measuring, kernel/forkbench/measure.c): the
  * child gets a new frame with a copy of every private page; no COW on either
  * side. Its cost grows with the memory touched, and frames are copied.
  *

@@ -7,7 +7,7 @@
  * 1,4,16,64,256,1024 MiB; sizes that do not fit in free memory are skipped)
  * under each fork strategy, and prints the kernel's results exactly as
  * bench=fork does: BENCH lines for tools/bench/bench.py, then a table
- * (kernel/forkbench_format.c prints both, here through printf). Exit status 0,
+ * (kernel/forkbench/format.c prints both, here through printf). Exit status 0,
  * 1 if a run's check failed, 2 for bad arguments or a failed call. */
 #include <errno.h>
 #include <stdio.h>

@@ -75,8 +75,8 @@ $(ROOTFS)/bin/%: $$(call user_objs,$$*) $(LIBC_DEPS) | $(call deps,build newlib)
 	$(call say,ULD,$@)$(PAGODA_CC) -o $@ $(call user_objs,$*)
 
 # kforkbench prints with the kernel's own code for the fork benchmark's text
-# (kernel/forkbench_format.c), so bench=fork and the shell print the same.
-$(B)/user/shared/forkbench_format.o: kernel/forkbench_format.c $(LIBC_DEPS) | $(call deps,build newlib)
+# (kernel/forkbench/format.c), so bench=fork and the shell print the same.
+$(B)/user/shared/forkbench_format.o: kernel/forkbench/format.c $(LIBC_DEPS) | $(call deps,build newlib)
 	@mkdir -p $(dir $@)
 	$(call say,UCC,$<)$(PAGODA_CC) $(USER_CFLAGS) -I. -MMD -MP -c $< -o $@
 $(ROOTFS)/bin/kforkbench: $(B)/user/kforkbench.o $(B)/user/shared/forkbench_format.o $(LIBC_DEPS) \

@@ -30,7 +30,7 @@ PV_ARGS = ["--only", "lat_syscall,lat_proc"]
 PURGE_ARGS = ["--only", "mallocbench,ebizzy", "--args", "ebizzy=-m,malloc"]
 
 # What init runs in a bench=fork boot: only reached when the kernel ignored
-# bench=fork (it runs its benchmark, kernel/bench_bootmode.c, and exits QEMU).
+# bench=fork (it runs its benchmark, kernel/forkbench/bootmode.c, and exits QEMU).
 KFORK_FALLBACK = ["--init", "echo BENCHSTART kfork; echo BENCHPROG kfork; "
                   "echo BENCHFAIL kfork the kernel ignored bench=fork; echo BENCHDONE"]
 

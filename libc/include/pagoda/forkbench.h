@@ -12,7 +12,7 @@
  *   It runs inside the call: about 100 s for 1..1024 MiB under QEMU TCG,
  *   during which no other process runs.
  *   The same code runs at boot with the kernel option bench=fork
- *   (kernel/bench_bootmode.c); /bin/kforkbench is its user front end.
+ *   (kernel/forkbench/bootmode.c); /bin/kforkbench is its user front end.
  *
  *   Returns 0 (some cells may still be PAGODA_FB_SKIPPED: not enough free
  *   memory for that size and strategy), or -1 with errno EINVAL (nsizes 0 or
@@ -27,7 +27,7 @@
  *   share  page-table pages shared (ptshare=fork/all's fork)
  *   sharepd  page-directory pages shared where a 1 GiB allows (ptshare=pd's fork)
  *
- * Text form (kernel/forkbench_format.c, shared by the kernel and kforkbench),
+ * Text form (kernel/forkbench/format.c, shared by the kernel and kforkbench),
  * the suite protocol of tools/bench/bench.py, times in microseconds:
  *   BENCH kfork <strategy>_<N>M us median=.. min=.. max=.. runs=..   fork+exit
  *   BENCH kfork_fork ...   BENCH kfork_exit ...   (each half alone)
@@ -89,7 +89,7 @@ struct pagoda_forkbench_result {
 	struct pagoda_forkbench_cell cell[PAGODA_FB_MAX_SIZES][PAGODA_FB_NSTRATEGIES];
 };
 
-/* ---- text form (kernel/forkbench_format.c) ---- */
+/* ---- text form (kernel/forkbench/format.c) ---- */
 
 /* printf-like output: printk in the kernel, printf in user space. */
 typedef int (*pagoda_fb_print_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

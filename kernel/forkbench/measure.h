@@ -1,7 +1,7 @@
-/* kernel/forkbench_measure.h -- the in-kernel fork benchmark: time duplicating and
+/* kernel/forkbench/measure.h -- the in-kernel fork benchmark: time duplicating and
  * tearing down address spaces of given sizes under each fork strategy
  * (request, results and their text form: libc/include/pagoda/forkbench.h).
- * Used by the bench=fork boot mode (kernel/bench_bootmode.c) and by the
+ * Used by the bench=fork boot mode (kernel/forkbench/bootmode.c) and by the
  * pagoda_forkbench system call (kernel/sys_pagoda.c). */
 #ifndef KERNEL_FORKBENCH_MEASURE_H
 #define KERNEL_FORKBENCH_MEASURE_H

@@ -1,4 +1,4 @@
-/* kernel/forkbench_format.c -- the fork benchmark's text form: size lists in,
+/* kernel/forkbench/format.c -- the fork benchmark's text form: size lists in,
  * BENCH lines and tables out (contracts in libc/include/pagoda/forkbench.h).
  * Compiled into the kernel (bench=fork) AND into /bin/kforkbench (user.mk),
  * so both print exactly the same thing: it uses nothing but the output

@@ -1,9 +1,9 @@
-/* kernel/bench_bootmode.c -- bench=fork: the fork benchmark from the kernel
- * command line (see kernel/bench_bootmode.h), before any user process runs. */
-#include "kernel/bench_bootmode.h"
+/* kernel/forkbench/bootmode.c -- bench=fork: the fork benchmark from the kernel
+ * command line (see kernel/forkbench/bootmode.h), before any user process runs. */
+#include "kernel/forkbench/bootmode.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
-#include "kernel/forkbench_measure.h"
+#include "kernel/forkbench/measure.h"
 #include "kernel/ktest.h"
 #include "lib/printk.h"
 #include "lib/string.h"

@@ -1,5 +1,5 @@
-/* kernel/forkbench_measure.c -- measuring fork strategies in the kernel (see
- * kernel/forkbench_measure.h). One parent per size, built once and reused by every
+/* kernel/forkbench/measure.c -- measuring fork strategies in the kernel (see
+ * kernel/forkbench/measure.h). One parent per size, built once and reused by every
  * strategy in the order copy, cow, share, sharepd (cow leaves the parent's
  * pages COW, share its PD entries and sharepd its PDPT entry
  * write-protected; the next strategy copes, as a second fork would). Each run:
@@ -11,7 +11,7 @@
  * fork = t1 - t0, exit = t3 - t2, both from the TSC. Nothing is timed while
  * checking. The parent lives in no process and is never loaded in CR3, so no
  * TLB flush is part of the numbers (a real fork flushes the parent's TLB). */
-#include "kernel/forkbench_measure.h"
+#include "kernel/forkbench/measure.h"
 #include "lib/errno.h"
 #include "lib/format.h"
 #include "lib/string.h"

@@ -1,5 +1,5 @@
-/* kernel/bench_bootmode.h -- kernel-run benchmarks chosen by bench= (today:
- * bench=fork, the fork benchmark of kernel/forkbench_measure.h). */
+/* kernel/forkbench/bootmode.h -- kernel-run benchmarks chosen by bench= (today:
+ * bench=fork, the fork benchmark of kernel/forkbench/measure.h). */
 #ifndef KERNEL_BENCH_BOOTMODE_H
 #define KERNEL_BENCH_BOOTMODE_H
 
