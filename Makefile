@@ -14,6 +14,8 @@
 #   make CROSS=x86_64-elf-   use a cross toolchain instead of the host gcc
 #   make PARAVIRT=0 B=build-nopv   a kernel whose pv_* wrappers are the native
 #                   instructions (no pv_ops calls; docs/pv-ops.md)
+#   make PHASETIME=1 B=build-phases   a kernel with the per-phase TSC counters
+#                   (mm/frame/phasetime.h; make bench-phases builds and boots it)
 
 CROSS    ?=
 CC       := $(CROSS)gcc
@@ -32,6 +34,7 @@ export CPUS
 CMDLINE  ?=
 B        := build
 PARAVIRT ?= 1
+PHASETIME ?= 0
 V        ?= 0
 ifeq ($(V),0)
 Q := @
@@ -55,7 +58,7 @@ KCFLAGS = -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse -mno-mmx \
 	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls -fno-strict-aliasing -fno-common \
-	-fcf-protection=none -fno-tree-loop-distribute-patterns -Wall -Wextra -Werror -I. -DPARAVIRT=$(PARAVIRT) $(EXTRA_KCFLAGS)
+	-fcf-protection=none -fno-tree-loop-distribute-patterns -Wall -Wextra -Werror -I. -DPARAVIRT=$(PARAVIRT) -DPHASETIME=$(PHASETIME) $(EXTRA_KCFLAGS)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-T linker.ld
 

@@ -98,7 +98,8 @@ void kmain(uint32_t magic, paddr_t info)
 	mm_init();
 	pv_init();          /* choose the pv_ops backend, patch call sites */
 	ptshare_set_mode(cmdline_get_or("ptshare", ptshare_mode_name()));   /* default: mm/ptshare.c */
-	phasetime_set(cmdline_has("phasetime"));   /* per-phase TSC counters, /proc/phasetime */
+	if (!phasetime_set(cmdline_has("phasetime")))   /* per-phase TSC counters, /proc/phasetime */
+		printk("phasetime: not in this kernel (make bench-phases builds one with PHASETIME=1)\n");
 	printk("mm: page-table sharing: ptshare=%s\n", ptshare_mode_name());
 	syscall_init();
 	syscall_table_init();

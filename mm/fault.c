@@ -137,6 +137,8 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa, pte_t e)
 {
 	struct page *old = pa_to_page(pa), *copy;
+	if (!old)
+		return -EFAULT;   /* a COW entry maps a frame of the database: a bug */
 	stat_inc(&fault_stats.cow);
 	/* The last sharer keeps its frame: the entry's reference stays (no
 	 * second one, which pv=checked would see on a writable entry). Its

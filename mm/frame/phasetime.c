@@ -1,7 +1,9 @@
 /* mm/frame/phasetime.c -- per-phase TSC counters (see mm/frame/phasetime.h). */
 #include "mm/frame/phasetime.h"
 
+#if PHASETIME
 bool phasetime_on;
+#endif
 struct phase_stat phase_stats[PH_COUNT];
 
 static const char *const phase_names[PH_COUNT] = {
@@ -37,9 +39,14 @@ static struct {
 	unsigned left[2];
 } after_fork;
 
-void phasetime_set(bool on)
+bool phasetime_set(bool on)
 {
+#if PHASETIME
 	phasetime_on = on;
+	return true;
+#else
+	return !on;
+#endif
 }
 
 const char *phase_name(unsigned p)

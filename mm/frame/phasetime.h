@@ -1,8 +1,12 @@
 /* mm/frame/phasetime.h -- per-phase TSC cycle counters for fork, exit, wait and
  * page faults: where the time of those paths goes (issue 19).
  *
- * Off unless the kernel command line has `phasetime` (then every marked
- * phase costs two TSC reads; off, one predictable branch). Each phase adds
+ * Benchmark scaffolding, so it is compiled in only for benchmarks: a kernel
+ * built with PHASETIME=1 (make bench-phases builds one in build-phases/)
+ * has the counters, on with the kernel option `phasetime` (then every
+ * marked phase costs two TSC reads; off, one predictable branch); in every
+ * other kernel phase_begin and phase_end compile to nothing, `phasetime`
+ * says so at boot, and /proc/phasetime says "enabled 0". Each phase adds
  * its count and cycles to phase_stats[]; /proc/phasetime prints them
  * (kernel/procfs_sys.c) and user/bench/phases.c reads them before and after
  * a workload and prints the difference. Phases nest (fault contains
@@ -52,11 +56,20 @@ struct phase_stat {
 	uint64_t cycles;
 };
 
+#ifndef PHASETIME
+#define PHASETIME 0
+#endif
+
+#if PHASETIME
 extern bool phasetime_on;
+#else
+#define phasetime_on false   /* every `if (phasetime_on)` compiles away */
+#endif
 extern struct phase_stat phase_stats[PH_COUNT];
 
-/* Turn the counters on or off (kmain: the `phasetime` kernel option). */
-void phasetime_set(bool on);
+/* Turn the counters on or off (kmain: the `phasetime` kernel option); false
+ * if this kernel has none (built without PHASETIME=1). */
+bool phasetime_set(bool on);
 
 /* The name of phase p ("fault_vma"), "?" when out of range. */
 const char *phase_name(unsigned p);

@@ -124,12 +124,17 @@ bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user | $(call deps,build ne
 	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results \
 		--rounds $(or $(BENCH_ROUNDS),$(BENCH_LINUX_ROUNDS)) --ref linux $(BENCH_SYSTEMS)
 
-# Per-phase TSC counters of the kernel (mm/frame/phasetime.h) around user/bench/phases.
+# Per-phase TSC counters of the kernel (mm/frame/phasetime.h) around user/bench/phases:
+# on a kernel built with them (PHASETIME=1, in build-phases/; every other
+# kernel compiles them out), with the initrd of $(B).
 BENCH_PHASES_ARGS ?= --runs 5
-.PHONY: bench-phases
-bench-phases: bench-musl $(B)/kernel.elf user | $(call deps,build musl run)
+PHASES_B := build-phases
+.PHONY: bench-phases phases-kernel
+phases-kernel: | $(call deps,build)
+	$(Q)$(MAKE) --no-print-directory B=$(PHASES_B) PHASETIME=1 $(PHASES_B)/kernel.elf
+bench-phases: bench-musl phases-kernel user | $(call deps,build musl run)
 	$(Q)tools/bench/pagoda.sh prepare $(B) $(B)/bench/musl phases
-	$(Q)tools/bench/pagoda.sh boot $(B) $(BENCH_MEM) 'libc=phases phasetime' \
+	$(Q)PAGODA_KERNEL=$(PHASES_B)/kernel.elf tools/bench/pagoda.sh boot $(B) $(BENCH_MEM) 'libc=phases phasetime' \
 		--init '/bin/phases $(BENCH_PHASES_ARGS)' | tee $(B)/bench/phases.log | \
 		sed -n '/^bench  *metric/,$$p'
 

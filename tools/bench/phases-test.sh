@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/bench/phases-test.sh [BUILD] -- make test's check of the per-phase TSC
-# counters (mm/frame/phasetime.h, /proc/phasetime): boot Pagoda with `phasetime`,
+# counters (mm/frame/phasetime.h, /proc/phasetime): boot the kernel built with
+# them (PHASETIME=1, build-phases/) with `phasetime` and BUILD's initrd,
 # run user/bench/phases --quick (the static musl build) and check that every
 # workload reported its phases with the right COUNTS (one fork, one as_fork,
 # one batch of entry changes, one kernel stack taken and given back, one
@@ -14,8 +15,9 @@ cd "$(dirname "$0")/../.."
 build=${1:-${BUILD:-build}}
 out=$build/test/bench-phases
 mkdir -p "$out"
-make -s --no-print-directory B="$build" bench-musl
+make -s --no-print-directory B="$build" bench-musl phases-kernel
 tools/bench/pagoda.sh prepare "$build" "$build/bench/musl" phasetest
+PAGODA_KERNEL=build-phases/kernel.elf \
 timeout 120 tools/bench/pagoda.sh boot "$build" 256M 'libc=phasetest phasetime' --init \
 	'/bin/phases --quick && echo PHASES-OK' \
 	> "$out/console.log" || true

@@ -14,8 +14,9 @@
  * Metrics: phases_<workload> <phase> cycles, and <phase>_n (occurrences per
  * operation); and `op`: the TSC cycles of one whole operation as user space
  * sees it (rdtsc around the batch), so that what the phases leave out
- * (system call entry, scheduling, wake-ups, user code) shows. Without /proc/phasetime (Linux, or Pagoda booted without the
- * option) every workload is skipped (BENCHSKIP) and the exit status is 0.
+ * (system call entry, scheduling, wake-ups, user code) shows. Without /proc/phasetime (Linux, or a Pagoda kernel built
+ * without PHASETIME=1 or booted without the option) every workload is skipped
+ * (BENCHSKIP) and the exit status is 0.
  * Usage: phases [--quick] [--runs N] [MIB]
  */
 #include "bench_mem.h"
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
 	if (bench_quick())
 		big = 1 << 20;
 	if (snap(&names) < 0) {
-		const char *why = "no /proc/phasetime (Pagoda with the kernel option phasetime)";
+		const char *why = "no /proc/phasetime (Pagoda built with PHASETIME=1, make bench-phases, booted with phasetime)";
 		bench_skip("phases_fault", "fault", why);
 		bench_skip("phases_fault_read", "fault", why);
 		bench_skip("phases_fork", "fork", why);
