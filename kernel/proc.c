@@ -11,7 +11,7 @@
 #include "mm/frame/phasetime.h"
 #include "mm/uaccess.h"
 #include "mm/pt/kstack.h"
-#include "mm/ptshare_check.h"
+#include "mm/vmcheck.h"
 #include "lib/cmdline.h"
 #include "arch/x86_64/reset.h"
 #include "arch/x86_64/timer.h"
@@ -511,7 +511,7 @@ void proc_signal_all(int sig)
 
 static void vmcheck_one(struct addrspace *as, void *c)
 {
-	ptshare_check_add(c, as);
+	vmcheck_add(c, as);
 }
 
 /* Every address space, not only the processes': one that no process shows
@@ -521,13 +521,13 @@ static void vmcheck_one(struct addrspace *as, void *c)
  * counted them as too many: seen with the threaded sysfuzz). */
 int proc_vmcheck(void)
 {
-	struct ptshare_check c;
-	int r = ptshare_check_begin(&c);
+	struct vmcheck c;
+	int r = vmcheck_begin(&c);
 	if (r < 0)
 		return r;
 	sched_stop_others();   /* a consistent picture of every address space */
 	as_for_each(vmcheck_one, &c);
-	ptshare_check_finish(&c);
+	vmcheck_finish(&c);
 	sched_resume_others();
 	return 0;
 }

@@ -180,7 +180,7 @@ struct proc *proc_find(int pid);
 struct proc *proc_lock_memory(int pid, struct addrspace **asp);
 void proc_unlock_memory(struct addrspace *as);
 
-/* Run the VM invariant checker (mm/ptshare_check.h) over every address
+/* Run the VM invariant checker (mm/vmcheck.h) over every address
  * space (mm/as.h's as_for_each: the processes' and those no process shows
  * yet or any more), with the other CPUs stopped: 0, -ENOMEM, or a panic
  * naming what is wrong. With the `vmcheck` kernel option it also runs at

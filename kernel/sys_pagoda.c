@@ -4,7 +4,7 @@
  *   pagoda_vmquery(addr, q)   how one user address is mapped
  *   pagoda_meminfo(m)         system-wide memory counters
  *   pagoda_procinfo(i, p)     the i-th live process, for ps
- *   pagoda_vmcheck()          run the VM invariant checker (mm/ptshare_check.h)
+ *   pagoda_vmcheck()          run the VM invariant checker (mm/vmcheck.h)
  *   pagoda_forkbench(req, r)  the in-kernel fork benchmark (kernel/forkbench/measure.h)
  *   pagoda_pttree(pid, ...)   a process's page-table pages (mm/pt/pttree.h)
  */

@@ -69,7 +69,7 @@ void ptshare_text_release_unused(void);
 
 /* Call fn(pt, arg) for each published text PT page, under the text-share
  * lock (fn must not take it, nor allocate): the checker counts each
- * record's share (mm/ptshare_check.c). */
+ * record's share (mm/vmcheck.c). */
 void ptshare_text_for_each(void (*fn)(struct page *pt, void *arg), void *arg);
 
 /* Set the mode from the command line value ("off", "fork", "all", "pd"). */

@@ -34,7 +34,7 @@
  * pd_unshare first (copy the 512 PD entries, write-protected; each PT page
  * below gets one more sharer), then pt_unshare as above. Teardown of a
  * shared PD page drops one share: O(1), as cheap as its fork. Rule for the
- * checker (mm/ptshare_check.c): a table with share > 1 is reached only
+ * checker (mm/vmcheck.c): a table with share > 1 is reached only
  * through write-protected entries, so every entry below it is read-only to
  * all its sharers.
  */

@@ -13,7 +13,7 @@
 #include "mm/frame/page.h"
 #include "mm/pt/pgtable.h"
 #include "mm/ptshare.h"
-#include "mm/ptshare_check.h"
+#include "mm/vmcheck.h"
 #include "arch/x86_64/memlayout.h"
 
 #define BASE 0x10000000UL   /* 2 MiB aligned */
@@ -53,12 +53,12 @@ static uint64_t read_u64(struct addrspace *as, vaddr_t va)
 
 static void check_all(struct addrspace *a, struct addrspace *b)
 {
-	struct ptshare_check c;
-	KEXPECT_EQ(ptshare_check_begin(&c), 0);
-	ptshare_check_add(&c, a);
+	struct vmcheck c;
+	KEXPECT_EQ(vmcheck_begin(&c), 0);
+	vmcheck_add(&c, a);
 	if (b)
-		ptshare_check_add(&c, b);
-	ptshare_check_finish(&c);
+		vmcheck_add(&c, b);
+	vmcheck_finish(&c);
 }
 
 /* The frame mapping va in as (0 if none). */

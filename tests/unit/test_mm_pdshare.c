@@ -19,7 +19,7 @@
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
 #include "mm/ptshare.h"
-#include "mm/ptshare_check.h"
+#include "mm/vmcheck.h"
 #include "mm/pt/tlb.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
@@ -88,13 +88,13 @@ static void check_all4(struct pagetable *a, struct pagetable *b, struct pagetabl
 		       struct pagetable *d)
 {
 	struct pagetable *pgts[] = { a, b, c, d };
-	struct ptshare_check chk;
-	ck_assert_int_eq(ptshare_check_begin(&chk), 0);
+	struct vmcheck chk;
+	ck_assert_int_eq(vmcheck_begin(&chk), 0);
 	for (int i = 0; i < 4 && pgts[i]; i++) {
 		struct addrspace as = { .pgt = pgts[i] };
-		ptshare_check_add(&chk, &as);
+		vmcheck_add(&chk, &as);
 	}
-	ptshare_check_finish(&chk);
+	vmcheck_finish(&chk);
 }
 
 static void check_all(struct pagetable *a, struct pagetable *b, struct pagetable *c)

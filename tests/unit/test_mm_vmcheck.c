@@ -1,4 +1,4 @@
-/* tests/unit/test_mm_vmcheck.c -- the VM invariant checker (mm/ptshare_check.c)
+/* tests/unit/test_mm_vmcheck.c -- the VM invariant checker (mm/vmcheck.c)
  * on simulated RAM: a frame mapped 65,536 times and more (the zero page
  * after 256 MiB of reads) is counted, not wrapped; a private writable entry
  * to a frame with two references (broken copy-on-write) is caught. */
@@ -7,7 +7,7 @@
 #include "tests/unit/host_mm.h"
 #include "mm/as.h"
 #include "mm/pt/pgtable.h"
-#include "mm/ptshare_check.h"
+#include "mm/vmcheck.h"
 #include "arch/x86_64/memlayout.h"
 
 #define RAM MiB(64)
@@ -18,10 +18,10 @@ static void setup(void) { host_mm_setup(RAM, true); }
 /* Run the checker over one address space. */
 static void check_one(struct addrspace *as)
 {
-	struct ptshare_check c;
-	ck_assert_int_eq(ptshare_check_begin(&c), 0);
-	ptshare_check_add(&c, as);
-	ptshare_check_finish(&c);
+	struct vmcheck c;
+	ck_assert_int_eq(vmcheck_begin(&c), 0);
+	vmcheck_add(&c, as);
+	vmcheck_finish(&c);
 }
 
 /* A zero-page-like frame (PG_FILE, one reference of its own) mapped

@@ -1,7 +1,7 @@
-/* mm/ptshare_check.h -- the VM invariant checker over all address spaces.
+/* mm/vmcheck.h -- the VM invariant checker over all address spaces.
  *
- *   ptshare_check_begin(&c);  for each address space: ptshare_check_add(&c, as);
- *   ptshare_check_finish(&c);
+ *   vmcheck_begin(&c);  for each address space: vmcheck_add(&c, as);
+ *   vmcheck_finish(&c);
  *
  * checks, and panics naming the object on the first violation:
  *   - every table page is a live table of its level with an exact present
@@ -25,24 +25,24 @@
  *   - user mappings map only user frames (anonymous or file), never
  *     kernel or page-table frames.
  */
-#ifndef MM_PTSHARE_CHECK_H
-#define MM_PTSHARE_CHECK_H
+#ifndef MM_VMCHECK_H
+#define MM_VMCHECK_H
 
 #include "lib/types.h"
 
 struct addrspace;
 
-struct ptshare_check {
+struct vmcheck {
 	uint32_t *table_refs; /* per frame: entries pointing at it (PT, PD pages) */
 	uint32_t *maps;       /* per frame: entries mapping it (once per PT page) */
 	uint64_t spaces, pd_pages, pt_pages, frames;
 };
 
 /* 0, or -ENOMEM if the counters cannot be allocated. */
-int ptshare_check_begin(struct ptshare_check *c);
-void ptshare_check_add(struct ptshare_check *c, struct addrspace *as);
+int vmcheck_begin(struct vmcheck *c);
+void vmcheck_add(struct vmcheck *c, struct addrspace *as);
 
 /* Compare the counts with the frame database; then free the counters. */
-void ptshare_check_finish(struct ptshare_check *c);
+void vmcheck_finish(struct vmcheck *c);
 
 #endif

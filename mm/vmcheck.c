@@ -1,5 +1,5 @@
-/* mm/ptshare_check.c -- the VM invariant checker (see mm/ptshare_check.h). */
-#include "mm/ptshare_check.h"
+/* mm/vmcheck.c -- the VM invariant checker (see mm/vmcheck.h). */
+#include "mm/vmcheck.h"
 #include "mm/as.h"
 #include "mm/ptshare.h"
 #include "mm/frame/kmalloc.h"
@@ -12,9 +12,9 @@
 #include "lib/errno.h"
 #include "lib/printk.h"
 
-int ptshare_check_begin(struct ptshare_check *c)
+int vmcheck_begin(struct vmcheck *c)
 {
-	*c = (struct ptshare_check){ 0 };
+	*c = (struct vmcheck){ 0 };
 	c->table_refs = kzalloc(max_pfn * sizeof(uint32_t));
 	c->maps = kzalloc(max_pfn * sizeof(uint32_t));
 	if (!c->table_refs || !c->maps) {
@@ -29,7 +29,7 @@ int ptshare_check_begin(struct ptshare_check *c)
  * PT page; a private writable entry must map a frame nobody else maps, and
  * the PT page's zero count (RSS leaves those out) must be its entries
  * mapping the zero page. */
-static void count_pt_entries(struct ptshare_check *c, struct page *pt, vaddr_t base)
+static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 {
 	const pte_t *e = ptpage_entries(pt);
 	unsigned zero = 0;
@@ -58,7 +58,7 @@ static void count_pt_entries(struct ptshare_check *c, struct page *pt, vaddr_t b
  * seen (count its entries then, once however many entries point at it). */
 static bool check_table_entry(struct walk *w, const char *what)
 {
-	struct ptshare_check *c = w->arg;
+	struct vmcheck *c = w->arg;
 	pte_t e = pte_read(w->ep);
 	struct page *t = pa_to_page(pte_addr(e));
 	if (ptpage_shared(t) && pte_writable(e))
@@ -69,7 +69,7 @@ static bool check_table_entry(struct walk *w, const char *what)
 
 static int check_pde(struct walk *w)
 {
-	struct ptshare_check *c = w->arg;
+	struct vmcheck *c = w->arg;
 	if (check_table_entry(w, "PD")) {
 		c->pt_pages++;
 		count_pt_entries(c, pa_to_page(pte_addr(pte_read(w->ep))),
@@ -82,7 +82,7 @@ static int check_pde(struct walk *w)
  * count towards its share. */
 static int check_pdpte(struct walk *w)
 {
-	struct ptshare_check *c = w->arg;
+	struct vmcheck *c = w->arg;
 	if (pte_huge(pte_read(w->ep)))
 		panic("vmcheck: va %#lx: a 1 GiB user page", w->va);
 	if (!check_table_entry(w, "PDPT"))
@@ -98,7 +98,7 @@ static const struct walk_ops check_pde_ops = { .pdpte = check_pdpte, .pde = chec
  * published text page's record's: one more pointer to it, and, the first
  * time it is seen, its entries (a PD page's PT pages, a PT page's frames;
  * where it was mapped is not known: base 0 in messages). */
-static void check_stale_table(struct ptshare_check *c, struct page *t)
+static void check_stale_table(struct vmcheck *c, struct page *t)
 {
 	if (c->table_refs[page_to_pa(t) >> PAGE_SHIFT]++ != 0)
 		return;
@@ -117,7 +117,7 @@ static void check_stale_table(struct ptshare_check *c, struct page *t)
 		}
 }
 
-void ptshare_check_add(struct ptshare_check *c, struct addrspace *as)
+void vmcheck_add(struct vmcheck *c, struct addrspace *as)
 {
 	pgt_check(as->pgt, 0, USER_TOP);
 	struct walk w = { .ops = &check_pde_ops, .pgt = as->pgt, .arg = c,
@@ -134,7 +134,7 @@ static void check_text_record(struct page *pt, void *c)
 	check_stale_table(c, pt);
 }
 
-void ptshare_check_finish(struct ptshare_check *c)
+void vmcheck_finish(struct vmcheck *c)
 {
 	ptshare_text_for_each(check_text_record, c);
 	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
