@@ -22,28 +22,15 @@ static uint64_t frame_mappers(paddr_t pa)
 	return n ? n : 1;
 }
 
-/* PSS of one PT page for one of the sharers of the PD page pd above it
- * (shared pd times by address spaces), in 2^-PSS_SHIFT pages. */
-static uint64_t pt_pss_frac(struct page *pt, const struct page *pd)
-{
-	const pte_t *e = ptpage_entries(pt);
-	uint64_t sum = 0;
-	for (int i = 0; i < PT_ENTRIES; i++) {
-		pte_t x = pte_read(&e[i]);
-		if (pte_mapped(x) && !pte_maps_zero(x))   /* PROT_NONE ones too */
-			sum += (1ULL << PSS_SHIFT) / frame_mappers(pte_addr(x));
-	}
-	return sum / (ptpage_sharers(pt) * ptpage_sharers(pd));
-}
-
-/* PD entry pointing at a PT page: account the whole PT page. */
+/* A PD entry: count the PT page it points at (a 2 MiB leaf is no table). */
 static int stat_pde(struct walk *w)
 {
 	struct as_memstat *st = w->arg;
-	struct page *pt = pa_to_page(pte_addr(pte_read(w->ep))), *pd = ptpage_of(w->ep);
+	pte_t e = pte_read(w->ep);
+	struct page *pt = pa_to_page(pte_addr(e)), *pd = ptpage_of(w->ep);
+	if (pte_huge(e) || !pt)
+		return 0;   /* (a table outside the frame database: vmcheck's to report) */
 	st->pt_pages++;
-	st->rss_pages += pt_resident(pt);
-	st->pss_frac += pt_pss_frac(pt, pd);
 	if (ptpage_sharers(pt) > 1 || ptpage_sharers(pd) > 1)
 		st->shared_pt_pages++;
 	return 0;
@@ -51,17 +38,24 @@ static int stat_pde(struct walk *w)
 
 static const struct walk_ops stat_ops = { .pde = stat_pde };
 
+/* RSS and PSS are smaps' (vma_memstat, summed over the VMAs): one
+ * computation for /proc, ps, the introspection calls and PssTotal. */
 void as_memstat(struct addrspace *as, struct as_memstat *st)
 {
+	struct vma_memstat sum = { 0 };
 	*st = (struct as_memstat){ 0 };
-	for (struct vma *v = as->vmas; v; v = v->next)
+	for (struct vma *v = as->vmas; v; v = v->next) {
 		st->vm_pages += (v->end - v->start) / PAGE_SIZE;
+		vma_memstat(as, v, &sum);
+	}
 	struct walk w = { .ops = &stat_ops, .pgt = as->pgt, .arg = st,
 			  .leaf_level = PGL_PD };
 	walk_range(&w, 0, USER_TOP);
+	st->rss_pages = vma_memstat_rss(&sum);
+	st->pss_frac = sum.pss;
 	st->pss_pages = (st->pss_frac + (1ULL << (PSS_SHIFT - 1))) >> PSS_SHIFT;
 	st->table_pages = as->pgt->nr_tables;
-	st->lazyfree_pages = lazyfree_count(as->pgt);
+	st->lazyfree_pages = sum.lazyfree;
 }
 
 /* ---- the distinct frames of a set of address spaces ---- */

@@ -1,13 +1,13 @@
 /* mm/memstat.h -- memory accounting per address space: RSS, PSS, page
- * tables (what ps, /proc and the OOM killer read).
+ * tables (what ps, /proc and the introspection calls read).
  *
- *   RSS  = sum over the PT pages p the PD entries point at of
- *          present(p) - zero(p)                         O(PT pages)
- *          (zero(p): entries mapping the shared zero page, which is not
- *          resident, as on Linux)
- *   PSS  = sum over the same PT pages p, over their present entries e
- *          (the zero page excluded), of
- *              1 / (share(p) x mappers(frame of e))     O(pages)
+ * One computation, page by page over each VMA (vma_memstat: smaps), and
+ * as_memstat sums it for a whole address space (status, statm, ps,
+ * pagoda_procinfo, PssTotal):
+ *   RSS  = present leaf entries, the shared zero page excluded (it is not
+ *          resident, as on Linux)                        O(pages)
+ *   PSS  = over the same entries e, of
+ *              1 / (share(PT page of e) x share(PD page above) x mappers(frame of e))
  *          where mappers(f) is the number of PT pages mapping frame f (its
  *          reference count less the one its file or object holds). A frame
  *          that two address spaces map after an unshare counts half to
@@ -15,6 +15,10 @@
  *          Kept in fixed point, units of 2^-PSS_SHIFT pages (Linux's
  *          PSS_SHIFT idea), so no sharer rounds to zero: the PSS of all
  *          processes adds up to the distinct frames they map.
+ * The OOM killer alone counts RSS per PT page instead (pgt_rss,
+ * mm/pt/pgtable.h: present(p) - zero(p) over the PT pages, O(PT pages)),
+ * because it measures every process while memory is short; the two agree
+ * (usertests rss_* and procfs_* compare them through /proc and ps).
  */
 #ifndef MM_MEMSTAT_H
 #define MM_MEMSTAT_H
@@ -28,18 +32,18 @@ struct vma;
 
 struct as_memstat {
 	uint64_t vm_pages;         /* sum of VMA sizes                  O(VMAs) */
-	uint64_t rss_pages;        /* resident pages reachable      O(PT pages) */
+	uint64_t rss_pages;        /* resident pages (vma_memstat's)   O(pages) */
 	uint64_t pss_frac;         /* proportional share, 2^-PSS_SHIFT pages
 	                              (see above)                      O(pages) */
 	uint64_t pss_pages;        /* pss_frac rounded to pages */
-	uint64_t lazyfree_pages;   /* present but MADV_FREE'd */
+	uint64_t lazyfree_pages;   /* present but MADV_FREE'd (smaps' LazyFree) */
 	uint64_t pt_pages;         /* PT (last-level) pages pointed at */
 	uint64_t shared_pt_pages;  /* of which reached by other address spaces too
 				      (PT page or PD page above it share > 1) */
 	uint64_t table_pages;      /* all user table pages (PDPT, PD, PT) */
 };
 
-/* Fill *st for as (every field; the cost is PSS's, O(pages)). */
+/* Fill *st for as (every field; O(pages)). */
 void as_memstat(struct addrspace *as, struct as_memstat *st);
 
 /* The distinct frames that a set of address spaces maps (the zero page

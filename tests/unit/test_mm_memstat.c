@@ -24,12 +24,17 @@ static struct page *new_anon(void)
 	return page_alloc(0, PA_ZERO | PA_ANON);
 }
 
+/* A private anonymous VMA over the test's four pages at UVA: as_memstat
+ * counts what VMAs map (smaps' computation). */
+static struct vma test_vma = { .start = UVA, .end = UVA + 4 * PAGE_SIZE,
+			       .prot = VM_READ | VM_WRITE, .flags = VM_ANON };
+
 START_TEST(test_zero_page_not_resident)
 {
 	struct page *zero = page_alloc(0, PA_ZERO | PA_FILE);   /* +1 held forever */
 	zero_frame_pa = page_to_pa(zero);
 	struct pagetable *pgt = pgt_create();
-	struct addrspace as = { .pgt = pgt };
+	struct addrspace as = { .pgt = pgt, .vmas = &test_vma };
 	struct as_memstat st;
 	for (int i = 0; i < 3; i++) {
 		page_get(zero);
@@ -56,7 +61,7 @@ END_TEST
 START_TEST(test_pss_halves_and_census)
 {
 	struct pagetable *a = pgt_create(), *b = pgt_create();
-	struct addrspace asa = { .pgt = a }, asb = { .pgt = b };
+	struct addrspace asa = { .pgt = a, .vmas = &test_vma }, asb = { .pgt = b, .vmas = &test_vma };
 	struct page *both = new_anon();
 	struct as_memstat sa, sb;
 	page_get(both);
