@@ -42,16 +42,6 @@ void lazyfree_rec_add(struct lazyfree_rec *r, struct pagetable *pgt, vaddr_t va)
 	lazyfree_stats.records++;
 }
 
-bool lazyfree_rec_set(struct lazyfree_rec *r, unsigned i)
-{
-	if (lazyfree_rec_test(r, i))
-		return false;
-	r->lazy[i / 64] |= 1UL << (i % 64);
-	r->npages++;
-	lazyfree_stats.pages++;
-	return true;
-}
-
 bool lazyfree_rec_clear(struct lazyfree_rec *r, unsigned i)
 {
 	if (!lazyfree_rec_test(r, i))

@@ -110,8 +110,16 @@ static inline bool lazyfree_rec_test(const struct lazyfree_rec *r, unsigned i)
 }
 
 /* Set bit i of r; true if it was clear (the page is newly counted;
- * lazyfree_lock held). */
-bool lazyfree_rec_set(struct lazyfree_rec *r, unsigned i);
+ * lazyfree_lock held). Inline: MADV_FREE marks page by page. */
+static inline bool lazyfree_rec_set(struct lazyfree_rec *r, unsigned i)
+{
+	if (lazyfree_rec_test(r, i))
+		return false;
+	r->lazy[i / 64] |= 1UL << (i % 64);
+	r->npages++;
+	lazyfree_stats.pages++;
+	return true;
+}
 
 /* Unlink record r (its pages stop counting), free it (lazyfree_lock held). */
 void lazyfree_drop(struct lazyfree_rec *r);
