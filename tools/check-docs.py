@@ -29,13 +29,26 @@ NAME_RE = re.compile(r"\b([a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])\b")
 SPAN_RE = re.compile(r"`([^`\n]+)`")
 
 
+SOURCE_SUFFIXES = (".c", ".h", ".asm", ".inc", ".py", ".sh", ".mk", ".txt", ".ld", ".gdb")
+
+
+def source_files():
+    """The tracked sources (git), or every source file outside build trees."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = [os.path.relpath(os.path.join(d, f), ROOT)
+               for d, dirs, files in os.walk(ROOT)
+               if not os.path.relpath(d, ROOT).startswith(("build", ".git"))
+               for f in files]
+    return [f for f in out if f.endswith(SOURCE_SUFFIXES) or os.path.basename(f) == "Makefile"]
+
+
 def source_text():
-    """Everything the names may be found in: the tracked sources."""
-    out = subprocess.run(["git", "ls-files", "*.c", "*.h", "*.asm", "*.inc", "*.py", "*.sh",
-                          "*.mk", "Makefile", "*.txt", "*.ld", "*.gdb"],
-                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    """Everything the names may be found in."""
     parts = []
-    for f in out.split():
+    for f in source_files():
         with open(os.path.join(ROOT, f), errors="replace") as fh:
             parts.append(fh.read())
     return "\n".join(parts)
