@@ -194,10 +194,11 @@ void procfs_show_lockstat(struct textbuf *tb)
 		  "contended", "cont/1e4", "wait-us", "max-us");
 	for (int r = 0; r < LOCK_RANK_COUNT; r++) {
 		const struct lock_class_stat *s = &lock_stats[r];
-		if (!s->acquired)
+		uint64_t acquired = lock_acquired(r);
+		if (!acquired)
 			continue;
-		tb_printf(tb, "%-12s %4d %12lu %10lu %9lu %12lu %10lu\n", s->name, r, s->acquired,
-			  s->contended, s->contended * 10000 / s->acquired,
+		tb_printf(tb, "%-12s %4d %12lu %10lu %9lu %12lu %10lu\n", s->name, r, acquired,
+			  s->contended, s->contended * 10000 / acquired,
 			  tsc_to_ns(s->wait_cycles) / 1000, tsc_to_ns(s->wait_max) / 1000);
 	}
 }

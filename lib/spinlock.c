@@ -103,13 +103,22 @@ static void wait_for(struct spinlock *l)
 		s->wait_max = waited;
 }
 
-/* l is ours: count it for its class. */
-static void count_acquired(const struct spinlock *l)
+/* l is ours: count it for its class, on this CPU (interrupts are off). */
+static void count_acquired(struct cpu *c, const struct spinlock *l)
 {
 	struct lock_class_stat *s = &lock_stats[l->rank];
 	if (!s->name)
 		s->name = l->name;
-	stat_inc(&s->acquired);
+	__atomic_store_n(&c->lock_acquired[l->rank], c->lock_acquired[l->rank] + 1,
+			 __ATOMIC_RELAXED);   /* read by lock_acquired on other CPUs */
+}
+
+uint64_t lock_acquired(int rank)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < ncpus; i++)
+		n += __atomic_load_n(&cpus[i].lock_acquired[rank], __ATOMIC_RELAXED);
+	return n;
 }
 
 void spin_lock(struct spinlock *l)
@@ -120,7 +129,7 @@ void spin_lock(struct spinlock *l)
 		check_order(c, l);
 	if (!try_take(l))
 		wait_for(l);
-	count_acquired(l);
+	count_acquired(c, l);
 	held(c, l);
 }
 
@@ -131,8 +140,9 @@ bool spin_trylock(struct spinlock *l)
 		pop_off();
 		return false;
 	}
-	count_acquired(l);
-	held(this_cpu(), l);
+	struct cpu *c = this_cpu();
+	count_acquired(c, l);
+	held(c, l);
 	return true;
 }
 

@@ -39,6 +39,7 @@ struct cpu {
 	bool intena;                 /* were interrupts on before the first? */
 	const struct spinlock *held[LOCKDEP_MAX_HELD];   /* locks it holds (lib/spinlock.c) */
 	int nheld;
+	uint64_t lock_acquired[LOCK_RANK_COUNT];   /* its acquisitions per lock class */
 	uint32_t apic_id;            /* its local APIC's id */
 	volatile bool online;        /* set by the CPU itself when it is up */
 	volatile uint64_t lapic_ticks;   /* local APIC timer interrupts taken */

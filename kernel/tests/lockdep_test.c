@@ -94,18 +94,18 @@ static void lockstat_body(void *arg)
 KTEST(lockdep, lockstat_counts_every_acquisition_and_wait)
 {
 	struct lock_class_stat *s = &lock_stats[LOCK_RANK_TEST_LOW];
-	uint64_t acquired = s->acquired, contended = s->contended, waited = s->wait_cycles;
+	uint64_t acquired = lock_acquired(LOCK_RANK_TEST_LOW), contended = s->contended, waited = s->wait_cycles;
 	section_overlaps = section_total = 0;
 	int cpus = ipi_call_here_too(~0UL, lockstat_body, NULL) + 1;
 	KEXPECT_EQ(section_total, (uint64_t)cpus * LOCKSTAT_ROUNDS);
 	KEXPECT_EQ(section_overlaps, 0);
-	KEXPECT_EQ(s->acquired - acquired, (uint64_t)cpus * LOCKSTAT_ROUNDS);
+	KEXPECT_EQ(lock_acquired(LOCK_RANK_TEST_LOW) - acquired, (uint64_t)cpus * LOCKSTAT_ROUNDS);
 	KEXPECT(spin_trylock(&low));
 	spin_unlock(&low);
-	KEXPECT_EQ(s->acquired - acquired, (uint64_t)cpus * LOCKSTAT_ROUNDS + 1);
+	KEXPECT_EQ(lock_acquired(LOCK_RANK_TEST_LOW) - acquired, (uint64_t)cpus * LOCKSTAT_ROUNDS + 1);
 	KEXPECT_EQ(s->name, low.name);
 	printk("lockstat: %d CPUs, %lu acquisitions, %lu contended, %lu cycles waited\n", cpus,
-	       s->acquired - acquired, s->contended - contended, s->wait_cycles - waited);
+	       lock_acquired(LOCK_RANK_TEST_LOW) - acquired, s->contended - contended, s->wait_cycles - waited);
 	if (cpus > 1) {
 		KEXPECT(s->contended > contended);
 		KEXPECT(s->wait_cycles > waited);
