@@ -8,7 +8,7 @@
  * after reclaim. Kill the process with the largest resident set (init only
  * when it is the only process with memory), with a console line naming the
  * victim, its RSS and the fault that asked, counted in
- * fault_stats.oom_kills. Returns when the faulting process should retry
+ * fault_stats_sum().oom_kills. Returns when the faulting process should retry
  * the access: the victim is another process (or an earlier victim is still
  * dying), and the CPU was given away so that it can exit; does not return
  * when the faulting process is the victim. */

@@ -90,7 +90,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 {
 	struct mm_meminfo m;
 	mm_meminfo(&m);
-	const struct fault_stats *f = &fault_stats;
+	const struct fault_stats fs = fault_stats_sum(), *f = &fs;
 	vmstat_line(tb, "nr_free_pages", m.free);
 	vmstat_line(tb, "nr_anon_pages", m.anon);
 	vmstat_line(tb, "nr_mapped", m.file_mapped);
@@ -106,7 +106,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 		    lazyfree_stats.discarded - reclaim_stats.background_discarded);
 	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
 	vmstat_line(tb, "pageoutrun", reclaim_stats.background_runs);
-	vmstat_line(tb, "oom_kill", fault_stats.oom_kills);
+	vmstat_line(tb, "oom_kill", f->oom_kills);
 	vmstat_line(tb, "nr_tlb_local_flush_all", tlb_stats.flush_full);
 	vmstat_line(tb, "nr_tlb_local_flush_one", tlb_stats.flush_one);
 	struct shootdown_stats sd;

@@ -30,8 +30,18 @@
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smp.h"
 
-struct fault_stats fault_stats;
+static struct fault_stats cpu_fault_stats[MAX_CPUS];   /* by this_cpu()->id */
+
+/* One more of `field` on this CPU: its own line, read by fault_stats_sum
+ * on any CPU (a relaxed store: never torn). A fault does not move to
+ * another CPU between finding its slot and counting (no preemption). */
+#define fault_count(field) do {                                              \
+		uint64_t *c_ = &cpu_fault_stats[this_cpu()->id].field;         \
+		__atomic_store_n(c_, *c_ + 1, __ATOMIC_RELAXED);               \
+	} while (0)
 
 /* The shared zero page: what a read of untouched private anonymous memory
  * maps, so that reading costs no frame; the first write copies (COW). Typed
@@ -78,7 +88,7 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	int r = v->obj->ops->get_page(v->obj, (v->obj_off + (va - v->start)) / PAGE_SIZE, &fp);
 	if (r < 0)
 		return r;
-	stat_inc(&fault_stats.file);
+	fault_count(file);
 	if (write && !(v->flags & VM_SHARED)) {
 		*pg = new_anon_frame(fp);       /* private copy right away */
 		page_put(fp);
@@ -109,13 +119,13 @@ static int anon_map_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool
 {
 	if (!write && zero_page) {
 		page_get(zero_page);
-		stat_inc(&fault_stats.zero_page);
+		fault_count(zero_page);
 		return map_frame(as, va, zero_page, vma_pgt_prot(v) | VM_FILE | VM_COW);
 	}
 	struct page *pg = new_anon_frame(NULL);
 	if (!pg)
 		return -ENOMEM;
-	stat_inc(&fault_stats.zero);
+	fault_count(zero);
 	return map_frame(as, va, pg, vma_pgt_prot(v));
 }
 
@@ -139,14 +149,14 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	struct page *old = pa_to_page(pa), *copy;
 	if (!old)
 		return -EFAULT;   /* a COW entry maps a frame of the database: a bug */
-	stat_inc(&fault_stats.cow);
+	fault_count(cow);
 	/* The last sharer keeps its frame: the entry's reference stays (no
 	 * second one, which pv=checked would see on a writable entry). Its
 	 * count cannot rise while the entry is unchanged: fork takes the
 	 * address space for writing, and the PT page is private. */
 	bool reuse = atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e);
 	if (reuse)
-		stat_inc(&fault_stats.cow_reuse);
+		fault_count(cow_reuse);
 	copy = reuse ? old : new_anon_frame(old == zero_page ? NULL : old);
 	if (!copy)
 		return -ENOMEM;
@@ -214,7 +224,7 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned fla
 	}
 	if (write && !pte_writable(e))
 		return -EFAULT;   /* VMA allows it but the entry does not: a bug */
-	stat_inc(&fault_stats.spurious);
+	fault_count(spurious);
 	return 0;   /* already fine (another path resolved it, stale TLB) */
 }
 
@@ -267,7 +277,7 @@ int fault_errno(enum fault_result r)
 
 void fault_count_oom_kill(void)
 {
-	stat_inc(&fault_stats.oom_kills);
+	fault_count(oom_kills);
 }
 
 /* as_fill of [start, end) clipped to VMA v. */
@@ -301,7 +311,24 @@ int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags
 	return 0;
 }
 
+struct fault_stats fault_stats_sum(void)
+{
+	struct fault_stats t = { 0 };
+	for (int i = 0; i < MAX_CPUS; i++) {
+		const struct fault_stats *c = &cpu_fault_stats[i];
+		t.zero += __atomic_load_n(&c->zero, __ATOMIC_RELAXED);
+		t.zero_page += __atomic_load_n(&c->zero_page, __ATOMIC_RELAXED);
+		t.file += __atomic_load_n(&c->file, __ATOMIC_RELAXED);
+		t.cow += __atomic_load_n(&c->cow, __ATOMIC_RELAXED);
+		t.cow_reuse += __atomic_load_n(&c->cow_reuse, __ATOMIC_RELAXED);
+		t.spurious += __atomic_load_n(&c->spurious, __ATOMIC_RELAXED);
+		t.oom_kills += __atomic_load_n(&c->oom_kills, __ATOMIC_RELAXED);
+	}
+	return t;
+}
+
 uint64_t fault_stats_total(void)
 {
-	return fault_stats.zero + fault_stats.zero_page + fault_stats.file + fault_stats.cow;
+	struct fault_stats t = fault_stats_sum();
+	return t.zero + t.zero_page + t.file + t.cow;
 }

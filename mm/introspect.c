@@ -91,12 +91,13 @@ _Static_assert(PSS_SHIFT == PAGODA_PSS_SHIFT, "one fixed point for PSS");
 static void fill_events(struct pagoda_meminfo *m)
 {
 	m->page_faults = fault_stats_total();
-	m->cow_faults = fault_stats.cow;
+	struct fault_stats fs = fault_stats_sum();
+	m->cow_faults = fs.cow;
 	m->tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
 	m->pglazyfree = lazyfree_stats.marked;
 	m->pglazyfreed = lazyfree_stats.discarded;
 	m->reclaim_scans = reclaim_stats.scans;
-	m->oom_kills = fault_stats.oom_kills;
+	m->oom_kills = fs.oom_kills;
 	m->fork_shared_pt = ptshare_stats.fork_shared;
 	m->fork_shared_pd = ptshare_stats.fork_shared_pd;
 	m->text_shared_pt = ptshare_stats.text_attached;

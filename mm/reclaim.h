@@ -26,7 +26,7 @@
  * normal anonymous memory again. A written page is never lost.
  * If nothing is reclaimable the allocation fails: a user page fault then
  * kills the process with the largest RSS (kernel/oom.c, counted in
- * fault_stats.oom_kills) and retries, a system call returns -ENOMEM. The
+ * fault_stats_sum().oom_kills) and retries, a system call returns -ENOMEM. The
  * kernel never panics for it.
  */
 #ifndef MM_RECLAIM_H

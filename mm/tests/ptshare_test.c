@@ -85,10 +85,10 @@ static void fork_and_write(enum fork_strategy s)
 	/* only the eager copy gives the child frames of its own */
 	KEXPECT_EQ(frame_at(p, BASE) == frame_at(c, BASE), s != FORK_COPY);
 	check_all(p, c);
-	uint64_t cow0 = fault_stats.cow;
+	uint64_t cow0 = fault_stats_sum().cow;
 	uint64_t child_val = 0x1234;
 	KEXPECT_EQ(as_write(c, BASE + PAGE_SIZE, &child_val, sizeof(child_val)), 0);
-	KEXPECT_EQ(fault_stats.cow == cow0, s == FORK_COPY);   /* copy: no COW fault */
+	KEXPECT_EQ(fault_stats_sum().cow == cow0, s == FORK_COPY);   /* copy: no COW fault */
 	KEXPECT(pt_of(p, BASE) != pt_of(c, BASE));
 	KEXPECT_EQ(read_u64(c, BASE + PAGE_SIZE), 0x1234);
 	KEXPECT_EQ(read_u64(p, BASE + PAGE_SIZE), BASE + PAGE_SIZE);
