@@ -313,17 +313,13 @@ int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags
 
 struct fault_stats fault_stats_sum(void)
 {
+	enum { N = sizeof(struct fault_stats) / sizeof(uint64_t) };   /* every field a count */
 	struct fault_stats t = { 0 };
-	for (int i = 0; i < MAX_CPUS; i++) {
-		const struct fault_stats *c = &cpu_fault_stats[i];
-		t.zero += __atomic_load_n(&c->zero, __ATOMIC_RELAXED);
-		t.zero_page += __atomic_load_n(&c->zero_page, __ATOMIC_RELAXED);
-		t.file += __atomic_load_n(&c->file, __ATOMIC_RELAXED);
-		t.cow += __atomic_load_n(&c->cow, __ATOMIC_RELAXED);
-		t.cow_reuse += __atomic_load_n(&c->cow_reuse, __ATOMIC_RELAXED);
-		t.spurious += __atomic_load_n(&c->spurious, __ATOMIC_RELAXED);
-		t.oom_kills += __atomic_load_n(&c->oom_kills, __ATOMIC_RELAXED);
-	}
+	uint64_t *sum = (uint64_t *)&t;
+	for (int i = 0; i < MAX_CPUS; i++)
+		for (int f = 0; f < N; f++)
+			sum[f] += __atomic_load_n((const uint64_t *)&cpu_fault_stats[i] + f,
+						  __ATOMIC_RELAXED);
 	return t;
 }
 

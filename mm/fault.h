@@ -48,7 +48,7 @@ int as_populate(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags
  * else -EFAULT (Linux: a copy past a file's end is -EFAULT too). */
 int fault_errno(enum fault_result r);
 
-struct fault_stats {
+struct fault_stats {          /* only uint64_t counts: fault_stats_sum adds them as an array */
 	uint64_t zero;        /* demand-zero pages */
 	uint64_t zero_page;   /* reads that mapped the shared zero page */
 	uint64_t file;        /* file pages mapped */

@@ -125,19 +125,6 @@ bool lazyfree_counted(const struct pagetable *pgt, vaddr_t va)
 	return counted;
 }
 
-uint64_t lazyfree_count(const struct pagetable *pgt)
-{
-	uint64_t n = 0;
-	spin_lock(&lazyfree_lock);
-	list_for_each(it, &lazyfree_list) {
-		struct lazyfree_rec *r = list_entry(it, struct lazyfree_rec, link);
-		if (r->pgt == pgt)
-			n += r->npages;
-	}
-	spin_unlock(&lazyfree_lock);
-	return n;
-}
-
 /* ---- the invariant ---- */
 
 static int check_pte(struct walk *w)

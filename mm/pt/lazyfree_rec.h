@@ -130,9 +130,6 @@ bool lazyfree_rec_clear(struct lazyfree_rec *r, unsigned i);
 /* Is the page of pgt at va counted lazy-free (its record's bit set)? */
 bool lazyfree_counted(const struct pagetable *pgt, vaddr_t va);
 
-/* Pages counted lazy-free in pgt (ps: LazyFree per process). */
-uint64_t lazyfree_count(const struct pagetable *pgt);
-
 /* Check the invariant above for every record (panics naming the first bad
  * one); returns the number of pages counted. */
 uint64_t lazyfree_check(void);
