@@ -27,6 +27,11 @@ Cell = collections.namedtuple("Cell", "median min max runs unit")
 LMBENCH = [("null call", "lat_syscall", "null"), ("null I/O", "lat_syscall", "null_io"),
            ("fork proc", "lat_proc", "fork"), ("exec proc", "lat_proc", "exec"),
            ("sh proc", "lat_proc", "sh")]
+# lat_pagefault: 4 KiB faults on every kernel (MADV_NOHUGEPAGE), then the
+# kernel's default page size (Linux's transparent huge pages; user/bench/lat_pagefault.c).
+PAGEFAULT = [("write fault", "lat_pagefault", "write"), ("read fault", "lat_pagefault", "read"),
+             ("write fault thp", "lat_pagefault", "write_thp"),
+             ("read fault thp", "lat_pagefault", "read_thp")]
 EBIZZY_MODES = ["malloc", "mmap", "free", "dontneed"]
 EBIZZY = [("user s", "ebizzy", "{g}_user"), ("system s", "ebizzy", "{g}_sys"),
           ("wall s", "ebizzy", "{g}_wall"), ("records/s", "ebizzy", "{g}_rate")]
@@ -100,6 +105,7 @@ TARGETS = [
     Target("exec proc / linux", ("lat_proc", "exec"), None, 0.5, True),
     Target("sh proc / linux", ("lat_proc", "sh"), None, 0.5, True),
     Target("write fault / linux", ("lat_pagefault", "write"), None, 0.4, True),
+    Target("read fault / linux", ("lat_pagefault", "read"), None, 1.0, True),
     Target("fork 1 GiB / linux", ("forkrss", "fork_1024M"), None, 0.05, True),
     Target("fork 1 GiB / fork 0 MiB", ("forkrss", "fork_1024M"), ("forkrss", "fork_0M"), 1.1,
            False),
@@ -172,8 +178,7 @@ TABLES = [
           "(±: (max-min)/2 as % of median)",
           lambda d: (LMBENCH[:2] + [("read", "lat_syscall", "read"),
                                     ("write", "lat_syscall", "write")] + LMBENCH[2:] +
-                     [(m + " fault", "lat_pagefault", m) for m in ("write", "read")] +
-                     metric_items("madvbench", d, prefix="madv ") +
+                     PAGEFAULT + metric_items("madvbench", d, prefix="madv ") +
                      metric_items("mallocbench", d, prefix="malloc "))),
     Table("targets", "Issue 19's targets: ratios against Linux (the same binaries) and "
           "within each column", TARGETS, layout="targets", columns="^linux$|^pagoda",
@@ -189,8 +194,7 @@ TABLES = [
           waits="Pagoda columns ptshare=off/fork/all"),
     Table("ptshare_micro", "Page-table sharing: system call, page fault and madvise "
           "microseconds per operation (±: (max-min)/2 as % of median)",
-          lambda d: (LMBENCH[:2] + [(m + " fault", "lat_pagefault", m) for m in ("write", "read")]
-                     + metric_items("madvbench", d, prefix="madv ")),
+          lambda d: (LMBENCH[:2] + PAGEFAULT[:2] + metric_items("madvbench", d, prefix="madv ")),
           columns="ptshare=", waits="Pagoda columns ptshare=off/fork/all"),
     Table("ptshare_pages", "Page-table pages in use, shared and saved with N shells "
           "running; RSS and PSS summed over the shells (seed 003)",

@@ -192,6 +192,7 @@ def check_full(out):
 LINUX_SIDE = {  # (bench, metric): (linux, pagoda libc=musl); newlib: musl * 2
     ("lat_proc", "fork"): (1000, 400), ("lat_proc", "exec"): (2000, 1200),
     ("lat_proc", "sh"): (4000, 1000), ("lat_pagefault", "write"): (10, 5),
+    ("lat_pagefault", "read"): (2.5, 2), ("lat_pagefault", "read_thp"): (1.25, 2),
     ("forkrss", "fork_0M"): (700, 300), ("forkrss", "fork_1024M"): (7000, 320),
     ("madvbench", "cycle_free"): (90, 33), ("madvbench", "cycle_keep"): (30, 30),
 }
@@ -214,6 +215,8 @@ def check_linux(out):
     want = {("fork proc / linux", "pagoda libc=musl"): "0.4 ok",
             ("exec proc / linux", "pagoda libc=musl"): "0.6 MISSED",
             ("write fault / linux", "pagoda libc=musl"): "0.5 MISSED",
+            ("read fault / linux", "pagoda libc=musl"): "0.8 ok",
+            ("read fault / linux", "pagoda libc=newlib"): "1.6 MISSED",
             ("fork 1 GiB / linux", "pagoda libc=musl"): "0.0457 ok",
             ("fork 1 GiB / fork 0 MiB", "pagoda libc=musl"): "1.07 ok",
             ("fork 1 GiB / fork 0 MiB", "linux"): "10 MISSED",
@@ -227,6 +230,8 @@ def check_linux(out):
                % (row, col, v, sec))
     expect(cell(out, "side", "fork proc", "pagoda libc=musl / linux") == "0.4",
            "side ratio against linux")
+    expect(cell(out, "side", "read fault thp", "pagoda libc=musl / linux") == "1.6",
+           "side: the default-page-size read fault on its own row")
     if shutil.which("gnuplot"):
         dat = open(os.path.join(out, "forkrss.dat")).readline()
         expect(all('"%s"' % c in dat for c in columns), "forkrss plot has every column: " + dat)
