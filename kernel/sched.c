@@ -12,6 +12,7 @@
 #include "lib/atomic.h"
 #include "lib/printk.h"
 #include "lib/rwsem.h"
+#include "lib/wait.h"
 #include "mm/as.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
@@ -50,8 +51,8 @@ static struct sleep_locks_held *current_sleep_locks(void)
 	return current_proc() ? &current_proc()->sleep_locks : NULL;
 }
 
-/* A sleeping lock's wait: sleep, or spin where there is no process. */
-static void rwsem_wait(const void *chan, struct spinlock *lk)
+/* lib/wait.h's wait: sleep, or spin where there is no process. */
+static void wait_sleep(const void *chan, struct spinlock *lk)
 {
 	if (current_proc()) {
 		sleep_on(chan, lk);
@@ -435,8 +436,8 @@ void sched_init(void)
 	timer_tick_hook = sched_tick;
 	lapic_tick_hook = sched_cpu_tick;
 	user_return_hook = sched_user_return;
-	rwsem_sleep_hook = rwsem_wait;
-	rwsem_wake_hook = wakeup;
+	wait_sleep_hook = wait_sleep;
+	wait_wake_hook = wakeup;
 	rwsem_self_hook = current_task;
 	rwsem_held_hook = current_sleep_locks;
 }

@@ -1,9 +1,8 @@
 /* lib/rwsem.c -- the sleeping reader/writer lock (see lib/rwsem.h). */
 #include "lib/rwsem.h"
 #include "lib/printk.h"
+#include "lib/wait.h"
 
-void (*rwsem_sleep_hook)(const void *chan, struct spinlock *lk);
-void (*rwsem_wake_hook)(const void *chan);
 const void *(*rwsem_self_hook)(void);
 struct sleep_locks_held *(*rwsem_held_hook)(void);
 
@@ -58,19 +57,12 @@ static const void *self(void)
 /* Wait for l to change (l->lk held; it is held again on return). */
 static void wait(struct rwsem *l)
 {
-	if (rwsem_sleep_hook) {
-		rwsem_sleep_hook(l, &l->lk);
-		return;
-	}
-	spin_unlock(&l->lk);
-	spin_relax();
-	spin_lock(&l->lk);
+	wait_on(l, &l->lk);
 }
 
 static void wake(struct rwsem *l)
 {
-	if (rwsem_wake_hook)
-		rwsem_wake_hook(l);
+	wait_wake(l);
 }
 
 /* Sleeping with a spinlock held would switch with it held. */

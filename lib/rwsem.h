@@ -12,9 +12,9 @@
  *   (no writer holding or waiting: one atomic add each way, nothing else
  *   shared is touched)
  *
- * Who sleeps and who wakes is the scheduler's business: kernel/sched.c
- * registers rwsem_sleep_hook / rwsem_wake_hook / rwsem_self_hook at boot.
- * Before that (early boot, host unit tests) a contended lock spins.
+ * A contended lock waits with lib/wait.h (sleeping through the scheduler,
+ * or spinning where there is no task); kernel/sched.c registers
+ * rwsem_self_hook, the running task, at boot.
  *
  * Lock order: every sleeping lock has a rank (enum sleep_rank), and a task
  * takes them in increasing rank: one of a lower rank while it holds one of
@@ -90,10 +90,7 @@ static inline bool rwsem_is_locked(const struct rwsem *l)
 	return __atomic_load_n(&l->count, __ATOMIC_RELAXED) & (RWSEM_READERS | RWSEM_WRITER);
 }
 
-/* The scheduler's part: sleep on chan releasing lk (retaken on return),
- * wake every sleeper on chan, and name the running task. */
-extern void (*rwsem_sleep_hook)(const void *chan, struct spinlock *lk);
-extern void (*rwsem_wake_hook)(const void *chan);
+/* The scheduler's part: name the running task. */
 /* The running task's record of held sleeping locks (NULL: none yet). */
 extern struct sleep_locks_held *(*rwsem_held_hook)(void);
 extern const void *(*rwsem_self_hook)(void);

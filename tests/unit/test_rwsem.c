@@ -4,6 +4,7 @@
  * then re-checks, as a woken sleeper would. */
 #include <check.h>
 #include "lib/rwsem.h"
+#include "lib/wait.h"
 #include "tests/unit/host_mm.h"
 
 static struct rwsem lock;
@@ -33,16 +34,16 @@ static void setup(void)
 {
 	host_mm_setup(1 << 20, false);
 	rwsem_init(&lock, "test", SLEEP_RANK_TEST_LOW);
-	rwsem_wake_hook = count_wake;
-	rwsem_sleep_hook = fake_sleep;
+	wait_wake_hook = count_wake;
+	wait_sleep_hook = fake_sleep;
 	wakes = sleeps = 0;
 	while_asleep = NULL;
 }
 
 static void teardown(void)
 {
-	rwsem_wake_hook = NULL;
-	rwsem_sleep_hook = NULL;
+	wait_wake_hook = NULL;
+	wait_sleep_hook = NULL;
 	host_mm_teardown();
 }
 

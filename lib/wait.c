@@ -1,0 +1,22 @@
+/* lib/wait.c -- waiting for an event (see lib/wait.h). */
+#include "lib/wait.h"
+
+void (*wait_sleep_hook)(const void *chan, struct spinlock *lk);
+void (*wait_wake_hook)(const void *chan);
+
+void wait_on(const void *chan, struct spinlock *lk)
+{
+	if (wait_sleep_hook) {
+		wait_sleep_hook(chan, lk);
+		return;
+	}
+	spin_unlock(lk);
+	spin_relax();
+	spin_lock(lk);
+}
+
+void wait_wake(const void *chan)
+{
+	if (wait_wake_hook)
+		wait_wake_hook(chan);
+}
