@@ -19,6 +19,8 @@
 #include "mm/mm.h"
 #include "mm/ptshare.h"
 #include "kernel/reclaimd.h"
+#include "drivers/pci.h"
+#include "drivers/virtio/virtio_blk.h"
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/vga.h"
 #include "arch/x86_64/fpu.h"
@@ -111,6 +113,8 @@ void kmain(uint32_t magic, paddr_t info)
 	if (kstack_set_pool(KSTACK_POOL) < 0)   /* after the idle stacks: they stay */
 		panic("kmain: no memory for the pool of %d kernel stacks", KSTACK_POOL);
 	reclaimd_start();   /* kreclaimd: memory kept free from outside allocations */
+	pci_scan();
+	virtio_blk_probe(); /* the disks: /dev/vda, vdb, ... */
 	irq_enable();
 
 	if (cmdline_has("test"))

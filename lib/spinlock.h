@@ -32,6 +32,8 @@ enum lock_rank {
 	LOCK_RANK_FDTABLE = 12,   /* one descriptor table's slots (kernel/thread.h) */
 	LOCK_RANK_RWSEM = 14,     /* a sleeping lock's own guard (lib/rwsem.c) */
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
+	LOCK_RANK_BLK_QUEUE = 16, /* one disk's request queue (drivers/virtio/virtio_blk.c) */
+	LOCK_RANK_BLK_DONE = 17,  /* block requests' completion (drivers/block/blkdev.c): wakes take proc_lock */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
 	LOCK_RANK_AS_LIST = 22,   /* the list of every address space (mm/as.c) */
@@ -46,6 +48,7 @@ enum lock_rank {
 	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/pt/kstack.c) */
 	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/frame/buddy.c) */
 	LOCK_RANK_FRAMES = 70,    /* the buddy free lists (mm/frame/buddy.c) */
+	LOCK_RANK_PCI_CFG = 80,   /* the PCI configuration ports (arch/x86_64/pci_cfg.c) */
 	LOCK_RANK_TEST_LOW = 90,  /* the lockdep tests' own locks */
 	LOCK_RANK_TEST_HIGH = 91,
 	LOCK_RANK_COUNT = 92,     /* one past the highest rank */

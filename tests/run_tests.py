@@ -21,6 +21,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+import disks  # noqa: E402
 import driver  # noqa: E402
 
 results = []   # (name, ok, detail)
@@ -85,8 +86,12 @@ def run_suite(build, row):
     name, cmdline, mem, expect = row[:4]
     timeout = int(row[4]) if len(row) > 4 and row[4] else 180
     cpus = row[5] if len(row) > 5 and row[5] else None
+    disk_spec = row[6] if len(row) > 6 else ""
     iso = make_iso(build, name, cmdline)
-    res = driver.run_qemu(iso, mem=mem, timeout=timeout, cpus=cpus)
+    extra = disks.prepare(build, name, disk_spec) if disk_spec else []
+    res = driver.run_qemu(iso, mem=mem, timeout=timeout, cpus=cpus, extra=extra)
+    if disk_spec:
+        res.tests += disks.verify(build, name, res.log)
     with open(os.path.join(build, "test", name + ".log"), "w") as f:
         f.write(res.log)
     return name, expect, res

@@ -12,6 +12,10 @@ The kernel's source folders are layers, lowest first; each calls only down:
     mm/         address spaces: VMAs, faults, fork, madvise, mprotect,
                 mremap, text-sharing policy, lazy free, reclaim (and, to
                 come, the page cache's mapping side, the reverse map, swap)
+    drivers/    devices: the PCI bus, virtio, the block layer and its
+                disks (they allocate frames and wait with lib/wait.h; the
+                file systems above them and the page cache in mm reach
+                them through a block device's or a file's ops, never by name)
     kernel/     processes, files, syscalls, /proc, the test harness
 
 A file may include headers of its own layer and of layers below it, plus the
@@ -39,7 +43,7 @@ import subprocess
 import sys
 
 LAYERS = [("lib/", 0), ("arch/", 1), ("mm/frame/", 2), ("mm/pt/", 3), ("mm/", 4),
-          ("kernel/", 5)]
+          ("drivers/", 5), ("kernel/", 6)]
 ABI = "libc/include/pagoda/"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 HOOK_DECL = re.compile(r'^\s*extern\b[^;(]*\(\s*\*\s*(\w+)\s*\)\s*\(')

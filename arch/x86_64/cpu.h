@@ -53,6 +53,13 @@ static inline void outl(uint16_t port, uint32_t v)
 	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 static inline void io_wait(void)
 {
 	outb(0x80, 0);

@@ -44,6 +44,13 @@ void lapic_timer_start(unsigned hz);
 struct trapframe;
 extern void (*lapic_tick_hook)(struct trapframe *tf);
 
+/* The address a device writes to interrupt the CPU with APIC id dest (an
+ * MSI or MSI-X message; its data is the vector: fixed, edge). */
+static inline uint64_t lapic_msi_address(uint32_t dest)
+{
+	return 0xfee00000u | dest << 12;
+}
+
 /* Send a fixed interrupt with vector to the CPU with APIC id dest. */
 void lapic_send_ipi(uint32_t dest, uint8_t vector);
 

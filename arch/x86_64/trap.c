@@ -88,6 +88,17 @@ void vector_register(int vec, irq_handler_t h)
 	vector_handlers[vec] = h;
 }
 
+int vector_alloc(irq_handler_t h)
+{
+	for (int v = T_DEVICE_FIRST; v <= T_DEVICE_LAST; v++) {
+		irq_handler_t none = NULL;
+		if (__atomic_compare_exchange_n(&vector_handlers[v], &none, h, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return v;
+	}
+	return -1;
+}
+
 void trapframe_print(const struct trapframe *tf)
 {
 	printk("  rip %016lx  cs %04lx  rflags %016lx\n", tf->rip, tf->cs, tf->rflags);

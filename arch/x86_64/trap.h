@@ -92,6 +92,14 @@ void irq_register(int irq, irq_handler_t h);
  * timer); the dispatcher sends the EOI before calling it. */
 void vector_register(int vec, irq_handler_t h);
 
+/* The vectors a device's message-signalled interrupts (MSI-X) may use. */
+#define T_DEVICE_FIRST 0x30
+#define T_DEVICE_LAST 0xdf
+
+/* A free vector in [T_DEVICE_FIRST, T_DEVICE_LAST] with h installed, or -1
+ * when all are taken. Any CPU, any time (vectors are never given back). */
+int vector_alloc(irq_handler_t h);
+
 /* Hook for page faults: returns true if handled (mm/ installs it). */
 typedef bool (*pf_handler_t)(struct trapframe *tf, uint64_t addr);
 extern pf_handler_t page_fault_hook;

@@ -9,6 +9,7 @@
 #include "lib/printk.h"
 
 static uint64_t dmap_page;
+static paddr_t dmap_end;           /* the direct map covers [0, dmap_end) */
 
 /* An absent direct-map entry at the leaf level: one large page. */
 static int dmap_hole(struct walk *w)
@@ -40,6 +41,7 @@ void kvm_build(const struct kvm_layout *l)
 		panic("kvm: no memory for the kernel PML4");
 	dmap_page = pgl_entry_size(l->page1g ? PGL_PDPT : PGL_PD);
 	uint64_t dmap_len = MIN(ALIGN_UP(l->dmap_end, dmap_page), DIRECT_MAP_MAX);
+	dmap_end = dmap_len;
 	struct walk w = { .ops = &dmap_ops, .pgt = &kernel_pgt, .alloc = true,
 			  .leaf_level = l->page1g ? PGL_PDPT : PGL_PD };
 	if (walk_range(&w, DIRECT_MAP_BASE, DIRECT_MAP_BASE + dmap_len) < 0)
@@ -58,6 +60,11 @@ void kvm_build(const struct kvm_layout *l)
 			panic("kvm: out of memory mapping the kernel image");
 	}
 	pgt_freeze_kernel_half(true);
+}
+
+bool kvm_dmap_covers(paddr_t end)
+{
+	return end <= dmap_end;
 }
 
 uint64_t kvm_dmap_page_size(void)

@@ -29,6 +29,10 @@ struct kvm_layout {
  * load it: pgt_activate(&kernel_pgt). */
 void kvm_build(const struct kvm_layout *l);
 
+/* Does the direct map reach physical [0, end)? (RAM and, as it covers at
+ * least 4 GiB, the devices' memory below 4 GiB.) */
+bool kvm_dmap_covers(paddr_t end);
+
 /* Bytes of one direct-map page of RAM (after kvm_build; PAGE_SIZE after
  * kvm_dmap_split). */
 uint64_t kvm_dmap_page_size(void);

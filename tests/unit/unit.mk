@@ -17,6 +17,7 @@ UNIT_SRCS_cmdline := lib/cmdline.c lib/string.c
 -include mm/mm-unit.mk
 UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/pt/ptwrite_check.c
 UNIT_SRCS_rwsem := $(MM_HOST_SRCS) lib/rwsem.c lib/wait.c
+UNIT_SRCS_virtqueue := drivers/virtio/virtqueue.c
 
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/test_%)

@@ -1,0 +1,67 @@
+"""tests/qemu/disks.py -- the virtio disks of a QEMU test run.
+
+A suite of tests/suites.txt may name disks in its seventh column, e.g.
+"vda:16M vdb:16M:ro": NAME:SIZE[:ro] each, attached in that order (so the
+kernel names them vda, vdb, ... as Linux would). Each is a fresh raw image
+in the build's test folder whose every 512-byte sector starts with
+"PAGODA SECTOR <n>\\n" (8 digits, the rest zeros), so the kernel's tests
+know what a read must return. The first disk is a modern-only virtio-blk
+device (PCI id 1af4:1042), the others transitional (1af4:1001): the driver
+must take both.
+
+After the run, every line "KTEST DISK-WROTE NAME FIRST COUNT" the kernel
+printed is checked against the image: sectors FIRST.. hold "PAGODA WROTE
+<n>\\n", i.e. the writes reached the disk file, not only the guest.
+"""
+import os
+import re
+
+SECTOR = 512
+WROTE = re.compile(r"KTEST DISK-WROTE (\w+) (\d+) (\d+)")
+
+
+def parse(spec):
+    """[(name, bytes, readonly)] of a disks column."""
+    out = []
+    for d in spec.split():
+        parts = d.split(":")
+        size = parts[1].upper()
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[size[-1]]
+        out.append((parts[0], int(size[:-1]) * mult, "ro" in parts[2:]))
+    return out
+
+
+def sector(n, what=b"SECTOR"):
+    head = b"PAGODA %s %08d\n" % (what, n)
+    return head + bytes(SECTOR - len(head))
+
+
+def image_path(build, suite, name):
+    return os.path.join(build, "test", "%s-%s.img" % (suite, name))
+
+
+def prepare(build, suite, spec):
+    """Make the images; QEMU's arguments that attach them."""
+    args = []
+    for i, (name, size, ro) in enumerate(parse(spec)):
+        path = image_path(build, suite, name)
+        with open(path, "wb") as f:
+            f.write(b"".join(sector(n) for n in range(size // SECTOR)))
+        args += ["-drive", "file=%s,if=none,format=raw,id=%s%s" % (path, name, ",readonly=on" if ro else ""),
+                 "-device", "virtio-blk-pci,drive=%s%s" % (name, ",disable-legacy=on" if i == 0 else "")]
+    return args
+
+
+def verify(build, suite, log):
+    """[(test name, ok, detail)] for each DISK-WROTE line of the log."""
+    results = []
+    for name, first, count in WROTE.findall(log):
+        first, count = int(first), int(count)
+        with open(image_path(build, suite, name), "rb") as f:
+            f.seek(first * SECTOR)
+            data = f.read(count * SECTOR)
+        want = b"".join(sector(n, b"WROTE") for n in range(first, first + count))
+        bad = [first + i for i in range(count) if data[i * SECTOR:(i + 1) * SECTOR] != want[i * SECTOR:(i + 1) * SECTOR]]
+        results.append(("disk-%s-%d" % (name, first), not bad,
+                        "" if not bad else "sectors not in the image file: %s" % bad[:8]))
+    return results
