@@ -12,3 +12,4 @@ UNIT_SRCS_mm_memstat := $(MM_HOST_SRCS) mm/memstat.c mm/shm.c mm/vmobject.c
 UNIT_SRCS_mm_vmcheck := $(MM_HOST_SRCS) mm/vmcheck.c
 UNIT_SRCS_mm_pdshare := $(MM_HOST_SRCS) mm/vmcheck.c mm/memstat.c mm/shm.c mm/vmobject.c
 UNIT_SRCS_mm_vma := $(MM_HOST_SRCS) mm/vma.c mm/vmobject.c
+UNIT_SRCS_mm_pagecache := $(MM_HOST_SRCS) mm/pagecache.c lib/wait.c

@@ -29,6 +29,8 @@
  *   link      free list of the buddy allocator, kmalloc partial list.
  *   ptl       page-table page: the lock of its entries (in link's place:
  *             a table page is on no list).
+ *   cache     page of a page cache (PG_FILE, mm/pagecache.h): its index and
+ *             state (up to date, dirty, being read, being written back).
  *   lazy      anonymous page given up with MADV_FREE: its record on the
  *             lazy-free list (mm/lazyfree.h), else NULL.
  *
@@ -80,6 +82,10 @@ struct page {
 			uint16_t free;   /* offset of the first free object, or 0xffff */
 			uint8_t kclass;  /* size class (mm/frame/kmalloc.c) */
 		} slab;
+		struct {
+			uint32_t index;  /* its page index in its cache (mm/pagecache.h) */
+			uint16_t flags;  /* PGC_*, under the cache's lock */
+		} cache;
 		uint64_t meta;   /* the whole union at once (claim_block clears it) */
 	};
 };

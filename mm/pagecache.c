@@ -1,0 +1,318 @@
+/* mm/pagecache.c -- the page cache (see mm/pagecache.h). */
+#include "mm/pagecache.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "lib/wait.h"
+
+#define PC_SHIFT 6
+#define PC_SLOTS (1u << PC_SHIFT)
+#define PC_MAX_HEIGHT 6              /* 64^6 = 2^36 > PC_MAX_INDEX + 1 */
+
+/* An inner node (height > 1: children) or a leaf node (height 1: pages). */
+struct pc_node {
+	void *slot[PC_SLOTS];
+	unsigned count;                  /* slots in use */
+};
+
+void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void *owner)
+{
+	*pc = (struct pagecache){ .ops = ops, .owner = owner };
+	spin_init(&pc->lock, "pagecache", LOCK_RANK_PAGECACHE);
+}
+
+/* ---- the tree (pc->lock held) ---- */
+
+static uint64_t capacity(int height)
+{
+	return 1ull << (PC_SHIFT * height);
+}
+
+static unsigned slot_of(uint64_t index, int level)
+{
+	return (index >> (PC_SHIFT * (level - 1))) & (PC_SLOTS - 1);
+}
+
+static struct page *tree_lookup(struct pagecache *pc, uint64_t index)
+{
+	if (!pc->root || index >= capacity(pc->height))
+		return NULL;
+	struct pc_node *n = pc->root;
+	for (int l = pc->height; l > 1 && n; l--)
+		n = n->slot[slot_of(index, l)];
+	return n ? n->slot[slot_of(index, 1)] : NULL;
+}
+
+/* Add levels on top until index fits: 0 or -ENOMEM. */
+static int tree_grow(struct pagecache *pc, uint64_t index)
+{
+	if (!pc->root) {   /* an empty tree: just tall enough */
+		pc->height = 1;
+		while (index >= capacity(pc->height))
+			pc->height++;
+	}
+	while (index >= capacity(pc->height)) {
+		struct pc_node *top = kzalloc(sizeof(*top));
+		if (!top)
+			return -ENOMEM;
+		top->slot[0] = pc->root;
+		top->count = 1;
+		pc->root = top;
+		pc->height++;
+	}
+	return 0;
+}
+
+/* Put pg at index (a free slot): 0 or -ENOMEM (nothing changed but
+ * empty nodes, which later inserts use). */
+static int tree_insert(struct pagecache *pc, uint64_t index, struct page *pg)
+{
+	if (tree_grow(pc, index) < 0)
+		return -ENOMEM;
+	if (!pc->root && !(pc->root = kzalloc(sizeof(struct pc_node))))
+		return -ENOMEM;
+	struct pc_node *n = pc->root;
+	for (int l = pc->height; l > 1; l--) {
+		void **s = &n->slot[slot_of(index, l)];
+		if (!*s) {
+			if (!(*s = kzalloc(sizeof(struct pc_node))))
+				return -ENOMEM;
+			n->count++;
+		}
+		n = *s;
+	}
+	n->slot[slot_of(index, 1)] = pg;
+	n->count++;
+	return 0;
+}
+
+/* Clear the slot of index (it holds a page); free the nodes it empties. */
+static void tree_remove(struct pagecache *pc, uint64_t index)
+{
+	struct pc_node *path[PC_MAX_HEIGHT + 1];
+	struct pc_node *n = pc->root;
+	for (int l = pc->height; l >= 1; l--) {
+		path[l] = n;
+		if (l > 1)
+			n = n->slot[slot_of(index, l)];
+	}
+	for (int l = 1; l <= pc->height; l++) {
+		path[l]->slot[slot_of(index, l)] = NULL;
+		if (--path[l]->count > 0)
+			return;
+		kfree(path[l]);
+	}
+	pc->root = NULL;   /* the root emptied too */
+	pc->height = 0;
+}
+
+/* The first page at or after *index under node n (covering [base, ...)
+ * at `level`); *index becomes its index. */
+static struct page *next_in(struct pc_node *n, int level, uint64_t base, uint64_t *index)
+{
+	uint64_t span = capacity(level - 1);
+	for (unsigned s = (unsigned)((*index - base) / span); s < PC_SLOTS; s++) {
+		uint64_t b = base + s * span, from = *index > b ? *index : b;
+		if (!n->slot[s])
+			continue;
+		if (level == 1) {
+			*index = b;
+			return n->slot[s];
+		}
+		struct page *pg = next_in(n->slot[s], level - 1, b, &from);
+		if (pg) {
+			*index = from;
+			return pg;
+		}
+	}
+	return NULL;
+}
+
+/* The first page with an index >= *index (set to it), or NULL. */
+static struct page *tree_next(struct pagecache *pc, uint64_t *index)
+{
+	if (!pc->root || *index >= capacity(pc->height))
+		return NULL;
+	return next_in(pc->root, pc->height, 0, index);
+}
+
+/* ---- pages in and out ---- */
+
+/* Wait (pc->lock held, a reference on pg held) until no flag of `busy` is set. */
+static void wait_while(struct pagecache *pc, struct page *pg, uint16_t busy)
+{
+	while (pg->cache.flags & busy)
+		wait_on(pg, &pc->lock);
+}
+
+/* Take pg out of the cache (pc->lock held) and drop the cache's reference. */
+static void evict(struct pagecache *pc, struct page *pg)
+{
+	tree_remove(pc, pg->cache.index);
+	pc->nrpages--;
+	if (pg->cache.flags & PGC_DIRTY)
+		pc->ndirty--;
+	pg->cache.flags = 0;
+	page_put(pg);
+}
+
+/* The new page fresh at index, or the page another task put there first
+ * (pc->lock held): a page with a reference for the caller, *mine set when
+ * it is fresh (then it holds the cache's reference too); NULL: no node. */
+static struct page *insert(struct pagecache *pc, uint64_t index, struct page *fresh,
+			   enum pc_how how, bool *mine)
+{
+	struct page *pg = tree_lookup(pc, index);
+	*mine = false;
+	if (!pg) {
+		if (tree_insert(pc, index, fresh) < 0)
+			return NULL;
+		fresh->cache.index = (uint32_t)index;
+		fresh->cache.flags = how == PC_READ ? PGC_LOCKED : PGC_UPTODATE;
+		pc->nrpages++;
+		pg = fresh;
+		*mine = true;
+	}
+	page_get(pg);
+	return pg;
+}
+
+/* Read pg in (fresh, locked, pc->lock held; released meanwhile). */
+static void read_in(struct pagecache *pc, struct page *pg)
+{
+	spin_unlock(&pc->lock);
+	int r = pc->ops->read_page(pc, pg->cache.index, pg);
+	spin_lock(&pc->lock);
+	pg->cache.flags = r == 0 ? PGC_UPTODATE : 0;
+	wait_wake(pg);
+	if (r != 0) {
+		tree_remove(pc, pg->cache.index);   /* not kept: a later get retries */
+		pc->nrpages--;
+		page_put(pg);                       /* the cache's reference */
+	}
+}
+
+int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out)
+{
+	if (index > PC_MAX_INDEX)
+		return -EFBIG;
+	struct page *fresh = NULL, *pg;
+	bool mine = false;
+	spin_lock(&pc->lock);
+	if (!(pg = tree_lookup(pc, index)) && how != PC_FIND) {
+		spin_unlock(&pc->lock);
+		if (!(fresh = page_alloc(0, PA_FILE | PA_ZERO)))
+			return -ENOMEM;
+		spin_lock(&pc->lock);
+		pg = insert(pc, index, fresh, how, &mine);
+	} else if (pg) {
+		page_get(pg);
+	}
+	if (pg && mine && how == PC_READ)
+		read_in(pc, pg);
+	else if (pg)
+		wait_while(pc, pg, PGC_LOCKED);
+	bool ok = pg && (pg->cache.flags & PGC_UPTODATE);
+	spin_unlock(&pc->lock);
+	if (fresh && !mine)
+		page_put(fresh);   /* another task's page won, or no node for ours */
+	if (!ok && pg)
+		page_put(pg);
+	*out = ok ? pg : NULL;
+	return ok ? 0 : !pg && how == PC_FIND ? -ENOENT : !pg ? -ENOMEM : -EIO;
+}
+
+void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
+{
+	spin_lock(&pc->lock);
+	if (!(pg->cache.flags & PGC_UPTODATE) || tree_lookup(pc, pg->cache.index) != pg)
+		panic("pagecache_set_dirty: frame %#lx is not an up-to-date page of cache %p",
+		      page_to_pa(pg), (void *)pc);
+	if (!(pg->cache.flags & PGC_DIRTY)) {
+		pg->cache.flags |= PGC_DIRTY;
+		pc->ndirty++;
+	}
+	spin_unlock(&pc->lock);
+}
+
+/* Write pg out (pc->lock held, pg dirty, a reference held): 0 or -EIO. */
+static int write_out(struct pagecache *pc, struct page *pg)
+{
+	pg->cache.flags = (uint16_t)((pg->cache.flags & ~PGC_DIRTY) | PGC_WRITEBACK);
+	pc->ndirty--;
+	spin_unlock(&pc->lock);
+	int r = pc->ops->write_page(pc, pg->cache.index, pg);
+	spin_lock(&pc->lock);
+	pg->cache.flags &= (uint16_t)~PGC_WRITEBACK;
+	if (r && !pc->wb_error)
+		pc->wb_error = r;
+	wait_wake(pg);
+	return r;
+}
+
+int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last)
+{
+	int err = 0;
+	if (!pc->ops->write_page)
+		return 0;   /* no store: nothing to write to */
+	spin_lock(&pc->lock);
+	struct page *pg;
+	for (uint64_t i = first; (pg = tree_next(pc, &i)) && i <= last; i++) {
+		if (!(pg->cache.flags & (PGC_DIRTY | PGC_WRITEBACK)))
+			continue;
+		page_get(pg);
+		wait_while(pc, pg, PGC_WRITEBACK);   /* another task's write: wait for it */
+		int r = (pg->cache.flags & PGC_DIRTY) ? write_out(pc, pg) : 0;
+		err = err ? err : r;
+		spin_unlock(&pc->lock);
+		page_put(pg);
+		spin_lock(&pc->lock);
+	}
+	spin_unlock(&pc->lock);
+	return err;
+}
+
+int pagecache_take_error(struct pagecache *pc)
+{
+	spin_lock(&pc->lock);
+	int e = pc->wb_error;
+	pc->wb_error = 0;
+	spin_unlock(&pc->lock);
+	return e;
+}
+
+void pagecache_truncate(struct pagecache *pc, uint64_t from)
+{
+	spin_lock(&pc->lock);
+	struct page *pg;
+	for (uint64_t i = from; (pg = tree_next(pc, &i));) {
+		if (pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK)) {
+			page_get(pg);
+			wait_while(pc, pg, PGC_LOCKED | PGC_WRITEBACK);
+			spin_unlock(&pc->lock);
+			page_put(pg);
+			spin_lock(&pc->lock);
+			continue;   /* look at index i again */
+		}
+		evict(pc, pg);
+		i++;
+	}
+	spin_unlock(&pc->lock);
+}
+
+uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want)
+{
+	uint64_t freed = 0;
+	spin_lock(&pc->lock);
+	struct page *pg;
+	for (uint64_t i = 0; freed < want && (pg = tree_next(pc, &i)); i++) {
+		bool unused = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1;
+		if (pg->cache.flags == PGC_UPTODATE && unused) {   /* clean, idle */
+			evict(pc, pg);
+			freed++;
+		}
+	}
+	spin_unlock(&pc->lock);
+	return freed;
+}

@@ -1,0 +1,111 @@
+/* mm/pagecache.h -- the page cache: the pages of one object (a file, a
+ * disk) in memory, found by their page index (Linux's address_space).
+ *
+ * Whoever owns the object (a file system, the block-device layer) embeds a
+ * struct pagecache and gives it two ops: read a page in, write a page out.
+ * Everything that touches the object's bytes goes through its cache, so
+ * read, write, mmap and exec see the same pages.
+ *
+ *   pagecache                     a radix tree, 64 slots a node
+ *     root --> [node] --> [node] --> struct page (PG_FILE, the cache's
+ *              h = 2      h = 1        reference + its users')
+ *
+ *   page states (page->cache.flags, changed under the cache's lock):
+ *
+ *     absent --get(PC_READ)--> LOCKED --read_page ok--> UPTODATE
+ *                                     \--read_page fails--> removed, -EIO
+ *     UPTODATE --set_dirty--> UPTODATE|DIRTY
+ *              --write_back--> UPTODATE|WRITEBACK --write_page--> UPTODATE
+ *
+ * A page is LOCKED while it is read in: the cache's lock is not held
+ * during I/O (read_page and write_page sleep), so other tasks that want
+ * the page take a reference and wait (lib/wait.h) until it is unlocked.
+ *
+ * References: the cache holds one on each page it has; pagecache_get
+ * hands out one more, which the caller drops with page_put. A page leaves
+ * the cache only by truncation, by pagecache_shrink (clean and unused:
+ * nobody else holds a reference), or when reading it failed.
+ *
+ * Who changes what: the tree, the counts and every page's cache state
+ * under pc->lock (LOCK_RANK_PAGECACHE; taken before the frame allocator's
+ * and kmalloc's locks, which it allocates under). The bytes of an
+ * UPTODATE page are the object's; whoever writes them (a write call)
+ * holds a reference and then calls pagecache_set_dirty.
+ *
+ * Errors: -ENOMEM (no frame or node), -EIO (read_page failed; the page is
+ * not kept, a later get tries again), -ENOENT (PC_FIND of an absent page),
+ * -EFBIG (an index past PC_MAX_INDEX). Write-back errors are kept in
+ * pc->wb_error until pagecache_take_error reports them (fsync). Panics:
+ * pagecache_set_dirty on a page that is not up to date in this cache.
+ */
+#ifndef MM_PAGECACHE_H
+#define MM_PAGECACHE_H
+
+#include "lib/spinlock.h"
+#include "lib/types.h"
+
+struct page;
+struct pagecache;
+struct pc_node;
+
+#define PC_MAX_INDEX 0xffffffffull   /* page->cache.index is 32 bits: 16 TiB */
+
+/* page->cache.flags */
+#define PGC_UPTODATE 0x1    /* holds the object's bytes */
+#define PGC_DIRTY 0x2       /* changed since it was last written out */
+#define PGC_LOCKED 0x4      /* being read in: wait for it */
+#define PGC_WRITEBACK 0x8   /* being written out: its bytes must not change */
+
+struct pagecache_ops {
+	/* Fill pg (a fresh frame, locked) with page index of the object: 0 or
+	 * -EIO. Bytes past the object's end must be zeros. No lock held. */
+	int (*read_page)(struct pagecache *pc, uint64_t index, struct page *pg);
+	/* Write pg (page index; its bytes stable meanwhile) to the object's
+	 * store: 0 or -EIO. No lock held. NULL: the object has no store
+	 * (tmpfs): pages stay dirty until truncated. */
+	int (*write_page)(struct pagecache *pc, uint64_t index, struct page *pg);
+};
+
+struct pagecache {
+	const struct pagecache_ops *ops;
+	struct spinlock lock;
+	struct pc_node *root;
+	int height;                  /* levels of nodes: indices < 64^height */
+	uint64_t nrpages, ndirty;
+	int wb_error;                /* the first write-back error since it was last taken */
+	void *owner;                 /* the object (for the ops) */
+};
+
+/* An empty cache of owner's pages, filled and written with ops. */
+void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void *owner);
+
+enum pc_how {
+	PC_FIND,        /* only a page that is there */
+	PC_READ,        /* absent: a new page, read in with read_page */
+	PC_OVERWRITE,   /* absent: a new page of zeros, not read (the caller
+			 * is about to write all of it, or it lies past the end) */
+};
+
+/* Page index of pc, up to date, with a new reference in *out: 0, or an
+ * error (see the top). Waits while another task reads it in. */
+int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out);
+
+/* pg (from pagecache_get, up to date) was written to: mark it dirty. */
+void pagecache_set_dirty(struct pagecache *pc, struct page *pg);
+
+/* Write every dirty page with an index in [first, last] with write_page,
+ * and wait for those other tasks are writing: 0 or the first error. */
+int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last);
+
+/* The write-back error recorded since the last call (0 if none); clears it. */
+int pagecache_take_error(struct pagecache *pc);
+
+/* Drop every page with an index >= from, dirty ones too (what lies past a
+ * file's new end). Waits for pages being read or written. */
+void pagecache_truncate(struct pagecache *pc, uint64_t from);
+
+/* Free up to `want` clean pages that nobody but the cache uses (memory is
+ * short): how many were freed. */
+uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want);
+
+#endif
