@@ -4,15 +4,22 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "lib/wait.h"
+#include "mm/frame/page.h"
+#include "arch/x86_64/memlayout.h"
+
+#define SECTORS_PER_PAGE (PAGE_SIZE / SECTOR_SIZE)
 
 static struct blkdev *disks[BLKDEV_MAX];
 static int ndisks;
 static struct spinlock blk_done_lock = SPINLOCK_INIT("blk-done", LOCK_RANK_BLK_DONE);
 
+static const struct pagecache_ops blkdev_cache_ops;
+
 int blkdev_register(struct blkdev *d)
 {
 	if (ndisks == BLKDEV_MAX)
 		return -ENOSPC;
+	pagecache_init(&d->cache, &blkdev_cache_ops, d);
 	disks[ndisks++] = d;
 	return 0;
 }
@@ -87,4 +94,81 @@ int blk_rw(struct blkdev *d, enum blk_op op, uint64_t sector, void *buf, uint32_
 	if (e == -EOPNOTSUPP && op == BLK_FLUSH)
 		return 0;   /* no write cache: every write is durable already */
 	return e ? e : blk_wait(&r);
+}
+
+/* ---- the disk's page cache ---- */
+
+/* Sectors of page index that lie on d (0..8). */
+static uint32_t sectors_in_page(const struct blkdev *d, uint64_t index)
+{
+	uint64_t first = index * SECTORS_PER_PAGE;
+	return first >= d->sectors ? 0 : (uint32_t)MIN(SECTORS_PER_PAGE, d->sectors - first);
+}
+
+static int cache_read_page(struct pagecache *pc, uint64_t index, struct page *pg)
+{
+	struct blkdev *d = pc->owner;
+	uint32_t n = sectors_in_page(d, index);   /* the rest stays zeros */
+	return n ? blk_rw(d, BLK_READ, index * SECTORS_PER_PAGE, page_va(pg), n * SECTOR_SIZE) : 0;
+}
+
+static int cache_write_page(struct pagecache *pc, uint64_t index, struct page *pg)
+{
+	struct blkdev *d = pc->owner;
+	uint32_t n = sectors_in_page(d, index);
+	return n ? blk_rw(d, BLK_WRITE, index * SECTORS_PER_PAGE, page_va(pg), n * SECTOR_SIZE) : 0;
+}
+
+static const struct pagecache_ops blkdev_cache_ops = {
+	.read_page = cache_read_page, .write_page = cache_write_page,
+};
+
+/* Bytes of d from off on, at most n (0 past the end). */
+static uint64_t clip(const struct blkdev *d, uint64_t off, uint64_t n)
+{
+	uint64_t size = d->sectors * SECTOR_SIZE;
+	return off >= size ? 0 : MIN(n, size - off);
+}
+
+/* Copy between the cache and buf, page by page: bytes copied or -errno
+ * (when nothing was). to_disk: buf -> cache, pages marked dirty. */
+static long copy_pages(struct blkdev *d, uint64_t off, char *buf, uint64_t n, bool to_disk)
+{
+	uint64_t done = 0;
+	while (done < n) {
+		uint64_t at = off + done, in = at % PAGE_SIZE, len = MIN(n - done, PAGE_SIZE - in);
+		bool whole = to_disk && len == PAGE_SIZE;   /* nothing to read first */
+		struct page *pg;
+		int e = pagecache_get(&d->cache, at / PAGE_SIZE, whole ? PC_OVERWRITE : PC_READ, &pg);
+		if (e < 0)
+			return done ? (long)done : e;
+		char *p = (char *)page_va(pg) + in;
+		memcpy(to_disk ? p : buf + done, to_disk ? buf + done : p, len);
+		if (to_disk)
+			pagecache_set_dirty(&d->cache, pg);
+		page_put(pg);
+		done += len;
+	}
+	return (long)done;
+}
+
+long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n)
+{
+	return copy_pages(d, off, buf, clip(d, off, n), false);
+}
+
+long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n)
+{
+	if (d->readonly)
+		return -EROFS;
+	uint64_t c = clip(d, off, n);
+	return c ? copy_pages(d, off, (char *)buf, c, true) : n ? -ENOSPC : 0;
+}
+
+int blkdev_sync(struct blkdev *d)
+{
+	int e = pagecache_write_back(&d->cache, 0, PC_MAX_INDEX);
+	int wb = pagecache_take_error(&d->cache);
+	int f = d->readonly ? 0 : blk_rw(d, BLK_FLUSH, 0, NULL, 0);
+	return e ? e : wb ? wb : f;
 }

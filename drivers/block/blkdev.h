@@ -24,6 +24,7 @@
 #define DRIVERS_BLOCK_BLKDEV_H
 
 #include "lib/types.h"
+#include "mm/pagecache.h"
 
 #define SECTOR_SIZE 512
 #define BLKDEV_MAX 8
@@ -55,9 +56,11 @@ struct blkdev {
 	const struct blkdev_ops *ops;
 	void *driver;                   /* the driver's own device */
 	uint64_t reads, writes, flushes, errors;   /* completed requests */
+	struct pagecache cache;         /* its bytes by 4 KiB page (blkdev_read/write) */
 };
 
-/* Add d to the disks (its name set by the caller). 0, or -ENOSPC. */
+/* Add d to the disks (its name, size and ops set by the caller; its page
+ * cache is set up here). 0, or -ENOSPC. */
 int blkdev_register(struct blkdev *d);
 
 /* The disk called name, or NULL. */
@@ -77,5 +80,27 @@ void blk_complete(struct blk_request *r, int error);
 
 /* One request, start to end: 0 or an error (see the top). */
 int blk_rw(struct blkdev *d, enum blk_op op, uint64_t sector, void *buf, uint32_t len);
+
+/* ---- through the disk's page cache (Linux's block-device mapping) ----
+ *
+ * What file systems read their metadata with and what a program reading
+ * /dev/vda sees: the disk's bytes by 4 KiB page in d->cache (a last page
+ * past the disk's end reads as zeros and is never written there). A read
+ * of a page not cached goes to the disk; a write only changes the cache
+ * and marks the page dirty, until blkdev_sync. */
+
+/* Copy n bytes at byte offset off of d into buf: bytes copied (short at
+ * the disk's end, 0 past it), or -EIO / -ENOMEM. */
+long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n);
+
+/* Copy n bytes from buf to byte offset off of d (in its cache): bytes
+ * copied (short at the disk's end), or -ENOSPC (past the end), -EROFS,
+ * -EIO / -ENOMEM. */
+long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n);
+
+/* Write every dirty page of d's cache to the disk, then flush the disk's
+ * write cache: 0, or the first error (a write-back error since the last
+ * sync included). */
+int blkdev_sync(struct blkdev *d);
 
 #endif
