@@ -55,6 +55,12 @@ struct file {
 #define O_DIRECTORY LINUX_O_DIRECTORY
 #define O_CLOEXEC LINUX_O_CLOEXEC
 
+/* fsync of f: 0 (a disk's device file: its written pages and its write
+ * cache on the disk; the initrd's files: nothing to write), -EIO (the disk
+ * failed a write since the last fsync), -EINVAL (pipes, terminals, null,
+ * zero: nothing to sync, as Linux). */
+int file_fsync(struct file *f);
+
 /* Shared default ops: reading a write-only file or writing a read-only one
  * (a pipe's other end, an initrd file): -EBADF, as Linux does. */
 long file_no_read(struct file *f, vaddr_t ubuf, uint64_t n);

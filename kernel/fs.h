@@ -14,12 +14,13 @@
 #define NAME_MAX 64
 
 enum inode_type { INODE_FILE = 1, INODE_DIR, INODE_DEV };
-enum dev_kind { DEV_CONSOLE = 1, DEV_NULL, DEV_ZERO };
+enum dev_kind { DEV_CONSOLE = 1, DEV_NULL, DEV_ZERO, DEV_DISK };
 
 struct page;
 struct file_ops;
 struct textbuf;
 struct inode;
+struct blkdev;
 
 /* A synthesized inode (/proc, kernel/procfs.c): children and contents are
  * made when asked for, from the kernel's state at that moment. */
@@ -58,6 +59,14 @@ struct inode {
 
 /* Unpack the initrd at [start, end) physical; returns files found or -errno. */
 int initrd_load(paddr_t start, paddr_t end);
+
+/* Add /dev/NAME for every disk of the block layer (drivers/block/blkdev.h):
+ * a block device (its inode's priv: the disk's index). Once, at boot,
+ * after the disks are found. */
+void fs_add_disks(void);
+
+/* The disk behind ip, or NULL when ip is not a disk's device file. */
+struct blkdev *inode_disk(const struct inode *ip);
 
 /* Make dir the root of /proc (kernel/procfs.c); called once at boot. */
 void procfs_init(struct inode *dir);

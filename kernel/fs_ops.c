@@ -6,6 +6,7 @@
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "kernel/textbuf.h"
+#include "drivers/block/blkdev.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/uaccess.h"
 #include "libc/include/pagoda/abi-stat.h"
@@ -13,6 +14,7 @@
 #include "arch/x86_64/memlayout.h"
 
 #define S_IFCHR 0020000
+#define S_IFBLK 0060000
 #define S_IFDIR 0040000
 #define S_IFREG 0100000
 #define BOUNCE 512            /* bytes copied through the kernel at a time */
@@ -32,6 +34,61 @@ static long reg_read(struct file *f, vaddr_t ubuf, uint64_t n)
 		done += got;
 	}
 	return (long)done;
+}
+
+/* ---- a disk (/dev/vda): its bytes through its page cache ---- */
+
+/* Move up to n bytes between the disk at f->off and user memory, a page
+ * of kernel memory at a time: bytes moved (short at the disk's end or at
+ * a bad user address after some), or -errno. */
+static long disk_rw(struct file *f, vaddr_t ubuf, uint64_t n, bool write)
+{
+	struct blkdev *d = inode_disk(f->inode);
+	char *buf = kmalloc(PAGE_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	uint64_t done = 0;
+	long r = 0;
+	while (done < n) {
+		uint64_t len = MIN(n - done, PAGE_SIZE);
+		if (write && copyin(buf, ubuf + done, len) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		r = write ? blkdev_write(d, f->off, buf, len) : blkdev_read(d, f->off, buf, len);
+		if (r > 0 && !write && copyout(ubuf + done, buf, (uint64_t)r) < 0)
+			r = -EFAULT;
+		if (r <= 0)
+			break;
+		f->off += (uint64_t)r;
+		done += (uint64_t)r;
+		if ((uint64_t)r < len)
+			break;   /* the disk's end */
+	}
+	kfree(buf);
+	return done ? (long)done : r;
+}
+
+static long disk_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	return disk_rw(f, ubuf, n, false);
+}
+
+/* A read-only disk: -EPERM (Linux's blkdev_write_iter); past the end: -ENOSPC. */
+static long disk_write(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	long r = disk_rw(f, ubuf, n, true);
+	return r == -EROFS ? -EPERM : r;
+}
+
+int file_fsync(struct file *f)
+{
+	struct blkdev *d = f->inode ? inode_disk(f->inode) : NULL;
+	if (d)
+		return blkdev_sync(d) < 0 ? -EIO : 0;
+	if (f->inode && (f->inode->type == INODE_FILE || f->inode->type == INODE_DIR))
+		return 0;   /* the initrd: nothing to write */
+	return -EINVAL;     /* pipes, terminals, null, zero: as Linux */
 }
 
 static long dir_read(struct file *f, vaddr_t ubuf, uint64_t n)
@@ -133,6 +190,7 @@ static const struct file_ops null_ops = { null_read, null_write, NULL, false };
 static const struct file_ops zero_ops = { zero_read, null_write, NULL, false };
 static const struct file_ops console_ops = { console_file_read, console_file_write, NULL, false };
 static const struct file_ops synth_ops = { synth_read, file_no_write, synth_close, true };
+static const struct file_ops disk_ops = { disk_read, disk_write, NULL, true };
 
 const struct file_ops *inode_file_ops(struct inode *ip)
 {
@@ -143,6 +201,7 @@ const struct file_ops *inode_file_ops(struct inode *ip)
 	switch (ip->dev) {
 	case DEV_NULL: return &null_ops;
 	case DEV_ZERO: return &zero_ops;
+	case DEV_DISK: return &disk_ops;
 	default: return &console_ops;
 	}
 }
@@ -154,18 +213,22 @@ long inode_stat(struct inode *ip, vaddr_t ust)
 	st.st_dev = 1;
 	st.st_ino = ip->ino;
 	st.st_nlink = 1;
-	st.st_mode = ip->mode | (ip->type == INODE_DIR ? S_IFDIR :
+	bool disk = inode_disk(ip) != NULL;
+	st.st_mode = ip->mode | (ip->type == INODE_DIR ? S_IFDIR : disk ? S_IFBLK :
 				 ip->type == INODE_DEV ? S_IFCHR : S_IFREG);
-	st.st_rdev = ip->type == INODE_DEV ? ip->dev : 0;
-	st.st_size = (int64_t)ip->size;
+	/* a disk: Linux's virtio-blk numbers (major 253, 16 minors a disk) and no size */
+	st.st_rdev = disk ? (253u << 8) | (uint32_t)(16 * ip->priv) :
+		     ip->type == INODE_DEV ? ip->dev : 0;
+	st.st_size = disk ? 0 : (int64_t)ip->size;
 	st.st_blksize = PAGE_SIZE;
-	st.st_blocks = (int64_t)(ALIGN_UP(ip->size, 512) / 512);
+	st.st_blocks = (int64_t)(ALIGN_UP((uint64_t)st.st_size, 512) / 512);
 	return copyout(ust, &st, sizeof(st));
 }
 
 static uint8_t dirent_type(struct inode *ip)
 {
-	return ip->type == INODE_DIR ? DT_DIR : ip->type == INODE_DEV ? DT_CHR : DT_REG;
+	return ip->type == INODE_DIR ? DT_DIR : inode_disk(ip) ? DT_BLK :
+	       ip->type == INODE_DEV ? DT_CHR : DT_REG;
 }
 
 /* The entry of dir at position >= *pos: 0 is ".", 1 is "..", children

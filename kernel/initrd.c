@@ -5,6 +5,7 @@
  * directories and regular files, and add /dev/console, /dev/null, /dev/zero.
  */
 #include "kernel/fs.h"
+#include "drivers/block/blkdev.h"
 #include "lib/errno.h"
 #include "lib/format.h"
 #include "lib/printk.h"
@@ -129,7 +130,7 @@ static int fill_file(struct inode *ip, const char *data, uint64_t size)
 	return 0;
 }
 
-static void add_device(const char *name, enum dev_kind kind)
+static struct inode *add_device(const char *name, enum dev_kind kind)
 {
 	struct inode *dev = walk_path(&root, "dev", true, INODE_DIR);
 	struct inode *ip = add_child(dev, name, strlen(name), INODE_DEV);
@@ -137,6 +138,27 @@ static void add_device(const char *name, enum dev_kind kind)
 		ip->dev = kind;
 		ip->mode = 0666;
 	}
+	return ip;
+}
+
+void fs_add_disks(void)
+{
+	struct blkdev *d;
+	for (int i = 0; (d = blkdev_get(i)); i++) {
+		struct inode *ip = add_device(d->name, DEV_DISK);
+		if (!ip) {
+			printk("fs: no memory for /dev/%s\n", d->name);
+			continue;
+		}
+		ip->mode = 0660;                         /* as udev makes them */
+		ip->priv = (uint64_t)i;
+		ip->size = d->sectors * SECTOR_SIZE;     /* lseek's SEEK_END */
+	}
+}
+
+struct blkdev *inode_disk(const struct inode *ip)
+{
+	return ip->type == INODE_DEV && ip->dev == DEV_DISK ? blkdev_get((int)ip->priv) : NULL;
 }
 
 int initrd_load(paddr_t start, paddr_t end)

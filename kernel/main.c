@@ -115,6 +115,7 @@ void kmain(uint32_t magic, paddr_t info)
 	reclaimd_start();   /* kreclaimd: memory kept free from outside allocations */
 	pci_scan();
 	virtio_blk_probe(); /* the disks: /dev/vda, vdb, ... */
+	fs_add_disks();
 	irq_enable();
 
 	if (cmdline_has("test"))

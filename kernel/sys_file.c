@@ -3,6 +3,7 @@
 #include "lib/errno.h"
 #include "kernel/file.h"
 #include "kernel/fs.h"
+#include "drivers/block/blkdev.h"
 #include "kernel/proc.h"
 #include "lib/string.h"
 #include "mm/uaccess.h"
@@ -68,6 +69,39 @@ static long fd_io(const uint64_t a[6], enum io_dir dir, bool vector)
 		r = vector ? vector_io(f, dir, a[1], a[2]) : file_io(f, dir, a[1], a[2]);
 	file_pos_unlock(f);
 	return r;
+}
+
+/* pread64, pwrite64: at offset a[3], f's own offset untouched (held
+ * meanwhile, as its other users wait for it); -ESPIPE on pipes and
+ * devices without an offset, -EINVAL for a negative one. */
+static long fd_io_at(const uint64_t a[6], enum io_dir dir)
+{
+	struct file *f = fd_get_pos((int)a[0]);
+	if (!f)
+		return -EBADF;
+	long r = -EBADF;
+	if (!f->ops->seekable)
+		r = -ESPIPE;
+	else if ((int64_t)a[3] < 0)
+		r = -EINVAL;
+	else if (dir == IO_WRITE ? can_write(f) : can_read(f)) {
+		uint64_t saved = f->off;
+		f->off = a[3];
+		r = file_io(f, dir, a[1], a[2]);
+		f->off = saved;
+	}
+	file_pos_unlock(f);
+	return r;
+}
+
+static long sys_pread64(const uint64_t a[6])
+{
+	return fd_io_at(a, IO_READ);
+}
+
+static long sys_pwrite64(const uint64_t a[6])
+{
+	return fd_io_at(a, IO_WRITE);
 }
 
 static long sys_read(const uint64_t a[6])
@@ -208,11 +242,31 @@ static long sys_lseek(const uint64_t a[6])
 	return r;
 }
 
+#define BLKGETSIZE 0x1260             /* Linux's <linux/fs.h>: sectors, unsigned long */
+#define BLKSSZGET 0x1268              /* logical sector size, int */
+#define BLKGETSIZE64 0x80081272       /* bytes, u64 */
+
+/* ioctl on a disk's device file: its size and sector size. */
+static long disk_ioctl(struct blkdev *d, uint64_t cmd, vaddr_t arg)
+{
+	uint64_t bytes = d->sectors * SECTOR_SIZE, sectors = d->sectors;
+	int ssz = SECTOR_SIZE;
+	switch (cmd) {
+	case BLKGETSIZE64: return copyout(arg, &bytes, sizeof(bytes));
+	case BLKGETSIZE: return copyout(arg, &sectors, sizeof(sectors));
+	case BLKSSZGET: return copyout(arg, &ssz, sizeof(ssz));
+	default: return -ENOTTY;
+	}
+}
+
 static long sys_ioctl(const uint64_t a[6])
 {
 	struct file *f = fd_get((int)a[0]);
 	if (!f)
 		return -EBADF;
+	struct blkdev *d = f->inode ? inode_disk(f->inode) : NULL;
+	if (d)
+		return disk_ioctl(d, a[1], a[2]);
 	bool tty = f->inode && f->inode->type == INODE_DEV && f->inode->dev == DEV_CONSOLE;
 	if (!tty)
 		return -ENOTTY;   /* files, pipes: no terminal, no size */
@@ -228,6 +282,40 @@ static long sys_ioctl(const uint64_t a[6])
 		return copyout(a[2], winsize, sizeof(winsize));
 	}
 	return -ENOTTY;
+}
+
+/* fsync(2) and fdatasync(2) (Pagoda keeps no file times on disk yet:
+ * the two are one). */
+static long sys_fsync(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	return f ? file_fsync(f) : -EBADF;
+}
+
+/* sync(2): every disk's written pages to it; errors are not reported (as
+ * Linux's sync). */
+static long sys_sync(const uint64_t a[6])
+{
+	(void)a;
+	struct blkdev *d;
+	for (int i = 0; (d = blkdev_get(i)); i++)
+		(void)blkdev_sync(d);
+	return 0;
+}
+
+/* syncfs(2): the file system of fd; Pagoda's disks hold none yet, so every
+ * disk is synced, and a write error of the file's own disk returned. */
+static long sys_syncfs(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	struct blkdev *own = f->inode ? inode_disk(f->inode) : NULL, *d;
+	long err = 0;
+	for (int i = 0; (d = blkdev_get(i)); i++)
+		if (blkdev_sync(d) < 0 && d == own)
+			err = -EIO;
+	return err;
 }
 
 /* poll(2). Pagoda's files keep no readiness state yet, so every open
@@ -442,6 +530,12 @@ const struct syscall_entry sys_file_table[] = {
 	{ SYS_access, "access", sys_access },
 	{ SYS_lseek, "lseek", sys_lseek },
 	{ SYS_ioctl, "ioctl", sys_ioctl },
+	{ SYS_pread64, "pread64", sys_pread64 },
+	{ SYS_pwrite64, "pwrite64", sys_pwrite64 },
+	{ SYS_fsync, "fsync", sys_fsync },
+	{ SYS_fdatasync, "fdatasync", sys_fsync },
+	{ SYS_sync, "sync", sys_sync },
+	{ SYS_syncfs, "syncfs", sys_syncfs },
 	{ SYS_poll, "poll", sys_poll },
 	{ SYS_readlink, "readlink", sys_readlink },
 	{ SYS_readlinkat, "readlinkat", sys_readlinkat },

@@ -119,6 +119,35 @@ int isatty(int fd)
 	return sys_result(raw_syscall3(SYS_ioctl, fd, LINUX_TCGETS, termios)) == 0;
 }
 
+/* pread(2), pwrite(2): n bytes at offset off, fd's offset unmoved. */
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return sys_result(raw_syscall4(SYS_pread64, fd, buf, n, off));
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return sys_result(raw_syscall4(SYS_pwrite64, fd, buf, n, off));
+}
+
+/* fsync(2), fdatasync(2): what fd changed is on its disk (a disk's own
+ * device file: its written pages and the disk's write cache). */
+int fsync(int fd)
+{
+	return (int)sys_result(raw_syscall1(SYS_fsync, fd));
+}
+
+int fdatasync(int fd)
+{
+	return (int)sys_result(raw_syscall1(SYS_fdatasync, fd));
+}
+
+/* sync(2): everything written, on every disk. */
+void sync(void)
+{
+	(void)raw_syscall0(SYS_sync);
+}
+
 /* link(2): a new name for a file (Pagoda's initrd is read-only). */
 int link(const char *old, const char *new)
 {

@@ -20,6 +20,12 @@
 #define SYS_rt_sigprocmask  14
 #define SYS_rt_sigreturn    15
 #define SYS_ioctl           16
+#define SYS_pread64         17
+#define SYS_pwrite64        18
+#define SYS_fsync           74
+#define SYS_fdatasync       75
+#define SYS_sync            162
+#define SYS_syncfs          306
 #define SYS_writev          20
 #define SYS_access          21
 #define SYS_pipe            22

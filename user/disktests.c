@@ -1,0 +1,253 @@
+/* user/disktests.c -- a disk's device file as programs use it (dd, mkfs,
+ * fsck): /dev/vda read, written, synced, measured, from several threads.
+ *
+ * Runs as pid 1 on Pagoda with the disks the test runner makes for the
+ * suite (tests/suites.txt, tests/qemu/disks.py): vda read-write and vdb
+ * read-only, 16 MiB each, every 512-byte sector starting "PAGODA SECTOR
+ * <n>\n". What a test writes it reports as "KTEST DISK-WROTE vda FIRST
+ * COUNT" and the runner finds those sectors in the image file after QEMU
+ * exits ("PAGODA WROTE <n>\n"). The same program is built with musl
+ * (disktests-musl). Linux has the same calls (the errnos are its
+ * blkdev_write_iter's and fsync's), but the host has no disk to give it,
+ * and it writes to /dev/vda: so it refuses to run unless it is pid 1 (the
+ * init of a test VM).
+ *
+ *   nodes        /dev/vda and vdb are block devices; BLKGETSIZE64, BLKSSZGET
+ *   read         the image's bytes; lseek to the end; short read there
+ *   write_fsync  sectors written, fsync'd, read back through a new open
+ *   errors       past the end ENOSPC, the read-only disk EPERM, bad user
+ *                memory EFAULT, fsync of a pipe or /dev/null EINVAL
+ *   threads      4 threads, each its own sectors alternating in the same
+ *                pages, write + fsync + read back; and one shared fd whose
+ *                offset they move (one lseek + read at a time)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SECTOR 512
+#define DISK_BYTES (16u << 20)
+#define BLKGETSIZE64 0x80081272ul
+#define BLKSSZGET 0x1268ul
+
+static int failures;
+
+static void fail(int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("disktests:%d: ", line);
+	vprintf(fmt, ap);
+	printf(" (errno %d)\n", errno);
+	va_end(ap);
+	failures++;
+}
+
+#define CHECK(c) do { if (!(c)) fail(__LINE__, "%s", #c); } while (0)
+#define CHECK_ERR(e, want) do { errno = 0; long r_ = (long)(e); \
+	if (r_ != -1 || errno != (want)) fail(__LINE__, "%s: %ld, want -1 with %s", #e, r_, #want); } while (0)
+
+static void sector_text(char *out, unsigned long n, const char *what)
+{
+	memset(out, 0, SECTOR);
+	snprintf(out, SECTOR, "PAGODA %s %08lu\n", what, n);
+}
+
+/* Do n sectors at buf, from sector first, hold the text of `what`? */
+static int sectors_are(const char *buf, unsigned long first, int n, const char *what)
+{
+	char want[SECTOR];
+	for (int i = 0; i < n; i++) {
+		sector_text(want, first + (unsigned long)i, what);
+		if (memcmp(buf + i * SECTOR, want, SECTOR) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static long ioctl_call(int fd, unsigned long cmd, void *arg)
+{
+	return syscall(SYS_ioctl, fd, cmd, arg);
+}
+
+static void test_nodes(void)
+{
+	struct stat st;
+	CHECK(stat("/dev/vda", &st) == 0 && S_ISBLK(st.st_mode) && st.st_size == 0);
+	CHECK(stat("/dev/vdb", &st) == 0 && S_ISBLK(st.st_mode));
+	int fd = open("/dev/vda", O_RDONLY);
+	uint64_t bytes = 0;
+	int ssz = 0;
+	CHECK(fd >= 0);
+	CHECK(ioctl_call(fd, BLKGETSIZE64, &bytes) == 0 && bytes == DISK_BYTES);
+	CHECK(ioctl_call(fd, BLKSSZGET, &ssz) == 0 && ssz == SECTOR);
+	CHECK_ERR(ioctl_call(fd, 0x5401 /* TCGETS */, &bytes), ENOTTY);
+	close(fd);
+}
+
+static void test_read(void)
+{
+	static char buf[8 * SECTOR];
+	int fd = open("/dev/vda", O_RDONLY);
+	CHECK(fd >= 0);
+	CHECK(read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) && sectors_are(buf, 0, 8, "SECTOR"));
+	CHECK(lseek(fd, 1000 * SECTOR, SEEK_SET) == 1000 * SECTOR);
+	CHECK(read(fd, buf, 3 * SECTOR) == 3 * SECTOR && sectors_are(buf, 1000, 3, "SECTOR"));
+	CHECK(lseek(fd, 0, SEEK_END) == DISK_BYTES);
+	CHECK(read(fd, buf, 100) == 0);
+	CHECK(lseek(fd, -10, SEEK_END) == DISK_BYTES - 10);
+	CHECK(read(fd, buf, 100) == 10);
+	close(fd);
+	fd = open("/dev/vdb", O_RDONLY);
+	CHECK(fd >= 0 && pread(fd, buf, SECTOR, 77 * SECTOR) == SECTOR && sectors_are(buf, 77, 1, "SECTOR"));
+	close(fd);
+}
+
+#define WRITE_AT 6144
+
+static void test_write_fsync(void)
+{
+	static char out[16 * SECTOR], in[16 * SECTOR];
+	for (int i = 0; i < 16; i++)
+		sector_text(out + i * SECTOR, WRITE_AT + (unsigned long)i, "WROTE");
+	int fd = open("/dev/vda", O_RDWR);
+	CHECK(fd >= 0);
+	CHECK(lseek(fd, WRITE_AT * SECTOR, SEEK_SET) == WRITE_AT * SECTOR);
+	CHECK(write(fd, out, sizeof(out)) == (ssize_t)sizeof(out));
+	CHECK(fsync(fd) == 0);
+	CHECK(fdatasync(fd) == 0);
+	close(fd);
+	fd = open("/dev/vda", O_RDONLY);
+	CHECK(fd >= 0 && lseek(fd, WRITE_AT * SECTOR, SEEK_SET) == WRITE_AT * SECTOR);
+	CHECK(read(fd, in, sizeof(in)) == (ssize_t)sizeof(in) && sectors_are(in, WRITE_AT, 16, "WROTE"));
+	close(fd);
+	sync();
+	printf("KTEST DISK-WROTE vda %d %d\n", WRITE_AT, 16);
+}
+
+static void test_errors(void)
+{
+	char buf[SECTOR] = "x";
+	int fd = open("/dev/vda", O_RDWR);
+	CHECK(fd >= 0);
+	CHECK(lseek(fd, 0, SEEK_END) == DISK_BYTES);
+	CHECK_ERR(write(fd, buf, sizeof(buf)), ENOSPC);
+	CHECK(lseek(fd, -100, SEEK_END) == DISK_BYTES - 100);
+	CHECK(write(fd, buf, sizeof(buf)) == 100);          /* short at the end */
+	CHECK(lseek(fd, 0, SEEK_SET) == 0);
+	CHECK_ERR(read(fd, (void *)16, SECTOR), EFAULT);
+	CHECK_ERR(write(fd, (void *)16, SECTOR), EFAULT);
+	CHECK(lseek(fd, 0, SEEK_CUR) == 0);                 /* nothing moved */
+	CHECK(read(fd, buf, SECTOR) == SECTOR && sectors_are(buf, 0, 1, "SECTOR"));
+	close(fd);
+	fd = open("/dev/vdb", O_WRONLY);
+	if (fd >= 0)
+		CHECK_ERR(write(fd, buf, sizeof(buf)), EPERM);   /* Pagoda: the open works */
+	else
+		CHECK(errno == EROFS || errno == EACCES);
+	close(fd);
+	int p[2];
+	CHECK(pipe(p) == 0);
+	CHECK_ERR(fsync(p[0]), EINVAL);
+	int null = open("/dev/null", O_WRONLY);
+	CHECK_ERR(fsync(null), EINVAL);
+	CHECK_ERR(fsync(1000), EBADF);
+	close(p[0]), close(p[1]), close(null);
+}
+
+/* ---- threads ---- */
+
+#define NTHREADS 4
+#define THREAD_AT 8192      /* sectors THREAD_AT.. : thread t owns every 4th */
+#define PER_THREAD 16
+#define ROUNDS 10
+
+static int shared_fd;
+static int thread_bad[NTHREADS];
+
+static void *thread_main(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	int fd = open("/dev/vda", O_RDWR);
+	char s[SECTOR], back[SECTOR];
+	if (fd < 0) {
+		thread_bad[t]++;
+		return NULL;
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int k = 0; k < PER_THREAD; k++) {
+			unsigned long n = THREAD_AT + (unsigned long)(NTHREADS * k + t);
+			sector_text(s, n, "WROTE");
+			if (pwrite(fd, s, SECTOR, (off_t)n * SECTOR) != SECTOR)
+				thread_bad[t]++;
+		}
+		if (fsync(fd) != 0)
+			thread_bad[t]++;
+		for (int k = 0; k < PER_THREAD; k++) {
+			unsigned long n = THREAD_AT + (unsigned long)(NTHREADS * k + t);
+			if (pread(fd, back, SECTOR, (off_t)n * SECTOR) != SECTOR || !sectors_are(back, n, 1, "WROTE"))
+				thread_bad[t]++;
+		}
+		/* the shared descriptor: its offset moves as one with each read */
+		char b[SECTOR];
+		off_t at = lseek(shared_fd, 0, SEEK_CUR);
+		if (at < 0 || read(shared_fd, b, SECTOR) != SECTOR)
+			thread_bad[t]++;
+	}
+	close(fd);
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	pthread_t th[NTHREADS];
+	shared_fd = open("/dev/vdb", O_RDONLY);
+	CHECK(shared_fd >= 0);
+	for (int t = 0; t < NTHREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, thread_main, (void *)(intptr_t)t) == 0);
+	for (int t = 0; t < NTHREADS; t++) {
+		CHECK(pthread_join(th[t], NULL) == 0);
+		if (thread_bad[t])
+			fail(__LINE__, "thread %d: %d bad results", t, thread_bad[t]);
+	}
+	/* every read of the shared fd took its own sector */
+	CHECK(lseek(shared_fd, 0, SEEK_CUR) == NTHREADS * ROUNDS * SECTOR);
+	close(shared_fd);
+	printf("KTEST DISK-WROTE vda %d %d\n", THREAD_AT, NTHREADS * PER_THREAD);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "nodes", test_nodes }, { "read", test_read }, { "write_fsync", test_write_fsync },
+	{ "errors", test_errors }, { "threads", test_threads },
+};
+
+int main(void)
+{
+	int passed = 0, failed = 0;
+	if (getpid() != 1) {   /* never the disks of the machine it was started on */
+		fprintf(stderr, "disktests: writes to /dev/vda: runs only as init of a test VM\n");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		failures = 0;
+		tests[i].fn();
+		printf("TEST user.disk_%s %s\n", tests[i].name, failures ? "FAIL see above" : "PASS");
+		failures ? failed++ : passed++;
+		fflush(stdout);
+	}
+	printf("DISKTESTS END %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
