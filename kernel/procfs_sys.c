@@ -40,12 +40,15 @@ void procfs_show_meminfo(struct textbuf *tb)
 	mm_meminfo(&m);
 	meminfo_line(tb, "MemTotal", m.total);
 	meminfo_line(tb, "MemFree", m.free);
-	meminfo_line(tb, "MemAvailable", m.free + m.lazyfree);
-	meminfo_line(tb, "Buffers", 0);
-	meminfo_line(tb, "Cached", m.file);
+	/* reclaim can take lazy-free pages and clean cache pages */
+	meminfo_line(tb, "MemAvailable", m.free + m.lazyfree + m.cached - m.dirty);
+	meminfo_line(tb, "Buffers", m.buffers);                 /* the disks' caches */
+	meminfo_line(tb, "Cached", m.file - m.buffers);         /* files: initrd, cache */
 	meminfo_line(tb, "SwapCached", 0);
 	meminfo_line(tb, "SwapTotal", 0);
 	meminfo_line(tb, "SwapFree", 0);
+	meminfo_line(tb, "Dirty", m.dirty);
+	meminfo_line(tb, "Writeback", m.writeback);
 	meminfo_line(tb, "AnonPages", m.anon);
 	meminfo_line(tb, "Mapped", m.file_mapped);
 	meminfo_line(tb, "PageTables", m.pagetable);

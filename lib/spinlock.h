@@ -30,6 +30,7 @@ enum lock_rank {
 	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
 	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */
 	LOCK_RANK_FDTABLE = 12,   /* one descriptor table's slots (kernel/thread.h) */
+	LOCK_RANK_PAGECACHE_LIST = 11, /* the list of every page cache (mm/pagecache.c): reclaim's */
 	LOCK_RANK_PAGECACHE = 13, /* one page cache's tree and page states (mm/pagecache.c): waits take proc_lock */
 	LOCK_RANK_RWSEM = 14,     /* a sleeping lock's own guard (lib/rwsem.c) */
 	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */

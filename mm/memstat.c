@@ -1,6 +1,7 @@
 /* mm/memstat.c -- RSS, PSS and page-table usage of an address space
  * (definitions and costs in mm/memstat.h). */
 #include "mm/memstat.h"
+#include "mm/pagecache.h"
 #include "mm/as.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
@@ -201,6 +202,8 @@ void mm_meminfo(struct mm_meminfo *m)
 		.file = mm_stats.by_type[PG_FILE],
 		.pagetable = mm_stats.by_type[PG_PAGETABLE],
 		.lazyfree = lazyfree_stats.pages,
+		.cached = pagecache_stats.pages, .buffers = pagecache_stats.blockdev,
+		.dirty = pagecache_stats.dirty, .writeback = pagecache_stats.writeback,
 	};
 	m->total = m->free + m->kernel + m->anon + m->file + m->pagetable;
 	for (uint64_t pfn = 0; pfn < max_pfn; pfn++)

@@ -101,6 +101,10 @@ struct mm_meminfo {
 				      share - 1, per shared PD page (share - 1)
 				      times itself and its PT pages */
 	uint64_t lazyfree;         /* MADV_FREE'd pages still mapped */
+	uint64_t cached;           /* of file: page-cache pages (mm/pagecache.h) */
+	uint64_t buffers;          /* of cached: disks' own caches */
+	uint64_t dirty;            /* of cached: not yet written back */
+	uint64_t writeback;        /* of cached: being written out */
 };
 
 /* Fill m: O(frames) (one pass over the frame database). */

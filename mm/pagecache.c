@@ -2,6 +2,7 @@
 #include "mm/pagecache.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "lib/wait.h"
@@ -16,10 +17,34 @@ struct pc_node {
 	unsigned count;                  /* slots in use */
 };
 
-void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void *owner)
+struct pagecache_stats pagecache_stats;
+static struct list all_caches = { &all_caches, &all_caches };
+static struct spinlock all_lock = SPINLOCK_INIT("pagecache-list", LOCK_RANK_PAGECACHE_LIST);
+
+void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void *owner,
+		    enum pagecache_kind kind)
 {
-	*pc = (struct pagecache){ .ops = ops, .owner = owner };
+	*pc = (struct pagecache){ .ops = ops, .owner = owner, .kind = kind };
 	spin_init(&pc->lock, "pagecache", LOCK_RANK_PAGECACHE);
+	spin_lock(&all_lock);
+	list_add_tail(&all_caches, &pc->link);
+	spin_unlock(&all_lock);
+}
+
+/* nrpages += delta, and the totals (pc->lock held). */
+static void count_pages(struct pagecache *pc, int delta)
+{
+	pc->nrpages += (uint64_t)(int64_t)delta;
+	stat_add(&pagecache_stats.pages, (uint64_t)(int64_t)delta);
+	if (pc->kind == PC_KIND_BLOCKDEV)
+		stat_add(&pagecache_stats.blockdev, (uint64_t)(int64_t)delta);
+}
+
+/* ndirty += delta, and the total (pc->lock held). */
+static void count_dirty(struct pagecache *pc, int delta)
+{
+	pc->ndirty += (uint64_t)(int64_t)delta;
+	stat_add(&pagecache_stats.dirty, (uint64_t)(int64_t)delta);
 }
 
 /* ---- the tree (pc->lock held) ---- */
@@ -150,9 +175,9 @@ static void wait_while(struct pagecache *pc, struct page *pg, uint16_t busy)
 static void evict(struct pagecache *pc, struct page *pg)
 {
 	tree_remove(pc, pg->cache.index);
-	pc->nrpages--;
+	count_pages(pc, -1);
 	if (pg->cache.flags & PGC_DIRTY)
-		pc->ndirty--;
+		count_dirty(pc, -1);
 	pg->cache.flags = 0;
 	page_put(pg);
 }
@@ -170,7 +195,7 @@ static struct page *insert(struct pagecache *pc, uint64_t index, struct page *fr
 			return NULL;
 		fresh->cache.index = (uint32_t)index;
 		fresh->cache.flags = how == PC_READ ? PGC_LOCKED : PGC_UPTODATE;
-		pc->nrpages++;
+		count_pages(pc, 1);
 		pg = fresh;
 		*mine = true;
 	}
@@ -188,7 +213,7 @@ static void read_in(struct pagecache *pc, struct page *pg)
 	wait_wake(pg);
 	if (r != 0) {
 		tree_remove(pc, pg->cache.index);   /* not kept: a later get retries */
-		pc->nrpages--;
+		count_pages(pc, -1);
 		page_put(pg);                       /* the cache's reference */
 	}
 }
@@ -231,7 +256,7 @@ void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
 		      page_to_pa(pg), (void *)pc);
 	if (!(pg->cache.flags & PGC_DIRTY)) {
 		pg->cache.flags |= PGC_DIRTY;
-		pc->ndirty++;
+		count_dirty(pc, 1);
 	}
 	spin_unlock(&pc->lock);
 }
@@ -240,10 +265,12 @@ void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
 static int write_out(struct pagecache *pc, struct page *pg)
 {
 	pg->cache.flags = (uint16_t)((pg->cache.flags & ~PGC_DIRTY) | PGC_WRITEBACK);
-	pc->ndirty--;
+	count_dirty(pc, -1);
+	stat_inc(&pagecache_stats.writeback);
 	spin_unlock(&pc->lock);
 	int r = pc->ops->write_page(pc, pg->cache.index, pg);
 	spin_lock(&pc->lock);
+	stat_sub(&pagecache_stats.writeback, 1);
 	pg->cache.flags &= (uint16_t)~PGC_WRITEBACK;
 	if (r && !pc->wb_error)
 		pc->wb_error = r;
@@ -315,4 +342,27 @@ uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want)
 	}
 	spin_unlock(&pc->lock);
 	return freed;
+}
+
+void pagecache_destroy(struct pagecache *pc)
+{
+	pagecache_truncate(pc, 0);
+	spin_lock(&all_lock);
+	list_del(&pc->link);
+	spin_unlock(&all_lock);
+}
+
+uint64_t pagecache_reclaim(uint64_t want)
+{
+	uint64_t freed = 0;
+	spin_lock(&all_lock);
+	for (struct list *l = all_caches.next; l != &all_caches && freed < want; l = l->next)
+		freed += pagecache_shrink(list_entry(l, struct pagecache, link), want - freed);
+	spin_unlock(&all_lock);
+	return freed;
+}
+
+bool pagecache_dirty_over_limit(void)
+{
+	return atomic_load(&pagecache_stats.dirty) > atomic_load(&mm_stats.managed) / 8;
 }

@@ -41,6 +41,7 @@
 #ifndef MM_PAGECACHE_H
 #define MM_PAGECACHE_H
 
+#include "lib/list.h"
 #include "lib/spinlock.h"
 #include "lib/types.h"
 
@@ -66,8 +67,13 @@ struct pagecache_ops {
 	int (*write_page)(struct pagecache *pc, uint64_t index, struct page *pg);
 };
 
+/* What a cache holds, for /proc/meminfo (Buffers or Cached). */
+enum pagecache_kind { PC_KIND_FILE, PC_KIND_BLOCKDEV };
+
 struct pagecache {
 	const struct pagecache_ops *ops;
+	enum pagecache_kind kind;
+	struct list link;            /* on the list of every cache (reclaim's) */
 	struct spinlock lock;
 	struct pc_node *root;
 	int height;                  /* levels of nodes: indices < 64^height */
@@ -76,8 +82,20 @@ struct pagecache {
 	void *owner;                 /* the object (for the ops) */
 };
 
-/* An empty cache of owner's pages, filled and written with ops. */
-void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void *owner);
+/* Every cache's pages together (relaxed counters: exact once quiet). */
+struct pagecache_stats {
+	uint64_t pages, dirty;       /* in every cache */
+	uint64_t writeback;          /* of pages: being written out now */
+	uint64_t blockdev;           /* of pages: in disks' own caches (Buffers) */
+};
+extern struct pagecache_stats pagecache_stats;
+
+/* An empty cache of owner's pages, filled and written with ops, put on
+ * the list of caches that reclaim takes clean pages from. Caches live
+ * forever (disks are never removed; files' caches will leave the list
+ * when their inodes go). */
+void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void *owner,
+		    enum pagecache_kind kind);
 
 enum pc_how {
 	PC_FIND,        /* only a page that is there */
@@ -104,8 +122,21 @@ int pagecache_take_error(struct pagecache *pc);
  * file's new end). Waits for pages being read or written. */
 void pagecache_truncate(struct pagecache *pc, uint64_t from);
 
+/* Empty pc (pagecache_truncate from 0) and take it off the list of
+ * caches: its owner may free it then. */
+void pagecache_destroy(struct pagecache *pc);
+
 /* Free up to `want` clean pages that nobody but the cache uses (memory is
  * short): how many were freed. */
 uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want);
+
+/* pagecache_shrink over every cache until `want` pages are freed (the
+ * reclaimer's, mm/reclaim.c): how many were. Takes the list's lock, then
+ * each cache's. */
+uint64_t pagecache_reclaim(uint64_t want);
+
+/* Are so many pages dirty (an eighth of memory) that a writer should
+ * write back before it dirties more (Linux's balance_dirty_pages)? */
+bool pagecache_dirty_over_limit(void);
 
 #endif

@@ -1,5 +1,6 @@
 /* mm/reclaim.c -- the reclaimer of lazy-free pages (see mm/reclaim.h). */
 #include "mm/reclaim.h"
+#include "mm/pagecache.h"
 #include "mm/pt/lazyfree_rec.h"
 #include "mm/frame/page.h"
 #include "mm/pt/ptpage.h"
@@ -185,9 +186,24 @@ static uint64_t short_of(uint64_t target)
 	return target > free ? target - free : 0;
 }
 
+/* Pages reclaim could take: lazy-free records, clean cached pages. */
+static bool reclaimable(void)
+{
+	return atomic_load(&lazyfree_stats.records) ||
+	       atomic_load(&pagecache_stats.pages) > atomic_load(&pagecache_stats.dirty);
+}
+
+/* Up to want frames back: lazy-free pages first (dropping them costs no
+ * I/O ever), then clean page-cache pages. How many. */
+static uint64_t reclaim_some(uint64_t want)
+{
+	uint64_t freed = reclaim_lazyfree(want);
+	return freed < want ? freed + pagecache_reclaim(want - freed) : freed;
+}
+
 bool reclaim_wanted(void)
 {
-	return atomic_load(&mm_stats.free) < reclaim_low && atomic_load(&lazyfree_stats.records);
+	return atomic_load(&mm_stats.free) < reclaim_low && reclaimable();
 }
 
 void reclaim_background(void)
@@ -195,13 +211,13 @@ void reclaim_background(void)
 	uint64_t want = short_of(reclaim_high);
 	stat_inc(&reclaim_stats.background_runs);
 	if (want)
-		stat_add(&reclaim_stats.background_discarded, reclaim_lazyfree(want));
+		stat_add(&reclaim_stats.background_discarded, reclaim_some(want));
 }
 
 void reclaim_if_low(void)
 {
-	if (atomic_load(&mm_stats.free) < reclaim_min && atomic_load(&lazyfree_stats.records))
-		reclaim_lazyfree(short_of(reclaim_low));
+	if (atomic_load(&mm_stats.free) < reclaim_min && reclaimable())
+		reclaim_some(short_of(reclaim_low));
 }
 
 bool reclaim_above_min(void)
@@ -212,7 +228,7 @@ bool reclaim_above_min(void)
 bool reclaim_direct(void)
 {
 	uint64_t want = short_of(reclaim_high);
-	return reclaim_lazyfree(want ? want : 1) > 0;
+	return reclaim_some(want ? want : 1) > 0;
 }
 
 void reclaim_init(void)

@@ -20,6 +20,8 @@
  *   threads      4 threads, each its own sectors alternating in the same
  *                pages, write + fsync + read back; and one shared fd whose
  *                offset they move (one lseek + read at a time)
+ *   big          (only when named) a disk larger than memory read whole,
+ *                then written whole and fsync'd
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -226,15 +228,53 @@ static void test_threads(void)
 	printf("KTEST DISK-WROTE vda %d %d\n", THREAD_AT, NTHREADS * PER_THREAD);
 }
 
+/* ---- a disk bigger than memory (run alone: `disktests big`) ---- */
+
+/* The whole disk read, every sector checked, then the whole disk written
+ * and fsync'd: the cache must give clean pages back (reclaim) and write
+ * dirty ones out before they fill memory, or this runs out of it. */
+static void test_big(void)
+{
+	enum { CHUNK = 64 * 1024 };
+	static char buf[CHUNK];
+	int fd = open("/dev/vda", O_RDWR);
+	uint64_t bytes = 0;
+	CHECK(fd >= 0 && ioctl_call(fd, BLKGETSIZE64, &bytes) == 0 && bytes % CHUNK == 0);
+	for (uint64_t off = 0; off < bytes && !failures; off += CHUNK)
+		if (read(fd, buf, CHUNK) != CHUNK || !sectors_are(buf, off / SECTOR, CHUNK / SECTOR, "SECTOR"))
+			fail(__LINE__, "read at %llu", (unsigned long long)off);
+	CHECK(lseek(fd, 0, SEEK_SET) == 0);
+	for (uint64_t off = 0; off < bytes && !failures; off += CHUNK) {
+		for (int i = 0; i < CHUNK / SECTOR; i++)
+			sector_text(buf + i * SECTOR, off / SECTOR + (unsigned long)i, "WROTE");
+		if (write(fd, buf, CHUNK) != CHUNK)
+			fail(__LINE__, "write at %llu", (unsigned long long)off);
+	}
+	CHECK(fsync(fd) == 0);
+	close(fd);
+	if (!failures)
+		printf("KTEST DISK-WROTE vda 0 %llu\n", (unsigned long long)(bytes / SECTOR));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	int alone;            /* only when named */
 } tests[] = {
-	{ "nodes", test_nodes }, { "read", test_read }, { "write_fsync", test_write_fsync },
-	{ "errors", test_errors }, { "threads", test_threads },
+	{ "nodes", test_nodes, 0 }, { "read", test_read, 0 }, { "write_fsync", test_write_fsync, 0 },
+	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
 };
 
-int main(void)
+/* Run tests[i]? Named on the command line, or no names and not alone. */
+static int selected(size_t i, int argc, char **argv)
+{
+	for (int a = 1; a < argc; a++)
+		if (strcmp(argv[a], tests[i].name) == 0)
+			return 1;
+	return argc < 2 && !tests[i].alone;
+}
+
+int main(int argc, char **argv)
 {
 	int passed = 0, failed = 0;
 	if (getpid() != 1) {   /* never the disks of the machine it was started on */
@@ -242,6 +282,8 @@ int main(void)
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (!selected(i, argc, argv))
+			continue;
 		failures = 0;
 		tests[i].fn();
 		printf("TEST user.disk_%s %s\n", tests[i].name, failures ? "FAIL see above" : "PASS");

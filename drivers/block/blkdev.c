@@ -19,7 +19,7 @@ int blkdev_register(struct blkdev *d)
 {
 	if (ndisks == BLKDEV_MAX)
 		return -ENOSPC;
-	pagecache_init(&d->cache, &blkdev_cache_ops, d);
+	pagecache_init(&d->cache, &blkdev_cache_ops, d, PC_KIND_BLOCKDEV);
 	disks[ndisks++] = d;
 	return 0;
 }
@@ -162,7 +162,10 @@ long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n)
 	if (d->readonly)
 		return -EROFS;
 	uint64_t c = clip(d, off, n);
-	return c ? copy_pages(d, off, (char *)buf, c, true) : n ? -ENOSPC : 0;
+	long r = c ? copy_pages(d, off, (char *)buf, c, true) : n ? -ENOSPC : 0;
+	if (r > 0 && pagecache_dirty_over_limit())
+		(void)pagecache_write_back(&d->cache, 0, PC_MAX_INDEX);   /* errors: at fsync */
+	return r;
 }
 
 int blkdev_sync(struct blkdev *d)

@@ -95,7 +95,9 @@ long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n);
 
 /* Copy n bytes from buf to byte offset off of d (in its cache): bytes
  * copied (short at the disk's end), or -ENOSPC (past the end), -EROFS,
- * -EIO / -ENOMEM. */
+ * -EIO / -ENOMEM. When too much of memory is dirty (mm/pagecache.h's
+ * limit) it writes d's dirty pages back before returning, so a writer
+ * cannot fill memory with pages nothing may free. */
 long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n);
 
 /* Write every dirty page of d's cache to the disk, then flush the disk's

@@ -62,11 +62,12 @@ static void setup(void)
 	for (int i = 0; i < NPAGES; i++)
 		memset(o->store[i], 'A' + i % 26, PAGE_SIZE);
 	o->fail_read = o->fail_write = ~0ull;
-	pagecache_init(&o->pc, &fake_ops, o);
+	pagecache_init(&o->pc, &fake_ops, o, PC_KIND_FILE);
 }
 
 static void teardown(void)
 {
+	pagecache_destroy(&o->pc);
 	free(o);
 	host_mm_teardown();
 }

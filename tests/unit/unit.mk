@@ -16,7 +16,7 @@ UNIT_SRCS_format := lib/format.c
 UNIT_SRCS_cmdline := lib/cmdline.c lib/string.c
 -include mm/mm-unit.mk
 UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/pt/ptwrite_check.c
-UNIT_SRCS_rwsem := $(MM_HOST_SRCS) lib/rwsem.c lib/wait.c
+UNIT_SRCS_rwsem := $(MM_HOST_SRCS) lib/rwsem.c
 UNIT_SRCS_virtqueue := drivers/virtio/virtqueue.c
 
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))

@@ -136,8 +136,8 @@ static void check_kb_layout(const char *what, const char *text, const char *cons
 }
 
 static const char *const meminfo_ref[] = { "MemTotal", "MemFree", "MemAvailable",
-	"Buffers", "Cached", "SwapCached", "SwapTotal", "SwapFree", "AnonPages", "Mapped",
-	"PageTables", NULL };
+	"Buffers", "Cached", "SwapCached", "SwapTotal", "SwapFree", "Dirty", "Writeback",
+	"AnonPages", "Mapped", "PageTables", NULL };
 static const char *const meminfo_extra[] = { "Kernel", "LazyFree", "SharedPT", "SharedPD",
 	"PTSaved", "UserFrames", "PssTotal", NULL };
 
@@ -181,7 +181,8 @@ void test_procfs_meminfo(void)
 	CHECK(total > 0 && free > 0 && free <= total);
 	CHECK(procfs_field(t, "MemAvailable") >= free || ut_on_linux());
 	CHECK(procfs_field(t, "PageTables") > 0);
-	long long used = procfs_field(t, "AnonPages") + procfs_field(t, "Cached");
+	long long used = procfs_field(t, "AnonPages") + procfs_field(t, "Cached") +
+			 procfs_field(t, "Buffers");
 	CHECK(free + used <= total);   /* what free(1) subtracts must fit */
 	if (!ut_on_linux())            /* Pagoda's parts add up exactly */
 		CHECK(total == free + used + procfs_field(t, "Kernel") +
