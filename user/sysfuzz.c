@@ -146,6 +146,12 @@ static const struct call calls[] = {
 	{ 262, "newfstatat", H, { A_FD, A_PATH, A_PTR, A_INT }, 4, 3 },
 	{ 21, "access", H, { A_PATH, A_INT }, 2, 3 },
 	{ 8, "lseek", H, { A_FD, A_INT, A_INT }, 3, 3 },
+	{ 17, "pread64", C_BLOCKS | H, { A_FD, A_PTR, A_LEN, A_INT }, 4, 4 },
+	{ 18, "pwrite64", C_BLOCKS | C_PIPE | H, { A_FD, A_PTR, A_LEN, A_INT }, 4, 4 },
+	{ 74, "fsync", H, { A_FD }, 1, 2 },
+	{ 75, "fdatasync", H, { A_FD }, 1, 2 },
+	{ 162, "sync", 0, { 0 }, 0, 1 },
+	{ 306, "syncfs", 0, { A_FD }, 1, 1 },
 	{ 16, "ioctl", H, { A_FD, A_INT, A_PTR }, 3, 5 },
 	{ 22, "pipe", H, { A_PTR }, 1, 3 },
 	{ 293, "pipe2", H, { A_PTR, A_INT }, 2, 3 },
@@ -406,7 +412,7 @@ static uint64_t gen_fd(void)
 /* The path strings live at the start of the scratch buffer. */
 static const char *const host_paths[] = { "/nonexistent-sysfuzz/a", "/nonexistent-sysfuzz/", "" };
 static const char *const paths[] = { "/bin/true", "/bin", "/", "/dev/console", "/bin/sh/x",
-				     "/nonexistent", "", "//bin///./true", ".", ".." };
+				     "/nonexistent", "", "//bin///./true", ".", "..", "/dev/vda" };
 #define PATH_SLOT 256
 #define TRACE_FD 50     /* -v: where the child traces (no fuzzed call reaches it) */
 
