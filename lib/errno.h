@@ -47,5 +47,6 @@
 #define ENOTSUP 95
 #define EOPNOTSUPP 95
 #define ETIMEDOUT 110
+#define EUCLEAN 117      /* structure needs cleaning: a corrupted file system */
 
 #endif

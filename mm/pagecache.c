@@ -203,8 +203,9 @@ static struct page *insert(struct pagecache *pc, uint64_t index, struct page *fr
 	return pg;
 }
 
-/* Read pg in (fresh, locked, pc->lock held; released meanwhile). */
-static void read_in(struct pagecache *pc, struct page *pg)
+/* Read pg in (fresh, locked, pc->lock held; released meanwhile): 0 or
+ * read_page's error. */
+static int read_in(struct pagecache *pc, struct page *pg)
 {
 	spin_unlock(&pc->lock);
 	int r = pc->ops->read_page(pc, pg->cache.index, pg);
@@ -216,6 +217,7 @@ static void read_in(struct pagecache *pc, struct page *pg)
 		count_pages(pc, -1);
 		page_put(pg);                       /* the cache's reference */
 	}
+	return r;
 }
 
 int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out)
@@ -234,8 +236,9 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
 	} else if (pg) {
 		page_get(pg);
 	}
+	int read_err = 0;
 	if (pg && mine && how == PC_READ)
-		read_in(pc, pg);
+		read_err = read_in(pc, pg);
 	else if (pg)
 		wait_while(pc, pg, PGC_LOCKED);
 	bool ok = pg && (pg->cache.flags & PGC_UPTODATE);
@@ -245,7 +248,7 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
 	if (!ok && pg)
 		page_put(pg);
 	*out = ok ? pg : NULL;
-	return ok ? 0 : !pg && how == PC_FIND ? -ENOENT : !pg ? -ENOMEM : -EIO;
+	return ok ? 0 : !pg && how == PC_FIND ? -ENOENT : !pg ? -ENOMEM : read_err ? read_err : -EIO;
 }
 
 void pagecache_set_dirty(struct pagecache *pc, struct page *pg)

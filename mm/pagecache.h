@@ -32,8 +32,9 @@
  * UPTODATE page are the object's; whoever writes them (a write call)
  * holds a reference and then calls pagecache_set_dirty.
  *
- * Errors: -ENOMEM (no frame or node), -EIO (read_page failed; the page is
- * not kept, a later get tries again), -ENOENT (PC_FIND of an absent page),
+ * Errors: -ENOMEM (no frame or node), read_page's error for the task that
+ * read (-EIO for others waiting on the page; the page is not kept, a later
+ * get tries again), -ENOENT (PC_FIND of an absent page),
  * -EFBIG (an index past PC_MAX_INDEX). Write-back errors are kept in
  * pc->wb_error until pagecache_take_error reports them (fsync). Panics:
  * pagecache_set_dirty on a page that is not up to date in this cache.

@@ -16,6 +16,8 @@ The kernel's source folders are layers, lowest first; each calls only down:
                 disks (they allocate frames and wait with lib/wait.h; the
                 file systems above them and the page cache in mm reach
                 them through a block device's or a file's ops, never by name)
+    fs/         file systems on a disk: ext2 (through the block layer and
+                the page cache)
     kernel/     processes, files, syscalls, /proc, the test harness
 
 A file may include headers of its own layer and of layers below it, plus the
@@ -43,7 +45,7 @@ import subprocess
 import sys
 
 LAYERS = [("lib/", 0), ("arch/", 1), ("mm/frame/", 2), ("mm/pt/", 3), ("mm/", 4),
-          ("drivers/", 5), ("kernel/", 6)]
+          ("drivers/", 5), ("fs/", 6), ("kernel/", 7)]
 ABI = "libc/include/pagoda/"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 HOOK_DECL = re.compile(r'^\s*extern\b[^;(]*\(\s*\*\s*(\w+)\s*\)\s*\(')

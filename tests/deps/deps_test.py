@@ -40,9 +40,9 @@ ENTRY_POINTS = [
     ([], "gcc nasm binutils newlib-source musl-tools", "qemu-system-x86 check gdb"),
     (["run"], "gcc nasm musl-tools qemu-system-x86", "check gdb gnuplot-nox"),
     (["test"], "gcc nasm newlib-source musl-tools qemu-system-x86 check pkg-config gdb python3 "
-     "graphviz", "gnuplot-nox"),
+     "e2fsprogs graphviz", "gnuplot-nox"),
     (["debug"], "gcc qemu-system-x86 gdb", "gnuplot-nox graphviz"),
-    (["unit"], "gcc check pkg-config", "qemu-system-x86 newlib-source musl-tools"),
+    (["unit"], "gcc check pkg-config e2fsprogs", "qemu-system-x86 newlib-source musl-tools"),
     (["bench"], "gcc newlib-source musl-tools qemu-system-x86 gnuplot-nox", "check gdb"),
     (["bench-linux"], "gcc musl-tools qemu-system-x86 gnuplot-nox cpio", "check gdb"),
     (["PARAVIRT=0"], "gcc nasm newlib-source musl-tools", "qemu-system-x86 check"),

@@ -29,3 +29,4 @@ $(B)/unit/test_%: tests/unit/test_%.c $$(UNIT_SRCS_$$*) $$(wildcard tests/unit/*
 		| $(call deps,build test)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS_$*) $(UNIT_LIBS)
+UNIT_SRCS_ext2 := $(MM_HOST_SRCS) drivers/block/blkdev.c fs/ext2/ext2.c

@@ -1,0 +1,393 @@
+/* tests/unit/test_ext2.c -- fs/ext2 against images `mke2fs -t ext2 -d`
+ * makes from a tree this test writes, on a disk in host memory (a block
+ * device whose requests complete at once), with 1 KiB and 4 KiB blocks:
+ * every file reads back byte for byte (direct, indirect and double
+ * indirect blocks, a hole, an empty file), directories list every name
+ * (one of 150 entries spans blocks), fast and slow symlinks, Linux's
+ * errnos; then damaged images (magic, unknown features, geometry, an
+ * inode table out of the disk, a directory entry that does not fit, a
+ * block number past the end) and EXT2_SEED-replayable random byte flips
+ * in the metadata, which must give errors, never a crash or a loop. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tests/unit/host_mm.h"
+#include "drivers/block/blkdev.h"
+#include "fs/ext2/ext2.h"
+#include "lib/errno.h"
+#include "arch/x86_64/memlayout.h"
+
+#define RAM MiB(64)
+#define TREE "/tmp/pagoda-ext2-tree"
+#define BIG_LEN (1024 * 1024 + 123)
+
+/* ---- a disk in memory ---- */
+
+static uint8_t *image;
+static size_t image_len;
+static struct blkdev disk;
+
+static int mem_submit(struct blkdev *d, struct blk_request *r)
+{
+	uint64_t off = r->sector * SECTOR_SIZE;
+	if (r->op == BLK_READ)
+		memcpy(r->buf, image + off, r->len);
+	else if (r->op == BLK_WRITE)
+		memcpy(image + off, r->buf, r->len);
+	(void)d;
+	blk_complete(r, 0);
+	return 0;
+}
+
+static const struct blkdev_ops mem_ops = { .submit = mem_submit };
+
+/* ---- the source tree and its images ---- */
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+static void make_tree(void)
+{
+	ck_assert_int_eq(system("rm -rf " TREE " && mkdir -p " TREE "/dir/sub " TREE "/many"), 0);
+	write_file(TREE "/hello.txt", "hello, ext2\n", 12);
+	write_file(TREE "/dir/sub/deep.txt", "deep\n", 5);
+	write_file(TREE "/empty", "", 0);
+	static uint8_t big[BIG_LEN];
+	for (size_t i = 0; i < BIG_LEN; i++)
+		big[i] = (uint8_t)(i * 7 + i / 4096);
+	write_file(TREE "/big.bin", big, BIG_LEN);
+	FILE *f = fopen(TREE "/sparse", "wb");                 /* a hole in the middle */
+	fwrite("head", 1, 4, f);
+	fseek(f, 300 * 1024, SEEK_SET);
+	fwrite("tail", 1, 4, f);
+	fclose(f);
+	for (int i = 0; i < 150; i++) {
+		char p[128];
+		snprintf(p, sizeof(p), TREE "/many/file-with-a-longish-name-%03d", i);
+		write_file(p, p, strlen(p));
+	}
+	ck_assert_int_eq(symlink("hello.txt", TREE "/link"), 0);
+	char longt[101];
+	memset(longt, 'x', 100), longt[100] = 0;
+	ck_assert_int_eq(symlink(longt, TREE "/longlink"), 0);
+}
+
+/* mke2fs an image of the tree with bs-byte blocks into `image`. */
+static void make_image(int bs, const char *size)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "mke2fs -q -F -t ext2 -b %d -d " TREE " /tmp/pagoda-ext2.img %s",
+		 bs, size);
+	ck_assert_int_eq(system(cmd), 0);
+	FILE *f = fopen("/tmp/pagoda-ext2.img", "rb");
+	fseek(f, 0, SEEK_END);
+	image_len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	image = malloc(image_len);
+	ck_assert_uint_eq(fread(image, 1, image_len, f), image_len);
+	fclose(f);
+}
+
+static void attach(void)
+{
+	disk = (struct blkdev){ .name = "vdz", .sectors = image_len / SECTOR_SIZE, .ops = &mem_ops };
+	ck_assert_int_eq(blkdev_register(&disk), 0);
+}
+
+static void setup(void)
+{
+	host_mm_setup(RAM, true);
+	make_tree();
+}
+
+static void teardown(void)
+{
+	free(image);
+	image = NULL;
+	host_mm_teardown();
+}
+
+/* ---- walking it ---- */
+
+/* The inode at path (from the root), or NULL with *err set. */
+static struct ext2_inode *walk(struct ext2_fs *fs, const char *path, int *err)
+{
+	struct ext2_inode *ip;
+	*err = ext2_iget(fs, EXT2_ROOT_INO, &ip);
+	while (!*err && *path) {
+		const char *end = strchr(path, '/');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+		uint32_t ino;
+		*err = ext2_lookup(ip, path, len, &ino);
+		ext2_iput(ip);
+		if (!*err)
+			*err = ext2_iget(fs, ino, &ip);
+		path += len + (end ? 1 : 0);
+	}
+	return *err ? NULL : ip;
+}
+
+/* The file at path reads back as the source tree's bytes. */
+static void same_file(struct ext2_fs *fs, const char *path)
+{
+	char src[256];
+	snprintf(src, sizeof(src), TREE "/%s", path);
+	FILE *f = fopen(src, "rb");
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *want = malloc((size_t)n + 1), *got = malloc((size_t)n + 10);
+	ck_assert_uint_eq(fread(want, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	int err;
+	struct ext2_inode *ip = walk(fs, path, &err);
+	ck_assert_msg(ip != NULL, "%s: error %d", path, err);
+	ck_assert_uint_eq(ip->size, (uint64_t)n);
+	ck_assert_int_eq(ext2_read(ip, 0, got, (uint64_t)n + 10), n);
+	ck_assert_msg(memcmp(got, want, (size_t)n) == 0, "%s differs", path);
+	if (n > 5000) {   /* a read across a page from an odd offset */
+		ck_assert_int_eq(ext2_read(ip, 4000, got, 1000), 1000);
+		ck_assert_int_eq(memcmp(got, want + 4000, 1000), 0);
+	}
+	ck_assert_int_eq(ext2_read(ip, (uint64_t)n, got, 10), 0);
+	ext2_iput(ip);
+	free(want);
+	free(got);
+}
+
+static void check_tree(int bs, const char *size)
+{
+	make_image(bs, size);
+	attach();
+	struct ext2_fs *fs;
+	ck_assert_int_eq(ext2_mount(&disk, &fs), 0);
+	ck_assert_uint_eq(fs->block_size, (uint32_t)bs);
+	static const char *const files[] = { "hello.txt", "dir/sub/deep.txt", "empty", "big.bin",
+					     "sparse", "many/file-with-a-longish-name-149" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		same_file(fs, files[i]);
+	int err;
+	struct ext2_inode *many = walk(fs, "many", &err), *ip;
+	ck_assert_ptr_nonnull(many);
+	uint64_t pos = 0;
+	char name[EXT2_NAME_LEN + 1];
+	uint32_t ino;
+	uint8_t type;
+	int names = 0, r;
+	while ((r = ext2_readdir(many, &pos, name, &ino, &type)) == 1)
+		names += strncmp(name, "file-with-a-longish-name-", 25) == 0 && type == EXT2_FT_REG;
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_eq(names, 150);
+	ck_assert_uint_gt(many->size, (uint64_t)bs);   /* more than one block */
+	ext2_iput(many);
+	char target[200];
+	ck_assert_ptr_nonnull(ip = walk(fs, "link", &err));
+	ck_assert_int_eq(ext2_readlink(ip, target, sizeof(target)), 9);
+	ck_assert_int_eq(memcmp(target, "hello.txt", 9), 0);
+	ext2_iput(ip);
+	ck_assert_ptr_nonnull(ip = walk(fs, "longlink", &err));
+	ck_assert_int_eq(ext2_readlink(ip, target, sizeof(target)), 100);
+	ck_assert_int_eq(target[99], 'x');
+	ck_assert_int_eq(ext2_readlink(ip, target, 10), 10);
+	ext2_iput(ip);
+	/* errors */
+	ck_assert_ptr_null(walk(fs, "nonexistent", &err));
+	ck_assert_int_eq(err, -ENOENT);
+	ck_assert_ptr_null(walk(fs, "hello.txt/x", &err));
+	ck_assert_int_eq(err, -ENOTDIR);
+	ck_assert_int_eq(ext2_iget(fs, 0, &ip), -EUCLEAN);
+	ck_assert_int_eq(ext2_iget(fs, fs->inodes_count + 1, &ip), -EUCLEAN);
+	ck_assert_ptr_nonnull(ip = walk(fs, "hello.txt", &err));
+	ck_assert_int_eq(ext2_readlink(ip, target, 10), -EINVAL);
+	struct ext2_inode *again;
+	ck_assert_int_eq(ext2_iget(fs, ip->ino, &again), 0);
+	ck_assert_ptr_eq(again, ip);                 /* one in-memory inode each */
+	ext2_iput(again);
+	ext2_iput(ip);
+}
+
+START_TEST(test_tree_1k_blocks)
+{
+	check_tree(1024, "8M");
+}
+END_TEST
+
+START_TEST(test_tree_4k_blocks)
+{
+	check_tree(4096, "16M");
+}
+END_TEST
+
+/* ---- damaged images ---- */
+
+static uint32_t get32(size_t off)
+{
+	return (uint32_t)image[off] | (uint32_t)image[off + 1] << 8 |
+	       (uint32_t)image[off + 2] << 16 | (uint32_t)image[off + 3] << 24;
+}
+
+static void put32(size_t off, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		image[off + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The disk's cache forgets what it read (the test changed the image). */
+static void forget(void)
+{
+	pagecache_truncate(&disk.cache, 0);
+}
+
+static int mount_err(void)
+{
+	struct ext2_fs *fs;
+	forget();
+	return ext2_mount(&disk, &fs);
+}
+
+START_TEST(test_damaged_superblock)
+{
+	make_image(1024, "8M");
+	attach();
+	image[1024 + 56] ^= 1;                                  /* magic */
+	ck_assert_int_eq(mount_err(), -EINVAL);
+	image[1024 + 56] ^= 1;
+	put32(1024 + 96, get32(1024 + 96) | 0x40);             /* extents: incompatible */
+	ck_assert_int_eq(mount_err(), -EINVAL);
+	put32(1024 + 96, get32(1024 + 96) & ~0x40u);
+	uint32_t blocks = get32(1024 + 4);
+	put32(1024 + 4, blocks * 4);                           /* bigger than the disk */
+	ck_assert_int_eq(mount_err(), -EINVAL);
+	put32(1024 + 4, blocks);
+	put32(1024 + 32, 0);                                   /* no blocks per group */
+	ck_assert_int_eq(mount_err(), -EUCLEAN);
+}
+END_TEST
+
+START_TEST(test_damaged_tables_and_entries)
+{
+	make_image(1024, "8M");
+	attach();
+	size_t gd = 2 * 1024;                                  /* group 0's descriptor */
+	uint32_t table = get32(gd + 8);
+	put32(gd + 8, 0xfffffff0u);                            /* inode table past the end */
+	ck_assert_int_eq(mount_err(), -EUCLEAN);
+	put32(gd + 8, table);
+	struct ext2_fs *fs;
+	forget();
+	ck_assert_int_eq(ext2_mount(&disk, &fs), 0);
+	/* the root directory's first block: "." with rec_len 0 */
+	struct ext2_inode *root;
+	ck_assert_int_eq(ext2_iget(fs, EXT2_ROOT_INO, &root), 0);
+	size_t dir_block = (size_t)root->block[0] * 1024;
+	ext2_iput(root);
+	image[dir_block + 4] = 0, image[dir_block + 5] = 0;
+	forget();
+	ck_assert_int_eq(ext2_mount(&disk, &fs), 0);
+	ck_assert_int_eq(ext2_iget(fs, EXT2_ROOT_INO, &root), 0);
+	uint64_t pos = 0;
+	char name[EXT2_NAME_LEN + 1];
+	uint32_t ino;
+	uint8_t type;
+	ck_assert_int_eq(ext2_readdir(root, &pos, name, &ino, &type), -EUCLEAN);
+	ext2_iput(root);
+}
+END_TEST
+
+START_TEST(test_block_number_past_the_end)
+{
+	make_image(1024, "8M");
+	attach();
+	struct ext2_fs *fs;
+	ck_assert_int_eq(ext2_mount(&disk, &fs), 0);
+	int err;
+	struct ext2_inode *ip = walk(fs, "hello.txt", &err);
+	ck_assert_ptr_nonnull(ip);
+	uint32_t ino = ip->ino;
+	ext2_iput(ip);                                        /* forgotten: read again below */
+	size_t off = (size_t)fs->inode_table[(ino - 1) / fs->inodes_per_group] * 1024 +
+		     (size_t)((ino - 1) % fs->inodes_per_group) * fs->inode_size;
+	put32(off + 40, fs->blocks_count + 5);                /* i_block[0] */
+	forget();
+	ck_assert_int_eq(ext2_iget(fs, ino, &ip), 0);
+	char buf[16];
+	ck_assert_int_eq(ext2_read(ip, 0, buf, sizeof(buf)), -EUCLEAN);
+	ext2_iput(ip);
+}
+END_TEST
+
+/* Everything reachable from the root, read (errors allowed, bounded). */
+static void walk_all(struct ext2_fs *fs, uint32_t ino, int depth, int *budget)
+{
+	struct ext2_inode *ip;
+	if (depth > 8 || --*budget < 0 || ext2_iget(fs, ino, &ip) != 0)
+		return;
+	char buf[512];
+	(void)ext2_read(ip, 0, buf, sizeof(buf));
+	(void)ext2_readlink(ip, buf, sizeof(buf));
+	uint64_t pos = 0;
+	char name[EXT2_NAME_LEN + 1];
+	uint32_t child;
+	uint8_t type;
+	for (int n = 0; n < 200 && ext2_readdir(ip, &pos, name, &child, &type) == 1; n++)
+		if (strcmp(name, ".") && strcmp(name, ".."))
+			walk_all(fs, child, depth + 1, budget);
+	ext2_iput(ip);
+}
+
+START_TEST(test_random_damage)
+{
+	unsigned seed = getenv("EXT2_SEED") ? (unsigned)atoi(getenv("EXT2_SEED")) : 1u;
+	make_image(1024, "8M");
+	uint8_t *clean = malloc(image_len);
+	memcpy(clean, image, image_len);
+	attach();
+	int mounted = 0;
+	for (unsigned s = seed; s < seed + 60; s++) {
+		srand(s);
+		memcpy(image, clean, image_len);
+		for (int k = 0; k < 60; k++) {   /* the metadata: the first 300 KiB */
+			size_t at = k % 20 == 0 ? 1024 + (size_t)rand() % 2048 :   /* super, GDT */
+				    (size_t)rand() % (300 * 1024);
+			image[at] ^= (uint8_t)(1 + rand() % 255);
+		}
+		forget();
+		struct ext2_fs *fs;
+		if (ext2_mount(&disk, &fs) != 0)
+			continue;
+		int budget = 400;
+		walk_all(fs, EXT2_ROOT_INO, 0, &budget);
+		mounted++;
+	}
+	printf("ext2 damage seeds %u..%u: %d mounted and walked, the rest refused\n", seed,
+	       seed + 59, mounted);
+	free(clean);
+}
+END_TEST
+
+static Suite *ext2_suite(void)
+{
+	Suite *s = suite_create("ext2");
+	TCase *tc = host_tcase(s, "core", setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_tree_1k_blocks);
+	tcase_add_test(tc, test_tree_4k_blocks);
+	tcase_add_test(tc, test_damaged_superblock);
+	tcase_add_test(tc, test_damaged_tables_and_entries);
+	tcase_add_test(tc, test_block_number_past_the_end);
+	tcase_add_test(tc, test_random_damage);
+	return s;
+}
+
+int main(void)
+{
+	return host_run_suite(ext2_suite());
+}
