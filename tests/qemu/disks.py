@@ -1,11 +1,13 @@
 """tests/qemu/disks.py -- the virtio disks of a QEMU test run.
 
 A suite of tests/suites.txt may name disks in its seventh column, e.g.
-"vda:16M vdb:16M:ro": NAME:SIZE[:ro] each, attached in that order (so the
-kernel names them vda, vdb, ... as Linux would). Each is a fresh raw image
-in the build's test folder whose every 512-byte sector starts with
-"PAGODA SECTOR <n>\\n" (8 digits, the rest zeros), so the kernel's tests
-know what a read must return. The first disk is a modern-only virtio-blk
+"vda:16M vdb:16M:ro": NAME:SIZE[:ro][:ext2] each, attached in that order
+(so the kernel names them vda, vdb, ... as Linux would). Each is a fresh
+raw image in the build's test folder whose every 512-byte sector starts
+with "PAGODA SECTOR <n>\\n" (8 digits, the rest zeros), so the kernel's
+tests know what a read must return; or, with ext2, what `mke2fs -t ext2 -d`
+makes of the build's root tree (the initrd's files: the kernel compares
+the two). The first disk is a modern-only virtio-blk
 device (PCI id 1af4:1042), the others transitional (1af4:1001): the driver
 must take both.
 
@@ -15,19 +17,20 @@ printed is checked against the image: sectors FIRST.. hold "PAGODA WROTE
 """
 import os
 import re
+import subprocess
 
 SECTOR = 512
 WROTE = re.compile(r"KTEST DISK-WROTE (\w+) (\d+) (\d+)")
 
 
 def parse(spec):
-    """[(name, bytes, readonly)] of a disks column."""
+    """[(name, bytes, readonly, ext2)] of a disks column."""
     out = []
     for d in spec.split():
         parts = d.split(":")
         size = parts[1].upper()
         mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[size[-1]]
-        out.append((parts[0], int(size[:-1]) * mult, "ro" in parts[2:]))
+        out.append((parts[0], int(size[:-1]) * mult, "ro" in parts[2:], "ext2" in parts[2:]))
     return out
 
 
@@ -43,10 +46,16 @@ def image_path(build, suite, name):
 def prepare(build, suite, spec):
     """Make the images; QEMU's arguments that attach them."""
     args = []
-    for i, (name, size, ro) in enumerate(parse(spec)):
+    for i, (name, size, ro, ext2) in enumerate(parse(spec)):
         path = image_path(build, suite, name)
-        with open(path, "wb") as f:
-            f.write(b"".join(sector(n) for n in range(size // SECTOR)))
+        if ext2:
+            if os.path.exists(path):
+                os.remove(path)
+            subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-d", os.path.join(build, "rootfs"),
+                            path, "%dk" % (size // 1024)], check=True, stdout=subprocess.DEVNULL)
+        else:
+            with open(path, "wb") as f:
+                f.write(b"".join(sector(n) for n in range(size // SECTOR)))
         args += ["-drive", "file=%s,if=none,format=raw,id=%s%s" % (path, name, ",readonly=on" if ro else ""),
                  "-device", "virtio-blk-pci,drive=%s%s" % (name, ",disable-legacy=on" if i == 0 else "")]
     return args
