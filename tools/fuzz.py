@@ -11,7 +11,8 @@ ptshare=all and with processes on every CPU (smp_sched=1), and the system-call
 fuzzer threaded (systhreads: -t 4 threads in each of -P 3 processes at once,
 -m a memory hog keeping reclaim busy) in the same three modes, each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
-the testers on the Linux host (host mode: sysfuzz's allowlist). The
+the testers on the Linux host (host mode: sysfuzz's allowlist), and the
+ext2 image fuzzer (tests/unit/test_ext2.c's damage case). The
 time is split evenly over the boots, the host runs get a small share. The
 base seed is new every run (the time) unless --seed is given; each boot gets
 its own range of seeds. Prints one line per run with its seeds, steps/calls
@@ -39,7 +40,7 @@ TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
            "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4),
            "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4)}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
-SUMMARY = re.compile(r"^(vmtester|sysfuzz): PASS seeds (\d+)\.\.(\d+) (.*)$", re.M)
+SUMMARY = re.compile(r"^(vmtester|sysfuzz|ext2): PASS seeds (\d+)\.\.(\d+) (.*)$", re.M)
 
 
 def make_iso(build, name, cmdline):
@@ -88,6 +89,30 @@ def run_host(build, tester, seed, seconds):
     return name, p.returncode == 0, log
 
 
+def run_ext2(build, seed, seconds):
+    """The ext2 image fuzzer (tests/unit/test_ext2.c's damage case: mke2fs
+    images with random bytes changed, mounted and walked under ASan/UBSan)
+    in batches of 200 seeds until `seconds` are used."""
+    prog = os.path.join(os.path.abspath(build), "unit", "test_ext2")
+    subprocess.run(["make", "-s", "B=" + build, os.path.join(build, "unit", "test_ext2")], check=True,
+                   cwd=ROOT, stdout=subprocess.DEVNULL)
+    end, s, log, ok, mounted = time.time() + seconds, seed, "", True, 0
+    while ok and time.time() < end:
+        env = dict(os.environ, CK_RUN_CASE="damage", EXT2_SEED=str(s), EXT2_SEEDS="200")
+        p = subprocess.run([prog], capture_output=True, text=True, env=env, timeout=seconds + 600)
+        log += p.stdout + p.stderr
+        ok = p.returncode == 0
+        m = re.search(r"mounted (\d+)", p.stdout)
+        mounted += int(m.group(1)) if m else 0
+        s += 200
+    log += "ext2: PASS seeds %d..%d mounted %d\n" % (seed, s - 1, mounted) if ok else \
+        "ext2: FAIL in seeds %d..%d (EXT2_SEED=%d EXT2_SEEDS=200 CK_RUN_CASE=damage %s)\n" % (
+            s - 200, s - 1, s - 200, prog)
+    with open(os.path.join(build, "fuzz", "ext2-host.log"), "w") as f:
+        f.write(log)
+    return "ext2-host", ok, log
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
@@ -110,6 +135,7 @@ def main():
         for k, t in enumerate(TESTERS):
             seed = base + (len(boots) + k) * SEEDS_PER_RUN
             jobs.append(ex.submit(run_host, a.build, t, seed, host_seconds))
+        jobs.append(ex.submit(run_ext2, a.build, base % 1000000, host_seconds))
         results = [j.result() for j in jobs]
     passed = failed = 0
     totals = {}
