@@ -12,6 +12,7 @@
 #define MAGIC 0xef53
 #define GOOD_OLD_INODE_SIZE 128
 #define DESC_SIZE 32
+#define MAX_DESC_BYTES (4u << 20)   /* 131072 groups: 16 TiB of 128 MiB groups */
 #define INCOMPAT_FILETYPE 0x2
 #define INCOMPAT_KNOWN INCOMPAT_FILETYPE
 #define S_IFMT 0170000
@@ -79,6 +80,8 @@ static int parse_super(struct ext2_fs *fs, const uint8_t *sb)
 /* Each group's inode table from the descriptors: 0, -EUCLEAN, -EIO, -ENOMEM. */
 static int read_groups(struct ext2_fs *fs)
 {
+	if ((uint64_t)fs->groups * DESC_SIZE > MAX_DESC_BYTES)
+		return -EUCLEAN;   /* more groups than any disk of ours could hold */
 	uint32_t n = fs->groups * DESC_SIZE;
 	uint8_t *gd = kmalloc(n);
 	fs->inode_table = kmalloc(fs->groups * sizeof(uint32_t));
