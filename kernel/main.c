@@ -19,6 +19,7 @@
 #include "mm/mm.h"
 #include "mm/ptshare.h"
 #include "kernel/reclaimd.h"
+#include "kernel/time.h"
 #include "drivers/pci.h"
 #include "drivers/virtio/virtio_blk.h"
 #include "arch/x86_64/serial.h"
@@ -96,6 +97,7 @@ void kmain(uint32_t magic, paddr_t info)
 	idt_init();
 	pic_init();
 	timer_init();
+	time_init();        /* the wall clock from the RTC */
 	fpu_init();
 	mm_init();
 	pv_init();          /* choose the pv_ops backend, patch call sites */

@@ -244,10 +244,6 @@ void sleep_until_ns(uint64_t deadline);   /* nanosleep */
 /* The 1, 5 and 15 minute load averages in hundredths (1.50 is 150). */
 void sched_loadavg(unsigned long hundredths[3]);
 
-/* The wall clock at boot, seconds since 1970: 2026-01-01 (there is no RTC
- * driver); time(2) and /proc/stat's btime count from it. */
-#define BOOT_EPOCH 1767225600ULL
-
 /* Where the CPU's timer ticks went since boot, and context switches. */
 struct cpu_times {
 	uint64_t user, system, idle;   /* ticks in user mode, kernel, idle */

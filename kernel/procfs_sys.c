@@ -8,6 +8,7 @@
 #include "lib/format.h"
 #include "lib/spinlock.h"
 #include "arch/x86_64/timer.h"
+#include "kernel/time.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
 #include "kernel/textbuf.h"
@@ -180,7 +181,7 @@ void procfs_show_sysstat(struct textbuf *tb)
 		tb_printf(tb, "cpu%d %lu 0 %lu %lu 0 0 0 0 0 0\n", cpu, c.user, c.system, c.idle);
 	}
 	tb_printf(tb, "intr %lu\nctxt %lu\nbtime %lu\nprocesses %d\n", timer_ticks(),
-		  t.switches, (uint64_t)BOOT_EPOCH, proc_last_pid());
+		  t.switches, (uint64_t)(boot_epoch_ns() / NSEC_PER_SEC), proc_last_pid());
 	tb_printf(tb, "procs_running %d\nprocs_blocked 0\n", running);
 }
 

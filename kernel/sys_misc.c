@@ -80,7 +80,7 @@ static long sys_clock_gettime(const uint64_t a[6])
 	uint64_t ns = clock_ns();
 	switch (a[0]) {
 	case LINUX_CLOCK_REALTIME:
-		ns += BOOT_EPOCH * NSEC_PER_SEC;
+		ns += boot_epoch_ns();
 		break;
 	case LINUX_CLOCK_MONOTONIC:
 	case LINUX_CLOCK_MONOTONIC_RAW:
@@ -101,14 +101,14 @@ static long sys_clock_gettime(const uint64_t a[6])
 
 static long sys_gettimeofday(const uint64_t a[6])
 {
-	uint64_t ns = clock_ns() + BOOT_EPOCH * NSEC_PER_SEC;
+	uint64_t ns = clock_ns() + boot_epoch_ns();
 	int64_t tv[2] = { (int64_t)(ns / NSEC_PER_SEC), (int64_t)(ns % NSEC_PER_SEC / 1000) };
 	return a[0] ? copyout(a[0], tv, sizeof(tv)) : 0;
 }
 
 static long sys_time(const uint64_t a[6])
 {
-	int64_t t = (int64_t)(clock_ns() / NSEC_PER_SEC + BOOT_EPOCH);
+	int64_t t = (int64_t)((clock_ns() + boot_epoch_ns()) / NSEC_PER_SEC);
 	if (a[0] && copyout(a[0], &t, sizeof(t)) < 0)
 		return -EFAULT;
 	return t;

@@ -5,6 +5,31 @@
 #include "lib/errno.h"
 #include "mm/uaccess.h"
 #include "arch/x86_64/timer.h"
+#include "arch/x86_64/rtc.h"
+#include "lib/printk.h"
+
+#define FALLBACK_EPOCH 1767225600ULL   /* 2026-01-01, when the RTC holds no date */
+
+static uint64_t epoch_ns;   /* set once at boot, read-only after */
+
+void time_init(void)
+{
+	struct calendar_time t;
+	uint64_t now = clock_ns(), s = FALLBACK_EPOCH;
+	if (rtc_read(&t)) {
+		s = calendar_to_unix(&t);
+		printk("time: %04u-%02u-%02u %02u:%02u:%02u UTC from the RTC\n", t.year, t.month,
+		       t.day, t.hour, t.min, t.sec);
+	} else {
+		printk("time: the RTC holds no date; the clock starts at 2026-01-01\n");
+	}
+	epoch_ns = s * NSEC_PER_SEC > now ? s * NSEC_PER_SEC - now : 0;
+}
+
+uint64_t boot_epoch_ns(void)
+{
+	return epoch_ns;
+}
 
 /* sec * NSEC_PER_SEC + frac_ns, saturated at TIME_NS_MAX (sec >= 0). */
 static uint64_t ns_of(int64_t sec, uint64_t frac_ns)
@@ -57,6 +82,6 @@ uint64_t deadline_after(uint64_t ns)
 
 uint64_t deadline_at(uint64_t ns, enum time_clock c)
 {
-	uint64_t epoch = c == TIME_REALTIME ? BOOT_EPOCH * NSEC_PER_SEC : 0;
+	uint64_t epoch = c == TIME_REALTIME ? boot_epoch_ns() : 0;
 	return ns > epoch ? MIN(ns - epoch, TIME_NS_MAX) : 1;
 }

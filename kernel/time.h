@@ -51,4 +51,14 @@ uint64_t deadline_after(uint64_t ns);
  * long past; 0 means "no deadline" to the sleepers), at most TIME_NS_MAX. */
 uint64_t deadline_at(uint64_t ns, enum time_clock c);
 
+/* Set the wall clock from the real-time clock (arch/x86_64/rtc.h): the
+ * time of boot, so that CLOCK_REALTIME runs on from the RTC's reading with
+ * the TSC. An RTC that holds no date leaves 2026-01-01 (said at boot).
+ * Once, at boot, after the timer is calibrated. */
+void time_init(void);
+
+/* Nanoseconds from 1970-01-01 UTC to the boot (when clock_ns() was 0):
+ * CLOCK_REALTIME is clock_ns() + this; /proc/stat's btime its seconds. */
+uint64_t boot_epoch_ns(void);
+
 #endif

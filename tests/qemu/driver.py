@@ -13,6 +13,7 @@ status other than 33 (isa-debug-exit pass code).
 Importable: run_qemu() returns a Result that tests/run_tests.py uses.
 """
 import argparse
+import calendar
 import os
 import re
 import select
@@ -37,6 +38,21 @@ class Result:
         return self.failure is None
 
 
+RTC_LINE = re.compile(r"^time: (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d) UTC from the RTC", re.M)
+
+
+def rtc_check(res, started):
+    """The wall clock the kernel read from QEMU's RTC at boot is the host's
+    UTC time then (between QEMU's start and now, a second of rounding
+    aside): test boot.rtc_time of every run that prints it."""
+    m = RTC_LINE.search(res.log)
+    if m:
+        guest = calendar.timegm(tuple(int(x) for x in m.groups()) + (0, 0, 0))
+        ok = started - 2 <= guest <= time.time() + 2
+        res.tests.append(("boot.rtc_time", ok, "" if ok else "RTC said %d, host clock %d..%d"
+                          % (guest, started, time.time())))
+
+
 def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=(), cpus=None):
     """Boot iso, collect the serial output, and judge it. input_data is typed
     on the serial console: bytes once the first "$ " prompt shows, or a list
@@ -44,6 +60,7 @@ def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=(), cpus=None)
     after the previous step's point, wait delay_s seconds, then type data.
     cpus: guest CPUs (tools/qemu.sh's CPUS; None keeps the environment's)."""
     res = Result()
+    started = time.time()
     cmd = [os.path.join(ROOT, "tools", "qemu.sh"), "-m", mem, "-cdrom", iso,
            "-display", "none", "-serial", "stdio", "-monitor", "none"] + list(extra)
     env = dict(os.environ, **({"CPUS": str(cpus)} if cpus else {}))
@@ -95,6 +112,7 @@ def run_qemu(iso, mem="256M", timeout=120, input_data=None, extra=(), cpus=None)
             res.tests.append((m.group(1), m.group(2) == "PASS", m.group(3)))
         if ln.startswith("KTEST END"):
             ended = True
+    rtc_check(res, started)
     if res.failure is None:
         panic = next((l for l in lines if l.startswith(("PANIC", "KERNEL FAULT"))), None)
         if panic:

@@ -14,6 +14,7 @@ UNIT_LIBS = $(eval UNIT_LIBS := $(shell pkg-config --libs check))$(UNIT_LIBS)
 
 UNIT_SRCS_format := lib/format.c
 UNIT_SRCS_cmdline := lib/cmdline.c lib/string.c
+UNIT_SRCS_calendar := lib/calendar.c
 -include mm/mm-unit.mk
 UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/pt/ptwrite_check.c
 UNIT_SRCS_rwsem := $(MM_HOST_SRCS) lib/rwsem.c

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
@@ -15,6 +17,36 @@
 static long long ns_between(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
+/* clock_realtime: time(), gettimeofday and CLOCK_REALTIME tell one wall
+ * clock, a current one (after 2026-01-02: on Pagoda the RTC's, not the
+ * fixed boot date of before), and /proc/stat's btime plus /proc/uptime is
+ * now. */
+void test_clock_realtime(void)
+{
+	struct timespec ts;
+	struct timeval tv;
+	time_t t = time(NULL);
+	CHECK_OK(clock_gettime(CLOCK_REALTIME, &ts));
+	CHECK_OK(gettimeofday(&tv, NULL));
+	CHECK(t > 1767312000);
+	CHECK(ts.tv_sec >= t && ts.tv_sec - t <= 2);
+	CHECK(tv.tv_sec >= t && tv.tv_sec - t <= 2 && tv.tv_usec >= 0 && tv.tv_usec < 1000000);
+	FILE *f = fopen("/proc/stat", "r");
+	char line[256];
+	long long btime = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lld", &btime) == 1)
+			break;
+	if (f)
+		fclose(f);
+	double up = -1;
+	f = fopen("/proc/uptime", "r");
+	CHECK(f && fscanf(f, "%lf", &up) == 1);
+	fclose(f);
+	CHECK(btime > 0 && up >= 0);
+	CHECK(btime + (long long)up >= (long long)t - 3 && btime + (long long)up <= (long long)t + 3);
 }
 
 /* clock_sleep: the monotonic clock never goes back, and a sleep of 20 ms

@@ -56,7 +56,7 @@
 	X(madv_free_fork) X(madv_free_exit) X(madv_free_pressure) X(madv_free_background)                \
 	X(brk_grow_shrink) X(sbrk_huge) X(malloc_many)                           \
 	X(malloc_patterns) X(malloc_purge_counts) X(malloc_purge)                \
-	X(clock_sleep) X(clock_nanosleep) X(times_faults) X(uname_ids) X(cwd) X(tcgets_size)        \
+	X(clock_realtime) X(clock_sleep) X(clock_nanosleep) X(times_faults) X(uname_ids) X(cwd) X(tcgets_size)        \
 	X(ptshare_isolation) X(ptshare_vmquery) X(pttree) X(ptshare_chain3)      \
 	X(ptshare_munmap_half) X(ptshare_munmap_faults) X(ptshare_pipe_read)     \
 	X(ptshare_exit_orders) X(ptshare_children64) X(ptshare_exec_after_fork)  \
