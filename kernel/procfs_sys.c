@@ -149,7 +149,9 @@ void procfs_show_uptime(struct textbuf *tb)
 {
 	struct cpu_times t;
 	sched_cpu_times(&t);
-	tb_seconds(tb, timer_ticks(), " ");
+	/* since boot by the TSC, as Linux's boottime clock: ticks get lost
+	 * when the host is busy, and btime + uptime must be now */
+	tb_seconds(tb, clock_ns() / (NSEC_PER_SEC / HZ), " ");
 	tb_seconds(tb, t.idle, "\n");
 }
 
