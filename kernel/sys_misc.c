@@ -65,7 +65,7 @@ static long sys_sysinfo(const uint64_t a[6])
 	mm_meminfo(&m);
 	sched_loadavg(avg);
 	proc_count(&running, &total);
-	si.uptime = (int64_t)(timer_ticks() / HZ);
+	si.uptime = (int64_t)(clock_ns() / NSEC_PER_SEC);   /* as /proc/uptime: the TSC, not ticks */
 	for (int i = 0; i < 3; i++)
 		si.loads[i] = avg[i] * 65536 / 100;
 	si.totalram = m.total;

@@ -21,8 +21,8 @@ static long long ns_between(const struct timespec *a, const struct timespec *b)
 
 /* clock_realtime: time(), gettimeofday and CLOCK_REALTIME tell one wall
  * clock, a current one (after 2026-01-02: on Pagoda the RTC's, not the
- * fixed boot date of before), and /proc/stat's btime plus /proc/uptime is
- * now. */
+ * fixed boot date of before), /proc/stat's btime plus /proc/uptime is
+ * now, and sysinfo's uptime is /proc/uptime's. */
 void test_clock_realtime(void)
 {
 	struct timespec ts;
@@ -47,6 +47,9 @@ void test_clock_realtime(void)
 	fclose(f);
 	CHECK(btime > 0 && up >= 0);
 	CHECK(btime + (long long)up >= (long long)t - 3 && btime + (long long)up <= (long long)t + 3);
+	long si[14];   /* Linux's struct sysinfo (112 bytes) starts with the uptime in seconds */
+	CHECK(syscall(99 /* sysinfo */, si) == 0);
+	CHECK(si[0] >= (long)up - 2 && si[0] <= (long)up + 2);
 }
 
 /* clock_sleep: the monotonic clock never goes back, and a sleep of 20 ms
