@@ -5,7 +5,9 @@
 #include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
+#include "lib/string.h"
 #include "lib/wait.h"
+#include "arch/x86_64/memlayout.h"
 
 #define PC_SHIFT 6
 #define PC_SLOTS (1u << PC_SHIFT)
@@ -249,6 +251,26 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
 		page_put(pg);
 	*out = ok ? pg : NULL;
 	return ok ? 0 : !pg && how == PC_FIND ? -ENOENT : !pg ? -ENOMEM : read_err ? read_err : -EIO;
+}
+
+long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, enum pc_copy dir)
+{
+	uint64_t done = 0;
+	while (done < n) {
+		uint64_t at = off + done, in = at % PAGE_SIZE, len = MIN(n - done, PAGE_SIZE - in);
+		bool whole = dir == PC_COPY_IN && len == PAGE_SIZE;   /* nothing to read first */
+		struct page *pg;
+		int e = pagecache_get(pc, at / PAGE_SIZE, whole ? PC_OVERWRITE : PC_READ, &pg);
+		if (e < 0)
+			return done ? (long)done : e;
+		char *p = (char *)page_va(pg) + in, *b = (char *)buf + done;
+		memcpy(dir == PC_COPY_IN ? p : b, dir == PC_COPY_IN ? b : p, len);
+		if (dir == PC_COPY_IN)
+			pagecache_set_dirty(pc, pg);
+		page_put(pg);
+		done += len;
+	}
+	return (long)done;
 }
 
 void pagecache_set_dirty(struct pagecache *pc, struct page *pg)

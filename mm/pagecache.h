@@ -109,6 +109,17 @@ enum pc_how {
  * error (see the top). Waits while another task reads it in. */
 int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out);
 
+enum pc_copy {
+	PC_COPY_OUT,    /* the cache's bytes into the buffer */
+	PC_COPY_IN,     /* the buffer into the cache: the pages marked dirty */
+};
+
+/* Copy n bytes at byte offset off between pc's pages and buf, a page at a
+ * time (pages read in as needed; a page written whole is not read first):
+ * bytes copied, or the error of the first page when none were. The
+ * caller clips n to the object's end. */
+long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, enum pc_copy dir);
+
 /* pg (from pagecache_get, up to date) was written to: mark it dirty. */
 void pagecache_set_dirty(struct pagecache *pc, struct page *pg);
 

@@ -130,31 +130,9 @@ static uint64_t clip(const struct blkdev *d, uint64_t off, uint64_t n)
 	return off >= size ? 0 : MIN(n, size - off);
 }
 
-/* Copy between the cache and buf, page by page: bytes copied or -errno
- * (when nothing was). to_disk: buf -> cache, pages marked dirty. */
-static long copy_pages(struct blkdev *d, uint64_t off, char *buf, uint64_t n, bool to_disk)
-{
-	uint64_t done = 0;
-	while (done < n) {
-		uint64_t at = off + done, in = at % PAGE_SIZE, len = MIN(n - done, PAGE_SIZE - in);
-		bool whole = to_disk && len == PAGE_SIZE;   /* nothing to read first */
-		struct page *pg;
-		int e = pagecache_get(&d->cache, at / PAGE_SIZE, whole ? PC_OVERWRITE : PC_READ, &pg);
-		if (e < 0)
-			return done ? (long)done : e;
-		char *p = (char *)page_va(pg) + in;
-		memcpy(to_disk ? p : buf + done, to_disk ? buf + done : p, len);
-		if (to_disk)
-			pagecache_set_dirty(&d->cache, pg);
-		page_put(pg);
-		done += len;
-	}
-	return (long)done;
-}
-
 long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n)
 {
-	return copy_pages(d, off, buf, clip(d, off, n), false);
+	return pagecache_copy(&d->cache, off, buf, clip(d, off, n), PC_COPY_OUT);
 }
 
 long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n)
@@ -162,7 +140,7 @@ long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n)
 	if (d->readonly)
 		return -EROFS;
 	uint64_t c = clip(d, off, n);
-	long r = c ? copy_pages(d, off, (char *)buf, c, true) : n ? -ENOSPC : 0;
+	long r = c ? pagecache_copy(&d->cache, off, (void *)buf, c, PC_COPY_IN) : n ? -ENOSPC : 0;
 	if (r > 0 && pagecache_dirty_over_limit())
 		(void)pagecache_write_back(&d->cache, 0, PC_MAX_INDEX);   /* errors: at fsync */
 	return r;

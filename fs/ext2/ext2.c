@@ -277,19 +277,7 @@ long ext2_read(struct ext2_inode *ip, uint64_t off, void *buf, uint64_t n)
 {
 	if (off >= ip->size)
 		return 0;
-	n = MIN(n, ip->size - off);
-	uint64_t done = 0;
-	while (done < n) {
-		uint64_t at = off + done, in = at % PAGE_SIZE, len = MIN(n - done, PAGE_SIZE - in);
-		struct page *pg;
-		int e = pagecache_get(&ip->cache, at / PAGE_SIZE, PC_READ, &pg);
-		if (e)
-			return done ? (long)done : e;
-		memcpy((char *)buf + done, (char *)page_va(pg) + in, len);
-		page_put(pg);
-		done += len;
-	}
-	return (long)done;
+	return pagecache_copy(&ip->cache, off, buf, MIN(n, ip->size - off), PC_COPY_OUT);
 }
 
 /* ---- directories ---- */

@@ -115,6 +115,37 @@ START_TEST(test_find_and_overwrite)
 }
 END_TEST
 
+/* pagecache_copy: out across pages from an odd offset; in, part of a page
+ * (read first) and a whole page (not read); a read error mid-way is a
+ * short copy, at the start an error. */
+START_TEST(test_copy_in_and_out)
+{
+	static char buf[3 * PAGE_SIZE];
+	ck_assert_int_eq(pagecache_copy(&o->pc, PAGE_SIZE - 10, buf, 20, PC_COPY_OUT), 20);
+	ck_assert_int_eq(memcmp(buf, o->store[0] + PAGE_SIZE - 10, 10), 0);
+	ck_assert_int_eq(memcmp(buf + 10, o->store[1], 10), 0);
+	ck_assert_int_eq(o->reads, 2);
+	memset(buf, 'z', sizeof(buf));
+	ck_assert_int_eq(pagecache_copy(&o->pc, 5 * PAGE_SIZE + 100, buf, 50, PC_COPY_IN), 50);
+	ck_assert_int_eq(o->reads, 3);                       /* the rest of page 5 kept */
+	ck_assert_int_eq(pagecache_copy(&o->pc, 8 * PAGE_SIZE, buf, PAGE_SIZE, PC_COPY_IN),
+			 PAGE_SIZE);
+	ck_assert_int_eq(o->reads, 3);                       /* a whole page: not read */
+	ck_assert_uint_eq(o->pc.ndirty, 2);
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
+	ck_assert_int_eq(o->store[5][100], 'z');
+	ck_assert_int_eq(o->store[5][99], 'A' + 5);
+	ck_assert_int_eq(o->store[5][150], 'A' + 5);
+	ck_assert_int_eq(o->store[8][PAGE_SIZE - 1], 'z');
+	o->fail_read = 20;
+	ck_assert_int_eq(pagecache_copy(&o->pc, 20 * PAGE_SIZE, buf, 10, PC_COPY_OUT), -EIO);
+	ck_assert_int_eq(pagecache_copy(&o->pc, 19 * PAGE_SIZE, buf, 2 * PAGE_SIZE, PC_COPY_OUT),
+			 PAGE_SIZE);                         /* short: page 20 fails */
+	pagecache_truncate(&o->pc, 0);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* Indices at the edges of every tree height, written back in index order. */
 START_TEST(test_sparse_indices_in_order)
 {
@@ -314,6 +345,7 @@ static Suite *pagecache_suite(void)
 	TCase *tc = host_tcase(s, "core", setup, teardown);
 	tcase_add_test(tc, test_read_once_and_share);
 	tcase_add_test(tc, test_find_and_overwrite);
+	tcase_add_test(tc, test_copy_in_and_out);
 	tcase_add_test(tc, test_sparse_indices_in_order);
 	tcase_add_test(tc, test_grow_keeps_pages);
 	tcase_add_test(tc, test_write_back_range);
