@@ -282,41 +282,62 @@ long ext2_read(struct ext2_inode *ip, uint64_t off, void *buf, uint64_t n)
 
 /* ---- directories ---- */
 
+/* A directory being read: its block that starts at byte `start` (~0: none
+ * read yet) in blk, so that a scan reads each block once. */
+struct dir_cursor {
+	uint8_t *blk;
+	uint64_t start;
+};
+
+/* The entry at *pos or after it (ext2_readdir's results), reading a block
+ * only when *pos leaves the one the cursor holds. */
+static int next_entry(struct ext2_inode *dir, struct dir_cursor *c, uint64_t *pos,
+		      char *name, uint32_t *ino, uint8_t *type)
+{
+	struct ext2_fs *fs = dir->fs;
+	while (*pos < dir->size) {
+		uint64_t start = *pos - *pos % fs->block_size;
+		if (start != c->start) {
+			long got = ext2_read(dir, start, c->blk, fs->block_size);
+			if (got != (long)fs->block_size)
+				return got < 0 ? (int)got : -EUCLEAN;   /* a directory of whole blocks */
+			c->start = start;
+		}
+		uint32_t at = (uint32_t)(*pos - start);
+		uint16_t rec = le16(c->blk, at + 4);
+		uint8_t len = c->blk[at + 6];
+		if (at + 8 > fs->block_size || rec < 8 || rec % 4 || at + rec > fs->block_size ||
+		    len + 8u > rec)
+			return -EUCLEAN;
+		*pos += rec;
+		*ino = le32(c->blk, at);
+		if (*ino == 0)
+			continue;   /* free space (or a dir_index node) */
+		memcpy(name, c->blk + at + 8, len);
+		name[len] = '\0';
+		*type = fs->incompat & INCOMPAT_FILETYPE ? c->blk[at + 7] : EXT2_FT_UNKNOWN;
+		return 1;
+	}
+	return 0;
+}
+
+/* A cursor over dir: 0, -ENOTDIR or -ENOMEM. */
+static int dir_open(struct ext2_inode *dir, struct dir_cursor *c)
+{
+	if ((dir->mode & S_IFMT) != S_IFDIR)
+		return -ENOTDIR;
+	*c = (struct dir_cursor){ kmalloc(dir->fs->block_size), ~0ull };
+	return c->blk ? 0 : -ENOMEM;
+}
+
 int ext2_readdir(struct ext2_inode *dir, uint64_t *pos, char *name, uint32_t *ino,
 		 uint8_t *type)
 {
-	struct ext2_fs *fs = dir->fs;
-	if ((dir->mode & S_IFMT) != S_IFDIR)
-		return -ENOTDIR;
-	uint8_t *blk = kmalloc(fs->block_size);
-	if (!blk)
-		return -ENOMEM;
-	int r = 0;
-	while (r == 0 && *pos < dir->size) {
-		uint64_t start = *pos - *pos % fs->block_size;
-		long got = ext2_read(dir, start, blk, fs->block_size);
-		if (got != (long)fs->block_size) {
-			r = got < 0 ? (int)got : -EUCLEAN;   /* a directory of whole blocks */
-			break;
-		}
-		uint32_t at = (uint32_t)(*pos - start);
-		uint16_t rec = le16(blk, at + 4);
-		uint8_t len = blk[at + 6];
-		if (at + 8 > fs->block_size || rec < 8 || rec % 4 || at + rec > fs->block_size ||
-		    len + 8u > rec) {
-			r = -EUCLEAN;
-			break;
-		}
-		*pos += rec;
-		*ino = le32(blk, at);
-		if (*ino == 0)
-			continue;   /* free space (or a dir_index node) */
-		memcpy(name, blk + at + 8, len);
-		name[len] = '\0';
-		*type = fs->incompat & INCOMPAT_FILETYPE ? blk[at + 7] : EXT2_FT_UNKNOWN;
-		r = 1;
-	}
-	kfree(blk);
+	struct dir_cursor c = { 0 };
+	int r = dir_open(dir, &c);
+	if (r == 0)
+		r = next_entry(dir, &c, pos, name, ino, type);
+	kfree(c.blk);
 	return r;
 }
 
@@ -324,15 +345,17 @@ int ext2_lookup(struct ext2_inode *dir, const char *name, size_t len, uint32_t *
 {
 	if (len > EXT2_NAME_LEN)
 		return -ENAMETOOLONG;
+	struct dir_cursor c = { 0 };
 	char *entry = kmalloc(EXT2_NAME_LEN + 1);
-	if (!entry)
-		return -ENOMEM;
+	int r = entry ? dir_open(dir, &c) : -ENOMEM;
 	uint64_t pos = 0;
 	uint8_t type;
-	int r;
-	while ((r = ext2_readdir(dir, &pos, entry, ino, &type)) == 1)
-		if (strlen(entry) == len && memcmp(entry, name, len) == 0)
-			break;
+	if (r == 0) {
+		while ((r = next_entry(dir, &c, &pos, entry, ino, &type)) == 1)
+			if (strlen(entry) == len && memcmp(entry, name, len) == 0)
+				break;
+		kfree(c.blk);
+	}
 	kfree(entry);
 	return r == 1 ? 0 : r == 0 ? -ENOENT : r;
 }
