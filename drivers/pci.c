@@ -92,22 +92,29 @@ static void add(uint32_t bdf, uint32_t id)
 	pci_write16(d, PCI_COMMAND, cmd);
 }
 
+/* Record the functions of device dev on bus (function 0 says whether
+ * there are others). */
+static void scan_slot(unsigned bus, unsigned dev)
+{
+	for (unsigned fn = 0; fn < 8; fn++) {
+		uint32_t bdf = PCI_BDF(bus, dev, fn);
+		uint32_t id = pci_cfg_read32(bdf, 0);
+		if ((id & 0xffff) == 0xffff) {
+			if (fn == 0)
+				return;   /* no device here */
+			continue;
+		}
+		add(bdf, id);
+		if (fn == 0 && !(pci_cfg_read32(bdf, PCI_HEADER_TYPE & ~3) >> 16 & 0x80))
+			return;   /* a single-function device */
+	}
+}
+
 int pci_scan(void)
 {
 	for (unsigned bus = 0; bus < 256; bus++)
 		for (unsigned dev = 0; dev < 32; dev++)
-			for (unsigned fn = 0; fn < 8; fn++) {
-				uint32_t bdf = PCI_BDF(bus, dev, fn);
-				uint32_t id = pci_cfg_read32(bdf, 0);
-				if ((id & 0xffff) == 0xffff) {
-					if (fn == 0)
-						break;   /* no device here */
-					continue;
-				}
-				add(bdf, id);
-				if (fn == 0 && !(pci_cfg_read32(bdf, PCI_HEADER_TYPE & ~3) >> 16 & 0x80))
-					break;   /* a single-function device */
-			}
+			scan_slot(bus, dev);
 	printk("pci: %d functions\n", ndevices);
 	return ndevices;
 }
