@@ -131,7 +131,13 @@ static int setup_queue(struct vblk *b, int vector)
 	b->slots = page_va(slots);
 	vq_init(&b->q, size, page_va(ring), page_to_pa(ring));
 	int e = pci_msix_route(b->v.pci, 0, vector, lapic_id());
-	return e ? e : virtio_queue_setup(&b->v, 0, &b->q, 0);
+	if (!e)
+		e = virtio_queue_setup(&b->v, 0, &b->q, 0);
+	if (e) {   /* the queue was never enabled: the device does not use the frames */
+		page_put(ring);
+		page_put(slots);
+	}
+	return e;
 }
 
 /* Read the disk's size and modes from the device configuration. */
@@ -156,7 +162,7 @@ static int start(struct pci_dev *pci, int n, int vector)
 	if (!e && (e = setup_queue(b, vector)) < 0)
 		virtio_fail(&b->v);
 	if (e) {
-		kfree(b);   /* the frames of a failed queue stay with the dead device */
+		kfree(b);
 		return e;
 	}
 	read_config(b);
