@@ -63,7 +63,7 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 	-T linker.ld
 
 KSRCS := $(sort $(wildcard lib/*.c arch/x86_64/*.c kernel/*.c kernel/forkbench/*.c kernel/tests/*.c mm/*.c mm/frame/*.c mm/pt/*.c mm/tests/*.c \
-	drivers/*.c drivers/block/*.c drivers/virtio/*.c drivers/tests/*.c fs/ext2/*.c fs/tests/*.c))
+	drivers/*.c drivers/block/*.c drivers/virtio/*.c drivers/tests/*.c fs/*.c fs/ext2/*.c fs/tests/*.c))
 KASMS := $(sort $(wildcard arch/x86_64/*.asm))
 KOBJS := $(KSRCS:%.c=$(B)/k/%.o) $(KASMS:%.asm=$(B)/k/%.asm.o)
 

@@ -99,7 +99,11 @@ static int copy_file(struct addrspace *as, struct inode *ip, uint64_t off, vaddr
 	int r = 0;
 	for (uint64_t done = 0; r == 0 && done < n; done += sizeof(buf)) {
 		uint64_t k = MIN(sizeof(buf), n - done);
-		inode_read(ip, off + done, buf, k);
+		long got = inode_read(ip, off + done, buf, k);
+		if (got < 0)
+			return (int)got;
+		if ((uint64_t)got < k)
+			memset(buf + got, 0, k - (uint64_t)got);   /* the file shrank meanwhile */
 		r = as_write(as, va + done, buf, k);
 	}
 	return r;
@@ -321,16 +325,16 @@ static int read_headers(struct inode *ip, struct elf_image *img)
 {
 	struct elf64_ehdr *eh = &img->eh;
 	img->ip = ip;
-	if (ip->type != INODE_FILE)
+	if (!S_ISREG(ip->mode) || !(ip->mode & 0111))
 		return -EACCES;
-	if (inode_read(ip, 0, eh, sizeof(*eh)) != sizeof(*eh) || eh->magic != ELF_MAGIC ||
+	if (inode_read(ip, 0, eh, sizeof(*eh)) != (long)sizeof(*eh) || eh->magic != ELF_MAGIC ||
 	    eh->class != ELFCLASS64 || eh->data != ELFDATA2LSB ||
 	    (eh->type != ET_EXEC && eh->type != ET_DYN) || eh->machine != EM_X86_64 ||
 	    eh->phentsize != sizeof(img->ph[0]) || eh->phnum == 0 || eh->phnum > MAX_PHDRS)
 		return -ENOEXEC;
 	uint64_t n = eh->phnum * sizeof(img->ph[0]);
 	if (eh->phoff > ip->size || n > ip->size - eh->phoff ||
-	    inode_read(ip, eh->phoff, img->ph, n) != n)
+	    inode_read(ip, eh->phoff, img->ph, n) != (long)n)
 		return -ENOEXEC;
 	return 0;
 }
@@ -348,28 +352,41 @@ static int read_interp(const struct elf_image *img, char path[INTERP_MAX])
 		if (n < 2 || n > INTERP_MAX)
 			return -ENOEXEC;
 		if (ph->offset > img->ip->size || n > img->ip->size - ph->offset ||
-		    inode_read(img->ip, ph->offset, path, n) != n)
+		    inode_read(img->ip, ph->offset, path, n) != (long)n)
 			return -EIO;
 		return path[n - 1] == '\0' ? 1 : -ENOEXEC;
 	}
 	return 0;
 }
 
+/* The regular file at path, with an inode reference: 0 or -errno. */
+static int find_file(const char *path, struct inode **out)
+{
+	struct path p;
+	int r = fs_walk(path, LOOKUP_FOLLOW, &p);
+	if (r < 0)
+		return r;
+	*out = inode_get(p.dentry->inode);
+	path_put(&p);
+	return 0;
+}
+
 /* Look up and read the program at path and its interpreter (if it names
- * one) into c. -ENOENT for a missing program or interpreter, as Linux. */
+ * one) into c (their inodes held: exec_ctx_done lets go). -ENOENT for a
+ * missing program or interpreter, as Linux. */
 static int read_program(const char *path, struct exec_ctx *c)
 {
-	struct inode *ip = fs_lookup(path);
-	if (!ip)
-		return -ENOENT;
-	int r = read_headers(ip, &c->prog);
-	r = r ?: read_interp(&c->prog, c->interp_path);
-	if (r <= 0) {
-		c->interp.ip = NULL;
+	c->prog.ip = c->interp.ip = NULL;
+	struct inode *ip;
+	int r = find_file(path, &ip);
+	if (r < 0)
 		return r;
-	}
-	struct inode *iip = fs_lookup(c->interp_path);
-	return iip ? read_headers(iip, &c->interp) : -ENOENT;
+	r = read_headers(ip, &c->prog);
+	r = r ?: read_interp(&c->prog, c->interp_path);
+	if (r <= 0)
+		return r;
+	r = find_file(c->interp_path, &ip);
+	return r ?: read_headers(ip, &c->interp);
 }
 
 /* Build the new address space of c's program (and interpreter) with its
@@ -422,6 +439,9 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 		r = -ENOMEM;
 	r = r ?: build_as(as, c, path, argv, envp, &entry, &sp);
 	struct inode *exe = c->prog.ip;   /* the program, not its interpreter */
+	inode_put(c->interp.ip);          /* its mappings hold it now */
+	if (r < 0)
+		inode_put(exe);
 	kfree(c);
 	if (r < 0) {
 		if (as)
@@ -432,6 +452,7 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	/* the point of no return: the other threads end (kernel/thread.h) */
 	if (p == current_proc() && (r = thread_exec(p)) < 0) {
 		as_destroy(as);
+		inode_put(exe);
 		return r;
 	}
 	if (p == current_proc())
@@ -456,6 +477,6 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 		fpu_restore(&p->fpu);
 	proc_set_name(p, path);
 	proc_set_cmdline(p, argv);
-	p->exe = exe;
+	proc_set_exe(p, exe);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* kernel/file.c -- file objects and per-process descriptor tables. */
+/* kernel/file.c -- per-process descriptor tables (kernel/file.h). */
 #include "kernel/file.h"
 #include "lib/printk.h"
 #include "lib/atomic.h"
@@ -6,18 +6,6 @@
 #include "kernel/fs.h"
 #include "kernel/proc.h"
 #include "mm/frame/kmalloc.h"
-
-struct file *file_alloc(const struct file_ops *ops, int flags)
-{
-	struct file *f = kzalloc(sizeof(*f));
-	if (!f)
-		return NULL;
-	f->ops = ops;
-	f->refs = 1;
-	f->flags = flags;
-	mutex_init(&f->pos_lock, "f_pos", SLEEP_RANK_FILE);
-	return f;
-}
 
 struct file *fd_get_pos(int fd)
 {
@@ -31,33 +19,6 @@ void file_pos_unlock(struct file *f)
 {
 	if (f->ops->seekable)
 		mutex_unlock(&f->pos_lock);
-}
-
-long file_no_read(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	(void)f, (void)ubuf, (void)n;
-	return -EBADF;
-}
-
-long file_no_write(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	(void)f, (void)ubuf, (void)n;
-	return -EBADF;
-}
-
-struct file *file_dup(struct file *f)
-{
-	atomic_inc(&f->refs);
-	return f;
-}
-
-void file_close(struct file *f)
-{
-	if (!atomic_dec_and_test(&f->refs))
-		return;
-	if (f->ops->close)
-		f->ops->close(f);
-	kfree(f);
 }
 
 _Static_assert(NOFILE <= 64, "close-on-exec flags are one 64-bit mask");
@@ -179,24 +140,4 @@ void fd_release_held(struct proc *p)
 		p->held[p->nheld] = NULL;
 		file_close(f);
 	}
-}
-
-int file_open(const char *path, int flags, struct file **out)
-{
-	struct inode *ip = fs_lookup(path);
-	if (!ip)
-		return (flags & O_CREAT) ? -EROFS : -ENOENT;
-	if ((flags & O_ACCMODE) != O_RDONLY && ip->type == INODE_FILE)
-		return -EROFS;
-	if ((flags & O_ACCMODE) != O_RDONLY && ip->type == INODE_DIR)
-		return -EISDIR;
-	if ((flags & O_DIRECTORY) && ip->type != INODE_DIR)
-		return -ENOTDIR;
-	struct file *f = file_alloc(inode_file_ops(ip), flags);
-	if (!f)
-		return -ENOMEM;
-	f->inode = ip;
-	f->inode_priv = ip->priv;
-	*out = f;
-	return 0;
 }

@@ -34,16 +34,16 @@
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/trap.h"
 
-/* Unpack the initrd module GRUB loaded, if there is one. */
+/* The root file system: a tmpfs with the initrd module GRUB loaded (if
+ * any) unpacked into it, and the boot mounts (kernel/fs.h). */
 static void load_initrd(void)
 {
-	if (boot_info.nmodules == 0) {
+	struct boot_module *m = boot_info.nmodules ? &boot_info.modules[0] : NULL;
+	vfs_set_epoch(boot_epoch_ns());   /* file times: the wall clock */
+	int n = fs_boot(m ? m->start : 0, m ? m->end : 0);
+	if (!m)
 		printk("initrd: none loaded\n");
-		return;
-	}
-	struct boot_module *m = &boot_info.modules[0];
-	int n = initrd_load(m->start, m->end);
-	if (n < 0)
+	else if (n < 0)
 		printk("initrd: bad archive (error %d)\n", n);
 	else
 		printk("initrd: %d files, %lu KiB\n", n, (m->end - m->start) >> 10);

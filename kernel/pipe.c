@@ -201,8 +201,8 @@ static void pipe_close_write(struct file *f)
 	pipe_close_end(f, true);
 }
 
-static const struct file_ops pipe_read_ops = { pipe_read, file_no_write, pipe_close_read, false };
-static const struct file_ops pipe_write_ops = { file_no_read, pipe_write, pipe_close_write, false };
+static const struct file_ops pipe_read_ops = { .read = pipe_read, .write = file_no_write, .close = pipe_close_read };
+static const struct file_ops pipe_write_ops = { .read = file_no_read, .write = pipe_write, .close = pipe_close_write };
 
 int pipe_create(struct file *ends[2])
 {

@@ -1,5 +1,6 @@
 /* kernel/proc.c -- the process table: creation, fork, exit, wait, kill. */
 #include "kernel/proc.h"
+#include "kernel/fs.h"
 #include "lib/errno.h"
 #include "kernel/exec.h"
 #include "kernel/file.h"
@@ -199,6 +200,15 @@ static struct proc *proc_alloc(void)
 	return p;
 }
 
+void proc_set_exe(struct proc *p, struct inode *exe)
+{
+	spin_lock(&proc_lock);
+	struct inode *old = p->exe;
+	p->exe = exe;
+	spin_unlock(&proc_lock);
+	inode_put(old);
+}
+
 void proc_free(struct proc *p)
 {
 	if (p->kstack_top)
@@ -292,7 +302,7 @@ static int fork_process(const struct fork_req *req)
 	child->tf->rax = 0;                 /* fork returns 0 in the child */
 	child->fs_base = parent->fs_base;
 	signal_fork(&child->sig, &parent->sig);
-	child->exe = parent->exe;
+	child->exe = inode_get(parent->exe);
 	memcpy(child->name, parent->name, sizeof(child->name));
 	memcpy(child->cmdline, parent->cmdline, parent->cmdline_len);
 	child->cmdline_len = parent->cmdline_len;

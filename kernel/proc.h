@@ -71,7 +71,8 @@ struct proc {
 	uint64_t robust_list, robust_len;   /* set_robust_list: walked at exit and exec */
 	struct file *held[FD_HELD_MAX];     /* fd_get's references, dropped at */
 	int nheld;                          /* the end of the system call */
-	struct inode *exe;           /* the program of the last execve (/proc/PID/exe) */
+	struct inode *exe;           /* the program of the last execve (/proc/PID/exe): a
+				      * reference; changed under proc_lock (proc_set_exe) */
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_ticks;
 	struct itimer itimer[NR_ITIMERS];   /* alarm/setitimer (kernel/itimer.h) */
@@ -168,6 +169,10 @@ __noreturn void proc_die(int sig, const char *why, uint64_t addr, uint64_t rip);
 /* Give back an EMBRYO's or a reaped ZOMBIE's slot and kernel stack (a
  * zombie's only once it has switched away for good). */
 void proc_free(struct proc *p);
+
+/* p's program becomes exe (its reference passes; NULL at exit): the old
+ * one is put. Process context (the put may free the file). */
+void proc_set_exe(struct proc *p, struct inode *exe);
 
 /* Look up a thread by tid, zombies included (proc_lock held); a process's
  * pid is its leader's tid. */

@@ -1,32 +1,47 @@
-/* kernel/procfs.c -- the tree of /proc: its root, one directory per live
- * process (and "self"), and the inodes of their files.
+/* kernel/procfs.c -- the /proc file system: its tree, made from the
+ * process table when looked at (fs/vfs.h's SB_VOLATILE: nothing cached).
  *
- *   /proc/meminfo vmstat uptime loadavg          system-wide files
- *   /proc/phasetime                              per-phase TSC counters (mm/frame/phasetime.h)
- *   /proc/self                                   the caller's PID directory
+ *   /proc/meminfo vmstat uptime loadavg mounts ...   system-wide files
+ *   /proc/self -> PID                                a link: the caller's
  *   /proc/PID/status stat statm cmdline maps smaps smaps_rollup
- *   /proc/PID/task/TID/...                       each thread (kernel/thread.h),
- *                                                its own PID directory
+ *   /proc/PID/exe -> the program's path              a link
+ *   /proc/PID/task/TID/...                           each thread, its own
+ *                                                    PID directory
  *
- * Inodes here are synthesized (fs.h's inode_ops): nothing is stored, every
- * read makes the text anew (kernel/procfs_pid.c, kernel/procfs_sys.c). The
- * inodes of a PID directory live in a block per process-table slot (static:
- * nothing to allocate or leak), reused by the slot's next process; each
- * names its pid, and a file whose process is gone reads as ESRCH, as on
- * Linux, also after the slot's reuse: an open file reads the pid it was
+ * An inode here is made by each lookup and freed with its dentry; its priv
+ * says what it is (kind, index, pid). Every read of a file makes the text
+ * anew (kernel/procfs_pid.c, kernel/procfs_sys.c); a file whose process is
+ * gone reads as ESRCH, as on Linux: an open file reads the pid it was
  * opened for (struct file's inode_priv), and pids are never reused.
  */
 #include "kernel/fs.h"
+#include "fs/textbuf.h"
 #include "lib/errno.h"
 #include "lib/format.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
 #include "lib/string.h"
-#include "kernel/textbuf.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/uaccess.h"
+#include "arch/x86_64/memlayout.h"
+#include "libc/include/pagoda/dirent64.h"
 
-#define INO_BASE 0x100000000ull   /* above every initrd inode number */
+#define PROC_MAGIC 0x9fa0
+#define INO_BASE 0x100000000ull
+#define PATH_MAX_PROC 512
 
-/* ---- system-wide files ---- */
+enum pkind { PK_ROOT, PK_SYS, PK_SELF, PK_PIDDIR, PK_PIDFILE, PK_TASKDIR, PK_EXE };
+
+#define PRIV(kind, index, pid) ((uint64_t)(uint32_t)(pid) | (uint64_t)(index) << 32 | \
+				(uint64_t)(kind) << 48)
+#define PRIV_PID(priv) ((int)(uint32_t)(priv))
+#define PRIV_INDEX(priv) ((unsigned)(((priv) >> 32) & 0xffff))
+#define PRIV_KIND(priv) ((enum pkind)((priv) >> 48))
+
+static void show_mounts(struct textbuf *tb)
+{
+	vfs_show_mounts(tb);
+}
 
 struct sys_file {
 	const char *name;
@@ -38,6 +53,7 @@ static const struct sys_file sys_files[] = {
 	{ "loadavg", procfs_show_loadavg },
 	{ "lockstat", procfs_show_lockstat },
 	{ "meminfo", procfs_show_meminfo },
+	{ "mounts", show_mounts },
 	{ "phasetime", procfs_show_phasetime },
 	{ "stat", procfs_show_sysstat },
 	{ "uptime", procfs_show_uptime },
@@ -45,11 +61,6 @@ static const struct sys_file sys_files[] = {
 	{ "zoneinfo", procfs_show_zoneinfo },
 };
 #define NSYS (sizeof(sys_files) / sizeof(sys_files[0]))
-
-static struct inode sys_inodes[NSYS];
-static struct inode *proc_root;
-
-/* ---- per-process files ---- */
 
 struct pid_file {
 	const char *name;
@@ -67,12 +78,8 @@ static const struct pid_file pid_files[] = {
 };
 #define NPIDFILES (sizeof(pid_files) / sizeof(pid_files[0]))
 
-struct pid_dir {
-	struct inode dir;                 /* priv: the pid (a thread's: its tid) */
-	struct inode files[NPIDFILES];    /* priv: the pid */
-	struct inode task;                /* priv: the process's pid (tgid) */
-};
-static struct pid_dir pid_dirs[NPROC];   /* by process-table slot */
+static const struct inode_ops dir_ops, link_ops;
+static const struct file_ops sys_file_ops, pid_file_ops;
 
 static bool proc_visible(const struct proc *p)
 {
@@ -88,94 +95,28 @@ static bool listed(const struct proc *p, int tgid)
 	return tgid ? p->tgid == tgid : proc_is_leader(p);
 }
 
-/* Fill a synthesized inode. */
-static void synth_inode(struct inode *ip, const char *name, enum inode_type type,
-			const struct inode_ops *ops, struct inode *parent,
-			uint64_t ino, uint64_t priv)
+/* The inode number of (kind, index, pid): the same at every lookup. */
+static uint64_t pino(enum pkind kind, unsigned index, int pid)
 {
-	memset(ip, 0, sizeof(*ip));
-	strlcpy(ip->name, name, NAME_MAX);
-	ip->type = type;
-	ip->mode = type == INODE_DIR ? 0555 : 0444;
-	ip->ops = ops;
-	ip->parent = parent;
-	ip->ino = ino;
-	ip->priv = priv;
+	return kind == PK_ROOT ? 1 : INO_BASE + ((uint64_t)pid << 8) + ((uint64_t)kind << 5) + index;
 }
 
-/* A PID file: run its show on the process with pid priv (the one the file
- * was opened for: pids are never reused), which must still be there. */
-static int pid_file_show(struct inode *ip, uint64_t priv, struct textbuf *tb)
+/* An inode of the /proc tree: kind, index among its siblings, pid. */
+static struct inode *proc_inode(struct super_block *sb, enum pkind kind, unsigned index, int pid)
 {
-	const struct pid_file *pf = &pid_files[ip - ip->parent->children];
-	struct addrspace *as;
-	struct proc *p = proc_lock_memory((int)priv, &as);
-	if (!p)
-		return -ESRCH;
-	pf->show(p, tb);   /* p's fields and its memory hold still meanwhile */
-	proc_unlock_memory(as);
-	return 0;
-}
-
-static const struct inode_ops pid_file_ops = { .show = pid_file_show };
-
-/* The program of the process a PID directory names, or NULL. */
-static struct inode *pid_exe(struct inode *dir)
-{
-	spin_lock(&proc_lock);
-	struct proc *p = proc_find((int)dir->priv);
-	struct inode *exe = p && proc_visible(p) ? p->exe : NULL;
-	spin_unlock(&proc_lock);
-	return exe;
-}
-
-static struct inode *pid_dir_lookup(struct inode *dir, const char *name, size_t len)
-{
-	if (len == 3 && !strncmp(name, "exe", 3))
-		return pid_exe(dir);   /* a link on Linux: here the file itself */
-	if (len == 4 && !strncmp(name, "task", 4))
-		return &container_of(dir, struct pid_dir, dir)->task;
-	for (size_t i = 0; i < NPIDFILES; i++)
-		if (strlen(pid_files[i].name) == len && !strncmp(pid_files[i].name, name, len))
-			return &dir->children[i];
-	return NULL;
-}
-
-static struct inode *pid_dir_child(struct inode *dir, uint64_t *pos, char *name)
-{
-	if (*pos == NPIDFILES) {
-		strlcpy(name, "task", NAME_MAX);
-		return &container_of(dir, struct pid_dir, dir)->task;
-	}
-	if (*pos > NPIDFILES)
+	static const uint32_t modes[] = {
+		[PK_ROOT] = S_IFDIR | 0555, [PK_SYS] = S_IFREG | 0444, [PK_SELF] = S_IFLNK | 0777,
+		[PK_PIDDIR] = S_IFDIR | 0555, [PK_PIDFILE] = S_IFREG | 0444,
+		[PK_TASKDIR] = S_IFDIR | 0555, [PK_EXE] = S_IFLNK | 0777,
+	};
+	struct inode *ip = inode_new(sb, modes[kind], NULL);
+	if (!ip)
 		return NULL;
-	strlcpy(name, pid_files[*pos].name, NAME_MAX);
-	return &dir->children[*pos];
-}
-
-static const struct inode_ops pid_dir_ops = { .lookup = pid_dir_lookup,
-					      .child = pid_dir_child };
-static const struct inode_ops task_dir_ops;
-static struct inode *pid_dir_of(struct proc *p);
-
-/* The directory of live process p (proc_lock held), renamed for p's pid
- * if the slot held another process before. Its children are its files. */
-static struct inode *pid_dir_of(struct proc *p)
-{
-	struct pid_dir *d = &pid_dirs[p - proc_table];
-	if (d->dir.priv == (uint64_t)p->pid && d->dir.ops)
-		return &d->dir;
-	char name[NAME_MAX];
-	ksnprintf(name, sizeof(name), "%d", p->pid);
-	uint64_t ino = INO_BASE + (uint64_t)p->pid * 16;
-	synth_inode(&d->dir, name, INODE_DIR, &pid_dir_ops, proc_root, ino, (uint64_t)p->pid);
-	d->dir.children = d->files;
-	for (size_t i = 0; i < NPIDFILES; i++)
-		synth_inode(&d->files[i], pid_files[i].name, INODE_FILE, &pid_file_ops,
-			    &d->dir, ino + 1 + i, (uint64_t)p->pid);
-	synth_inode(&d->task, "task", INODE_DIR, &task_dir_ops, &d->dir, ino + 1 + NPIDFILES,
-		    (uint64_t)p->tgid);
-	return &d->dir;
+	ip->priv = PRIV(kind, index, pid);
+	ip->ino = pino(kind, index, pid);
+	ip->op = S_ISDIR(ip->mode) ? &dir_ops : S_ISLNK(ip->mode) ? &link_ops : NULL;
+	ip->fop = S_ISDIR(ip->mode) ? &dir_file_ops : kind == PK_SYS ? &sys_file_ops : &pid_file_ops;
+	return ip;
 }
 
 /* The pid spelled by name[0..len) (digits, no leading zero), or -1. */
@@ -192,45 +133,76 @@ static int parse_pid(const char *name, size_t len)
 	return pid;
 }
 
-/* The directory of the process with pid (or the caller's, for -1). */
-static struct inode *pid_dir_find(int pid)
+static bool named(const char *a, const char *name, size_t len)
 {
-	struct inode *ip = NULL;
+	return strlen(a) == len && !strncmp(a, name, len);
+}
+
+/* Is there a listed process or thread pid (of tgid; 0: a process)? */
+static bool pid_listed(int pid, int tgid)
+{
 	spin_lock(&proc_lock);
-	struct proc *p = pid < 0 ? current_proc()->tg->leader : proc_find(pid);
-	if (p && proc_visible(p))
-		ip = pid_dir_of(p);
+	struct proc *p = pid > 0 ? proc_find(pid) : NULL;
+	bool ok = p && listed(p, tgid);
+	if (p && tgid && proc_visible(p) && p->tgid == tgid)
+		ok = true;
 	spin_unlock(&proc_lock);
-	return ip;
+	return ok;
 }
 
-/* ---- the root ---- */
-
-static int sys_file_show(struct inode *ip, uint64_t priv, struct textbuf *tb)
+/* lookup in the root: a system file, "self", or a process. */
+static int root_lookup(struct super_block *sb, const char *name, size_t len, struct inode **out)
 {
-	(void)priv;
-	sys_files[ip - sys_inodes].show(tb);
-	return 0;
-}
-
-static const struct inode_ops sys_file_ops = { .show = sys_file_show, .mmap_errno = -EIO };
-
-static struct inode *root_lookup(struct inode *dir, const char *name, size_t len)
-{
-	(void)dir;
-	for (size_t i = 0; i < NSYS; i++)
-		if (strlen(sys_files[i].name) == len && !strncmp(sys_files[i].name, name, len))
-			return &sys_inodes[i];
-	if (len == 4 && !strncmp(name, "self", 4))
-		return pid_dir_find(-1);
+	for (unsigned i = 0; i < NSYS; i++)
+		if (named(sys_files[i].name, name, len))
+			return (*out = proc_inode(sb, PK_SYS, i, 0)) ? 0 : -ENOMEM;
+	if (named("self", name, len))
+		return (*out = proc_inode(sb, PK_SELF, 0, 0)) ? 0 : -ENOMEM;
 	int pid = parse_pid(name, len);
-	return pid > 0 ? pid_dir_find(pid) : NULL;
+	if (!pid_listed(pid, 0)) {
+		spin_lock(&proc_lock);
+		struct proc *p = pid > 0 ? proc_find(pid) : NULL;
+		bool thread = p && proc_visible(p);   /* Linux: /proc/TID works, unlisted */
+		spin_unlock(&proc_lock);
+		if (!thread)
+			return -ENOENT;
+	}
+	return (*out = proc_inode(sb, PK_PIDDIR, 0, pid)) ? 0 : -ENOMEM;
 }
 
-/* Positions: the system files, then "self", then PID directories at
- * FIRST_PID_POS + pid, in increasing pid order (as Linux lists them). */
-#define SELF_POS NSYS
-#define FIRST_PID_POS (NSYS + 1)
+static int pid_dir_lookup(struct super_block *sb, int pid, const char *name, size_t len,
+			  struct inode **out)
+{
+	for (unsigned i = 0; i < NPIDFILES; i++)
+		if (named(pid_files[i].name, name, len))
+			return (*out = proc_inode(sb, PK_PIDFILE, i, pid)) ? 0 : -ENOMEM;
+	if (named("task", name, len))
+		return (*out = proc_inode(sb, PK_TASKDIR, 0, pid)) ? 0 : -ENOMEM;
+	if (named("exe", name, len))
+		return (*out = proc_inode(sb, PK_EXE, 0, pid)) ? 0 : -ENOMEM;
+	return -ENOENT;
+}
+
+static int proc_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
+{
+	int pid = PRIV_PID(dir->priv);
+	switch (PRIV_KIND(dir->priv)) {
+	case PK_ROOT:
+		return root_lookup(dir->sb, name, len, out);
+	case PK_PIDDIR:
+		return pid_dir_lookup(dir->sb, pid, name, len, out);
+	case PK_TASKDIR: {
+		int tid = parse_pid(name, len);
+		spin_lock(&proc_lock);
+		struct proc *t = tid > 0 ? proc_find(tid) : NULL;
+		bool ok = t && listed(t, pid);
+		spin_unlock(&proc_lock);
+		return ok ? (*out = proc_inode(dir->sb, PK_PIDDIR, 0, tid)) ? 0 : -ENOMEM : -ENOENT;
+	}
+	default:
+		return -ENOTDIR;
+	}
+}
 
 /* The listed process (tgid 0) or thread of tgid with the smallest pid >=
  * pid, or NULL (proc_lock held). */
@@ -245,96 +217,81 @@ static struct proc *next_proc_from(uint64_t pid, int tgid)
 	return best;
 }
 
-/* /proc/PID/task: a directory per thread (its own PID directory). */
-static struct inode *task_lookup(struct inode *dir, const char *name, size_t len)
+static int entry(struct dir_entry *de, const char *name, uint64_t ino, uint8_t type)
 {
-	int tid = parse_pid(name, len);
-	struct inode *ip = NULL;
+	strlcpy(de->name, name, sizeof(de->name));
+	de->ino = ino;
+	de->type = type;
+	return 1;
+}
+
+/* Positions of the root: 2.. the system files, then "self", then PID
+ * directories at FIRST_PID_POS + pid, in increasing pid order (as Linux). */
+#define SELF_POS (2 + NSYS)
+#define FIRST_PID_POS (SELF_POS + 1)
+
+/* The next process (tgid 0) or thread of tgid at or after position
+ * *pos, first_pos + pid: an entry, *pos moved past it. */
+static int pid_entry(uint64_t *pos, uint64_t first_pos, int tgid, struct dir_entry *de)
+{
 	spin_lock(&proc_lock);
-	struct proc *t = tid > 0 ? proc_find(tid) : NULL;
-	if (t && listed(t, (int)dir->priv))
-		ip = pid_dir_of(t);
+	struct proc *p = next_proc_from(*pos > first_pos ? *pos - first_pos : 0, tgid);
+	int pid = p ? p->pid : 0;
 	spin_unlock(&proc_lock);
-	return ip;
+	if (!p)
+		return 0;
+	char name[16];
+	ksnprintf(name, sizeof(name), "%d", pid);
+	*pos = first_pos + (uint64_t)pid + 1;
+	return entry(de, name, pino(PK_PIDDIR, 0, pid), DT_DIR);
 }
 
-/* Positions are tids: the next thread at or after *pos. */
-static struct inode *task_child(struct inode *dir, uint64_t *pos, char *name)
+static int proc_readdir(struct dentry *dir, uint64_t *pos, struct dir_entry *de)
 {
-	struct inode *ip = NULL;
-	spin_lock(&proc_lock);
-	struct proc *t = next_proc_from(*pos, (int)dir->priv);
-	if (t && (ip = pid_dir_of(t))) {
-		*pos = (uint64_t)t->pid;
-		strlcpy(name, ip->name, NAME_MAX);
+	uint64_t priv = dir->inode->priv;
+	int pid = PRIV_PID(priv);
+	uint64_t i = *pos - 2;
+	switch (PRIV_KIND(priv)) {
+	case PK_ROOT:
+		if (i < NSYS) {
+			(*pos)++;
+			return entry(de, sys_files[i].name, pino(PK_SYS, (unsigned)i, 0), DT_REG);
+		}
+		if (*pos == SELF_POS) {
+			(*pos)++;
+			return entry(de, "self", pino(PK_SELF, 0, 0), DT_LNK);
+		}
+		return pid_entry(pos, FIRST_PID_POS, 0, de);
+	case PK_PIDDIR:
+		(*pos)++;
+		if (i < NPIDFILES)
+			return entry(de, pid_files[i].name, pino(PK_PIDFILE, (unsigned)i, pid), DT_REG);
+		if (i == NPIDFILES)
+			return entry(de, "task", pino(PK_TASKDIR, 0, pid), DT_DIR);
+		if (i == NPIDFILES + 1)
+			return entry(de, "exe", pino(PK_EXE, 0, pid), DT_LNK);
+		return 0;
+	case PK_TASKDIR:
+		return pid_entry(pos, 2, pid, de);
+	default:
+		return -ENOTDIR;
 	}
-	spin_unlock(&proc_lock);
-	return ip;
 }
 
-static const struct inode_ops task_dir_ops = { .lookup = task_lookup, .child = task_child };
-
-static struct inode *root_child(struct inode *dir, uint64_t *pos, char *name)
+static long proc_readlink(struct inode *ip, char *buf, uint64_t n)
 {
-	(void)dir;
-	if (*pos < NSYS) {
-		strlcpy(name, sys_files[*pos].name, NAME_MAX);
-		return &sys_inodes[*pos];
-	}
-	struct inode *ip = NULL;
-	if (*pos == SELF_POS && (ip = pid_dir_find(-1))) {
-		strlcpy(name, "self", NAME_MAX);
-		return ip;
-	}
-	spin_lock(&proc_lock);
-	struct proc *p = next_proc_from(*pos > FIRST_PID_POS ? *pos - FIRST_PID_POS : 0, 0);
-	if (p && (ip = pid_dir_of(p))) {
-		*pos = FIRST_PID_POS + (uint64_t)p->pid;
-		strlcpy(name, ip->name, NAME_MAX);
-	}
-	spin_unlock(&proc_lock);
-	return ip;
-}
-
-static const struct inode_ops root_ops = { .lookup = root_lookup, .child = root_child };
-
-void procfs_init(struct inode *dir)
-{
-	proc_root = dir;
-	dir->ops = &root_ops;
-	dir->mode = 0555;
-	for (size_t i = 0; i < NSYS; i++)
-		synth_inode(&sys_inodes[i], sys_files[i].name, INODE_FILE, &sys_file_ops,
-			    dir, INO_BASE + i + 1, 0);
-}
-
-/* Split path into its directory (into dir, n bytes) and last name. */
-static const char *split_path(const char *path, char *dir, size_t n)
-{
-	const char *slash = NULL;
-	for (const char *c = path; *c; c++)
-		slash = *c == '/' ? c : slash;
-	size_t len = slash ? (size_t)(slash - path) : 0;
-	if (len >= n)
-		len = n - 1;
-	memcpy(dir, path, len);
-	strlcpy(dir + len, slash && len == 0 ? "/" : slash ? "" : ".", n - len);
-	return slash ? slash + 1 : path;
-}
-
-long fs_readlink(const char *path, char *buf, uint64_t n)
-{
-	char dirpath[256], text[256];
-	const char *name = split_path(path, dirpath, sizeof(dirpath));
-	struct inode *dir = fs_lookup(dirpath);
-	if (!fs_lookup(path))
-		return -ENOENT;
-	long len = -EINVAL;
-	if (dir == proc_root && !strcmp(name, "self")) {
+	char text[PATH_MAX_PROC];
+	long len;
+	if (PRIV_KIND(ip->priv) == PK_SELF) {
 		struct proc *p = current_proc();
 		len = ksnprintf(text, sizeof(text), "%d", p ? p->tgid : 0);
-	} else if (dir && dir->ops == &pid_dir_ops && !strcmp(name, "exe") && pid_exe(dir)) {
-		len = inode_path(pid_exe(dir), text, sizeof(text));
+	} else {
+		spin_lock(&proc_lock);
+		struct proc *p = proc_find(PRIV_PID(ip->priv));
+		struct inode *exe = p && proc_visible(p) ? inode_get(p->exe) : NULL;
+		spin_unlock(&proc_lock);
+		len = exe ? inode_name(exe, text, sizeof(text)) : -ENOENT;
+		inode_put(exe);
 		len = len < 0 ? len : len - 1;   /* without its NUL */
 	}
 	if (len < 0)
@@ -343,3 +300,114 @@ long fs_readlink(const char *path, char *buf, uint64_t n)
 	memcpy(buf, text, (size_t)len);
 	return len;
 }
+
+static const struct inode_ops dir_ops = { .lookup = proc_lookup, .readdir = proc_readdir };
+static const struct inode_ops link_ops = { .readlink = proc_readlink };
+
+/* ---- reading a file: its text made at the first read ---- */
+
+/* A file's text: a system file's, or a PID file's of the process the file
+ * was opened for (which must still be there). */
+static int show(uint64_t priv, struct textbuf *tb)
+{
+	if (PRIV_KIND(priv) == PK_SYS) {
+		sys_files[PRIV_INDEX(priv)].show(tb);
+		return 0;
+	}
+	struct addrspace *as;
+	struct proc *p = proc_lock_memory(PRIV_PID(priv), &as);
+	if (!p)
+		return -ESRCH;
+	pid_files[PRIV_INDEX(priv)].show(p, tb);   /* p's fields and its memory hold still */
+	proc_unlock_memory(as);
+	return 0;
+}
+
+static void synth_close(struct file *f)
+{
+	struct textbuf *tb = f->priv;
+	if (tb) {
+		tb_free(tb);
+		kfree(tb);
+	}
+	f->priv = NULL;
+}
+
+static long synth_fill(struct file *f)
+{
+	struct textbuf *tb = kzalloc(sizeof(*tb));
+	if (!tb)
+		return -ENOMEM;
+	int r = show(f->inode_priv, tb);
+	r = r ? r : tb->error;
+	if (r < 0) {
+		tb_free(tb);
+		kfree(tb);
+		return r;
+	}
+	synth_close(f);
+	f->priv = tb;
+	return 0;
+}
+
+/* The text is made at the first read, and again at every read from
+ * offset 0 (a reader that seeks back sees fresh figures); the open file
+ * keeps it until close. */
+static long synth_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	if (!f->priv || f->off == 0) {
+		long r = synth_fill(f);
+		if (r < 0)
+			return r;
+	}
+	struct textbuf *tb = f->priv;
+	if (f->off >= tb->len)
+		return 0;
+	n = MIN(n, tb->len - f->off);
+	if (copyout(ubuf, tb->buf + f->off, n) < 0)
+		return -EFAULT;
+	f->off += n;
+	return (long)n;
+}
+
+/* mmap: -EIO for /proc's own files, -ENODEV for a process's (Linux's). */
+static const struct file_ops sys_file_ops = {
+	.read = synth_read, .write = file_no_write, .close = synth_close, .seekable = true,
+	.mmap_errno = -EIO,
+};
+static const struct file_ops pid_file_ops = {
+	.read = synth_read, .write = file_no_write, .close = synth_close, .seekable = true,
+};
+
+/* ---- the file system ---- */
+
+static int proc_statfs(struct super_block *sb, uint64_t out[6])
+{
+	(void)sb;
+	uint64_t v[6] = { PAGE_SIZE, 0, 0, 0, 0, 0 };
+	memcpy(out, v, sizeof(v));
+	return 0;
+}
+
+static const struct super_ops proc_super_ops = { .statfs = proc_statfs };
+
+static int procfs_mount(const struct fs_type *t, struct blkdev *bdev, unsigned flags,
+		      const char *data, struct super_block **out)
+{
+	(void)bdev, (void)flags, (void)data;
+	struct super_block *sb = sb_new(t, &proc_super_ops);
+	if (!sb)
+		return -ENOMEM;
+	sb->flags = SB_VOLATILE;
+	sb->magic = PROC_MAGIC;
+	sb->dev = MKDEV(0, 4);
+	struct inode *root = proc_inode(sb, PK_ROOT, 0, 0);
+	if (!root || !(sb->root = dentry_root(sb, root))) {
+		kfree(sb);
+		return -ENOMEM;
+	}
+	*out = sb;
+	return 0;
+}
+
+const struct fs_type procfs_type = { .name = "proc", .mount = procfs_mount };

@@ -12,7 +12,7 @@
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
 #include "lib/string.h"
-#include "kernel/textbuf.h"
+#include "fs/textbuf.h"
 #include "mm/as.h"
 #include "mm/memstat.h"
 #include "arch/x86_64/memlayout.h"
@@ -200,9 +200,10 @@ void procfs_show_cmdline(struct proc *p, struct textbuf *tb)
 
 /* The first part of a maps line: range, permissions, offset, device, inode. */
 static void maps_prefix(struct textbuf *tb, vaddr_t start, vaddr_t end, const char *perms,
-			uint64_t off, unsigned minor, uint64_t ino)
+			uint64_t off, uint32_t dev, uint64_t ino)
 {
-	tb_printf(tb, "%08lx-%08lx %s %08lx 00:%02x %lu ", start, end, perms, off, minor, ino);
+	tb_printf(tb, "%08lx-%08lx %s %08lx %02x:%02x %lu ", start, end, perms, off, MAJOR(dev),
+		  MINOR(dev), ino);
 }
 
 static void vma_perms(const struct vma *v, char perms[5])
@@ -220,11 +221,11 @@ static void maps_line(struct textbuf *tb, const struct vma *v)
 	char perms[5], path[256];
 	vma_perms(v, perms);
 	struct inode *file = vmobject_inode(v->obj);
-	maps_prefix(tb, v->start, v->end, perms, file ? v->obj_off : 0, v->obj ? 1 : 0,
-		    file ? file->ino : 0);
+	maps_prefix(tb, v->start, v->end, perms, file ? v->obj_off : 0,
+		    file ? file->sb->dev : v->obj ? MKDEV(0, 1) : 0, file ? file->ino : 0);
 	const char *name = vma_is_stack(v) ? "[stack]" : vma_is_heap(v) ? "[heap]" :
 			   v->obj ? "/dev/zero (deleted)" : NULL;
-	if (file && inode_path(file, path, sizeof(path)) > 0)
+	if (file && inode_name(file, path, sizeof(path)) > 0)
 		name = path;
 	if (name) {
 		tb_pad_to(tb, MAPS_NAME_COL);

@@ -11,7 +11,7 @@
 #include "kernel/time.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
-#include "kernel/textbuf.h"
+#include "fs/textbuf.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/percpu.h"
 #include "mm/fault.h"
@@ -41,10 +41,10 @@ void procfs_show_meminfo(struct textbuf *tb)
 	mm_meminfo(&m);
 	meminfo_line(tb, "MemTotal", m.total);
 	meminfo_line(tb, "MemFree", m.free);
-	/* reclaim can take lazy-free pages and clean cache pages */
-	meminfo_line(tb, "MemAvailable", m.free + m.lazyfree + m.cached - m.dirty);
+	/* reclaim can take lazy-free pages and clean cache pages (not tmpfs's) */
+	meminfo_line(tb, "MemAvailable", m.free + m.lazyfree + m.cached - m.dirty - m.shmem);
 	meminfo_line(tb, "Buffers", m.buffers);                 /* the disks' caches */
-	meminfo_line(tb, "Cached", m.file - m.buffers);         /* files: initrd, cache */
+	meminfo_line(tb, "Cached", m.file - m.buffers);         /* files' caches, tmpfs */
 	meminfo_line(tb, "SwapCached", 0);
 	meminfo_line(tb, "SwapTotal", 0);
 	meminfo_line(tb, "SwapFree", 0);
@@ -52,6 +52,7 @@ void procfs_show_meminfo(struct textbuf *tb)
 	meminfo_line(tb, "Writeback", m.writeback);
 	meminfo_line(tb, "AnonPages", m.anon);
 	meminfo_line(tb, "Mapped", m.file_mapped);
+	meminfo_line(tb, "Shmem", m.shmem);
 	meminfo_line(tb, "PageTables", m.pagetable);
 	/* Pagoda's own */
 	meminfo_line(tb, "Kernel", m.kernel);

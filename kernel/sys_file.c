@@ -8,10 +8,11 @@
 #include "lib/string.h"
 #include "mm/uaccess.h"
 
-#define PATH_MAX 256
 #define SEEK_SET 0
 #define SEEK_CUR 1
 #define SEEK_END 2
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
 #define IOV_MAX 1024
 #define CONSOLE_ROWS 25
 #define CONSOLE_COLS 80
@@ -124,34 +125,6 @@ static long sys_writev(const uint64_t a[6])
 	return fd_io(a, IO_WRITE, true);
 }
 
-static long open_user_path(vaddr_t upath, int flags)
-{
-	char path[PATH_MAX];
-	long r = copyinstr(path, upath, sizeof(path));
-	if (r < 0)
-		return r;
-	struct file *f;
-	r = file_open(path, flags, &f);
-	if (r < 0)
-		return r;
-	int fd = fd_alloc(current_proc(), f, 0, flags & O_CLOEXEC);
-	if (fd < 0)
-		file_close(f);
-	return fd;
-}
-
-static long sys_open(const uint64_t a[6])
-{
-	return open_user_path(a[0], (int)a[1]);
-}
-
-static long sys_openat(const uint64_t a[6])
-{
-	if ((int)a[0] != LINUX_AT_FDCWD)
-		return -ENOSYS;   /* only absolute or cwd-relative paths */
-	return open_user_path(a[1], (int)a[2]);
-}
-
 static long sys_close(const uint64_t a[6])
 {
 	int fd = (int)a[0];
@@ -162,55 +135,23 @@ static long sys_close(const uint64_t a[6])
 	return 0;
 }
 
-/* stat family: resolve to an inode (path or descriptor) and copy it out. */
-static long stat_path(vaddr_t upath, vaddr_t ust)
+/* The size lseek's SEEK_END counts from: a disk's, or the file's. */
+static uint64_t file_size(struct file *f)
 {
-	char path[PATH_MAX];
-	long r = copyinstr(path, upath, sizeof(path));
-	if (r < 0)
-		return r;
-	struct inode *ip = fs_lookup(path);
-	return ip ? inode_stat(ip, ust) : -ENOENT;
+	struct blkdev *d = f->inode && S_ISBLK(f->inode->mode) ? blkdev_by_devt(f->inode->rdev) : NULL;
+	return d ? d->sectors * SECTOR_SIZE : f->inode ? f->inode->size : 0;
 }
 
-static long stat_fd(int fd, vaddr_t ust)
+/* SEEK_DATA / SEEK_HOLE as Linux's generic version (no hole map: all of a
+ * file is data, its end the only hole): the new offset, or -ENXIO past
+ * the end. */
+static int64_t seek_data_hole(struct file *f, int64_t off, uint64_t whence)
 {
-	struct file *f = fd_get(fd);
-	if (!f)
-		return -EBADF;
-	if (!f->inode) {   /* a pipe: report a FIFO of size 0 */
-		static struct inode fifo = { .name = "pipe", .type = INODE_DEV, .mode = 010600 };
-		return inode_stat(&fifo, ust);
-	}
-	return inode_stat(f->inode, ust);
-}
-
-static long sys_stat(const uint64_t a[6])
-{
-	return stat_path(a[0], a[1]);
-}
-
-static long sys_fstat(const uint64_t a[6])
-{
-	return stat_fd((int)a[0], a[1]);
-}
-
-static long sys_newfstatat(const uint64_t a[6])
-{
-	if (a[3] & LINUX_AT_EMPTY_PATH)
-		return stat_fd((int)a[0], a[2]);
-	if ((int)a[0] != LINUX_AT_FDCWD)
-		return -ENOSYS;
-	return stat_path(a[1], a[2]);
-}
-
-static long sys_access(const uint64_t a[6])
-{
-	char path[PATH_MAX];
-	long r = copyinstr(path, a[0], sizeof(path));
-	if (r < 0)
-		return r;
-	return fs_lookup(path) ? 0 : -ENOENT;
+	uint64_t size = file_size(f);
+	if (off < 0 || (uint64_t)off >= size)
+		return -ENXIO;
+	f->off = whence == SEEK_DATA ? (uint64_t)off : size;
+	return (int64_t)f->off;
 }
 
 /* lseek's new offset of f (pos_lock held): it, or -EINVAL. */
@@ -220,7 +161,10 @@ static int64_t seek_to(struct file *f, int64_t delta, uint64_t whence)
 	switch (whence) {
 	case SEEK_SET: base = 0; break;
 	case SEEK_CUR: base = (int64_t)f->off; break;
-	case SEEK_END: base = (int64_t)(f->inode ? f->inode->size : 0); break;
+	case SEEK_END: base = (int64_t)file_size(f); break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		return seek_data_hole(f, delta, whence);
 	default: return -EINVAL;
 	}
 	int64_t off;
@@ -264,10 +208,10 @@ static long sys_ioctl(const uint64_t a[6])
 	struct file *f = fd_get((int)a[0]);
 	if (!f)
 		return -EBADF;
-	struct blkdev *d = f->inode ? inode_disk(f->inode) : NULL;
+	struct blkdev *d = f->inode && S_ISBLK(f->inode->mode) ? blkdev_by_devt(f->inode->rdev) : NULL;
 	if (d)
 		return disk_ioctl(d, a[1], a[2]);
-	bool tty = f->inode && f->inode->type == INODE_DEV && f->inode->dev == DEV_CONSOLE;
+	bool tty = f->inode && S_ISCHR(f->inode->mode) && MAJOR(f->inode->rdev) == 5;
 	if (!tty)
 		return -ENOTTY;   /* files, pipes: no terminal, no size */
 	if (a[1] == LINUX_TCGETS) {
@@ -292,30 +236,27 @@ static long sys_fsync(const uint64_t a[6])
 	return f ? file_fsync(f) : -EBADF;
 }
 
-/* sync(2): every disk's written pages to it; errors are not reported (as
+/* sync(2): every file system and disk; errors are not reported (as
  * Linux's sync). */
 static long sys_sync(const uint64_t a[6])
 {
 	(void)a;
-	struct blkdev *d;
-	for (int i = 0; (d = blkdev_get(i)); i++)
-		(void)blkdev_sync(d);
+	(void)vfs_sync_all(false);
 	return 0;
 }
 
-/* syncfs(2): the file system of fd; Pagoda's disks hold none yet, so every
- * disk is synced, and a write error of the file's own disk returned. */
+/* syncfs(2): the file system of fd, and its error. */
 static long sys_syncfs(const uint64_t a[6])
 {
 	struct file *f = fd_get((int)a[0]);
 	if (!f)
 		return -EBADF;
-	struct blkdev *own = f->inode ? inode_disk(f->inode) : NULL, *d;
-	long err = 0;
-	for (int i = 0; (d = blkdev_get(i)); i++)
-		if (blkdev_sync(d) < 0 && d == own)
-			err = -EIO;
-	return err;
+	if (!f->inode)
+		return 0;   /* a pipe: nothing to write */
+	struct blkdev *d = S_ISBLK(f->inode->mode) ? blkdev_by_devt(f->inode->rdev) : NULL;
+	if (d)
+		return blkdev_sync(d) < 0 ? -EIO : 0;
+	return vfs_sync_sb(f->inode->sb) < 0 ? -EIO : 0;
 }
 
 /* poll(2). Pagoda's files keep no readiness state yet, so every open
@@ -332,31 +273,6 @@ struct linux_pollfd {
 	int32_t fd;
 	int16_t events, revents;
 };
-
-/* readlink(path, buf, n) and readlinkat(AT_FDCWD, path, buf, n). */
-static long do_readlink(vaddr_t upath, vaddr_t ubuf, uint64_t n)
-{
-	char path[PATH_MAX], buf[PATH_MAX];
-	long r = copyinstr(path, upath, sizeof(path));
-	if (r < 0)
-		return r;
-	if ((int64_t)n <= 0)
-		return -EINVAL;
-	r = fs_readlink(path, buf, MIN(n, sizeof(buf)));
-	return r < 0 ? r : copyout(ubuf, buf, (uint64_t)r) < 0 ? -EFAULT : r;
-}
-
-static long sys_readlink(const uint64_t a[6])
-{
-	return do_readlink(a[0], a[1], a[2]);
-}
-
-static long sys_readlinkat(const uint64_t a[6])
-{
-	if ((int)a[0] != LINUX_AT_FDCWD)
-		return -ENOSYS;   /* only absolute or cwd-relative paths */
-	return do_readlink(a[1], a[2], a[3]);
-}
 
 static long sys_poll(const uint64_t a[6])
 {
@@ -472,7 +388,7 @@ static long sys_fcntl(const uint64_t a[6])
 	case LINUX_F_GETFL:
 		return f->flags;
 	case LINUX_F_SETFL:
-		f->flags = (f->flags & ~O_NONBLOCK) | ((int)a[2] & O_NONBLOCK);
+		f->flags = (f->flags & ~(O_NONBLOCK | O_APPEND)) | ((int)a[2] & (O_NONBLOCK | O_APPEND));
 		return 0;
 	default:
 		return -EINVAL;
@@ -484,35 +400,9 @@ static long sys_getdents64(const uint64_t a[6])
 	struct file *f = fd_get_pos((int)a[0]);
 	if (!f)
 		return -EBADF;
-	long r = f->inode ? dir_getdents(f->inode, &f->off, a[1], a[2]) : -ENOTDIR;
+	long r = dir_getdents(f, a[1], a[2]);
 	file_pos_unlock(f);
 	return r;
-}
-
-static long sys_getcwd(const uint64_t a[6])
-{
-	char path[PATH_MAX];
-	long len = inode_path(current_proc()->fs->cwd, path, sizeof(path));
-	if (len < 0)
-		return len;
-	if ((uint64_t)len > a[1])
-		return -ERANGE;
-	return copyout(a[0], path, (uint64_t)len) < 0 ? -EFAULT : len;
-}
-
-static long sys_chdir(const uint64_t a[6])
-{
-	char path[PATH_MAX];
-	long r = copyinstr(path, a[0], sizeof(path));
-	if (r < 0)
-		return r;
-	struct inode *ip = fs_lookup(path);
-	if (!ip)
-		return -ENOENT;
-	if (ip->type != INODE_DIR)
-		return -ENOTDIR;
-	current_proc()->fs->cwd = ip;
-	return 0;
 }
 
 const struct syscall_entry sys_file_table[] = {
@@ -520,14 +410,7 @@ const struct syscall_entry sys_file_table[] = {
 	{ SYS_write, "write", sys_write },
 	{ SYS_readv, "readv", sys_readv },
 	{ SYS_writev, "writev", sys_writev },
-	{ SYS_open, "open", sys_open },
-	{ SYS_openat, "openat", sys_openat },
 	{ SYS_close, "close", sys_close },
-	{ SYS_stat, "stat", sys_stat },
-	{ SYS_lstat, "lstat", sys_stat },
-	{ SYS_fstat, "fstat", sys_fstat },
-	{ SYS_newfstatat, "newfstatat", sys_newfstatat },
-	{ SYS_access, "access", sys_access },
 	{ SYS_lseek, "lseek", sys_lseek },
 	{ SYS_ioctl, "ioctl", sys_ioctl },
 	{ SYS_pread64, "pread64", sys_pread64 },
@@ -537,8 +420,6 @@ const struct syscall_entry sys_file_table[] = {
 	{ SYS_sync, "sync", sys_sync },
 	{ SYS_syncfs, "syncfs", sys_syncfs },
 	{ SYS_poll, "poll", sys_poll },
-	{ SYS_readlink, "readlink", sys_readlink },
-	{ SYS_readlinkat, "readlinkat", sys_readlinkat },
 	{ SYS_pipe, "pipe", sys_pipe },
 	{ SYS_pipe2, "pipe2", sys_pipe2 },
 	{ SYS_dup, "dup", sys_dup },
@@ -546,7 +427,5 @@ const struct syscall_entry sys_file_table[] = {
 	{ SYS_dup3, "dup3", sys_dup3 },
 	{ SYS_fcntl, "fcntl", sys_fcntl },
 	{ SYS_getdents64, "getdents64", sys_getdents64 },
-	{ SYS_getcwd, "getcwd", sys_getcwd },
-	{ SYS_chdir, "chdir", sys_chdir },
 	{ 0, NULL, NULL },
 };

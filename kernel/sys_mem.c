@@ -48,11 +48,10 @@ static int mmap_file(int fd, uint64_t len, uint64_t off, unsigned prot, unsigned
 		return -EACCES;
 	if ((f->flags & O_ACCMODE) == O_WRONLY)
 		return -EACCES;
-	*obj = f->inode && f->inode->type == INODE_FILE ? inode_vmobject(f->inode) : NULL;
+	*obj = f->inode ? inode_vmobject(f->inode) : NULL;
 	if (*obj)
 		return 0;
-	return f->inode && f->inode->ops && f->inode->ops->mmap_errno ? f->inode->ops->mmap_errno
-								   : -ENODEV;
+	return f->ops->mmap_errno ? f->ops->mmap_errno : -ENODEV;
 }
 
 static long sys_mmap(const uint64_t a[6])

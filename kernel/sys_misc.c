@@ -1,5 +1,6 @@
 /* kernel/sys_misc.c -- time, identity, TLS, reboot. */
 #include "kernel/syscall.h"
+#include "fs/file.h"
 #include "lib/errno.h"
 #include "kernel/ktest.h"
 #include "lib/printk.h"
@@ -227,7 +228,17 @@ static long sys_reboot(const uint64_t a[6])
 	arch_halt();
 }
 
+/* getrandom(2): from /dev/urandom's generator (fs/chrdev.c), which
+ * never blocks; unknown flags: -EINVAL. */
+static long sys_getrandom(const uint64_t a[6])
+{
+	if (a[2] & ~7ull)    /* GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE */
+		return -EINVAL;
+	return random_to_user(a[0], MIN(a[1], 0x7fffffffull));
+}
+
 const struct syscall_entry sys_misc_table[] = {
+	{ SYS_getrandom, "getrandom", sys_getrandom },
 	{ SYS_uname, "uname", sys_uname },
 	{ SYS_getcpu, "getcpu", sys_getcpu },
 	{ SYS_sysinfo, "sysinfo", sys_sysinfo },

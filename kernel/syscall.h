@@ -18,7 +18,7 @@ struct syscall_entry {
 };
 
 /* Each sys_*.c file provides a table; syscall.c builds the dispatch array. */
-extern const struct syscall_entry sys_proc_table[], sys_file_table[],
+extern const struct syscall_entry sys_proc_table[], sys_file_table[], sys_path_table[],
 	sys_mem_table[], sys_misc_table[], sys_itimer_table[], sys_pagoda_table[], sys_signal_table[],
 	sys_futex_table[], sys_thread_table[];
 
@@ -45,6 +45,12 @@ enum {
 	SYS_tgkill = 234, SYS_futex = 202, SYS_sched_setaffinity = 203,
 	SYS_sched_getaffinity = 204, SYS_set_robust_list = 273, SYS_get_robust_list = 274, SYS_openat = 257, SYS_newfstatat = 262, SYS_dup3 = 292, SYS_pipe2 = 293,
 	SYS_getcpu = 309,
+	SYS_truncate = 76, SYS_ftruncate = 77, SYS_fchdir = 81, SYS_rename = 82, SYS_mkdir = 83,
+	SYS_rmdir = 84, SYS_creat = 85, SYS_link = 86, SYS_unlink = 87, SYS_symlink = 88,
+	SYS_chmod = 90, SYS_fchmod = 91, SYS_umask = 95, SYS_mknod = 133, SYS_statfs = 137,
+	SYS_fstatfs = 138, SYS_mount = 165, SYS_umount2 = 166, SYS_mkdirat = 258, SYS_mknodat = 259,
+	SYS_unlinkat = 263, SYS_renameat = 264, SYS_linkat = 265, SYS_symlinkat = 266,
+	SYS_fchmodat = 268, SYS_faccessat = 269, SYS_renameat2 = 316, SYS_getrandom = 318,
 };
 /* SYS_pagoda_*: shared with user space */
 #include "libc/include/pagoda/syscall.h"

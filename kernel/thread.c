@@ -48,20 +48,36 @@ static void fdtable_put(struct fdtable *t)
 
 /* ---- directories and dispositions ---- */
 
-static struct fs_context *fs_copy(const struct fs_context *f)
+/* A copy of f (a new process's: the VFS root, umask 022, when f is NULL). */
+static struct fs_context *fs_copy(struct fs_context *f)
 {
 	struct fs_context *c = kzalloc(sizeof(*c));
-	if (c) {
-		c->refs = 1;
-		c->cwd = f ? f->cwd : NULL;
+	if (!c)
+		return NULL;
+	c->refs = 1;
+	spin_init(&c->lock, "fs-context", LOCK_RANK_FS_CONTEXT);
+	if (!f) {
+		vfs_root(&c->where.root);
+		vfs_root(&c->where.cwd);
+		c->umask = 022;
+		return c;
 	}
+	spin_lock(&f->lock);
+	c->where = f->where;
+	path_get(&c->where.root);
+	path_get(&c->where.cwd);
+	c->umask = f->umask;
+	spin_unlock(&f->lock);
 	return c;
 }
 
 static void fs_put(struct fs_context *f)
 {
-	if (f && atomic_dec_and_test(&f->refs))
-		kfree(f);
+	if (!f || !atomic_dec_and_test(&f->refs))
+		return;
+	path_put(&f->where.root);
+	path_put(&f->where.cwd);
+	kfree(f);
 }
 
 /* A copy of h (spin under proc_lock: a sigaction may be under way), or
@@ -199,6 +215,7 @@ static void replace_objects(struct proc *p, struct fdtable *fdt, struct fs_conte
 void thread_release(struct proc *p)
 {
 	replace_objects(p, NULL, NULL, NULL);
+	proc_set_exe(p, NULL);
 }
 
 /* ---- ending threads ---- */

@@ -28,6 +28,7 @@
 
 #include "lib/types.h"
 #include "lib/spinlock.h"
+#include "fs/vfs.h"
 #include "kernel/signal.h"
 
 #define NOFILE 64         /* open files per descriptor table */
@@ -64,7 +65,9 @@ struct fdtable {
 
 struct fs_context {
 	int refs;                 /* atomic */
-	struct inode *cwd;        /* current directory; NULL: the root */
+	struct spinlock lock;     /* where (chdir on one thread, walks on others) */
+	struct fs_root where;     /* root and current directory (path references) */
+	uint32_t umask;
 };
 
 struct sighand {

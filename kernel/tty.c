@@ -6,6 +6,10 @@
  * committed.
  */
 #include "kernel/tty.h"
+#include "fs/file.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "mm/uaccess.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "kernel/proc.h"
@@ -120,7 +124,38 @@ static void serial_irq(struct trapframe *tf)
 		tty_input((char)c);
 }
 
+/* ---- the console's device file (/dev/console, /dev/tty) ---- */
+
+static long console_file_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	(void)f;
+	return tty_read(ubuf, n);
+}
+
+#define BOUNCE 512            /* bytes copied through the kernel at a time */
+
+static long console_file_write(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	(void)f;
+	char buf[BOUNCE];
+	uint64_t done = 0;
+	while (done < n) {
+		uint64_t chunk = MIN(n - done, BOUNCE);
+		if (copyin(buf, ubuf + done, chunk) < 0)
+			return done ? (long)done : -EFAULT;
+		printk_write(buf, chunk);
+		done += chunk;
+	}
+	return (long)done;
+}
+
+static const struct file_ops console_ops = {
+	.read = console_file_read, .write = console_file_write,
+};
+
 void tty_init(void)
 {
 	irq_register(IRQ_COM1, serial_irq);
+	chrdev_register(MKDEV(5, 1), &console_ops);   /* /dev/console */
+	chrdev_register(MKDEV(5, 0), &console_ops);   /* /dev/tty: the one terminal */
 }

@@ -37,10 +37,13 @@
  * copy under either faults, and the fault takes it); never the other way
  * (copies run after as_unlock). */
 enum sleep_rank {
-	SLEEP_RANK_FILE = 1,        /* f_pos (kernel/file.c), a pipe's mutex (kernel/pipe.c) */
-	SLEEP_RANK_ADDRSPACE = 2,   /* an address space (mm/as.h) */
-	SLEEP_RANK_TEST_LOW = 5,    /* the lockdep tests' own locks */
-	SLEEP_RANK_TEST_HIGH = 6,
+	SLEEP_RANK_FILE = 1,        /* f_pos (fs/file.h), a pipe's mutex (kernel/pipe.c) */
+	SLEEP_RANK_MOUNT = 2,       /* the mount table's changes (fs/mount.c) */
+	SLEEP_RANK_NAMESPACE = 3,   /* a file system's names (fs/vfs.h: sb->ns) */
+	SLEEP_RANK_INODE = 4,       /* a file's size and contents (fs/vfs.h: inode->lock) */
+	SLEEP_RANK_ADDRSPACE = 5,   /* an address space (mm/as.h) */
+	SLEEP_RANK_TEST_LOW = 6,    /* the lockdep tests' own locks */
+	SLEEP_RANK_TEST_HIGH = 7,
 	SLEEP_RANK_COUNT = 8,
 };
 

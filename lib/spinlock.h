@@ -27,17 +27,19 @@
 
 /* The lock order: lower ranks are taken first. Equal ranks never nest. */
 enum lock_rank {
+	LOCK_RANK_FS_CONTEXT = 9, /* a process's root and cwd (kernel/thread.h): before dcache */
 	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
 	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */
 	LOCK_RANK_FDTABLE = 12,   /* one descriptor table's slots (kernel/thread.h) */
 	LOCK_RANK_PAGECACHE_LIST = 11, /* the list of every page cache (mm/pagecache.c): reclaim's */
 	LOCK_RANK_PAGECACHE = 13, /* one page cache's tree and page states (mm/pagecache.c): waits take proc_lock */
 	LOCK_RANK_RWSEM = 14,     /* a sleeping lock's own guard (lib/rwsem.c) */
-	LOCK_RANK_FS = 15,        /* the inode tree (planned: kernel/) */
 	LOCK_RANK_BLK_QUEUE = 16, /* one disk's request queue (drivers/virtio/virtio_blk.c) */
 	LOCK_RANK_BLK_DONE = 17,  /* block requests' completion (drivers/block/blkdev.c): wakes take proc_lock */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
+	LOCK_RANK_SB_INODES = 19, /* one file system's list of inodes (fs/inode.c) */
 	LOCK_RANK_PROC = 20,      /* proc table, run states, sleep/wakeup */
+	LOCK_RANK_DCACHE = 21,    /* dentries, the mount table (fs/dcache.c, fs/mount.c): /proc's maps names files under proc_lock */
 	LOCK_RANK_AS_LIST = 22,   /* the list of every address space (mm/as.c) */
 	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/pt/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */

@@ -161,13 +161,69 @@ ssize_t readlink(const char *restrict path, char *restrict buf, size_t n)
 	return (ssize_t)sys_result(raw_syscall3(SYS_readlink, path, buf, n));
 }
 
-/* unlink(2): remove a name (Pagoda's initrd is read-only). */
+/* unlink(2): remove a name. */
 int unlink(const char *path)
 {
 	return (int)sys_result(raw_syscall1(SYS_unlink, path));
 }
 
-/* chdir(2): change the current directory (Pagoda checks, stays at /). */
+/* rmdir(2), rename(2), symlink(2): names of directories and links. */
+int rmdir(const char *path)
+{
+	return (int)sys_result(raw_syscall1(SYS_rmdir, path));
+}
+
+int rename(const char *old, const char *new)
+{
+	return (int)sys_result(raw_syscall2(SYS_rename, old, new));
+}
+
+int symlink(const char *target, const char *path)
+{
+	return (int)sys_result(raw_syscall2(SYS_symlink, target, path));
+}
+
+/* truncate(2), ftruncate(2): a file's new size. */
+int truncate(const char *path, off_t size)
+{
+	return (int)sys_result(raw_syscall2(SYS_truncate, path, size));
+}
+
+int ftruncate(int fd, off_t size)
+{
+	return (int)sys_result(raw_syscall2(SYS_ftruncate, fd, size));
+}
+
+/* chmod(2), fchmod(2), umask(2): permission bits. */
+int chmod(const char *path, mode_t mode)
+{
+	return (int)sys_result(raw_syscall2(SYS_chmod, path, mode));
+}
+
+int fchmod(int fd, mode_t mode)
+{
+	return (int)sys_result(raw_syscall2(SYS_fchmod, fd, mode));
+}
+
+mode_t umask(mode_t mask)
+{
+	return (mode_t)raw_syscall1(SYS_umask, mask);
+}
+
+/* lstat(2): stat of a link itself. */
+int lstat(const char *path, struct stat *st)
+{
+	struct linux_stat ls;
+	return stat_call(raw_syscall4(SYS_newfstatat, LINUX_AT_FDCWD, path, &ls, 0x100), st, &ls);
+}
+
+/* fchdir(2): the current directory becomes the directory open at fd. */
+int fchdir(int fd)
+{
+	return (int)sys_result(raw_syscall1(SYS_fchdir, fd));
+}
+
+/* chdir(2): change the current directory. */
 int chdir(const char *path)
 {
 	return (int)sys_result(raw_syscall1(SYS_chdir, path));

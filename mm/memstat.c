@@ -203,6 +203,7 @@ void mm_meminfo(struct mm_meminfo *m)
 		.pagetable = mm_stats.by_type[PG_PAGETABLE],
 		.lazyfree = lazyfree_stats.pages,
 		.cached = pagecache_stats.pages, .buffers = pagecache_stats.blockdev,
+		.shmem = pagecache_stats.shmem,
 		.dirty = pagecache_stats.dirty, .writeback = pagecache_stats.writeback,
 	};
 	m->total = m->free + m->kernel + m->anon + m->file + m->pagetable;

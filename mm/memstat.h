@@ -102,6 +102,7 @@ struct mm_meminfo {
 				      times itself and its PT pages */
 	uint64_t lazyfree;         /* MADV_FREE'd pages still mapped */
 	uint64_t cached;           /* of file: page-cache pages (mm/pagecache.h) */
+	uint64_t shmem;            /* of cached: tmpfs pages, which have no store */
 	uint64_t buffers;          /* of cached: disks' own caches */
 	uint64_t dirty;            /* of cached: not yet written back */
 	uint64_t writeback;        /* of cached: being written out */

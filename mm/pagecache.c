@@ -40,13 +40,16 @@ static void count_pages(struct pagecache *pc, int delta)
 	stat_add(&pagecache_stats.pages, (uint64_t)(int64_t)delta);
 	if (pc->kind == PC_KIND_BLOCKDEV)
 		stat_add(&pagecache_stats.blockdev, (uint64_t)(int64_t)delta);
+	if (pc->kind == PC_KIND_SHMEM)
+		stat_add(&pagecache_stats.shmem, (uint64_t)(int64_t)delta);
 }
 
 /* ndirty += delta, and the total (pc->lock held). */
 static void count_dirty(struct pagecache *pc, int delta)
 {
 	pc->ndirty += (uint64_t)(int64_t)delta;
-	stat_add(&pagecache_stats.dirty, (uint64_t)(int64_t)delta);
+	if (pc->kind != PC_KIND_SHMEM)
+		stat_add(&pagecache_stats.dirty, (uint64_t)(int64_t)delta);
 }
 
 /* ---- the tree (pc->lock held) ---- */

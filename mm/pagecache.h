@@ -68,8 +68,10 @@ struct pagecache_ops {
 	int (*write_page)(struct pagecache *pc, uint64_t index, struct page *pg);
 };
 
-/* What a cache holds, for /proc/meminfo (Buffers or Cached). */
-enum pagecache_kind { PC_KIND_FILE, PC_KIND_BLOCKDEV };
+/* What a cache holds, for /proc/meminfo: Cached, Buffers (a disk's own
+ * cache), or Shmem (tmpfs: no store; its written pages stay dirty for
+ * ever, so they are not counted as Dirty, as Linux does not). */
+enum pagecache_kind { PC_KIND_FILE, PC_KIND_BLOCKDEV, PC_KIND_SHMEM };
 
 struct pagecache {
 	const struct pagecache_ops *ops;
@@ -88,6 +90,7 @@ struct pagecache_stats {
 	uint64_t pages, dirty;       /* in every cache */
 	uint64_t writeback;          /* of pages: being written out now */
 	uint64_t blockdev;           /* of pages: in disks' own caches (Buffers) */
+	uint64_t shmem;              /* of pages: in tmpfs files (Shmem) */
 };
 extern struct pagecache_stats pagecache_stats;
 

@@ -67,6 +67,11 @@ uint64_t ptshare_text_shrink(void);
  * PSS and free memory stay exact. Takes the text-share lock. */
 void ptshare_text_release_unused(void);
 
+/* file's object is going away (its inode is freed: no mapping is left):
+ * its records and library slot are forgotten, so that a new file at the
+ * same address never matches them. */
+void ptshare_text_forget(struct vmobject *file);
+
 /* Call fn(pt, arg) for each published text PT page, under the text-share
  * lock (fn must not take it, nor allocate): the checker counts each
  * record's share (mm/vmcheck.c). */

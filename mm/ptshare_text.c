@@ -359,3 +359,29 @@ vaddr_t ptshare_lib_place(struct addrspace *as, struct vmobject *file, const str
 		return 0;
 	return l->addr;
 }
+
+void ptshare_text_forget(struct vmobject *file)
+{
+	struct text_pt *gone = NULL;
+	spin_lock(&text_lock);
+	for (struct text_pt **pp = &records; *pp;) {
+		struct text_pt *r = *pp;
+		if (r->file != file) {
+			pp = &r->next;
+			continue;
+		}
+		*pp = r->next;
+		r->pt->pt.text = 0;
+		r->next = gone;
+		gone = r;
+	}
+	for (unsigned i = 0; i < lib_nslots; i++)
+		if (lib_slots[i].file == file)
+			lib_slots[i].file = NULL;   /* its addresses stay taken: slots never move */
+	spin_unlock(&text_lock);
+	for (struct text_pt *next; gone; gone = next) {
+		next = gone->next;
+		pt_table_put(gone->pt);   /* the record's share */
+		kfree(gone);
+	}
+}

@@ -5,8 +5,8 @@
 
 void vmobject_get(struct vmobject *obj)
 {
-	if (obj)
-		atomic_inc(&obj->refs);
+	if (obj && __atomic_add_fetch(&obj->refs, 1, __ATOMIC_ACQ_REL) == 1 && obj->ops->hold)
+		obj->ops->hold(obj);
 }
 
 void vmobject_put(struct vmobject *obj)

@@ -4,7 +4,7 @@
  * A VMA that is not plain private anonymous memory points at one object and
  * an offset into it; the fault handler (mm/fault.c) asks the object for the
  * frame of a page index and maps it. mm/ knows no file system: a file's
- * object is built by its owner (kernel/initrd.c), shared anonymous memory's
+ * object is built by the VFS (fs/inode.c), shared anonymous memory's
  * by mm/shm.c.
  *
  *   VMA [start, end) --obj, obj_off--> vmobject --ops->get_page(idx)--> frame
@@ -36,12 +36,16 @@ struct vmobject_ops {
 	 * space; a frame still held elsewhere may stay, zeroed (mm/shm.c).
 	 * NULL: the object cannot (a read-only file). */
 	void (*remove)(struct vmobject *obj, uint64_t idx, uint64_t n);
-	/* The last reference went: free obj. NULL: obj lives forever. */
+	/* The first reference came (0 -> 1: the first VMA of an object that
+	 * lives elsewhere, a file's): hold what it lives in. NULL: nothing. */
+	void (*hold)(struct vmobject *obj);
+	/* The last reference went: free obj (or, with hold, let go of what
+	 * hold held). NULL: obj lives forever. */
 	void (*release)(struct vmobject *obj);
 };
 
 enum vmobject_kind {
-	VMOBJ_FILE,   /* a file's pages (read-only: the initrd) */
+	VMOBJ_FILE,   /* a file's pages: its page cache (fs/inode.c) */
 	VMOBJ_SHM,    /* MAP_SHARED|MAP_ANONYMOUS memory (mm/shm.c) */
 };
 

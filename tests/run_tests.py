@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
@@ -25,6 +26,7 @@ import disks  # noqa: E402
 import driver  # noqa: E402
 
 results = []   # (name, ok, detail)
+durations = []  # (seconds, name): each QEMU run and script, for the slowest-runs line
 
 
 def record(name, ok, detail=""):
@@ -87,6 +89,7 @@ def run_suite(build, row):
     timeout = int(row[4]) if len(row) > 4 and row[4] else 180
     cpus = row[5] if len(row) > 5 and row[5] else None
     disk_spec = row[6] if len(row) > 6 else ""
+    t0 = time.time()
     iso = make_iso(build, name, cmdline)
     extra = disks.prepare(build, name, disk_spec) if disk_spec else []
     res = driver.run_qemu(iso, mem=mem, timeout=timeout, cpus=cpus, extra=extra)
@@ -94,6 +97,7 @@ def run_suite(build, row):
         res.tests += disks.verify(build, name, res.log)
     with open(os.path.join(build, "test", name + ".log"), "w") as f:
         f.write(res.log)
+    durations.append((time.time() - t0, name))
     return name, expect, res
 
 
@@ -119,8 +123,10 @@ def run_scripts(build, only):
         name, cmd = row[0], row[1]
         if only and name not in only:
             continue
+        t0 = time.time()
         p = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True,
                            env=dict(os.environ, BUILD=build))
+        durations.append((time.time() - t0, name))
         out = (p.stdout + p.stderr).strip()
         with open(os.path.join(build, "test", name + ".log"), "w") as f:
             f.write(out)
@@ -150,6 +156,9 @@ def main():
         for name, expect, res in ex.map(lambda r: run_suite(a.build, r), rows):
             report_suite(a.build, name, expect, res)
     run_scripts(a.build, only)
+    slow = sorted(durations, reverse=True)[:12]
+    if slow:
+        print("slowest runs: " + ", ".join("%s %.0fs" % (n, d) for d, n in slow))
     passed = sum(1 for r in results if r[1])
     failed = len(results) - passed
     print("%d passed, %d failed" % (passed, failed))

@@ -23,7 +23,7 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 FOREIGN = os.path.join(ROOT, "tools", "docs-foreign-names.txt")
-PATH_RE = re.compile(r"\b((?:mm|kernel|lib|arch|user|tools|tests|libc|docs)/[\w./-]+"
+PATH_RE = re.compile(r"\b((?:mm|kernel|lib|arch|user|tools|tests|libc|docs|fs|drivers)/[\w./-]+"
                      r"\.(?:c|h|py|sh|asm|md|mk|txt|inc|ld))\b")
 NAME_RE = re.compile(r"\b([a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])\b")
 SPAN_RE = re.compile(r"`([^`\n]+)`")

@@ -16,9 +16,9 @@ The kernel's source folders are layers, lowest first; each calls only down:
                 disks (they allocate frames and wait with lib/wait.h; the
                 file systems above them and the page cache in mm reach
                 them through a block device's or a file's ops, never by name)
-    fs/         file systems on a disk: ext2 (through the block layer and
-                the page cache)
-    kernel/     processes, files, syscalls, /proc, the test harness
+    fs/         the VFS (paths, names, mounts, open files over the page
+                cache), tmpfs, device files, ext2 (through the block layer)
+    kernel/     processes, descriptors, syscalls, /proc, the test harness
 
 A file may include headers of its own layer and of layers below it, plus the
 user ABI headers under libc/include/pagoda/ (shared by kernel and user space,

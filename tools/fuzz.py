@@ -11,8 +11,9 @@ ptshare=all and with processes on every CPU (smp_sched=1), and the system-call
 fuzzer threaded (systhreads: -t 4 threads in each of -P 3 processes at once,
 -m a memory hog keeping reclaim busy) in the same three modes, each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
-the testers on the Linux host (host mode: sysfuzz's allowlist), and the
-ext2 image fuzzer (tests/unit/test_ext2.c's damage case). The
+the testers on the Linux host (host mode: sysfuzz's allowlist), the
+ext2 image fuzzer (tests/unit/test_ext2.c's damage case) and the VFS model
+test (tests/unit/test_vfs.c's model case). The
 time is split evenly over the boots, the host runs get a small share. The
 base seed is new every run (the time) unless --seed is given; each boot gets
 its own range of seeds. Prints one line per run with its seeds, steps/calls
@@ -40,7 +41,7 @@ TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
            "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4),
            "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4)}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
-SUMMARY = re.compile(r"^(vmtester|sysfuzz|ext2): PASS seeds (\d+)\.\.(\d+) (.*)$", re.M)
+SUMMARY = re.compile(r"^(vmtester|sysfuzz|ext2|vfs): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
 
 
 def make_iso(build, name, cmdline):
@@ -89,28 +90,37 @@ def run_host(build, tester, seed, seconds):
     return name, p.returncode == 0, log
 
 
-def run_ext2(build, seed, seconds):
-    """The ext2 image fuzzer (tests/unit/test_ext2.c's damage case: mke2fs
-    images with random bytes changed, mounted and walked under ASan/UBSan)
-    in batches of 200 seeds until `seconds` are used."""
-    prog = os.path.join(os.path.abspath(build), "unit", "test_ext2")
-    subprocess.run(["make", "-s", "B=" + build, os.path.join(build, "unit", "test_ext2")], check=True,
+# host fuzzers of tests/unit: name -> (test binary, Check case, seed variable,
+# seeds variable, what a run's output counts)
+UNIT_FUZZERS = {"ext2": ("test_ext2", "damage", "EXT2_SEED", "EXT2_SEEDS", "mounted"),
+                "vfs": ("test_vfs", "model", "VFS_SEED", "VFS_SEEDS", None)}
+
+
+def run_unit_fuzz(build, name, seed, seconds):
+    """A host fuzzer of tests/unit under ASan/UBSan -- the ext2 image fuzzer
+    (test_ext2's damage case: mke2fs images with random bytes changed,
+    mounted and walked) or the VFS model test (test_vfs's model case) -- in
+    batches of 200 seeds until `seconds` are used."""
+    binary, case, seed_var, seeds_var, counted = UNIT_FUZZERS[name]
+    prog = os.path.join(os.path.abspath(build), "unit", binary)
+    subprocess.run(["make", "-s", "B=" + build, os.path.join(build, "unit", binary)], check=True,
                    cwd=ROOT, stdout=subprocess.DEVNULL)
-    end, s, log, ok, mounted = time.time() + seconds, seed, "", True, 0
+    end, s, log, ok, count = time.time() + seconds, seed, "", True, 0
     while ok and time.time() < end:
-        env = dict(os.environ, CK_RUN_CASE="damage", EXT2_SEED=str(s), EXT2_SEEDS="200")
+        env = dict(os.environ, CK_RUN_CASE=case, **{seed_var: str(s), seeds_var: "200"})
         p = subprocess.run([prog], capture_output=True, text=True, env=env, timeout=seconds + 600)
         log += p.stdout + p.stderr
         ok = p.returncode == 0
-        m = re.search(r"mounted (\d+)", p.stdout)
-        mounted += int(m.group(1)) if m else 0
+        m = re.search(r"%s (\d+)" % counted, p.stdout) if counted else None
+        count += int(m.group(1)) if m else 0
         s += 200
-    log += "ext2: PASS seeds %d..%d mounted %d\n" % (seed, s - 1, mounted) if ok else \
-        "ext2: FAIL in seeds %d..%d (EXT2_SEED=%d EXT2_SEEDS=200 CK_RUN_CASE=damage %s)\n" % (
-            s - 200, s - 1, s - 200, prog)
-    with open(os.path.join(build, "fuzz", "ext2-host.log"), "w") as f:
+    extra = " %s %d" % (counted, count) if counted else ""
+    log += "%s: PASS seeds %d..%d%s\n" % (name, seed, s - 1, extra) if ok else \
+        "%s: FAIL in seeds %d..%d (%s=%d %s=200 CK_RUN_CASE=%s %s)\n" % (
+            name, s - 200, s - 1, seed_var, s - 200, seeds_var, case, prog)
+    with open(os.path.join(build, "fuzz", name + "-host.log"), "w") as f:
         f.write(log)
-    return "ext2-host", ok, log
+    return name + "-host", ok, log
 
 
 def main():
@@ -135,7 +145,8 @@ def main():
         for k, t in enumerate(TESTERS):
             seed = base + (len(boots) + k) * SEEDS_PER_RUN
             jobs.append(ex.submit(run_host, a.build, t, seed, host_seconds))
-        jobs.append(ex.submit(run_ext2, a.build, base % 1000000, host_seconds))
+        for name in UNIT_FUZZERS:
+            jobs.append(ex.submit(run_unit_fuzz, a.build, name, base % 1000000, host_seconds))
         results = [j.result() for j in jobs]
     passed = failed = 0
     totals = {}

@@ -45,6 +45,10 @@
  * that do not exist (never -1, 0 or 1, never the parent), exit only ends the
  * child (or the thread), fork's and clone's new process or thread exits at
  * once, clone never gets CLONE_PARENT (its child would be the parent's).
+ * Calls that change files (mkdir, unlink, rename, link, truncate, chmod,
+ * ...) get names in a tmpfs of the fuzzer's own (/tmp/fz: a copy of
+ * /bin/true, a directory, a symlink, device nodes) and run there; what
+ * they make elsewhere is removed before the leak check (fuzz_fs_setup).
  *
  * -H (default on Linux) is the host mode: a strict allowlist of calls that
  * cannot touch anything outside the child: descriptors only of pipes it made
@@ -68,7 +72,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,6 +168,30 @@ static const struct call calls[] = {
 	{ 217, "getdents64", H, { A_FD, A_PTR, A_LEN }, 3, 4 },
 	{ 79, "getcwd", H, { A_PTR, A_LEN }, 2, 3 },
 	{ 80, "chdir", H, { A_PATH }, 1, 2 },
+	{ 81, "fchdir", H, { A_FD }, 1, 1 },
+	{ 83, "mkdir", H, { A_PATH, A_INT }, 2, 2 },
+	{ 258, "mkdirat", H, { A_FD, A_PATH, A_INT }, 3, 1 },
+	{ 84, "rmdir", 0, { A_PATH }, 1, 2 },
+	{ 87, "unlink", 0, { A_PATH }, 1, 2 },
+	{ 263, "unlinkat", 0, { A_FD, A_PATH, A_INT }, 3, 1 },
+	{ 82, "rename", 0, { A_PATH, A_PATH }, 2, 2 },
+	{ 316, "renameat2", 0, { A_FD, A_PATH, A_FD, A_PATH, A_INT }, 5, 1 },
+	{ 86, "link", 0, { A_PATH, A_PATH }, 2, 1 },
+	{ 265, "linkat", 0, { A_FD, A_PATH, A_FD, A_PATH, A_INT }, 5, 1 },
+	{ 88, "symlink", 0, { A_PATH, A_PATH }, 2, 1 },
+	{ 266, "symlinkat", 0, { A_PATH, A_FD, A_PATH }, 3, 1 },
+	{ 89, "readlink", H, { A_PATH, A_PTR, A_LEN }, 3, 2 },
+	{ 76, "truncate", 0, { A_PATH, A_INT }, 2, 1 },
+	{ 77, "ftruncate", 0, { A_FD, A_INT }, 2, 2 },
+	{ 90, "chmod", 0, { A_PATH, A_INT }, 2, 1 },
+	{ 91, "fchmod", 0, { A_FD, A_INT }, 2, 1 },
+	{ 95, "umask", H, { A_INT }, 1, 1 },
+	{ 133, "mknod", 0, { A_PATH, A_INT, A_INT }, 3, 1 },
+	{ 137, "statfs", H, { A_PATH, A_PTR }, 2, 1 },
+	{ 138, "fstatfs", H, { A_FD, A_PTR }, 2, 1 },
+	{ 85, "creat", 0, { A_PATH, A_INT }, 2, 1 },
+	{ 269, "faccessat", H, { A_FD, A_PATH, A_INT }, 3, 1 },
+	{ 318, "getrandom", H, { A_PTR, A_LEN, A_INT }, 3, 1 },
 	{ 9, "mmap", C_MEM | H, { A_ADDR, A_LEN, A_PROT, A_MFLAGS, A_FD, A_INT }, 6, 10 },
 	{ 11, "munmap", C_MEM | H, { A_ADDR, A_LEN }, 2, 6 },
 	{ 10, "mprotect", C_MEM | H, { A_ADDR, A_LEN, A_PROT }, 3, 6 },
@@ -411,8 +441,13 @@ static uint64_t gen_fd(void)
 
 /* The path strings live at the start of the scratch buffer. */
 static const char *const host_paths[] = { "/nonexistent-sysfuzz/a", "/nonexistent-sysfuzz/", "" };
-static const char *const paths[] = { "/bin/true", "/bin", "/", "/dev/console", "/bin/sh/x",
-				     "/nonexistent", "", "//bin///./true", ".", "..", "/dev/vda" };
+/* Pagoda's full mode: the files the calls may change live in a tmpfs of
+ * the fuzzer's own (FZ_DIR, its current directory; fuzz_fs_setup), so
+ * that what they create, truncate or remove goes with its umount. */
+#define FZ_DIR "/tmp/fz"
+static const char *const paths[] = { FZ_DIR "/true", FZ_DIR, "/", FZ_DIR "/console",
+				     FZ_DIR "/true/x", "/nonexistent", "", "//tmp//fz/./true", ".", "..",
+				     FZ_DIR "/vda", "d", "d/f", FZ_DIR "/link" };
 #define PATH_SLOT 256
 #define TRACE_FD 50     /* -v: where the child traces (no fuzzed call reaches it) */
 
@@ -772,6 +807,9 @@ static void child_setup(void)
 
 	for (size_t k = 0; k < SCRATCH_PAGES * PAGE / 8; k++)
 		w[k] = rnd64();
+	if (!F.host)        /* random names never hold a '/': they stay in the directory they are made in */
+		for (size_t k = 0; k < SCRATCH_PAGES * PAGE; k++)
+			F.scratch[k] = F.scratch[k] == '/' ? '.' : F.scratch[k];
 	for (size_t k = 0; k < n; k++)
 		strcpy((char *)F.scratch + k * PATH_SLOT, F.host ? host_paths[k] : paths[k]);
 	if (F.verbose)
@@ -1308,8 +1346,8 @@ static void open_files(void)
 		fail(0, "setup: pipe2: %s", strerror(errno));
 	F.own_fds[0] = fds[0];
 	F.own_fds[1] = fds[1];
-	F.own_fds[2] = open("/", O_RDONLY);
-	F.own_fds[3] = open(F.host ? "/proc/self/exe" : "/bin/true", O_RDONLY);
+	F.own_fds[2] = open(F.host ? "/" : FZ_DIR, O_RDONLY);
+	F.own_fds[3] = open(F.host ? "/proc/self/exe" : FZ_DIR "/true", O_RDONLY);
 	F.own_fds[4] = open("/proc/self/status", O_RDONLY);
 	F.own_fds[5] = open("/proc/meminfo", O_RDONLY);
 }
@@ -1319,6 +1357,111 @@ static void close_files(void)
 	for (int k = 0; k < 6; k++)
 		if (F.own_fds[k] >= 0)
 			close(F.own_fds[k]);
+}
+
+/* ---- Pagoda's full mode: a file system of the fuzzer's own ----
+ *
+ * The calls get names in FZ_DIR, a tmpfs mounted for the run (a copy of
+ * /bin/true, a directory, a file, a symlink), and run there. A call may
+ * still make names elsewhere: chdir("/") or chdir("..") followed by a
+ * create, an open(O_CREAT) of /dev/vda where there is no disk. Before
+ * the leak check every name that was not in /, /tmp, /dev or /dev/shm at
+ * the start is removed and FZ_DIR is unmounted, so that the memory its
+ * files held is free again. */
+#define MAX_SNAPSHOT 256
+#define NWATCHED 4
+static char *snapshot[NWATCHED][MAX_SNAPSHOT];
+static const char *const watched[NWATCHED] = { "/", "/tmp", "/dev", "/dev/shm" };
+
+static void take_snapshot(void)
+{
+	for (int i = 0; i < NWATCHED; i++) {
+		DIR *d = opendir(watched[i]);
+		struct dirent *e;
+		int n = 0;
+		while (d && (e = readdir(d)) && n < MAX_SNAPSHOT - 1)
+			snapshot[i][n++] = strdup(e->d_name);
+		if (d)
+			closedir(d);
+	}
+}
+
+static int in_snapshot(int i, const char *name)
+{
+	for (int k = 0; snapshot[i][k]; k++)
+		if (!strcmp(snapshot[i][k], name))
+			return 1;
+	return 0;
+}
+
+/* rm -r path (not following links). */
+static void remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *e;
+		char *sub = malloc(4096);
+		while (d && sub && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				snprintf(sub, 4096, "%s/%s", path, e->d_name);
+				remove_tree(sub);
+			}
+		free(sub);
+		if (d)
+			closedir(d);
+		if (rmdir(path) < 0)
+			fail(F.calls, "cleanup: rmdir %s: %s", path, strerror(errno));
+	} else if (unlink(path) < 0) {
+		fail(F.calls, "cleanup: unlink %s: %s", path, strerror(errno));
+	}
+}
+
+static void fuzz_fs_setup(void)
+{
+	static const char link_target[] = "true";
+	take_snapshot();
+	if (mkdir(FZ_DIR, 0755) < 0 || syscall(165, "tmpfs", FZ_DIR, "tmpfs", 0L, "mode=755") < 0)
+		fail(0, "setup: mount tmpfs on " FZ_DIR ": %s", strerror(errno));
+	int in = open("/bin/true", O_RDONLY), out = open(FZ_DIR "/true", O_WRONLY | O_CREAT, 0755);
+	char buf[4096];
+	ssize_t n;
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			fail(0, "setup: copying /bin/true: %s", strerror(errno));
+	close(in);
+	close(out);
+	if (mkdir(FZ_DIR "/d", 0755) < 0 || (out = open(FZ_DIR "/d/f", O_WRONLY | O_CREAT, 0644)) < 0 ||
+	    write(out, "f\n", 2) != 2 || close(out) < 0 || symlink(link_target, FZ_DIR "/link") < 0 ||
+	    syscall(133, FZ_DIR "/console", 0020600L, 0x501L) < 0 ||      /* mknod: /dev/console's twin */
+	    syscall(133, FZ_DIR "/vda", 0060600L, (253L << 8)) < 0 ||     /* and /dev/vda's */
+	    chdir(FZ_DIR) < 0)
+		fail(0, "setup: files in " FZ_DIR ": %s", strerror(errno));
+}
+
+static void fuzz_fs_cleanup(void)
+{
+	char path[300];
+	if (chdir("/") < 0 || syscall(166, FZ_DIR, 0L) < 0 || rmdir(FZ_DIR) < 0)
+		fail(F.calls, "cleanup: umount " FZ_DIR ": %s", strerror(errno));
+	for (int i = 0; i < NWATCHED; i++) {
+		DIR *d = opendir(watched[i]);
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			if (!in_snapshot(i, e->d_name)) {
+				snprintf(path, sizeof path, "%s/%s", i ? watched[i] : "", e->d_name);
+				remove_tree(path);
+				rewinddir(d);
+			}
+		if (d)
+			closedir(d);
+		for (int k = 0; snapshot[i][k]; k++) {
+			free(snapshot[i][k]);
+			snapshot[i][k] = NULL;
+		}
+	}
 }
 
 /* setup: the shared records and the scratch area (the children inherit
@@ -1422,15 +1565,26 @@ int main(int argc, char **argv)
 	       seconds ? ", repeating with the next seeds" : "");
 	fflush(stdout);
 	setup();
+	if (!F.host) {      /* once before the baseline: what the first time keeps (heap) */
+		fuzz_fs_setup();
+		if (mkdir("/tmp/sysfuzz-warm", 0755) < 0 || mkdir("/tmp/sysfuzz-warm/d", 0755) < 0 ||
+		    close(open("/tmp/sysfuzz-warm/d/f", O_WRONLY | O_CREAT, 0644)) < 0)
+			fail(0, "setup: /tmp/sysfuzz-warm: %s", strerror(errno));
+		fuzz_fs_cleanup();   /* removes them too: remove_tree's memory is there from now on */
+	}
 	warm_up();
 	if (pagoda)
 		pagoda_meminfo(&m0);
+	if (!F.host)
+		fuzz_fs_setup();   /* after the baseline: its umount gives all of it back */
 	double end = now() + (double)seconds;
 	s = seed;
 	do
 		run_seed(s++);
 	while (seconds && now() < end);
 	stop_pressure();
+	if (!F.host)
+		fuzz_fs_cleanup();
 	if (pagoda)
 		leak_check(&m0);
 	printf("sysfuzz: PASS seeds %llu..%llu calls %lu errors %lu children %lu "

@@ -124,7 +124,7 @@ int ext2_mount(struct blkdev *d, struct ext2_fs **out)
 		kfree(fs);
 		return e;
 	}
-	spin_init(&fs->lock, "ext2-inodes", LOCK_RANK_FS);
+	spin_init(&fs->lock, "ext2-inodes", LOCK_RANK_SB_INODES);
 	list_init(&fs->inodes);
 	*out = fs;
 	return 0;

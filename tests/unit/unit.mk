@@ -19,6 +19,9 @@ UNIT_SRCS_calendar := lib/calendar.c
 UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/pt/ptwrite_check.c
 UNIT_SRCS_rwsem := $(MM_HOST_SRCS) lib/rwsem.c
 UNIT_SRCS_virtqueue := drivers/virtio/virtqueue.c
+UNIT_SRCS_vfs := $(MM_HOST_SRCS) lib/rwsem.c lib/string.c lib/format.c mm/vmobject.c \
+	drivers/block/blkdev.c fs/inode.c fs/dcache.c fs/namei.c fs/names.c fs/mount.c \
+	fs/tmpfs.c fs/textbuf.c fs/read_write.c fs/file.c fs/chrdev.c fs/blockdev_file.c
 
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/test_%)

@@ -137,7 +137,7 @@ static void check_kb_layout(const char *what, const char *text, const char *cons
 
 static const char *const meminfo_ref[] = { "MemTotal", "MemFree", "MemAvailable",
 	"Buffers", "Cached", "SwapCached", "SwapTotal", "SwapFree", "Dirty", "Writeback",
-	"AnonPages", "Mapped", "PageTables", NULL };
+	"AnonPages", "Mapped", "Shmem", "PageTables", NULL };
 static const char *const meminfo_extra[] = { "Kernel", "LazyFree", "SharedPT", "SharedPD",
 	"PTSaved", "UserFrames", "PssTotal", NULL };
 

@@ -1,4 +1,4 @@
-/* kernel/textbuf.h -- a growing text buffer for files made on read (/proc).
+/* fs/textbuf.h -- a growing text buffer for files made on read (/proc).
  *
  * tb_printf appends formatted text (lib/format.h's conversions), growing
  * the buffer with kmalloc as needed up to TEXTBUF_MAX bytes. When memory runs
@@ -6,8 +6,8 @@
  * -ENOMEM; later appends are ignored. The buffer belongs to the textbuf:
  * tb_free releases it.
  */
-#ifndef KERNEL_TEXTBUF_H
-#define KERNEL_TEXTBUF_H
+#ifndef FS_TEXTBUF_H
+#define FS_TEXTBUF_H
 
 #include "lib/types.h"
 

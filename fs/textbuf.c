@@ -1,5 +1,5 @@
-/* kernel/textbuf.c -- growing text buffers (kernel/textbuf.h). */
-#include "kernel/textbuf.h"
+/* fs/textbuf.c -- growing text buffers (fs/textbuf.h). */
+#include "fs/textbuf.h"
 #include "lib/errno.h"
 #include "lib/format.h"
 #include "lib/string.h"

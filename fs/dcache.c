@@ -1,0 +1,250 @@
+/* fs/dcache.c -- dentries: the names of inodes, cached as a tree
+ * (fs/vfs.h has the picture and the rules).
+ *
+ * A directory's cached children hang on its children list; the path walk
+ * finds a name there first and asks the file system's lookup only when it
+ * is missing. Everything here is under dcache_lock, which is never held
+ * across a file system's op or an inode_put (that may evict: free blocks).
+ */
+#include "fs/vfs.h"
+#include "lib/atomic.h"
+#include "lib/printk.h"
+#include "lib/string.h"
+#include "mm/frame/kmalloc.h"
+
+struct spinlock dcache_lock = SPINLOCK_INIT("dcache", LOCK_RANK_DCACHE);
+
+/* Free d and its name. */
+static void name_free(struct dentry *d)
+{
+	if (d->name != d->iname)
+		kfree(d->name);
+	kfree(d);
+}
+
+/* A new dentry named name for ip (not linked anywhere), or NULL. */
+static struct dentry *dentry_alloc(struct super_block *sb, const char *name, size_t len,
+				   struct inode *ip, unsigned flags)
+{
+	struct dentry *d = kzalloc(sizeof(*d));
+	if (!d)
+		return NULL;
+	d->name = len < sizeof(d->iname) ? d->iname : kmalloc(len + 1);
+	if (!d->name) {
+		kfree(d);
+		return NULL;
+	}
+	d->sb = sb;
+	d->inode = ip;
+	d->refs = 1;
+	d->flags = flags;
+	d->len = len;
+	memcpy(d->name, name, len);
+	list_init(&d->children);
+	list_init(&d->sibling);
+	if (ip && !ip->alias)
+		ip->alias = d;
+	return d;
+}
+
+struct dentry *dentry_root(struct super_block *sb, struct inode *ip)
+{
+	struct dentry *d = dentry_alloc(sb, "/", 1, ip, 0);
+	if (d)
+		d->parent = d;
+	else
+		inode_put(ip);
+	return d;
+}
+
+/* The child of dir named name[0..len) (dcache_lock held), or NULL. */
+static struct dentry *child_named(struct dentry *dir, const char *name, size_t len)
+{
+	list_for_each(l, &dir->children) {
+		struct dentry *c = list_entry(l, struct dentry, sibling);
+		if (c->len == len && !memcmp(c->name, name, len))
+			return c;
+	}
+	return NULL;
+}
+
+struct dentry *dentry_find(struct dentry *dir, const char *name, size_t len)
+{
+	spin_lock(&dcache_lock);
+	struct dentry *d = child_named(dir, name, len);
+	if (d)
+		d->refs++;
+	spin_unlock(&dcache_lock);
+	return d;
+}
+
+struct dentry *dentry_add(struct dentry *dir, const char *name, size_t len,
+			  struct inode *ip, unsigned flags)
+{
+	struct dentry *d = dentry_alloc(dir->sb, name, len, ip, flags);
+	if (!d) {
+		inode_put(ip);
+		return NULL;
+	}
+	spin_lock(&dcache_lock);
+	struct dentry *old = child_named(dir, name, len);
+	if (old) {
+		old->refs++;
+		spin_unlock(&dcache_lock);
+		if (ip->alias == d)
+			ip->alias = NULL;
+		name_free(d);
+		inode_put(ip);
+		return old;
+	}
+	d->parent = dir;
+	dir->refs++;                 /* a child holds its parent */
+	d->seq = dir->next_seq++;
+	list_add_tail(&dir->children, &d->sibling);
+	spin_unlock(&dcache_lock);
+	return d;
+}
+
+struct dentry *dentry_get(struct dentry *d)
+{
+	spin_lock(&dcache_lock);
+	d->refs++;
+	spin_unlock(&dcache_lock);
+	return d;
+}
+
+/* Should an unused dentry leave the tree now (dcache_lock held)? */
+static bool forget_now(const struct dentry *d)
+{
+	if (d->refs)
+		return false;
+	if (d->flags & DENTRY_DEAD)
+		return true;
+	return d->parent != d && ((d->flags & DENTRY_VOLATILE) || !d->inode);
+}
+
+/* Free d (out of the tree, no references): its inode reference goes, and
+ * the one it held on its parent, which is returned for the caller to put. */
+static struct dentry *dentry_free(struct dentry *d)
+{
+	struct inode *ip = d->inode;
+	struct dentry *parent = d->parent;
+	if (ip && ip->alias == d)
+		ip->alias = NULL;   /* under dcache_lock */
+	spin_unlock(&dcache_lock);
+	name_free(d);
+	inode_put(ip);
+	spin_lock(&dcache_lock);
+	return parent;
+}
+
+void dentry_put(struct dentry *d)
+{
+	if (!d)
+		return;
+	spin_lock(&dcache_lock);
+	while (d) {
+		if (d->refs <= 0)
+			panic("dentry_put: dentry '%s' (%p) has no references", d->name, (void *)d);
+		if (--d->refs || !forget_now(d))
+			break;
+		if (!(d->flags & DENTRY_DEAD))
+			list_del(&d->sibling);
+		struct dentry *parent = d->parent;
+		bool dead = d->flags & DENTRY_DEAD;
+		dentry_free(d);
+		d = dead ? NULL : parent;   /* a dead one gave its parent back when it died */
+	}
+	spin_unlock(&dcache_lock);
+}
+
+void dentry_drop(struct dentry *d)
+{
+	spin_lock(&dcache_lock);
+	struct dentry *parent = NULL;
+	if (!(d->flags & DENTRY_DEAD)) {
+		d->flags |= DENTRY_DEAD;
+		list_del(&d->sibling);
+		list_init(&d->sibling);
+		parent = d->parent;
+		d->parent = d;       /* a dead name has no place; its path says "(deleted)" */
+	}
+	spin_unlock(&dcache_lock);
+	dentry_put(parent);
+}
+
+void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len)
+{
+	char *nn = len < sizeof(d->iname) ? NULL : kmalloc(len + 1);
+	spin_lock(&dcache_lock);
+	struct dentry *old = d->parent;
+	list_del(&d->sibling);
+	ndir->refs++;
+	d->parent = ndir;
+	d->seq = ndir->next_seq++;
+	list_add_tail(&ndir->children, &d->sibling);
+	char *oldname = d->name != d->iname ? d->name : NULL;
+	d->name = len < sizeof(d->iname) ? d->iname : nn;
+	if (!d->name) {
+		/* no memory for the long name: keep the name in the tree right
+		 * by forgetting d's (the next lookup asks the file system) */
+		d->name = d->iname;
+		d->flags |= DENTRY_VOLATILE;
+		len = 0;
+	}
+	memcpy(d->name, name, len);
+	d->name[len] = '\0';
+	d->len = len;
+	spin_unlock(&dcache_lock);
+	kfree(oldname);
+	dentry_put(old);
+}
+
+bool dentry_is_ancestor(struct dentry *d, struct dentry *e)
+{
+	spin_lock(&dcache_lock);
+	while (e != d && e->parent != e)
+		e = e->parent;
+	bool r = e == d;
+	spin_unlock(&dcache_lock);
+	return r;
+}
+
+/* The first unused leaf below (or at) d, dcache_lock held; NULL if none. */
+static struct dentry *unused_leaf(struct dentry *d)
+{
+	list_for_each(l, &d->children) {
+		struct dentry *leaf = unused_leaf(list_entry(l, struct dentry, sibling));
+		if (leaf)
+			return leaf;
+	}
+	return d->refs == 0 && list_empty(&d->children) && d->parent != d ? d : NULL;
+}
+
+void dentry_prune(struct super_block *sb)
+{
+	spin_lock(&dcache_lock);
+	struct dentry *d;
+	while ((d = unused_leaf(sb->root))) {
+		list_del(&d->sibling);
+		struct dentry *parent = dentry_free(d);
+		parent->refs--;   /* never 0 here: the root is held, inner ones have children or are looked at next */
+	}
+	spin_unlock(&dcache_lock);
+}
+
+void dentry_kill_root(struct super_block *sb)
+{
+	spin_lock(&dcache_lock);
+	struct dentry *root = sb->root;
+	if (root->refs != 1 || !list_empty(&root->children))   /* 1: the sb's own */
+		panic("dentry_kill_root: the root of a %s still has users (%d references)",
+		      sb->type->name, root->refs);
+	struct inode *ip = root->inode;
+	if (ip->alias == root)
+		ip->alias = NULL;
+	sb->root = NULL;
+	spin_unlock(&dcache_lock);
+	name_free(root);
+	inode_put(ip);
+}

@@ -1,0 +1,175 @@
+/* fs/inode.c -- inodes: their references, their eviction, and the object
+ * mmap maps for a file: its page cache (fs/vfs.h).
+ *
+ *   VMA --obj--> inode->vmobj --get_page(idx)--> pagecache_get(mapping, idx)
+ *
+ * The vmobject's references count the VMAs mapping the file; the first one
+ * holds the inode (hold: inode_get), the last gives it back (release), so
+ * a file unlinked while mapped keeps its pages until the last munmap.
+ */
+#include "fs/vfs.h"
+#include "lib/atomic.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "lib/string.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/page.h"
+#include "mm/ptshare.h"
+#include "arch/x86_64/timer.h"
+#include "arch/x86_64/memlayout.h"
+
+static uint64_t epoch_ns;   /* CLOCK_REALTIME when clock_ns() was 0 */
+
+void vfs_set_epoch(uint64_t ns)
+{
+	epoch_ns = ns;
+}
+
+struct vfs_time vfs_now(void)
+{
+	uint64_t ns = epoch_ns + clock_ns();
+	return (struct vfs_time){ .sec = (int64_t)(ns / 1000000000ull),
+				  .nsec = (uint32_t)(ns % 1000000000ull) };
+}
+
+void inode_touch(struct inode *ip)
+{
+	ip->mtime = ip->ctime = vfs_now();
+}
+
+static const struct vmobject_ops file_obj_ops;
+
+struct inode *inode_new(struct super_block *sb, uint32_t mode, const struct pagecache_ops *pc_ops)
+{
+	struct inode *ip = kzalloc(sizeof(*ip));
+	if (!ip)
+		return NULL;
+	ip->sb = sb;
+	ip->mode = mode;
+	ip->nlink = 1;
+	ip->refs = 1;
+	ip->atime = ip->mtime = ip->ctime = vfs_now();
+	mutex_init(&ip->lock, "inode", SLEEP_RANK_INODE);
+	if ((S_ISREG(mode) || S_ISLNK(mode)) && pc_ops) {
+		pagecache_init(&ip->data, pc_ops, ip, PC_KIND_FILE);
+		ip->mapping = &ip->data;
+		ip->vmobj = (struct vmobject){ .ops = &file_obj_ops, .kind = VMOBJ_FILE };
+	}
+	spin_lock(&sb->inodes_lock);
+	list_add_tail(&sb->inodes, &ip->sb_link);
+	spin_unlock(&sb->inodes_lock);
+	return ip;
+}
+
+struct inode *inode_get(struct inode *ip)
+{
+	if (ip)
+		atomic_inc(&ip->refs);
+	return ip;
+}
+
+/* Free ip's memory: its pages and the inode (no reference, no mapping). */
+static void inode_free(struct inode *ip)
+{
+	spin_lock(&ip->sb->inodes_lock);
+	list_del(&ip->sb_link);
+	spin_unlock(&ip->sb->inodes_lock);
+	if (ip->mapping == &ip->data) {
+		ptshare_text_forget(&ip->vmobj);   /* shared text tables of it (mm/ptshare_text.c) */
+		pagecache_destroy(&ip->data);
+	}
+	kfree(ip);
+}
+
+void inode_put(struct inode *ip)
+{
+	if (!ip)
+		return;
+	if (atomic_load(&ip->refs) <= 0)
+		panic("inode_put: inode %lu of %s has no references", ip->ino, ip->sb->type->name);
+	if (!atomic_dec_and_test(&ip->refs))
+		return;
+	if (ip->nlink && !(ip->sb->flags & SB_VOLATILE))
+		return;      /* still named: stays cached (its file system keeps it) */
+	if (ip->sb->ops->evict)
+		ip->sb->ops->evict(ip);   /* the blocks on its store */
+	inode_free(ip);
+}
+
+/* ---- the backing object of a file (mm/vmobject.h) ---- */
+
+static struct inode *obj_inode(struct vmobject *obj)
+{
+	return container_of(obj, struct inode, vmobj);
+}
+
+static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
+{
+	struct inode *ip = obj_inode(obj);
+	if (idx >= ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE)
+		return -EIO;      /* past the end of the file: SIGBUS */
+	int r = pagecache_get(ip->mapping, idx, PC_READ, out);
+	if (r == 0 && ip->mapping->kind == PC_KIND_SHMEM)
+		pagecache_set_dirty(ip->mapping, *out);   /* a mapping may write it: tmpfs keeps it */
+	return r;
+}
+
+static int file_resident(struct vmobject *obj, uint64_t idx)
+{
+	struct page *pg;
+	if (pagecache_get(obj_inode(obj)->mapping, idx, PC_FIND, &pg) < 0)
+		return 0;
+	page_put(pg);
+	return 1;
+}
+
+static void file_hold(struct vmobject *obj)
+{
+	inode_get(obj_inode(obj));
+}
+
+static void file_release(struct vmobject *obj)
+{
+	inode_put(obj_inode(obj));
+}
+
+static const struct vmobject_ops file_obj_ops = {
+	.get_page = file_get_page, .resident = file_resident,
+	.hold = file_hold, .release = file_release,
+};
+
+struct vmobject *inode_vmobject(struct inode *ip)
+{
+	if (!S_ISREG(ip->mode) || !ip->mapping)
+		return NULL;
+	ip->vmobj.npages = ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE;
+	return &ip->vmobj;
+}
+
+struct inode *vmobject_inode(struct vmobject *obj)
+{
+	return obj && obj->ops == &file_obj_ops ? obj_inode(obj) : NULL;
+}
+
+bool sb_drop_inodes(struct super_block *sb)
+{
+	bool all = true;
+	for (;;) {
+		struct inode *idle = NULL;
+		spin_lock(&sb->inodes_lock);
+		list_for_each(l, &sb->inodes) {
+			struct inode *ip = list_entry(l, struct inode, sb_link);
+			ip->nlink = 0;   /* the file system is going: a mapped file goes with its last mapping */
+			if (atomic_load(&ip->refs) == 0 && !idle)
+				idle = ip;
+			else if (atomic_load(&ip->refs))
+				all = false;
+		}
+		spin_unlock(&sb->inodes_lock);
+		if (!idle)
+			return all;
+		if (sb->ops->evict)
+			sb->ops->evict(idle);
+		inode_free(idle);
+	}
+}

@@ -1,0 +1,261 @@
+/* fs/read_write.c -- reading and writing files through their page cache,
+ * directories through their file system's readdir, and stat.
+ *
+ *   read(fd, buf, n)                       write(fd, buf, n)
+ *     for each page of [off, off+n):         inode->lock (size, O_APPEND)
+ *       pagecache_get(PC_READ) -- fills      for each page:
+ *       from the store if absent               pagecache_get(PC_READ, or
+ *       copyout(page + in)                     PC_OVERWRITE when the page is
+ *                                              written whole or lies past EOF)
+ *                                              copyin, pagecache_set_dirty
+ *                                            size grows; mtime
+ * The copies run with no spinlock held: a fault on the user buffer (even
+ * one that maps this very file) takes the ordinary fault path.
+ */
+#include "fs/file.h"
+#include "drivers/block/blkdev.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+#include "mm/frame/page.h"
+#include "mm/uaccess.h"
+#include "libc/include/pagoda/abi-stat.h"
+#include "libc/include/pagoda/dirent64.h"
+#include "arch/x86_64/memlayout.h"
+
+#define MAX_FILE_SIZE ((PC_MAX_INDEX + 1) * PAGE_SIZE)
+
+static char *page_bytes(struct page *pg)
+{
+	return (char *)P2V(page_to_pa(pg));
+}
+
+enum copy_dir { TO_USER, FROM_USER };
+
+/* Move chunk bytes between page index idx at in and user ubuf. */
+static long copy_page(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ubuf,
+		      uint64_t chunk, enum copy_dir dir)
+{
+	struct page *pg;
+	bool whole = in == 0 && (chunk == PAGE_SIZE || idx * PAGE_SIZE + chunk >= ip->size);
+	bool past = idx * PAGE_SIZE >= ip->size;
+	enum pc_how how = dir == FROM_USER && (whole || past) ? PC_OVERWRITE : PC_READ;
+	int r = pagecache_get(ip->mapping, idx, how, &pg);
+	if (r < 0)
+		return r;
+	r = dir == TO_USER ? copyout(ubuf, page_bytes(pg) + in, chunk) :
+			     copyin(page_bytes(pg) + in, ubuf, chunk);
+	if (r == 0 && dir == FROM_USER)
+		pagecache_set_dirty(ip->mapping, pg);
+	page_put(pg);
+	return r < 0 ? -EFAULT : (long)chunk;
+}
+
+static long page_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	struct inode *ip = f->inode;
+	uint64_t done = 0;
+	long r = 0;
+	while (done < n && f->off < ip->size) {
+		uint64_t in = f->off % PAGE_SIZE;
+		uint64_t chunk = MIN(MIN(n - done, PAGE_SIZE - in), ip->size - f->off);
+		r = copy_page(ip, f->off / PAGE_SIZE, in, ubuf + done, chunk, TO_USER);
+		if (r < 0)
+			break;
+		f->off += chunk;
+		done += chunk;
+	}
+	return done ? (long)done : r;
+}
+
+/* Write under ip->lock: bytes written, or -errno when none were. */
+static long write_locked(struct file *f, struct inode *ip, vaddr_t ubuf, uint64_t n)
+{
+	if (f->flags & O_APPEND)
+		f->off = ip->size;
+	if (f->off >= MAX_FILE_SIZE)
+		return -EFBIG;
+	n = MIN(n, MAX_FILE_SIZE - f->off);
+	uint64_t done = 0, old = ip->size;
+	long r = 0;
+	while (done < n) {
+		uint64_t in = f->off % PAGE_SIZE, chunk = MIN(n - done, PAGE_SIZE - in);
+		r = copy_page(ip, f->off / PAGE_SIZE, in, ubuf + done, chunk, FROM_USER);
+		if (r < 0)
+			break;
+		f->off += chunk;
+		done += chunk;
+		if (f->off > ip->size)
+			ip->size = f->off;
+	}
+	if (ip->size != old && ip->op && ip->op->set_size && (r = ip->op->set_size(ip, old)) < 0)
+		ip->size = old;   /* the store has no room: nothing past the old end */
+	if (done)
+		inode_touch(ip);
+	return done ? (long)done : r;
+}
+
+static long page_write(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	struct inode *ip = f->inode;
+	mutex_lock(&ip->lock);
+	long r = write_locked(f, ip, ubuf, n);
+	mutex_unlock(&ip->lock);
+	if (r > 0 && ip->mapping->ops->write_page && pagecache_dirty_over_limit())
+		(void)pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX);   /* Linux's balance_dirty_pages */
+	return r;
+}
+
+/* fsync: the file's pages, then the disk's cache; a write-back error
+ * since the last fsync is reported once. */
+static int page_fsync(struct file *f)
+{
+	struct inode *ip = f->inode;
+	int r = pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX);
+	int e = pagecache_take_error(ip->mapping);
+	if (ip->op && ip->op->write_inode) {
+		int w = ip->op->write_inode(ip);
+		r = r ? r : w;
+	}
+	if (ip->sb->bdev && blkdev_sync(ip->sb->bdev) < 0)
+		r = r ? r : -EIO;
+	return e ? e : r;
+}
+
+static int dir_fsync(struct file *f)
+{
+	struct super_block *sb = f->inode->sb;
+	return sb->bdev && blkdev_sync(sb->bdev) < 0 ? -EIO : 0;
+}
+
+static long dir_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	(void)f, (void)ubuf, (void)n;
+	return -EISDIR;
+}
+
+const struct file_ops page_file_ops = {
+	.read = page_read, .write = page_write, .fsync = page_fsync, .seekable = true,
+};
+const struct file_ops dir_file_ops = {
+	.read = dir_read, .write = file_no_write, .fsync = dir_fsync, .seekable = true,
+};
+
+long inode_read(struct inode *ip, uint64_t off, void *dst, uint64_t n)
+{
+	if (!ip->mapping)
+		return -EINVAL;
+	if (off >= ip->size)
+		return 0;
+	n = MIN(n, ip->size - off);
+	return pagecache_copy(ip->mapping, off, dst, n, PC_COPY_OUT);
+}
+
+/* ---- directories ---- */
+
+/* Copy one linux_dirent64 (next entry at next) to ubuf: its length, 0 if
+ * it does not fit in room, or -EFAULT. */
+static long put_dirent(vaddr_t ubuf, uint64_t room, const struct dir_entry *de, uint64_t next)
+{
+	size_t nlen = strlen(de->name);
+	uint16_t len = (uint16_t)ALIGN_UP(offsetof(struct linux_dirent64, d_name) + nlen + 1, 8);
+	char buf[sizeof(struct linux_dirent64) + NAME_MAX + 8];
+	struct linux_dirent64 *d = (void *)buf;
+	if (len > room)
+		return 0;
+	memset(buf, 0, len);
+	d->d_ino = de->ino;
+	d->d_off = (int64_t)next;
+	d->d_reclen = len;
+	d->d_type = de->type;
+	memcpy(d->d_name, de->name, nlen);
+	return copyout(ubuf, buf, len) < 0 ? -EFAULT : len;
+}
+
+/* The entry at position *pos or after: "." and ".." first, then the file
+ * system's. 1, 0 at the end, or -errno. */
+static int next_entry(struct file *f, uint64_t *pos, struct dir_entry *de)
+{
+	struct dentry *d = f->path.dentry;
+	if (*pos <= 1) {
+		struct inode *ip = *pos == 0 ? d->inode : d->parent->inode;
+		strlcpy(de->name, *pos == 0 ? "." : "..", sizeof(de->name));
+		de->ino = ip->ino;
+		de->type = DT_DIR;
+		(*pos)++;
+		return 1;
+	}
+	struct inode *dir = d->inode;
+	if (!dir->op || !dir->op->readdir)
+		return 0;
+	down_read(&dir->sb->ns);
+	int r = dir->op->readdir(d, pos, de);
+	up_read(&dir->sb->ns);
+	return r;
+}
+
+long dir_getdents(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	if (!f->inode || !S_ISDIR(f->inode->mode))
+		return -ENOTDIR;
+	struct dir_entry de;
+	uint64_t done = 0;
+	for (;;) {
+		uint64_t at = f->off;
+		int r = next_entry(f, &at, &de);
+		if (r <= 0)
+			return done ? (long)done : r;
+		long len = put_dirent(ubuf + done, n - done, &de, at);
+		if (len < 0)
+			return done ? (long)done : len;
+		if (len == 0)
+			return done ? (long)done : -EINVAL;
+		done += (uint64_t)len;
+		f->off = at;
+	}
+}
+
+/* ---- truncate and stat ---- */
+
+int vfs_truncate(struct inode *ip, uint64_t size)
+{
+	if (S_ISDIR(ip->mode))
+		return -EISDIR;
+	if (!S_ISREG(ip->mode))
+		return -EINVAL;
+	if (size > MAX_FILE_SIZE)
+		return -EFBIG;
+	mutex_lock(&ip->lock);
+	uint64_t old = ip->size;
+	int r = 0;
+	ip->size = size;
+	if (size != old && ip->op && ip->op->set_size && (r = ip->op->set_size(ip, old)) < 0)
+		ip->size = old;
+	if (r == 0)
+		inode_touch(ip);   /* Linux: even when the size did not change (O_TRUNC) */
+	mutex_unlock(&ip->lock);
+	return r;
+}
+
+long inode_stat(struct inode *ip, vaddr_t ust)
+{
+	struct linux_stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_dev = ip->sb->dev;
+	st.st_ino = ip->ino;
+	st.st_nlink = ip->nlink;
+	st.st_mode = ip->mode;
+	st.st_uid = ip->uid;
+	st.st_gid = ip->gid;
+	st.st_rdev = ip->rdev;
+	st.st_size = S_ISBLK(ip->mode) || S_ISCHR(ip->mode) ? 0 : (int64_t)ip->size;
+	st.st_blksize = PAGE_SIZE;
+	st.st_blocks = ip->blocks ? (int64_t)ip->blocks :
+		       ip->mapping ? (int64_t)(ip->mapping->nrpages * (PAGE_SIZE / 512)) : 0;
+	st.st_atime_sec = (uint64_t)ip->atime.sec;
+	st.st_atime_nsec = ip->atime.nsec;
+	st.st_mtime_sec = (uint64_t)ip->mtime.sec;
+	st.st_mtime_nsec = ip->mtime.nsec;
+	st.st_ctime_sec = (uint64_t)ip->ctime.sec;
+	st.st_ctime_nsec = ip->ctime.nsec;
+	return copyout(ust, &st, sizeof(st));
+}

@@ -1,0 +1,410 @@
+/* fs/vfs.h -- the virtual file system: inodes, dentries, mounts, paths.
+ *
+ * Every file system (tmpfs, ext2, /proc) gives the VFS its inodes and a
+ * table of operations; the VFS does the rest: names, path walks, mounts,
+ * open files, and the page cache of regular files (mm/pagecache.h).
+ *
+ *   struct path {mnt, dentry}     "where": a name in one mount
+ *        |
+ *   mount --root--> dentry "/" ----children----> dentry "bin" ----> dentry "sh"
+ *     ^ mountpoint        |                         |                  |
+ *     |                 inode (dir)               inode (dir)        inode (file)
+ *   mounted on a dentry of the parent mount               i_mapping: pagecache
+ *
+ * An inode is one file (mode, size, times, links, its pages); a dentry is
+ * one name of it in a directory (hard links: several dentries, one inode).
+ * Dentries form the tree the path walk follows; a dentry with mounts on it
+ * leads the walk to the root of the mount on top (fs/mount.c).
+ *
+ * References:
+ *   - a dentry holds one on its inode, and one on its parent dentry;
+ *   - struct path holds one on its mount and one on its dentry (path_get,
+ *     path_put); open files, the current directory and /proc/PID/exe are
+ *     struct paths;
+ *   - a VMA mapping a file holds its inode through the inode's vmobject
+ *     (inode_vmobject): the first mapping takes an inode reference, the
+ *     last one gives it back.
+ *   A dentry whose count falls to 0 stays in the cache (its directory's
+ *   children) unless its file system forgets names (DENTRY_VOLATILE:
+ *   /proc's, made from processes) or it was unlinked; an inode whose count
+ *   falls to 0 with no links left is evicted (its file system frees its
+ *   blocks: sb->ops->evict).
+ *
+ * Locks (docs/storage.md, "Who changes what"):
+ *   - dcache_lock (spinlock, LOCK_RANK_DCACHE): every dentry's children,
+ *     parent, name, inode pointer and refs; the mount table; never held
+ *     across I/O or a file system's op;
+ *   - sb->ns (rwsem, SLEEP_RANK_NAMESPACE): one file system's names:
+ *     lookup ops run under it shared, create/unlink/rename/... exclusive
+ *     (Linux has a lock per directory; one per file system is simpler and
+ *     enough here);
+ *   - inode->lock (mutex, SLEEP_RANK_INODE): a file's size and contents
+ *     against other writers and truncation (Linux's i_rwsem);
+ *   taken in that order: f_pos, sb->ns, inode->lock, the address space.
+ *
+ * Errors are Linux's: -ENOENT, -ENOTDIR, -EISDIR, -EEXIST, -ENOTEMPTY,
+ * -ELOOP, -ENAMETOOLONG, -EXDEV, -EROFS, -ENOSPC, -EBUSY, -EIO, -EUCLEAN.
+ */
+#ifndef FS_VFS_H
+#define FS_VFS_H
+
+#include "lib/list.h"
+#include "lib/mutex.h"
+#include "lib/rwsem.h"
+#include "lib/types.h"
+#include "mm/pagecache.h"
+#include "mm/vmobject.h"
+
+#define NAME_MAX 255
+#define PATH_MAX 4096
+#define SYMLOOP_MAX 40
+
+/* st_mode's type bits (Linux's values) */
+#define S_IFMT   0170000
+#define S_IFSOCK 0140000
+#define S_IFLNK  0120000
+#define S_IFREG  0100000
+#define S_IFBLK  0060000
+#define S_IFDIR  0040000
+#define S_IFCHR  0020000
+#define S_IFIFO  0010000
+#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_ISBLK(m) (((m) & S_IFMT) == S_IFBLK)
+#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+
+/* dirent d_type values (DT_*) from a mode */
+#define MODE_DT(m) ((uint8_t)(((m) & S_IFMT) >> 12))
+
+/* Device numbers as Linux's new_encode_dev: major 12 bits, minor 20. */
+#define MKDEV(ma, mi) ((((uint32_t)(ma)) << 8) | ((uint32_t)(mi) & 0xff) | (((uint32_t)(mi) & ~0xffu) << 12))
+#define MAJOR(d) (((d) >> 8) & 0xfff)
+#define MINOR(d) (((d) & 0xff) | (((d) >> 12) & 0xfff00))
+
+struct inode;
+struct dentry;
+struct mount;
+struct super_block;
+struct file;
+struct file_ops;
+struct textbuf;
+
+struct vfs_time {
+	int64_t sec;
+	uint32_t nsec;
+};
+
+/* One directory entry as readdir reports it. */
+struct dir_entry {
+	char name[NAME_MAX + 1];
+	uint64_t ino;
+	uint8_t type;               /* DT_* */
+};
+
+/* What a file system does to names (all optional but lookup; NULL: the
+ * operation is not possible here: -EPERM, as Linux's when a file system
+ * lacks it). Called with sb->ns held (exclusive for changes, shared for
+ * lookup and readdir); name is not NUL-terminated. */
+struct inode_ops {
+	/* The inode of name in dir with a new reference: 0, -ENOENT, -errno. */
+	int (*lookup)(struct inode *dir, const char *name, size_t len, struct inode **out);
+	/* A new file, device node, fifo (mode holds the type; rdev: a node's
+	 * device) or directory (S_IFDIR), or a symlink to target: its inode
+	 * with a reference. -ENOSPC, -EIO, ... The VFS checked that the name
+	 * is free. */
+	int (*create)(struct inode *dir, const char *name, size_t len, uint32_t mode,
+		      uint32_t rdev, const char *target, struct inode **out);
+	/* A new name of ip (not a directory) in dir. */
+	int (*link)(struct inode *dir, const char *name, size_t len, struct inode *ip);
+	/* Remove name (which names ip) from dir; a directory (rmdir) is empty. */
+	int (*unlink)(struct inode *dir, const char *name, size_t len, struct inode *ip);
+	/* Move name (ip) from odir to nname in ndir, replacing victim (NULL if
+	 * none: the VFS checked the types and that a directory victim is empty). */
+	int (*rename)(struct inode *odir, const char *oname, size_t olen, struct inode *ip,
+		      struct inode *ndir, const char *nname, size_t nlen, struct inode *victim);
+	/* Is directory ip empty (for rmdir and rename): 1, 0 or -errno. */
+	int (*empty)(struct inode *ip);
+	/* The entry of dir at position *pos or after it into *de, *pos moved
+	 * past it: 1, 0 at the end, or -errno. Positions 0 and 1 are "." and
+	 * ".." (the VFS answers those); a file system's start at 2. */
+	int (*readdir)(struct dentry *dir, uint64_t *pos, struct dir_entry *de);
+	/* A symlink's target into buf (n bytes, no NUL): its length. */
+	long (*readlink)(struct inode *ip, char *buf, uint64_t n);
+	/* The file's size changed to ip->size (truncate, write past the end):
+	 * free or prepare the blocks; 0 or -errno (inode->lock held). */
+	int (*set_size)(struct inode *ip, uint64_t old_size);
+	/* ip's fields (mode, times, size) changed: write the inode out (NULL:
+	 * nothing to write, as tmpfs). */
+	int (*write_inode)(struct inode *ip);
+};
+
+struct inode {
+	struct super_block *sb;
+	uint64_t ino;
+	uint32_t mode;              /* S_IF* type and permission bits */
+	uint32_t nlink;
+	uint32_t uid, gid;
+	uint32_t rdev;              /* device nodes: MKDEV(major, minor) */
+	uint64_t size;
+	uint64_t blocks;            /* 512-byte units in use (st_blocks) */
+	struct vfs_time atime, mtime, ctime;
+	int refs;                   /* atomic; see the top */
+	const struct inode_ops *op;
+	const struct file_ops *fop; /* what open gives (regular files: fs/read_write.c) */
+	struct pagecache *mapping;  /* regular files and symlinks: their pages */
+	struct pagecache data;      /* the cache mapping points at, for most */
+	struct vmobject vmobj;      /* what mmap maps: the pages of mapping */
+	struct mutex lock;          /* size and contents (see the top) */
+	void *ptshare;              /* shared text page tables (mm/ptshare_text.c) */
+	struct dentry *alias;       /* a name of it, for /proc/PID/maps (not counted) */
+	uint64_t priv;              /* the file system's own */
+	struct list sb_link;        /* on sb->inodes */
+};
+
+enum dentry_flags {
+	DENTRY_VOLATILE = 0x1,      /* forget it when unused (/proc's names) */
+	DENTRY_DEAD = 0x2,          /* unlinked or renamed over: out of the tree */
+};
+
+struct dentry {
+	struct dentry *parent;      /* itself for a file system's root */
+	struct inode *inode;
+	struct super_block *sb;
+	struct list children;       /* its cached entries (a directory's) */
+	struct list sibling;        /* on parent->children */
+	int refs;                   /* under dcache_lock */
+	int mounts;                 /* mounts on it (under dcache_lock) */
+	unsigned flags;             /* enum dentry_flags */
+	uint64_t seq;               /* creation order in its directory (tmpfs's readdir position) */
+	uint64_t next_seq;          /* a directory's next child's seq */
+	size_t len;
+	char *name;                 /* len bytes and a NUL: iname, or kmalloc'd when long */
+	char iname[40];
+};
+
+struct mount {
+	struct super_block *sb;
+	struct dentry *root;        /* sb's root dentry */
+	struct mount *parent;       /* the mount it sits on (itself: the root mount) */
+	struct dentry *mountpoint;  /* where in parent */
+	char source[64];            /* /proc/mounts' first column ("/dev/vda", "tmpfs") */
+	unsigned flags;             /* MS_RDONLY, MS_NOSUID, ... as given */
+	int refs;                   /* paths holding it (under dcache_lock) */
+	struct list link;           /* on the mount table */
+};
+
+struct path {
+	struct mount *mnt;
+	struct dentry *dentry;
+};
+
+struct super_ops {
+	/* The last reference to ip went and it has no links: free its
+	 * blocks and the inode (NULL: kfree after its cache is emptied). */
+	void (*evict)(struct inode *ip);
+	/* statfs: fill blocks/free counts; 0 or -errno. */
+	int (*statfs)(struct super_block *sb, uint64_t out[6]);  /* bsize, blocks, bfree, bavail, files, ffree */
+	/* Write everything dirty the file system keeps (bitmaps, superblock)
+	 * and mark it clean for an unmount when `final` (sync, umount). */
+	int (*sync)(struct super_block *sb, bool final);
+};
+
+#define SB_RDONLY 0x1
+#define SB_VOLATILE 0x2             /* names made up on lookup (/proc): not cached */
+
+struct super_block {
+	const struct fs_type *type;
+	const struct super_ops *ops;
+	struct dentry *root;
+	struct rwsem ns;            /* names (see the top) */
+	unsigned flags;             /* SB_RDONLY */
+	uint32_t dev;               /* st_dev of its files */
+	uint32_t magic;             /* statfs f_type */
+	struct blkdev *bdev;        /* disk file systems */
+	int active;                 /* mounts of it (under dcache_lock) */
+	void *priv;
+	struct spinlock inodes_lock;
+	struct list inodes;         /* every inode of it in memory */
+	uint64_t next_ino;          /* in-memory file systems' numbers */
+};
+
+struct fs_type {
+	const char *name;           /* "ext2", "tmpfs", "proc" */
+	/* Read (or make) a file system from source (a disk's path or
+	 * nothing) with mount flags and data (options text or NULL): its
+	 * super block with a root dentry, or -errno (-EINVAL: not this kind,
+	 * -ENOTBLK, -EUCLEAN, -EIO, -ENOMEM). */
+	int (*mount)(const struct fs_type *t, struct blkdev *bdev, unsigned flags,
+		     const char *data, struct super_block **out);
+	/* Undo mount: the last mount of sb went (after sync; its dentries
+	 * are gone; the VFS frees its inodes and sb after). NULL: nothing. */
+	void (*kill)(struct super_block *sb);
+	bool needs_disk;
+};
+
+/* ---- inodes (fs/inode.c) ---- */
+
+/* A new inode of sb (zeroed, one reference, on sb->inodes, a page cache
+ * whose ops are pc_ops when it is a regular file or a symlink and pc_ops
+ * is not NULL); NULL when out of memory. The file system fills the rest.
+ * An inode of an SB_VOLATILE file system is freed with its last reference. */
+struct inode *inode_new(struct super_block *sb, uint32_t mode, const struct pagecache_ops *pc_ops);
+/* Take / drop a reference; the last drop of an unlinked inode evicts it
+ * (sb->ops->evict, then its cache is emptied and it is freed once no
+ * mapping holds it). NULL is ignored. */
+struct inode *inode_get(struct inode *ip);
+void inode_put(struct inode *ip);
+/* The object mmap maps for ip: its page cache (-EIO past the end). */
+struct vmobject *inode_vmobject(struct inode *ip);
+/* The inode whose object obj is, or NULL (shared anonymous memory). */
+struct inode *vmobject_inode(struct vmobject *obj);
+/* The file system is being unmounted: free every inode nobody holds; the
+ * held ones (mapped files) go with their last reference. true if none is
+ * left. */
+bool sb_drop_inodes(struct super_block *sb);
+/* Now, for timestamps. */
+struct vfs_time vfs_now(void);
+/* Set mtime and ctime to now (a write, a create in a directory). */
+void inode_touch(struct inode *ip);
+/* File times are clock_ns() (arch/x86_64/timer.h) plus this many ns since
+ * 1970: the wall clock at boot (kernel/time.c reads the RTC and sets it
+ * before the root is mounted). */
+void vfs_set_epoch(uint64_t ns);
+
+/* ---- dentries (fs/dcache.c) ---- */
+
+/* dcache_lock: see the top. */
+extern struct spinlock dcache_lock;
+/* A root dentry for sb with inode ip (its reference passes to it). */
+struct dentry *dentry_root(struct super_block *sb, struct inode *ip);
+/* The cached child name[0..len) of dir with a reference, or NULL. */
+struct dentry *dentry_find(struct dentry *dir, const char *name, size_t len);
+/* Add child name of dir for inode ip (ip's reference passes to it):
+ * the new dentry with a reference, or an existing one (another task added
+ * it first: ip is put), or NULL (no memory: ip put). */
+struct dentry *dentry_add(struct dentry *dir, const char *name, size_t len,
+			  struct inode *ip, unsigned flags);
+struct dentry *dentry_get(struct dentry *d);
+void dentry_put(struct dentry *d);
+/* d's name was unlinked or replaced: take it out of the tree (open files
+ * keep it; its inode goes with its last reference). */
+void dentry_drop(struct dentry *d);
+/* Move d under ndir with name (rename; dcache_lock taken inside). */
+void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len);
+/* Every cached, unused dentry of sb's tree is dropped (umount, memory short). */
+void dentry_prune(struct super_block *sb);
+/* The file system is unmounted and its tree pruned: free its root
+ * dentry, dropping the sb's own reference (sb->root holds one from
+ * dentry_root on); panics if anything else still uses it. */
+void dentry_kill_root(struct super_block *sb);
+/* Is d an ancestor of (or equal to) e? (rename into itself) */
+bool dentry_is_ancestor(struct dentry *d, struct dentry *e);
+
+/* ---- mounts and paths (fs/mount.c, fs/namei.c) ---- */
+
+void path_get(const struct path *p);
+void path_put(struct path *p);
+
+/* What a process walks from: its root, its current directory, its umask
+ * (kernel/thread.h's fs_context holds one). */
+struct fs_root {
+	struct path root, cwd;
+};
+
+enum lookup_flags {
+	LOOKUP_FOLLOW = 0x1,        /* follow a symlink in the last component */
+	LOOKUP_DIRECTORY = 0x2,     /* the last component must be a directory */
+	LOOKUP_EMPTY = 0x4,         /* "" names the start itself (AT_EMPTY_PATH) */
+};
+
+/* Walk name from start (a directory; NULL: fs->cwd, or fs->root for
+ * absolute names): *out with references. 0, -ENOENT, -ENOTDIR, -ELOOP,
+ * -ENAMETOOLONG, -EACCES, -EIO, ... */
+int path_walk(const struct fs_root *fs, const struct path *start, const char *name,
+	      enum lookup_flags flags, struct path *out);
+/* The directory of name's last component (*dir, with references) and
+ * that component (*last, *len into name): for create, unlink, rename.
+ * A name ending in "." or ".." or "/" gives *len 0 with dir itself.
+ * Errors as path_walk's. */
+int path_parent(const struct fs_root *fs, const struct path *start, const char *name,
+		struct path *dir, const char **last, size_t *len);
+/* The absolute path of p as seen from fs's root into buf (n bytes, with
+ * its NUL): its length with the NUL, or -ERANGE. A dead (unlinked) name
+ * ends in " (deleted)" as Linux's d_path. */
+long path_name(const struct fs_root *fs, const struct path *p, char *buf, uint64_t n);
+/* path_name with dcache_lock held (no reference taken or dropped). */
+long path_name_locked(const struct fs_root *fs, const struct path *p, char *buf, uint64_t n);
+
+/* d's absolute path from the root of everything, through the first mount
+ * of its file system (a file's name for /proc/PID/maps), dcache_lock held:
+ * its length with the NUL, -ERANGE, or -ENOENT (its file system is not
+ * mounted). */
+long dentry_name_locked(struct dentry *d, char *buf, uint64_t n);
+
+/* The root mount's root (for kernel threads and init). */
+void vfs_root(struct path *out);
+
+/* Set up the VFS's locks (boot, before any mount). */
+void vfs_init(void);
+/* A new super block of type t (zeroed, its locks and lists ready), or NULL. */
+struct super_block *sb_new(const struct fs_type *t, const struct super_ops *ops);
+/* Disks as device numbers (Linux's virtio-blk: major 253, 16 minors a
+ * disk): the number of disk index, and the disk of a number (or NULL). */
+uint32_t blkdev_devt(int index);
+struct blkdev *blkdev_by_devt(uint32_t rdev);
+
+/* Unpack the ustar archive at [start, end) physical into fs's root
+ * (boot): the number of files, or -errno (-EINVAL: a bad archive). */
+int initramfs_unpack(const struct fs_root *fs, paddr_t start, paddr_t end);
+/* tmpfs (fs/tmpfs.c). */
+extern const struct fs_type tmpfs_type;
+
+/* Register a kind of file system (boot). */
+void fs_type_register(const struct fs_type *t);
+
+/* mount(2): mount a file system of type (or a disk's, with its source
+ * path) on target: 0 or -EBUSY, -ENODEV (unknown type), -ENOTBLK,
+ * -EINVAL, -ENOENT, -ENOTDIR, ... */
+int vfs_mount(const struct fs_root *fs, const char *source, const char *target,
+	      const char *type, unsigned flags, const char *data);
+/* umount2(2): 0, -EINVAL (not a mount point), -EBUSY (in use). */
+int vfs_umount(const struct fs_root *fs, const char *target, int flags);
+/* Mount the root file system (boot): type on bdev (NULL: none). */
+int vfs_mount_root(const char *type, struct blkdev *bdev, const char *source);
+/* /proc/mounts' text. */
+void vfs_show_mounts(struct textbuf *tb);
+/* Write back every file system (sync(2)); `final`: before power-off, each
+ * left clean. 0 or the first error. */
+int vfs_sync_all(bool final);
+/* Write back the file system of ip (syncfs). */
+int vfs_sync_sb(struct super_block *sb);
+
+/* ---- what the system calls do on names (fs/namei.c) ---- */
+
+int vfs_create(const struct fs_root *fs, const struct path *start, const char *name,
+	       uint32_t mode, uint32_t rdev, struct path *out);   /* O_CREAT|O_EXCL, mknod */
+int vfs_mkdir(const struct fs_root *fs, const struct path *start, const char *name, uint32_t mode);
+int vfs_symlink(const struct fs_root *fs, const struct path *start, const char *name,
+		const char *target);
+int vfs_link(const struct fs_root *fs, const struct path *ostart, const char *oname,
+	     const struct path *nstart, const char *nname, enum lookup_flags flags);
+enum unlink_kind { UNLINK_FILE, UNLINK_DIR };
+int vfs_unlink(const struct fs_root *fs, const struct path *start, const char *name,
+	       enum unlink_kind kind);
+#define RENAME_NOREPLACE 1
+#define RENAME_EXCHANGE 2
+int vfs_rename(const struct fs_root *fs, const struct path *ostart, const char *oname,
+	       const struct path *nstart, const char *nname, unsigned flags);
+/* readlink of name (not followed): its length, -EINVAL (not a link). */
+long vfs_readlink(const struct fs_root *fs, const struct path *start, const char *name,
+		  char *buf, uint64_t n);
+/* Change ip's size (truncate, ftruncate, O_TRUNC): 0, -EISDIR, -EINVAL,
+ * -EFBIG, -EROFS, -errno of the file system. */
+int vfs_truncate(struct inode *ip, uint64_t size);
+/* Is the mount p is in, or its file system, read-only? */
+bool path_readonly(const struct path *p);
+/* Write ip's changed fields out (chmod, utimensat). */
+int inode_changed(struct inode *ip);
+
+#endif

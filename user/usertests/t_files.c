@@ -1,0 +1,376 @@
+/* user/usertests/t_files.c -- files and names: create, write, read,
+ * mkdir, unlink, rename, link, symlink, truncate, directories, devices.
+ *
+ * Every test works in its own scratch directory under /tmp (a tmpfs on
+ * Pagoda; whatever /tmp is on the Linux host, the reference), removed at
+ * the end. Errors are Linux's.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "usertests.h"
+
+static char scratch[64];
+
+/* A fresh scratch directory, made the current directory. */
+static void enter_scratch(const char *name)
+{
+	snprintf(scratch, sizeof scratch, "/tmp/ut-%s.%d", name, (int)getpid());
+	CHECK_OK(mkdir(scratch, 0755));
+	CHECK_OK(chdir(scratch));
+}
+
+/* rm -r of path (files, links and directories only). */
+static void remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *e;
+		char sub[512];
+		while (d && (e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			remove_tree(sub);
+		}
+		if (d)
+			closedir(d);
+		CHECK_OK(rmdir(path));
+	} else {
+		CHECK_OK(unlink(path));
+	}
+}
+
+static void leave_scratch(void)
+{
+	CHECK_OK(chdir("/"));
+	remove_tree(scratch);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = CHECK_OK(open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	CHECK_OK(close(fd));
+}
+
+/* path's whole text must be want. */
+static void check_text(const char *path, const char *want)
+{
+	char buf[256];
+	int fd = CHECK_OK(open(path, O_RDONLY));
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	CHECK_OK(close(fd));
+	CHECK(n >= 0);
+	buf[n] = '\0';
+	if (strcmp(buf, want))
+		ut_fail(__FILE__, __LINE__, "%s holds \"%s\", want \"%s\"", path, buf, want);
+}
+
+/* files_create_rw: O_CREAT/O_EXCL/O_TRUNC/O_APPEND, read back, sizes. */
+void test_files_create_rw(void)
+{
+	char buf[64];
+	struct stat st;
+	enter_scratch("create");
+	int fd = CHECK_OK(open("a", O_RDWR | O_CREAT | O_EXCL, 0640));
+	CHECK_ERR(open("a", O_RDWR | O_CREAT | O_EXCL, 0640), EEXIST);
+	CHECK(write(fd, "hello, world", 12) == 12);
+	CHECK(lseek(fd, 7, SEEK_SET) == 7);
+	CHECK(read(fd, buf, sizeof buf) == 5 && !memcmp(buf, "world", 5));
+	CHECK(read(fd, buf, sizeof buf) == 0);
+	CHECK_OK(fstat(fd, &st));
+	CHECK(S_ISREG(st.st_mode) && st.st_size == 12 && st.st_nlink == 1);
+	CHECK((st.st_mode & 0777) == (0640 & ~022) || (st.st_mode & 0777) == 0640);
+	CHECK(pwrite(fd, "W", 1, 7) == 1);
+	CHECK_OK(close(fd));
+	check_text("a", "hello, World");
+	fd = CHECK_OK(open("a", O_WRONLY | O_APPEND));
+	CHECK(write(fd, "!", 1) == 1);
+	CHECK_OK(close(fd));
+	check_text("a", "hello, World!");
+	fd = CHECK_OK(open("a", O_WRONLY | O_TRUNC));
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_size == 0);
+	CHECK_OK(close(fd));
+	CHECK(lseek(fd, 0, SEEK_SET) == -1);
+	leave_scratch();
+}
+
+/* files_errors: the errno of each wrong use of a name. */
+void test_files_errors(void)
+{
+	char longname[300];
+	enter_scratch("errors");
+	write_text("f", "x");
+	CHECK_OK(mkdir("d", 0755));
+	CHECK_ERR(open("", O_RDONLY), ENOENT);
+	CHECK_ERR(open("missing", O_RDONLY), ENOENT);
+	CHECK_ERR(open("missing/x", O_RDONLY | O_CREAT, 0644), ENOENT);
+	CHECK_ERR(open("f/x", O_RDONLY), ENOTDIR);
+	CHECK_ERR(open("f", O_RDONLY | O_DIRECTORY), ENOTDIR);
+	CHECK_ERR(open("d", O_WRONLY), EISDIR);
+	CHECK_ERR(open("d", O_RDWR | O_CREAT, 0644), EISDIR);
+	memset(longname, 'n', 299);
+	longname[299] = '\0';
+	CHECK_ERR(open(longname, O_RDONLY | O_CREAT, 0644), ENAMETOOLONG);
+	CHECK_ERR(mkdir("f", 0755), EEXIST);
+	CHECK_ERR(mkdir("d", 0755), EEXIST);
+	CHECK_ERR(unlink("d"), EISDIR);
+	CHECK_ERR(rmdir("f"), ENOTDIR);
+	CHECK_ERR(rmdir("."), EINVAL);
+	CHECK_ERR(unlink("missing"), ENOENT);
+	CHECK_ERR(link("d", "d2"), EPERM);
+	leave_scratch();
+}
+
+/* files_mkdir_rmdir: directories, their link counts, and emptiness. */
+void test_files_mkdir_rmdir(void)
+{
+	struct stat st;
+	enter_scratch("mkdir");
+	CHECK_OK(mkdir("d", 0755));
+	CHECK_OK(mkdir("d/e", 0755));
+	CHECK_OK(stat("d", &st));
+	CHECK(S_ISDIR(st.st_mode) && st.st_nlink == 3);
+	write_text("d/e/f", "x");
+	CHECK_ERR(rmdir("d"), ENOTEMPTY);
+	CHECK_ERR(rmdir("d/e"), ENOTEMPTY);
+	CHECK_OK(unlink("d/e/f"));
+	CHECK_OK(rmdir("d/e"));
+	CHECK_OK(stat("d", &st));
+	CHECK(st.st_nlink == 2);
+	CHECK_OK(rmdir("d"));
+	CHECK_ERR(stat("d", &st), ENOENT);
+	leave_scratch();
+}
+
+/* files_rename: moves, replacements, and the moves Linux refuses. */
+void test_files_rename(void)
+{
+	enter_scratch("rename");
+	write_text("a", "A");
+	write_text("b", "B");
+	CHECK_OK(mkdir("d", 0755));
+	CHECK_OK(mkdir("e", 0755));
+	write_text("e/x", "X");
+	CHECK_OK(rename("a", "d/a2"));
+	CHECK_ERR(open("a", O_RDONLY), ENOENT);
+	check_text("d/a2", "A");
+	CHECK_OK(rename("b", "d/a2"));             /* replaces */
+	check_text("d/a2", "B");
+	CHECK_ERR(rename("d", "d/sub"), EINVAL);   /* into itself */
+	CHECK_ERR(rename("d", "e"), ENOTEMPTY);
+	CHECK_ERR(rename("d/a2", "e"), EISDIR);
+	CHECK_ERR(rename("e", "d/a2"), ENOTDIR);
+	CHECK_ERR(rename("missing", "z"), ENOENT);
+	CHECK_OK(rename("d/a2", "d/a2"));           /* the same file: nothing */
+	CHECK_OK(rename("e", "d/e"));
+	check_text("d/e/x", "X");
+	CHECK_OK(mkdir("empty", 0755));
+	CHECK_OK(rename("d/e", "empty"));           /* a directory over an empty one */
+	check_text("empty/x", "X");
+	leave_scratch();
+}
+
+/* files_links: hard links share the file; symlinks name a path. */
+void test_files_links(void)
+{
+	struct stat st, lst;
+	char buf[64];
+	enter_scratch("links");
+	write_text("f", "data");
+	CHECK_OK(link("f", "g"));
+	CHECK_OK(stat("f", &st));
+	CHECK(st.st_nlink == 2);
+	CHECK_OK(unlink("f"));
+	check_text("g", "data");
+	CHECK_OK(stat("g", &st));
+	CHECK(st.st_nlink == 1);
+	CHECK_OK(symlink("g", "s"));
+	CHECK(readlink("s", buf, sizeof buf) == 1 && buf[0] == 'g');
+	CHECK_OK(stat("s", &st));
+	CHECK_OK(lstat("s", &lst));
+	CHECK(S_ISREG(st.st_mode) && S_ISLNK(lst.st_mode) && lst.st_size == 1);
+	check_text("s", "data");
+	CHECK_ERR(readlink("g", buf, sizeof buf), EINVAL);
+	CHECK_OK(symlink("nowhere", "dangling"));
+	CHECK_ERR(open("dangling", O_RDONLY), ENOENT);
+	CHECK_OK(symlink("loop", "loop"));
+	CHECK_ERR(open("loop", O_RDONLY), ELOOP);
+	CHECK_ERR(open("s", O_RDONLY | O_NOFOLLOW), ELOOP);
+	CHECK_OK(mkdir("d", 0755));
+	CHECK_OK(symlink("d", "sd"));
+	write_text("sd/through", "t");
+	check_text("d/through", "t");
+	CHECK_ERR(symlink("x", "g"), EEXIST);
+	leave_scratch();
+}
+
+/* files_unlink_open: an unlinked file lives on while it is open. */
+void test_files_unlink_open(void)
+{
+	char buf[8];
+	struct stat st;
+	enter_scratch("unlinkopen");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	CHECK(write(fd, "abc", 3) == 3);
+	CHECK_OK(unlink("f"));
+	CHECK_ERR(stat("f", &st), ENOENT);
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_nlink == 0 && st.st_size == 3);
+	CHECK(pread(fd, buf, 3, 0) == 3 && !memcmp(buf, "abc", 3));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
+/* files_readdir: every name made is listed once, with "." and "..". */
+void test_files_readdir(void)
+{
+	enum { N = 70 };
+	char name[32];
+	int seen[N] = { 0 }, dots = 0, others = 0;
+	enter_scratch("readdir");
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof name, "file-%d", i);
+		write_text(name, "x");
+	}
+	CHECK_OK(unlink("file-5"));
+	DIR *d = opendir(".");
+	CHECK(d != NULL);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int i;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			dots++;
+		else if (sscanf(e->d_name, "file-%d", &i) == 1 && i >= 0 && i < N)
+			seen[i]++;
+		else
+			others++;
+	}
+	closedir(d);
+	CHECK(dots == 2 && others == 0);
+	for (int i = 0; i < N; i++)
+		if (seen[i] != (i != 5))
+			ut_fail(__FILE__, __LINE__, "file-%d listed %d times", i, seen[i]);
+	leave_scratch();
+}
+
+/* files_truncate: growing reads zeros, shrinking forgets the tail. */
+void test_files_truncate(void)
+{
+	char buf[9000];
+	struct stat st;
+	enter_scratch("truncate");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	memset(buf, 'x', sizeof buf);
+	CHECK(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
+	CHECK_OK(ftruncate(fd, 100));
+	CHECK_OK(ftruncate(fd, 8192));
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_size == 8192);
+	CHECK(pread(fd, buf, sizeof buf, 0) == 8192);
+	for (int i = 0; i < 8192; i++)
+		if (buf[i] != (i < 100 ? 'x' : 0))
+			ut_fail(__FILE__, __LINE__, "byte %d is %d after the truncates", i, buf[i]);
+	CHECK_OK(truncate("f", 0));
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_size == 0);
+	CHECK_ERR(ftruncate(fd, -1), EINVAL);
+	CHECK_OK(close(fd));
+	fd = CHECK_OK(open("f", O_RDONLY));
+	CHECK_ERR(ftruncate(fd, 10), EINVAL);
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
+/* files_cwd: relative names, getcwd, "..", fchdir. */
+void test_files_cwd(void)
+{
+	char cwd[256], want[256];
+	enter_scratch("cwd");
+	CHECK_OK(mkdir("sub", 0755));
+	int dfd = CHECK_OK(open(".", O_RDONLY | O_DIRECTORY));
+	CHECK_OK(chdir("sub"));
+	CHECK(getcwd(cwd, sizeof cwd) != NULL);
+	snprintf(want, sizeof want, "%s/sub", scratch);
+	CHECK(!strcmp(cwd, want));
+	write_text("../top", "T");
+	check_text("../top", "T");
+	CHECK_OK(fchdir(dfd));
+	check_text("top", "T");
+	CHECK_OK(close(dfd));
+	CHECK_ERR(chdir("top"), ENOTDIR);
+	leave_scratch();
+}
+
+/* files_mmap_shared: a shared mapping and read()/write() see one file. */
+void test_files_mmap_shared(void)
+{
+	char buf[8];
+	enter_scratch("mmap");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	CHECK_OK(ftruncate(fd, 8192));
+	char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	memcpy(m + 4096, "mapped", 6);
+	CHECK(pread(fd, buf, 6, 4096) == 6 && !memcmp(buf, "mapped", 6));
+	CHECK(pwrite(fd, "WRITE", 5, 10) == 5);
+	CHECK(!memcmp(m + 10, "WRITE", 5));
+	CHECK_OK(munmap(m, 8192));
+	CHECK(pread(fd, buf, 6, 4096) == 6 && !memcmp(buf, "mapped", 6));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
+/* files_devices: /dev/null, zero, full, urandom as on Linux. */
+void test_files_devices(void)
+{
+	char buf[64];
+	int fd = CHECK_OK(open("/dev/null", O_RDWR));
+	CHECK(write(fd, "x", 1) == 1 && read(fd, buf, sizeof buf) == 0);
+	CHECK_OK(close(fd));
+	fd = CHECK_OK(open("/dev/zero", O_RDONLY));
+	memset(buf, 1, sizeof buf);
+	CHECK(read(fd, buf, sizeof buf) == (ssize_t)sizeof buf && buf[0] == 0 && buf[63] == 0);
+	CHECK_OK(close(fd));
+	fd = CHECK_OK(open("/dev/full", O_WRONLY));
+	CHECK_ERR(write(fd, "x", 1), ENOSPC);
+	CHECK_OK(close(fd));
+	fd = CHECK_OK(open("/dev/urandom", O_RDONLY));
+	memset(buf, 0, sizeof buf);
+	CHECK(read(fd, buf, 32) == 32);
+	int nonzero = 0;
+	for (int i = 0; i < 32; i++)
+		nonzero += buf[i] != 0;
+	CHECK(nonzero > 8);
+	CHECK_OK(close(fd));
+	struct stat st;
+	CHECK_OK(stat("/dev/null", &st));
+	CHECK(S_ISCHR(st.st_mode) && st.st_rdev == 0x103);
+}
+
+/* files_mounts: /proc/mounts names the root and /proc, six fields each. */
+void test_files_mounts(void)
+{
+	char line[512], dev[128], dir[256], type[64], opts[128];
+	int a, b, root = 0, proc = 0;
+	FILE *f = fopen("/proc/mounts", "r");
+	CHECK(f != NULL);
+	while (fgets(line, sizeof line, f)) {
+		CHECK(sscanf(line, "%127s %255s %63s %127s %d %d", dev, dir, type, opts, &a, &b) == 6);
+		root += !strcmp(dir, "/");
+		proc += !strcmp(dir, "/proc") && !strcmp(type, "proc");
+	}
+	fclose(f);
+	CHECK(root >= 1 && proc == 1);
+}
