@@ -15,6 +15,14 @@ uint32_t blkdev_devt(int index)
 	return MKDEV(VIRTBLK_MAJOR, MINORS_PER_DISK * index);
 }
 
+uint32_t blkdev_devt_of(struct blkdev *d)
+{
+	for (int i = 0; blkdev_get(i); i++)
+		if (blkdev_get(i) == d)
+			return blkdev_devt(i);
+	return 0;
+}
+
 struct blkdev *blkdev_by_devt(uint32_t rdev)
 {
 	if (MAJOR(rdev) != VIRTBLK_MAJOR || MINOR(rdev) % MINORS_PER_DISK)

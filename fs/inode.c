@@ -39,22 +39,60 @@ void inode_touch(struct inode *ip)
 
 static const struct vmobject_ops file_obj_ops;
 
-struct inode *inode_new(struct super_block *sb, uint32_t mode, const struct pagecache_ops *pc_ops)
+void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
+		const struct pagecache_ops *pc_ops)
 {
-	struct inode *ip = kzalloc(sizeof(*ip));
-	if (!ip)
-		return NULL;
 	ip->sb = sb;
 	ip->mode = mode;
 	ip->nlink = 1;
 	ip->refs = 1;
 	ip->atime = ip->mtime = ip->ctime = vfs_now();
 	mutex_init(&ip->lock, "inode", SLEEP_RANK_INODE);
-	if ((S_ISREG(mode) || S_ISLNK(mode)) && pc_ops) {
+	list_init(&ip->sb_link);
+	if ((S_ISREG(mode) || S_ISLNK(mode) || S_ISDIR(mode)) && pc_ops) {
 		pagecache_init(&ip->data, pc_ops, ip, PC_KIND_FILE);
 		ip->mapping = &ip->data;
 		ip->vmobj = (struct vmobject){ .ops = &file_obj_ops, .kind = VMOBJ_FILE };
 	}
+}
+
+/* The inode numbered ino on sb's list (inodes_lock held), or NULL; one
+ * that is going (no links, no references) is not found. */
+static struct inode *find_locked(struct super_block *sb, uint64_t ino)
+{
+	list_for_each(l, &sb->inodes) {
+		struct inode *ip = list_entry(l, struct inode, sb_link);
+		if (ip->ino == ino && (ip->nlink || atomic_load(&ip->refs)))
+			return ip;
+	}
+	return NULL;
+}
+
+struct inode *inode_find(struct super_block *sb, uint64_t ino)
+{
+	spin_lock(&sb->inodes_lock);
+	struct inode *ip = inode_get(find_locked(sb, ino));
+	spin_unlock(&sb->inodes_lock);
+	return ip;
+}
+
+struct inode *inode_insert(struct inode *ip)
+{
+	struct super_block *sb = ip->sb;
+	spin_lock(&sb->inodes_lock);
+	struct inode *other = inode_get(find_locked(sb, ip->ino));
+	if (!other)
+		list_add_tail(&sb->inodes, &ip->sb_link);
+	spin_unlock(&sb->inodes_lock);
+	return other ? other : ip;
+}
+
+struct inode *inode_new(struct super_block *sb, uint32_t mode, const struct pagecache_ops *pc_ops)
+{
+	struct inode *ip = kzalloc(sizeof(*ip));
+	if (!ip)
+		return NULL;
+	inode_init(ip, sb, mode, (S_ISREG(mode) || S_ISLNK(mode)) ? pc_ops : NULL);
 	spin_lock(&sb->inodes_lock);
 	list_add_tail(&sb->inodes, &ip->sb_link);
 	spin_unlock(&sb->inodes_lock);
@@ -68,17 +106,27 @@ struct inode *inode_get(struct inode *ip)
 	return ip;
 }
 
-/* Free ip's memory: its pages and the inode (no reference, no mapping). */
-static void inode_free(struct inode *ip)
+/* Take ip off its file system's list: from now on no inode_find sees it. */
+static void inode_unlist(struct inode *ip)
 {
 	spin_lock(&ip->sb->inodes_lock);
 	list_del(&ip->sb_link);
+	list_init(&ip->sb_link);
 	spin_unlock(&ip->sb->inodes_lock);
+}
+
+/* Free ip's memory (off the list, no reference, no mapping): its pages,
+ * its shared-text records and the inode. */
+static void inode_free(struct inode *ip)
+{
 	if (ip->mapping == &ip->data) {
 		ptshare_text_forget(&ip->vmobj);   /* shared text tables of it (mm/ptshare_text.c) */
 		pagecache_destroy(&ip->data);
 	}
-	kfree(ip);
+	if (ip->sb->ops->free_inode)
+		ip->sb->ops->free_inode(ip);
+	else
+		kfree(ip);
 }
 
 void inode_put(struct inode *ip)
@@ -91,6 +139,7 @@ void inode_put(struct inode *ip)
 		return;
 	if (ip->nlink && !(ip->sb->flags & SB_VOLATILE))
 		return;      /* still named: stays cached (its file system keeps it) */
+	inode_unlist(ip);             /* first: its number may be reused by evict's freeing */
 	if (ip->sb->ops->evict)
 		ip->sb->ops->evict(ip);   /* the blocks on its store */
 	inode_free(ip);
@@ -153,23 +202,34 @@ struct inode *vmobject_inode(struct vmobject *obj)
 
 bool sb_drop_inodes(struct super_block *sb)
 {
-	bool all = true;
 	for (;;) {
 		struct inode *idle = NULL;
+		bool all = true;
 		spin_lock(&sb->inodes_lock);
 		list_for_each(l, &sb->inodes) {
 			struct inode *ip = list_entry(l, struct inode, sb_link);
-			ip->nlink = 0;   /* the file system is going: a mapped file goes with its last mapping */
 			if (atomic_load(&ip->refs) == 0 && !idle)
 				idle = ip;
 			else if (atomic_load(&ip->refs))
 				all = false;
 		}
+		if (idle) {
+			list_del(&idle->sb_link);
+			list_init(&idle->sb_link);
+		}
 		spin_unlock(&sb->inodes_lock);
 		if (!idle)
 			return all;
-		if (sb->ops->evict)
-			sb->ops->evict(idle);
-		inode_free(idle);
+		inode_free(idle);   /* the file system is going: nothing to evict on its store */
 	}
+}
+
+bool sb_has_mapped_files(struct super_block *sb)
+{
+	bool mapped = false;
+	spin_lock(&sb->inodes_lock);
+	list_for_each(l, &sb->inodes)
+		mapped |= atomic_load(&list_entry(l, struct inode, sb_link)->vmobj.refs) != 0;
+	spin_unlock(&sb->inodes_lock);
+	return mapped;
 }

@@ -234,17 +234,23 @@ static bool mount_remove(struct mount *m)
 	return --m->sb->active == 0;
 }
 
+void sb_release(struct super_block *sb)
+{
+	dentry_prune(sb);
+	dentry_kill_root(sb);
+	bool all = sb_drop_inodes(sb);
+	if (sb->type->kill)
+		sb->type->kill(sb);
+	if (all)
+		kfree(sb);   /* else a process's exe still holds an inode: sb stays (small) */
+}
+
 static void sb_kill(struct super_block *sb)
 {
 	(void)vfs_sync_sb(sb);
-	if (sb->ops->sync)
+	if (sb->ops->sync && !(sb->flags & SB_RDONLY))
 		(void)sb->ops->sync(sb, true);
-	dentry_prune(sb);
-	dentry_kill_root(sb);
-	if (sb->type->kill)
-		sb->type->kill(sb);
-	if (sb_drop_inodes(sb))
-		kfree(sb);   /* else a mapped file still holds an inode: sb stays (small) */
+	sb_release(sb);
 }
 
 static int do_umount(const struct fs_root *fs, const char *target)
@@ -258,8 +264,10 @@ static int do_umount(const struct fs_root *fs, const char *target)
 		path_put(&p);
 		return -EINVAL;
 	}
+	bool mapped = sb_has_mapped_files(m->sb);   /* (a mapping needs an open file to begin) */
 	spin_lock(&dcache_lock);
-	bool busy = m == root_mount || m->refs > 1 || has_children(m);
+	bool busy = m == root_mount || m->refs > 1 || has_children(m) ||
+		    (m->sb->active == 1 && mapped);
 	bool last = !busy && mount_remove(m);
 	spin_unlock(&dcache_lock);
 	path_put(&p);

@@ -197,10 +197,11 @@ static const struct inode_ops tmpfs_dir_ops = {
 static const struct inode_ops tmpfs_file_ops = { .set_size = tmpfs_set_size };
 static const struct inode_ops tmpfs_link_ops = { .readlink = tmpfs_readlink };
 
-static void tmpfs_evict(struct inode *ip)
+static void tmpfs_free_inode(struct inode *ip)
 {
 	if (S_ISLNK(ip->mode))
 		kfree((void *)ip->priv);
+	kfree(ip);
 }
 
 static int tmpfs_statfs(struct super_block *sb, uint64_t out[6])
@@ -221,7 +222,7 @@ static int tmpfs_statfs(struct super_block *sb, uint64_t out[6])
 }
 
 static const struct super_ops tmpfs_super_ops = {
-	.evict = tmpfs_evict, .statfs = tmpfs_statfs,
+	.free_inode = tmpfs_free_inode, .statfs = tmpfs_statfs,
 };
 
 /* The root directory's mode from a "mode=1777" option in data (options

@@ -59,7 +59,9 @@
 #define PATH_MAX 4096
 #define SYMLOOP_MAX 40
 
-/* st_mode's type bits (Linux's values) */
+/* st_mode's type bits (Linux's values; a host test may have them from
+ * <sys/stat.h> already, with the same values) */
+#ifndef S_IFMT
 #define S_IFMT   0170000
 #define S_IFSOCK 0140000
 #define S_IFLNK  0120000
@@ -68,11 +70,14 @@
 #define S_IFDIR  0040000
 #define S_IFCHR  0020000
 #define S_IFIFO  0010000
+#endif
+#ifndef S_ISDIR
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
 #define S_ISBLK(m) (((m) & S_IFMT) == S_IFBLK)
 #define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#endif
 
 /* dirent d_type values (DT_*) from a mode */
 #define MODE_DT(m) ((uint8_t)(((m) & S_IFMT) >> 12))
@@ -201,8 +206,11 @@ struct path {
 
 struct super_ops {
 	/* The last reference to ip went and it has no links: free its
-	 * blocks and the inode (NULL: kfree after its cache is emptied). */
+	 * blocks and its number on the store (NULL: nothing to free). */
 	void (*evict)(struct inode *ip);
+	/* Free ip's memory, the file system's own inode around it (NULL:
+	 * kfree(ip)); its page cache is gone already. */
+	void (*free_inode)(struct inode *ip);
 	/* statfs: fill blocks/free counts; 0 or -errno. */
 	int (*statfs)(struct super_block *sb, uint64_t out[6]);  /* bsize, blocks, bfree, bavail, files, ffree */
 	/* Write everything dirty the file system keeps (bitmaps, superblock)
@@ -238,13 +246,24 @@ struct fs_type {
 	int (*mount)(const struct fs_type *t, struct blkdev *bdev, unsigned flags,
 		     const char *data, struct super_block **out);
 	/* Undo mount: the last mount of sb went (after sync; its dentries
-	 * are gone; the VFS frees its inodes and sb after). NULL: nothing. */
+	 * and idle inodes are gone; the VFS frees sb after). NULL: nothing. */
 	void (*kill)(struct super_block *sb);
 	bool needs_disk;
 };
 
 /* ---- inodes (fs/inode.c) ---- */
 
+/* Set up ip, zeroed memory inside a file system's own inode (ext2's):
+ * one reference, one link, the times now, its lock, and a page cache with
+ * pc_ops for a regular file, a directory or a symlink (NULL: none). Not
+ * on sb's list yet: inode_insert puts it there once ino is set. */
+void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
+		const struct pagecache_ops *pc_ops);
+/* Put ip on its sb's list, unless an inode of its number is there: ip,
+ * or that other one with a reference (the caller frees ip). */
+struct inode *inode_insert(struct inode *ip);
+/* The inode numbered ino of sb in memory, with a reference, or NULL. */
+struct inode *inode_find(struct super_block *sb, uint64_t ino);
 /* A new inode of sb (zeroed, one reference, on sb->inodes, a page cache
  * whose ops are pc_ops when it is a regular file or a symlink and pc_ops
  * is not NULL); NULL when out of memory. The file system fills the rest.
@@ -259,10 +278,14 @@ void inode_put(struct inode *ip);
 struct vmobject *inode_vmobject(struct inode *ip);
 /* The inode whose object obj is, or NULL (shared anonymous memory). */
 struct inode *vmobject_inode(struct vmobject *obj);
-/* The file system is being unmounted: free every inode nobody holds; the
- * held ones (mapped files) go with their last reference. true if none is
- * left. */
+/* Free every inode of sb nobody holds (no eviction: their links are on
+ * the store; a later lookup reads them again): at umount, and to forget
+ * cached inodes. true if none is left (at umount, an inode still held --
+ * a process's exe -- stays, and so does sb). */
 bool sb_drop_inodes(struct super_block *sb);
+/* Does a VMA map a file of sb? (umount is EBUSY then, as on Linux, where
+ * the mapping holds the file open.) */
+bool sb_has_mapped_files(struct super_block *sb);
 /* Now, for timestamps. */
 struct vfs_time vfs_now(void);
 /* Set mtime and ctime to now (a write, a create in a directory). */
@@ -349,9 +372,14 @@ void vfs_root(struct path *out);
 void vfs_init(void);
 /* A new super block of type t (zeroed, its locks and lists ready), or NULL. */
 struct super_block *sb_new(const struct fs_type *t, const struct super_ops *ops);
+/* The last mount of sb went (after its sync): its dentries, its inodes
+ * (none held but by a process's exe), the file system's own (type->kill),
+ * and sb itself. */
+void sb_release(struct super_block *sb);
 /* Disks as device numbers (Linux's virtio-blk: major 253, 16 minors a
  * disk): the number of disk index, and the disk of a number (or NULL). */
 uint32_t blkdev_devt(int index);
+uint32_t blkdev_devt_of(struct blkdev *d);
 struct blkdev *blkdev_by_devt(uint32_t rdev);
 
 /* Unpack the ustar archive at [start, end) physical into fs's root

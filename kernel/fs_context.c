@@ -3,6 +3,7 @@
 #include "kernel/fs.h"
 #include "kernel/proc.h"
 #include "kernel/thread.h"
+#include "fs/ext2/ext2.h"
 #include "drivers/block/blkdev.h"
 #include "lib/errno.h"
 #include "lib/format.h"
@@ -86,6 +87,7 @@ int fs_boot(paddr_t start, paddr_t end)
 	memdev_init();
 	fs_type_register(&tmpfs_type);
 	fs_type_register(&procfs_type);
+	fs_type_register(&ext2_type);
 	int n = vfs_mount_root("tmpfs", NULL, "rootfs");
 	if (n < 0)
 		return n;

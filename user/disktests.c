@@ -22,6 +22,10 @@
  *                offset they move (one lseek + read at a time)
  *   big          (only when named) a disk larger than memory read whole,
  *                then written whole and fsync'd
+ *   ext2         (only when named; vda an ext2 image of the initrd's tree,
+ *                mke2fs -d) mounted read-only on /mnt: its files are the
+ *                initrd's, its programs run, writes are EROFS, /proc/mounts
+ *                and statfs say what it is, umount is EBUSY while in use
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -256,6 +260,73 @@ static void test_big(void)
 		printf("KTEST DISK-WROTE vda 0 %llu\n", (unsigned long long)(bytes / SECTOR));
 }
 
+/* ---- an ext2 disk mounted (run alone: `disktests ext2`) ---- */
+
+#define MS_RDONLY 1
+#define EXT2_MAGIC 0xef53
+
+/* Run argv; its output into out (n bytes): its exit status, or -1. */
+static int run(char *const argv[], char *out, size_t n)
+{
+	int fds[2], status;
+	if (pipe(fds) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	ssize_t got = read(fds[0], out, n - 1);
+	out[got > 0 ? got : 0] = '\0';
+	close(fds[0]);
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Does /proc/mounts have a line starting with want? */
+static int mounted_as(const char *want)
+{
+	char buf[2048];
+	int fd = open("/proc/mounts", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *l = buf; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, want, strlen(want)))
+			return 1;
+	return 0;
+}
+
+static void test_ext2(void)
+{
+	struct stat a, b;
+	char out[64];
+	uint64_t st[15];   /* struct statfs: f_type first */
+	CHECK(mkdir("/mnt", 0755) == 0 || errno == EEXIST);
+	CHECK(syscall(SYS_mount, "/dev/vda", "/mnt", "ext2", (long)MS_RDONLY, NULL) == 0);
+	CHECK(mounted_as("/dev/vda /mnt ext2 ro"));
+	CHECK(syscall(SYS_statfs, "/mnt", st) == 0 && st[0] == EXT2_MAGIC);
+	CHECK(stat("/mnt/bin/hello", &a) == 0 && stat("/bin/hello", &b) == 0);
+	CHECK(a.st_size == b.st_size && a.st_dev != b.st_dev && S_ISREG(a.st_mode));
+	char *echo[] = { "/mnt/bin/echo", "from", "ext2", NULL };
+	CHECK(run(echo, out, sizeof(out)) == 0 && !strcmp(out, "from ext2\n"));
+	char *no[] = { "/mnt/bin/false", NULL };
+	CHECK(run(no, out, sizeof(out)) == 1);
+	CHECK_ERR(open("/mnt/new", O_CREAT | O_WRONLY, 0644), EROFS);
+	CHECK_ERR(open("/mnt/bin/hello", O_RDWR), EROFS);
+	CHECK_ERR(mkdir("/mnt/d", 0755), EROFS);
+	CHECK_ERR(unlink("/mnt/bin/hello"), EROFS);
+	CHECK(chdir("/mnt/bin") == 0);
+	CHECK_ERR(syscall(SYS_umount2, "/mnt", 0L), EBUSY);
+	CHECK(chdir("/") == 0);
+	CHECK(syscall(SYS_umount2, "/mnt", 0L) == 0);
+	CHECK(!mounted_as("/dev/vda /mnt"));
+	CHECK_ERR(stat("/mnt/bin/hello", &a), ENOENT);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -263,6 +334,7 @@ static const struct {
 } tests[] = {
 	{ "nodes", test_nodes, 0 }, { "read", test_read, 0 }, { "write_fsync", test_write_fsync, 0 },
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
+	{ "ext2", test_ext2, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

@@ -1,4 +1,4 @@
-/* fs/ext2/ext2.c -- ext2, read-only (see ext2.h). */
+/* fs/ext2/ext2.c -- ext2 on the disk, read-only (see ext2.h). */
 #include "fs/ext2/ext2.h"
 #include "drivers/block/blkdev.h"
 #include "mm/frame/kmalloc.h"
@@ -15,10 +15,6 @@
 #define MAX_DESC_BYTES (4u << 20)   /* 131072 groups: 16 TiB of 128 MiB groups */
 #define INCOMPAT_FILETYPE 0x2
 #define INCOMPAT_KNOWN INCOMPAT_FILETYPE
-#define S_IFMT 0170000
-#define S_IFDIR 0040000
-#define S_IFREG 0100000
-#define S_IFLNK 0120000
 
 static uint32_t le32(const uint8_t *p, unsigned off)
 {
@@ -59,6 +55,7 @@ static int parse_super(struct ext2_fs *fs, const uint8_t *sb)
 	fs->blocks_per_group = le32(sb, 32), fs->inodes_per_group = le32(sb, 40);
 	fs->inode_size = rev ? le16(sb, 88) : GOOD_OLD_INODE_SIZE;
 	fs->incompat = rev ? le32(sb, 96) : 0, fs->ro_compat = rev ? le32(sb, 100) : 0;
+	fs->free_blocks = le32(sb, 12), fs->free_inodes = le32(sb, 16);
 	if (fs->incompat & ~INCOMPAT_KNOWN) {
 		printk("ext2: unsupported incompatible features %#x\n", fs->incompat & ~INCOMPAT_KNOWN);
 		return -EINVAL;
@@ -102,6 +99,33 @@ static int read_groups(struct ext2_fs *fs)
 	return e;
 }
 
+/* The VFS's super block of fs, with the root inode's dentry: 0 or -errno. */
+static int make_super(struct ext2_fs *fs)
+{
+	struct super_block *sb = sb_new(&ext2_type, &ext2_super_ops);
+	if (!sb)
+		return -ENOMEM;
+	sb->priv = fs;
+	sb->bdev = fs->dev;
+	sb->flags = SB_RDONLY;          /* read-only so far */
+	sb->magic = MAGIC;
+	sb->dev = blkdev_devt_of(fs->dev);
+	fs->sb = sb;
+	struct ext2_inode *root;
+	int e = ext2_iget(fs, EXT2_ROOT_INO, &root);
+	if (e == 0 && !S_ISDIR(root->vfs.mode)) {
+		ext2_iput(root);
+		e = -EUCLEAN;
+	}
+	if (e == 0 && !(sb->root = dentry_root(sb, &root->vfs)))
+		e = -ENOMEM;
+	if (e) {
+		sb_drop_inodes(sb);
+		kfree(sb);
+	}
+	return e;
+}
+
 int ext2_mount(struct blkdev *d, struct ext2_fs **out)
 {
 	uint8_t *sb = kmalloc(1024);
@@ -118,16 +142,27 @@ int ext2_mount(struct blkdev *d, struct ext2_fs **out)
 	if (!e)
 		e = read_groups(fs);
 	kfree(sb);
+	if (!e)
+		e = make_super(fs);
 	if (e) {
 		if (fs)
 			kfree(fs->inode_table);
 		kfree(fs);
 		return e;
 	}
-	spin_init(&fs->lock, "ext2-inodes", LOCK_RANK_SB_INODES);
-	list_init(&fs->inodes);
 	*out = fs;
 	return 0;
+}
+
+void ext2_free(struct ext2_fs *fs)
+{
+	kfree(fs->inode_table);
+	kfree(fs);
+}
+
+void ext2_unmount(struct ext2_fs *fs)
+{
+	sb_release(fs->sb);   /* frees fs too (ext2_type's kill) */
 }
 
 /* ---- inodes ---- */
@@ -143,38 +178,34 @@ static int read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *ip)
 	int e = read_meta(fs, off, raw, sizeof(raw));
 	if (e)
 		return e;
-	ip->mode = le16(raw, 0), ip->uid = le16(raw, 2), ip->gid = le16(raw, 24);
-	ip->size = le32(raw, 4), ip->links = le16(raw, 26), ip->blocks512 = le32(raw, 28);
-	ip->atime = le32(raw, 8), ip->ctime = le32(raw, 12), ip->mtime = le32(raw, 16);
-	if ((ip->mode & S_IFMT) == S_IFREG)
-		ip->size |= (uint64_t)le32(raw, 108) << 32;   /* large_file */
+	uint16_t mode = le16(raw, 0), links = le16(raw, 26);
+	if (mode == 0 || links == 0)
+		return -EUCLEAN;   /* a free inode */
+	inode_init(&ip->vfs, fs->sb, mode, &ext2_file_ops);
+	struct inode *v = &ip->vfs;
+	v->ino = ino;
+	v->uid = le16(raw, 2), v->gid = le16(raw, 24);
+	v->size = le32(raw, 4), v->nlink = links, v->blocks = le32(raw, 28);
+	v->atime = (struct vfs_time){ le32(raw, 8), 0 };
+	v->ctime = (struct vfs_time){ le32(raw, 12), 0 };
+	v->mtime = (struct vfs_time){ le32(raw, 16), 0 };
+	if (S_ISREG(mode))
+		v->size |= (uint64_t)le32(raw, 108) << 32;   /* large_file */
 	for (int k = 0; k < 15; k++)
 		ip->block[k] = le32(raw, 40 + 4 * k);
-	return ip->mode == 0 || ip->links == 0 ? -EUCLEAN : 0;   /* a free inode */
-}
-
-/* fs's in-memory inode ino with a new reference (fs->lock held), or NULL. */
-static struct ext2_inode *find_inode(struct ext2_fs *fs, uint32_t ino)
-{
-	for (struct list *l = fs->inodes.next; l != &fs->inodes; l = l->next) {
-		struct ext2_inode *ip = list_entry(l, struct ext2_inode, link);
-		if (ip->ino == ino) {
-			ip->refs++;
-			return ip;
-		}
-	}
-	return NULL;
+	ip->fs = fs;
+	return 0;
 }
 
 int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode **out)
 {
 	if (ino == 0 || ino > fs->inodes_count)
 		return -EUCLEAN;
-	spin_lock(&fs->lock);
-	*out = find_inode(fs, ino);
-	spin_unlock(&fs->lock);
-	if (*out)
+	struct inode *found = inode_find(fs->sb, ino);
+	if (found) {
+		*out = ext2_i(found);
 		return 0;
+	}
 	struct ext2_inode *ip = kzalloc(sizeof(*ip));
 	if (!ip)
 		return -ENOMEM;
@@ -183,34 +214,20 @@ int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode **out)
 		kfree(ip);
 		return e;
 	}
-	ip->fs = fs, ip->ino = ino, ip->refs = 1;
-	pagecache_init(&ip->cache, &ext2_file_ops, ip, PC_KIND_FILE);   /* before fs->lock: its rank */
-	spin_lock(&fs->lock);
-	struct ext2_inode *other = find_inode(fs, ino);   /* another task read it meanwhile? */
-	if (!other)
-		list_add(&fs->inodes, &ip->link);
-	spin_unlock(&fs->lock);
-	if (other) {
-		pagecache_destroy(&ip->cache);
+	ext2_set_ops(ip);
+	struct inode *in = inode_insert(&ip->vfs);   /* another task read it meanwhile? */
+	if (in != &ip->vfs) {
+		if (ip->vfs.mapping)
+			pagecache_destroy(ip->vfs.mapping);
 		kfree(ip);
-		ip = other;
 	}
-	*out = ip;
+	*out = ext2_i(in);
 	return 0;
 }
 
 void ext2_iput(struct ext2_inode *ip)
 {
-	struct ext2_fs *fs = ip->fs;
-	spin_lock(&fs->lock);
-	bool last = --ip->refs == 0;
-	if (last)
-		list_del(&ip->link);
-	spin_unlock(&fs->lock);
-	if (last) {
-		pagecache_destroy(&ip->cache);
-		kfree(ip);
-	}
+	inode_put(&ip->vfs);
 }
 
 /* ---- data ---- */
@@ -251,13 +268,14 @@ static int bmap(struct ext2_inode *ip, uint64_t lblk, uint32_t *out)
  * (holes and what lies past the end stay zeros). */
 static int ext2_read_page(struct pagecache *pc, uint64_t index, struct page *pg)
 {
-	struct ext2_inode *ip = pc->owner;
+	struct ext2_inode *ip = ext2_i(pc->owner);
+	uint64_t size = ip->vfs.size;
 	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs;
 	char *va = page_va(pg);
 	for (uint32_t i = 0; i < per_page; i++) {
 		uint64_t lblk = index * per_page + i, at = lblk * bs;
 		uint32_t b;
-		if (at >= ip->size)
+		if (at >= size)
 			break;
 		int e = bmap(ip, lblk, &b);
 		if (!e && b)
@@ -265,8 +283,8 @@ static int ext2_read_page(struct pagecache *pc, uint64_t index, struct page *pg)
 				   va + i * bs, bs);
 		if (e)
 			return e == -EUCLEAN ? e : -EIO;
-		if (ip->size - at < bs)   /* the last block: no bytes past the end */
-			memset(va + i * bs + (ip->size - at), 0, bs - (ip->size - at));
+		if (size - at < bs)   /* the last block: no bytes past the end */
+			memset(va + i * bs + (size - at), 0, bs - (size - at));
 	}
 	return 0;
 }
@@ -275,9 +293,11 @@ static const struct pagecache_ops ext2_file_ops = { .read_page = ext2_read_page 
 
 long ext2_read(struct ext2_inode *ip, uint64_t off, void *buf, uint64_t n)
 {
-	if (off >= ip->size)
+	if (!ip->vfs.mapping)
+		return -EINVAL;   /* a device, a fifo, or a type that is no type: no data */
+	if (off >= ip->vfs.size)
 		return 0;
-	return pagecache_copy(&ip->cache, off, buf, MIN(n, ip->size - off), PC_COPY_OUT);
+	return pagecache_copy(ip->vfs.mapping, off, buf, MIN(n, ip->vfs.size - off), PC_COPY_OUT);
 }
 
 /* ---- directories ---- */
@@ -295,7 +315,7 @@ static int next_entry(struct ext2_inode *dir, struct dir_cursor *c, uint64_t *po
 		      char *name, uint32_t *ino, uint8_t *type)
 {
 	struct ext2_fs *fs = dir->fs;
-	while (*pos < dir->size) {
+	while (*pos < dir->vfs.size) {
 		uint64_t start = *pos - *pos % fs->block_size;
 		if (start != c->start) {
 			long got = ext2_read(dir, start, c->blk, fs->block_size);
@@ -324,7 +344,7 @@ static int next_entry(struct ext2_inode *dir, struct dir_cursor *c, uint64_t *po
 /* A cursor over dir: 0, -ENOTDIR or -ENOMEM. */
 static int dir_open(struct ext2_inode *dir, struct dir_cursor *c)
 {
-	if ((dir->mode & S_IFMT) != S_IFDIR)
+	if (!S_ISDIR(dir->vfs.mode))
 		return -ENOTDIR;
 	*c = (struct dir_cursor){ kmalloc(dir->fs->block_size), ~0ull };
 	return c->blk ? 0 : -ENOMEM;
@@ -362,12 +382,12 @@ int ext2_lookup(struct ext2_inode *dir, const char *name, size_t len, uint32_t *
 
 long ext2_readlink(struct ext2_inode *ip, char *buf, uint64_t n)
 {
-	if ((ip->mode & S_IFMT) != S_IFLNK)
+	if (!S_ISLNK(ip->vfs.mode))
 		return -EINVAL;
-	if (ip->blocks512 == 0) {   /* a fast symlink: the target in i_block */
-		if (ip->size >= sizeof(ip->block))
+	if (ip->vfs.blocks == 0) {   /* a fast symlink: the target in i_block */
+		if (ip->vfs.size >= sizeof(ip->block))
 			return -EUCLEAN;
-		n = MIN(n, ip->size);
+		n = MIN(n, ip->vfs.size);
 		memcpy(buf, ip->block, n);
 		return (long)n;
 	}

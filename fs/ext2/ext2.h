@@ -25,17 +25,20 @@
  * fit its block give -EUCLEAN (Linux's "structure needs cleaning"), never
  * a read outside the image or a loop.
  *
- * Who changes what: an ext2_fs is read-only once mounted; the inode table
- * (fs->inodes, a list) changes under fs->lock; an inode's fields are set
- * before it is published and never change (read-only).
+ * Under the VFS (fs/vfs.h): each ext2_inode has the VFS's struct inode
+ * inside it (its mode, links, size, times and page cache), found by
+ * number on the super block's list (inode_find, inode_insert); the glue
+ * -- the file system type, the ops the VFS calls -- is fs/ext2/vfs.c.
+ *
+ * Who changes what: an ext2_fs is read-only once mounted; an inode's
+ * fields are set before it is published (inode_insert) and never change
+ * (read-only).
  */
 #ifndef FS_EXT2_EXT2_H
 #define FS_EXT2_EXT2_H
 
-#include "lib/list.h"
-#include "lib/spinlock.h"
+#include "fs/vfs.h"
 #include "lib/types.h"
-#include "mm/pagecache.h"
 
 struct blkdev;
 
@@ -47,6 +50,7 @@ enum ext2_ftype { EXT2_FT_UNKNOWN, EXT2_FT_REG, EXT2_FT_DIR, EXT2_FT_CHR, EXT2_F
 		  EXT2_FT_FIFO, EXT2_FT_SOCK, EXT2_FT_SYMLINK };
 
 struct ext2_fs {
+	struct super_block *sb;       /* the VFS's: its inodes, its root */
 	struct blkdev *dev;
 	uint32_t block_size;
 	uint32_t blocks_count, inodes_count;
@@ -54,30 +58,39 @@ struct ext2_fs {
 	uint32_t first_data_block, inode_size;
 	uint32_t *inode_table;        /* each group's first inode-table block */
 	uint32_t incompat, ro_compat;
-	struct spinlock lock;         /* inodes */
-	struct list inodes;           /* every ext2_inode read, by ino */
+	uint32_t free_blocks, free_inodes;   /* the superblock's counts (statfs) */
 };
 
 struct ext2_inode {
+	struct inode vfs;             /* ino, mode, links, uid, gid, size, times, i_blocks
+				       * (vfs.blocks: 512-byte units), the page cache */
 	struct ext2_fs *fs;
-	uint32_t ino;
-	uint16_t mode;                /* S_IF* type and permission bits */
-	uint16_t links;
-	uint32_t uid, gid;
-	uint64_t size;
-	uint32_t atime, ctime, mtime;
 	uint32_t block[15];
-	uint32_t blocks512;           /* i_blocks: 512-byte units allocated */
-	struct pagecache cache;       /* the file's data, by page */
-	struct list link;             /* on fs->inodes */
-	uint32_t refs;                /* under fs->lock */
 };
 
-/* Read d's superblock and group descriptors: 0 with *out set, or -EINVAL
+static inline struct ext2_inode *ext2_i(struct inode *ip)
+{
+	return container_of(ip, struct ext2_inode, vfs);
+}
+
+/* Read d's superblock and group descriptors into a new super block of
+ * the VFS (read-only; its root dentry made): 0 with *out set, or -EINVAL
  * (not ext2: bad magic, a revision or block size it cannot be, features
  * this driver does not know in the incompatible set), -EUCLEAN (the
  * superblock's numbers contradict each other), -EIO, -ENOMEM. */
 int ext2_mount(struct blkdev *d, struct ext2_fs **out);
+
+/* Undo ext2_mount of a file system that was never mounted in the VFS's
+ * table (tests): every inode must be put. */
+void ext2_unmount(struct ext2_fs *fs);
+/* Free fs itself (its super block is being freed: ext2_type's kill). */
+void ext2_free(struct ext2_fs *fs);
+
+/* The file system type the VFS mounts, and the ops of an inode of each
+ * type (fs/ext2/vfs.c). */
+extern const struct fs_type ext2_type;
+extern const struct super_ops ext2_super_ops;
+void ext2_set_ops(struct ext2_inode *ip);
 
 /* Inode ino of fs, with a reference (ext2_iput drops it): 0 with *out
  * set, or -EUCLEAN (ino out of range, or a free inode), -EIO, -ENOMEM. */
@@ -95,7 +108,8 @@ int ext2_readdir(struct ext2_inode *dir, uint64_t *pos, char *name, uint32_t *in
 		 uint8_t *type);
 
 /* Copy up to n bytes of file ip at off into buf: bytes copied (0 at or
- * past the end), or -EUCLEAN, -EIO, -ENOMEM (nothing copied). */
+ * past the end), or -EINVAL (not a file, directory or symlink: no data),
+ * -EUCLEAN, -EIO, -ENOMEM (nothing copied). */
 long ext2_read(struct ext2_inode *ip, uint64_t off, void *buf, uint64_t n);
 
 /* The target of symlink ip into buf (n bytes, not NUL-terminated): its

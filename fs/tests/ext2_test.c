@@ -43,15 +43,15 @@ static bool same_as_initrd(struct ext2_inode *ip, const char *path)
 	}
 	struct inode *in = inode_get(where.dentry->inode);
 	path_put(&where);
-	if (!S_ISREG(in->mode) || in->size != ip->size) {
-		printk("ext2 test: %s: not in the initrd with size %lu\n", path, ip->size);
+	if (!S_ISREG(in->mode) || in->size != ip->vfs.size) {
+		printk("ext2 test: %s: not in the initrd with size %lu\n", path, ip->vfs.size);
 		inode_put(in);
 		return false;
 	}
 	char *a = kmalloc(CHUNK), *b = kmalloc(CHUNK);
 	bool same = a && b;
-	for (uint64_t off = 0; same && off < ip->size; off += CHUNK) {
-		uint64_t n = MIN(CHUNK, ip->size - off);
+	for (uint64_t off = 0; same && off < ip->vfs.size; off += CHUNK) {
+		uint64_t n = MIN(CHUNK, ip->vfs.size - off);
 		same = ext2_read(ip, off, a, CHUNK) == (long)n && inode_read(in, off, b, n) == (long)n &&
 		       memcmp(a, b, n) == 0;
 	}
@@ -84,10 +84,10 @@ static void walk(struct ext2_inode *dir, const char *path, struct walk_count *c,
 			c->bad++;
 			continue;
 		}
-		if ((ip->mode & S_IFMT) == S_IFDIR && depth < 8) {
+		if ((ip->vfs.mode & S_IFMT) == S_IFDIR && depth < 8) {
 			c->dirs++;
 			walk(ip, child, c, depth + 1);
-		} else if ((ip->mode & S_IFMT) == S_IFREG) {
+		} else if ((ip->vfs.mode & S_IFMT) == S_IFREG) {
 			c->files++;
 			c->bad += !same_as_initrd(ip, child);
 		} else {
@@ -200,4 +200,49 @@ KTEST(ext2, readers_on_other_cpus)
 			cpu_relax();
 		KEXPECT_EQ(reader_done[i], 1);
 	}
+}
+
+/* ---- ext2 in the VFS: mounted, walked, read through the page cache ---- */
+
+KTEST(ext2, mounted_in_the_vfs)
+{
+	struct fs_root r;
+	fs_enter(&r);
+	KEXPECT_EQ(vfs_mkdir(&r, NULL, "/tmp/e", 0755), 0);
+	KEXPECT_EQ(vfs_mount(&r, "/dev/vda", "/tmp/e", "nosuch", 1, NULL), -ENODEV);
+	KEXPECT_EQ(vfs_mount(&r, "/dev/console", "/tmp/e", "ext2", 1, NULL), -ENOTBLK);
+	KEXPECT_EQ(vfs_mount(&r, "/dev/vda", "/tmp/e", "ext2", 1 /* MS_RDONLY */, NULL), 0);
+	struct path p;
+	KEXPECT_EQ(path_walk(&r, NULL, "/tmp/e/bin/usertests", LOOKUP_FOLLOW, &p), 0);
+	if (p.dentry) {
+		struct inode *ext = p.dentry->inode, *in;
+		struct path initrd;
+		KEXPECT_EQ(fs_walk("/bin/usertests", LOOKUP_FOLLOW, &initrd), 0);
+		in = initrd.dentry->inode;
+		KEXPECT_EQ(ext->size, in->size);
+		KEXPECT(ext->sb != in->sb && !strcmp(ext->sb->type->name, "ext2"));
+		char *a = kmalloc(CHUNK), *b = kmalloc(CHUNK);
+		bool same = a && b;
+		for (uint64_t off = 0; same && off < in->size; off += CHUNK) {
+			long n = (long)MIN(CHUNK, in->size - off);
+			same = inode_read(ext, off, a, CHUNK) == n && inode_read(in, off, b, CHUNK) == n &&
+			       !memcmp(a, b, (size_t)n);
+		}
+		KEXPECT(same);
+		kfree(a);
+		kfree(b);
+		struct file *f;
+		KEXPECT_EQ(vfs_open(&r, NULL, "/tmp/e/bin/usertests", O_RDWR, 0, &f), -EROFS);
+		KEXPECT_EQ(vfs_mkdir(&r, NULL, "/tmp/e/new", 0755), -EROFS);
+		KEXPECT_EQ(vfs_umount(&r, "/tmp/e", 0), -EBUSY);   /* p holds it */
+		path_put(&initrd);
+		path_put(&p);
+	}
+	KEXPECT_EQ(path_walk(&r, NULL, "/tmp/e/bin/../bin/sh", LOOKUP_FOLLOW, &p), 0);
+	if (p.dentry)
+		path_put(&p);
+	KEXPECT_EQ(vfs_umount(&r, "/tmp/e", 0), 0);
+	KEXPECT_EQ(path_walk(&r, NULL, "/tmp/e/bin", 0, &p), -ENOENT);
+	KEXPECT_EQ(vfs_unlink(&r, NULL, "/tmp/e", UNLINK_DIR), 0);
+	fs_leave(&r);
 }

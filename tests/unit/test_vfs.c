@@ -20,37 +20,6 @@
 
 #define RAM MiB(32)
 
-/* ---- what the VFS needs from below that the host does not have ---- */
-
-uint64_t clock_ns(void)
-{
-	return 1000;
-}
-
-void ptshare_text_forget(struct vmobject *file)
-{
-	(void)file;
-}
-
-/* "User" memory is host memory here: user addresses are host pointers. */
-int copyin(void *dst, vaddr_t usrc, uint64_t len)
-{
-	memcpy(dst, (const void *)usrc, len);
-	return 0;
-}
-
-int copyout(vaddr_t udst, const void *src, uint64_t len)
-{
-	memcpy((void *)udst, src, len);
-	return 0;
-}
-
-int clear_user(vaddr_t udst, uint64_t len)
-{
-	memset((void *)udst, 0, len);
-	return 0;
-}
-
 /* ---- a tmpfs root ---- */
 
 static struct fs_root fs;

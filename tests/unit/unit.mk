@@ -19,9 +19,11 @@ UNIT_SRCS_calendar := lib/calendar.c
 UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/pt/ptwrite_check.c
 UNIT_SRCS_rwsem := $(MM_HOST_SRCS) lib/rwsem.c
 UNIT_SRCS_virtqueue := drivers/virtio/virtqueue.c
-UNIT_SRCS_vfs := $(MM_HOST_SRCS) lib/rwsem.c lib/string.c lib/format.c mm/vmobject.c \
+FS_HOST_SRCS := $(MM_HOST_SRCS) lib/rwsem.c lib/string.c lib/format.c mm/vmobject.c \
 	drivers/block/blkdev.c fs/inode.c fs/dcache.c fs/namei.c fs/names.c fs/mount.c \
-	fs/tmpfs.c fs/textbuf.c fs/read_write.c fs/file.c fs/chrdev.c fs/blockdev_file.c
+	fs/tmpfs.c fs/textbuf.c fs/read_write.c fs/file.c fs/chrdev.c fs/blockdev_file.c \
+	tests/unit/host_fs.c
+UNIT_SRCS_vfs := $(FS_HOST_SRCS)
 
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/test_%)
@@ -33,4 +35,4 @@ $(B)/unit/test_%: tests/unit/test_%.c $$(UNIT_SRCS_$$*) $$(wildcard tests/unit/*
 		| $(call deps,build test)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS_$*) $(UNIT_LIBS)
-UNIT_SRCS_ext2 := $(MM_HOST_SRCS) drivers/block/blkdev.c fs/ext2/ext2.c
+UNIT_SRCS_ext2 := $(FS_HOST_SRCS) fs/ext2/ext2.c fs/ext2/vfs.c

@@ -75,6 +75,9 @@
 #define SYS_rt_sigsuspend   130
 #define SYS_setrlimit       160
 #define SYS_reboot          169
+#define SYS_statfs          137
+#define SYS_mount           165
+#define SYS_umount2         166
 #define SYS_arch_prctl      158
 #define SYS_gettid          186
 #define SYS_tkill           200

@@ -1,0 +1,35 @@
+/* tests/unit/host_fs.c -- what fs/ needs from below that the host does
+ * not have: a clock, shared text (mm/ptshare_text.c), user copies (user
+ * addresses are host pointers here). */
+#include <string.h>
+#include "lib/types.h"
+#include "mm/uaccess.h"
+#include "mm/ptshare.h"
+
+uint64_t clock_ns(void)
+{
+	return 1000;
+}
+
+void ptshare_text_forget(struct vmobject *file)
+{
+	(void)file;
+}
+
+int copyin(void *dst, vaddr_t usrc, uint64_t len)
+{
+	memcpy(dst, (const void *)usrc, len);
+	return 0;
+}
+
+int copyout(vaddr_t udst, const void *src, uint64_t len)
+{
+	memcpy((void *)udst, src, len);
+	return 0;
+}
+
+int clear_user(vaddr_t udst, uint64_t len)
+{
+	memset((void *)udst, 0, len);
+	return 0;
+}
