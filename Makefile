@@ -1,7 +1,9 @@
 # Pagoda -- top-level Makefile.
 #
 #   make            kernel + bootable ISO (build/pagoda.iso)
-#   make run        boot it in QEMU (serial console here; Ctrl-A X quits)
+#   make run        boot it in QEMU (serial console here; Ctrl-A X quits), the
+#                   root file system on build/disk.img (ext2, DISK_SIZE, kept
+#                   between runs; DISK=0: the initrd in RAM is the root)
 #                   CMDLINE='test=all' passes kernel options
 #   make test       host unit tests + every QEMU test suite; prints "N passed, N failed"
 #   make run CPUS=4 any QEMU target with 4 guest CPUs (default 2; tools/qemu.sh)
@@ -32,6 +34,10 @@ MEM      ?= 512M
 CPUS     ?= 2
 export CPUS
 CMDLINE  ?=
+# make run's root: build/disk.img, an ext2 image of the build's root tree
+# (sparse; remade only when the userland is rebuilt) -- DISK=0: the initrd
+DISK      ?= 1
+DISK_SIZE ?= 4G
 B        := build
 PARAVIRT ?= 1
 PHASETIME ?= 0
@@ -113,15 +119,31 @@ INITRD_DEPS :=
 $(B)/initrd.tar: $(INITRD_DEPS) tools/mkinitrd.sh | $(call deps,build)
 	tools/mkinitrd.sh $@ $(INITRD_DIRS)
 
+# make run's root disk: the root tree without the overlay, remade only when
+# the userland changes (what programs wrote is lost then: README, "Disks").
+$(B)/disk.img: $(filter-out $(OVERLAY)/.stamp,$(INITRD_DEPS)) tools/mkdisk.sh | $(call deps,build run)
+	tools/mkdisk.sh $@ $(DISK_SIZE) $(ROOTFS)
+
+$(B)/overlay.tar: $(OVERLAY)/.stamp tools/mkinitrd.sh | $(call deps,build)
+	tools/mkinitrd.sh $@ $(OVERLAY)/tree
+
 iso: $(B)/pagoda.iso
 
 $(B)/pagoda.iso: $(B)/kernel.elf $(B)/initrd.tar tools/mkiso.sh | $(call deps,build)
 	tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $@
 
 # make run: a fresh ISO with CMDLINE baked into grub.cfg, then QEMU.
-run: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run)
-	@tools/mkiso.sh $(B)/kernel.elf $(B)/initrd.tar "$(CMDLINE)" $(B)/run.iso
-	@tools/run.sh $(B)/run.iso $(MEM) $(QEMUFLAGS)
+# With DISK=1 the initrd holds only what changes from run to run (CMD,
+# EXTRA, busybox: build/overlay) and the kernel puts it at /run beside the
+# disk root (root=/dev/vda), so those never land on the disk.
+comma := ,
+RUN_INITRD  := $(if $(filter 1,$(DISK)),$(B)/overlay.tar,$(B)/initrd.tar)
+RUN_CMDLINE := $(if $(filter 1,$(DISK)),root=/dev/vda )$(CMDLINE)
+RUN_DISK    := $(if $(filter 1,$(DISK)),-drive file=$(B)/disk.img$(comma)if=none$(comma)format=raw$(comma)id=root \
+		-device virtio-blk-pci$(comma)drive=root)
+run: $(B)/kernel.elf $(RUN_INITRD) $(if $(filter 1,$(DISK)),$(B)/disk.img) | $(call deps,build run)
+	@tools/mkiso.sh $(B)/kernel.elf $(RUN_INITRD) "$(RUN_CMDLINE)" $(B)/run.iso
+	@tools/run.sh $(B)/run.iso $(MEM) $(RUN_DISK) $(QEMUFLAGS)
 
 # make debug USER=prog also loads build/rootfs/bin/prog's symbols. (USER is
 # also the login name in the environment: only a command-line USER counts.)

@@ -58,19 +58,20 @@ static int add_file(const struct fs_root *fs, const char *path, uint32_t mode,
 }
 
 /* One archive member; 1 if it was a file, 0 if not, or -errno. */
-static int add_member(const struct fs_root *fs, const struct ustar_header *h, const char *data,
-		      uint64_t size)
+static int add_member(const struct fs_root *fs, const char *at, const struct ustar_header *h,
+		      const char *data, uint64_t size)
 {
-	char path[256 + 2];
+	char path[256 + 64];
+	const char *base = strcmp(at, "/") ? at : "";
 	if (h->prefix[0])
-		ksnprintf(path, sizeof(path), "/%.155s/%.100s", h->prefix, h->name);
+		ksnprintf(path, sizeof(path), "%s/%.155s/%.100s", base, h->prefix, h->name);
 	else
-		ksnprintf(path, sizeof(path), "/%.100s", h->name);
+		ksnprintf(path, sizeof(path), "%s/%.100s", base, h->name);
 	size_t n = strlen(path);
 	while (n > 1 && path[n - 1] == '/')
 		path[--n] = '\0';
-	if (n <= 1 || !strcmp(path, "/."))
-		return 0;              /* the root itself */
+	if (n <= 1 || (n >= 2 && !strcmp(path + n - 2, "/.")))
+		return 0;              /* the top itself */
 	make_parents(fs, path);
 	uint32_t mode = (uint32_t)octal(h->mode, sizeof(h->mode)) & 07777;
 	char target[101];
@@ -92,7 +93,7 @@ static int add_member(const struct fs_root *fs, const struct ustar_header *h, co
 	}
 }
 
-int initramfs_unpack(const struct fs_root *fs, paddr_t start, paddr_t end)
+int initramfs_unpack(const struct fs_root *fs, const char *at, paddr_t start, paddr_t end)
 {
 	const char *p = P2V(start), *limit = P2V(end);
 	int files = 0;
@@ -104,7 +105,7 @@ int initramfs_unpack(const struct fs_root *fs, paddr_t start, paddr_t end)
 		const char *data = p + TAR_BLOCK;
 		if (data + size > limit)
 			return -EINVAL;
-		int r = add_member(fs, h, data, size);
+		int r = add_member(fs, at, h, data, size);
 		if (r < 0)
 			return r;
 		files += r;

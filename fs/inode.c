@@ -35,6 +35,7 @@ struct vfs_time vfs_now(void)
 void inode_touch(struct inode *ip)
 {
 	ip->mtime = ip->ctime = vfs_now();
+	ip->dirty = true;
 }
 
 static const struct vmobject_ops file_obj_ops;

@@ -337,7 +337,8 @@ static struct inode *dirty_inode(struct super_block *sb)
 	spin_lock(&sb->inodes_lock);
 	list_for_each(l, &sb->inodes) {
 		struct inode *ip = list_entry(l, struct inode, sb_link);
-		if (ip->mapping && ip->mapping->ndirty && ip->mapping->ops->write_page) {
+		if ((ip->mapping && ip->mapping->ndirty && ip->mapping->ops->write_page) ||
+		    (ip->dirty && ip->op && ip->op->write_inode)) {
 			dirty = inode_get(ip);
 			break;
 		}
@@ -359,8 +360,9 @@ static int sync_inodes(struct super_block *sb)
 	spin_unlock(&sb->inodes_lock);
 	struct inode *ip;
 	while (rounds-- && (ip = dirty_inode(sb))) {
-		int r = pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX);
-		err = err ? err : r;
+		int r = ip->mapping ? pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX) : 0;
+		int w = ip->dirty && ip->op->write_inode ? ip->op->write_inode(ip) : 0;
+		err = err ? err : r ? r : w;
 		inode_put(ip);
 	}
 	return err;

@@ -79,6 +79,8 @@ static long write_locked(struct file *f, struct inode *ip, vaddr_t ubuf, uint64_
 	long r = 0;
 	while (done < n) {
 		uint64_t in = f->off % PAGE_SIZE, chunk = MIN(n - done, PAGE_SIZE - in);
+		if (ip->op && ip->op->prepare_write && (r = ip->op->prepare_write(ip, f->off, chunk)) < 0)
+			break;   /* -ENOSPC: what was written stays */
 		r = copy_page(ip, f->off / PAGE_SIZE, in, ubuf + done, chunk, FROM_USER);
 		if (r < 0)
 			break;
@@ -121,9 +123,13 @@ static int page_fsync(struct file *f)
 	return e ? e : r;
 }
 
+/* A directory: its entries' pages (a disk file system's), its inode, the disk. */
 static int dir_fsync(struct file *f)
 {
-	struct super_block *sb = f->inode->sb;
+	struct inode *ip = f->inode;
+	if (ip->mapping)
+		return page_fsync(f);
+	struct super_block *sb = ip->sb;
 	return sb->bdev && blkdev_sync(sb->bdev) < 0 ? -EIO : 0;
 }
 

@@ -139,6 +139,10 @@ struct inode_ops {
 	/* The file's size changed to ip->size (truncate, write past the end):
 	 * free or prepare the blocks; 0 or -errno (inode->lock held). */
 	int (*set_size)(struct inode *ip, uint64_t old_size);
+	/* A write of [off, off + len) is about to copy into the cache: make
+	 * its blocks exist on the store (so a full disk is -ENOSPC now, not a
+	 * lost write later; inode->lock held). NULL: nothing to prepare. */
+	int (*prepare_write)(struct inode *ip, uint64_t off, uint64_t len);
 	/* ip's fields (mode, times, size) changed: write the inode out (NULL:
 	 * nothing to write, as tmpfs). */
 	int (*write_inode)(struct inode *ip);
@@ -163,6 +167,7 @@ struct inode {
 	struct mutex lock;          /* size and contents (see the top) */
 	void *ptshare;              /* shared text page tables (mm/ptshare_text.c) */
 	struct dentry *alias;       /* a name of it, for /proc/PID/maps (not counted) */
+	bool dirty;                 /* fields changed since op->write_inode last wrote them */
 	uint64_t priv;              /* the file system's own */
 	struct list sb_link;        /* on sb->inodes */
 };
@@ -382,9 +387,10 @@ uint32_t blkdev_devt(int index);
 uint32_t blkdev_devt_of(struct blkdev *d);
 struct blkdev *blkdev_by_devt(uint32_t rdev);
 
-/* Unpack the ustar archive at [start, end) physical into fs's root
- * (boot): the number of files, or -errno (-EINVAL: a bad archive). */
-int initramfs_unpack(const struct fs_root *fs, paddr_t start, paddr_t end);
+/* Unpack the ustar archive at [start, end) physical into directory `at`
+ * ("/", or "/run" beside a disk root) at boot: the number of files, or
+ * -errno (-EINVAL: a bad archive). */
+int initramfs_unpack(const struct fs_root *fs, const char *at, paddr_t start, paddr_t end);
 /* tmpfs (fs/tmpfs.c). */
 extern const struct fs_type tmpfs_type;
 

@@ -2,6 +2,7 @@
  * process's root and current directory, the boot-time mounts, and /proc.
  *
  *   boot: root tmpfs <- initrd unpacked (fs/initramfs.c)
+ *         (root=/dev/vda: root ext2 on the disk, the initrd in /run, a tmpfs)
  *         /dev  tmpfs with the device nodes     /proc  procfs
  *         /tmp  tmpfs (mode 1777)               /dev/shm tmpfs (1777)
  */
@@ -24,14 +25,13 @@ int fs_walk(const char *path, enum lookup_flags flags, struct path *out);
 /* Open path as the current process would (no O_CREAT): 0 or -errno. */
 int file_open(const char *path, int flags, struct file **out);
 
-/* Mount the root tmpfs, unpack the initrd module [start, end) into it (no
- * module: start == end), make /dev, /proc, /tmp, /dev/shm: the number of
- * files unpacked, or -errno. Once, at boot. */
-int fs_boot(paddr_t start, paddr_t end);
-
-/* Add /dev/NAME for every disk of the block layer (drivers/block/blkdev.h).
+/* Mount the root -- ext2 on the disk `root` names ("/dev/vda", the
+ * root= boot option), or without one (or if it fails) a tmpfs -- unpack
+ * the initrd module [start, end) into it (a disk root: into a tmpfs at
+ * /run; no module: start == end), make /dev (its nodes, the disks'
+ * too), /proc, /tmp, /dev/shm: the number of files unpacked, or -errno.
  * Once, at boot, after the disks are found. */
-void fs_add_disks(void);
+int fs_boot(paddr_t start, paddr_t end, const char *root);
 
 /* /proc (kernel/procfs.c). */
 extern const struct fs_type procfs_type;

@@ -70,6 +70,17 @@ static void boot_mknod(const struct fs_root *r, const char *path, uint32_t mode,
 		printk("fs: cannot make %s (error %d)\n", path, e);
 }
 
+/* /dev/NAME for every disk of the block layer (0660: as udev makes them). */
+static void add_disks(const struct fs_root *r)
+{
+	struct blkdev *d;
+	for (int i = 0; (d = blkdev_get(i)); i++) {
+		char path[32];
+		ksnprintf(path, sizeof(path), "/dev/%s", d->name);
+		boot_mknod(r, path, S_IFBLK | 0660, blkdev_devt(i));
+	}
+}
+
 /* mkdir + mount at boot. */
 static void boot_mount(const struct fs_root *r, const char *path, const char *type,
 		       const char *data)
@@ -81,19 +92,40 @@ static void boot_mount(const struct fs_root *r, const char *path, const char *ty
 		printk("fs: cannot mount %s on %s (error %d)\n", type, path, e);
 }
 
-int fs_boot(paddr_t start, paddr_t end)
+/* The root: ext2 on the disk root names ("/dev/vda"), or a tmpfs. The
+ * initrd goes into the root, or (a disk root) into a tmpfs at /run. */
+static int mount_root(const char *root, const char **initrd_at)
+{
+	*initrd_at = "/";
+	if (root) {
+		struct blkdev *d = !strncmp(root, "/dev/", 5) ? blkdev_find(root + 5) : NULL;
+		int e = d ? vfs_mount_root("ext2", d, root) : -ENODEV;
+		if (e == 0) {
+			*initrd_at = "/run";
+			printk("fs: root is ext2 on %s\n", root);
+			return 0;
+		}
+		printk("fs: cannot mount %s as the root (error %d): the initrd is the root\n", root, e);
+	}
+	return vfs_mount_root("tmpfs", NULL, "rootfs");
+}
+
+int fs_boot(paddr_t start, paddr_t end, const char *root)
 {
 	vfs_init();
 	memdev_init();
 	fs_type_register(&tmpfs_type);
 	fs_type_register(&procfs_type);
 	fs_type_register(&ext2_type);
-	int n = vfs_mount_root("tmpfs", NULL, "rootfs");
+	const char *initrd_at;
+	int n = mount_root(root, &initrd_at);
 	if (n < 0)
 		return n;
 	struct fs_root r;
 	fs_enter(&r);
-	n = start < end ? initramfs_unpack(&r, start, end) : 0;
+	if (strcmp(initrd_at, "/"))
+		boot_mount(&r, initrd_at, "tmpfs", "mode=755");
+	n = start < end ? initramfs_unpack(&r, initrd_at, start, end) : 0;
 	boot_mount(&r, "/dev", "tmpfs", "mode=755");
 	boot_mknod(&r, "/dev/console", S_IFCHR | 0600, MKDEV(5, 1));
 	boot_mknod(&r, "/dev/tty", S_IFCHR | 0666, MKDEV(5, 0));
@@ -102,24 +134,12 @@ int fs_boot(paddr_t start, paddr_t end)
 	boot_mknod(&r, "/dev/full", S_IFCHR | 0666, MKDEV(1, 7));
 	boot_mknod(&r, "/dev/random", S_IFCHR | 0666, MKDEV(1, 8));
 	boot_mknod(&r, "/dev/urandom", S_IFCHR | 0666, MKDEV(1, 9));
+	add_disks(&r);
 	boot_mount(&r, "/dev/shm", "tmpfs", "mode=1777");
 	boot_mount(&r, "/proc", "proc", NULL);
 	boot_mount(&r, "/tmp", "tmpfs", "mode=1777");
 	fs_leave(&r);
 	return n;
-}
-
-void fs_add_disks(void)
-{
-	struct fs_root r;
-	struct blkdev *d;
-	fs_enter(&r);
-	for (int i = 0; (d = blkdev_get(i)); i++) {
-		char path[32];
-		ksnprintf(path, sizeof(path), "/dev/%s", d->name);
-		boot_mknod(&r, path, S_IFBLK | 0660, blkdev_devt(i));   /* 0660: as udev makes them */
-	}
-	fs_leave(&r);
 }
 
 long inode_name(struct inode *ip, char *buf, uint64_t n)

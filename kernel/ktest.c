@@ -1,5 +1,6 @@
 /* kernel/ktest.c -- runs the in-kernel test suites chosen on the command line. */
 #include "kernel/ktest.h"
+#include "kernel/fs.h"
 #include "lib/cmdline.h"
 #include "lib/format.h"
 #include "lib/printk.h"
@@ -101,6 +102,7 @@ void ktest_run_selected(void)
 void ktest_init_exited(int status)
 {
 	int code = (status >> 8) & 0xff, sig = status & 0x7f;
+	(void)vfs_sync_all(true);   /* the disks written and their file systems marked clean */
 	printk("init exited: %s %d\n", sig ? "killed by signal" : "status", sig ? sig : code);
 	if (cmdline_has("test"))
 		qemu_debug_exit(status == 0 && suite_failures == 0 ? KTEST_EXIT_PASS

@@ -40,7 +40,7 @@ static void load_initrd(void)
 {
 	struct boot_module *m = boot_info.nmodules ? &boot_info.modules[0] : NULL;
 	vfs_set_epoch(boot_epoch_ns());   /* file times: the wall clock */
-	int n = fs_boot(m ? m->start : 0, m ? m->end : 0);
+	int n = fs_boot(m ? m->start : 0, m ? m->end : 0, cmdline_get("root"));
 	if (!m)
 		printk("initrd: none loaded\n");
 	else if (n < 0)
@@ -110,15 +110,14 @@ void kmain(uint32_t magic, paddr_t info)
 	fault_signal_init();
 	proc_init();
 	tty_init();
-	load_initrd();
 	smp_init();         /* the other CPUs, each halting in its idle loop */
 	if (kstack_set_pool(KSTACK_POOL) < 0)   /* after the idle stacks: they stay */
 		panic("kmain: no memory for the pool of %d kernel stacks", KSTACK_POOL);
 	reclaimd_start();   /* kreclaimd: memory kept free from outside allocations */
 	pci_scan();
 	virtio_blk_probe(); /* the disks: /dev/vda, vdb, ... */
-	fs_add_disks();
 	irq_enable();
+	load_initrd();      /* the root (root=/dev/vda: on the disk), the initrd, /dev, /proc */
 
 	if (cmdline_has("test"))
 		ktest_run_selected();   /* exits QEMU unless init= asks for more */

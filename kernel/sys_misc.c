@@ -1,6 +1,7 @@
 /* kernel/sys_misc.c -- time, identity, TLS, reboot. */
 #include "kernel/syscall.h"
 #include "fs/file.h"
+#include "kernel/fs.h"
 #include "lib/errno.h"
 #include "kernel/ktest.h"
 #include "lib/printk.h"
@@ -211,6 +212,7 @@ static long sys_reboot(const uint64_t a[6])
 	switch ((uint32_t)a[2]) {
 	case LINUX_REBOOT_CMD_POWER_OFF:
 	case LINUX_REBOOT_CMD_HALT:
+		(void)vfs_sync_all(true);   /* (Linux leaves the sync to poweroff(8)): always clean */
 		printk("pagoda: power off\n");
 		ktest_exit(KTEST_EXIT_PASS);
 		arch_power_off();

@@ -41,10 +41,11 @@ enum sleep_rank {
 	SLEEP_RANK_MOUNT = 2,       /* the mount table's changes (fs/mount.c) */
 	SLEEP_RANK_NAMESPACE = 3,   /* a file system's names (fs/vfs.h: sb->ns) */
 	SLEEP_RANK_INODE = 4,       /* a file's size and contents (fs/vfs.h: inode->lock) */
-	SLEEP_RANK_ADDRSPACE = 5,   /* an address space (mm/as.h) */
-	SLEEP_RANK_TEST_LOW = 6,    /* the lockdep tests' own locks */
-	SLEEP_RANK_TEST_HIGH = 7,
-	SLEEP_RANK_COUNT = 8,
+	SLEEP_RANK_FS_ALLOC = 5,    /* a file system's free space (fs/ext2: alloc_lock) */
+	SLEEP_RANK_ADDRSPACE = 6,   /* an address space (mm/as.h) */
+	SLEEP_RANK_TEST_LOW = 7,    /* the lockdep tests' own locks */
+	SLEEP_RANK_TEST_HIGH = 8,
+	SLEEP_RANK_COUNT = 10,
 };
 
 /* The sleeping locks a task holds: how many of each rank. */

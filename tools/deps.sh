@@ -2,7 +2,8 @@
 # tools/deps.sh GROUP... -- make sure the Debian packages of these groups are installed.
 #
 # Groups: build (compiler, binutils, make, nasm, GRUB and the ISO tools), newlib
-# (its source and what building it needs), musl (musl-gcc), run (QEMU), test
+# (its source and what building it needs), musl (musl-gcc), run (QEMU; mke2fs for
+# make run's disk image), test
 # (host unit tests: Check, pkg-config, e2fsprogs for the ext2 images; gdb tests;
 # python3), bench (plots, Linux
 # initramfs), pictures (Graphviz: pg-draw -o FILE.png, the gdb-draw test). The
@@ -17,7 +18,7 @@ set -eu
 pkgs_build="gcc libc6-dev binutils make nasm grub-pc-bin grub-common xorriso mtools"
 pkgs_newlib="newlib-source texinfo bzip2 xz-utils"
 pkgs_musl="musl musl-tools"
-pkgs_run="qemu-system-x86"
+pkgs_run="qemu-system-x86 e2fsprogs"
 pkgs_test="check pkg-config gdb python3 e2fsprogs"
 pkgs_bench="gnuplot-nox cpio gzip python3"
 pkgs_pictures="graphviz"

@@ -26,6 +26,15 @@
  *                mke2fs -d) mounted read-only on /mnt: its files are the
  *                initrd's, its programs run, writes are EROFS, /proc/mounts
  *                and statfs say what it is, umount is EBUSY while in use
+ *   ext2rw       (only when named) the same disk mounted read-write: files
+ *                written, renamed, linked, truncated, removed, fsync'd and
+ *                unmounted; "KTEST EXT2-FILE vda PATH SIZE SEED" and
+ *                "KTEST EXT2-GONE vda PATH" tell the runner what the image
+ *                must hold (debugfs reads it back; e2fsck -fn finds it clean)
+ *   rootdisk     (only when named; booted with root=/dev/vda) the root is
+ *                that ext2 disk, read-write, the initrd at /run: a file and
+ *                a directory written at the root; init's exit syncs and
+ *                marks it clean (the runner checks with debugfs, e2fsck)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -327,6 +336,96 @@ static void test_ext2(void)
 	CHECK_ERR(stat("/mnt/bin/hello", &a), ENOENT);
 }
 
+/* Byte i of a file written with seed (the runner computes the same). */
+static uint8_t pattern_byte(uint64_t i, unsigned seed)
+{
+	return (uint8_t)(i * 31 + seed + i / 1000);
+}
+
+/* Write path whole: size bytes of seed's pattern, in 64 KiB writes. */
+static void write_pattern(const char *path, uint64_t size, unsigned seed)
+{
+	static uint8_t buf[65536];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	for (uint64_t off = 0; fd >= 0 && off < size; off += sizeof(buf)) {
+		uint64_t n = size - off < sizeof(buf) ? size - off : sizeof(buf);
+		for (uint64_t i = 0; i < n; i++)
+			buf[i] = pattern_byte(off + i, seed);
+		if (write(fd, buf, n) != (ssize_t)n)
+			fail(__LINE__, "write %s at %llu", path, (unsigned long long)off);
+	}
+	CHECK(fd >= 0 && fsync(fd) == 0);
+	close(fd);
+}
+
+/* Does path hold size bytes of seed's pattern? */
+static int has_pattern(const char *path, uint64_t size, unsigned seed)
+{
+	static uint8_t buf[65536];
+	int fd = open(path, O_RDONLY), ok = fd >= 0;
+	uint64_t off = 0;
+	ssize_t n;
+	while (ok && (n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; ok && i < n; i++)
+			ok = buf[i] == pattern_byte(off + (uint64_t)i, seed);
+		off += (uint64_t)n;
+	}
+	close(fd);
+	return ok && off == size;
+}
+
+static void test_ext2rw(void)
+{
+	struct stat st;
+	CHECK(mkdir("/mnt", 0755) == 0 || errno == EEXIST);
+	CHECK(syscall(SYS_mount, "/dev/vda", "/mnt", "ext2", 0L, NULL) == 0);
+	CHECK(mounted_as("/dev/vda /mnt ext2 rw"));
+	CHECK(mkdir("/mnt/pagoda", 0755) == 0 && mkdir("/mnt/pagoda/sub", 0700) == 0);
+	write_pattern("/mnt/pagoda/f1", 100000, 1);
+	write_pattern("/mnt/pagoda/f2", 5000, 2);
+	write_pattern("/mnt/pagoda/big", 3u << 20, 3);
+	CHECK(rename("/mnt/pagoda/f2", "/mnt/pagoda/sub/f2") == 0);
+	CHECK(link("/mnt/pagoda/f1", "/mnt/pagoda/sub/f1link") == 0);
+	CHECK(symlink("../f1", "/mnt/pagoda/sub/ln") == 0);
+	CHECK(truncate("/mnt/pagoda/big", 1000001) == 0);
+	CHECK(unlink("/mnt/bin/hello") == 0);
+	CHECK(stat("/mnt/pagoda/sub/f1link", &st) == 0 && st.st_nlink == 2 && st.st_size == 100000);
+	CHECK(has_pattern("/mnt/pagoda/sub/ln", 100000, 1));
+	int dfd = open("/mnt/pagoda/sub", O_RDONLY | O_DIRECTORY);
+	CHECK(dfd >= 0 && fsync(dfd) == 0);
+	close(dfd);
+	sync();
+	CHECK(syscall(SYS_umount2, "/mnt", 0L) == 0);
+	/* read back from the disk through a new mount */
+	CHECK(syscall(SYS_mount, "/dev/vda", "/mnt", "ext2", (long)MS_RDONLY, NULL) == 0);
+	CHECK(has_pattern("/mnt/pagoda/f1", 100000, 1) && has_pattern("/mnt/pagoda/sub/f2", 5000, 2));
+	CHECK(has_pattern("/mnt/pagoda/big", 1000001, 3));
+	CHECK_ERR(stat("/mnt/bin/hello", &st), ENOENT);
+	CHECK(syscall(SYS_umount2, "/mnt", 0L) == 0);
+	if (!failures)
+		printf("KTEST EXT2-FILE vda /pagoda/f1 100000 1\nKTEST EXT2-FILE vda /pagoda/sub/f1link 100000 1\n"
+		       "KTEST EXT2-FILE vda /pagoda/sub/f2 5000 2\nKTEST EXT2-FILE vda /pagoda/big 1000001 3\n"
+		       "KTEST EXT2-GONE vda /pagoda/f2\nKTEST EXT2-GONE vda /bin/hello\n");
+}
+
+static void test_rootdisk(void)
+{
+	struct stat st;
+	CHECK(mounted_as("/dev/vda / ext2 rw"));
+	CHECK(mounted_as("tmpfs /run tmpfs") && mounted_as("tmpfs /tmp tmpfs"));
+	CHECK(stat("/run/bin", &st) == 0 && S_ISDIR(st.st_mode));   /* the initrd's tree */
+	CHECK(mkdir("/pagoda-dir", 0755) == 0);
+	write_pattern("/pagoda-dir/file", 123456, 7);
+	write_pattern("/pagoda-root-file", 4321, 8);
+	CHECK(rename("/pagoda-root-file", "/pagoda-dir/moved") == 0);
+	CHECK(has_pattern("/pagoda-dir/moved", 4321, 8));
+	CHECK(stat("/bin/disktests", &st) == 0 && st.st_dev == 0xfd00);   /* 253:0, the disk */
+	if (!failures)
+		printf("KTEST EXT2-FILE vda /pagoda-dir/file 123456 7\n"
+		       "KTEST EXT2-FILE vda /pagoda-dir/moved 4321 8\nKTEST EXT2-GONE vda /pagoda-root-file\n");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -334,7 +433,7 @@ static const struct {
 } tests[] = {
 	{ "nodes", test_nodes, 0 }, { "read", test_read, 0 }, { "write_fsync", test_write_fsync, 0 },
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
-	{ "ext2", test_ext2, 1 },
+	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

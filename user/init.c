@@ -1,7 +1,8 @@
 /* user/init.c -- the first process: init [CMDFILE]
  *
  * 1. Makes sure fds 0, 1 and 2 are open, on /dev/console if they are not.
- * 2. Command mode: if CMDFILE (default /etc/init.cmd, written by
+ * 2. Command mode: if CMDFILE (default /run/etc/init.cmd when the root is
+ *    on a disk and the initrd is at /run, else /etc/init.cmd: written by
  *    `make run CMD='...'`) exists, runs its first line through `sh -c`,
  *    reaps every process until that shell ends, and exits with the shell's
  *    status. Pagoda's kernel takes the exit of init as the end of the run:
@@ -12,7 +13,8 @@
  * init's child, and init's wait loop collects it.
  *
  * The shell is <dir>/sh where dir is init's own directory (/bin on Pagoda),
- * and children get PATH=<dir>, so the same binaries also work from a build
+ * and children get PATH=<dir>:/run/bin (the initrd's programs beside a
+ * disk root: busybox, EXTRA), so the same binaries also work from a build
  * tree on Linux.
  */
 #include <errno.h>
@@ -26,6 +28,7 @@
 
 #define CONSOLE "/dev/console"
 #define CMD_FILE "/etc/init.cmd"
+#define RUN_DIR "/run"           /* the initrd beside a disk root (make run): its etc/, bin/ */
 
 static char bindir[200] = "/bin";
 
@@ -55,7 +58,7 @@ static pid_t spawn_shell(char *const args[])
 	pid_t pid;
 
 	snprintf(path, sizeof path, "%s/sh", bindir);
-	snprintf(pathvar, sizeof pathvar, "PATH=%s", bindir);
+	snprintf(pathvar, sizeof pathvar, "PATH=%s:" RUN_DIR "/bin", bindir);
 	for (int i = 0; i < 2 && args[i]; i++)
 		argv[i + 1] = args[i];
 	fflush(stdout);
@@ -131,7 +134,10 @@ int main(int argc, char **argv)
 	open_console();
 	if (slash && slash != argv[0] && (size_t)(slash - argv[0]) < sizeof bindir)
 		snprintf(bindir, sizeof bindir, "%.*s", (int)(slash - argv[0]), argv[0]);
-	if (read_command(argc > 1 ? argv[1] : CMD_FILE, cmd, sizeof cmd) == 0)
+	struct stat st;
+	const char *cmd_file = argc > 1 ? argv[1] :
+			       stat(RUN_DIR CMD_FILE, &st) == 0 ? RUN_DIR CMD_FILE : CMD_FILE;
+	if (read_command(cmd_file, cmd, sizeof cmd) == 0)
 		return run_command(cmd);
 	run_console();
 }

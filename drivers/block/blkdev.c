@@ -146,6 +146,24 @@ long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n)
 	return r;
 }
 
+int blkdev_write_through(struct blkdev *d, uint64_t off, const void *buf, uint32_t n)
+{
+	if (d->readonly)
+		return -EROFS;
+	if (off % PAGE_SIZE + n > PAGE_SIZE || clip(d, off, n) != n)
+		return -EINVAL;   /* one page, inside the disk */
+	struct page *pg;
+	int e = pagecache_get(&d->cache, off / PAGE_SIZE, PC_READ, &pg);
+	if (e)
+		return e;
+	char *va = (char *)P2V(page_to_pa(pg));
+	memcpy(va + off % PAGE_SIZE, buf, n);
+	uint64_t first = ALIGN_DOWN(off, SECTOR_SIZE), end = ALIGN_UP(off + n, SECTOR_SIZE);
+	e = blk_rw(d, BLK_WRITE, first / SECTOR_SIZE, va + first % PAGE_SIZE, (uint32_t)(end - first));
+	page_put(pg);
+	return e;
+}
+
 int blkdev_sync(struct blkdev *d)
 {
 	int e = pagecache_write_back(&d->cache, 0, PC_MAX_INDEX);

@@ -100,6 +100,15 @@ long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n);
  * cannot fill memory with pages nothing may free. */
 long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n);
 
+/* Metadata of a file system (fs/ext2): n bytes at off (inside one page)
+ * into d's cache page and, at once, the sectors they touch to the disk,
+ * the page left clean. A file system whose data blocks go to the disk
+ * from the files' own caches writes its metadata this way, so that a
+ * page of the disk's cache never writes back stale copies of data blocks
+ * that share it (1 KiB blocks: four to a page). 0, -EROFS, -EINVAL (not
+ * in one page, or past the end), -EIO, -ENOMEM. */
+int blkdev_write_through(struct blkdev *d, uint64_t off, const void *buf, uint32_t n);
+
 /* Write every dirty page of d's cache to the disk, then flush the disk's
  * write cache: 0, or the first error (a write-back error since the last
  * sync included). */

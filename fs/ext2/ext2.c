@@ -16,26 +16,30 @@
 #define INCOMPAT_FILETYPE 0x2
 #define INCOMPAT_KNOWN INCOMPAT_FILETYPE
 
-static uint32_t le32(const uint8_t *p, unsigned off)
-{
-	return (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 | (uint32_t)p[off + 2] << 16 |
-	       (uint32_t)p[off + 3] << 24;
-}
+#define le32 ext2_le32
+#define le16 ext2_le16
+#define read_meta ext2_read_meta
+#define block_ok ext2_block_ok
 
-static uint16_t le16(const uint8_t *p, unsigned off)
-{
-	return (uint16_t)(p[off] | p[off + 1] << 8);
-}
-
-/* n bytes of the disk at byte off through its cache: 0 or -EIO. */
-static int read_meta(struct ext2_fs *fs, uint64_t off, void *buf, uint32_t n)
+int ext2_read_meta(struct ext2_fs *fs, uint64_t off, void *buf, uint32_t n)
 {
 	long r = blkdev_read(fs->dev, off, buf, n);
 	return r == (long)n ? 0 : r < 0 ? (int)r : -EIO;
 }
 
-/* Is b a block number of the file system (not 0, not past the end)? */
-static bool block_ok(const struct ext2_fs *fs, uint32_t b)
+int ext2_write_meta(struct ext2_fs *fs, uint64_t off, const void *buf, uint32_t n)
+{
+	while (n) {   /* a page at a time */
+		uint32_t chunk = (uint32_t)MIN((uint64_t)n, PAGE_SIZE - off % PAGE_SIZE);
+		int e = blkdev_write_through(fs->dev, off, buf, chunk);
+		if (e)
+			return e == -EROFS ? e : -EIO;
+		off += chunk, buf = (const char *)buf + chunk, n -= chunk;
+	}
+	return 0;
+}
+
+bool ext2_block_ok(const struct ext2_fs *fs, uint32_t b)
 {
 	return b != 0 && b < fs->blocks_count;
 }
@@ -56,6 +60,8 @@ static int parse_super(struct ext2_fs *fs, const uint8_t *sb)
 	fs->inode_size = rev ? le16(sb, 88) : GOOD_OLD_INODE_SIZE;
 	fs->incompat = rev ? le32(sb, 96) : 0, fs->ro_compat = rev ? le32(sb, 100) : 0;
 	fs->free_blocks = le32(sb, 12), fs->free_inodes = le32(sb, 16);
+	fs->first_ino = rev ? le32(sb, 84) : 11;
+	fs->state = le16(sb, 58);
 	if (fs->incompat & ~INCOMPAT_KNOWN) {
 		printk("ext2: unsupported incompatible features %#x\n", fs->incompat & ~INCOMPAT_KNOWN);
 		return -EINVAL;
@@ -66,7 +72,8 @@ static int parse_super(struct ext2_fs *fs, const uint8_t *sb)
 		    fs->inode_size >= GOOD_OLD_INODE_SIZE && fs->inode_size <= fs->block_size &&
 		    !(fs->inode_size & (fs->inode_size - 1)) &&
 		    fs->first_data_block == (fs->block_size == 1024 ? 1u : 0u) &&
-		    fs->blocks_count > fs->first_data_block;
+		    fs->blocks_count > fs->first_data_block &&
+		    fs->first_ino >= 11 && fs->first_ino <= fs->inodes_count;
 	if (!sane)
 		return -EUCLEAN;
 	fs->groups = (fs->blocks_count - fs->first_data_block + fs->blocks_per_group - 1) /
@@ -74,27 +81,39 @@ static int parse_super(struct ext2_fs *fs, const uint8_t *sb)
 	return (uint64_t)fs->groups * fs->inodes_per_group >= fs->inodes_count ? 0 : -EUCLEAN;
 }
 
-/* Each group's inode table from the descriptors: 0, -EUCLEAN, -EIO, -ENOMEM. */
+/* Group g's descriptor from the raw table gd: 0, or -EUCLEAN (a table
+ * or bitmap outside the file system, counts above the group's size). */
+static int parse_group(struct ext2_fs *fs, const uint8_t *gd, uint32_t g)
+{
+	struct ext2_group *grp = &fs->group[g];
+	const uint8_t *d = gd + g * DESC_SIZE;
+	uint32_t table_blocks = (fs->inodes_per_group * fs->inode_size + fs->block_size - 1) /
+				fs->block_size;
+	grp->block_bitmap = le32(d, 0), grp->inode_bitmap = le32(d, 4);
+	grp->inode_table = le32(d, 8);
+	grp->free_blocks = le16(d, 12), grp->free_inodes = le16(d, 14), grp->used_dirs = le16(d, 16);
+	bool ok = block_ok(fs, grp->block_bitmap) && block_ok(fs, grp->inode_bitmap) &&
+		  block_ok(fs, grp->inode_table) &&
+		  grp->inode_table + (uint64_t)table_blocks <= fs->blocks_count &&
+		  grp->free_blocks <= fs->blocks_per_group && grp->free_inodes <= fs->inodes_per_group;
+	return ok ? 0 : -EUCLEAN;
+}
+
+/* Each group's descriptor: 0, -EUCLEAN, -EIO, -ENOMEM. */
 static int read_groups(struct ext2_fs *fs)
 {
 	if ((uint64_t)fs->groups * DESC_SIZE > MAX_DESC_BYTES)
 		return -EUCLEAN;   /* more groups than any disk of ours could hold */
 	uint32_t n = fs->groups * DESC_SIZE;
 	uint8_t *gd = kmalloc(n);
-	fs->inode_table = kmalloc(fs->groups * sizeof(uint32_t));
-	if (!gd || !fs->inode_table) {
+	fs->group = kzalloc(fs->groups * sizeof(*fs->group));
+	if (!gd || !fs->group) {
 		kfree(gd);
 		return -ENOMEM;
 	}
-	int e = read_meta(fs, (uint64_t)(fs->first_data_block + 1) * fs->block_size, gd, n);
-	uint32_t table_blocks = (fs->inodes_per_group * fs->inode_size + fs->block_size - 1) /
-				fs->block_size;
-	for (uint32_t g = 0; !e && g < fs->groups; g++) {
-		fs->inode_table[g] = le32(gd, g * DESC_SIZE + 8);
-		if (!block_ok(fs, fs->inode_table[g]) ||
-		    fs->inode_table[g] + (uint64_t)table_blocks > fs->blocks_count)
-			e = -EUCLEAN;
-	}
+	int e = read_meta(fs, ext2_desc_offset(fs, 0), gd, n);
+	for (uint32_t g = 0; !e && g < fs->groups; g++)
+		e = parse_group(fs, gd, g);
 	kfree(gd);
 	return e;
 }
@@ -107,7 +126,7 @@ static int make_super(struct ext2_fs *fs)
 		return -ENOMEM;
 	sb->priv = fs;
 	sb->bdev = fs->dev;
-	sb->flags = SB_RDONLY;          /* read-only so far */
+	sb->flags = SB_RDONLY;          /* until ext2_make_writable */
 	sb->magic = MAGIC;
 	sb->dev = blkdev_devt_of(fs->dev);
 	fs->sb = sb;
@@ -142,11 +161,13 @@ int ext2_mount(struct blkdev *d, struct ext2_fs **out)
 	if (!e)
 		e = read_groups(fs);
 	kfree(sb);
-	if (!e)
+	if (!e) {
+		mutex_init(&fs->alloc_lock, "ext2-alloc", SLEEP_RANK_FS_ALLOC);
 		e = make_super(fs);
+	}
 	if (e) {
 		if (fs)
-			kfree(fs->inode_table);
+			kfree(fs->group);
 		kfree(fs);
 		return e;
 	}
@@ -154,9 +175,22 @@ int ext2_mount(struct blkdev *d, struct ext2_fs **out)
 	return 0;
 }
 
+#define RO_COMPAT_KNOWN 0x3   /* sparse_super, large_file */
+
+int ext2_make_writable(struct ext2_fs *fs)
+{
+	if (fs->ro_compat & ~RO_COMPAT_KNOWN) {
+		printk("ext2: read-only: unknown read-only features %#x\n",
+		       fs->ro_compat & ~RO_COMPAT_KNOWN);
+		return -EROFS;
+	}
+	fs->writable = true;
+	return ext2_write_super(fs, false);   /* "not clean" while mounted */
+}
+
 void ext2_free(struct ext2_fs *fs)
 {
-	kfree(fs->inode_table);
+	kfree(fs->group);
 	kfree(fs);
 }
 
@@ -167,21 +201,25 @@ void ext2_unmount(struct ext2_fs *fs)
 
 /* ---- inodes ---- */
 
-static const struct pagecache_ops ext2_file_ops;
+
+/* Byte offset of inode ino's record. */
+static uint64_t inode_offset(struct ext2_fs *fs, uint32_t ino)
+{
+	uint32_t g = (ino - 1) / fs->inodes_per_group, i = (ino - 1) % fs->inodes_per_group;
+	return (uint64_t)fs->group[g].inode_table * fs->block_size + (uint64_t)i * fs->inode_size;
+}
 
 /* The on-disk inode ino into ip: 0, -EUCLEAN (free), -EIO. */
 static int read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *ip)
 {
 	uint8_t raw[GOOD_OLD_INODE_SIZE];
-	uint32_t g = (ino - 1) / fs->inodes_per_group, i = (ino - 1) % fs->inodes_per_group;
-	uint64_t off = (uint64_t)fs->inode_table[g] * fs->block_size + (uint64_t)i * fs->inode_size;
-	int e = read_meta(fs, off, raw, sizeof(raw));
+	int e = read_meta(fs, inode_offset(fs, ino), raw, sizeof(raw));
 	if (e)
 		return e;
 	uint16_t mode = le16(raw, 0), links = le16(raw, 26);
 	if (mode == 0 || links == 0)
 		return -EUCLEAN;   /* a free inode */
-	inode_init(&ip->vfs, fs->sb, mode, &ext2_file_ops);
+	inode_init(&ip->vfs, fs->sb, mode, &ext2_data_ops);
 	struct inode *v = &ip->vfs;
 	v->ino = ino;
 	v->uid = le16(raw, 2), v->gid = le16(raw, 24);
@@ -191,10 +229,52 @@ static int read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *ip)
 	v->mtime = (struct vfs_time){ le32(raw, 16), 0 };
 	if (S_ISREG(mode))
 		v->size |= (uint64_t)le32(raw, 108) << 32;   /* large_file */
+	v->uid |= (uint32_t)le16(raw, 120) << 16, v->gid |= (uint32_t)le16(raw, 122) << 16;
 	for (int k = 0; k < 15; k++)
 		ip->block[k] = le32(raw, 40 + 4 * k);
+	ip->flags = le32(raw, 32), ip->dtime = le32(raw, 20);
+	if (S_ISCHR(mode) || S_ISBLK(mode))   /* old (8:8) or new encoding, as Linux keeps them */
+		v->rdev = ip->block[0] ? MKDEV(ip->block[0] >> 8 & 0xff, ip->block[0] & 0xff) : ip->block[1];
 	ip->fs = fs;
 	return 0;
+}
+
+/* ip's fields into the record raw (GOOD_OLD_INODE_SIZE bytes). */
+static void pack_inode(const struct ext2_inode *ip, uint8_t *raw)
+{
+	const struct inode *v = &ip->vfs;
+	ext2_put16(raw, 0, (uint16_t)v->mode);
+	ext2_put16(raw, 2, (uint16_t)v->uid), ext2_put16(raw, 120, (uint16_t)(v->uid >> 16));
+	ext2_put16(raw, 24, (uint16_t)v->gid), ext2_put16(raw, 122, (uint16_t)(v->gid >> 16));
+	ext2_put32(raw, 4, (uint32_t)v->size);
+	ext2_put32(raw, 108, S_ISREG(v->mode) ? (uint32_t)(v->size >> 32) : 0);
+	ext2_put32(raw, 8, (uint32_t)v->atime.sec);
+	ext2_put32(raw, 12, (uint32_t)v->ctime.sec);
+	ext2_put32(raw, 16, (uint32_t)v->mtime.sec);
+	ext2_put32(raw, 20, ip->dtime);
+	ext2_put16(raw, 26, (uint16_t)v->nlink);
+	ext2_put32(raw, 28, (uint32_t)v->blocks);
+	ext2_put32(raw, 32, ip->flags);
+	for (int k = 0; k < 15; k++)
+		ext2_put32(raw, 40 + 4 * k, ip->block[k]);
+}
+
+int ext2_write_inode(struct ext2_inode *ip, bool fresh)
+{
+	struct ext2_fs *fs = ip->fs;
+	uint32_t n = fresh ? fs->inode_size : GOOD_OLD_INODE_SIZE;
+	uint8_t *raw = kzalloc(n);
+	if (!raw)
+		return -ENOMEM;
+	uint64_t off = inode_offset(fs, (uint32_t)ip->vfs.ino);
+	int e = fresh ? 0 : read_meta(fs, off, raw, n);
+	if (!e) {
+		ip->vfs.dirty = false;
+		pack_inode(ip, raw);
+		e = ext2_write_meta(fs, off, raw, n);
+	}
+	kfree(raw);
+	return e;
 }
 
 int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode **out)
@@ -228,76 +308,6 @@ int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode **out)
 void ext2_iput(struct ext2_inode *ip)
 {
 	inode_put(&ip->vfs);
-}
-
-/* ---- data ---- */
-
-/* The disk block of file block lblk of ip into *out (0: a hole): 0, or
- * -EUCLEAN (a block number outside the file system), -EFBIG, -EIO. */
-static int bmap(struct ext2_inode *ip, uint64_t lblk, uint32_t *out)
-{
-	struct ext2_fs *fs = ip->fs;
-	uint64_t per = fs->block_size / 4, span = per;
-	int level = 1;
-	if (lblk < 12) {
-		*out = ip->block[lblk];
-		return *out == 0 || block_ok(fs, *out) ? 0 : -EUCLEAN;
-	}
-	for (lblk -= 12; lblk >= span; span *= per) {
-		lblk -= span;
-		if (++level > 3)
-			return -EFBIG;
-	}
-	uint32_t b = ip->block[11 + level];
-	for (; level > 0 && b; level--) {
-		if (!block_ok(fs, b))
-			return -EUCLEAN;
-		span /= per;   /* blocks under each slot of this level's block */
-		uint8_t slot[4];
-		int e = read_meta(fs, (uint64_t)b * fs->block_size + lblk / span * 4, slot, 4);
-		if (e)
-			return e;
-		b = le32(slot, 0);
-		lblk %= span;
-	}
-	*out = b;
-	return b == 0 || block_ok(fs, b) ? 0 : -EUCLEAN;
-}
-
-/* The file cache's read_page: each block of the page from the disk
- * (holes and what lies past the end stay zeros). */
-static int ext2_read_page(struct pagecache *pc, uint64_t index, struct page *pg)
-{
-	struct ext2_inode *ip = ext2_i(pc->owner);
-	uint64_t size = ip->vfs.size;
-	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs;
-	char *va = page_va(pg);
-	for (uint32_t i = 0; i < per_page; i++) {
-		uint64_t lblk = index * per_page + i, at = lblk * bs;
-		uint32_t b;
-		if (at >= size)
-			break;
-		int e = bmap(ip, lblk, &b);
-		if (!e && b)
-			e = blk_rw(ip->fs->dev, BLK_READ, (uint64_t)b * (bs / SECTOR_SIZE),
-				   va + i * bs, bs);
-		if (e)
-			return e == -EUCLEAN ? e : -EIO;
-		if (size - at < bs)   /* the last block: no bytes past the end */
-			memset(va + i * bs + (size - at), 0, bs - (size - at));
-	}
-	return 0;
-}
-
-static const struct pagecache_ops ext2_file_ops = { .read_page = ext2_read_page };
-
-long ext2_read(struct ext2_inode *ip, uint64_t off, void *buf, uint64_t n)
-{
-	if (!ip->vfs.mapping)
-		return -EINVAL;   /* a device, a fifo, or a type that is no type: no data */
-	if (off >= ip->vfs.size)
-		return 0;
-	return pagecache_copy(ip->vfs.mapping, off, buf, MIN(n, ip->vfs.size - off), PC_COPY_OUT);
 }
 
 /* ---- directories ---- */

@@ -49,6 +49,13 @@ struct blkdev;
 enum ext2_ftype { EXT2_FT_UNKNOWN, EXT2_FT_REG, EXT2_FT_DIR, EXT2_FT_CHR, EXT2_FT_BLK,
 		  EXT2_FT_FIFO, EXT2_FT_SOCK, EXT2_FT_SYMLINK };
 
+/* A block group's descriptor as the disk has it (free counts kept in
+ * memory and written through on every change, under alloc_lock). */
+struct ext2_group {
+	uint32_t block_bitmap, inode_bitmap, inode_table;
+	uint32_t free_blocks, free_inodes, used_dirs;
+};
+
 struct ext2_fs {
 	struct super_block *sb;       /* the VFS's: its inodes, its root */
 	struct blkdev *dev;
@@ -56,9 +63,13 @@ struct ext2_fs {
 	uint32_t blocks_count, inodes_count;
 	uint32_t blocks_per_group, inodes_per_group, groups;
 	uint32_t first_data_block, inode_size;
-	uint32_t *inode_table;        /* each group's first inode-table block */
+	struct ext2_group *group;     /* each group's descriptor */
 	uint32_t incompat, ro_compat;
-	uint32_t free_blocks, free_inodes;   /* the superblock's counts (statfs) */
+	uint32_t free_blocks, free_inodes;   /* the superblock's counts (under alloc_lock) */
+	uint32_t first_ino;           /* the first inode not reserved (11) */
+	uint16_t state;               /* s_state as mounted (1: clean) */
+	struct mutex alloc_lock;      /* bitmaps, group and superblock counts */
+	bool writable;                /* mounted read-write */
 };
 
 struct ext2_inode {
@@ -66,6 +77,7 @@ struct ext2_inode {
 				       * (vfs.blocks: 512-byte units), the page cache */
 	struct ext2_fs *fs;
 	uint32_t block[15];
+	uint32_t flags, dtime;        /* i_flags (EXT2_INDEX_FL...), i_dtime */
 };
 
 static inline struct ext2_inode *ext2_i(struct inode *ip)
@@ -83,6 +95,9 @@ int ext2_mount(struct blkdev *d, struct ext2_fs **out);
 /* Undo ext2_mount of a file system that was never mounted in the VFS's
  * table (tests): every inode must be put. */
 void ext2_unmount(struct ext2_fs *fs);
+/* Allow writing (a read-write mount): 0, or -EROFS (read-only features
+ * this driver does not know), -EIO. */
+int ext2_make_writable(struct ext2_fs *fs);
 /* Free fs itself (its super block is being freed: ext2_type's kill). */
 void ext2_free(struct ext2_fs *fs);
 
@@ -115,5 +130,90 @@ long ext2_read(struct ext2_inode *ip, uint64_t off, void *buf, uint64_t n);
 /* The target of symlink ip into buf (n bytes, not NUL-terminated): its
  * length, or -EINVAL (not a link), -EUCLEAN, -EIO, -ENOMEM. */
 long ext2_readlink(struct ext2_inode *ip, char *buf, uint64_t n);
+
+/* ---- between fs/ext2's own files ---- */
+
+#define EXT2_INDEX_FL 0x1000          /* a dir_index (htree) directory */
+#define EXT2_SB_OFF 1024
+
+static inline uint32_t ext2_le32(const uint8_t *p, unsigned off)
+{
+	return (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 | (uint32_t)p[off + 2] << 16 |
+	       (uint32_t)p[off + 3] << 24;
+}
+
+static inline uint16_t ext2_le16(const uint8_t *p, unsigned off)
+{
+	return (uint16_t)(p[off] | p[off + 1] << 8);
+}
+
+static inline void ext2_put32(uint8_t *p, unsigned off, uint32_t v)
+{
+	p[off] = (uint8_t)v, p[off + 1] = (uint8_t)(v >> 8);
+	p[off + 2] = (uint8_t)(v >> 16), p[off + 3] = (uint8_t)(v >> 24);
+}
+
+static inline void ext2_put16(uint8_t *p, unsigned off, uint16_t v)
+{
+	p[off] = (uint8_t)v, p[off + 1] = (uint8_t)(v >> 8);
+}
+
+/* Byte offset of group g's descriptor (the table follows the superblock's block). */
+static inline uint64_t ext2_desc_offset(const struct ext2_fs *fs, uint32_t g)
+{
+	return (uint64_t)(fs->first_data_block + 1) * fs->block_size + (uint64_t)g * 32;
+}
+
+/* Metadata through the disk's cache: read n bytes at off (0 or -EIO), or
+ * write them through to the disk at once (blkdev_write_through). */
+int ext2_read_meta(struct ext2_fs *fs, uint64_t off, void *buf, uint32_t n);
+int ext2_write_meta(struct ext2_fs *fs, uint64_t off, const void *buf, uint32_t n);
+/* Is b a block number of the file system (not 0, not past the end)? */
+bool ext2_block_ok(const struct ext2_fs *fs, uint32_t b);
+
+/* fs/ext2/alloc.c: blocks and inodes, near a goal (fs->alloc_lock inside).
+ * ext2_alloc_blocks: up to want contiguous free blocks from goal on (the
+ * goal's group first, then the others): how many, the first in *first,
+ * or -ENOSPC, -EIO. ext2_free_blocks gives n back from first (a damaged
+ * range is refused: -EUCLEAN). ext2_alloc_inode: a free inode number in
+ * dir's group (a directory: the group with the most free inodes of those
+ * with free blocks, as Linux's Orlov spreads top directories) or -ENOSPC.
+ * ext2_free_inode gives it back. ext2_write_super writes the superblock's
+ * counts, times and state (clean when the file system is unmounted). */
+int ext2_alloc_blocks(struct ext2_fs *fs, uint32_t goal, uint32_t want, uint32_t *first);
+int ext2_free_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n);
+int ext2_alloc_inode(struct ext2_fs *fs, uint32_t dir_ino, bool is_dir, uint32_t *ino);
+int ext2_free_inode(struct ext2_fs *fs, uint32_t ino, bool is_dir);
+int ext2_write_super(struct ext2_fs *fs, bool clean);
+
+/* fs/ext2/ext2.c: ext2_write_inode writes ip's fields to its record on
+ * the disk (fresh: a new inode, the rest of its record zeroed). */
+int ext2_write_inode(struct ext2_inode *ip, bool fresh);
+
+/* fs/ext2/blocks.c: a file's block map. ext2_bmap: the disk block of file
+ * block lblk (0: a hole); ext2_map_blocks makes [lblk, lblk + n) exist
+ * (data and indirect blocks allocated, near the file's others;
+ * ip->vfs.lock held): 0, -ENOSPC, -EFBIG, -EUCLEAN, -EIO;
+ * ext2_truncate_blocks frees every block from file block lblk on. The
+ * file's page cache ops (ext2_data_ops) read and write whole blocks. */
+int ext2_bmap(struct ext2_inode *ip, uint64_t lblk, uint32_t *out);
+int ext2_map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n);
+int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk);
+extern const struct pagecache_ops ext2_data_ops;
+
+/* fs/ext2/dir.c: a directory's entries, through its page cache (written
+ * out by write-back or fsync; sb->ns held exclusively). ext2_add_entry
+ * puts name -> ino (of type ft) in dir (a new block when no entry has
+ * room); ext2_remove_entry takes name out; ext2_set_entry points an
+ * existing name at another inode (rename over a file); ext2_dir_init
+ * fills a new directory's first block with "." and ".."; ext2_dir_empty
+ * says whether only those are left. */
+int ext2_add_entry(struct ext2_inode *dir, const char *name, size_t len, uint32_t ino, uint8_t ft);
+int ext2_remove_entry(struct ext2_inode *dir, const char *name, size_t len);
+int ext2_set_entry(struct ext2_inode *dir, const char *name, size_t len, uint32_t ino, uint8_t ft);
+int ext2_dir_init(struct ext2_inode *dir, uint32_t parent_ino);
+int ext2_dir_empty(struct ext2_inode *dir);
+/* The ext2 file type of a mode. */
+uint8_t ext2_ftype(uint32_t mode);
 
 #endif

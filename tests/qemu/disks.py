@@ -13,7 +13,11 @@ must take both.
 
 After the run, every line "KTEST DISK-WROTE NAME FIRST COUNT" the kernel
 printed is checked against the image: sectors FIRST.. hold "PAGODA WROTE
-<n>\\n", i.e. the writes reached the disk file, not only the guest.
+<n>\\n", i.e. the writes reached the disk file, not only the guest. On an
+ext2 disk, every "KTEST EXT2-FILE NAME PATH SIZE SEED" must be a file of
+SIZE bytes of SEED's pattern as debugfs reads it from the image, every
+"KTEST EXT2-GONE NAME PATH" must be absent, and e2fsck -fn must find the
+image clean.
 """
 import os
 import re
@@ -21,6 +25,8 @@ import subprocess
 
 SECTOR = 512
 WROTE = re.compile(r"KTEST DISK-WROTE (\w+) (\d+) (\d+)")
+EXT2_FILE = re.compile(r"KTEST EXT2-FILE (\w+) (\S+) (\d+) (\d+)")
+EXT2_GONE = re.compile(r"KTEST EXT2-GONE (\w+) (\S+)")
 
 
 def parse(spec):
@@ -61,9 +67,43 @@ def prepare(build, suite, spec):
     return args
 
 
+def pattern(size, seed):
+    """The bytes user/disktests.c writes for (size, seed)."""
+    return bytes((i * 31 + seed + i // 1000) & 0xff for i in range(size))
+
+
+def debugfs_cat(img, path):
+    p = subprocess.run(["debugfs", "-R", "cat %s" % path, img], capture_output=True)
+    return p.stdout, p.stderr.decode(errors="replace")
+
+
+def verify_ext2(build, suite, log):
+    """The ext2 lines of the log against the images, and e2fsck of each image named."""
+    results, images = [], set()
+    for name, path, size, seed in EXT2_FILE.findall(log):
+        img = image_path(build, suite, name)
+        images.add(img)
+        data, err = debugfs_cat(img, path)
+        ok = data == pattern(int(size), int(seed))
+        results.append(("ext2-%s%s" % (name, path.replace("/", "-")), ok,
+                        "" if ok else "debugfs read %d bytes, want %s of seed %s" % (len(data), size, seed)))
+    for name, path in EXT2_GONE.findall(log):
+        img = image_path(build, suite, name)
+        images.add(img)
+        data, err = debugfs_cat(img, path)
+        ok = "not found" in err
+        results.append(("ext2-%s%s-gone" % (name, path.replace("/", "-")), ok,
+                        "" if ok else "still on the disk (%d bytes)" % len(data)))
+    for img in sorted(images):
+        p = subprocess.run(["e2fsck", "-fn", img], capture_output=True, text=True)
+        results.append(("e2fsck-%s" % os.path.basename(img), p.returncode == 0,
+                        "" if p.returncode == 0 else (p.stdout + p.stderr)[-1500:]))
+    return results
+
+
 def verify(build, suite, log):
-    """[(test name, ok, detail)] for each DISK-WROTE line of the log."""
-    results = []
+    """[(test name, ok, detail)] for each DISK-WROTE and EXT2 line of the log."""
+    results = verify_ext2(build, suite, log)
     for name, first, count in WROTE.findall(log):
         first, count = int(first), int(count)
         with open(image_path(build, suite, name), "rb") as f:

@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "tests/unit/host_mm.h"
 #include "drivers/block/blkdev.h"
 #include "fs/ext2/ext2.h"
+#include "fs/file.h"
 #include "lib/errno.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -316,7 +318,7 @@ START_TEST(test_block_number_past_the_end)
 	uint32_t ino = (uint32_t)ip->vfs.ino;
 	ext2_iput(ip);
 	sb_drop_inodes(fs->sb);                               /* forgotten: read again below */
-	size_t off = (size_t)fs->inode_table[(ino - 1) / fs->inodes_per_group] * 1024 +
+	size_t off = (size_t)fs->group[(ino - 1) / fs->inodes_per_group].inode_table * 1024 +
 		     (size_t)((ino - 1) % fs->inodes_per_group) * fs->inode_size;
 	put32(off + 40, fs->blocks_count + 5);                /* i_block[0] */
 	forget();
@@ -380,6 +382,174 @@ START_TEST(test_random_damage)
 }
 END_TEST
 
+/* ---- writing: through the VFS, checked by e2fsck and debugfs ---- */
+
+static struct fs_root wfs;
+
+/* Mount the image read-write as the VFS's root. */
+static void mount_rw(void)
+{
+	vfs_set_epoch((uint64_t)time(NULL) * 1000000000ull);   /* true times: e2fsck checks i_dtime */
+	vfs_init();
+	fs_type_register(&ext2_type);
+	ck_assert_int_eq(vfs_mount_root("ext2", &disk, "/dev/vdz"), 0);
+	vfs_root(&wfs.root);
+	vfs_root(&wfs.cwd);
+}
+
+#define OUT_IMG "/tmp/pagoda-ext2-out.img"
+
+/* Sync as at a power-off (the superblock marked clean), save the image,
+ * and have e2fsck check it (-fn: force, change nothing): clean or fail
+ * with its report. */
+static void sync_and_fsck(void)
+{
+	ck_assert_int_eq(vfs_sync_all(true), 0);
+	FILE *f = fopen(OUT_IMG, "wb");
+	ck_assert_uint_eq(fwrite(image, 1, image_len, f), image_len);
+	fclose(f);
+	int r = system("e2fsck -fn " OUT_IMG " >/tmp/pagoda-e2fsck.log 2>&1");
+	if (r != 0) {
+		system("cat /tmp/pagoda-e2fsck.log");
+		ck_abort_msg("e2fsck -fn found problems (above), exit status %d", r);
+	}
+}
+
+/* The file at path on the saved image, as debugfs reads it: its size. */
+static long debugfs_cat(const char *path, uint8_t *buf, size_t n)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "debugfs -R 'cat %s' " OUT_IMG " 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	long got = (long)fread(buf, 1, n, p);
+	pclose(p);
+	return got;
+}
+
+/* Write n bytes at off of path (made with mode 0644 if missing). */
+static long write_at(const char *path, const void *buf, size_t n, uint64_t off, int flags)
+{
+	struct file *f;
+	int e = vfs_open(&wfs, NULL, path, O_WRONLY | O_CREAT | flags, 0644, &f);
+	if (e)
+		return e;
+	f->off = off;
+	long r = f->ops->write(f, (vaddr_t)buf, n);
+	file_close(f);
+	return r;
+}
+
+static void pattern(uint8_t *b, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(i * 31 + seed + i / 1000);
+}
+
+static void check_file(const char *path, const uint8_t *want, size_t n)
+{
+	static uint8_t got[1 << 20];
+	long r = debugfs_cat(path, got, sizeof(got));
+	if (r != (long)n || memcmp(got, want, n))
+		ck_abort_msg("%s on the disk: %ld bytes, want %zu (or its bytes differ)", path, r, n);
+}
+
+static void write_ops(int bs)
+{
+	make_image(bs, "8M");
+	attach();
+	mount_rw();
+	static uint8_t a[300 * 1024], b[10000];
+	pattern(a, sizeof(a), 1);
+	pattern(b, sizeof(b), 2);
+	ck_assert_int_eq(vfs_mkdir(&wfs, NULL, "/d", 0755), 0);
+	ck_assert_int_eq(write_at("/d/f", b, sizeof(b), 0, O_EXCL), (long)sizeof(b));
+	ck_assert_int_eq(write_at("/big", a, sizeof(a), 0, 0), (long)sizeof(a));   /* indirect blocks */
+	ck_assert_int_eq(write_at("/big", "TAIL", 4, sizeof(a), O_APPEND), 4);
+	ck_assert_int_eq(vfs_symlink(&wfs, NULL, "/d/l", "f"), 0);
+	char longt[200];
+	memset(longt, 'y', 199), longt[199] = 0;
+	ck_assert_int_eq(vfs_symlink(&wfs, NULL, "/longlink2", longt), 0);
+	ck_assert_int_eq(vfs_link(&wfs, NULL, "/d/f", NULL, "/d/g", 0), 0);
+	ck_assert_int_eq(vfs_rename(&wfs, NULL, "/d/g", NULL, "/h", 0), 0);
+	ck_assert_int_eq(vfs_unlink(&wfs, NULL, "/hello.txt", UNLINK_FILE), 0);
+	ck_assert_int_eq(vfs_unlink(&wfs, NULL, "/dir/sub", UNLINK_DIR), -ENOTEMPTY);
+	ck_assert_int_eq(vfs_unlink(&wfs, NULL, "/dir/sub/deep.txt", UNLINK_FILE), 0);
+	ck_assert_int_eq(vfs_unlink(&wfs, NULL, "/dir/sub", UNLINK_DIR), 0);
+	struct path p;
+	ck_assert_int_eq(path_walk(&wfs, NULL, "/big.bin", 0, &p), 0);
+	ck_assert_int_eq(vfs_truncate(p.dentry->inode, 5000), 0);
+	path_put(&p);
+	ck_assert_int_eq(vfs_rename(&wfs, NULL, "/d", NULL, "/many/d", 0), 0);   /* a directory moves */
+	ck_assert_int_eq(vfs_rename(&wfs, NULL, "/many/file-with-a-longish-name-001", NULL,
+				    "/many/file-with-a-longish-name-002", 0), 0);   /* over a file */
+	for (int i = 0; i < 40; i++) {                                          /* the directory grows */
+		char name[64];
+		snprintf(name, sizeof(name), "/many/d/new-%02d-with-a-name-long-enough-to-fill", i);
+		ck_assert_int_eq(write_at(name, b, 100 + (size_t)i, 0, O_EXCL), 100 + i);
+	}
+	for (int i = 0; i < 40; i += 2) {
+		char name[64];
+		snprintf(name, sizeof(name), "/many/d/new-%02d-with-a-name-long-enough-to-fill", i);
+		ck_assert_int_eq(vfs_unlink(&wfs, NULL, name, UNLINK_FILE), 0);
+	}
+	sync_and_fsck();
+	check_file("/many/d/f", b, sizeof(b));
+	check_file("/h", b, sizeof(b));
+	memcpy(a + sizeof(a) - 4, "TAIL", 4);   /* (the last 4 bytes compared: below) */
+	static uint8_t want[300 * 1024 + 4];
+	pattern(want, sizeof(a), 1);
+	memcpy(want + sizeof(a), "TAIL", 4);
+	check_file("/big", want, sizeof(want));
+	check_file("/many/d/new-01-with-a-name-long-enough-to-fill", b, 101);
+	uint8_t small[5000];
+	ck_assert_int_eq(debugfs_cat("/big.bin", small, sizeof(small) + 1), 5000);
+	uint8_t none[8];
+	ck_assert_int_eq(debugfs_cat("/hello.txt", none, sizeof(none)), 0);
+}
+
+START_TEST(test_write_1k_blocks)
+{
+	write_ops(1024);
+}
+END_TEST
+
+START_TEST(test_write_4k_blocks)
+{
+	write_ops(4096);
+}
+END_TEST
+
+/* A full disk: ENOSPC, and what was written before is intact. */
+START_TEST(test_write_until_full)
+{
+	make_image(1024, "2M");
+	attach();
+	mount_rw();
+	static uint8_t chunk[8192];
+	pattern(chunk, sizeof(chunk), 3);
+	long total = 0, r;
+	while ((r = write_at("/fill", chunk, sizeof(chunk), (uint64_t)total, 0)) == (long)sizeof(chunk))
+		total += r;
+	ck_assert(r == -ENOSPC || (r >= 0 && r < (long)sizeof(chunk)));
+	total += r > 0 ? r : 0;
+	ck_assert_int_gt(total, 200 * 1024);
+	ck_assert_int_eq(write_at("/fill", chunk, sizeof(chunk), (uint64_t)total, 0), -ENOSPC);
+	struct ext2_fs *fs = wfs.root.dentry->sb->priv;
+	ck_assert_uint_lt(fs->free_blocks, 8);   /* (a partial block's worth may be left) */
+	sync_and_fsck();
+	static uint8_t want[2 << 20];
+	for (long off = 0; off < total; off += (long)sizeof(chunk))
+		memcpy(want + off, chunk, sizeof(chunk));
+	check_file("/fill", want, (size_t)total);
+	/* freeing makes room again */
+	ck_assert_int_eq(vfs_unlink(&wfs, NULL, "/fill", UNLINK_FILE), 0);
+	ck_assert_uint_gt(fs->free_blocks, (uint32_t)(total / 1024));
+	ck_assert_int_eq(vfs_mkdir(&wfs, NULL, "/more", 0755), 0);
+	ck_assert_int_eq(write_at("/more/again", chunk, sizeof(chunk), 0, 0), (long)sizeof(chunk));
+	sync_and_fsck();
+}
+END_TEST
+
 static Suite *ext2_suite(void)
 {
 	Suite *s = suite_create("ext2");
@@ -390,6 +560,11 @@ static Suite *ext2_suite(void)
 	tcase_add_test(tc, test_damaged_superblock);
 	tcase_add_test(tc, test_damaged_tables_and_entries);
 	tcase_add_test(tc, test_block_number_past_the_end);
+	TCase *wr = host_tcase(s, "write", setup, teardown);
+	tcase_set_timeout(wr, 120);
+	tcase_add_test(wr, test_write_1k_blocks);
+	tcase_add_test(wr, test_write_4k_blocks);
+	tcase_add_test(wr, test_write_until_full);
 	TCase *damage = host_tcase(s, "damage", setup, teardown);   /* make fuzz: CK_RUN_CASE=damage */
 	tcase_set_timeout(damage, 0);
 	tcase_add_test(damage, test_random_damage);

@@ -1,6 +1,7 @@
-/* user/usertests/main.c -- the runner: usertests [NAME...]
+/* user/usertests/main.c -- the runner: usertests [NAME | -NAME ...]
  *
- * Runs every test (or only the named ones) each in a forked child, prints
+ * Runs every test (or only the named ones, or all but the -named ones;
+ * a name may end in '*') each in a forked child, prints
  * "TEST user.NAME PASS|FAIL <why>" per test and "USERTESTS END <n> passed,
  * <m> failed", and exits 0 only if all passed. Around the whole run it
  * checks that the kernel's free-frame count comes back to where it was
@@ -91,15 +92,22 @@ static int matches(const char *p, const char *name)
 	return strcmp(p, name) == 0;
 }
 
-/* selected: should test name run, given the names on the command line? */
+/* selected: should test name run, given the names on the command line?
+ * A name or pattern runs those tests; one with a leading '-' ("-oom*")
+ * leaves those out (with only such, every other test runs). */
 static int selected(const char *name, int argc, char **argv)
 {
-	if (argc < 2)
-		return 1;
-	for (int i = 1; i < argc; i++)
-		if (matches(argv[i], name))
-			return 1;
-	return 0;
+	int any_named = 0, named = 0;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			if (matches(argv[i] + 1, name))
+				return 0;
+			continue;
+		}
+		any_named = 1;
+		named |= matches(argv[i], name);
+	}
+	return !any_named || named;
 }
 
 /* check_names: every name (or pattern) given must be a test's; 0 if so. */
@@ -109,7 +117,8 @@ static int check_names(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		size_t k = 0;
-		while (k < NTESTS && !matches(argv[i], tests[k].name))
+		const char *p = argv[i][0] == '-' ? argv[i] + 1 : argv[i];
+		while (k < NTESTS && !matches(p, tests[k].name))
 			k++;
 		if (k == NTESTS) {
 			fprintf(stderr, "usertests: no test named %s\n", argv[i]);
