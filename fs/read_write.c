@@ -242,6 +242,26 @@ int vfs_truncate(struct inode *ip, uint64_t size)
 	return r;
 }
 
+int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size)
+{
+	if (off + len > MAX_FILE_SIZE)
+		return -EFBIG;
+	mutex_lock(&ip->lock);
+	uint64_t old = ip->size;
+	if (keep_size)   /* nothing past the end: a disk format may not allow it (ext2) */
+		len = off >= old ? 0 : MIN(len, old - off);
+	int r = len && ip->op && ip->op->prepare_write ? ip->op->prepare_write(ip, off, len) : 0;
+	if (r == 0 && !keep_size && off + len > old) {
+		ip->size = off + len;
+		if (ip->op && ip->op->set_size && (r = ip->op->set_size(ip, old)) < 0)
+			ip->size = old;
+	}
+	if (r == 0)
+		inode_touch(ip);
+	mutex_unlock(&ip->lock);
+	return r;
+}
+
 long inode_stat(struct inode *ip, vaddr_t ust)
 {
 	struct linux_stat st;

@@ -436,6 +436,11 @@ long vfs_readlink(const struct fs_root *fs, const struct path *start, const char
 /* Change ip's size (truncate, ftruncate, O_TRUNC): 0, -EISDIR, -EINVAL,
  * -EFBIG, -EROFS, -errno of the file system. */
 int vfs_truncate(struct inode *ip, uint64_t size);
+/* fallocate mode 0: the blocks of [off, off + len) made on the store
+ * (prepare_write), the size grown to cover it; keep_size: only the part
+ * inside the file (blocks past the end are not valid on every disk
+ * format). 0, -ENOSPC, -EFBIG, -errno. */
+int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size);
 /* Is the mount p is in, or its file system, read-only? */
 bool path_readonly(const struct path *p);
 /* Write ip's changed fields out (chmod, utimensat). */

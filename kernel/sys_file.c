@@ -405,7 +405,33 @@ static long sys_getdents64(const uint64_t a[6])
 	return r;
 }
 
+/* fallocate(fd, mode, off, len): mode 0 (the range's blocks made, the size
+ * grown to cover it) or FALLOC_FL_KEEP_SIZE; others: -EOPNOTSUPP, as a
+ * Linux file system without them. */
+#define FALLOC_FL_KEEP_SIZE 1
+static long sys_fallocate(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	int64_t off = (int64_t)a[2], len = (int64_t)a[3];
+	if (!f)
+		return -EBADF;
+	if (off < 0 || len <= 0)
+		return -EINVAL;
+	if ((f->flags & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	if (!f->inode || S_ISDIR(f->inode->mode))
+		return f->inode ? -EISDIR : -ESPIPE;
+	if (!S_ISREG(f->inode->mode))
+		return -ENODEV;
+	if (a[1] & ~(uint64_t)FALLOC_FL_KEEP_SIZE)
+		return -EOPNOTSUPP;
+	if ((uint64_t)off + (uint64_t)len < (uint64_t)off)
+		return -EFBIG;
+	return vfs_fallocate(f->inode, (uint64_t)off, (uint64_t)len, a[1] & FALLOC_FL_KEEP_SIZE);
+}
+
 const struct syscall_entry sys_file_table[] = {
+	{ SYS_fallocate, "fallocate", sys_fallocate },
 	{ SYS_read, "read", sys_read },
 	{ SYS_write, "write", sys_write },
 	{ SYS_readv, "readv", sys_readv },

@@ -11,6 +11,7 @@
 #include "kernel/fs.h"
 #include "kernel/proc.h"
 #include "kernel/thread.h"
+#include "kernel/time.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 #include "mm/frame/kmalloc.h"
@@ -446,6 +447,141 @@ static long sys_umask(const uint64_t a[6])
 	return (long)__atomic_exchange_n(&fs->umask, (uint32_t)a[0] & 0777, __ATOMIC_RELAXED);
 }
 
+/* ---- times ---- */
+
+#define UTIME_NOW ((1l << 30) - 1)
+#define UTIME_OMIT ((1l << 30) - 2)
+
+/* One of utimensat's two times: now, left alone (omit), or the given one;
+ * 0 or -EINVAL (a bad nanosecond field). */
+static int pick_time(const struct k_timespec *t, struct vfs_time *out, bool *set)
+{
+	*set = t->tv_nsec != UTIME_OMIT;
+	if (t->tv_nsec == UTIME_NOW) {
+		*out = vfs_now();
+		return 0;
+	}
+	if (!*set)
+		return 0;
+	if (t->tv_nsec < 0 || t->tv_nsec >= 1000000000)
+		return -EINVAL;
+	*out = (struct vfs_time){ t->tv_sec, (uint32_t)t->tv_nsec };
+	return 0;
+}
+
+/* Set p's times from ts[2] (NULL: both now). */
+static long set_times(const struct path *p, const struct k_timespec *ts)
+{
+	struct vfs_time at = vfs_now(), mt = at;
+	bool set_a = true, set_m = true;
+	int r = ts ? pick_time(&ts[0], &at, &set_a) ?: pick_time(&ts[1], &mt, &set_m) : 0;
+	if (r < 0)
+		return r;
+	if (path_readonly(p))
+		return -EROFS;
+	struct inode *ip = p->dentry->inode;
+	mutex_lock(&ip->lock);
+	if (set_a)
+		ip->atime = at;
+	if (set_m)
+		ip->mtime = mt;
+	ip->dirty = true;
+	r = set_a || set_m ? inode_changed(ip) : 0;
+	mutex_unlock(&ip->lock);
+	return r;
+}
+
+/* utimensat(dirfd, path, times, flags); a NULL path: the file dirfd is
+ * (futimens). */
+static long sys_utimensat(const uint64_t a[6])
+{
+	struct k_timespec ts[2];
+	if (a[3] & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (a[2] && copyin(ts, a[2], sizeof(ts)) < 0)
+		return -EFAULT;
+	if (!a[1]) {
+		struct file *f = fd_get((int)a[0]);
+		return !f ? -EBADF : !f->inode ? -EINVAL : set_times(&f->path, a[2] ? ts : NULL);
+	}
+	struct pathcall c;
+	int r = pc_begin(&c, (int)a[0], a[1]);
+	if (r < 0)
+		return r;
+	struct path p;
+	r = path_walk(&c.fs, pc_start(&c), c.name, a[3] & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW, &p);
+	if (r == 0) {
+		r = (int)set_times(&p, a[2] ? ts : NULL);
+		path_put(&p);
+	}
+	return pc_end(&c, r);
+}
+
+/* statx(dirfd, path, flags, mask, buf): Linux's struct statx, every basic
+ * field filled (STATX_BASIC_STATS), whatever the mask asks. */
+struct linux_statx_ts {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t pad;
+};
+struct linux_statx {
+	uint32_t stx_mask, stx_blksize;
+	uint64_t stx_attributes;
+	uint32_t stx_nlink, stx_uid, stx_gid;
+	uint16_t stx_mode, pad0;
+	uint64_t stx_ino, stx_size, stx_blocks, stx_attributes_mask;
+	struct linux_statx_ts stx_atime, stx_btime, stx_ctime, stx_mtime;
+	uint32_t stx_rdev_major, stx_rdev_minor, stx_dev_major, stx_dev_minor;
+	uint64_t spare[14];
+};
+_Static_assert(sizeof(struct linux_statx) == 256, "Linux's struct statx");
+#define STATX_BASIC_STATS 0x7ff
+
+static long statx_inode(struct inode *ip, vaddr_t ubuf)
+{
+	struct linux_statx x;
+	memset(&x, 0, sizeof(x));
+	x.stx_mask = STATX_BASIC_STATS;
+	x.stx_blksize = PAGE_SIZE;
+	x.stx_nlink = ip->nlink, x.stx_uid = ip->uid, x.stx_gid = ip->gid;
+	x.stx_mode = (uint16_t)ip->mode;
+	x.stx_ino = ip->ino;
+	x.stx_size = S_ISBLK(ip->mode) || S_ISCHR(ip->mode) ? 0 : ip->size;
+	x.stx_blocks = ip->blocks ? ip->blocks : ip->mapping ? ip->mapping->nrpages * (PAGE_SIZE / 512) : 0;
+	x.stx_atime = (struct linux_statx_ts){ ip->atime.sec, ip->atime.nsec, 0 };
+	x.stx_mtime = (struct linux_statx_ts){ ip->mtime.sec, ip->mtime.nsec, 0 };
+	x.stx_ctime = (struct linux_statx_ts){ ip->ctime.sec, ip->ctime.nsec, 0 };
+	x.stx_rdev_major = MAJOR(ip->rdev), x.stx_rdev_minor = MINOR(ip->rdev);
+	x.stx_dev_major = MAJOR(ip->sb->dev), x.stx_dev_minor = MINOR(ip->sb->dev);
+	return copyout(ubuf, &x, sizeof(x));
+}
+
+static long sys_statx(const uint64_t a[6])
+{
+	int flags = (int)a[2];
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x800 | 0x6000 /* AT_STATX_SYNC_TYPE */))
+		return -EINVAL;
+	if (a[3] & 0x80000000u)   /* STATX__RESERVED */
+		return -EINVAL;
+	struct pathcall c;
+	int r = pc_begin(&c, (int)a[0], a[1]);
+	if (r < 0)
+		return r;
+	if (!c.name[0] && (flags & AT_EMPTY_PATH) && (int)a[0] != AT_FDCWD) {
+		struct file *f = fd_get((int)a[0]);
+		r = f && f->inode ? (int)statx_inode(f->inode, a[4]) : -EBADF;
+		return pc_end(&c, r);
+	}
+	struct path p;
+	enum lookup_flags lf = (flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
+			       (flags & AT_EMPTY_PATH ? LOOKUP_EMPTY : 0);
+	if ((r = path_walk(&c.fs, pc_start(&c), c.name, lf, &p)) == 0) {
+		r = (int)statx_inode(p.dentry->inode, a[4]);
+		path_put(&p);
+	}
+	return pc_end(&c, r);
+}
+
 /* ---- directories ---- */
 
 static long sys_getcwd(const uint64_t a[6])
@@ -631,6 +767,8 @@ const struct syscall_entry sys_path_table[] = {
 	{ SYS_mount, "mount", sys_mount },
 	{ SYS_umount2, "umount2", sys_umount2 },
 	{ SYS_statfs, "statfs", sys_statfs },
+	{ SYS_utimensat, "utimensat", sys_utimensat },
+	{ SYS_statx, "statx", sys_statx },
 	{ SYS_fstatfs, "fstatfs", sys_fstatfs },
 	{ 0, NULL, NULL },
 };

@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SECTOR 512
@@ -390,6 +391,12 @@ static void test_ext2rw(void)
 	CHECK(symlink("../f1", "/mnt/pagoda/sub/ln") == 0);
 	CHECK(truncate("/mnt/pagoda/big", 1000001) == 0);
 	CHECK(unlink("/mnt/bin/hello") == 0);
+	int fa = open("/mnt/pagoda/falloc", O_RDWR | O_CREAT, 0644);
+	CHECK(fa >= 0 && syscall(285 /* fallocate */, fa, 0, 0L, 50000L) == 0);
+	CHECK(fstat(fa, &st) == 0 && st.st_size == 50000 && st.st_blocks >= 50000 / 512);
+	close(fa);
+	struct timespec ts[2] = { { 1000000000, 0 }, { 1234567890, 0 } };
+	CHECK(syscall(280 /* utimensat */, -100L, "/mnt/pagoda/f1", ts, 0L) == 0);
 	CHECK(stat("/mnt/pagoda/sub/f1link", &st) == 0 && st.st_nlink == 2 && st.st_size == 100000);
 	CHECK(has_pattern("/mnt/pagoda/sub/ln", 100000, 1));
 	int dfd = open("/mnt/pagoda/sub", O_RDONLY | O_DIRECTORY);
@@ -402,6 +409,8 @@ static void test_ext2rw(void)
 	CHECK(has_pattern("/mnt/pagoda/f1", 100000, 1) && has_pattern("/mnt/pagoda/sub/f2", 5000, 2));
 	CHECK(has_pattern("/mnt/pagoda/big", 1000001, 3));
 	CHECK_ERR(stat("/mnt/bin/hello", &st), ENOENT);
+	CHECK(stat("/mnt/pagoda/f1", &st) == 0 && st.st_mtime == 1234567890);   /* on the disk */
+	CHECK(stat("/mnt/pagoda/falloc", &st) == 0 && st.st_size == 50000);
 	CHECK(syscall(SYS_umount2, "/mnt", 0L) == 0);
 	if (!failures)
 		printf("KTEST EXT2-FILE vda /pagoda/f1 100000 1\nKTEST EXT2-FILE vda /pagoda/sub/f1link 100000 1\n"

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "usertests.h"
 
@@ -373,4 +375,80 @@ void test_files_mounts(void)
 	}
 	fclose(f);
 	CHECK(root >= 1 && proc == 1);
+}
+
+#define L_AT_FDCWD (-100)   /* Linux's (newlib's AT_FDCWD is its own number) */
+
+/* files_times: utimensat sets, omits and nows the times; futimens too. */
+void test_files_times(void)
+{
+	struct stat st;
+	enter_scratch("times");
+	write_text("f", "x");
+	struct timespec ts[2] = { { 1000000000, 5 }, { 1234567890, 0 } };
+	CHECK_OK(syscall(280, L_AT_FDCWD, "f", ts, 0));
+	CHECK_OK(stat("f", &st));
+	CHECK(st.st_atime == 1000000000 && st.st_mtime == 1234567890);
+	ts[0].tv_nsec = (1l << 30) - 2;   /* UTIME_OMIT */
+	ts[1].tv_sec = 1300000000;
+	CHECK_OK(syscall(280, L_AT_FDCWD, "f", ts, 0));
+	CHECK_OK(stat("f", &st));
+	CHECK(st.st_atime == 1000000000 && st.st_mtime == 1300000000);
+	int fd = CHECK_OK(open("f", O_RDWR));
+	CHECK_OK(syscall(280, fd, NULL, NULL, 0));   /* futimens(fd, NULL): now */
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_mtime > 1700000000);
+	ts[1].tv_nsec = 1000000000;
+	CHECK_ERR(syscall(280, fd, NULL, ts, 0), EINVAL);
+	CHECK_OK(close(fd));
+	CHECK_ERR(syscall(280, L_AT_FDCWD, "missing", NULL, 0), ENOENT);
+	leave_scratch();
+}
+
+/* files_statx: statx agrees with stat. */
+void test_files_statx(void)
+{
+	struct stat st;
+	uint8_t x[256];
+	enter_scratch("statx");
+	write_text("f", "twelve bytes");
+	CHECK_OK(stat("f", &st));
+	CHECK_OK(syscall(332, L_AT_FDCWD, "f", 0, 0x7ff, x));
+	uint32_t mask, nlink;
+	uint16_t mode;
+	uint64_t ino, size;
+	memcpy(&mask, x, 4), memcpy(&nlink, x + 16, 4), memcpy(&mode, x + 28, 2);
+	memcpy(&ino, x + 32, 8), memcpy(&size, x + 40, 8);
+	CHECK((mask & 0x7ff) == 0x7ff && nlink == 1 && S_ISREG(mode) && size == 12);
+	CHECK((ino & 0xffff) == (st.st_ino & 0xffff));
+	CHECK_ERR(syscall(332, L_AT_FDCWD, "missing", 0, 0x7ff, x), ENOENT);
+	CHECK_ERR(syscall(332, L_AT_FDCWD, "f", 0, 0x80000000u, x), EINVAL);
+	leave_scratch();
+}
+
+/* files_fallocate: the file grows (zeros), KEEP_SIZE leaves its size. */
+void test_files_fallocate(void)
+{
+	struct stat st;
+	char buf[100];
+	enter_scratch("fallocate");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	CHECK(write(fd, "abc", 3) == 3);
+	CHECK_OK(syscall(285, fd, 0, 0L, 20000L));
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_size == 20000);
+	CHECK(pread(fd, buf, sizeof buf, 10000) == (ssize_t)sizeof buf);
+	for (size_t i = 0; i < sizeof buf; i++)
+		CHECK(buf[i] == 0);
+	CHECK(pread(fd, buf, 3, 0) == 3 && !memcmp(buf, "abc", 3));
+	CHECK_OK(syscall(285, fd, 1 /* KEEP_SIZE */, 0L, 50000L));
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_size == 20000);
+	CHECK_ERR(syscall(285, fd, 0, -1L, 10L), EINVAL);
+	CHECK_ERR(syscall(285, fd, 0, 0L, 0L), EINVAL);
+	CHECK_OK(close(fd));
+	fd = CHECK_OK(open("f", O_RDONLY));
+	CHECK_ERR(syscall(285, fd, 0, 0L, 10L), EBADF);
+	CHECK_OK(close(fd));
+	leave_scratch();
 }
