@@ -32,10 +32,17 @@ struct vfs_time vfs_now(void)
 				  .nsec = (uint32_t)(ns % 1000000000ull) };
 }
 
+void inode_mark_dirty(struct inode *ip)
+{
+	if (!ip->dirty)
+		ip->dirtied_ns = clock_ns();
+	ip->dirty = true;
+}
+
 void inode_touch(struct inode *ip)
 {
 	ip->mtime = ip->ctime = vfs_now();
-	ip->dirty = true;
+	inode_mark_dirty(ip);
 }
 
 static const struct vmobject_ops file_obj_ops;

@@ -330,15 +330,22 @@ void vfs_show_mounts(struct textbuf *tb)
 	kfree(buf);
 }
 
-/* A file of sb with dirty pages, with a reference, or NULL. */
-static struct inode *dirty_inode(struct super_block *sb)
+/* Has ip something dirtied before `before` to write (pages or fields)? */
+static bool needs_writing(const struct inode *ip, uint64_t before)
+{
+	const struct pagecache *pc = ip->mapping;
+	return (pc && pc->ndirty && pc->ops->write_page && pc->dirtied_ns < before) ||
+	       (ip->dirty && ip->op && ip->op->write_inode && ip->dirtied_ns < before);
+}
+
+/* A file of sb with something to write, with a reference, or NULL. */
+static struct inode *dirty_inode(struct super_block *sb, uint64_t before)
 {
 	struct inode *dirty = NULL;
 	spin_lock(&sb->inodes_lock);
 	list_for_each(l, &sb->inodes) {
 		struct inode *ip = list_entry(l, struct inode, sb_link);
-		if ((ip->mapping && ip->mapping->ndirty && ip->mapping->ops->write_page) ||
-		    (ip->dirty && ip->op && ip->op->write_inode)) {
+		if (needs_writing(ip, before)) {
 			dirty = inode_get(ip);
 			break;
 		}
@@ -350,7 +357,7 @@ static struct inode *dirty_inode(struct super_block *sb)
 /* Write back every dirty page of every file of sb: each file at most once
  * per file there was at the start (a writer that keeps dirtying cannot
  * hold sync forever). */
-static int sync_inodes(struct super_block *sb)
+static int sync_inodes(struct super_block *sb, uint64_t before)
 {
 	int err = 0;
 	uint64_t rounds = 1;
@@ -359,7 +366,7 @@ static int sync_inodes(struct super_block *sb)
 		rounds++;
 	spin_unlock(&sb->inodes_lock);
 	struct inode *ip;
-	while (rounds-- && (ip = dirty_inode(sb))) {
+	while (rounds-- && (ip = dirty_inode(sb, before))) {
 		int r = ip->mapping ? pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX) : 0;
 		int w = ip->dirty && ip->op->write_inode ? ip->op->write_inode(ip) : 0;
 		err = err ? err : r ? r : w;
@@ -370,7 +377,7 @@ static int sync_inodes(struct super_block *sb)
 
 int vfs_sync_sb(struct super_block *sb)
 {
-	int err = sync_inodes(sb);
+	int err = sync_inodes(sb, ~0ull);
 	if (sb->ops->sync && !(sb->flags & SB_RDONLY)) {
 		int r = sb->ops->sync(sb, false);
 		err = err ? err : r;
@@ -380,6 +387,14 @@ int vfs_sync_sb(struct super_block *sb)
 		err = err ? err : r;
 	}
 	return err;
+}
+
+void vfs_flush_old(uint64_t before)
+{
+	locked();
+	list_for_each(l, &mounts)
+		(void)sync_inodes(list_entry(l, struct mount, link)->sb, before);   /* errors: at fsync */
+	mutex_unlock(&mount_lock);
 }
 
 int vfs_sync_all(bool final)

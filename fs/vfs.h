@@ -168,6 +168,7 @@ struct inode {
 	void *ptshare;              /* shared text page tables (mm/ptshare_text.c) */
 	struct dentry *alias;       /* a name of it, for /proc/PID/maps (not counted) */
 	bool dirty;                 /* fields changed since op->write_inode last wrote them */
+	uint64_t dirtied_ns;        /* clock_ns() when dirty was last set (the flusher's age) */
 	uint64_t priv;              /* the file system's own */
 	struct list sb_link;        /* on sb->inodes */
 };
@@ -295,6 +296,9 @@ bool sb_has_mapped_files(struct super_block *sb);
 struct vfs_time vfs_now(void);
 /* Set mtime and ctime to now (a write, a create in a directory). */
 void inode_touch(struct inode *ip);
+/* ip's fields changed: op->write_inode must write them (sync, fsync, or
+ * the flusher once they are old). */
+void inode_mark_dirty(struct inode *ip);
 /* File times are clock_ns() (arch/x86_64/timer.h) plus this many ns since
  * 1970: the wall clock at boot (kernel/time.c reads the RTC and sets it
  * before the root is mounted). */
@@ -413,6 +417,9 @@ void vfs_show_mounts(struct textbuf *tb);
 int vfs_sync_all(bool final);
 /* Write back the file system of ip (syncfs). */
 int vfs_sync_sb(struct super_block *sb);
+/* The flusher's round: every file's pages and fields dirtied before
+ * `before` (clock_ns()) written out, on every mounted file system. */
+void vfs_flush_old(uint64_t before);
 
 /* ---- what the system calls do on names (fs/namei.c) ---- */
 

@@ -18,7 +18,7 @@
 
 #include "kernel/proc.h"
 
-#define NKTHREAD 4   /* kthread_table's size */
+#define NKTHREAD 8   /* kthread_table's size */
 
 extern struct proc kthread_table[NKTHREAD];
 

@@ -19,6 +19,7 @@
 #include "mm/mm.h"
 #include "mm/ptshare.h"
 #include "kernel/reclaimd.h"
+#include "kernel/flushd.h"
 #include "kernel/time.h"
 #include "drivers/pci.h"
 #include "drivers/virtio/virtio_blk.h"
@@ -118,6 +119,7 @@ void kmain(uint32_t magic, paddr_t info)
 	virtio_blk_probe(); /* the disks: /dev/vda, vdb, ... */
 	irq_enable();
 	load_initrd();      /* the root (root=/dev/vda: on the disk), the initrd, /dev, /proc */
+	flushd_start();     /* kflushd: dirty file pages to their disks in the background */
 
 	if (cmdline_has("test"))
 		ktest_run_selected();   /* exits QEMU unless init= asks for more */

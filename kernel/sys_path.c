@@ -485,7 +485,7 @@ static long set_times(const struct path *p, const struct k_timespec *ts)
 		ip->atime = at;
 	if (set_m)
 		ip->mtime = mt;
-	ip->dirty = true;
+	inode_mark_dirty(ip);
 	r = set_a || set_m ? inode_changed(ip) : 0;
 	mutex_unlock(&ip->lock);
 	return r;

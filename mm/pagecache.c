@@ -8,6 +8,7 @@
 #include "lib/string.h"
 #include "lib/wait.h"
 #include "arch/x86_64/memlayout.h"
+#include "arch/x86_64/timer.h"
 
 #define PC_SHIFT 6
 #define PC_SLOTS (1u << PC_SHIFT)
@@ -47,6 +48,8 @@ static void count_pages(struct pagecache *pc, int delta)
 /* ndirty += delta, and the total (pc->lock held). */
 static void count_dirty(struct pagecache *pc, int delta)
 {
+	if (pc->ndirty == 0 && delta > 0)
+		pc->dirtied_ns = clock_ns();
 	pc->ndirty += (uint64_t)(int64_t)delta;
 	if (pc->kind != PC_KIND_SHMEM)
 		stat_add(&pagecache_stats.dirty, (uint64_t)(int64_t)delta);
@@ -388,6 +391,11 @@ uint64_t pagecache_reclaim(uint64_t want)
 		freed += pagecache_shrink(list_entry(l, struct pagecache, link), want - freed);
 	spin_unlock(&all_lock);
 	return freed;
+}
+
+bool pagecache_dirty_over_background(void)
+{
+	return atomic_load(&pagecache_stats.dirty) > atomic_load(&mm_stats.managed) / 16;
 }
 
 bool pagecache_dirty_over_limit(void)

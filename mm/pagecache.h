@@ -81,6 +81,7 @@ struct pagecache {
 	struct pc_node *root;
 	int height;                  /* levels of nodes: indices < 64^height */
 	uint64_t nrpages, ndirty;
+	uint64_t dirtied_ns;         /* clock_ns() when ndirty last went from 0 (the flusher's age) */
 	int wb_error;                /* the first write-back error since it was last taken */
 	void *owner;                 /* the object (for the ops) */
 };
@@ -153,5 +154,8 @@ uint64_t pagecache_reclaim(uint64_t want);
 /* Are so many pages dirty (an eighth of memory) that a writer should
  * write back before it dirties more (Linux's balance_dirty_pages)? */
 bool pagecache_dirty_over_limit(void);
+/* Are more pages dirty than the background flusher lets stay (a
+ * sixteenth of memory: Linux's dirty_background_ratio)? */
+bool pagecache_dirty_over_background(void);
 
 #endif

@@ -31,6 +31,10 @@
  *                unmounted; "KTEST EXT2-FILE vda PATH SIZE SEED" and
  *                "KTEST EXT2-GONE vda PATH" tell the runner what the image
  *                must hold (debugfs reads it back; e2fsck -fn finds it clean)
+ *   flush        (only when named; booted with dirty_expire=500
+ *                dirty_writeback=1000) a file written and not synced
+ *                leaves meminfo's Dirty at 0 within a few seconds: the
+ *                flusher wrote it (the runner reads it back)
  *   rootdisk     (only when named; booted with root=/dev/vda) the root is
  *                that ext2 disk, read-write, the initrd at /run: a file and
  *                a directory written at the root; init's exit syncs and
@@ -418,6 +422,43 @@ static void test_ext2rw(void)
 		       "KTEST EXT2-GONE vda /pagoda/f2\nKTEST EXT2-GONE vda /bin/hello\n");
 }
 
+/* meminfo's Dirty, kB (-1 if unreadable). */
+static long dirty_kb(void)
+{
+	char buf[4096];
+	int fd = open("/proc/meminfo", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *d = strstr(buf, "\nDirty:");
+	return d ? strtol(d + 7, NULL, 10) : -1;
+}
+
+static void test_flush(void)
+{
+	CHECK(mkdir("/mnt", 0755) == 0 || errno == EEXIST);
+	CHECK(syscall(SYS_mount, "/dev/vda", "/mnt", "ext2", 0L, NULL) == 0);
+	static uint8_t buf[1 << 20];
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = pattern_byte(i, 9);
+	int fd = open("/mnt/unsynced", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	close(fd);
+	CHECK(dirty_kb() >= 1000);             /* in the cache, not yet on the disk */
+	long dirty = -1;
+	for (int i = 0; i < 80 && dirty != 0; i++) {   /* up to 8 s */
+		struct timespec ms100 = { 0, 100000000 };
+		nanosleep(&ms100, NULL);
+		dirty = dirty_kb();
+	}
+	CHECK(dirty == 0);
+	if (!failures)
+		printf("KTEST EXT2-FILE vda /unsynced %zu 9\n", sizeof(buf));
+	CHECK(syscall(SYS_umount2, "/mnt", 0L) == 0);
+}
+
 static void test_rootdisk(void)
 {
 	struct stat st;
@@ -443,6 +484,7 @@ static const struct {
 	{ "nodes", test_nodes, 0 }, { "read", test_read, 0 }, { "write_fsync", test_write_fsync, 0 },
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
+	{ "flush", test_flush, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

@@ -57,7 +57,7 @@ static int write_slot(struct ext2_inode *ip, uint32_t ind, uint32_t at, uint32_t
 {
 	if (!ind) {
 		ip->block[at] = b;
-		ip->vfs.dirty = true;
+		inode_mark_dirty(&ip->vfs);
 		return 0;
 	}
 	uint8_t v[4];
@@ -266,7 +266,7 @@ int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 			write_slot(ip, 0, 11 + (uint32_t)level, 0);
 	}
 	int f = run_flush(ip, &r);
-	ip->vfs.dirty = true;
+	inode_mark_dirty(&ip->vfs);
 	return e ? e : f;
 }
 

@@ -208,7 +208,7 @@ static int ext2_vfs_set_size(struct inode *v, uint64_t old)
 {
 	struct ext2_inode *ip = ext2_i(v);
 	uint32_t bs = ip->fs->block_size;
-	v->dirty = true;
+	inode_mark_dirty(v);
 	if (v->size >= old)
 		return 0;
 	pagecache_truncate(v->mapping, ALIGN_UP(v->size, PAGE_SIZE) / PAGE_SIZE);
