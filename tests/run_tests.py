@@ -4,7 +4,8 @@
 1. host unit tests: every build/unit/test_* binary (Check, under ASan/UBSan);
 2. QEMU runs listed in tests/suites.txt (two at a time), judged by
    tests/qemu/driver.py;
-3. extra test scripts listed in tests/scripts.txt (e.g. the gdb batch test).
+3. extra test scripts listed in tests/scripts.txt (e.g. the gdb batch
+   tests), one at a time beside step 2, reported after it.
 
 Prints one line per test and ends with "N passed, N failed"; exits 1 on any
 failure. --only NAME[,NAME] restricts step 2/3 to those runs. --kernel ELF
@@ -118,20 +119,24 @@ def report_suite(build, name, expect, res):
             record(name, True, "driver reported: " + res.failure)
 
 
+def run_script(build, name, cmd):
+    t0 = time.time()
+    p = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, BUILD=build))
+    durations.append((time.time() - t0, name))
+    out = (p.stdout + p.stderr).strip()
+    with open(os.path.join(build, "test", name + ".log"), "w") as f:
+        f.write(out)
+    return name, p.returncode, out
+
+
 def run_scripts(build, only):
-    for row in parse_table(os.path.join(ROOT, "tests", "scripts.txt"), fields=2):
-        name, cmd = row[0], row[1]
-        if only and name not in only:
-            continue
-        t0 = time.time()
-        p = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True,
-                           env=dict(os.environ, BUILD=build))
-        durations.append((time.time() - t0, name))
-        out = (p.stdout + p.stderr).strip()
-        with open(os.path.join(build, "test", name + ".log"), "w") as f:
-            f.write(out)
-        record(name, p.returncode == 0,
-               "" if p.returncode == 0 else "\n".join(out.split("\n")[-20:]))
+    """The scripts of tests/scripts.txt one after another (some make
+    things in the build folder, so never two at once): a list of
+    (name, returncode, output)."""
+    rows = [r for r in parse_table(os.path.join(ROOT, "tests", "scripts.txt"), fields=2)
+            if not only or r[0] in only]
+    return [run_script(build, r[0], r[1]) for r in rows]
 
 
 def main():
@@ -152,10 +157,15 @@ def main():
             if not only or r[0] in only]
     if a.tag:
         rows = [["%s-%s" % (a.tag, r[0])] + r[1:] for r in rows]
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        for name, expect, res in ex.map(lambda r: run_suite(a.build, r), rows):
-            report_suite(a.build, name, expect, res)
-    run_scripts(a.build, only)
+    # The scripts run beside the QEMU suites (one at a time, in their own
+    # thread): most of them are short and wait on something (gdb, a build).
+    with concurrent.futures.ThreadPoolExecutor(1) as sx:
+        scripts = sx.submit(run_scripts, a.build, only)
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+            for name, expect, res in ex.map(lambda r: run_suite(a.build, r), rows):
+                report_suite(a.build, name, expect, res)
+        for name, rc, out in scripts.result():
+            record(name, rc == 0, "" if rc == 0 else "\n".join(out.split("\n")[-20:]))
     slow = sorted(durations, reverse=True)[:12]
     if slow:
         print("slowest runs: " + ", ".join("%s %.0fs" % (n, d) for d, n in slow))

@@ -1,15 +1,10 @@
 /* tests/unit/host_fs.c -- what fs/ needs from below that the host does
- * not have: a clock, shared text (mm/ptshare_text.c), user copies (user
- * addresses are host pointers here). */
+ * not have: shared text (mm/ptshare_text.c), user copies (user addresses
+ * are host pointers here). The clock is host_mm.c's. */
 #include <string.h>
 #include "lib/types.h"
 #include "mm/uaccess.h"
 #include "mm/ptshare.h"
-
-uint64_t clock_ns(void)
-{
-	return 1000;
-}
 
 void ptshare_text_forget(struct vmobject *file)
 {
