@@ -62,7 +62,8 @@ static int open_ops(struct inode *ip, const struct file_ops **ops)
 	return *ops ? 0 : S_ISREG(ip->mode) || S_ISDIR(ip->mode) ? -EIO : -ENXIO;
 }
 
-int file_open_path(const struct path *p, int flags, struct file **out)
+/* A file for the path open found (flags checked against what it is). */
+static int file_open_path(const struct path *p, int flags, struct file **out)
 {
 	struct inode *ip = p->dentry->inode;
 	int acc = flags & O_ACCMODE;

@@ -87,9 +87,6 @@ int file_fsync(struct file *f);
 int vfs_open(const struct fs_root *fs, const struct path *start, const char *name, int flags,
 	     uint32_t mode, struct file **out);
 
-/* A file for an already-found path (exec's, /proc's): as vfs_open. */
-int file_open_path(const struct path *p, int flags, struct file **out);
-
 /* Regular files through their page cache; directories (read: -EISDIR). */
 extern const struct file_ops page_file_ops, dir_file_ops;
 

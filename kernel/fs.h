@@ -36,10 +36,6 @@ int fs_boot(paddr_t start, paddr_t end, const char *root);
 /* /proc (kernel/procfs.c). */
 extern const struct fs_type procfs_type;
 
-/* p's absolute path (/proc/PID/exe, maps) into buf of n bytes: its length
- * with the NUL, or -ERANGE. */
-long fs_path_name(const struct path *p, char *buf, uint64_t n);
-
 /* The name of a file's inode for /proc/PID/maps (one of its names), or
  * a negative errno when it has none left. */
 long inode_name(struct inode *ip, char *buf, uint64_t n);

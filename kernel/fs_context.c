@@ -50,15 +50,6 @@ int file_open(const char *path, int flags, struct file **out)
 	return e;
 }
 
-long fs_path_name(const struct path *p, char *buf, uint64_t n)
-{
-	struct fs_root r;
-	fs_enter(&r);
-	long e = path_name(&r, p, buf, n);
-	fs_leave(&r);
-	return e;
-}
-
 /* mknod at boot (the root's walk), reporting a failure. */
 static void boot_mknod(const struct fs_root *r, const char *path, uint32_t mode, uint32_t rdev)
 {
