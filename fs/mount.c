@@ -375,9 +375,20 @@ static int sync_inodes(struct super_block *sb, uint64_t before)
 	return err;
 }
 
+int vfs_commit(struct super_block *sb, enum commit_scope scope)
+{
+	if (sb->ops->commit && !(sb->flags & SB_RDONLY))
+		return sb->ops->commit(sb, scope);
+	if (!sb->bdev || scope == COMMIT_BACKGROUND)
+		return 0;
+	return blkdev_sync(sb->bdev) < 0 ? -EIO : 0;
+}
+
 int vfs_sync_sb(struct super_block *sb)
 {
 	int err = sync_inodes(sb, ~0ull);
+	int c = vfs_commit(sb, COMMIT_SYNC);
+	err = err ? err : c;
 	if (sb->ops->sync && !(sb->flags & SB_RDONLY)) {
 		int r = sb->ops->sync(sb, false);
 		err = err ? err : r;
@@ -392,8 +403,11 @@ int vfs_sync_sb(struct super_block *sb)
 void vfs_flush_old(uint64_t before)
 {
 	locked();
-	list_for_each(l, &mounts)
-		(void)sync_inodes(list_entry(l, struct mount, link)->sb, before);   /* errors: at fsync */
+	list_for_each(l, &mounts) {   /* errors: at fsync */
+		struct super_block *sb = list_entry(l, struct mount, link)->sb;
+		(void)sync_inodes(sb, before);
+		(void)vfs_commit(sb, COMMIT_BACKGROUND);
+	}
 	mutex_unlock(&mount_lock);
 }
 

@@ -13,7 +13,6 @@
  * one that maps this very file) takes the ordinary fault path.
  */
 #include "fs/file.h"
-#include "drivers/block/blkdev.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 #include "mm/frame/page.h"
@@ -118,8 +117,8 @@ static int page_fsync(struct file *f)
 		int w = ip->op->write_inode(ip);
 		r = r ? r : w;
 	}
-	if (ip->sb->bdev && blkdev_sync(ip->sb->bdev) < 0)
-		r = r ? r : -EIO;
+	int c = vfs_commit(ip->sb, COMMIT_FSYNC);
+	r = r ? r : c;
 	return e ? e : r;
 }
 
@@ -129,8 +128,7 @@ static int dir_fsync(struct file *f)
 	struct inode *ip = f->inode;
 	if (ip->mapping)
 		return page_fsync(f);
-	struct super_block *sb = ip->sb;
-	return sb->bdev && blkdev_sync(sb->bdev) < 0 ? -EIO : 0;
+	return vfs_commit(ip->sb, COMMIT_FSYNC);
 }
 
 static long dir_read(struct file *f, vaddr_t ubuf, uint64_t n)

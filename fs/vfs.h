@@ -210,6 +210,13 @@ struct path {
 	struct dentry *dentry;
 };
 
+/* Why a file system commits (super_ops.commit, vfs_commit). */
+enum commit_scope {
+	COMMIT_FSYNC,        /* fsync: the file's pages and inode were written */
+	COMMIT_BACKGROUND,   /* the flusher: flush only if something is held */
+	COMMIT_SYNC,         /* sync, syncfs, umount: every file and directory was written */
+};
+
 struct super_ops {
 	/* The last reference to ip went and it has no links: free its
 	 * blocks and its number on the store (NULL: nothing to free). */
@@ -222,6 +229,11 @@ struct super_ops {
 	/* Write everything dirty the file system keeps (bitmaps, superblock)
 	 * and mark it clean for an unmount when `final` (sync, umount). */
 	int (*sync)(struct super_block *sb, bool final);
+	/* Make what was written durable (FLUSH the disk), then give back what
+	 * the file system held until it was (ext2: freed blocks and inode
+	 * numbers, see fs/ext2/alloc.c): 0 or -EIO. NULL: vfs_commit flushes
+	 * the disk (FSYNC, SYNC) or does nothing (BACKGROUND). */
+	int (*commit)(struct super_block *sb, enum commit_scope scope);
 };
 
 #define SB_RDONLY 0x1
@@ -417,6 +429,8 @@ void vfs_show_mounts(struct textbuf *tb);
 int vfs_sync_all(bool final);
 /* Write back the file system of ip (syncfs). */
 int vfs_sync_sb(struct super_block *sb);
+/* sb's commit (super_ops.commit): what was written durable: 0 or -EIO. */
+int vfs_commit(struct super_block *sb, enum commit_scope scope);
 /* The flusher's round: every file's pages and fields dirtied before
  * `before` (clock_ns()) written out, on every mounted file system. */
 void vfs_flush_old(uint64_t before);

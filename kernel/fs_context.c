@@ -129,6 +129,8 @@ int fs_boot(paddr_t start, paddr_t end, const char *root)
 	boot_mount(&r, "/dev/shm", "tmpfs", "mode=1777");
 	boot_mount(&r, "/proc", "proc", NULL);
 	boot_mount(&r, "/tmp", "tmpfs", "mode=1777");
+	if (r.root.dentry->inode->sb->bdev)   /* mount points made on a disk root: durable now */
+		(void)vfs_sync_sb(r.root.dentry->inode->sb);
 	fs_leave(&r);
 	return n;
 }

@@ -12,8 +12,10 @@ fuzzer threaded (systhreads: -t 4 threads in each of -P 3 processes at once,
 -m a memory hog keeping reclaim busy) in the same three modes, each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
 the testers on the Linux host (host mode: sysfuzz's allowlist), the
-ext2 image fuzzer (tests/unit/test_ext2.c's damage case) and the VFS model
-test (tests/unit/test_vfs.c's model case). The
+ext2 image fuzzer (tests/unit/test_ext2.c's damage case), the VFS model
+test (tests/unit/test_vfs.c's model case), and the crash test
+(tests/qemu/crash.py: CRASH_RUNS power-offs of one ext2 root, ~4 s each,
+beside the rest: it adds about that to the time). The
 time is split evenly over the boots, the host runs get a small share. The
 base seed is new every run (the time) unless --seed is given; each boot gets
 its own range of seeds. Prints one line per run with its seeds, steps/calls
@@ -41,7 +43,7 @@ TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
            "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4),
            "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4)}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
-SUMMARY = re.compile(r"^(vmtester|sysfuzz|ext2|vfs): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
+SUMMARY = re.compile(r"^(vmtester|sysfuzz|ext2|vfs|crash): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
 
 
 def make_iso(build, name, cmdline):
@@ -123,6 +125,22 @@ def run_unit_fuzz(build, name, seed, seconds):
     return name + "-host", ok, log
 
 
+CRASH_RUNS = 50
+
+
+def run_crash(build, seed):
+    """tests/qemu/crash.py: CRASH_RUNS power-offs in a row of one image."""
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "qemu", "crash.py"), "--build", build,
+                        "--runs", str(CRASH_RUNS), "--seed", str(seed), "--name", "fuzz-crash"],
+                       capture_output=True, text=True, cwd=ROOT)
+    log = p.stdout + p.stderr
+    if p.returncode == 0:
+        log += "crash: PASS seeds %d..%d power-offs %d\n" % (seed, seed, CRASH_RUNS)
+    with open(os.path.join(build, "fuzz", "crash.log"), "w") as f:
+        f.write(log)
+    return "crash", p.returncode == 0, log
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
@@ -145,6 +163,7 @@ def main():
         for k, t in enumerate(TESTERS):
             seed = base + (len(boots) + k) * SEEDS_PER_RUN
             jobs.append(ex.submit(run_host, a.build, t, seed, host_seconds))
+        jobs.append(ex.submit(run_crash, a.build, base % 1000000 + 1))
         for name in UNIT_FUZZERS:
             jobs.append(ex.submit(run_unit_fuzz, a.build, name, base % 1000000, host_seconds))
         results = [j.result() for j in jobs]

@@ -9,9 +9,31 @@
  * (ext2_write_meta). The superblock's totals are kept in memory and
  * written by ext2_write_super (sync, umount), as Linux's ext2 does.
  * Everything here runs under fs->alloc_lock.
+ *
+ * Freed, then given back. ext2 has no journal, so a block must not be
+ * reused while a record on the disk can still name it: a truncated
+ * file's inode not yet written, a removed entry's directory block not yet
+ * written. Were it reused, a power-off would leave two owners, and
+ * e2fsck -fy, repairing the stale one, would write into the new owner's
+ * (perhaps fsync'd) data. So a free only holds the blocks (fs->held:
+ * bitmap bits still set; statfs counts them free) and a commit gives them
+ * back:
+ *
+ *   truncate: pointers cleared -> blocks held (holder: the inode)
+ *             -> inode record written -> ready (epoch E)
+ *   commit:   epoch E taken -> FLUSH -> ready-by-E blocks given back
+ *             (bitmap bits cleared); inode numbers only by a sync's
+ *             commit, when every directory block was written too
+ *
+ * The flusher commits when something is held; a block allocation that
+ * finds no free block commits and tries again. Inode numbers that run out
+ * come back at once (Linux's ext2 never holds them). Holding needs
+ * memory: when fs->held cannot grow, the free gives back at once.
  */
 #include "fs/ext2/ext2.h"
+#include "drivers/block/blkdev.h"
 #include "lib/errno.h"
+#include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/frame/kmalloc.h"
 
@@ -112,31 +134,31 @@ int ext2_alloc_blocks(struct ext2_fs *fs, uint32_t goal, uint32_t want, uint32_t
 		uint32_t g = (g0 + k) % fs->groups;
 		r = take_blocks(fs, g, k ? 0 : from, want, map, first);
 	}
+	bool held = fs->held_blocks > 0;
 	mutex_unlock(&fs->alloc_lock);
 	kfree(map);
+	if (r == 0 && held && ext2_commit(fs, COMMIT_FSYNC) == 0)
+		return ext2_alloc_blocks(fs, goal, want, first);   /* what was held is free now */
 	return r ? r : -ENOSPC;
 }
 
-int ext2_free_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n)
+/* Is every block of [first, first + n) of group g in use? 0, -EUCLEAN
+ * (a damaged range, or freeing a free block), -EIO. */
+static int check_in_use(struct ext2_fs *fs, uint32_t g, uint32_t at, uint32_t n, uint8_t *map)
 {
-	if (!n)
-		return 0;
-	if (!ext2_block_ok(fs, first) || first < fs->first_data_block ||
-	    (uint64_t)first + n > fs->blocks_count)
-		return -EUCLEAN;
+	int e = read_bitmap(fs, fs->group[g].block_bitmap, map);
+	for (uint32_t i = at; !e && i < at + n; i++)
+		e = bit(map, i) ? 0 : -EUCLEAN;
+	return e;
+}
+
+/* Clear the bits of [first, first + n) (one group, checked). */
+static int give_back_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n, uint8_t *map)
+{
 	uint32_t g = (first - fs->first_data_block) / fs->blocks_per_group;
 	uint32_t at = (first - fs->first_data_block) % fs->blocks_per_group;
-	if (at + n > blocks_in(fs, g))   /* a run never crosses groups: split it */
-		return ext2_free_blocks(fs, first, blocks_in(fs, g) - at) ?:
-		       ext2_free_blocks(fs, first + (blocks_in(fs, g) - at), n - (blocks_in(fs, g) - at));
-	uint8_t *map = kmalloc(fs->block_size);
-	if (!map)
-		return -ENOMEM;
-	mutex_lock(&fs->alloc_lock);
 	struct ext2_group *grp = &fs->group[g];
-	int e = read_bitmap(fs, grp->block_bitmap, map);
-	for (uint32_t i = at; !e && i < at + n; i++)
-		e = bit(map, i) ? 0 : -EUCLEAN;   /* freeing a free block: the image is damaged */
+	int e = check_in_use(fs, g, at, n, map);
 	if (!e) {
 		set_bits(map, at, n, false);
 		e = write_bits(fs, grp->block_bitmap, map, at, n);
@@ -146,9 +168,143 @@ int ext2_free_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n)
 		fs->free_blocks += n;
 		e = write_group(fs, g);
 	}
+	return e;
+}
+
+/* Clear inode ino's bit (checked). */
+static int give_back_inode(struct ext2_fs *fs, uint32_t ino, bool is_dir, uint8_t *map)
+{
+	uint32_t g = (ino - 1) / fs->inodes_per_group, i = (ino - 1) % fs->inodes_per_group;
+	struct ext2_group *grp = &fs->group[g];
+	int e = read_bitmap(fs, grp->inode_bitmap, map);
+	if (!e && !bit(map, i))
+		e = -EUCLEAN;
+	if (!e) {
+		set_bits(map, i, 1, false);
+		e = write_bits(fs, grp->inode_bitmap, map, i, 1);
+	}
+	if (!e) {
+		grp->free_inodes++;
+		grp->used_dirs -= is_dir && grp->used_dirs;
+		fs->free_inodes++;
+		e = write_group(fs, g);
+	}
+	return e;
+}
+
+static int give_back(struct ext2_fs *fs, const struct ext2_freed *f, uint8_t *map)
+{
+	int e = f->kind == FREED_BLOCKS ? give_back_blocks(fs, f->first, f->n, map)
+					: give_back_inode(fs, f->first, f->kind == FREED_DIR, map);
+	if (e)
+		printk("ext2: %s %u (+%u) given back: error %d (damaged bitmap?)\n",
+		       f->kind == FREED_BLOCKS ? "block" : "inode", f->first, f->n, e);
+	return e;
+}
+
+/* Hold f (alloc_lock held); when fs->held cannot grow, give it back now. */
+static int hold(struct ext2_fs *fs, struct ext2_freed f, uint8_t *map)
+{
+	if (fs->nheld == fs->held_cap) {
+		uint32_t cap = fs->held_cap ? fs->held_cap * 2 : 64;
+		struct ext2_freed *more = kmalloc(cap * sizeof(*more));
+		if (!more)
+			return give_back(fs, &f, map);
+		if (fs->nheld)
+			memcpy(more, fs->held, fs->nheld * sizeof(*more));
+		kfree(fs->held);
+		fs->held = more, fs->held_cap = cap;
+	}
+	f.ready = fs->commit_epoch;
+	fs->held[fs->nheld++] = f;
+	*(f.kind == FREED_BLOCKS ? &fs->held_blocks : &fs->held_inodes) += f.n;
+	return 0;
+}
+
+int ext2_free_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n,
+		     const struct ext2_inode *holder)
+{
+	if (!n)
+		return 0;
+	if (!ext2_block_ok(fs, first) || first < fs->first_data_block ||
+	    (uint64_t)first + n > fs->blocks_count)
+		return -EUCLEAN;
+	uint32_t g = (first - fs->first_data_block) / fs->blocks_per_group;
+	uint32_t at = (first - fs->first_data_block) % fs->blocks_per_group;
+	uint32_t here = MIN(n, blocks_in(fs, g) - at);   /* a run never crosses groups */
+	if (here < n)
+		return ext2_free_blocks(fs, first, here, holder) ?:
+		       ext2_free_blocks(fs, first + here, n - here, holder);
+	uint8_t *map = kmalloc(fs->block_size);
+	if (!map)
+		return -ENOMEM;
+	mutex_lock(&fs->alloc_lock);
+	int e = check_in_use(fs, g, at, n, map);
+	if (!e)
+		e = hold(fs, (struct ext2_freed){ first, n, FREED_BLOCKS, holder, 0 }, map);
 	mutex_unlock(&fs->alloc_lock);
 	kfree(map);
 	return e;
+}
+
+void ext2_freed_written(struct ext2_fs *fs, const struct ext2_inode *holder)
+{
+	mutex_lock(&fs->alloc_lock);
+	for (uint32_t i = 0; i < fs->nheld; i++)
+		if (fs->held[i].holder == holder) {
+			fs->held[i].holder = NULL;
+			fs->held[i].ready = fs->commit_epoch;
+		}
+	mutex_unlock(&fs->alloc_lock);
+}
+
+#define HELD_BLOCKS 1u
+#define HELD_INODES 2u
+
+/* Give back the held things of the kinds (HELD_*) ready by epoch (alloc_lock held). */
+static void give_back_ready(struct ext2_fs *fs, uint64_t epoch, unsigned kinds, uint8_t *map)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < fs->nheld; i++) {
+		struct ext2_freed *f = &fs->held[i];
+		unsigned kind = f->kind == FREED_BLOCKS ? HELD_BLOCKS : HELD_INODES;
+		if (f->holder || f->ready > epoch || !(kinds & kind)) {
+			fs->held[kept++] = *f;
+			continue;
+		}
+		*(f->kind == FREED_BLOCKS ? &fs->held_blocks : &fs->held_inodes) -= f->n;
+		(void)give_back(fs, f, map);
+	}
+	fs->nheld = kept;
+}
+
+static bool any_ready(const struct ext2_fs *fs)
+{
+	for (uint32_t i = 0; i < fs->nheld; i++)
+		if (!fs->held[i].holder)
+			return true;
+	return false;
+}
+
+int ext2_commit(struct ext2_fs *fs, enum commit_scope scope)
+{
+	mutex_lock(&fs->alloc_lock);
+	if (scope == COMMIT_BACKGROUND && !any_ready(fs)) {
+		mutex_unlock(&fs->alloc_lock);
+		return 0;
+	}
+	uint64_t epoch = fs->commit_epoch++;
+	mutex_unlock(&fs->alloc_lock);
+	if (blkdev_sync(fs->dev) < 0)
+		return -EIO;   /* nothing given back: the records may not be on the disk */
+	uint8_t *map = kmalloc(fs->block_size);
+	if (!map)
+		return 0;      /* held until a later commit */
+	mutex_lock(&fs->alloc_lock);
+	give_back_ready(fs, epoch, HELD_BLOCKS | (scope == COMMIT_SYNC ? HELD_INODES : 0), map);
+	mutex_unlock(&fs->alloc_lock);
+	kfree(map);
+	return 0;
 }
 
 /* The group a new inode of dir goes in: dir's own (a file), or (a
@@ -192,6 +348,13 @@ static int take_inode(struct ext2_fs *fs, uint32_t g, bool is_dir, uint8_t *map,
 	return e;
 }
 
+/* Give back every held inode number at once (alloc_lock held): the
+ * numbers ran out, and a reused number beats ENOSPC (Linux's ext2). */
+static void give_back_inodes_now(struct ext2_fs *fs, uint8_t *map)
+{
+	give_back_ready(fs, ~0ull, HELD_INODES, map);   /* (inode numbers have no holder) */
+}
+
 int ext2_alloc_inode(struct ext2_fs *fs, uint32_t dir_ino, bool is_dir, uint32_t *ino)
 {
 	uint8_t *map = kmalloc(fs->block_size);
@@ -200,8 +363,12 @@ int ext2_alloc_inode(struct ext2_fs *fs, uint32_t dir_ino, bool is_dir, uint32_t
 	mutex_lock(&fs->alloc_lock);
 	uint32_t g0 = inode_group(fs, dir_ino, is_dir);
 	int r = 0;
-	for (uint32_t k = 0; k < fs->groups && r == 0; k++)
-		r = take_inode(fs, (g0 + k) % fs->groups, is_dir, map, ino);
+	for (int pass = 0; pass < 2 && r == 0; pass++) {
+		if (pass && fs->held_inodes)
+			give_back_inodes_now(fs, map);
+		for (uint32_t k = 0; k < fs->groups && r == 0; k++)
+			r = take_inode(fs, (g0 + k) % fs->groups, is_dir, map, ino);
+	}
 	mutex_unlock(&fs->alloc_lock);
 	kfree(map);
 	return r < 0 ? r : r ? 0 : -ENOSPC;
@@ -211,25 +378,16 @@ int ext2_free_inode(struct ext2_fs *fs, uint32_t ino, bool is_dir)
 {
 	if (ino < fs->first_ino || ino > fs->inodes_count)
 		return -EUCLEAN;
-	uint32_t g = (ino - 1) / fs->inodes_per_group, i = (ino - 1) % fs->inodes_per_group;
+	uint32_t i = (ino - 1) % fs->inodes_per_group;
 	uint8_t *map = kmalloc(fs->block_size);
 	if (!map)
 		return -ENOMEM;
 	mutex_lock(&fs->alloc_lock);
-	struct ext2_group *grp = &fs->group[g];
-	int e = read_bitmap(fs, grp->inode_bitmap, map);
+	int e = read_bitmap(fs, fs->group[(ino - 1) / fs->inodes_per_group].inode_bitmap, map);
 	if (!e && !bit(map, i))
 		e = -EUCLEAN;
-	if (!e) {
-		set_bits(map, i, 1, false);
-		e = write_bits(fs, grp->inode_bitmap, map, i, 1);
-	}
-	if (!e) {
-		grp->free_inodes++;
-		grp->used_dirs -= is_dir && grp->used_dirs;
-		fs->free_inodes++;
-		e = write_group(fs, g);
-	}
+	if (!e)
+		e = hold(fs, (struct ext2_freed){ ino, 1, is_dir ? FREED_DIR : FREED_INODE, NULL, 0 }, map);
 	mutex_unlock(&fs->alloc_lock);
 	kfree(map);
 	return e;

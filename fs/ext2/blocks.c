@@ -77,7 +77,7 @@ static int new_indirect(struct ext2_inode *ip, uint32_t goal, uint32_t *out)
 		     : -ENOMEM;
 	kfree(zero);
 	if (e) {
-		ext2_free_blocks(fs, *out, 1);
+		ext2_free_blocks(fs, *out, 1, NULL);   /* named by no record */
 		return e;
 	}
 	add_blocks(ip, 1);
@@ -197,7 +197,7 @@ struct free_run {
 
 static int run_flush(struct ext2_inode *ip, struct free_run *r)
 {
-	int e = r->n ? ext2_free_blocks(ip->fs, r->first, r->n) : 0;
+	int e = r->n ? ext2_free_blocks(ip->fs, r->first, r->n, ip) : 0;
 	add_blocks(ip, -(int64_t)r->n);
 	r->n = 0;
 	return e;
@@ -266,8 +266,12 @@ int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 			write_slot(ip, 0, 11 + (uint32_t)level, 0);
 	}
 	int f = run_flush(ip, &r);
-	inode_mark_dirty(&ip->vfs);
-	return e ? e : f;
+	int w = ext2_write_inode(ip, false);   /* no longer names them: they can be given back */
+	if (!w)
+		ext2_freed_written(fs, ip);
+	else
+		inode_mark_dirty(&ip->vfs);   /* (an I/O error: they stay held; e2fsck frees them) */
+	return e ? e : f ? f : w;
 }
 
 /* ---- the page cache's ops ---- */

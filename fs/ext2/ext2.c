@@ -190,6 +190,7 @@ int ext2_make_writable(struct ext2_fs *fs)
 
 void ext2_free(struct ext2_fs *fs)
 {
+	kfree(fs->held);   /* (a sync gave back what it could: the rest stays in use) */
 	kfree(fs->group);
 	kfree(fs);
 }

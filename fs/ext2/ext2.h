@@ -68,8 +68,22 @@ struct ext2_fs {
 	uint32_t free_blocks, free_inodes;   /* the superblock's counts (under alloc_lock) */
 	uint32_t first_ino;           /* the first inode not reserved (11) */
 	uint16_t state;               /* s_state as mounted (1: clean) */
-	struct mutex alloc_lock;      /* bitmaps, group and superblock counts */
+	struct mutex alloc_lock;      /* bitmaps, group and superblock counts, held */
 	bool writable;                /* mounted read-write */
+	struct ext2_freed *held;      /* freed, not yet given back (alloc.c) */
+	uint32_t nheld, held_cap;
+	uint32_t held_blocks, held_inodes;   /* counted free by statfs */
+	uint64_t commit_epoch;        /* commits started (ext2_commit) */
+};
+
+/* Blocks or an inode number freed, held until no record on the disk can
+ * still name them (fs/ext2/alloc.c's "Freed, then given back"). */
+enum ext2_freed_kind { FREED_BLOCKS, FREED_INODE, FREED_DIR };
+struct ext2_freed {
+	uint32_t first, n;                 /* blocks first.. (n), or inode first (n 1) */
+	enum ext2_freed_kind kind;
+	const struct ext2_inode *holder;   /* its record still names them: not yet ready */
+	uint64_t ready;                    /* commit_epoch when it became ready */
 };
 
 struct ext2_inode {
@@ -174,16 +188,23 @@ bool ext2_block_ok(const struct ext2_fs *fs, uint32_t b);
 /* fs/ext2/alloc.c: blocks and inodes, near a goal (fs->alloc_lock inside).
  * ext2_alloc_blocks: up to want contiguous free blocks from goal on (the
  * goal's group first, then the others): how many, the first in *first,
- * or -ENOSPC, -EIO. ext2_free_blocks gives n back from first (a damaged
- * range is refused: -EUCLEAN). ext2_alloc_inode: a free inode number in
- * dir's group (a directory: the group with the most free inodes of those
- * with free blocks, as Linux's Orlov spreads top directories) or -ENOSPC.
- * ext2_free_inode gives it back. ext2_write_super writes the superblock's
- * counts, times and state (clean when the file system is unmounted). */
+ * or -ENOSPC, -EIO. ext2_free_blocks frees n from first (a damaged range
+ * is refused: -EUCLEAN); holder: the inode whose record names them until
+ * it is written (ext2_freed_written), or NULL. ext2_alloc_inode: a free
+ * inode number in dir's group (a directory: the group with the most free
+ * inodes of those with free blocks, as Linux's Orlov spreads top
+ * directories) or -ENOSPC. ext2_free_inode frees it. Freed blocks and
+ * numbers are held, and given back by ext2_commit (the super op commit:
+ * FLUSH, then what a commit of that scope may give back; -EIO).
+ * ext2_write_super writes the superblock's counts, times and state
+ * (clean when the file system is unmounted). */
 int ext2_alloc_blocks(struct ext2_fs *fs, uint32_t goal, uint32_t want, uint32_t *first);
-int ext2_free_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n);
+int ext2_free_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n,
+		     const struct ext2_inode *holder);
+void ext2_freed_written(struct ext2_fs *fs, const struct ext2_inode *holder);
 int ext2_alloc_inode(struct ext2_fs *fs, uint32_t dir_ino, bool is_dir, uint32_t *ino);
 int ext2_free_inode(struct ext2_fs *fs, uint32_t ino, bool is_dir);
+int ext2_commit(struct ext2_fs *fs, enum commit_scope scope);
 int ext2_write_super(struct ext2_fs *fs, bool clean);
 
 /* fs/ext2/ext2.c: ext2_write_inode writes ip's fields to its record on

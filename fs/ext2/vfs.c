@@ -255,6 +255,11 @@ static void ext2_evict(struct inode *v)
 	ext2_free_inode(ip->fs, (uint32_t)v->ino, S_ISDIR(v->mode));
 }
 
+static int ext2_vfs_commit(struct super_block *sb, enum commit_scope scope)
+{
+	return ext2_commit(sb->priv, scope);
+}
+
 static int ext2_sync(struct super_block *sb, bool final)
 {
 	struct ext2_fs *fs = sb->priv;
@@ -289,15 +294,16 @@ static void ext2_vfs_free_inode(struct inode *ip)
 static int ext2_statfs(struct super_block *sb, uint64_t out[6])
 {
 	struct ext2_fs *fs = sb->priv;
-	uint64_t v[6] = { fs->block_size, fs->blocks_count, fs->free_blocks, fs->free_blocks,
-			  fs->inodes_count, fs->free_inodes };
+	uint64_t bfree = (uint64_t)fs->free_blocks + fs->held_blocks;   /* held: free soon */
+	uint64_t v[6] = { fs->block_size, fs->blocks_count, bfree, bfree,
+			  fs->inodes_count, (uint64_t)fs->free_inodes + fs->held_inodes };
 	memcpy(out, v, sizeof(v));
 	return 0;
 }
 
 const struct super_ops ext2_super_ops = {
 	.free_inode = ext2_vfs_free_inode, .statfs = ext2_statfs, .evict = ext2_evict,
-	.sync = ext2_sync,
+	.sync = ext2_sync, .commit = ext2_vfs_commit,
 };
 
 /* Mount read-write unless asked for read-only or the disk is read-only
