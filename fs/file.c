@@ -1,5 +1,6 @@
 /* fs/file.c -- open files: their references and their opening (fs/file.h). */
 #include "fs/file.h"
+#include "fs/locks.h"
 #include "drivers/block/blkdev.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
@@ -39,6 +40,7 @@ void file_close(struct file *f)
 {
 	if (!atomic_dec_and_test(&f->refs))
 		return;
+	locks_release_file(f);   /* its OFD and flock locks */
 	if (f->ops->close)
 		f->ops->close(f);
 	path_put(&f->path);

@@ -57,6 +57,7 @@ void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
 	ip->atime = ip->mtime = ip->ctime = vfs_now();
 	mutex_init(&ip->lock, "inode", SLEEP_RANK_INODE);
 	list_init(&ip->sb_link);
+	list_init(&ip->locks);
 	if ((S_ISREG(mode) || S_ISLNK(mode) || S_ISDIR(mode)) && pc_ops) {
 		pagecache_init(&ip->data, pc_ops, ip, PC_KIND_FILE);
 		ip->mapping = &ip->data;

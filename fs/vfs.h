@@ -171,6 +171,7 @@ struct inode {
 	uint64_t dirtied_ns;        /* clock_ns() when dirty was last set (the flusher's age) */
 	uint64_t priv;              /* the file system's own */
 	struct list sb_link;        /* on sb->inodes */
+	struct list locks;          /* advisory locks (fs/locks.c, under file_locks_lock) */
 };
 
 enum dentry_flags {

@@ -1,5 +1,6 @@
 /* kernel/file.c -- per-process descriptor tables (kernel/file.h). */
 #include "kernel/file.h"
+#include "fs/locks.h"
 #include "lib/printk.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
@@ -74,7 +75,13 @@ void fd_put(struct proc *p, int newfd, struct file *f, bool cloexec)
 	set_cloexec_locked(t, newfd, cloexec);
 	spin_unlock(&t->lock);
 	if (old)
-		file_close(old);
+		fd_file_close(t, old);
+}
+
+void fd_file_close(struct fdtable *t, struct file *f)
+{
+	locks_release_posix(f, t);   /* POSIX: any close drops the table's locks */
+	file_close(f);
 }
 
 void fd_clear(struct proc *p, int fd)
@@ -109,7 +116,7 @@ void fd_close_on_exec(struct proc *p)
 		struct file *f = p->fdt->cloexec & (1UL << fd) ? take_locked(p->fdt, fd) : NULL;
 		spin_unlock(&p->fdt->lock);
 		if (f)
-			file_close(f);
+			fd_file_close(p->fdt, f);
 	}
 }
 

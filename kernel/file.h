@@ -22,10 +22,20 @@
  * close-on-exec or not; fd_close_on_exec closes every descriptor so marked
  * (a successful execve). */
 struct proc;
+struct fdtable;
 int fd_alloc(struct proc *p, struct file *f, int from, bool cloexec);
 int fd_install(struct proc *p, struct file *f);
 void fd_put(struct proc *p, int newfd, struct file *f, bool cloexec);
 void fd_clear(struct proc *p, int fd);
+/* Close f, taken out of table t: t's POSIX record locks on f's file go
+ * first (fs/locks.h), then t's reference. */
+void fd_file_close(struct fdtable *t, struct file *f);
+
+/* kernel/sys_lock.c: is cmd one of fcntl's lock commands (F_GETLK,
+ * F_SETLK, F_SETLKW, F_OFD_*)? fcntl_lock does it with the struct flock
+ * at uarg: 0 or -errno (fs/locks.h). */
+bool fcntl_is_lock(int cmd);
+long fcntl_lock(struct file *f, int cmd, vaddr_t uarg);
 /* close(2)'s half: empty slot fd and return what it held (NULL: nothing). */
 struct file *fd_take(struct proc *p, int fd);
 /* Is fd close-on-exec? */

@@ -9,6 +9,8 @@
 #include "kernel/proc.h"
 #include "kernel/kthread.h"
 #include "kernel/reclaimd.h"
+#include "kernel/signal.h"
+#include "lib/errno.h"
 #include "lib/atomic.h"
 #include "lib/printk.h"
 #include "lib/rwsem.h"
@@ -61,6 +63,20 @@ static void wait_sleep(const void *chan, struct spinlock *lk)
 	spin_unlock(lk);
 	spin_relax();
 	spin_lock(lk);
+}
+
+/* wait_on_signal's: a task's sleep that a signal ends (-EINTR). */
+static int wait_sleep_signal(const void *chan, struct spinlock *lk)
+{
+	struct proc *p = current_proc();
+	if (!p) {
+		wait_sleep(chan, lk);
+		return 0;
+	}
+	if (signal_interrupted(p))
+		return -EINTR;
+	sleep_on_signal(chan, lk);
+	return signal_interrupted(p) ? -EINTR : 0;
 }
 
 static struct sched_cpu *this_sched(void)
@@ -438,6 +454,7 @@ void sched_init(void)
 	user_return_hook = sched_user_return;
 	wait_sleep_hook = wait_sleep;
 	wait_wake_hook = wakeup;
+	wait_sleep_signal_hook = wait_sleep_signal;
 	rwsem_self_hook = current_task;
 	rwsem_held_hook = current_sleep_locks;
 }

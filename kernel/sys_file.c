@@ -128,10 +128,11 @@ static long sys_writev(const uint64_t a[6])
 static long sys_close(const uint64_t a[6])
 {
 	int fd = (int)a[0];
-	struct file *f = fd_take(current_proc(), fd);   /* one winner if two threads close */
+	struct proc *p = current_proc();
+	struct file *f = fd_take(p, fd);   /* one winner if two threads close */
 	if (!f)
 		return -EBADF;
-	file_close(f);
+	fd_file_close(p->fdt, f);
 	return 0;
 }
 
@@ -391,7 +392,7 @@ static long sys_fcntl(const uint64_t a[6])
 		f->flags = (f->flags & ~(O_NONBLOCK | O_APPEND)) | ((int)a[2] & (O_NONBLOCK | O_APPEND));
 		return 0;
 	default:
-		return -EINVAL;
+		return fcntl_is_lock((int)a[1]) ? fcntl_lock(f, (int)a[1], a[2]) : -EINVAL;
 	}
 }
 

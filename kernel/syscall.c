@@ -27,6 +27,7 @@ void syscall_table_init(void)
 {
 	add_table(sys_proc_table);
 	add_table(sys_file_table);
+	add_table(sys_lock_table);
 	add_table(sys_path_table);
 	add_table(sys_mem_table);
 	add_table(sys_misc_table);

@@ -18,7 +18,7 @@ struct syscall_entry {
 };
 
 /* Each sys_*.c file provides a table; syscall.c builds the dispatch array. */
-extern const struct syscall_entry sys_proc_table[], sys_file_table[], sys_path_table[],
+extern const struct syscall_entry sys_proc_table[], sys_file_table[], sys_path_table[], sys_lock_table[],
 	sys_mem_table[], sys_misc_table[], sys_itimer_table[], sys_pagoda_table[], sys_signal_table[],
 	sys_futex_table[], sys_thread_table[];
 
@@ -36,7 +36,7 @@ enum {
 	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getitimer = 36,
 	SYS_alarm = 37, SYS_setitimer = 38, SYS_getpid = 39,
 	SYS_clone = 56, SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,
-	SYS_wait4 = 61, SYS_kill = 62, SYS_uname = 63, SYS_fcntl = 72, SYS_fsync = 74, SYS_fdatasync = 75,
+	SYS_wait4 = 61, SYS_kill = 62, SYS_uname = 63, SYS_fcntl = 72, SYS_flock = 73, SYS_fsync = 74, SYS_fdatasync = 75,
 	SYS_getcwd = 79, SYS_sysinfo = 99, SYS_chdir = 80, SYS_gettimeofday = 96, SYS_times = 100,
 	SYS_getuid = 102, SYS_getgid = 104, SYS_geteuid = 107, SYS_getegid = 108,
 	SYS_getppid = 110, SYS_arch_prctl = 158, SYS_sync = 162, SYS_reboot = 169, SYS_syncfs = 306,

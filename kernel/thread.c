@@ -42,7 +42,7 @@ static void fdtable_put(struct fdtable *t)
 		return;
 	for (int fd = 0; fd < NOFILE; fd++)
 		if (t->files[fd])
-			file_close(t->files[fd]);
+			fd_file_close(t, t->files[fd]);
 	kfree(t);
 }
 

@@ -48,4 +48,8 @@ static inline void list_del(struct list *n)
 #define list_for_each(it, head) \
 	for (struct list *it = (head)->next; it != (head); it = it->next)
 
+/* list_for_each that lets the body list_del (and free) it. */
+#define list_for_each_safe(it, nx, head) \
+	for (struct list *it = (head)->next, *nx = it->next; it != (head); it = nx, nx = it->next)
+
 #endif

@@ -34,6 +34,7 @@ enum lock_rank {
 	LOCK_RANK_PAGECACHE_LIST = 11, /* the list of every page cache (mm/pagecache.c): reclaim's */
 	LOCK_RANK_PAGECACHE = 13, /* one page cache's tree and page states (mm/pagecache.c): waits take proc_lock */
 	LOCK_RANK_RWSEM = 14,     /* a sleeping lock's own guard (lib/rwsem.c) */
+	LOCK_RANK_FILE_LOCKS = 15, /* every inode's advisory locks, their waiters (fs/locks.c): wakes take proc_lock */
 	LOCK_RANK_BLK_QUEUE = 16, /* one disk's request queue (drivers/virtio/virtio_blk.c) */
 	LOCK_RANK_BLK_DONE = 17,  /* block requests' completion (drivers/block/blkdev.c): wakes take proc_lock */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */

@@ -3,6 +3,7 @@
 
 void (*wait_sleep_hook)(const void *chan, struct spinlock *lk);
 void (*wait_wake_hook)(const void *chan);
+int (*wait_sleep_signal_hook)(const void *chan, struct spinlock *lk);
 
 void wait_on(const void *chan, struct spinlock *lk)
 {
@@ -13,6 +14,14 @@ void wait_on(const void *chan, struct spinlock *lk)
 	spin_unlock(lk);
 	spin_relax();
 	spin_lock(lk);
+}
+
+int wait_on_signal(const void *chan, struct spinlock *lk)
+{
+	if (wait_sleep_signal_hook)
+		return wait_sleep_signal_hook(chan, lk);
+	wait_on(chan, lk);
+	return 0;
 }
 
 void wait_wake(const void *chan)

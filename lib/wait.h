@@ -30,6 +30,10 @@
  * held again on return. Wake-ups may be spurious: test the condition again. */
 void wait_on(const void *chan, struct spinlock *lk);
 
+/* wait_on for a system call a signal interrupts: -EINTR when a signal is
+ * pending (before the sleep or at the wake-up), else 0. */
+int wait_on_signal(const void *chan, struct spinlock *lk);
+
 /* Wake every task waiting on chan (any context, interrupts included). */
 void wait_wake(const void *chan);
 
@@ -38,5 +42,6 @@ void wait_wake(const void *chan);
  * on chan. NULL until the scheduler starts: wait_on spins. */
 extern void (*wait_sleep_hook)(const void *chan, struct spinlock *lk);
 extern void (*wait_wake_hook)(const void *chan);
+extern int (*wait_sleep_signal_hook)(const void *chan, struct spinlock *lk);
 
 #endif

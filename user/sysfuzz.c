@@ -155,6 +155,7 @@ static const struct call calls[] = {
 	{ 17, "pread64", C_BLOCKS | H, { A_FD, A_PTR, A_LEN, A_INT }, 4, 4 },
 	{ 18, "pwrite64", C_BLOCKS | C_PIPE | H, { A_FD, A_PTR, A_LEN, A_INT }, 4, 4 },
 	{ 74, "fsync", H, { A_FD }, 1, 2 },
+	{ 73, "flock", C_BLOCKS | H, { A_FD, A_INT }, 2, 2 },
 	{ 75, "fdatasync", H, { A_FD }, 1, 2 },
 	{ 162, "sync", 0, { 0 }, 0, 1 },
 	{ 306, "syncfs", 0, { A_FD }, 1, 1 },
@@ -164,7 +165,7 @@ static const struct call calls[] = {
 	{ 32, "dup", H, { A_FD }, 1, 3 },
 	{ 33, "dup2", H, { A_FD, A_FD }, 2, 3 },
 	{ 292, "dup3", H, { A_FD, A_FD, A_INT }, 3, 3 },
-	{ 72, "fcntl", H, { A_FD, A_INT, A_INT }, 3, 4 },
+	{ 72, "fcntl", C_BLOCKS | H, { A_FD, A_INT, A_INT }, 3, 4 },   /* (F_SETLKW waits) */
 	{ 217, "getdents64", H, { A_FD, A_PTR, A_LEN }, 3, 4 },
 	{ 79, "getcwd", H, { A_PTR, A_LEN }, 2, 3 },
 	{ 80, "chdir", H, { A_PATH }, 1, 2 },
@@ -639,6 +640,11 @@ static void tame(const struct call *c, uint64_t *a)
 		short_timeout(a[0]);
 	if (c->nr == NR_futex)
 		tame_futex(a);
+	if (c->nr == NR_fcntl && rnd(3) == 0) {   /* a record-lock command, a struct flock */
+		static const int lock_cmds[] = { 5, 6, 7, 36, 37, 38 };
+		a[1] = (uint64_t)lock_cmds[rnd(6)];
+		a[2] = any_ptr();
+	}
 	if (c->nr == NR_clone)
 		a[0] &= ~LCLONE_PARENT;            /* its child would be the harness's */
 	if (c->nr == SYS_pagoda_forkbench)

@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <sys/mman.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "usertests.h"
@@ -452,6 +455,246 @@ void test_files_fallocate(void)
 	CHECK_OK(close(fd));
 	fd = CHECK_OK(open("f", O_RDONLY));
 	CHECK_ERR(syscall(285, fd, 0, 0L, 10L), EBADF);
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
+/* ---- advisory locks: raw Linux calls (newlib's F_SETLK and struct flock
+ * are BSD's), the same on Pagoda, musl and the Linux host ---- */
+
+struct lx_flock {
+	short l_type, l_whence;
+	long l_start, l_len;
+	int l_pid;
+};
+
+enum { LX_F_GETLK = 5, LX_F_SETLK = 6, LX_F_SETLKW = 7, LX_OFD_GETLK = 36, LX_OFD_SETLK = 37,
+       LX_RD = 0, LX_WR = 1, LX_UN = 2, LX_LOCK_SH = 1, LX_LOCK_EX = 2, LX_LOCK_NB = 4,
+       LX_LOCK_UN = 8 };
+
+/* fcntl(fd, cmd, {type, SEEK_SET, start, len}): its result; *out the struct after. */
+static long lock_call(int fd, int cmd, int type, long start, long len, struct lx_flock *out)
+{
+	struct lx_flock fl = { (short)type, 0, start, len, 0 };
+	long r = syscall(72, fd, cmd, &fl);
+	if (out)
+		*out = fl;
+	return r;
+}
+
+/* Fork a child that runs fn(fd) and exits with its result; its status. */
+static int in_child(int (*fn)(int), int fd)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(fn(fd));
+	int st = -1;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static int child_sees_lock(int fd)
+{
+	struct lx_flock fl;
+	if (lock_call(fd, LX_F_GETLK, LX_WR, 50, 10, &fl) != 0)
+		return 1;
+	if (fl.l_type != LX_WR || fl.l_start != 0 || fl.l_len != 100 || fl.l_pid != getppid())
+		return 2;
+	if (lock_call(fd, LX_F_SETLK, LX_WR, 99, 1, NULL) != -1 || errno != EAGAIN)
+		return 3;
+	if (lock_call(fd, LX_F_SETLK, LX_RD, 100, 100, NULL) != 0)   /* next to it: free */
+		return 4;
+	if (lock_call(fd, LX_F_GETLK, LX_WR, 0, 50, &fl) != 0 || fl.l_type != LX_WR)
+		return 5;
+	return 0;
+}
+
+static int child_after_unlock(int fd)
+{
+	struct lx_flock fl;
+	if (lock_call(fd, LX_F_GETLK, LX_WR, 0, 50, &fl) != 0 || fl.l_type != LX_UN)
+		return 1;   /* the parent unlocked [0, 50) */
+	if (lock_call(fd, LX_F_GETLK, LX_RD, 50, 0, &fl) != 0 || fl.l_type != LX_WR ||
+	    fl.l_start != 50 || fl.l_len != 50)
+		return 2;   /* [50, 100) left, and a read lock conflicts with it */
+	return 0;
+}
+
+static int child_after_close(int fd)
+{
+	return lock_call(fd, LX_F_SETLK, LX_WR, 0, 0, NULL) == 0 ? 0 : 1;   /* all gone */
+}
+
+/* files_locks: fcntl record locks between processes: F_GETLK says who
+ * holds what, F_SETLK's EAGAIN, unlocking a part, POSIX's rule that any
+ * close of the file drops the process's locks, and the errnos. */
+void test_files_locks(void)
+{
+	enter_scratch("locks");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	struct lx_flock fl;
+	CHECK_OK(lock_call(fd, LX_F_SETLK, LX_WR, 0, 100, NULL));
+	CHECK_OK(lock_call(fd, LX_F_SETLK, LX_RD, 10, 5, NULL));   /* own locks never conflict */
+	CHECK_OK(lock_call(fd, LX_F_SETLK, LX_WR, 10, 5, NULL));
+	CHECK_OK(lock_call(fd, LX_F_GETLK, LX_WR, 0, 0, &fl));
+	CHECK(fl.l_type == LX_UN);                                  /* ...nor show in F_GETLK */
+	CHECK(in_child(child_sees_lock, fd) == 0);
+	CHECK_OK(lock_call(fd, LX_F_SETLK, LX_UN, 0, 50, NULL));
+	CHECK(in_child(child_after_unlock, fd) == 0);
+	int other = CHECK_OK(open("f", O_RDONLY));
+	CHECK_OK(close(other));                                     /* drops every lock of ours */
+	CHECK(in_child(child_after_close, fd) == 0);
+	/* the errnos */
+	int ro = CHECK_OK(open("f", O_RDONLY));
+	CHECK_ERR(lock_call(ro, LX_F_SETLK, LX_WR, 0, 1, NULL), EBADF);
+	CHECK_OK(lock_call(ro, LX_F_SETLK, LX_RD, 0, 1, NULL));
+	CHECK_ERR(lock_call(fd, LX_F_SETLK, 7, 0, 1, NULL), EINVAL);
+	CHECK_ERR(lock_call(fd, LX_F_SETLK, LX_WR, -5, 1, NULL), EINVAL);
+	CHECK_ERR(lock_call(fd, LX_F_SETLK, LX_WR, 5, -10, NULL), EINVAL);
+	CHECK_OK(lock_call(fd, LX_F_SETLK, LX_WR, 5, -5, NULL));    /* [0, 5) */
+	CHECK_ERR(lock_call(fd, LX_F_GETLK, LX_UN, 0, 1, NULL), EINVAL);
+	struct lx_flock bad = { LX_WR, 9, 0, 1, 0 };
+	CHECK_ERR(syscall(72, fd, LX_F_SETLK, &bad), EINVAL);
+	CHECK_ERR(syscall(72, fd, LX_F_SETLK, (void *)8), EFAULT);
+	CHECK_ERR(syscall(72, 999, LX_F_SETLK, &bad), EBADF);
+	CHECK_OK(close(ro));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
+static int child_flock(int fd)
+{
+	int mine = open("f", O_RDONLY);
+	if (mine < 0)
+		return 1;
+	if (syscall(73, mine, LX_LOCK_EX | LX_LOCK_NB) != -1 || errno != EWOULDBLOCK)
+		return 2;   /* the parent's open file holds it */
+	if (syscall(73, fd, LX_LOCK_EX | LX_LOCK_NB) != 0)
+		return 3;   /* the same open file (inherited): its own lock */
+	return 0;
+}
+
+/* files_flock: flock(2) belongs to the open file: a second open
+ * conflicts, a dup or a child's inherited descriptor shares it; the last
+ * close of the open file drops it; LOCK_SH is shared; OFD locks conflict
+ * between two opens in one process. */
+void test_files_flock(void)
+{
+	enter_scratch("flock");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	int second = CHECK_OK(open("f", O_RDONLY));
+	CHECK_OK(syscall(73, fd, LX_LOCK_EX));
+	CHECK_ERR(syscall(73, second, LX_LOCK_SH | LX_LOCK_NB), EWOULDBLOCK);
+	CHECK(in_child(child_flock, fd) == 0);
+	int d = CHECK_OK(dup(fd));
+	CHECK_OK(close(fd));                                          /* d keeps the open file */
+	CHECK_ERR(syscall(73, second, LX_LOCK_EX | LX_LOCK_NB), EWOULDBLOCK);
+	CHECK_OK(close(d));                                           /* its last close: gone */
+	CHECK_OK(syscall(73, second, LX_LOCK_SH | LX_LOCK_NB));
+	fd = CHECK_OK(open("f", O_RDWR));
+	CHECK_OK(syscall(73, fd, LX_LOCK_SH | LX_LOCK_NB));          /* shared */
+	CHECK_ERR(syscall(73, fd, LX_LOCK_EX | LX_LOCK_NB), EWOULDBLOCK);
+	CHECK_OK(syscall(73, second, LX_LOCK_UN));
+	CHECK_OK(syscall(73, fd, LX_LOCK_EX | LX_LOCK_NB));          /* upgraded */
+	CHECK_ERR(syscall(73, fd, 3), EINVAL);
+	CHECK_ERR(syscall(73, fd, 0), EINVAL);
+	CHECK_ERR(syscall(73, 999, LX_LOCK_SH), EBADF);
+	CHECK_OK(close(fd));
+	CHECK_OK(close(second));
+	/* OFD locks: owned by the open file */
+	fd = CHECK_OK(open("f", O_RDWR));
+	second = CHECK_OK(open("f", O_RDWR));
+	struct lx_flock fl = { LX_WR, 0, 0, 10, 1 };
+	CHECK_ERR(syscall(72, fd, LX_OFD_SETLK, &fl), EINVAL);       /* l_pid must be 0 */
+	CHECK_OK(lock_call(fd, LX_OFD_SETLK, LX_WR, 0, 10, NULL));
+	CHECK_ERR(lock_call(second, LX_OFD_SETLK, LX_WR, 5, 1, NULL), EAGAIN);
+	CHECK_OK(lock_call(second, LX_OFD_GETLK, LX_RD, 0, 0, &fl));
+	CHECK(fl.l_type == LX_WR && fl.l_pid == -1 && fl.l_len == 10);
+	CHECK_ERR(lock_call(second, LX_F_SETLK, LX_RD, 0, 1, NULL), EAGAIN);   /* POSIX vs OFD */
+	CHECK_OK(close(fd));
+	CHECK_OK(lock_call(second, LX_OFD_SETLK, LX_WR, 5, 1, NULL));
+	CHECK_OK(close(second));
+	leave_scratch();
+}
+
+static volatile int lock_alarms;
+
+static void on_lock_alarm(int sig)
+{
+	(void)sig;
+	lock_alarms++;
+}
+
+/* Hold [0, 10) of fd's file and [20, 30) until the pipe says go. */
+static pid_t child_holding(int fd, int go[2], int ready[2])
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		if (lock_call(fd, LX_F_SETLK, LX_WR, 20, 10, NULL) != 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		/* wait for [0, 10) (the parent's), or report a deadlock */
+		long r = lock_call(fd, LX_F_SETLKW, LX_WR, 0, 10, NULL);
+		int dead = r == -1 && errno == EDEADLK;
+		if (dead)
+			lock_call(fd, LX_F_SETLK, LX_UN, 20, 10, NULL);   /* let the parent in */
+		if (write(ready[1], dead ? "d" : "g", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* files_lock_wait: F_SETLKW sleeps until the lock is free; two processes
+ * each waiting for the other: one of them gets EDEADLK (whichever asked
+ * last) and the other its lock; a signal ends the wait with EINTR. */
+void test_files_lock_wait(void)
+{
+	enter_scratch("lockwait");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	int go[2], ready[2];
+	char c;
+	CHECK_OK(pipe(go));
+	CHECK_OK(pipe(ready));
+	CHECK_OK(lock_call(fd, LX_F_SETLK, LX_WR, 0, 10, NULL));
+	pid_t pid = child_holding(fd, go, ready);
+	CHECK(read(ready[0], &c, 1) == 1 && c == 'r');
+	usleep(100000);   /* (the child is most likely asleep in F_SETLKW now) */
+	long r = lock_call(fd, LX_F_SETLKW, LX_WR, 20, 10, NULL);
+	int parent_dead = r == -1 && errno == EDEADLK;
+	if (parent_dead)
+		CHECK_OK(lock_call(fd, LX_F_SETLK, LX_UN, 0, 10, NULL));   /* let the child in */
+	else
+		CHECK_OK(r);   /* the child saw the deadlock and let go */
+	CHECK(read(ready[0], &c, 1) == 1);
+	CHECK(parent_dead ? c == 'g' : c == 'd');
+	CHECK(write(go[1], "g", 1) == 1);
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* a signal ends the wait */
+	pid = fork();
+	if (pid == 0) {
+		if (lock_call(fd, LX_F_SETLK, LX_WR, 50, 10, NULL) != 0 || write(ready[1], "r", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	CHECK(read(ready[0], &c, 1) == 1 && c == 'r');
+	struct sigaction a;
+	memset(&a, 0, sizeof a);
+	a.sa_handler = on_lock_alarm;   /* no SA_RESTART */
+	sigemptyset(&a.sa_mask);
+	CHECK_OK(sigaction(SIGALRM, &a, NULL));
+	alarm(1);
+	r = lock_call(fd, LX_F_SETLKW, LX_WR, 55, 1, NULL);
+	CHECK(r == -1 && errno == EINTR && lock_alarms == 1);
+	signal(SIGALRM, SIG_DFL);
+	CHECK(write(go[1], "g", 1) == 1);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_OK(lock_call(fd, LX_F_SETLKW, LX_WR, 0, 0, NULL));   /* all free again */
+	close(go[0]), close(go[1]), close(ready[0]), close(ready[1]);
 	CHECK_OK(close(fd));
 	leave_scratch();
 }
