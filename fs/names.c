@@ -136,20 +136,18 @@ int vfs_link(const struct fs_root *fs, const struct path *ostart, const char *on
 	if (r < 0)
 		return r;
 	struct inode *ip = old.dentry->inode;
-	if (S_ISDIR(ip->mode)) {
-		path_put(&old);
-		return -EPERM;
-	}
 	if ((r = parent_for_change(fs, nstart, nname, &dir, &last, &len, -EEXIST)) < 0) {
 		path_put(&old);
 		return r;
 	}
 	struct dentry *d = NULL;
 	struct inode *dip = dir.dentry->inode;
-	if (dir.mnt != old.mnt)
+	if ((r = child_locked(dir.dentry, last, len, &d)) == 0 && d)
+		r = -EEXIST;             /* Linux's order: EEXIST, EXDEV, EPERM */
+	else if (r == 0 && dir.mnt != old.mnt)
 		r = -EXDEV;
-	else if ((r = child_locked(dir.dentry, last, len, &d)) == 0 && d)
-		r = -EEXIST;
+	else if (r == 0 && S_ISDIR(ip->mode))
+		r = -EPERM;
 	else if (r == 0 && !ip->nlink)
 		r = -ENOENT;             /* unlinked meanwhile */
 	else if (r == 0 && !(dip->op && dip->op->link))
@@ -225,10 +223,12 @@ int vfs_unlink(const struct fs_root *fs, const struct path *start, const char *n
 static int check_rename(struct dentry *d, struct dentry *ndir, struct dentry *nd, unsigned flags)
 {
 	bool isdir = S_ISDIR(d->inode->mode);
-	if (d->mounts || (nd && nd->mounts))
-		return -EBUSY;
 	if (isdir && dentry_is_ancestor(d, ndir))
 		return -EINVAL;              /* into itself */
+	if (nd && dentry_is_ancestor(nd, d))
+		return -ENOTEMPTY;           /* over its own ancestor (Linux checks both first) */
+	if (d->mounts || (nd && nd->mounts))
+		return -EBUSY;
 	if (!nd)
 		return 0;
 	if (flags & RENAME_NOREPLACE)

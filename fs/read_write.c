@@ -31,6 +31,15 @@ static char *page_bytes(struct page *pg)
 enum copy_dir { TO_USER, FROM_USER };
 
 /* Move chunk bytes between page index idx at in and user ubuf. */
+/* Have the store make room for [off, off + len) (ext2: blocks), with
+ * the page that holds it already in the cache: read while its new
+ * blocks were still holes, the page has zeros where the write does not
+ * reach, never what a freshly allocated block held on the disk. */
+static int prepare_write(struct inode *ip, uint64_t off, uint64_t len)
+{
+	return ip->op && ip->op->prepare_write ? ip->op->prepare_write(ip, off, len) : 0;
+}
+
 static long copy_page(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ubuf,
 		      uint64_t chunk, enum copy_dir dir)
 {
@@ -41,6 +50,10 @@ static long copy_page(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ubuf,
 	int r = pagecache_get(ip->mapping, idx, how, &pg);
 	if (r < 0)
 		return r;
+	if (dir == FROM_USER && (r = prepare_write(ip, idx * PAGE_SIZE + in, chunk)) < 0) {
+		page_put(pg);
+		return r;   /* -ENOSPC: what was written before stays */
+	}
 	r = dir == TO_USER ? copyout(ubuf, page_bytes(pg) + in, chunk) :
 			     copyin(page_bytes(pg) + in, ubuf, chunk);
 	if (r == 0 && dir == FROM_USER)
@@ -78,8 +91,6 @@ static long write_locked(struct file *f, struct inode *ip, vaddr_t ubuf, uint64_
 	long r = 0;
 	while (done < n) {
 		uint64_t in = f->off % PAGE_SIZE, chunk = MIN(n - done, PAGE_SIZE - in);
-		if (ip->op && ip->op->prepare_write && (r = ip->op->prepare_write(ip, f->off, chunk)) < 0)
-			break;   /* -ENOSPC: what was written stays */
 		r = copy_page(ip, f->off / PAGE_SIZE, in, ubuf + done, chunk, FROM_USER);
 		if (r < 0)
 			break;
@@ -240,6 +251,23 @@ int vfs_truncate(struct inode *ip, uint64_t size)
 	return r;
 }
 
+/* fallocate's part of one page: room made (prepare_write) and the page
+ * dirty, so that the new blocks get the page's bytes (zeros in a hole),
+ * never what the disk held there. */
+static int zero_fill(struct inode *ip, uint64_t off, uint64_t len)
+{
+	if (!ip->op || !ip->op->prepare_write)
+		return 0;
+	struct page *pg;
+	int r = pagecache_get(ip->mapping, off / PAGE_SIZE, PC_READ, &pg);
+	if (r < 0)
+		return r;
+	if ((r = prepare_write(ip, off, len)) == 0)
+		pagecache_set_dirty(ip->mapping, pg);
+	page_put(pg);
+	return r;
+}
+
 int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size)
 {
 	if (off + len > MAX_FILE_SIZE)
@@ -248,7 +276,9 @@ int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size)
 	uint64_t old = ip->size;
 	if (keep_size)   /* nothing past the end: a disk format may not allow it (ext2) */
 		len = off >= old ? 0 : MIN(len, old - off);
-	int r = len && ip->op && ip->op->prepare_write ? ip->op->prepare_write(ip, off, len) : 0;
+	int r = 0;
+	for (uint64_t at = off; r == 0 && at < off + len; at = ALIGN_DOWN(at, PAGE_SIZE) + PAGE_SIZE)
+		r = zero_fill(ip, at, MIN(off + len, ALIGN_DOWN(at, PAGE_SIZE) + PAGE_SIZE) - at);
 	if (r == 0 && !keep_size && off + len > old) {
 		ip->size = off + len;
 		if (ip->op && ip->op->set_size && (r = ip->op->set_size(ip, old)) < 0)

@@ -95,7 +95,7 @@ def run_suite(build, row):
     extra = disks.prepare(build, name, disk_spec) if disk_spec else []
     res = driver.run_qemu(iso, mem=mem, timeout=timeout, cpus=cpus, extra=extra)
     if disk_spec:
-        res.tests += disks.verify(build, name, res.log)
+        res.tests += disks.verify(build, name, res.log, disk_spec)
     with open(os.path.join(build, "test", name + ".log"), "w") as f:
         f.write(res.log)
     durations.append((time.time() - t0, name))

@@ -9,7 +9,8 @@ ptshare=fork, ptshare=all, ptshare=off and pv=checked, and the VM tester with th
 (vmthreads: -t 4 workers, -r 2 helpers, on 4 CPUs) under ptshare=pd,
 ptshare=all and with processes on every CPU (smp_sched=1), and the system-call
 fuzzer threaded (systhreads: -t 4 threads in each of -P 3 processes at once,
--m a memory hog keeping reclaim busy) in the same three modes, each running seeds
+-m a memory hog keeping reclaim busy) in the same three modes, and the
+file-system tester (user/fstester.c, on /tmp's tmpfs, 4 CPUs), each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
 the testers on the Linux host (host mode: sysfuzz's allowlist), the
 ext2 image fuzzer (tests/unit/test_ext2.c's damage case), the VFS model
@@ -41,9 +42,10 @@ THREAD_MODES = [("pd", ""), ("all", "ptshare=all vmcheck"), ("smp", "smp_sched=1
 TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
            "sysfuzz": ("sysfuzz", "-n,3000", "128M", None, None),
            "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4),
-           "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4)}
+           "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4),
+           "fstester": ("fstester", "-n,3000", "256M", [("tmpfs", "")], 4)}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
-SUMMARY = re.compile(r"^(vmtester|sysfuzz|ext2|vfs|crash): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
+SUMMARY = re.compile(r"^(vmtester|sysfuzz|fstester|ext2|vfs|crash): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
 
 
 def make_iso(build, name, cmdline):

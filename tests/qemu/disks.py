@@ -17,7 +17,8 @@ printed is checked against the image: sectors FIRST.. hold "PAGODA WROTE
 ext2 disk, every "KTEST EXT2-FILE NAME PATH SIZE SEED" must be a file of
 SIZE bytes of SEED's pattern as debugfs reads it from the image, every
 "KTEST EXT2-GONE NAME PATH" must be absent, and e2fsck -fn must find the
-image clean.
+image clean; so must it every ext2 disk whose spec says "fsck" (e.g.
+"vda:64M:ext2:fsck": a program that writes it and prints nothing for it).
 """
 import os
 import re
@@ -30,7 +31,7 @@ EXT2_GONE = re.compile(r"KTEST EXT2-GONE (\w+) (\S+)")
 
 
 def parse(spec):
-    """[(name, bytes, readonly, ext2)] of a disks column."""
+    """[(name, bytes, readonly, ext2)] of a disks column ("fsck": see verify)."""
     out = []
     for d in spec.split():
         parts = d.split(":")
@@ -77,9 +78,11 @@ def debugfs_cat(img, path):
     return p.stdout, p.stderr.decode(errors="replace")
 
 
-def verify_ext2(build, suite, log):
-    """The ext2 lines of the log against the images, and e2fsck of each image named."""
-    results, images = [], set()
+def verify_ext2(build, suite, log, spec=""):
+    """The ext2 lines of the log against the images, and e2fsck of each image
+    named there or marked fsck in spec."""
+    results = []
+    images = set(image_path(build, suite, d.split(":")[0]) for d in spec.split() if ":fsck" in d)
     for name, path, size, seed in EXT2_FILE.findall(log):
         img = image_path(build, suite, name)
         images.add(img)
@@ -101,9 +104,10 @@ def verify_ext2(build, suite, log):
     return results
 
 
-def verify(build, suite, log):
-    """[(test name, ok, detail)] for each DISK-WROTE and EXT2 line of the log."""
-    results = verify_ext2(build, suite, log)
+def verify(build, suite, log, spec=""):
+    """[(test name, ok, detail)] for each DISK-WROTE and EXT2 line of the log
+    (and each disk of spec marked fsck)."""
+    results = verify_ext2(build, suite, log, spec)
     for name, first, count in WROTE.findall(log):
         first, count = int(first), int(count)
         with open(image_path(build, suite, name), "rb") as f:
