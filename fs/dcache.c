@@ -200,6 +200,27 @@ void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t
 	dentry_put(old);
 }
 
+void dentry_exchange(struct dentry *a, struct dentry *b)
+{
+	spin_lock(&dcache_lock);
+	struct dentry *pa = a->parent, *pb = b->parent;
+	list_del(&a->sibling);
+	list_del(&b->sibling);
+	a->parent = pb, b->parent = pa;   /* (each parent keeps one child's reference) */
+	a->seq = pb->next_seq++, b->seq = pa->next_seq++;
+	list_add_tail(&pb->children, &a->sibling);
+	list_add_tail(&pa->children, &b->sibling);
+	char *an = a->name != a->iname ? a->name : NULL, *bn = b->name != b->iname ? b->name : NULL;
+	char tmp[sizeof(a->iname)];
+	memcpy(tmp, a->iname, sizeof(tmp));
+	memcpy(a->iname, b->iname, sizeof(tmp));
+	memcpy(b->iname, tmp, sizeof(tmp));
+	a->name = bn ? bn : a->iname, b->name = an ? an : b->iname;
+	size_t len = a->len;
+	a->len = b->len, b->len = len;
+	spin_unlock(&dcache_lock);
+}
+
 bool dentry_is_ancestor(struct dentry *d, struct dentry *e)
 {
 	spin_lock(&dcache_lock);

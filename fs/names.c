@@ -10,6 +10,7 @@
  *   unlink:  op->unlink -> dentry_drop (open files keep the inode; it goes
  *            with its last reference when it has no links left)
  *   rename:  op->rename -> dentry_drop(victim), dentry_move
+ *            (RENAME_EXCHANGE: op->rename -> dentry_exchange)
  */
 #include "fs/vfs.h"
 #include "lib/errno.h"
@@ -225,10 +226,12 @@ static int check_rename(struct dentry *d, struct dentry *ndir, struct dentry *nd
 	bool isdir = S_ISDIR(d->inode->mode);
 	if (isdir && dentry_is_ancestor(d, ndir))
 		return -EINVAL;              /* into itself */
-	if (nd && dentry_is_ancestor(nd, d))
-		return -ENOTEMPTY;           /* over its own ancestor (Linux checks both first) */
+	if (nd && dentry_is_ancestor(nd, d))   /* over its own ancestor (Linux checks both first) */
+		return flags & RENAME_EXCHANGE ? -EINVAL : -ENOTEMPTY;
 	if (d->mounts || (nd && nd->mounts))
 		return -EBUSY;
+	if (flags & RENAME_EXCHANGE)
+		return nd ? 0 : -ENOENT;     /* two names trade places: any types */
 	if (!nd)
 		return 0;
 	if (flags & RENAME_NOREPLACE)
@@ -259,8 +262,10 @@ static int rename_locked(struct path *odir, const char *olast, size_t olen,
 		r = -EPERM;
 	if (r == 0)
 		r = odip->op->rename(odip, olast, olen, d->inode, ndip, nlast, nlen,
-				     nd ? nd->inode : NULL);
-	if (r == 0) {
+				     nd ? nd->inode : NULL, flags);
+	if (r == 0 && (flags & RENAME_EXCHANGE)) {
+		dentry_exchange(d, nd);
+	} else if (r == 0) {
 		if (nd)
 			dentry_drop(nd);
 		dentry_move(d, ndir->dentry, nlast, nlen);
@@ -274,8 +279,9 @@ out:
 int vfs_rename(const struct fs_root *fs, const struct path *ostart, const char *oname,
 	       const struct path *nstart, const char *nname, unsigned flags)
 {
-	if (flags & ~(unsigned)RENAME_NOREPLACE)
-		return -EINVAL;              /* RENAME_EXCHANGE, WHITEOUT: not in Pagoda */
+	if ((flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE)) ||
+	    flags == (RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;              /* RENAME_WHITEOUT: not in Pagoda */
 	struct path odir, ndir;
 	const char *olast, *nlast;
 	size_t olen, nlen;
@@ -286,8 +292,10 @@ int vfs_rename(const struct fs_root *fs, const struct path *ostart, const char *
 		path_put(&odir);
 		return r;
 	}
-	if (olen == 0 || nlen == 0 || is_dot(olast, olen) || is_dot(nlast, nlen))
-		r = olen == 0 || nlen == 0 ? -EBUSY : -EINVAL;
+	if (olen == 0 || is_dot(olast, olen))
+		r = -EBUSY;                  /* "/", ".", "..": Linux's answers */
+	else if (nlen == 0 || is_dot(nlast, nlen))
+		r = flags & RENAME_NOREPLACE ? -EEXIST : -EBUSY;
 	else if (olen > NAME_MAX || nlen > NAME_MAX)
 		r = -ENAMETOOLONG;
 	else if (odir.mnt != ndir.mnt)

@@ -122,10 +122,26 @@ static int tmpfs_unlink(struct inode *dir, const char *name, size_t len, struct 
 	return 0;
 }
 
+/* RENAME_EXCHANGE: each directory keeps its count of names; a
+ * subdirectory that changes parent moves a link with it. */
+static int tmpfs_exchange(struct inode *odir, struct inode *ip, struct inode *ndir,
+			  struct inode *other)
+{
+	int moved = S_ISDIR(ip->mode) - S_ISDIR(other->mode);   /* into ndir, net */
+	ndir->nlink += (uint32_t)moved, odir->nlink -= (uint32_t)moved;
+	inode_touch(odir);
+	inode_touch(ndir);
+	ip->ctime = other->ctime = vfs_now();
+	return 0;
+}
+
 static int tmpfs_rename(struct inode *odir, const char *oname, size_t olen, struct inode *ip,
-			struct inode *ndir, const char *nname, size_t nlen, struct inode *victim)
+			struct inode *ndir, const char *nname, size_t nlen, struct inode *victim,
+			unsigned flags)
 {
 	(void)oname, (void)olen, (void)nname, (void)nlen;
+	if (flags & RENAME_EXCHANGE)
+		return tmpfs_exchange(odir, ip, ndir, victim);
 	if (victim)
 		drop_name(ndir, victim);
 	odir->priv--;

@@ -125,9 +125,12 @@ struct inode_ops {
 	/* Remove name (which names ip) from dir; a directory (rmdir) is empty. */
 	int (*unlink)(struct inode *dir, const char *name, size_t len, struct inode *ip);
 	/* Move name (ip) from odir to nname in ndir, replacing victim (NULL if
-	 * none: the VFS checked the types and that a directory victim is empty). */
+	 * none: the VFS checked the types and that a directory victim is empty);
+	 * with RENAME_EXCHANGE in flags, victim's name and ip's trade places
+	 * (-EINVAL: this file system cannot, as Linux's ext2). */
 	int (*rename)(struct inode *odir, const char *oname, size_t olen, struct inode *ip,
-		      struct inode *ndir, const char *nname, size_t nlen, struct inode *victim);
+		      struct inode *ndir, const char *nname, size_t nlen, struct inode *victim,
+		      unsigned flags);
 	/* Is directory ip empty (for rmdir and rename): 1, 0 or -errno. */
 	int (*empty)(struct inode *ip);
 	/* The entry of dir at position *pos or after it into *de, *pos moved
@@ -337,6 +340,8 @@ void dentry_put(struct dentry *d);
 void dentry_drop(struct dentry *d);
 /* Move d under ndir with name (rename; dcache_lock taken inside). */
 void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len);
+/* Trade the places (parents and names) of a and b (RENAME_EXCHANGE). */
+void dentry_exchange(struct dentry *a, struct dentry *b);
 /* Every cached, unused dentry of sb's tree is dropped (umount, memory short). */
 void dentry_prune(struct super_block *sb);
 /* The file system is unmounted and its tree pruned: free its root

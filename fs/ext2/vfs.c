@@ -175,8 +175,11 @@ static int ext2_vfs_unlink(struct inode *dirv, const char *name, size_t len, str
 }
 
 static int ext2_vfs_rename(struct inode *odirv, const char *oname, size_t olen, struct inode *ipv,
-			   struct inode *ndirv, const char *nname, size_t nlen, struct inode *victim)
+			   struct inode *ndirv, const char *nname, size_t nlen, struct inode *victim,
+			   unsigned flags)
 {
+	if (flags & RENAME_EXCHANGE)
+		return -EINVAL;   /* as Linux's ext2 */
 	struct ext2_inode *odir = ext2_i(odirv), *ndir = ext2_i(ndirv), *ip = ext2_i(ipv);
 	uint8_t ft = ext2_ftype(ipv->mode);
 	int e = victim ? ext2_set_entry(ndir, nname, nlen, (uint32_t)ipv->ino, ft)

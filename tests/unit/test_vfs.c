@@ -78,6 +78,37 @@ static void check_text(const char *name, const char *want)
 	ck_assert_str_eq(buf, want);
 }
 
+/* RENAME_EXCHANGE: two names trade places (a file and a directory across
+ * directories: the link counts follow the directory); a name and its
+ * own ancestor cannot. */
+START_TEST(rename_exchange)
+{
+	setup();
+	ck_assert_int_eq(vfs_mkdir(&fs, NULL, "/a", 0755), 0);
+	ck_assert_int_eq(vfs_mkdir(&fs, NULL, "/b", 0755), 0);
+	ck_assert_int_eq(vfs_mkdir(&fs, NULL, "/a/sub", 0755), 0);
+	make_file("/a/sub/x", "in sub");
+	make_file("/b/a-rather-long-name-that-is-not-inline-in-the-dentry", "file");
+	struct inode *sub = inode_at("/a/sub");
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/a/sub", NULL,
+				    "/b/a-rather-long-name-that-is-not-inline-in-the-dentry",
+				    RENAME_EXCHANGE), 0);
+	check_text("/a/sub", "file");
+	check_text("/b/a-rather-long-name-that-is-not-inline-in-the-dentry/x", "in sub");
+	ck_assert_ptr_eq(inode_at("/b/a-rather-long-name-that-is-not-inline-in-the-dentry"), sub);
+	ck_assert_int_eq(inode_at("/a")->nlink, 2);   /* its subdirectory went to /b */
+	ck_assert_int_eq(inode_at("/b")->nlink, 3);
+	ck_assert_int_eq(walk("/b/a-rather-long-name-that-is-not-inline-in-the-dentry/../../a/sub", 0,
+			      NULL), 0);
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/b", NULL,
+				    "/b/a-rather-long-name-that-is-not-inline-in-the-dentry",
+				    RENAME_EXCHANGE), -EINVAL);   /* into itself */
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/b/a-rather-long-name-that-is-not-inline-in-the-dentry/x",
+				    NULL, "/b", RENAME_EXCHANGE), -EINVAL);   /* with its ancestor */
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/a/sub", NULL, "/a/sub", RENAME_EXCHANGE), 0);
+}
+END_TEST
+
 START_TEST(names_and_errors)
 {
 	setup();
@@ -95,7 +126,10 @@ START_TEST(names_and_errors)
 	ck_assert_int_eq(vfs_unlink(&fs, NULL, "/", UNLINK_DIR), -EBUSY);
 	ck_assert_int_eq(vfs_link(&fs, NULL, "/d", NULL, "/e", 0), -EPERM);
 	ck_assert_int_eq(vfs_rename(&fs, NULL, "/d", NULL, "/d/sub", 0), -EINVAL);
-	ck_assert_int_eq(vfs_rename(&fs, NULL, "/d/f", NULL, "/d/g", RENAME_EXCHANGE), -EINVAL);
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/d/f", NULL, "/d/g", RENAME_EXCHANGE), -ENOENT);
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/d/f", NULL, "/d/f", RENAME_EXCHANGE | RENAME_NOREPLACE),
+			 -EINVAL);
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/d/f", NULL, "/d/f", 8 /* WHITEOUT */), -EINVAL);
 	ck_assert_int_eq(inode_at("/d")->nlink, 2);
 	ck_assert_int_eq(inode_at("/")->nlink, 3);
 	check_text("/d/f", "hello");
@@ -423,6 +457,7 @@ int main(void)
 	TCase *tc = tcase_create("vfs");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, names_and_errors);
+	tcase_add_test(tc, rename_exchange);
 	tcase_add_test(tc, symlinks);
 	tcase_add_test(tc, all_given_back_at_umount);
 	tcase_add_test(tc, truncate_zeroes_the_tail);

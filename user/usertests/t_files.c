@@ -698,3 +698,35 @@ void test_files_lock_wait(void)
 	CHECK_OK(close(fd));
 	leave_scratch();
 }
+
+/* files_rename_exchange: renameat2's RENAME_EXCHANGE on tmpfs (Linux's
+ * shmem has it; a host /tmp of another kind may not: then only the
+ * errors are checked): a file and a directory trade places. */
+void test_files_rename_exchange(void)
+{
+	uint64_t sf[15];   /* struct statfs: f_type first (newlib has no statfs) */
+	char buf[8];
+	enter_scratch("exchange");
+	CHECK_OK(syscall(137, ".", sf));
+	int tmpfs = sf[0] == 0x01021994;
+	CHECK_OK(mkdir("dir", 0755));
+	int fd = CHECK_OK(open("file", O_WRONLY | O_CREAT, 0644));
+	CHECK(write(fd, "abc", 3) == 3);
+	CHECK_OK(close(fd));
+	CHECK_ERR(syscall(316, L_AT_FDCWD, "file", L_AT_FDCWD, "none", 2L), ENOENT);
+	CHECK_ERR(syscall(316, L_AT_FDCWD, "file", L_AT_FDCWD, "dir", 3L), EINVAL);
+	if (tmpfs) {
+		CHECK_OK(syscall(316, L_AT_FDCWD, "file", L_AT_FDCWD, "dir", 2L));
+		struct stat st;
+		CHECK_OK(stat("file", &st));
+		CHECK(S_ISDIR(st.st_mode));
+		fd = CHECK_OK(open("dir", O_RDONLY));
+		CHECK(read(fd, buf, sizeof buf) == 3 && !memcmp(buf, "abc", 3));
+		CHECK_OK(close(fd));
+	}
+	CHECK_ERR(syscall(316, L_AT_FDCWD, "file", L_AT_FDCWD, ".", 2L), EBUSY);
+	CHECK_ERR(rename("file", ".."), EBUSY);
+	CHECK_ERR(rename(".", "x"), EBUSY);
+	CHECK_ERR(syscall(316, L_AT_FDCWD, "file", L_AT_FDCWD, "..", 1L), EEXIST);
+	leave_scratch();
+}
