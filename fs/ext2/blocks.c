@@ -276,50 +276,51 @@ int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 
 /* ---- the page cache's ops ---- */
 
-/* read_page: each block of the page from the disk (holes and what lies
- * past the end stay zeros). */
+/* Read or write the blocks of page `index` that lie inside the file:
+ * disk-contiguous blocks in one request (with 1 KiB blocks a page is
+ * usually one request, not four); holes are skipped. */
+static int page_io(struct ext2_inode *ip, uint64_t index, char *va, enum blk_op op)
+{
+	uint64_t size = ip->vfs.size;
+	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs;
+	uint32_t run_first = 0, run_at = 0, run_n = 0;   /* disk block, block of the page, count */
+	for (uint32_t i = 0; i <= per_page; i++) {
+		uint32_t b = 0;
+		int e = 0;
+		if (i < per_page && (index * per_page + i) * bs < size)
+			e = ext2_bmap(ip, index * per_page + i, &b);
+		if (e)
+			return e == -EUCLEAN ? e : -EIO;
+		if (run_n && b == run_first + run_n) {
+			run_n++;
+			continue;
+		}
+		if (run_n && blk_rw(ip->fs->dev, op, (uint64_t)run_first * (bs / SECTOR_SIZE),
+				    va + run_at * bs, run_n * bs))
+			return -EIO;
+		run_first = b, run_at = i, run_n = b ? 1 : 0;
+	}
+	return 0;
+}
+
+/* read_page: the page's blocks from the disk (holes and what lies past
+ * the end stay zeros: the page comes zeroed). */
 static int ext2_read_page(struct pagecache *pc, uint64_t index, struct page *pg)
 {
 	struct ext2_inode *ip = ext2_i(pc->owner);
-	uint64_t size = ip->vfs.size;
-	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs;
+	uint64_t size = ip->vfs.size, start = index * PAGE_SIZE;
 	char *va = (char *)P2V(page_to_pa(pg));
-	for (uint32_t i = 0; i < per_page; i++) {
-		uint64_t lblk = index * per_page + i, at = lblk * bs;
-		uint32_t b;
-		if (at >= size)
-			break;
-		int e = ext2_bmap(ip, lblk, &b);
-		if (!e && b)
-			e = blk_rw(ip->fs->dev, BLK_READ, (uint64_t)b * (bs / SECTOR_SIZE), va + i * bs, bs);
-		if (e)
-			return e == -EUCLEAN ? e : -EIO;
-		if (size - at < bs)   /* the last block: no bytes past the end */
-			memset(va + i * bs + (size - at), 0, bs - (size - at));
-	}
-	return 0;
+	int e = page_io(ip, index, va, BLK_READ);
+	if (!e && size > start && size - start < PAGE_SIZE)   /* no bytes past the end */
+		memset(va + (size - start), 0, PAGE_SIZE - (size - start));
+	return e;
 }
 
 /* write_page: each mapped block of the page inside the file to the disk
  * (a hole stays one: every block a write touched was mapped first). */
 static int ext2_write_page(struct pagecache *pc, uint64_t index, struct page *pg)
 {
-	struct ext2_inode *ip = ext2_i(pc->owner);
-	uint64_t size = ip->vfs.size;
-	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs;
-	char *va = (char *)P2V(page_to_pa(pg));
-	for (uint32_t i = 0; i < per_page; i++) {
-		uint64_t lblk = index * per_page + i;
-		uint32_t b;
-		if (lblk * bs >= size)
-			break;
-		int e = ext2_bmap(ip, lblk, &b);
-		if (!e && b)
-			e = blk_rw(ip->fs->dev, BLK_WRITE, (uint64_t)b * (bs / SECTOR_SIZE), va + i * bs, bs);
-		if (e)
-			return -EIO;
-	}
-	return 0;
+	return page_io(ext2_i(pc->owner), index, (char *)P2V(page_to_pa(pg)), BLK_WRITE);
 }
 
 const struct pagecache_ops ext2_data_ops = {
