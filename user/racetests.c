@@ -24,6 +24,9 @@
  *                     others map and unmap (freeing page-table pages): each
  *                     walk under that process's address-space lock; before,
  *                     under proc_lock alone, through tables being freed
+ *   file_writers      threads on every CPU pwrite interleaved stripes of one
+ *                     file (neighbours share pages) and append to their own:
+ *                     every byte where it was written (tmpfs, and the root)
  *
  * Built twice, as threadtests is: bin/racetests (newlib, Pagoda's pthreads)
  * and bin/racetests-musl (static musl); both run as pid 1 on Pagoda on 2
@@ -595,6 +598,103 @@ struct racetest {
 	void (*fn)(void);
 };
 
+/* ---- file_writers ---- */
+
+#define FW_THREADS 4
+#define FW_CHUNK 3000       /* not a page: neighbours share pages */
+#define FW_ROUNDS 40
+static int fw_fd;
+static volatile int fw_go;
+
+static uint8_t fw_byte(int t, int round, size_t i)
+{
+	return (uint8_t)(t * 61 + round * 7 + i);
+}
+
+/* Thread t writes its stripes of the shared file (chunk t, t + THREADS,
+ * ...) with pwrite, then its own file whole, appending. */
+static void *fw_writer(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	uint8_t buf[FW_CHUNK];
+	char own[64];
+	snprintf(own, sizeof own, "/tmp/race-fw.%d.%d", (int)getpid(), t);
+	int fd = open(own, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	if (fd < 0)
+		return (void *)1;
+	while (!fw_go)
+		;
+	for (int r = 0; r < FW_ROUNDS; r++) {
+		for (size_t i = 0; i < FW_CHUNK; i++)
+			buf[i] = fw_byte(t, r, i);
+		off_t at = (off_t)(r * FW_THREADS + t) * FW_CHUNK;
+		if (pwrite(fw_fd, buf, FW_CHUNK, at) != FW_CHUNK || write(fd, buf, FW_CHUNK) != FW_CHUNK)
+			return (void *)2;
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Does path hold exactly want? */
+static int file_is(const char *path, const uint8_t *want, size_t n)
+{
+	static uint8_t got[FW_THREADS * FW_ROUNDS * FW_CHUNK + 1];
+	int fd = open(path, O_RDONLY);
+	ssize_t r = fd < 0 ? -1 : read(fd, got, sizeof got);
+	if (fd >= 0)
+		close(fd);
+	return r == (ssize_t)n && !memcmp(got, want, n);
+}
+
+/* Threads on every CPU write one file (interleaved stripes that share
+ * pages) and each its own (O_APPEND) at once: every byte lands where it
+ * was written, in /tmp (tmpfs on Pagoda) and on the root (ext2 when the
+ * root is a disk). */
+static void file_writers_in(const char *dir)
+{
+	static uint8_t want[FW_THREADS * FW_ROUNDS * FW_CHUNK], mine[FW_ROUNDS * FW_CHUNK];
+	char shared[64], own[64];
+	pthread_t th[FW_THREADS];
+	snprintf(shared, sizeof shared, "%s/race-fw.%d", dir, (int)getpid());
+	fw_fd = open(shared, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fw_fd >= 0);
+	fw_go = 0;
+	for (int t = 0; t < FW_THREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, fw_writer, (void *)(intptr_t)t) == 0);
+	fw_go = 1;
+	for (int t = 0; t < FW_THREADS; t++) {
+		void *r;
+		CHECK(pthread_join(th[t], &r) == 0);
+		if (r)
+			fail(__LINE__, "writer %d: %s failed", t, r == (void *)1 ? "open" : "write");
+	}
+	CHECK(fsync(fw_fd) == 0);
+	close(fw_fd);
+	for (int r = 0; r < FW_ROUNDS; r++)
+		for (int t = 0; t < FW_THREADS; t++)
+			for (size_t i = 0; i < FW_CHUNK; i++)
+				want[(size_t)(r * FW_THREADS + t) * FW_CHUNK + i] = fw_byte(t, r, i);
+	if (!file_is(shared, want, sizeof want))
+		fail(__LINE__, "%s: the stripes are not what the threads wrote", shared);
+	for (int t = 0; t < FW_THREADS; t++) {
+		for (int r = 0; r < FW_ROUNDS; r++)
+			for (size_t i = 0; i < FW_CHUNK; i++)
+				mine[(size_t)r * FW_CHUNK + i] = fw_byte(t, r, i);
+		snprintf(own, sizeof own, "/tmp/race-fw.%d.%d", (int)getpid(), t);
+		if (!file_is(own, mine, sizeof mine))
+			fail(__LINE__, "%s: not the appends of thread %d", own, t);
+		unlink(own);
+	}
+	unlink(shared);
+}
+
+static void t_file_writers(void)
+{
+	file_writers_in("/tmp");
+	if (access("/", W_OK) == 0 && on_pagoda())
+		file_writers_in("");   /* the root: ext2 when booted from a disk */
+}
+
 static const struct racetest tests[] = {
 	{ "exec_race", t_exec_race },
 	{ "proc_fd_race", t_proc_fd_race },
@@ -603,6 +703,7 @@ static const struct racetest tests[] = {
 	{ "text_dontneed_attach", t_text_dontneed_attach },
 	{ "reclaim_fork", t_reclaim_fork },
 	{ "oom_unmap_churn", t_oom_unmap_churn },
+	{ "file_writers", t_file_writers },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
