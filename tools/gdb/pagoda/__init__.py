@@ -12,10 +12,11 @@ it). Modules, one job each:
   frames    pg-page (the struct page frame database)
   proc      pg-ps, pg-vmas
   lazyfree  pg-lazyfree
+  cache     pg-cache (page caches and their pages)
   cpus      pg-cpus
   pvsites   pg-pvsites
   syms      pg-syms, pg-bt
   session   pg-help, pg-log, pg-hello
   names     the kernel names the helpers depend on
 """
-from . import walk, draw, frames, proc, lazyfree, pvsites, syms, session, cpus  # noqa: F401
+from . import walk, draw, frames, proc, lazyfree, cache, pvsites, syms, session, cpus  # noqa: F401

@@ -66,3 +66,11 @@ IPI_PENDING = "call_pending"      # mask of CPUs that have not answered the call
 IPI_FN = "call_fn"                # the function of that call
 SHOOTDOWN_FN = "flush_here"       # ... when it is a TLB shootdown
 PROVIDER_SMP = "it comes with SMP support (arch/x86_64/percpu.h, ipi.c)"
+
+# mm/pagecache.h -- page caches (files, tmpfs, disks).
+PAGECACHES = "all_caches"         # struct list of every struct pagecache (.link)
+PAGECACHE = "struct pagecache"    # .root, .height, .nrpages, .ndirty, .kind, .owner
+PC_NODE = "struct pc_node"        # .slot[64]: nodes, then struct page * at the last level
+PAGECACHE_KIND_ENUM = "enum pagecache_kind"
+INODE = "struct inode"            # fs/vfs.h: a file cache's owner (.ino, .size)
+PROVIDER_PAGECACHE = "it comes with the page cache (mm/pagecache.c)"
