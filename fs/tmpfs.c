@@ -193,15 +193,8 @@ static long tmpfs_readlink(struct inode *ip, char *buf, uint64_t n)
  * tail of the last one (a later growth must read zeros there). */
 static int tmpfs_set_size(struct inode *ip, uint64_t old)
 {
-	if (ip->size >= old)
-		return 0;
-	pagecache_truncate(ip->mapping, ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE);
-	uint64_t in = ip->size % PAGE_SIZE;
-	struct page *pg;
-	if (in && pagecache_get(ip->mapping, ip->size / PAGE_SIZE, PC_FIND, &pg) == 0) {
-		memset((char *)P2V(page_to_pa(pg)) + in, 0, PAGE_SIZE - in);
-		page_put(pg);
-	}
+	if (ip->size < old)
+		pagecache_truncate_at(ip->mapping, ip->size);
 	return 0;
 }
 

@@ -359,6 +359,24 @@ void pagecache_truncate(struct pagecache *pc, uint64_t from)
 	spin_unlock(&pc->lock);
 }
 
+void pagecache_truncate_at(struct pagecache *pc, uint64_t size)
+{
+	pagecache_truncate(pc, ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE);
+	uint64_t in = size % PAGE_SIZE;
+	struct page *pg;
+	if (!in || pagecache_get(pc, size / PAGE_SIZE, pc->ops->read_page ? PC_READ : PC_FIND, &pg))
+		return;   /* (no page: a hole, or the store failed: nothing cached to clean) */
+	spin_lock(&pc->lock);
+	wait_while(pc, pg, PGC_WRITEBACK);
+	memset((char *)page_va(pg) + in, 0, PAGE_SIZE - in);
+	if ((pg->cache.flags & PGC_UPTODATE) && !(pg->cache.flags & PGC_DIRTY)) {
+		pg->cache.flags |= PGC_DIRTY;
+		count_dirty(pc, 1);
+	}
+	spin_unlock(&pc->lock);
+	page_put(pg);
+}
+
 uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want)
 {
 	uint64_t freed = 0;

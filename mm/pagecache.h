@@ -137,6 +137,12 @@ int pagecache_take_error(struct pagecache *pc);
 /* Drop every page with an index >= from, dirty ones too (what lies past a
  * file's new end). Waits for pages being read or written. */
 void pagecache_truncate(struct pagecache *pc, uint64_t from);
+/* A file shrank to size bytes: its pages past it dropped, and the bytes
+ * past it in the page that holds the end zeroed and the page dirtied (a
+ * later growth reads zeros, on the store too), after any write-back of
+ * that page in flight ends, so that once this returns no write of the
+ * old bytes past the end is under way: the caller may free the blocks. */
+void pagecache_truncate_at(struct pagecache *pc, uint64_t size);
 
 /* Empty pc (pagecache_truncate from 0) and take it off the list of
  * caches: its owner may free it then. */

@@ -205,8 +205,10 @@ static int ext2_vfs_empty(struct inode *ip)
 }
 
 /* The size changed to ip->size (inode lock held): a shrink zeroes the
- * last block's tail (a later growth must read zeros there) and frees the
- * blocks past the end. */
+ * end page's bytes past the end (a later growth must read zeros there,
+ * also from the last block on the disk), waits for that page's write-back
+ * in flight (which may still be writing blocks past the end), and only
+ * then frees the blocks past the end. */
 static int ext2_vfs_set_size(struct inode *v, uint64_t old)
 {
 	struct ext2_inode *ip = ext2_i(v);
@@ -214,16 +216,7 @@ static int ext2_vfs_set_size(struct inode *v, uint64_t old)
 	inode_mark_dirty(v);
 	if (v->size >= old)
 		return 0;
-	pagecache_truncate(v->mapping, ALIGN_UP(v->size, PAGE_SIZE) / PAGE_SIZE);
-	uint64_t tail = v->size % bs;
-	if (tail) {
-		uint64_t n = bs - tail;
-		char *zero = kzalloc(n);
-		long w = zero ? pagecache_copy(v->mapping, v->size, zero, n, PC_COPY_IN) : -ENOMEM;
-		kfree(zero);
-		if (w < 0)
-			return (int)w;
-	}
+	pagecache_truncate_at(v->mapping, v->size);
 	return ext2_truncate_blocks(ip, ALIGN_UP(v->size, bs) / bs);
 }
 

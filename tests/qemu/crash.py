@@ -7,7 +7,7 @@ ext2 has no journal, so Pagoda promises what Linux's ext2 promises: after
 a power-off at any moment, `e2fsck -fy` repairs the image, and every file
 that was fsync'd (with its directory fsync'd) before the power-off reads
 back intact. This test keeps that promise honest. One ext2 image
-(build/test/crash.img, made by mke2fs -d from the root tree, 1 or 4 KiB
+(build/test/poweroff.img, made by mke2fs -d from the root tree, 1 or 4 KiB
 blocks by the seed) is the root file system of RUNS boots in a row; each
 boots `init=/bin/crashload` (user/crashload.c: files written, fsync'd,
 renamed, unlinked, with noise that is never synced) and is killed
@@ -44,7 +44,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 import disks  # noqa: E402  (pattern(): the bytes user/crashload.c writes)
 
-LINE = re.compile(r"^(DURABLE|REMOVING|REMOVED|REMOVED-ALL) (\S+)(?: (\d+) (\d+))?\s*$", re.M)
+# Whole lines only (a kill may cut the last one short: a promise not yet made).
+LINE = re.compile(r"^(?:(DURABLE) (\S+) (\d+) (\d+)|(REMOVING|REMOVED|REMOVED-ALL) (\S+))\n", re.M)
 
 
 def make_image(build, path, block):
@@ -116,7 +117,9 @@ def dump_all(img, paths, tmp):
 
 def account(text, durable, limbo):
     """Fold one run's console lines into durable {path: (size, seed)} and limbo."""
-    for kind, path, size, seed in LINE.findall(text):
+    for m in LINE.finditer(text):
+        kind, path = (m.group(1), m.group(2)) if m.group(1) else (m.group(5), m.group(6))
+        size, seed = m.group(3), m.group(4)
         if kind == "DURABLE":
             durable[path] = (int(size), int(seed))
         elif kind == "REMOVING":
@@ -151,7 +154,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--cpus", type=int, default=2)
-    ap.add_argument("--name", default="crash")
+    ap.add_argument("--name", default="poweroff")   # build/test/NAME.img, NAME-RUN.log
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.randrange(1, 1 << 30)
     rng = random.Random(seed)

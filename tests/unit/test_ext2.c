@@ -479,6 +479,17 @@ static void write_ops(int bs)
 	ck_assert_int_eq(path_walk(&wfs, NULL, "/big.bin", 0, &p), 0);
 	ck_assert_int_eq(vfs_truncate(p.dentry->inode, 5000), 0);
 	path_put(&p);
+	/* down into the middle of a page, then up: zeros past the old end, in
+	 * the cache too (before: the cached page kept its old bytes past the
+	 * last block) */
+	static uint8_t grown[8192], zeros[8192 - 1500];
+	ck_assert_int_eq(write_at("/regrow", a, sizeof(grown), 0, O_EXCL), (long)sizeof(grown));
+	ck_assert_int_eq(path_walk(&wfs, NULL, "/regrow", 0, &p), 0);
+	ck_assert_int_eq(vfs_truncate(p.dentry->inode, 1500), 0);
+	ck_assert_int_eq(vfs_truncate(p.dentry->inode, sizeof(grown)), 0);
+	ck_assert_int_eq(inode_read(p.dentry->inode, 0, grown, sizeof(grown)), (long)sizeof(grown));
+	ck_assert(memcmp(grown, a, 1500) == 0 && memcmp(grown + 1500, zeros, sizeof(zeros)) == 0);
+	path_put(&p);
 	ck_assert_int_eq(vfs_rename(&wfs, NULL, "/d", NULL, "/many/d", 0), 0);   /* a directory moves */
 	ck_assert_int_eq(vfs_rename(&wfs, NULL, "/many/file-with-a-longish-name-001", NULL,
 				    "/many/file-with-a-longish-name-002", 0), 0);   /* over a file */
