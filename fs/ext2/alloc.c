@@ -171,14 +171,21 @@ static int give_back_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n, uint
 	return e;
 }
 
+/* Is inode ino in use? Its group's inode bitmap read into map: 0,
+ * -EUCLEAN (freeing a free inode), -EIO. */
+static int check_inode_in_use(struct ext2_fs *fs, uint32_t ino, uint8_t *map)
+{
+	uint32_t g = (ino - 1) / fs->inodes_per_group;
+	int e = read_bitmap(fs, fs->group[g].inode_bitmap, map);
+	return e ? e : bit(map, (ino - 1) % fs->inodes_per_group) ? 0 : -EUCLEAN;
+}
+
 /* Clear inode ino's bit (checked). */
 static int give_back_inode(struct ext2_fs *fs, uint32_t ino, bool is_dir, uint8_t *map)
 {
 	uint32_t g = (ino - 1) / fs->inodes_per_group, i = (ino - 1) % fs->inodes_per_group;
 	struct ext2_group *grp = &fs->group[g];
-	int e = read_bitmap(fs, grp->inode_bitmap, map);
-	if (!e && !bit(map, i))
-		e = -EUCLEAN;
+	int e = check_inode_in_use(fs, ino, map);
 	if (!e) {
 		set_bits(map, i, 1, false);
 		e = write_bits(fs, grp->inode_bitmap, map, i, 1);
@@ -378,14 +385,11 @@ int ext2_free_inode(struct ext2_fs *fs, uint32_t ino, bool is_dir)
 {
 	if (ino < fs->first_ino || ino > fs->inodes_count)
 		return -EUCLEAN;
-	uint32_t i = (ino - 1) % fs->inodes_per_group;
 	uint8_t *map = kmalloc(fs->block_size);
 	if (!map)
 		return -ENOMEM;
 	mutex_lock(&fs->alloc_lock);
-	int e = read_bitmap(fs, fs->group[(ino - 1) / fs->inodes_per_group].inode_bitmap, map);
-	if (!e && !bit(map, i))
-		e = -EUCLEAN;
+	int e = check_inode_in_use(fs, ino, map);
 	if (!e)
 		e = hold(fs, (struct ext2_freed){ ino, 1, is_dir ? FREED_DIR : FREED_INODE, NULL, 0 }, map);
 	mutex_unlock(&fs->alloc_lock);
