@@ -30,7 +30,6 @@ static char *page_bytes(struct page *pg)
 
 enum copy_dir { TO_USER, FROM_USER };
 
-/* Move chunk bytes between page index idx at in and user ubuf. */
 /* Have the store make room for [off, off + len) (ext2: blocks), with
  * the page that holds it already in the cache: read while its new
  * blocks were still holes, the page has zeros where the write does not
@@ -40,6 +39,8 @@ static int prepare_write(struct inode *ip, uint64_t off, uint64_t len)
 	return ip->op && ip->op->prepare_write ? ip->op->prepare_write(ip, off, len) : 0;
 }
 
+/* Move chunk bytes between page index idx at in and user ubuf (a write:
+ * room made first, prepare_write). */
 static long copy_page(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ubuf,
 		      uint64_t chunk, enum copy_dir dir)
 {
