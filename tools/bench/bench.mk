@@ -27,7 +27,9 @@
 #                       musl binaries (build/bench/musl) and the same busybox (lat_proc's
 #                       sh) on both kernels, and Pagoda's newlib builds as an extra,
 #                       labelled column; CSV, tables, ratios, the issue-19 targets and
-#                       plots in build/bench/results/
+#                       plots in build/bench/results/; both kernels get a fresh copy of
+#                       one empty ext2 image (BENCH_DISK_SIZE=2G) as /dev/vda, where
+#                       filebench mounts it and measures file I/O
 #                       BENCH_MEM=2G BENCH_ROUNDS=3 BENCH_ARGS='--runs 5 --ms 100'
 #                       BENCH_FORKRSS='0 16 64 256 1024' (forkrss MiB; less with less memory)
 #                       BENCH_PAGODA_CONFIGS='libc=musl libc=musl,ptshare=all libc=newlib' (each a column; e.g.
@@ -41,7 +43,7 @@
 
 BENCH_SRC   := user/bench
 BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy phases \
-	mallocbench ptshare_stat
+	mallocbench ptshare_stat filebench
 BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
@@ -100,6 +102,16 @@ bench-pagoda: $(BENCH_PAGODA_BINS)
 bench-smoke: | $(call deps,build newlib musl bench)
 	tools/bench/smoke.sh $(B)
 
+# The disk of filebench under make bench-linux: an empty ext2 file system
+# as mke2fs makes it, copied afresh for every boot of either kernel
+# (tools/bench/disk.sh), where both see it as /dev/vda.
+BENCH_DISK_IMG  := $(B)/bench/disk.img
+BENCH_DISK_SIZE ?= 2G
+$(BENCH_DISK_IMG): | $(call deps,build run)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@.tmp && truncate -s $(BENCH_DISK_SIZE) $@.tmp && \
+		mke2fs -q -F -t ext2 -L bench $@.tmp && mv $@.tmp $@
+
 # Linux and Pagoda in QEMU, side by side: each round boots Linux, then Pagoda
 # once per configuration in BENCH_PAGODA_CONFIGS (words separated by commas,
 # "default" for none: libc=musl|newlib picks the binaries, NAME=VALUE in
@@ -115,13 +127,13 @@ BENCH_SYSTEMS = --system "linux|tools/bench/linux.sh boot $(B) $(BENCH_MEM)" \
 	$(foreach c,$(BENCH_PAGODA_CONFIGS),--system "$(call bench_pagoda_name,$(c))|tools/bench/pagoda.sh \
 		boot $(B) $(BENCH_MEM) '$(call bench_pagoda_cmdline,$(c))'")
 
-bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user | $(call deps,build newlib musl run bench)
+bench-linux: bench-musl bench-pagoda $(B)/kernel.elf user $(BENCH_DISK_IMG) | $(call deps,build newlib musl run bench)
 	$(Q)export BENCH_ARGS="$(BENCH_ARGS)" FORKRSS_MIB="$(BENCH_FORKRSS)"; \
 		tools/bench/linux.sh prepare $(B) $(B)/bench/musl && \
 		tools/bench/linux.sh busybox $(B) && \
 		tools/bench/pagoda.sh prepare $(B) $(B)/bench/musl musl $(BUSYBOX_BIN) && \
 		tools/bench/pagoda.sh prepare $(B) $(B)/bench/pagoda newlib $(BUSYBOX_BIN)
-	$(PYTHON) tools/bench/bench.py run --out $(B)/bench/results \
+	BENCH_DISK=$(abspath $(BENCH_DISK_IMG)) $(PYTHON) tools/bench/bench.py run --out $(B)/bench/results \
 		--rounds $(or $(BENCH_ROUNDS),$(BENCH_LINUX_ROUNDS)) --ref linux $(BENCH_SYSTEMS)
 
 # Per-phase TSC counters of the kernel (mm/frame/phasetime.h) around user/bench/phases:

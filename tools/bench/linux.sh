@@ -10,8 +10,9 @@
 #                                   BUILD/busybox/bin/busybox, for Pagoda
 #                                   (make run BUSYBOX=1, tests/busybox/compare.sh)
 #   linux.sh boot BUILD MEM         boot that kernel in QEMU the way Pagoda boots
-#                                   (tools/qemu.sh: TCG, -cpu max, CPUS guest CPUs, -m MEM); the
-#                                   serial console goes to stdout
+#                                   (tools/qemu.sh: TCG, -cpu max, CPUS guest CPUs, -m MEM),
+#                                   with a fresh copy of BENCH_DISK as /dev/vda when set
+#                                   (tools/bench/disk.sh); the serial console goes to stdout
 #
 # The suite's options come from the environment at prepare time: BENCH_ARGS
 # (common options, e.g. "--runs 5 --ms 100") and FORKRSS_MIB (forkrss sizes).
@@ -21,6 +22,15 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 initramfs=${LINUX_INITRAMFS:-initramfs.gz}
+# shellcheck source=tools/bench/disk.sh
+. "$here/disk.sh"
+
+# The modules of Debian's kernel that the disk needs (virtio-blk, and ext4,
+# whose driver mounts ext2), in the order their dependencies load: the
+# initramfs's /init loads them (insmod, no modprobe without modules.dep).
+MODULES="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
+drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/block/virtio_blk
+lib/crc16 fs/mbcache fs/jbd2/jbd2 crypto/crc32c_generic fs/ext4/ext4"
 
 # fetch PKG DEST: the .deb of PKG (the candidate version) into directory DEST,
 # downloaded once; prints its path.
@@ -50,13 +60,19 @@ prepare() {
 	local build=$1 bindir=$2 top=$1/bench/linux
 	local debs=$top/debs root=$top/root stage=$top/stage pkg
 	pkg=$(kernel_pkg "$debs")
-	if [ ! -e "$top/vmlinuz" ]; then
-		rm -rf "$root" && mkdir -p "$root"
+	if [ ! -e "$top/vmlinuz" ] || [ ! -d "$top/modules" ]; then
+		rm -rf "$root" "$top/modules" && mkdir -p "$root" "$top/modules.tmp"
 		dpkg-deb -x "$(fetch "$pkg" "$debs")" "$root"
 		cp "$root"/boot/vmlinuz-* "$top/vmlinuz"
-		rm -rf "$root"   # the modules are not needed: all the suite uses is built in
+		for m in $MODULES; do
+			cp "$root"/lib/modules/*/kernel/"$m".ko "$top/modules.tmp/"
+		done
+		echo "$MODULES" | tr ' ' '\n' | sed 's|.*/||' > "$top/modules.tmp/order"
+		mv "$top/modules.tmp" "$top/modules"
+		rm -rf "$root"   # the other modules are not needed
 	fi
-	rm -rf "$stage" && mkdir -p "$stage"/{bin,dev,proc,tmp,bench}
+	rm -rf "$stage" && mkdir -p "$stage"/{bin,dev,proc,tmp,mnt,bench}
+	cp -r "$top/modules" "$stage/modules"
 	dpkg-deb -x "$(fetch busybox-static "$debs")" "$stage/bb"
 	mv "$stage/bb/bin/busybox" "$stage/bin/busybox" && rm -rf "$stage/bb"
 	cp "$bindir"/* "$stage/bench/" 2>/dev/null || true
@@ -80,10 +96,13 @@ busybox() {
 
 # boot BUILD MEM: run the suite once under Linux in QEMU.
 boot() {
-	local top=$1/bench/linux
-	exec "$here/../qemu.sh" -m "$2" -kernel "$top/vmlinuz" -initrd "$top/$initramfs" \
-		-append "console=ttyS0 quiet mitigations=off panic=-1" \
-		-display none -serial stdio -monitor none -no-reboot </dev/null
+	local top=$1/bench/linux st=0
+	bench_disk_setup
+	"$here/../qemu.sh" -m "$2" -kernel "$top/vmlinuz" -initrd "$top/$initramfs" \
+		-append "console=ttyS0 quiet mitigations=off panic=-1" "${bench_disk_opts[@]}" \
+		-display none -serial stdio -monitor none -no-reboot </dev/null || st=$?
+	bench_disk_done
+	return $st
 }
 
 case "${1:-}" in

@@ -12,8 +12,10 @@
 #                                       boot BUILD/kernel.elf once, the way bench-linux
 #                                       boots Linux (tools/qemu.sh: TCG, -cpu max, -m MEM),
 #                                       with an /etc/init.cmd that runs /bin/suite (init
-#                                       runs it, then the kernel powers off); the serial
-#                                       console goes to stdout
+#                                       runs it, then the kernel powers off), with a
+#                                       fresh copy of BENCH_DISK as /dev/vda when set
+#                                       (tools/bench/disk.sh); the serial console goes
+#                                       to stdout
 #   pagoda.sh boot BUILD MEM "CONFIG" --init "COMMAND"
 #                                       the same with COMMAND as /etc/init.cmd instead
 #
@@ -31,6 +33,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$here/../..
+# shellcheck source=tools/bench/disk.sh
+. "$here/disk.sh"
+FILEBENCH_ARGS="--dev /dev/vda --mnt /mnt"   # the benchmark disk (filebench.c)
 
 # prepare BUILD BINDIR [LIBC [BUSYBOX]]: stage the benchmarks as the tree of LIBC
 # (BUILD/bench/pagoda-boot/LIBC) and remember the suite's options; the ISOs
@@ -38,7 +43,7 @@ root=$here/../..
 prepare() {
 	local top=$1/bench/pagoda-boot/${3:-newlib} bindir=$2 sizes bb=${4:-}
 	local env=""
-	rm -rf "$top" && mkdir -p "$top/tree/bin" "$top/tree/etc"
+	rm -rf "$top" && mkdir -p "$top/tree/bin" "$top/tree/etc" "$top/tree/mnt"
 	for f in "$bindir"/*; do
 		if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" "$top/tree/bin/"; fi
 	done
@@ -69,6 +74,9 @@ boot() {
 	elif [ $# -gt 0 ]; then
 		cmd="$cmd$(printf ' %q' "$@")"
 	fi
+	if [ "${1:-}" != --init ] && [ -n "${BENCH_DISK:-}" ]; then
+		cmd="$cmd --args 'filebench=$FILEBENCH_ARGS'"   # as linux-init.sh does
+	fi
 	# keyed by the kernel's contents too: a rebuilt kernel.elf at the same
 	# path must not boot the image made from the old one
 	name=$top/$(echo "cfg-$config" | tr -c 'A-Za-z0-9=.-' '_')-$(printf '%s\n' "$kernel" \
@@ -80,8 +88,12 @@ boot() {
 		"$root/tools/mkiso.sh" "$kernel" "$name.tar" "${kernel_opts# }" "$name.iso"
 		rm -rf "$name.tree" "$name.tar"
 	fi
-	exec "$root/tools/qemu.sh" -m "$mem" -cdrom "$name.iso" \
-		-display none -serial stdio -monitor none -no-reboot </dev/null
+	local st=0
+	bench_disk_setup
+	"$root/tools/qemu.sh" -m "$mem" -cdrom "$name.iso" "${bench_disk_opts[@]}" \
+		-display none -serial stdio -monitor none -no-reboot </dev/null || st=$?
+	bench_disk_done
+	return $st
 }
 
 case "${1:-}" in

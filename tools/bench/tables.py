@@ -113,6 +113,17 @@ TARGETS = [
            1.2, False),
 ]
 
+# Issue 37's goals for files (filebench on the same ext2 image and virtio
+# disk): each metric at most Linux's, and a cold sequential read within 1.2x
+# of reading the device itself (the limit under this QEMU).
+FILE_METRICS = [("write 64 MiB + fsync", "write_fsync_64M"), ("read 64 MiB cold", "read_cold_64M"),
+                ("read 64 MiB warm", "read_warm_64M"), ("random 4 KiB read", "rand_read_4k"),
+                ("create + unlink", "create_unlink"), ("append 4 KiB + fsync", "fsync_4k")]
+FILE_TARGETS = [Target(label + " / linux", ("filebench", m), None, 1.0, True)
+                for (label, m) in FILE_METRICS] + [
+    Target("read cold / device read", ("filebench", "read_cold_64M"),
+           ("filebench", "dev_read_64M"), 1.2, False)]
+
 
 def target_ratio(t, data, col, ref):
     """Target t's ratio for column col (None when a reading is missing, or for
@@ -183,6 +194,13 @@ TABLES = [
     Table("targets", "Issue 19's targets: ratios against Linux (the same binaries) and "
           "within each column", TARGETS, layout="targets", columns="^linux$|^pagoda",
           waits="lat_proc, lat_pagefault, forkrss and madvbench on linux and pagoda"),
+    Table("files", "Files on an ext2 disk (filebench): milliseconds per 64 MiB, "
+          "microseconds per operation (±: (max-min)/2 as % of median)",
+          [(label, "filebench", m) for (label, m) in FILE_METRICS] +
+          [("read 64 MiB of the device", "filebench", "dev_read_64M")]),
+    Table("file_targets", "Issue 37's file targets: ratios against Linux (the same binary, "
+          "the same disk image) and within each column", FILE_TARGETS, layout="targets",
+          columns="^linux$|^pagoda", waits="filebench with a disk on linux and pagoda"),
     Table("forkrss", "fork+exit+wait latency (us) against memory touched by the parent",
           lambda d: [("%d MiB" % mib_of(m), b, m)
                      for (_, b, m) in metric_items("forkrss", d, key=mib_of)]),

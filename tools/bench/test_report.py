@@ -195,6 +195,8 @@ LINUX_SIDE = {  # (bench, metric): (linux, pagoda libc=musl); newlib: musl * 2
     ("lat_pagefault", "read"): (2.5, 2), ("lat_pagefault", "read_thp"): (1.25, 2),
     ("forkrss", "fork_0M"): (700, 300), ("forkrss", "fork_1024M"): (7000, 320),
     ("madvbench", "cycle_free"): (90, 33), ("madvbench", "cycle_keep"): (30, 30),
+    ("filebench", "read_cold_64M"): (300, 500), ("filebench", "dev_read_64M"): (400, 400),
+    ("filebench", "fsync_4k"): (1000, 900),
 }
 
 
@@ -228,6 +230,14 @@ def check_linux(out):
     for (row, col), v in want.items():
         expect(cell(out, "targets", row, col) == v, "targets %s, %s: want %s:\n%s"
                % (row, col, v, sec))
+    want = {("read 64 MiB cold / linux", "pagoda libc=musl"): "1.67 MISSED",
+            ("append 4 KiB + fsync / linux", "pagoda libc=musl"): "0.9 ok",
+            ("read cold / device read", "linux"): "0.75 ok",
+            ("read cold / device read", "pagoda libc=musl"): "1.25 MISSED",
+            ("write 64 MiB + fsync / linux", "pagoda libc=musl"): "-"}
+    for (row, col), v in want.items():
+        expect(cell(out, "file_targets", row, col) == v, "file_targets %s, %s: want %s:\n%s"
+               % (row, col, v, section(text, "file_targets")))
     expect(cell(out, "side", "fork proc", "pagoda libc=musl / linux") == "0.4",
            "side ratio against linux")
     expect(cell(out, "side", "read fault thp", "pagoda libc=musl / linux") == "1.6",
