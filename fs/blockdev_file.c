@@ -46,6 +46,8 @@ static long disk_rw(struct file *f, vaddr_t ubuf, uint64_t n, bool write)
 		return -ENOMEM;
 	uint64_t done = 0;
 	long r = 0;
+	if (!write)
+		blkdev_readahead(d, f->off, n);   /* the whole read's pages together */
 	while (done < n) {
 		uint64_t len = MIN(n - done, PAGE_SIZE);
 		if (write && copyin(buf, ubuf + done, len) < 0) {

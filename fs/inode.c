@@ -166,6 +166,7 @@ static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
 	struct inode *ip = obj_inode(obj);
 	if (idx >= ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE)
 		return -EIO;      /* past the end of the file: SIGBUS */
+	pagecache_readahead(ip->mapping, idx, 1, ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE);
 	int r = pagecache_get(ip->mapping, idx, PC_READ, out);
 	if (r == 0 && ip->mapping->kind == PC_KIND_SHMEM)
 		pagecache_set_dirty(ip->mapping, *out);   /* a mapping may write it: tmpfs keeps it */

@@ -334,7 +334,7 @@ void vfs_show_mounts(struct textbuf *tb)
 static bool needs_writing(const struct inode *ip, uint64_t before)
 {
 	const struct pagecache *pc = ip->mapping;
-	return (pc && pc->ndirty && pc->ops->write_page && pc->dirtied_ns < before) ||
+	return (pc && pc->ndirty && pc->ops->write_pages && pc->dirtied_ns < before) ||
 	       (ip->dirty && ip->op && ip->op->write_inode && ip->dirtied_ns < before);
 }
 
@@ -409,6 +409,10 @@ void vfs_flush_old(uint64_t before)
 		(void)vfs_commit(sb, COMMIT_BACKGROUND);
 	}
 	mutex_unlock(&mount_lock);
+	struct blkdev *d;   /* then the disks' own caches: metadata, /dev/vd* writes */
+	for (int i = 0; (d = blkdev_get(i)); i++)
+		if (d->cache.ndirty && d->cache.dirtied_ns < before)
+			(void)pagecache_write_back(&d->cache, 0, PC_MAX_INDEX);
 }
 
 int vfs_sync_all(bool final)

@@ -2,12 +2,12 @@
  * directories through their file system's readdir, and stat.
  *
  *   read(fd, buf, n)                       write(fd, buf, n)
- *     for each page of [off, off+n):         inode->lock (size, O_APPEND)
- *       pagecache_get(PC_READ) -- fills      for each page:
- *       from the store if absent               pagecache_get(PC_READ, or
- *       copyout(page + in)                     PC_OVERWRITE when the page is
- *                                              written whole or lies past EOF)
- *                                              copyin, pagecache_set_dirty
+ *     pagecache_readahead: absent pages      inode->lock (size, O_APPEND)
+ *       in batches, and a window past        for each page:
+ *     for each page of [off, off+n):           pagecache_get(PC_READ, or
+ *       pagecache_get(PC_READ) -- fills        PC_OVERWRITE when the page is
+ *       from the store if absent               written whole or lies past EOF)
+ *       copyout(page + in)                     copyin, pagecache_set_dirty
  *                                            size grows; mtime
  * The copies run with no spinlock held: a fault on the user buffer (even
  * one that maps this very file) takes the ordinary fault path.
@@ -66,8 +66,13 @@ static long copy_page(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ubuf,
 static long page_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
 	struct inode *ip = f->inode;
-	uint64_t done = 0;
+	uint64_t done = 0, size = ip->size;
 	long r = 0;
+	if (f->off < size) {   /* the pages of the read, and a window past them */
+		uint64_t first = f->off / PAGE_SIZE, last = (f->off + MIN(n, size - f->off) - 1) / PAGE_SIZE;
+		pagecache_readahead(ip->mapping, first, last - first + 1,
+				    ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE);
+	}
 	while (done < n && f->off < ip->size) {
 		uint64_t in = f->off % PAGE_SIZE;
 		uint64_t chunk = MIN(MIN(n - done, PAGE_SIZE - in), ip->size - f->off);
@@ -113,7 +118,7 @@ static long page_write(struct file *f, vaddr_t ubuf, uint64_t n)
 	mutex_lock(&ip->lock);
 	long r = write_locked(f, ip, ubuf, n);
 	mutex_unlock(&ip->lock);
-	if (r > 0 && ip->mapping->ops->write_page && pagecache_dirty_over_limit())
+	if (r > 0 && ip->mapping->ops->write_pages && pagecache_dirty_over_limit())
 		(void)pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX);   /* Linux's balance_dirty_pages */
 	return r;
 }

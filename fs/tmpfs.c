@@ -28,13 +28,13 @@
 
 static const struct inode_ops tmpfs_dir_ops, tmpfs_file_ops, tmpfs_link_ops;
 
-static int hole_read(struct pagecache *pc, uint64_t index, struct page *pg)
+static int hole_read(struct pagecache *pc, struct page **pages, unsigned n)
 {
-	(void)pc, (void)index, (void)pg;
-	return 0;            /* the page came zeroed: a hole */
+	(void)pc, (void)pages, (void)n;
+	return 0;            /* the pages came zeroed: holes */
 }
 
-static const struct pagecache_ops tmpfs_pc_ops = { .read_page = hole_read };
+static const struct pagecache_ops tmpfs_pc_ops = { .read_pages = hole_read };
 
 /* A new inode of sb: mode's type decides its ops. */
 static struct inode *tmpfs_inode(struct super_block *sb, uint32_t mode, uint32_t rdev)

@@ -438,7 +438,8 @@ int vfs_sync_sb(struct super_block *sb);
 /* sb's commit (super_ops.commit): what was written durable: 0 or -EIO. */
 int vfs_commit(struct super_block *sb, enum commit_scope scope);
 /* The flusher's round: every file's pages and fields dirtied before
- * `before` (clock_ns()) written out, on every mounted file system. */
+ * `before` (clock_ns()) written out, on every mounted file system, then
+ * every disk's own cache (file systems' metadata) dirtied before it. */
 void vfs_flush_old(uint64_t before);
 
 /* ---- what the system calls do on names (fs/namei.c) ---- */

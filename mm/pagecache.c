@@ -187,7 +187,18 @@ static void evict(struct pagecache *pc, struct page *pg)
 	if (pg->cache.flags & PGC_DIRTY)
 		count_dirty(pc, -1);
 	pg->cache.flags = 0;
+	pg->cache.dirty = 0;
 	page_put(pg);
+}
+
+/* Mark pg's sectors in `sectors` dirty (pc->lock held, pg up to date). */
+static void mark_dirty(struct pagecache *pc, struct page *pg, uint8_t sectors)
+{
+	pg->cache.dirty |= sectors;
+	if (!(pg->cache.flags & PGC_DIRTY)) {
+		pg->cache.flags |= PGC_DIRTY;
+		count_dirty(pc, 1);
+	}
 }
 
 /* The new page fresh at index, or the page another task put there first
@@ -203,6 +214,7 @@ static struct page *insert(struct pagecache *pc, uint64_t index, struct page *fr
 			return NULL;
 		fresh->cache.index = (uint32_t)index;
 		fresh->cache.flags = how == PC_READ ? PGC_LOCKED : PGC_UPTODATE;
+		fresh->cache.dirty = 0;
 		count_pages(pc, 1);
 		pg = fresh;
 		*mine = true;
@@ -211,19 +223,23 @@ static struct page *insert(struct pagecache *pc, uint64_t index, struct page *fr
 	return pg;
 }
 
-/* Read pg in (fresh, locked, pc->lock held; released meanwhile): 0 or
- * read_page's error. */
-static int read_in(struct pagecache *pc, struct page *pg)
+/* Read pages[0..n) in (fresh, locked, consecutive; pc->lock held and
+ * released meanwhile): 0 or read_pages's error (then none is kept: a
+ * later get retries). */
+static int read_in(struct pagecache *pc, struct page **pages, unsigned n)
 {
 	spin_unlock(&pc->lock);
-	int r = pc->ops->read_page(pc, pg->cache.index, pg);
+	int r = pc->ops->read_pages(pc, pages, n);
 	spin_lock(&pc->lock);
-	pg->cache.flags = r == 0 ? PGC_UPTODATE : 0;
-	wait_wake(pg);
-	if (r != 0) {
-		tree_remove(pc, pg->cache.index);   /* not kept: a later get retries */
-		count_pages(pc, -1);
-		page_put(pg);                       /* the cache's reference */
+	for (unsigned i = 0; i < n; i++) {
+		struct page *pg = pages[i];
+		pg->cache.flags = r == 0 ? PGC_UPTODATE : 0;
+		wait_wake(pg);
+		if (r != 0) {
+			tree_remove(pc, pg->cache.index);
+			count_pages(pc, -1);
+			page_put(pg);                   /* the cache's reference */
+		}
 	}
 	return r;
 }
@@ -246,7 +262,7 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
 	}
 	int read_err = 0;
 	if (pg && mine && how == PC_READ)
-		read_err = read_in(pc, pg);
+		read_err = read_in(pc, &pg, 1);
 	else if (pg)
 		wait_while(pc, pg, PGC_LOCKED);
 	bool ok = pg && (pg->cache.flags & PGC_UPTODATE);
@@ -257,6 +273,76 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
 		page_put(pg);
 	*out = ok ? pg : NULL;
 	return ok ? 0 : !pg && how == PC_FIND ? -ENOENT : !pg ? -ENOMEM : read_err ? read_err : -EIO;
+}
+
+/* Read the absent pages from index on (up to stop, PC_BATCH, the next
+ * page present) in one read_pages call: how many pages that was (0: no
+ * frame, or index is present). */
+static unsigned read_run(struct pagecache *pc, uint64_t index, uint64_t stop)
+{
+	unsigned want = (unsigned)MIN(stop - index, PC_BATCH), got = 0, n = 0;
+	struct page **pages = kmalloc(want * sizeof(*pages));
+	if (!pages)
+		return 0;
+	while (got < want && (pages[got] = page_alloc(0, PA_FILE | PA_ZERO)))
+		got++;
+	spin_lock(&pc->lock);
+	while (n < got && !tree_lookup(pc, index + n) && tree_insert(pc, index + n, pages[n]) == 0) {
+		pages[n]->cache = (typeof(pages[n]->cache)){ (uint32_t)(index + n), PGC_LOCKED, 0 };
+		count_pages(pc, 1);
+		n++;
+	}
+	if (n)
+		(void)read_in(pc, pages, n);   /* (errors: the reader's own get reports them) */
+	spin_unlock(&pc->lock);
+	for (unsigned i = n; i < got; i++)
+		page_put(pages[i]);
+	kfree(pages);
+	return n;
+}
+
+/* Is page index of pc there (a racy look: the caller only plans by it)? */
+static bool present(struct pagecache *pc, uint64_t index)
+{
+	spin_lock(&pc->lock);
+	bool there = tree_lookup(pc, index) != NULL;
+	spin_unlock(&pc->lock);
+	return there;
+}
+
+/* The read-ahead window past a read at index of n pages (pc->lock held):
+ * doubled while reads go on sequentially, none for a random read. */
+static uint64_t ra_window(struct pagecache *pc, uint64_t index, uint64_t n)
+{
+	bool sequential = index == 0 || index == pc->ra_expect;
+	pc->ra_window = sequential ? MIN(MAX(2 * pc->ra_window, 4u), PC_RA_MAX) : 0;
+	pc->ra_expect = index + n;
+	return pc->ra_window;
+}
+
+void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint64_t end)
+{
+	if (!pc->ops->read_pages || index >= end)
+		return;
+	spin_lock(&pc->lock);
+	uint64_t window = ra_window(pc, index, n);
+	uint64_t stop = MIN(MIN(index + n + window, end), PC_MAX_INDEX + 1), i = index;
+	uint64_t trigger = MIN(index + n + window / 2, stop) - 1;
+	bool cached = tree_lookup(pc, index) && tree_lookup(pc, index + n - 1) &&
+		      tree_lookup(pc, trigger);
+	spin_unlock(&pc->lock);
+	if (cached)
+		return;   /* the usual case of a stream: nothing to do yet (three looks) */
+	while (i < stop && present(pc, i))
+		i++;
+	if (i >= index + n + window / 2 && i > index)
+		return;   /* the request and half the window are cached: not yet */
+	while (i < stop) {
+		unsigned got = present(pc, i) ? 1 : read_run(pc, i, stop);
+		if (!got)
+			return;   /* no memory: the reader's get reads page by page */
+		i += got;
+	}
 }
 
 long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, enum pc_copy dir)
@@ -285,50 +371,122 @@ void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
 	if (!(pg->cache.flags & PGC_UPTODATE) || tree_lookup(pc, pg->cache.index) != pg)
 		panic("pagecache_set_dirty: frame %#lx is not an up-to-date page of cache %p",
 		      page_to_pa(pg), (void *)pc);
-	if (!(pg->cache.flags & PGC_DIRTY)) {
-		pg->cache.flags |= PGC_DIRTY;
-		count_dirty(pc, 1);
-	}
+	mark_dirty(pc, pg, PC_SECTORS_ALL);
 	spin_unlock(&pc->lock);
 }
 
-/* Write pg out (pc->lock held, pg dirty, a reference held): 0 or -EIO. */
-static int write_out(struct pagecache *pc, struct page *pg)
+/* The sectors of a page that bytes [in, in + n) touch. */
+static uint8_t sectors_of(uint64_t in, uint64_t n)
 {
+	unsigned first = (unsigned)(in / 512), last = (unsigned)((in + n - 1) / 512);
+	return (uint8_t)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+}
+
+int pagecache_write_part(struct pagecache *pc, uint64_t off, const void *buf, uint32_t n)
+{
+	uint64_t in = off % PAGE_SIZE;
+	if (n == 0 || in + n > PAGE_SIZE)
+		return -EINVAL;
+	struct page *pg;
+	int e = pagecache_get(pc, off / PAGE_SIZE, PC_READ, &pg);
+	if (e)
+		return e;
+	spin_lock(&pc->lock);
+	wait_while(pc, pg, PGC_WRITEBACK);   /* its bytes are stable while written */
+	memcpy((char *)page_va(pg) + in, buf, n);
+	mark_dirty(pc, pg, sectors_of(in, n));
+	spin_unlock(&pc->lock);
+	page_put(pg);
+	return 0;
+}
+
+/* A batch of pages being written back (pagecache_write_back's). */
+struct wb_batch {
+	struct page **pages;
+	uint8_t *dirty;
+	unsigned n, max;
+};
+
+/* Start pg's write-back into b (pc->lock held, pg dirty and not being
+ * written): it holds a reference until write_batch is done with it. */
+static void batch_add(struct pagecache *pc, struct wb_batch *b, struct page *pg)
+{
+	page_get(pg);
+	b->pages[b->n] = pg;
+	b->dirty[b->n++] = pg->cache.dirty ? pg->cache.dirty : PC_SECTORS_ALL;
 	pg->cache.flags = (uint16_t)((pg->cache.flags & ~PGC_DIRTY) | PGC_WRITEBACK);
+	pg->cache.dirty = 0;
 	count_dirty(pc, -1);
 	stat_inc(&pagecache_stats.writeback);
+}
+
+/* Write b's pages out with one write_pages call and empty b (pc->lock
+ * held, released meanwhile): 0 or its error (kept in wb_error too). */
+static int write_batch(struct pagecache *pc, struct wb_batch *b)
+{
+	if (!b->n)
+		return 0;
 	spin_unlock(&pc->lock);
-	int r = pc->ops->write_page(pc, pg->cache.index, pg);
+	int r = pc->ops->write_pages(pc, b->pages, b->dirty, b->n);
 	spin_lock(&pc->lock);
-	stat_sub(&pagecache_stats.writeback, 1);
-	pg->cache.flags &= (uint16_t)~PGC_WRITEBACK;
+	for (unsigned i = 0; i < b->n; i++) {
+		stat_sub(&pagecache_stats.writeback, 1);
+		b->pages[i]->cache.flags &= (uint16_t)~PGC_WRITEBACK;
+		wait_wake(b->pages[i]);
+	}
 	if (r && !pc->wb_error)
 		pc->wb_error = r;
-	wait_wake(pg);
+	spin_unlock(&pc->lock);
+	for (unsigned i = 0; i < b->n; i++)
+		page_put(b->pages[i]);
+	spin_lock(&pc->lock);
+	b->n = 0;
 	return r;
+}
+
+/* Wait (pc->lock held) until another task's write-back of pg ends. */
+static void wait_written(struct pagecache *pc, struct page *pg)
+{
+	page_get(pg);
+	wait_while(pc, pg, PGC_WRITEBACK);
+	spin_unlock(&pc->lock);
+	page_put(pg);
+	spin_lock(&pc->lock);
 }
 
 int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last)
 {
-	int err = 0;
-	if (!pc->ops->write_page)
+	if (!pc->ops->write_pages)
 		return 0;   /* no store: nothing to write to */
+	struct page *one_page;
+	uint8_t one_dirty;
+	struct wb_batch b = { kmalloc(PC_BATCH * sizeof(*b.pages)), kmalloc(PC_BATCH), 0, PC_BATCH };
+	if (!b.pages || !b.dirty)   /* no memory for a batch: a page at a time */
+		b = (struct wb_batch){ &one_page, &one_dirty, 0, 1 }, kfree(b.pages), kfree(b.dirty);
+	int err = 0;
 	spin_lock(&pc->lock);
 	struct page *pg;
-	for (uint64_t i = first; (pg = tree_next(pc, &i)) && i <= last; i++) {
-		if (!(pg->cache.flags & (PGC_DIRTY | PGC_WRITEBACK)))
-			continue;
-		page_get(pg);
-		wait_while(pc, pg, PGC_WRITEBACK);   /* another task's write: wait for it */
-		int r = (pg->cache.flags & PGC_DIRTY) ? write_out(pc, pg) : 0;
-		err = err ? err : r;
-		spin_unlock(&pc->lock);
-		page_put(pg);
-		spin_lock(&pc->lock);
+	uint64_t i = first;
+	while ((pg = tree_next(pc, &i)) && i <= last) {
+		if (pg->cache.flags & PGC_WRITEBACK) {   /* another task's: ours first, then wait */
+			int r = write_batch(pc, &b);
+			err = err ? err : r;
+			wait_written(pc, pg);
+			continue;   /* look at page i again */
+		}
+		if (pg->cache.flags & PGC_DIRTY)
+			batch_add(pc, &b, pg);
+		if (b.n == b.max) {
+			int r = write_batch(pc, &b);
+			err = err ? err : r;
+		}
+		i++;
 	}
+	int r = write_batch(pc, &b);
 	spin_unlock(&pc->lock);
-	return err;
+	if (b.max > 1)
+		kfree(b.pages), kfree(b.dirty);
+	return err ? err : r;
 }
 
 int pagecache_take_error(struct pagecache *pc)
@@ -364,15 +522,13 @@ void pagecache_truncate_at(struct pagecache *pc, uint64_t size)
 	pagecache_truncate(pc, ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE);
 	uint64_t in = size % PAGE_SIZE;
 	struct page *pg;
-	if (!in || pagecache_get(pc, size / PAGE_SIZE, pc->ops->read_page ? PC_READ : PC_FIND, &pg))
+	if (!in || pagecache_get(pc, size / PAGE_SIZE, pc->ops->read_pages ? PC_READ : PC_FIND, &pg))
 		return;   /* (no page: a hole, or the store failed: nothing cached to clean) */
 	spin_lock(&pc->lock);
 	wait_while(pc, pg, PGC_WRITEBACK);
 	memset((char *)page_va(pg) + in, 0, PAGE_SIZE - in);
-	if ((pg->cache.flags & PGC_UPTODATE) && !(pg->cache.flags & PGC_DIRTY)) {
-		pg->cache.flags |= PGC_DIRTY;
-		count_dirty(pc, 1);
-	}
+	if (pg->cache.flags & PGC_UPTODATE)
+		mark_dirty(pc, pg, PC_SECTORS_ALL);
 	spin_unlock(&pc->lock);
 	page_put(pg);
 }

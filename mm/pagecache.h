@@ -12,14 +12,29 @@
  *
  *   page states (page->cache.flags, changed under the cache's lock):
  *
- *     absent --get(PC_READ)--> LOCKED --read_page ok--> UPTODATE
- *                                     \--read_page fails--> removed, -EIO
+ *     absent --get(PC_READ), readahead--> LOCKED --read_pages ok--> UPTODATE
+ *                                               \--fails--> removed, -EIO
  *     UPTODATE --set_dirty--> UPTODATE|DIRTY
- *              --write_back--> UPTODATE|WRITEBACK --write_page--> UPTODATE
+ *              --write_back--> UPTODATE|WRITEBACK --write_pages--> UPTODATE
  *
  * A page is LOCKED while it is read in: the cache's lock is not held
- * during I/O (read_page and write_page sleep), so other tasks that want
+ * during I/O (read_pages and write_pages sleep), so other tasks that want
  * the page take a reference and wait (lib/wait.h) until it is unlocked.
+ *
+ * I/O goes in batches (up to PC_BATCH pages to one op call), so that the
+ * owner can merge neighbouring pages into one disk request:
+ *
+ *   read(fd, 1 MiB) -> pagecache_readahead(pc, index, 256, end)
+ *                        absent pages of the run LOCKED, one read_pages call
+ *                        + a window past the request while reads go on
+ *                        from where the last one ended (up to PC_RA_MAX)
+ *   fsync, flusher  -> pagecache_write_back: dirty pages in index order,
+ *                        up to PC_BATCH at a time WRITEBACK, one write_pages
+ *
+ * A page is dirty whole (set_dirty) or in part (write_part: a disk's
+ * metadata, where the rest of the page may be another owner's stale
+ * copy of data blocks): page->cache.dirty says which 512-byte sectors,
+ * and write_pages writes only those.
  *
  * References: the cache holds one on each page it has; pagecache_get
  * hands out one more, which the caller drops with page_put. A page leaves
@@ -32,7 +47,7 @@
  * UPTODATE page are the object's; whoever writes them (a write call)
  * holds a reference and then calls pagecache_set_dirty.
  *
- * Errors: -ENOMEM (no frame or node), read_page's error for the task that
+ * Errors: -ENOMEM (no frame or node), read_pages's error for the task that
  * read (-EIO for others waiting on the page; the page is not kept, a later
  * get tries again), -ENOENT (PC_FIND of an absent page),
  * -EFBIG (an index past PC_MAX_INDEX). Write-back errors are kept in
@@ -58,14 +73,24 @@ struct pc_node;
 #define PGC_LOCKED 0x4      /* being read in: wait for it */
 #define PGC_WRITEBACK 0x8   /* being written out: its bytes must not change */
 
+#define PC_BATCH 256       /* pages in one read_pages or write_pages call (1 MiB) */
+#define PC_RA_MAX 32       /* the largest read-ahead window past a read (128 KiB,
+			    * Linux's default read_ahead_kb) */
+#define PC_SECTORS_ALL 0xff   /* page->cache.dirty of a page dirty whole */
+
 struct pagecache_ops {
-	/* Fill pg (a fresh frame, locked) with page index of the object: 0 or
-	 * -EIO. Bytes past the object's end must be zeros. No lock held. */
-	int (*read_page)(struct pagecache *pc, uint64_t index, struct page *pg);
-	/* Write pg (page index; its bytes stable meanwhile) to the object's
-	 * store: 0 or -EIO. No lock held. NULL: the object has no store
-	 * (tmpfs): pages stay dirty until truncated. */
-	int (*write_page)(struct pagecache *pc, uint64_t index, struct page *pg);
+	/* Fill pages[0..n) (fresh zeroed frames, locked; consecutive indices
+	 * from pages[0]->cache.index on) with the object's bytes: 0, or -EIO
+	 * when any failed (none of them is kept then). Bytes past the
+	 * object's end must be zeros. No lock held. */
+	int (*read_pages)(struct pagecache *pc, struct page **pages, unsigned n);
+	/* Write the dirty sectors of pages[0..n) (ascending indices, maybe
+	 * with gaps; page->cache.index; dirty[i]: pages[i]'s sectors, bit s
+	 * for bytes [512s, 512s + 512)) to the object's store, their bytes
+	 * stable meanwhile: 0 or the first error. No lock held. NULL: the
+	 * object has no store (tmpfs): pages stay dirty until truncated. */
+	int (*write_pages)(struct pagecache *pc, struct page **pages, const uint8_t *dirty,
+			   unsigned n);
 };
 
 /* What a cache holds, for /proc/meminfo: Cached, Buffers (a disk's own
@@ -83,6 +108,8 @@ struct pagecache {
 	uint64_t nrpages, ndirty;
 	uint64_t dirtied_ns;         /* clock_ns() when ndirty last went from 0 (the flusher's age) */
 	int wb_error;                /* the first write-back error since it was last taken */
+	uint64_t ra_expect;          /* where a read that goes on sequentially starts */
+	uint32_t ra_window;          /* the last read-ahead window past a read (pages) */
 	void *owner;                 /* the object (for the ops) */
 };
 
@@ -104,7 +131,7 @@ void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void 
 
 enum pc_how {
 	PC_FIND,        /* only a page that is there */
-	PC_READ,        /* absent: a new page, read in with read_page */
+	PC_READ,        /* absent: a new page, read in with read_pages */
 	PC_OVERWRITE,   /* absent: a new page of zeros, not read (the caller
 			 * is about to write all of it, or it lies past the end) */
 };
@@ -112,6 +139,16 @@ enum pc_how {
 /* Page index of pc, up to date, with a new reference in *out: 0, or an
  * error (see the top). Waits while another task reads it in. */
 int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out);
+
+/* A reader is about to want pages [index, index + n) of an object of
+ * `end` pages: read in those absent, in batches of neighbours, and, when
+ * this read goes on from where the last one ended (or starts the object),
+ * a window past it that doubles with each such read up to PC_RA_MAX
+ * pages (Linux's on-demand read-ahead; one stream per cache). A random
+ * read reads only its own pages. Errors are not reported: a page that
+ * could not be read is not kept, and the reader's pagecache_get tries it
+ * again and reports the error. */
+void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint64_t end);
 
 enum pc_copy {
 	PC_COPY_OUT,    /* the cache's bytes into the buffer */
@@ -127,7 +164,13 @@ long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, e
 /* pg (from pagecache_get, up to date) was written to: mark it dirty. */
 void pagecache_set_dirty(struct pagecache *pc, struct page *pg);
 
-/* Write every dirty page with an index in [first, last] with write_page,
+/* Copy n bytes from buf to byte offset off of pc (inside one page, read
+ * in first if absent) and mark dirty only the 512-byte sectors they
+ * touch (a disk's metadata). Waits for a write-back of that page in
+ * flight first. 0, or pagecache_get's error; -EINVAL when not in one page. */
+int pagecache_write_part(struct pagecache *pc, uint64_t off, const void *buf, uint32_t n);
+
+/* Write every dirty page with an index in [first, last] with write_pages,
  * and wait for those other tasks are writing: 0 or the first error. */
 int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last);
 

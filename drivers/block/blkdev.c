@@ -1,6 +1,7 @@
 /* drivers/block/blkdev.c -- the block layer (see blkdev.h). */
 #include "drivers/block/blkdev.h"
 #include "lib/errno.h"
+#include "mm/frame/kmalloc.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "lib/wait.h"
@@ -19,6 +20,8 @@ int blkdev_register(struct blkdev *d)
 {
 	if (ndisks == BLKDEV_MAX)
 		return -ENOSPC;
+	if (d->max_segs == 0 || d->max_segs > BLK_MAX_SEGS)
+		d->max_segs = d->max_segs ? BLK_MAX_SEGS : 1;
 	pagecache_init(&d->cache, &blkdev_cache_ops, d, PC_KIND_BLOCKDEV);
 	disks[ndisks++] = d;
 	return 0;
@@ -44,7 +47,13 @@ static int check(const struct blkdev *d, const struct blk_request *r)
 		return -EROFS;
 	if (r->op == BLK_FLUSH)
 		return d->write_cache ? 0 : -EOPNOTSUPP;
-	if (r->len == 0 || r->len % SECTOR_SIZE)
+	uint32_t len = 0;
+	for (unsigned i = 0; i < r->nseg; i++) {
+		if (r->seg[i].len == 0 || r->seg[i].len % SECTOR_SIZE)
+			return -EINVAL;
+		len += r->seg[i].len;
+	}
+	if (len == 0 || len != r->len || r->nseg > d->max_segs)
 		return -EINVAL;
 	uint64_t n = r->len / SECTOR_SIZE;
 	return r->sector > d->sectors || n > d->sectors - r->sector ? -EIO : 0;
@@ -89,11 +98,79 @@ void blk_complete(struct blk_request *r, int error)
 
 int blk_rw(struct blkdev *d, enum blk_op op, uint64_t sector, void *buf, uint32_t len)
 {
-	struct blk_request r = { .op = op, .sector = sector, .buf = buf, .len = len, .dev = d };
+	struct blk_request r = { .op = op, .sector = sector, .len = len, .dev = d,
+				 .seg = { { buf, len } }, .nseg = op == BLK_FLUSH ? 0 : 1 };
 	int e = blk_submit(&r);
 	if (e == -EOPNOTSUPP && op == BLK_FLUSH)
 		return 0;   /* no write cache: every write is durable already */
 	return e ? e : blk_wait(&r);
+}
+
+/* ---- plugs ---- */
+
+void blk_plug_init(struct blk_plug *p, struct blkdev *d)
+{
+	*p = (struct blk_plug){ .dev = d };
+	list_init(&p->inflight);
+}
+
+/* Submit the request being built (if any) and put it in flight. */
+static void plug_submit(struct blk_plug *p)
+{
+	struct blk_request *r = p->cur;
+	if (!r)
+		return;
+	p->cur = NULL;
+	int e = blk_submit(r);
+	if (e) {
+		p->error = p->error ? p->error : e;
+		kfree(r);
+		return;
+	}
+	list_add_tail(&p->inflight, &r->link);
+}
+
+/* Does a piece at sector continue p's current request? */
+static bool continues(const struct blk_plug *p, enum blk_op op, uint64_t sector)
+{
+	const struct blk_request *r = p->cur;
+	return r && r->op == op && r->sector + r->len / SECTOR_SIZE == sector &&
+	       r->nseg < p->dev->max_segs;
+}
+
+void blk_plug_add(struct blk_plug *p, enum blk_op op, uint64_t sector, void *buf, uint32_t len)
+{
+	if (!continues(p, op, sector)) {
+		plug_submit(p);
+		if (!(p->cur = kmalloc(sizeof(*p->cur)))) {   /* no memory: this piece alone */
+			int e = blk_rw(p->dev, op, sector, buf, len);
+			p->error = p->error ? p->error : e;
+			return;
+		}
+		*p->cur = (struct blk_request){ .op = op, .sector = sector, .dev = p->dev };
+	}
+	struct blk_request *r = p->cur;
+	struct blk_seg *last = r->nseg ? &r->seg[r->nseg - 1] : NULL;
+	if (last && (char *)last->buf + last->len == buf)
+		last->len += len;   /* right after the last piece in memory too: one segment */
+	else
+		r->seg[r->nseg++] = (struct blk_seg){ buf, len };
+	r->len += len;
+}
+
+int blk_plug_finish(struct blk_plug *p)
+{
+	plug_submit(p);
+	list_for_each_safe(l, next, &p->inflight) {
+		struct blk_request *r = list_entry(l, struct blk_request, link);
+		int e = blk_wait(r);
+		p->error = p->error ? p->error : e;
+		list_del(&r->link);
+		kfree(r);
+	}
+	int e = p->error;
+	p->error = 0;
+	return e;
 }
 
 /* ---- the disk's page cache ---- */
@@ -105,22 +182,50 @@ static uint32_t sectors_in_page(const struct blkdev *d, uint64_t index)
 	return first >= d->sectors ? 0 : (uint32_t)MIN(SECTORS_PER_PAGE, d->sectors - first);
 }
 
-static int cache_read_page(struct pagecache *pc, uint64_t index, struct page *pg)
+/* read_pages: consecutive pages, so one request per BLK_MAX_SEGS pages
+ * (what lies past the disk's end stays zeros). */
+static int cache_read_pages(struct pagecache *pc, struct page **pages, unsigned n)
 {
 	struct blkdev *d = pc->owner;
-	uint32_t n = sectors_in_page(d, index);   /* the rest stays zeros */
-	return n ? blk_rw(d, BLK_READ, index * SECTORS_PER_PAGE, page_va(pg), n * SECTOR_SIZE) : 0;
+	struct blk_plug p;
+	blk_plug_init(&p, d);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t index = pages[i]->cache.index;
+		uint32_t k = sectors_in_page(d, index);
+		if (k)
+			blk_plug_add(&p, BLK_READ, index * SECTORS_PER_PAGE, page_va(pages[i]),
+				     k * SECTOR_SIZE);
+	}
+	return blk_plug_finish(&p);
 }
 
-static int cache_write_page(struct pagecache *pc, uint64_t index, struct page *pg)
+/* write_pages: the dirty sectors of each page, in runs (a page dirty in
+ * part holds a file system's metadata beside stale copies of data). */
+static int cache_write_pages(struct pagecache *pc, struct page **pages, const uint8_t *dirty,
+			     unsigned n)
 {
 	struct blkdev *d = pc->owner;
-	uint32_t n = sectors_in_page(d, index);
-	return n ? blk_rw(d, BLK_WRITE, index * SECTORS_PER_PAGE, page_va(pg), n * SECTOR_SIZE) : 0;
+	struct blk_plug p;
+	blk_plug_init(&p, d);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t first = pages[i]->cache.index * SECTORS_PER_PAGE;
+		uint32_t k = sectors_in_page(d, pages[i]->cache.index), s = 0;
+		char *va = page_va(pages[i]);
+		while (s < k) {
+			uint32_t run = 0;
+			while (s + run < k && (dirty[i] >> (s + run) & 1))
+				run++;
+			if (run)
+				blk_plug_add(&p, BLK_WRITE, first + s, va + s * SECTOR_SIZE,
+					     run * SECTOR_SIZE);
+			s += run ? run : 1;
+		}
+	}
+	return blk_plug_finish(&p);
 }
 
 static const struct pagecache_ops blkdev_cache_ops = {
-	.read_page = cache_read_page, .write_page = cache_write_page,
+	.read_pages = cache_read_pages, .write_pages = cache_write_pages,
 };
 
 /* Bytes of d from off on, at most n (0 past the end). */
@@ -130,8 +235,18 @@ static uint64_t clip(const struct blkdev *d, uint64_t off, uint64_t n)
 	return off >= size ? 0 : MIN(n, size - off);
 }
 
+void blkdev_readahead(struct blkdev *d, uint64_t off, uint64_t n)
+{
+	uint64_t c = clip(d, off, n);
+	if (c)
+		pagecache_readahead(&d->cache, off / PAGE_SIZE,
+				    (off + c - 1) / PAGE_SIZE - off / PAGE_SIZE + 1,
+				    (d->sectors + SECTORS_PER_PAGE - 1) / SECTORS_PER_PAGE);
+}
+
 long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n)
 {
+	blkdev_readahead(d, off, n);
 	return pagecache_copy(&d->cache, off, buf, clip(d, off, n), PC_COPY_OUT);
 }
 
@@ -146,22 +261,13 @@ long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n)
 	return r;
 }
 
-int blkdev_write_through(struct blkdev *d, uint64_t off, const void *buf, uint32_t n)
+int blkdev_write_meta(struct blkdev *d, uint64_t off, const void *buf, uint32_t n)
 {
 	if (d->readonly)
 		return -EROFS;
-	if (off % PAGE_SIZE + n > PAGE_SIZE || clip(d, off, n) != n)
-		return -EINVAL;   /* one page, inside the disk */
-	struct page *pg;
-	int e = pagecache_get(&d->cache, off / PAGE_SIZE, PC_READ, &pg);
-	if (e)
-		return e;
-	char *va = (char *)P2V(page_to_pa(pg));
-	memcpy(va + off % PAGE_SIZE, buf, n);
-	uint64_t first = ALIGN_DOWN(off, SECTOR_SIZE), end = ALIGN_UP(off + n, SECTOR_SIZE);
-	e = blk_rw(d, BLK_WRITE, first / SECTOR_SIZE, va + first % PAGE_SIZE, (uint32_t)(end - first));
-	page_put(pg);
-	return e;
+	if (clip(d, off, n) != n)
+		return -EINVAL;   /* inside the disk */
+	return pagecache_write_part(&d->cache, off, buf, n);
 }
 
 int blkdev_sync(struct blkdev *d)

@@ -8,6 +8,19 @@
  *
  * blk_rw does the three for one request and returns its result.
  *
+ * A request is a run of sectors and the pieces of memory they go to or
+ * come from (segments: pages of a cache, seldom contiguous in memory).
+ * Callers with many pieces use a plug (Linux's blk_plug): pieces added
+ * one by one are merged into one request while they continue it on the
+ * disk (same op, the next sector, room for a segment); when one does
+ * not, the request is submitted and a new one begun, so several are in
+ * flight at once; blk_plug_finish submits the last and waits for all:
+ *
+ *   blk_plug_add(p, READ, 800, page A)  -> request R1: 800..807 [A]
+ *   blk_plug_add(p, READ, 808, page B)  -> R1: 800..815 [A, B]   (merged)
+ *   blk_plug_add(p, READ, 960, page C)  -> R1 submitted; R2: 960..967 [C]
+ *   blk_plug_finish(p)                  -> R2 submitted; wait R1, R2
+ *
  * Who changes what: a driver registers each disk once at boot
  * (blkdev_register); disks are never removed. A request belongs to its
  * submitter until submitted, then to the driver until blk_complete, then
@@ -23,6 +36,7 @@
 #ifndef DRIVERS_BLOCK_BLKDEV_H
 #define DRIVERS_BLOCK_BLKDEV_H
 
+#include "lib/list.h"
 #include "lib/types.h"
 #include "mm/pagecache.h"
 
@@ -31,16 +45,36 @@
 
 enum blk_op { BLK_READ, BLK_WRITE, BLK_FLUSH };
 
+#define BLK_MAX_SEGS 32                 /* segments of one request: 32 pages, 128 KiB */
+
 struct blkdev;
+
+/* A piece of a request: direct-mapped kernel memory (kmalloc, a frame),
+ * a multiple of 512 bytes. */
+struct blk_seg {
+	void *buf;
+	uint32_t len;
+};
 
 struct blk_request {
 	enum blk_op op;
 	uint64_t sector;
-	void *buf;                      /* direct-mapped kernel memory (kmalloc, a frame) */
-	uint32_t len;                   /* bytes */
+	struct blk_seg seg[BLK_MAX_SEGS];   /* in disk order */
+	uint16_t nseg;                  /* 0 for a flush */
+	uint32_t len;                   /* bytes, all segments */
 	struct blkdev *dev;
 	int error;                      /* 0 or -errno, valid once done */
 	bool done;
+	struct list link;               /* its plug's list of requests in flight */
+};
+
+/* Requests under construction and in flight (see the top). Owned by one
+ * task, on its stack. */
+struct blk_plug {
+	struct blkdev *dev;
+	struct blk_request *cur;        /* being built: not yet submitted */
+	struct list inflight;           /* submitted, not yet waited for */
+	int error;                      /* the first error of any */
 };
 
 struct blkdev_ops {
@@ -53,6 +87,7 @@ struct blkdev {
 	char name[8];                   /* "vda", "vdb", ... as Linux names them */
 	uint64_t sectors;
 	bool readonly, write_cache;     /* write_cache: FLUSH needed for durability */
+	uint16_t max_segs;              /* segments a request may have, 1..BLK_MAX_SEGS */
 	const struct blkdev_ops *ops;
 	void *driver;                   /* the driver's own device */
 	uint64_t reads, writes, flushes, errors;   /* completed requests */
@@ -78,8 +113,21 @@ int blk_wait(struct blk_request *r);
 /* The driver's side: r finished with error (0 or -errno). Any context. */
 void blk_complete(struct blk_request *r, int error);
 
-/* One request, start to end: 0 or an error (see the top). */
+/* One request of one segment, start to end: 0 or an error (see the top). */
 int blk_rw(struct blkdev *d, enum blk_op op, uint64_t sector, void *buf, uint32_t len);
+
+/* An empty plug for requests to d. */
+void blk_plug_init(struct blk_plug *p, struct blkdev *d);
+
+/* Read or write len bytes (a multiple of 512, at most a page) at sector
+ * from or to buf: merged into the request being built, or the start of a
+ * new one (the old one submitted). Errors surface at blk_plug_finish (no
+ * memory for a request: this piece is done alone, at once). */
+void blk_plug_add(struct blk_plug *p, enum blk_op op, uint64_t sector, void *buf, uint32_t len);
+
+/* Submit the request being built and wait for every one of p: 0 or the
+ * first error. p is empty again. */
+int blk_plug_finish(struct blk_plug *p);
 
 /* ---- through the disk's page cache (Linux's block-device mapping) ----
  *
@@ -93,6 +141,10 @@ int blk_rw(struct blkdev *d, enum blk_op op, uint64_t sector, void *buf, uint32_
  * the disk's end, 0 past it), or -EIO / -ENOMEM. */
 long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n);
 
+/* A reader is about to read n bytes at off of d: their absent pages read
+ * in together (and a window past them for a stream: pagecache_readahead). */
+void blkdev_readahead(struct blkdev *d, uint64_t off, uint64_t n);
+
 /* Copy n bytes from buf to byte offset off of d (in its cache): bytes
  * copied (short at the disk's end), or -ENOSPC (past the end), -EROFS,
  * -EIO / -ENOMEM. When too much of memory is dirty (mm/pagecache.h's
@@ -101,13 +153,13 @@ long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n);
 long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n);
 
 /* Metadata of a file system (fs/ext2): n bytes at off (inside one page)
- * into d's cache page and, at once, the sectors they touch to the disk,
- * the page left clean. A file system whose data blocks go to the disk
- * from the files' own caches writes its metadata this way, so that a
- * page of the disk's cache never writes back stale copies of data blocks
- * that share it (1 KiB blocks: four to a page). 0, -EROFS, -EINVAL (not
- * in one page, or past the end), -EIO, -ENOMEM. */
-int blkdev_write_through(struct blkdev *d, uint64_t off, const void *buf, uint32_t n);
+ * into d's cache page, only the sectors they touch marked dirty (written
+ * back by blkdev_sync or the flusher). A file system whose data blocks go
+ * to the disk from the files' own caches writes its metadata this way, so
+ * that a page of the disk's cache never writes back stale copies of data
+ * blocks that share it (1 KiB blocks: four to a page). 0, -EROFS, -EINVAL
+ * (not in one page, or past the end), -EIO, -ENOMEM. */
+int blkdev_write_meta(struct blkdev *d, uint64_t off, const void *buf, uint32_t n);
 
 /* Write every dirty page of d's cache to the disk, then flush the disk's
  * write cache: 0, or the first error (a write-back error since the last

@@ -14,6 +14,7 @@
 
 #define VIRTIO_BLK_MODERN 0x1042        /* 0x1040 + device type 2 */
 #define VIRTIO_BLK_TRANSITIONAL 0x1001
+#define F_SEG_MAX 2
 #define F_RO 5
 #define F_BLK_SIZE 6
 #define F_FLUSH 9
@@ -53,15 +54,16 @@ static uint32_t request_type(enum blk_op op)
 	return op == BLK_READ ? T_IN : op == BLK_WRITE ? T_OUT : T_FLUSH;
 }
 
-/* Queue r in slot s (b->lock held, three descriptors free). */
+/* Queue r in slot s (b->lock held, r->nseg + 2 descriptors free): the
+ * header, each segment, the status byte. */
 static void queue(struct vblk *b, struct slot *s, struct blk_request *r)
 {
 	*s = (struct slot){ .type = request_type(r->op), .sector = r->sector, .status = 0xff,
 			    .req = r };
-	struct vq_buf bufs[3] = { { V2P(s), 16, false } };
+	struct vq_buf bufs[BLK_MAX_SEGS + 2] = { { V2P(s), 16, false } };
 	int n = 1;
-	if (r->op != BLK_FLUSH)
-		bufs[n++] = (struct vq_buf){ V2P(r->buf), r->len, r->op == BLK_READ };
+	for (unsigned i = 0; i < r->nseg; i++)
+		bufs[n++] = (struct vq_buf){ V2P(r->seg[i].buf), r->seg[i].len, r->op == BLK_READ };
 	bufs[n++] = (struct vq_buf){ V2P(&s->status), 1, true };
 	vq_add(&b->q, bufs, n, s);   /* cannot fail: room was checked */
 	virtio_notify(&b->q);
@@ -72,7 +74,7 @@ static int vblk_submit(struct blkdev *d, struct blk_request *r)
 	struct vblk *b = d->driver;
 	struct slot *s;
 	spin_lock(&b->lock);
-	while (!(s = free_slot(b)) || b->q.num_free < 3)
+	while (!(s = free_slot(b)) || b->q.num_free < r->nseg + 2)
 		wait_on(&b->q, &b->lock);   /* the interrupt frees room */
 	queue(b, s, r);
 	spin_unlock(&b->lock);
@@ -147,6 +149,11 @@ static void read_config(struct vblk *b)
 	b->disk.sectors = *(volatile uint64_t *)cfg;
 	b->disk.readonly = b->v.features & 1ull << F_RO;
 	b->disk.write_cache = b->v.features & 1ull << F_FLUSH;
+	/* segments: what the device takes (seg_max), and what the queue holds
+	 * with the header and status (so a request always fits at last) */
+	uint32_t segs = b->v.features & 1ull << F_SEG_MAX ? *(volatile uint32_t *)(cfg + 12) : 1;
+	segs = MIN(MIN(segs, (uint32_t)b->q.size - 2), (uint32_t)BLK_MAX_SEGS);
+	b->disk.max_segs = (uint16_t)(segs ? segs : 1);
 }
 
 /* Start the device at pci as disk number n: 0 or an error. */
@@ -158,7 +165,8 @@ static int start(struct pci_dev *pci, int n, int vector)
 	spin_init(&b->lock, "virtio-blk", LOCK_RANK_BLK_QUEUE);
 	int e = virtio_pci_open(&b->v, pci);
 	if (!e)
-		e = virtio_negotiate(&b->v, 1ull << F_RO | 1ull << F_BLK_SIZE | 1ull << F_FLUSH);
+		e = virtio_negotiate(&b->v, 1ull << F_SEG_MAX | 1ull << F_RO | 1ull << F_BLK_SIZE |
+					    1ull << F_FLUSH);
 	if (!e && (e = setup_queue(b, vector)) < 0)
 		virtio_fail(&b->v);
 	if (e) {

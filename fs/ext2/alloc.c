@@ -80,14 +80,31 @@ static void set_bits(uint8_t *map, uint32_t first, uint32_t n, bool on)
 		map[i / 8] = (uint8_t)(on ? map[i / 8] | 1u << (i % 8) : map[i / 8] & ~(1u << (i % 8)));
 }
 
+/* The first clear bit of map (bits long) at or after from, or bits: whole
+ * words and bytes of set bits skipped at once (Linux's find_next_zero_bit). */
+static uint32_t next_zero(const uint8_t *map, uint32_t bits, uint32_t from)
+{
+	uint32_t i = from;
+	while (i < bits) {
+		uint64_t word;
+		if (i % 64 == 0 && i + 64 <= bits && (memcpy(&word, map + i / 8, 8), word == ~0ull))
+			i += 64;
+		else if (i % 8 == 0 && i + 8 <= bits && map[i / 8] == 0xff)
+			i += 8;
+		else if (bit(map, i))
+			i++;
+		else
+			return i;
+	}
+	return bits;
+}
+
 /* Up to want free blocks in a row in group g from bit `from` on (map
  * read): how many, the first bit in *at; 0 if none. */
 static uint32_t find_run(const uint8_t *map, uint32_t bits, uint32_t from, uint32_t want,
 			 uint32_t *at)
 {
-	for (uint32_t i = from; i < bits; i++) {
-		if (bit(map, i))
-			continue;
+	for (uint32_t i = next_zero(map, bits, from); i < bits; i = next_zero(map, bits, i + 1)) {
 		uint32_t n = 1;
 		while (n < want && i + n < bits && !bit(map, i + n))
 			n++;
@@ -338,10 +355,11 @@ static int take_inode(struct ext2_fs *fs, uint32_t g, bool is_dir, uint8_t *map,
 	struct ext2_group *grp = &fs->group[g];
 	if (!grp->free_inodes)
 		return 0;
+	uint32_t per = fs->inodes_per_group;
 	int e = read_bitmap(fs, grp->inode_bitmap, map);
-	for (uint32_t i = 0; !e && i < fs->inodes_per_group; i++) {
-		uint32_t n = g * fs->inodes_per_group + i + 1;
-		if (bit(map, i) || n < fs->first_ino)
+	for (uint32_t i = e ? per : next_zero(map, per, 0); i < per; i = next_zero(map, per, i + 1)) {
+		uint32_t n = g * per + i + 1;
+		if (n < fs->first_ino)
 			continue;
 		set_bits(map, i, 1, true);
 		if ((e = write_bits(fs, grp->inode_bitmap, map, i, 1)))

@@ -276,55 +276,69 @@ int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 
 /* ---- the page cache's ops ---- */
 
-/* Read or write the blocks of page `index` that lie inside the file:
- * disk-contiguous blocks in one request (with 1 KiB blocks a page is
- * usually one request, not four); holes are skipped. */
-static int page_io(struct ext2_inode *ip, uint64_t index, char *va, enum blk_op op)
+/* Add the blocks of pg that lie inside the file to plug p (the plug
+ * merges blocks that are neighbours on the disk, in a page and across
+ * pages, into one request); holes are skipped: 0, or -EUCLEAN / -EIO (a
+ * block map that cannot be read). */
+static int page_blocks(struct ext2_inode *ip, struct page *pg, enum blk_op op,
+		       struct blk_plug *p)
 {
-	uint64_t size = ip->vfs.size;
+	uint64_t size = ip->vfs.size, index = pg->cache.index;
 	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs;
-	uint32_t run_first = 0, run_at = 0, run_n = 0;   /* disk block, block of the page, count */
-	for (uint32_t i = 0; i <= per_page; i++) {
+	char *va = page_va(pg);
+	for (uint32_t i = 0; i < per_page && (index * per_page + i) * bs < size; i++) {
 		uint32_t b = 0;
-		int e = 0;
-		if (i < per_page && (index * per_page + i) * bs < size)
-			e = ext2_bmap(ip, index * per_page + i, &b);
+		int e = ext2_bmap(ip, index * per_page + i, &b);
 		if (e)
 			return e == -EUCLEAN ? e : -EIO;
-		if (run_n && b == run_first + run_n) {
-			run_n++;
-			continue;
-		}
-		if (run_n && blk_rw(ip->fs->dev, op, (uint64_t)run_first * (bs / SECTOR_SIZE),
-				    va + run_at * bs, run_n * bs))
-			return -EIO;
-		run_first = b, run_at = i, run_n = b ? 1 : 0;
+		if (b)
+			blk_plug_add(p, op, (uint64_t)b * (bs / SECTOR_SIZE), va + i * bs, bs);
 	}
 	return 0;
 }
 
-/* read_page: the page's blocks from the disk (holes and what lies past
- * the end stay zeros: the page comes zeroed). */
-static int ext2_read_page(struct pagecache *pc, uint64_t index, struct page *pg)
+/* Read or write the blocks of pages[0..n) in one plug: 0 or the first
+ * error (what was submitted is waited for either way). */
+static int pages_io(struct pagecache *pc, struct page **pages, unsigned n, enum blk_op op)
 {
 	struct ext2_inode *ip = ext2_i(pc->owner);
-	uint64_t size = ip->vfs.size, start = index * PAGE_SIZE;
-	char *va = (char *)P2V(page_to_pa(pg));
-	int e = page_io(ip, index, va, BLK_READ);
-	if (!e && size > start && size - start < PAGE_SIZE)   /* no bytes past the end */
-		memset(va + (size - start), 0, PAGE_SIZE - (size - start));
+	struct blk_plug p;
+	int e = 0;
+	blk_plug_init(&p, ip->fs->dev);
+	for (unsigned i = 0; i < n && !e; i++)
+		e = page_blocks(ip, pages[i], op, &p);
+	int w = blk_plug_finish(&p);
+	return e ? e : w;
+}
+
+/* read_pages: the pages' blocks from the disk (holes and what lies past
+ * the end stay zeros: the pages come zeroed; a last block's bytes past
+ * the end are zeroed). */
+static int ext2_read_pages(struct pagecache *pc, struct page **pages, unsigned n)
+{
+	int e = pages_io(pc, pages, n, BLK_READ);
+	uint64_t size = ext2_i(pc->owner)->vfs.size;
+	for (unsigned i = 0; i < n && !e; i++) {
+		uint64_t start = pages[i]->cache.index * PAGE_SIZE;
+		if (size > start && size - start < PAGE_SIZE)   /* no bytes past the end */
+			memset((char *)page_va(pages[i]) + (size - start), 0,
+			       PAGE_SIZE - (size - start));
+	}
 	return e;
 }
 
-/* write_page: each mapped block of the page inside the file to the disk
- * (a hole stays one: every block a write touched was mapped first). */
-static int ext2_write_page(struct pagecache *pc, uint64_t index, struct page *pg)
+/* write_pages: each mapped block of the pages inside the file to the
+ * disk (a hole stays one: every block a write touched was mapped first).
+ * Data pages are dirty whole: the sector masks are not needed. */
+static int ext2_write_pages(struct pagecache *pc, struct page **pages, const uint8_t *dirty,
+			    unsigned n)
 {
-	return page_io(ext2_i(pc->owner), index, (char *)P2V(page_to_pa(pg)), BLK_WRITE);
+	(void)dirty;
+	return pages_io(pc, pages, n, BLK_WRITE);
 }
 
 const struct pagecache_ops ext2_data_ops = {
-	.read_page = ext2_read_page, .write_page = ext2_write_page,
+	.read_pages = ext2_read_pages, .write_pages = ext2_write_pages,
 };
 
 long ext2_read(struct ext2_inode *ip, uint64_t off, void *buf, uint64_t n)

@@ -31,7 +31,7 @@ int ext2_write_meta(struct ext2_fs *fs, uint64_t off, const void *buf, uint32_t 
 {
 	while (n) {   /* a page at a time */
 		uint32_t chunk = (uint32_t)MIN((uint64_t)n, PAGE_SIZE - off % PAGE_SIZE);
-		int e = blkdev_write_through(fs->dev, off, buf, chunk);
+		int e = blkdev_write_meta(fs->dev, off, buf, chunk);
 		if (e)
 			return e == -EROFS ? e : -EIO;
 		off += chunk, buf = (const char *)buf + chunk, n -= chunk;
@@ -370,25 +370,6 @@ int ext2_readdir(struct ext2_inode *dir, uint64_t *pos, char *name, uint32_t *in
 		r = next_entry(dir, &c, pos, name, ino, type);
 	kfree(c.blk);
 	return r;
-}
-
-int ext2_lookup(struct ext2_inode *dir, const char *name, size_t len, uint32_t *ino)
-{
-	if (len > EXT2_NAME_LEN)
-		return -ENAMETOOLONG;
-	struct dir_cursor c = { 0 };
-	char *entry = kmalloc(EXT2_NAME_LEN + 1);
-	int r = entry ? dir_open(dir, &c) : -ENOMEM;
-	uint64_t pos = 0;
-	uint8_t type;
-	if (r == 0) {
-		while ((r = next_entry(dir, &c, &pos, entry, ino, &type)) == 1)
-			if (strlen(entry) == len && memcmp(entry, name, len) == 0)
-				break;
-		kfree(c.blk);
-	}
-	kfree(entry);
-	return r == 1 ? 0 : r == 0 ? -ENOENT : r;
 }
 
 long ext2_readlink(struct ext2_inode *ip, char *buf, uint64_t n)

@@ -92,6 +92,7 @@ struct ext2_inode {
 	struct ext2_fs *fs;
 	uint32_t block[15];
 	uint32_t flags, dtime;        /* i_flags (EXT2_INDEX_FL...), i_dtime */
+	struct ext2_dir_index *dx;    /* a big directory's names in memory (dir.c), or NULL */
 };
 
 static inline struct ext2_inode *ext2_i(struct inode *ip)
@@ -179,7 +180,9 @@ static inline uint64_t ext2_desc_offset(const struct ext2_fs *fs, uint32_t g)
 }
 
 /* Metadata through the disk's cache: read n bytes at off (0 or -EIO), or
- * write them through to the disk at once (blkdev_write_through). */
+ * write them into it, the sectors they touch dirty until the disk's cache
+ * is written back (blkdev_write_meta: at a commit, a sync, or by the
+ * flusher). */
 int ext2_read_meta(struct ext2_fs *fs, uint64_t off, void *buf, uint32_t n);
 int ext2_write_meta(struct ext2_fs *fs, uint64_t off, const void *buf, uint32_t n);
 /* Is b a block number of the file system (not 0, not past the end)? */

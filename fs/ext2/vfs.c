@@ -8,6 +8,7 @@
  * as Linux's ext2 does, so e2fsck checks an image that was not unmounted.
  */
 #include "fs/ext2/ext2.h"
+#include "fs/ext2/dirindex.h"
 #include "fs/file.h"
 #include "drivers/block/blkdev.h"
 #include "lib/errno.h"
@@ -284,6 +285,7 @@ void ext2_set_ops(struct ext2_inode *ip)
 
 static void ext2_vfs_free_inode(struct inode *ip)
 {
+	dx_free(ext2_i(ip)->dx);
 	kfree(ext2_i(ip));
 }
 

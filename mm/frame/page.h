@@ -30,7 +30,8 @@
  *   ptl       page-table page: the lock of its entries (in link's place:
  *             a table page is on no list).
  *   cache     page of a page cache (PG_FILE, mm/pagecache.h): its index and
- *             state (up to date, dirty, being read, being written back).
+ *             state (up to date, dirty, being read, being written back), and
+ *             which of its sectors are dirty (a disk's metadata: in part).
  *   lazy      anonymous page given up with MADV_FREE: its record on the
  *             lazy-free list (mm/lazyfree.h), else NULL.
  *
@@ -85,6 +86,7 @@ struct page {
 		struct {
 			uint32_t index;  /* its page index in its cache (mm/pagecache.h) */
 			uint16_t flags;  /* PGC_*, under the cache's lock */
+			uint8_t dirty;   /* which 512-byte sectors are dirty (bit i: sector i) */
 		} cache;
 		uint64_t meta;   /* the whole union at once (claim_block clears it) */
 	};

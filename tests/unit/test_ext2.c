@@ -20,6 +20,7 @@
 #include "tests/unit/host_mm.h"
 #include "drivers/block/blkdev.h"
 #include "fs/ext2/ext2.h"
+#include "fs/ext2/dirindex.h"
 #include "fs/file.h"
 #include "lib/errno.h"
 #include "arch/x86_64/memlayout.h"
@@ -33,14 +34,18 @@
 static uint8_t *image;
 static size_t image_len;
 static struct blkdev disk;
+static unsigned long requests;   /* submitted to the disk */
 
 static int mem_submit(struct blkdev *d, struct blk_request *r)
 {
 	uint64_t off = r->sector * SECTOR_SIZE;
-	if (r->op == BLK_READ)
-		memcpy(r->buf, image + off, r->len);
-	else if (r->op == BLK_WRITE)
-		memcpy(image + off, r->buf, r->len);
+	for (unsigned i = 0; i < r->nseg; off += r->seg[i++].len) {
+		if (r->op == BLK_READ)
+			memcpy(r->seg[i].buf, image + off, r->seg[i].len);
+		else
+			memcpy(image + off, r->seg[i].buf, r->seg[i].len);
+	}
+	requests++;
 	(void)d;
 	blk_complete(r, 0);
 	return 0;
@@ -616,6 +621,81 @@ START_TEST(test_freed_held_until_commit)
 }
 END_TEST
 
+#define DIR_NAMES 700
+
+/* Name i of the big directory: lengths 6..60, so entries of every size. */
+static size_t dir_name(char *buf, int i, int round)
+{
+	return (size_t)snprintf(buf, 80, "f%d-%d-%.*s", round, i, i % 50, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz");
+}
+
+/* Every name of the model is (or is not) found by ext2_lookup. */
+static void check_names(struct ext2_inode *dir, const bool *live, int round)
+{
+	char name[80];
+	for (int i = 0; i < DIR_NAMES; i++) {
+		size_t len = dir_name(name, i, round);
+		uint32_t ino = 0;
+		int e = ext2_lookup(dir, name, len, &ino);
+		ck_assert_msg(live[i] ? e == 0 && ino : e == -ENOENT, "%s: lookup %d, want %s", name, e,
+			      live[i] ? "found" : "-ENOENT");
+	}
+}
+
+/* A directory of many blocks: lookups, adds and removes through its
+ * index in memory (fs/ext2/dirindex.h) agree with a model, fill the
+ * slots removes leave, and leave a directory e2fsck finds clean. */
+START_TEST(test_big_directory)
+{
+	static bool live[2][DIR_NAMES];
+	char name[80], path[100];
+	make_image(1024, "8M");
+	attach();
+	mount_rw();
+	ck_assert_int_eq(vfs_mkdir(&wfs, NULL, "/big", 0755), 0);
+	for (int i = 0; i < DIR_NAMES; i++) {
+		dir_name(name, i, 0);
+		snprintf(path, sizeof(path), "/big/%s", name);
+		ck_assert_int_eq(write_at(path, "", 0, 0, O_EXCL), 0);
+		live[0][i] = true;
+	}
+	struct ext2_fs *fs = wfs.root.dentry->sb->priv;
+	int err;
+	struct ext2_inode *dir = walk(fs, "big", &err);
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_uint_gt(dir->vfs.size / 1024, 20);
+	check_names(dir, live[0], 0);
+	check_names(dir, live[1], 1);
+	ck_assert_ptr_nonnull(dir->dx);
+	ck_assert_uint_eq(dir->dx->count, DIR_NAMES + 2);   /* and . and .. */
+	uint64_t size = dir->vfs.size;
+	for (int i = 0; i < DIR_NAMES; i += 3) {   /* every third goes */
+		dir_name(name, i, 0);
+		snprintf(path, sizeof(path), "/big/%s", name);
+		ck_assert_int_eq(vfs_unlink(&wfs, NULL, path, UNLINK_FILE), 0);
+		live[0][i] = false;
+	}
+	for (int i = 0; i < DIR_NAMES / 3; i++) {   /* new names: into the holes first */
+		dir_name(name, i, 1);
+		snprintf(path, sizeof(path), "/big/%s", name);
+		ck_assert_int_eq(write_at(path, "", 0, 0, O_EXCL), 0);
+		live[1][i] = true;
+	}
+	ck_assert_uint_le(dir->vfs.size, size + 2 * 1024);
+	check_names(dir, live[0], 0);
+	check_names(dir, live[1], 1);
+	ck_assert_ptr_nonnull(dir->dx);
+	uint64_t pos = 0;
+	uint32_t ino, listed = 0;
+	uint8_t type;
+	while (ext2_readdir(dir, &pos, name, &ino, &type) == 1)
+		listed++;
+	ck_assert_uint_eq(listed, dir->dx->count);
+	ext2_iput(dir);
+	sync_and_fsck();
+}
+END_TEST
+
 static Suite *ext2_suite(void)
 {
 	Suite *s = suite_create("ext2");
@@ -632,6 +712,7 @@ static Suite *ext2_suite(void)
 	tcase_add_test(wr, test_write_4k_blocks);
 	tcase_add_test(wr, test_write_until_full);
 	tcase_add_test(wr, test_freed_held_until_commit);
+	tcase_add_test(wr, test_big_directory);
 	TCase *damage = host_tcase(s, "damage", setup, teardown);   /* make fuzz: CK_RUN_CASE=damage */
 	tcase_set_timeout(damage, 0);
 	tcase_add_test(damage, test_random_damage);

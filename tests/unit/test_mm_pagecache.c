@@ -22,38 +22,58 @@
 struct obj {
 	struct pagecache pc;
 	uint8_t store[NPAGES][PAGE_SIZE];
-	int reads, writes;
+	int reads, writes;               /* pages */
+	int read_calls, write_calls;     /* calls of the ops */
 	uint64_t fail_read, fail_write;  /* an index that fails, or ~0 */
 	uint64_t written[16];            /* the first indices written, in order */
+	uint8_t masks[16];               /* their dirty sectors */
 };
 
 static struct obj *o;
 
-static int fake_read(struct pagecache *pc, uint64_t index, struct page *pg)
+/* read_pages: every page from the store; one failing index fails the
+ * whole call (the cache keeps none of them). */
+static int fake_read(struct pagecache *pc, struct page **pages, unsigned n)
 {
 	struct obj *ob = pc->owner;
-	ob->reads++;
-	if (index == ob->fail_read)
-		return -EIO;
-	if (index < NPAGES)
-		memcpy(page_va(pg), ob->store[index], PAGE_SIZE);
+	ob->read_calls++;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t index = pages[i]->cache.index;
+		ob->reads++;
+		if (index == ob->fail_read)
+			return -EIO;
+		if (index < NPAGES)
+			memcpy(page_va(pages[i]), ob->store[index], PAGE_SIZE);
+	}
 	return 0;
 }
 
-static int fake_write(struct pagecache *pc, uint64_t index, struct page *pg)
+/* write_pages: each page's dirty sectors to the store (an index that
+ * fails is skipped, and the call says -EIO). */
+static int fake_write(struct pagecache *pc, struct page **pages, const uint8_t *dirty,
+		      unsigned n)
 {
 	struct obj *ob = pc->owner;
-	if (ob->writes < 16)
-		ob->written[ob->writes] = index;
-	ob->writes++;
-	if (index == ob->fail_write)
-		return -EIO;
-	if (index < NPAGES)
-		memcpy(ob->store[index], page_va(pg), PAGE_SIZE);
-	return 0;
+	int e = 0;
+	ob->write_calls++;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t index = pages[i]->cache.index;
+		if (ob->writes < 16)
+			ob->written[ob->writes] = index, ob->masks[ob->writes] = dirty[i];
+		ob->writes++;
+		if (index == ob->fail_write) {
+			e = -EIO;
+			continue;
+		}
+		for (unsigned sct = 0; sct < 8 && index < NPAGES; sct++)
+			if (dirty[i] >> sct & 1)
+				memcpy(ob->store[index] + 512 * sct, (char *)page_va(pages[i]) + 512 * sct,
+				       512);
+	}
+	return e;
 }
 
-static const struct pagecache_ops fake_ops = { .read_page = fake_read, .write_page = fake_write };
+static const struct pagecache_ops fake_ops = { .read_pages = fake_read, .write_pages = fake_write };
 
 static void setup(void)
 {
@@ -282,6 +302,102 @@ START_TEST(test_shrink_only_idle_clean)
 }
 END_TEST
 
+/* Read-ahead: a read at the start reads its pages and a window in one
+ * call; reads going on sequentially double the window (up to PC_RA_MAX)
+ * and wait until half of it is used; a random read reads only its own
+ * pages; nothing past `end`; pages already cached are not read again. */
+START_TEST(test_readahead_windows)
+{
+	static const struct { uint64_t at, n; int calls; uint64_t cached; } step[] = {
+		{ 0, 2, 1, 6 },     /* the start: its 2 pages + a window of 4 */
+		{ 2, 1, 2, 11 },    /* sequential: window 8; 6 cached < 2 + 1 + 8/2: to 11 */
+		{ 3, 1, 3, 20 },    /* window 16: to 3 + 1 + 16 */
+		{ 4, 1, 4, 37 },    /* window 32 */
+		{ 5, 1, 4, 37 },    /* window 32 (the cap); 37 >= 5 + 1 + 32/2: not yet */
+	};
+	for (unsigned k = 0; k < sizeof(step) / sizeof(step[0]); k++) {
+		pagecache_readahead(&o->pc, step[k].at, step[k].n, NPAGES);
+		ck_assert_int_eq(o->read_calls, step[k].calls);
+		ck_assert_uint_eq(o->pc.nrpages, step[k].cached);
+	}
+	ck_assert_int_eq(o->reads, 37);                     /* each page read once */
+	for (uint64_t at = 6; at < 40; at++)                /* page by page on */
+		pagecache_readahead(&o->pc, at, 1, NPAGES);
+	ck_assert_uint_eq(o->pc.ra_window, PC_RA_MAX);
+	ck_assert_uint_eq(o->pc.nrpages, NPAGES);           /* ... and stops at the end */
+	for (uint64_t i = 0; i < NPAGES; i++) {
+		struct page *pg = get(i, PC_FIND);
+		ck_assert_int_eq(memcmp(page_va(pg), o->store[i], PAGE_SIZE), 0);
+		page_put(pg);
+	}
+	pagecache_truncate(&o->pc, 0);
+	int calls = o->read_calls;
+	pagecache_readahead(&o->pc, 30, 3, NPAGES);         /* random: only its own */
+	ck_assert_int_eq(o->read_calls, calls + 1);
+	ck_assert_uint_eq(o->pc.nrpages, 3);
+	pagecache_readahead(&o->pc, 31, 1, NPAGES);         /* cached: nothing */
+	ck_assert_int_eq(o->read_calls, calls + 1);
+	pagecache_readahead(&o->pc, 60, 10, NPAGES);        /* clipped at the end */
+	ck_assert_uint_eq(o->pc.nrpages, 3 + 4);
+	pagecache_truncate(&o->pc, 0);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* A failed read-ahead keeps none of its pages; the reader's own get
+ * reads its page alone and reports the error. */
+START_TEST(test_readahead_error_keeps_nothing)
+{
+	o->fail_read = 3;
+	pagecache_readahead(&o->pc, 0, 8, NPAGES);
+	ck_assert_uint_eq(o->pc.nrpages, 0);
+	page_put(get(0, PC_READ));
+	struct page *pg;
+	ck_assert_int_eq(pagecache_get(&o->pc, 3, PC_READ, &pg), -EIO);
+	ck_assert_uint_eq(o->pc.nrpages, 1);
+	pagecache_truncate(&o->pc, 0);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* Write-back hands the dirty pages of a range to one write_pages call,
+ * in index order, with their dirty sectors: a page dirty in part
+ * (write_part) writes only those sectors; the clean ones of the store
+ * stay as they were. */
+START_TEST(test_write_back_batches_and_parts)
+{
+	static char buf[2 * 512];
+	for (int i = 0; i < 5; i++) {
+		struct page *pg = get((uint64_t)i * 2, PC_READ);
+		memset(page_va(pg), 'w', PAGE_SIZE);
+		pagecache_set_dirty(&o->pc, pg);
+		page_put(pg);
+	}
+	memset(buf, 'm', sizeof(buf));
+	ck_assert_int_eq(pagecache_write_part(&o->pc, 20 * PAGE_SIZE + 700, buf, 400), 0);
+	ck_assert_int_eq(pagecache_write_part(&o->pc, 21 * PAGE_SIZE + 4000, buf, 200), -EINVAL);
+	ck_assert_uint_eq(o->pc.ndirty, 6);
+	memset(o->store[20], 'S', PAGE_SIZE);   /* behind the cache's back */
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
+	ck_assert_int_eq(o->write_calls, 1);
+	ck_assert_int_eq(o->writes, 6);
+	for (int i = 0; i < 5; i++) {
+		ck_assert_uint_eq(o->written[i], (uint64_t)i * 2);
+		ck_assert_uint_eq(o->masks[i], PC_SECTORS_ALL);
+		ck_assert_int_eq(o->store[i * 2][4095], 'w');
+	}
+	ck_assert_uint_eq(o->written[5], 20);
+	ck_assert_uint_eq(o->masks[5], 0x6);     /* bytes 700..1099: sectors 1 and 2 */
+	ck_assert_int_eq(o->store[20][511], 'S');
+	ck_assert_int_eq(o->store[20][700], 'm');
+	ck_assert_int_eq(o->store[20][699], 'U');   /* the cache's stale byte (A + 20) */
+	ck_assert_int_eq(o->store[20][1536], 'S');
+	ck_assert_uint_eq(o->pc.ndirty, 0);
+	pagecache_truncate(&o->pc, 0);
+	host_assert_no_leak();
+}
+END_TEST
+
 START_TEST(test_set_dirty_foreign_page_panics)
 {
 	struct page *pg = page_alloc(0, PA_FILE | PA_ZERO);
@@ -352,6 +468,9 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_read_error_not_kept);
 	tcase_add_test(tc, test_write_error_reported_once);
 	tcase_add_test(tc, test_shrink_only_idle_clean);
+	tcase_add_test(tc, test_readahead_windows);
+	tcase_add_test(tc, test_readahead_error_keeps_nothing);
+	tcase_add_test(tc, test_write_back_batches_and_parts);
 	tcase_add_test_raise_signal(tc, test_set_dirty_foreign_page_panics, SIGABRT);
 	tcase_add_test(tc, test_random_against_model);
 	return s;

@@ -35,4 +35,4 @@ $(B)/unit/test_%: tests/unit/test_%.c $$(UNIT_SRCS_$$*) $$(wildcard tests/unit/*
 		| $(call deps,build test)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS_$*) $(UNIT_LIBS)
-UNIT_SRCS_ext2 := $(FS_HOST_SRCS) fs/ext2/ext2.c fs/ext2/vfs.c fs/ext2/blocks.c fs/ext2/dir.c fs/ext2/alloc.c
+UNIT_SRCS_ext2 := $(FS_HOST_SRCS) fs/ext2/ext2.c fs/ext2/vfs.c fs/ext2/blocks.c fs/ext2/dir.c fs/ext2/dirindex.c fs/ext2/alloc.c
