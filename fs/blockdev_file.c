@@ -35,10 +35,17 @@ static struct blkdev *file_disk(struct file *f)
 	return blkdev_by_devt(f->inode->rdev);
 }
 
-/* Move up to n bytes between the disk at f->off and user memory, a page
- * of kernel memory at a time: bytes moved (short at the disk's end or at
- * a bad user address after some), or -errno. */
-static long disk_rw(struct file *f, vaddr_t ubuf, uint64_t n, bool write)
+static long disk_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	struct blkdev *d = file_disk(f);
+	return cache_read(&d->cache, d->sectors * SECTOR_SIZE, &f->off, ubuf, n);
+}
+
+/* Write up to n bytes at f->off from user memory, a page of kernel memory
+ * at a time: bytes written (short at the disk's end or at a bad user
+ * address after some), or -errno: a read-only disk -EPERM (Linux's
+ * blkdev_write_iter), past the end -ENOSPC. */
+static long disk_write(struct file *f, vaddr_t ubuf, uint64_t n)
 {
 	struct blkdev *d = file_disk(f);
 	char *buf = kmalloc(PAGE_SIZE);
@@ -46,18 +53,13 @@ static long disk_rw(struct file *f, vaddr_t ubuf, uint64_t n, bool write)
 		return -ENOMEM;
 	uint64_t done = 0;
 	long r = 0;
-	if (!write)
-		blkdev_readahead(d, f->off, n);   /* the whole read's pages together */
 	while (done < n) {
 		uint64_t len = MIN(n - done, PAGE_SIZE);
-		if (write && copyin(buf, ubuf + done, len) < 0) {
+		if (copyin(buf, ubuf + done, len) < 0) {
 			r = -EFAULT;
 			break;
 		}
-		r = write ? blkdev_write(d, f->off, buf, len) : blkdev_read(d, f->off, buf, len);
-		if (r > 0 && !write && copyout(ubuf + done, buf, (uint64_t)r) < 0)
-			r = -EFAULT;
-		if (r <= 0)
+		if ((r = blkdev_write(d, f->off, buf, len)) <= 0)
 			break;
 		f->off += (uint64_t)r;
 		done += (uint64_t)r;
@@ -65,24 +67,18 @@ static long disk_rw(struct file *f, vaddr_t ubuf, uint64_t n, bool write)
 			break;   /* the disk's end */
 	}
 	kfree(buf);
-	return done ? (long)done : r;
+	return done ? (long)done : r == -EROFS ? -EPERM : r;
 }
 
-static long disk_read(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	return disk_rw(f, ubuf, n, false);
-}
-
-/* A read-only disk: -EPERM (Linux's blkdev_write_iter); past the end: -ENOSPC. */
-static long disk_write(struct file *f, vaddr_t ubuf, uint64_t n)
-{
-	long r = disk_rw(f, ubuf, n, true);
-	return r == -EROFS ? -EPERM : r;
-}
-
+/* fsync: the disk's dirty pages and its write cache; -EIO when that
+ * failed, or when a write-back of the disk's cache failed since this file
+ * last heard (Linux's errseq rule: pagecache_error_since). */
 static int disk_fsync(struct file *f)
 {
-	return blkdev_sync(file_disk(f)) < 0 ? -EIO : 0;
+	struct blkdev *d = file_disk(f);
+	int r = blkdev_sync(d);
+	int e = pagecache_error_since(&d->cache, &f->wb_mark);
+	return r < 0 || e ? -EIO : 0;
 }
 
 const struct file_ops blockdev_file_ops = {

@@ -47,6 +47,13 @@ void file_close(struct file *f)
 	kfree(f);
 }
 
+struct pagecache *file_cache(struct file *f)
+{
+	struct inode *ip = f->inode;
+	struct blkdev *d = ip && S_ISBLK(ip->mode) ? blkdev_by_devt(ip->rdev) : NULL;
+	return d ? &d->cache : ip ? ip->mapping : NULL;
+}
+
 int file_fsync(struct file *f)
 {
 	return f->ops->fsync ? f->ops->fsync(f) : -EINVAL;
@@ -88,6 +95,8 @@ static int file_open_path(const struct path *p, int flags, struct file **out)
 	path_get(&f->path);
 	f->inode = ip;
 	f->inode_priv = ip->priv;
+	struct pagecache *pc = file_cache(f);
+	f->wb_mark = pc ? pagecache_error_mark(pc) : 0;
 	*out = f;
 	return 0;
 }

@@ -43,6 +43,8 @@ struct file {
 	struct path path;                   /* files of a file system (none: pipes) */
 	struct inode *inode;                /* path's inode, or NULL */
 	uint64_t inode_priv;                /* inode->priv when opened (/proc's files) */
+	uint32_t wb_mark;                   /* its cache's write-back errors it has
+					     * heard of (pagecache_error_since) */
 	void *priv;                         /* pipes, /proc's text */
 };
 
@@ -79,6 +81,10 @@ long file_no_write(struct file *f, vaddr_t ubuf, uint64_t n);
  * errseq rule, reported once), -EINVAL (pipes, terminals: nothing to sync). */
 int file_fsync(struct file *f);
 
+/* The page cache whose bytes f reads and writes (a file's, a disk's for
+ * /dev/vda), or NULL (pipes, character devices, /proc). */
+struct pagecache *file_cache(struct file *f);
+
 /* open(2) of name from start (NULL: the cwd) with flags and, for a new
  * file, mode (already masked by the umask): *out a new file. 0 or -errno:
  * -ENOENT, -EEXIST (O_CREAT|O_EXCL), -EISDIR (writing a directory),
@@ -89,6 +95,13 @@ int vfs_open(const struct fs_root *fs, const struct path *start, const char *nam
 
 /* Regular files through their page cache; directories (read: -EISDIR). */
 extern const struct file_ops page_file_ops, dir_file_ops;
+
+/* read(2) of an object of size bytes through its page cache pc: up to n
+ * bytes at *off into user ubuf (pages read ahead together, then copied
+ * page by page), *off advanced: bytes read (0 at the end), or -EFAULT /
+ * the cache's error when none were. A file's read (page_file_ops) and a
+ * disk's (/dev/vda: the disk's own cache) are this one path. */
+long cache_read(struct pagecache *pc, uint64_t size, uint64_t *off, vaddr_t ubuf, uint64_t n);
 
 /* getdents64 over an open directory into ubuf (n bytes): bytes filled,
  * 0 at the end, -ENOTDIR, -EINVAL (not even one entry fits). */

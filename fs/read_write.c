@@ -28,8 +28,6 @@ static char *page_bytes(struct page *pg)
 	return (char *)P2V(page_to_pa(pg));
 }
 
-enum copy_dir { TO_USER, FROM_USER };
-
 /* Have the store make room for [off, off + len) (ext2: blocks), with
  * the page that holds it already in the cache: read while its new
  * blocks were still holes, the page has zeros where the write does not
@@ -39,50 +37,54 @@ static int prepare_write(struct inode *ip, uint64_t off, uint64_t len)
 	return ip->op && ip->op->prepare_write ? ip->op->prepare_write(ip, off, len) : 0;
 }
 
-/* Move chunk bytes between page index idx at in and user ubuf (a write:
- * room made first, prepare_write). */
-static long copy_page(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ubuf,
-		      uint64_t chunk, enum copy_dir dir)
+/* Copy chunk bytes from user ubuf into page idx at in (room made first,
+ * prepare_write), the page then dirty: chunk, or -errno. */
+static long copy_page_in(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ubuf,
+			 uint64_t chunk)
 {
 	struct page *pg;
 	bool whole = in == 0 && (chunk == PAGE_SIZE || idx * PAGE_SIZE + chunk >= ip->size);
 	bool past = idx * PAGE_SIZE >= ip->size;
-	enum pc_how how = dir == FROM_USER && (whole || past) ? PC_OVERWRITE : PC_READ;
-	int r = pagecache_get(ip->mapping, idx, how, &pg);
+	int r = pagecache_get(ip->mapping, idx, whole || past ? PC_OVERWRITE : PC_READ, &pg);
 	if (r < 0)
 		return r;
-	if (dir == FROM_USER && (r = prepare_write(ip, idx * PAGE_SIZE + in, chunk)) < 0) {
+	if ((r = prepare_write(ip, idx * PAGE_SIZE + in, chunk)) < 0) {
 		page_put(pg);
 		return r;   /* -ENOSPC: what was written before stays */
 	}
-	r = dir == TO_USER ? copyout(ubuf, page_bytes(pg) + in, chunk) :
-			     copyin(page_bytes(pg) + in, ubuf, chunk);
-	if (r == 0 && dir == FROM_USER)
+	r = copyin(page_bytes(pg) + in, ubuf, chunk);
+	if (r == 0)
 		pagecache_set_dirty(ip->mapping, pg);
 	page_put(pg);
 	return r < 0 ? -EFAULT : (long)chunk;
 }
 
-static long page_read(struct file *f, vaddr_t ubuf, uint64_t n)
+long cache_read(struct pagecache *pc, uint64_t size, uint64_t *off, vaddr_t ubuf, uint64_t n)
 {
-	struct inode *ip = f->inode;
-	uint64_t done = 0, size = ip->size;
+	uint64_t done = 0;
 	long r = 0;
-	if (f->off < size) {   /* the pages of the read, and a window past them */
-		uint64_t first = f->off / PAGE_SIZE, last = (f->off + MIN(n, size - f->off) - 1) / PAGE_SIZE;
-		pagecache_readahead(ip->mapping, first, last - first + 1,
-				    ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE);
+	if (*off < size) {   /* the pages of the read, and a window past them */
+		uint64_t first = *off / PAGE_SIZE, last = (*off + MIN(n, size - *off) - 1) / PAGE_SIZE;
+		pagecache_readahead(pc, first, last - first + 1, ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE);
 	}
-	while (done < n && f->off < ip->size) {
-		uint64_t in = f->off % PAGE_SIZE;
-		uint64_t chunk = MIN(MIN(n - done, PAGE_SIZE - in), ip->size - f->off);
-		r = copy_page(ip, f->off / PAGE_SIZE, in, ubuf + done, chunk, TO_USER);
+	while (done < n && *off < size) {
+		uint64_t in = *off % PAGE_SIZE, chunk = MIN(MIN(n - done, PAGE_SIZE - in), size - *off);
+		struct page *pg;
+		if ((r = pagecache_get(pc, *off / PAGE_SIZE, PC_READ, &pg)) < 0)
+			break;
+		r = copyout(ubuf + done, page_bytes(pg) + in, chunk) < 0 ? -EFAULT : 0;
+		page_put(pg);
 		if (r < 0)
 			break;
-		f->off += chunk;
+		*off += chunk;
 		done += chunk;
 	}
 	return done ? (long)done : r;
+}
+
+static long page_read(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	return cache_read(f->inode->mapping, f->inode->size, &f->off, ubuf, n);
 }
 
 /* Write under ip->lock: bytes written, or -errno when none were. */
@@ -97,7 +99,7 @@ static long write_locked(struct file *f, struct inode *ip, vaddr_t ubuf, uint64_
 	long r = 0;
 	while (done < n) {
 		uint64_t in = f->off % PAGE_SIZE, chunk = MIN(n - done, PAGE_SIZE - in);
-		r = copy_page(ip, f->off / PAGE_SIZE, in, ubuf + done, chunk, FROM_USER);
+		r = copy_page_in(ip, f->off / PAGE_SIZE, in, ubuf + done, chunk);
 		if (r < 0)
 			break;
 		f->off += chunk;
@@ -129,7 +131,7 @@ static int page_fsync(struct file *f)
 {
 	struct inode *ip = f->inode;
 	int r = pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX);
-	int e = pagecache_take_error(ip->mapping);
+	int e = pagecache_error_since(ip->mapping, &f->wb_mark);
 	if (ip->op && ip->op->write_inode) {
 		int w = ip->op->write_inode(ip);
 		r = r ? r : w;

@@ -421,7 +421,7 @@ static void batch_add(struct pagecache *pc, struct wb_batch *b, struct page *pg)
 }
 
 /* Write b's pages out with one write_pages call and empty b (pc->lock
- * held, released meanwhile): 0 or its error (kept in wb_error too). */
+ * held, released meanwhile): 0 or its error (counted for fsync too). */
 static int write_batch(struct pagecache *pc, struct wb_batch *b)
 {
 	if (!b->n)
@@ -434,8 +434,11 @@ static int write_batch(struct pagecache *pc, struct wb_batch *b)
 		b->pages[i]->cache.flags &= (uint16_t)~PGC_WRITEBACK;
 		wait_wake(b->pages[i]);
 	}
-	if (r && !pc->wb_error)
+	if (r) {
 		pc->wb_error = r;
+		pc->wb_seq++;
+		pc->wb_seen = false;
+	}
 	spin_unlock(&pc->lock);
 	for (unsigned i = 0; i < b->n; i++)
 		page_put(b->pages[i]);
@@ -489,11 +492,23 @@ int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last)
 	return err ? err : r;
 }
 
-int pagecache_take_error(struct pagecache *pc)
+uint32_t pagecache_error_mark(struct pagecache *pc)
 {
 	spin_lock(&pc->lock);
-	int e = pc->wb_error;
-	pc->wb_error = 0;
+	uint32_t mark = pc->wb_seq && !pc->wb_seen ? pc->wb_seq - 1 : pc->wb_seq;
+	spin_unlock(&pc->lock);
+	return mark;
+}
+
+int pagecache_error_since(struct pagecache *pc, uint32_t *mark)
+{
+	spin_lock(&pc->lock);
+	int e = 0;
+	if (*mark != pc->wb_seq) {
+		e = pc->wb_error;
+		*mark = pc->wb_seq;
+		pc->wb_seen = true;
+	}
 	spin_unlock(&pc->lock);
 	return e;
 }

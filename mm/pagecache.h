@@ -50,8 +50,9 @@
  * Errors: -ENOMEM (no frame or node), read_pages's error for the task that
  * read (-EIO for others waiting on the page; the page is not kept, a later
  * get tries again), -ENOENT (PC_FIND of an absent page),
- * -EFBIG (an index past PC_MAX_INDEX). Write-back errors are kept in
- * pc->wb_error until pagecache_take_error reports them (fsync). Panics:
+ * -EFBIG (an index past PC_MAX_INDEX). Write-back errors are counted
+ * in pc (Linux's errseq_t): each open file reports each error once, at
+ * its next fsync (pagecache_error_mark, pagecache_error_since). Panics:
  * pagecache_set_dirty on a page that is not up to date in this cache.
  */
 #ifndef MM_PAGECACHE_H
@@ -107,7 +108,9 @@ struct pagecache {
 	int height;                  /* levels of nodes: indices < 64^height */
 	uint64_t nrpages, ndirty;
 	uint64_t dirtied_ns;         /* clock_ns() when ndirty last went from 0 (the flusher's age) */
-	int wb_error;                /* the first write-back error since it was last taken */
+	int wb_error;                /* the last write-back error (0: none yet) */
+	uint32_t wb_seq;             /* write-back errors so far */
+	bool wb_seen;                /* the last one was reported to someone */
 	uint64_t ra_expect;          /* where a read that goes on sequentially starts */
 	uint32_t ra_window;          /* the last read-ahead window past a read (pages) */
 	void *owner;                 /* the object (for the ops) */
@@ -174,8 +177,14 @@ int pagecache_write_part(struct pagecache *pc, uint64_t off, const void *buf, ui
  * and wait for those other tasks are writing: 0 or the first error. */
 int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last);
 
-/* The write-back error recorded since the last call (0 if none); clears it. */
-int pagecache_take_error(struct pagecache *pc);
+/* Write-back errors, Linux's errseq rule: a file opened now takes a mark
+ * (an error nobody has heard of yet counts as after the mark, so a file
+ * opened after the failure still reports it); pagecache_error_since is
+ * the last error if any came after *mark (and moves *mark past it), else
+ * 0. So every file open when a write failed -- and the first opened
+ * after it -- gets EIO from its next fsync, once. */
+uint32_t pagecache_error_mark(struct pagecache *pc);
+int pagecache_error_since(struct pagecache *pc, uint32_t *mark);
 
 /* Drop every page with an index >= from, dirty ones too (what lies past a
  * file's new end). Waits for pages being read or written. */

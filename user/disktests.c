@@ -36,6 +36,15 @@
  *                meminfo's Dirty is 0 within a few seconds -- the flusher
  *                wrote it (without it, Dirty stays until a sync); the
  *                runner reads it back
+ *   eio          (only when named; vdb read-write with QEMU's blkdebug
+ *                failing every read of sector EIO_READ and write of
+ *                EIO_WRITE: tests/qemu/disks.py's "eio" disks) a read of
+ *                the bad page is EIO, of its neighbours fine (read-ahead
+ *                that meets it is not an error), a read across it short;
+ *                a write there succeeds into the cache and its fsync says
+ *                EIO -- once to each file open at the time and to the first
+ *                opened after it, as Linux's errseq -- and a later write
+ *                elsewhere syncs fine (the runner finds it in the image)
  *   rootdisk     (only when named; booted with root=/dev/vda) the root is
  *                that ext2 disk, read-write, the initrd at /run: a file and
  *                a directory written at the root; init's exit syncs and
@@ -459,6 +468,39 @@ static void test_flush(void)
 	CHECK(syscall(SYS_umount2, "/mnt", 0L) == 0);
 }
 
+#define EIO_READ 8192    /* = tests/qemu/disks.py's EIO_READ_SECTOR: page 1024 */
+#define EIO_WRITE 8200   /* = EIO_WRITE_SECTOR: page 1025 */
+#define PAGE 4096
+
+static void test_eio(void)
+{
+	static char buf[4 * PAGE];
+	int fd = open("/dev/vdb", O_RDWR);
+	CHECK(fd >= 0);
+	CHECK(pread(fd, buf, PAGE, (EIO_READ - 8) * SECTOR) == PAGE &&
+	      sectors_are(buf, EIO_READ - 8, 8, "SECTOR"));
+	CHECK_ERR(pread(fd, buf, PAGE, EIO_READ * SECTOR), EIO);
+	CHECK_ERR(pread(fd, buf, SECTOR, (EIO_READ + 3) * SECTOR), EIO);   /* the same page */
+	CHECK(pread(fd, buf, 4 * PAGE, (EIO_READ - 16) * SECTOR) == 2 * PAGE &&
+	      sectors_are(buf, EIO_READ - 16, 16, "SECTOR"));              /* short, up to it */
+	int before = open("/dev/vdb", O_RDWR);
+	sector_text(buf, EIO_WRITE, "WROTE");
+	CHECK(pwrite(fd, buf, SECTOR, EIO_WRITE * SECTOR) == SECTOR);   /* into the cache */
+	CHECK_ERR(fsync(fd), EIO);
+	CHECK(fsync(fd) == 0);                    /* heard once */
+	CHECK_ERR(fsync(before), EIO);            /* open at the time: hears it too */
+	int after = open("/dev/vdb", O_RDWR);
+	CHECK(fsync(after) == 0);                 /* opened after it was heard of */
+	for (int i = 0; i < 8; i++)
+		sector_text(buf + i * SECTOR, EIO_WRITE + 8 + (unsigned long)i, "WROTE");
+	CHECK(pwrite(fd, buf, PAGE, (EIO_WRITE + 8) * SECTOR) == PAGE && fsync(fd) == 0);
+	if (!failures)
+		printf("KTEST DISK-WROTE vdb %d %d\n", EIO_WRITE + 8, 8);
+	close(after);
+	close(before);
+	close(fd);
+}
+
 static void test_rootdisk(void)
 {
 	struct stat st;
@@ -484,7 +526,7 @@ static const struct {
 	{ "nodes", test_nodes, 0 }, { "read", test_read, 0 }, { "write_fsync", test_write_fsync, 0 },
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
-	{ "flush", test_flush, 1 },
+	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

@@ -1,6 +1,7 @@
 /* drivers/block/blkdev.c -- the block layer (see blkdev.h). */
 #include "drivers/block/blkdev.h"
 #include "lib/errno.h"
+#include "lib/printk.h"
 #include "mm/frame/kmalloc.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
@@ -78,18 +79,32 @@ int blk_wait(struct blk_request *r)
 	return r->error;
 }
 
+#define ERRORS_SHOWN 10   /* a failing disk's first errors go to the log, then no more */
+
+/* Say that r failed, as Linux's "I/O error, dev vda, sector ..." (blk_done_lock held). */
+static void report_error(struct blkdev *d, const struct blk_request *r, int error)
+{
+	static const char *const ops[] = { "read", "write", "flush" };
+	if (d->errors < ERRORS_SHOWN)
+		printk("blk: %s: I/O error %d, sector %lu, %s of %u bytes%s\n", d->name, error,
+		       r->sector, ops[r->op], r->len,
+		       d->errors + 1 == ERRORS_SHOWN ? " (no more are shown)" : "");
+}
+
 void blk_complete(struct blk_request *r, int error)
 {
 	struct blkdev *d = r->dev;
 	spin_lock(&blk_done_lock);
-	if (error)
+	if (error) {
+		report_error(d, r, error);
 		d->errors++;
-	else if (r->op == BLK_READ)
+	} else if (r->op == BLK_READ) {
 		d->reads++;
-	else if (r->op == BLK_WRITE)
+	} else if (r->op == BLK_WRITE) {
 		d->writes++;
-	else
+	} else {
 		d->flushes++;
+	}
 	r->error = error;
 	r->done = true;
 	wait_wake(r);
@@ -235,19 +250,14 @@ static uint64_t clip(const struct blkdev *d, uint64_t off, uint64_t n)
 	return off >= size ? 0 : MIN(n, size - off);
 }
 
-void blkdev_readahead(struct blkdev *d, uint64_t off, uint64_t n)
+long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n)
 {
 	uint64_t c = clip(d, off, n);
 	if (c)
 		pagecache_readahead(&d->cache, off / PAGE_SIZE,
 				    (off + c - 1) / PAGE_SIZE - off / PAGE_SIZE + 1,
 				    (d->sectors + SECTORS_PER_PAGE - 1) / SECTORS_PER_PAGE);
-}
-
-long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n)
-{
-	blkdev_readahead(d, off, n);
-	return pagecache_copy(&d->cache, off, buf, clip(d, off, n), PC_COPY_OUT);
+	return pagecache_copy(&d->cache, off, buf, c, PC_COPY_OUT);
 }
 
 long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n)
@@ -273,7 +283,7 @@ int blkdev_write_meta(struct blkdev *d, uint64_t off, const void *buf, uint32_t 
 int blkdev_sync(struct blkdev *d)
 {
 	int e = pagecache_write_back(&d->cache, 0, PC_MAX_INDEX);
-	int wb = pagecache_take_error(&d->cache);
+	int wb = pagecache_error_since(&d->cache, &d->sync_mark);
 	int f = d->readonly ? 0 : blk_rw(d, BLK_FLUSH, 0, NULL, 0);
 	return e ? e : wb ? wb : f;
 }

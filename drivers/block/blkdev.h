@@ -92,6 +92,7 @@ struct blkdev {
 	void *driver;                   /* the driver's own device */
 	uint64_t reads, writes, flushes, errors;   /* completed requests */
 	struct pagecache cache;         /* its bytes by 4 KiB page (blkdev_read/write) */
+	uint32_t sync_mark;             /* cache's write-back errors blkdev_sync reported */
 };
 
 /* Add d to the disks (its name, size and ops set by the caller; its page
@@ -137,13 +138,10 @@ int blk_plug_finish(struct blk_plug *p);
  * of a page not cached goes to the disk; a write only changes the cache
  * and marks the page dirty, until blkdev_sync. */
 
-/* Copy n bytes at byte offset off of d into buf: bytes copied (short at
- * the disk's end, 0 past it), or -EIO / -ENOMEM. */
+/* Copy n bytes at byte offset off of d into buf (their absent pages read
+ * in together first, and a window past them for a stream): bytes copied
+ * (short at the disk's end, 0 past it), or -EIO / -ENOMEM. */
 long blkdev_read(struct blkdev *d, uint64_t off, void *buf, uint64_t n);
-
-/* A reader is about to read n bytes at off of d: their absent pages read
- * in together (and a window past them for a stream: pagecache_readahead). */
-void blkdev_readahead(struct blkdev *d, uint64_t off, uint64_t n);
 
 /* Copy n bytes from buf to byte offset off of d (in its cache): bytes
  * copied (short at the disk's end), or -ENOSPC (past the end), -EROFS,
@@ -162,8 +160,9 @@ long blkdev_write(struct blkdev *d, uint64_t off, const void *buf, uint64_t n);
 int blkdev_write_meta(struct blkdev *d, uint64_t off, const void *buf, uint32_t n);
 
 /* Write every dirty page of d's cache to the disk, then flush the disk's
- * write cache: 0, or the first error (a write-back error since the last
- * sync included). */
+ * write cache: 0, or the first error (a write-back error of d's cache
+ * since the last blkdev_sync included: a file system's commit hears of
+ * its metadata's failures). */
 int blkdev_sync(struct blkdev *d);
 
 #endif

@@ -11,7 +11,7 @@
  * in the inode, or at a slot of an indirect block -- making the indirect
  * blocks on the way when asked; reading (bmap), allocating (map_blocks)
  * and the run length of a container all start there. Indirect blocks are
- * metadata: read through the disk's cache, written through to the disk.
+ * metadata: read and written through the disk's cache (blkdev_write_meta).
  * Data blocks move between the file's page cache and the disk directly.
  * Changes of the map happen under the inode's lock (write, truncate); the
  * write-back of a page only reads it.
@@ -155,11 +155,22 @@ static int fill_run(struct ext2_inode *ip, const struct slot *s, uint32_t n, uin
 	return got;
 }
 
+/* Where a new block for file block lblk should go: right after the
+ * file's block before it (Linux's ext2_find_goal), else after its first
+ * block, else at the start of the inode's group. */
+static uint32_t goal_for(struct ext2_inode *ip, uint64_t lblk)
+{
+	uint32_t prev = 0;
+	if (lblk > 0 && ext2_bmap(ip, lblk - 1, &prev) == 0 && prev)
+		return prev + 1;
+	return ip->block[0] ? ip->block[0] :
+	       ip->fs->first_data_block + (uint32_t)((ip->vfs.ino - 1) / ip->fs->inodes_per_group) *
+	       ip->fs->blocks_per_group;
+}
+
 int ext2_map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n)
 {
-	uint32_t goal = ip->block[0] ? ip->block[0] :
-			ip->fs->first_data_block + (uint32_t)((ip->vfs.ino - 1) / ip->fs->inodes_per_group) *
-			ip->fs->blocks_per_group;
+	uint32_t goal = goal_for(ip, lblk);
 	while (n) {
 		struct slot s;
 		int e = find_slot(ip, lblk, true, &s);

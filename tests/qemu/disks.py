@@ -1,7 +1,7 @@
 """tests/qemu/disks.py -- the virtio disks of a QEMU test run.
 
 A suite of tests/suites.txt may name disks in its seventh column, e.g.
-"vda:16M vdb:16M:ro": NAME:SIZE[:ro][:ext2] each, attached in that order
+"vda:16M vdb:16M:ro": NAME:SIZE[:ro][:ext2][:eio] each, attached in that order
 (so the kernel names them vda, vdb, ... as Linux would). Each is a fresh
 raw image in the build's test folder whose every 512-byte sector starts
 with "PAGODA SECTOR <n>\\n" (8 digits, the rest zeros), so the kernel's
@@ -19,25 +19,44 @@ SIZE bytes of SEED's pattern as debugfs reads it from the image, every
 "KTEST EXT2-GONE NAME PATH" must be absent, and e2fsck -fn must find the
 image clean; so must it every ext2 disk whose spec says "fsck" (e.g.
 "vda:64M:ext2:fsck": a program that writes it and prints nothing for it).
+
+An "eio" disk goes through QEMU's blkdebug driver, which fails (EIO) every
+request that reads sector EIO_READ_SECTOR or writes EIO_WRITE_SECTOR, as a
+failing disk would (user/disktests.c's eio test knows the two numbers).
 """
 import os
 import re
 import subprocess
 
 SECTOR = 512
+EIO_READ_SECTOR = 8192
+EIO_WRITE_SECTOR = 8200
+BLKDEBUG_RULES = """[inject-error]
+event = "read_aio"
+errno = "5"
+sector = "%d"
+once = "off"
+
+[inject-error]
+event = "write_aio"
+errno = "5"
+sector = "%d"
+once = "off"
+""" % (EIO_READ_SECTOR, EIO_WRITE_SECTOR)
 WROTE = re.compile(r"KTEST DISK-WROTE (\w+) (\d+) (\d+)")
 EXT2_FILE = re.compile(r"KTEST EXT2-FILE (\w+) (\S+) (\d+) (\d+)")
 EXT2_GONE = re.compile(r"KTEST EXT2-GONE (\w+) (\S+)")
 
 
 def parse(spec):
-    """[(name, bytes, readonly, ext2)] of a disks column ("fsck": see verify)."""
+    """[(name, bytes, readonly, ext2, eio)] of a disks column ("fsck": see verify)."""
     out = []
     for d in spec.split():
         parts = d.split(":")
         size = parts[1].upper()
         mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[size[-1]]
-        out.append((parts[0], int(size[:-1]) * mult, "ro" in parts[2:], "ext2" in parts[2:]))
+        out.append((parts[0], int(size[:-1]) * mult, "ro" in parts[2:], "ext2" in parts[2:],
+                    "eio" in parts[2:]))
     return out
 
 
@@ -53,7 +72,7 @@ def image_path(build, suite, name):
 def prepare(build, suite, spec):
     """Make the images; QEMU's arguments that attach them."""
     args = []
-    for i, (name, size, ro, ext2) in enumerate(parse(spec)):
+    for i, (name, size, ro, ext2, eio) in enumerate(parse(spec)):
         path = image_path(build, suite, name)
         if ext2:
             if os.path.exists(path):
@@ -63,6 +82,11 @@ def prepare(build, suite, spec):
         else:
             with open(path, "wb") as f:
                 f.write(b"".join(sector(n) for n in range(size // SECTOR)))
+        if eio:
+            rules = path + ".blkdebug"
+            with open(rules, "w") as f:
+                f.write(BLKDEBUG_RULES)
+            path = "blkdebug:%s:%s" % (rules, path)
         args += ["-drive", "file=%s,if=none,format=raw,id=%s%s" % (path, name, ",readonly=on" if ro else ""),
                  "-device", "virtio-blk-pci,drive=%s%s" % (name, ",disable-legacy=on" if i == 0 else "")]
     return args

@@ -261,14 +261,26 @@ START_TEST(test_read_error_not_kept)
 }
 END_TEST
 
+/* Linux's errseq rule: every file open when a write-back failed hears
+ * of it once, and so does the first opened after it; once somebody has
+ * heard, a file opened later does not. */
 START_TEST(test_write_error_reported_once)
 {
+	uint32_t before = pagecache_error_mark(&o->pc);   /* a file open before the failure */
 	struct page *pg = get(4, PC_READ);
 	pagecache_set_dirty(&o->pc, pg);
 	o->fail_write = 4;
 	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), -EIO);
-	ck_assert_int_eq(pagecache_take_error(&o->pc), -EIO);
-	ck_assert_int_eq(pagecache_take_error(&o->pc), 0);
+	uint32_t after = pagecache_error_mark(&o->pc);    /* opened after it, before anyone heard */
+	ck_assert_int_eq(pagecache_error_since(&o->pc, &before), -EIO);
+	ck_assert_int_eq(pagecache_error_since(&o->pc, &before), 0);   /* once */
+	ck_assert_int_eq(pagecache_error_since(&o->pc, &after), -EIO);
+	uint32_t later = pagecache_error_mark(&o->pc);    /* heard of already */
+	ck_assert_int_eq(pagecache_error_since(&o->pc, &later), 0);
+	pagecache_set_dirty(&o->pc, pg);                  /* a second failure: heard again */
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), -EIO);
+	ck_assert_int_eq(pagecache_error_since(&o->pc, &before), -EIO);
+	ck_assert_int_eq(pagecache_error_since(&o->pc, &later), -EIO);
 	ck_assert_uint_eq(o->pc.ndirty, 0);      /* as Linux: the page is clean, the error kept */
 	page_put(pg);
 	pagecache_truncate(&o->pc, 0);
