@@ -241,6 +241,7 @@ static int hold(struct ext2_fs *fs, struct ext2_freed f, uint8_t *map)
 	}
 	f.ready = fs->commit_epoch;
 	fs->held[fs->nheld++] = f;
+	fs->nholding += f.holder != NULL;
 	*(f.kind == FREED_BLOCKS ? &fs->held_blocks : &fs->held_inodes) += f.n;
 	return 0;
 }
@@ -274,11 +275,20 @@ int ext2_free_blocks(struct ext2_fs *fs, uint32_t first, uint32_t n,
 void ext2_freed_written(struct ext2_fs *fs, const struct ext2_inode *holder)
 {
 	mutex_lock(&fs->alloc_lock);
-	for (uint32_t i = 0; i < fs->nheld; i++)
-		if (fs->held[i].holder == holder) {
-			fs->held[i].holder = NULL;
-			fs->held[i].ready = fs->commit_epoch;
+	/* entries with a holder are those of truncations under way: at the
+	 * end of the list, so look back only until all of them were seen
+	 * (thousands of numbers may wait for a sync before them) */
+	for (uint32_t i = fs->nheld, left = fs->nholding; i-- > 0 && left;) {
+		struct ext2_freed *f = &fs->held[i];
+		if (!f->holder)
+			continue;
+		left--;
+		if (f->holder == holder) {
+			f->holder = NULL;
+			f->ready = fs->commit_epoch;
+			fs->nholding--;
 		}
+	}
 	mutex_unlock(&fs->alloc_lock);
 }
 

@@ -72,6 +72,7 @@ struct ext2_fs {
 	bool writable;                /* mounted read-write */
 	struct ext2_freed *held;      /* freed, not yet given back (alloc.c) */
 	uint32_t nheld, held_cap;
+	uint32_t nholding;            /* of those, with a holder (the latest, mostly) */
 	uint32_t held_blocks, held_inodes;   /* counted free by statfs */
 	uint64_t commit_epoch;        /* commits started (ext2_commit) */
 };

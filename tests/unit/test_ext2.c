@@ -604,6 +604,7 @@ START_TEST(test_freed_held_until_commit)
 	ck_assert_int_eq(vfs_unlink(&wfs, NULL, "/a", UNLINK_FILE), 0);
 	ck_assert_uint_eq(fs->held_blocks, 101);
 	ck_assert_uint_eq(fs->held_inodes, 1);
+	ck_assert_uint_eq(fs->nholding, 0);       /* its record was written: all ready */
 	ck_assert_int_eq(sb->ops->statfs(sb, after), 0);
 	ck_assert_uint_eq(after[2], before[2]);   /* statfs: held counts as free */
 	ck_assert_uint_eq(after[5], before[5]);
