@@ -50,6 +50,7 @@ struct sys_file {
 
 static const struct sys_file sys_files[] = {
 	{ "cmdline", procfs_show_kcmdline },
+	{ "diskstats", procfs_show_diskstats },
 	{ "loadavg", procfs_show_loadavg },
 	{ "lockstat", procfs_show_lockstat },
 	{ "meminfo", procfs_show_meminfo },

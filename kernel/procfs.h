@@ -30,6 +30,10 @@ void procfs_show_vmstat(struct textbuf *tb);
 /* Linux's /proc/zoneinfo for Pagoda's one zone: free pages and the
  * reclaim watermarks (mm/reclaim.h), the fields Linux has for them. */
 void procfs_show_zoneinfo(struct textbuf *tb);
+/* Linux's /proc/diskstats: per disk, requests completed, pieces merged,
+ * sectors moved and milliseconds spent, by reads, writes (discards: 0)
+ * and flushes (drivers/block/blkdev.h's counters). */
+void procfs_show_diskstats(struct textbuf *tb);
 
 /* /proc/lockstat: per lock class (rank), acquisitions, contended ones and
  * the time spent waiting (lib/spinlock.h lock_stats), since boot. */

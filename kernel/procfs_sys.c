@@ -11,6 +11,8 @@
 #include "kernel/time.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
+#include "drivers/block/blkdev.h"
+#include "fs/vfs.h"
 #include "fs/textbuf.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/percpu.h"
@@ -71,6 +73,22 @@ void procfs_show_meminfo(struct textbuf *tb)
 static void vmstat_line(struct textbuf *tb, const char *name, uint64_t v)
 {
 	tb_printf(tb, "%s %lu\n", name, v);
+}
+
+void procfs_show_diskstats(struct textbuf *tb)
+{
+	struct blkdev *d;
+	for (int i = 0; (d = blkdev_get(i)); i++) {
+		uint32_t devt = blkdev_devt(i);
+		uint64_t ms[3] = { d->busy_ns[0] / 1000000, d->busy_ns[1] / 1000000,
+				   d->busy_ns[2] / 1000000 };
+		/* major minor name, then reads: done merged sectors ms, writes:
+		 * the same, in flight, io ms, weighted ms, discards: four, flushes: two */
+		tb_printf(tb, "%4u %7u %s %lu %lu %lu %lu %lu %lu %lu %lu 0 %lu %lu 0 0 0 0 %lu %lu\n",
+			  MAJOR(devt), MINOR(devt), d->name, d->reads, d->merged[0], d->sectors_moved[0],
+			  ms[0], d->writes, d->merged[1], d->sectors_moved[1], ms[1], ms[0] + ms[1],
+			  ms[0] + ms[1], d->flushes, ms[2]);
+	}
 }
 
 void procfs_show_zoneinfo(struct textbuf *tb)

@@ -6,9 +6,13 @@
  * about its data does, and says on stdout which ones the kernel has
  * promised to keep:
  *
- *   DURABLE path size seed     path holds size bytes of seed's pattern and
+ *   DURABLE path size seed [F] path holds size bytes of seed's pattern and
  *                              was fsync'd, and so was its directory: it must
- *                              survive a power-off from now on;
+ *                              survive a power-off from now on; F: the
+ *                              flushes vda had completed by then
+ *                              (/proc/diskstats; absent when it has none),
+ *                              so it must be on a disk that kept what came
+ *                              before the F-th flush;
  *   REMOVING path / REMOVED path   the file is being unlinked: between the
  *                              two lines it may be there or not; after
  *                              REMOVED (the directory fsync'd) it is gone;
@@ -97,6 +101,24 @@ static void sync_dir(const char *dir)
 }
 
 /* Durable file number i: written, fsync'd, its directory fsync'd, said. */
+/* Flush requests disk name has completed (/proc/diskstats' 16th field
+ * after the name), or -1 when there is no such line. */
+static long flushes_done(const char *name)
+{
+	char line[256], dev[32];
+	unsigned long v[16];
+	long found = -1;
+	FILE *f = fopen("/proc/diskstats", "r");
+	while (f && found < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*u %31s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu",
+			   dev, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+			   &v[10], &v[11], &v[12], &v[13], &v[14], &v[15]) == 17 && strcmp(dev, name) == 0)
+			found = (long)v[15];
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void durable(int i)
 {
 	char dir[300], path[320], tmp[330];
@@ -116,7 +138,9 @@ static void durable(int i)
 	if (careful && rename(tmp, path) != 0)
 		die("rename", tmp);
 	sync_dir(dir);
-	printf("DURABLE %s %llu %u\n", path, (unsigned long long)size, seed);
+	long f = flushes_done("vda");
+	printf("DURABLE %s %llu %u", path, (unsigned long long)size, seed);
+	printf(f >= 0 ? " %ld\n" : "\n", f);
 }
 
 /* Unlink durable file i, saying so around it. */

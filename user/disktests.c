@@ -14,7 +14,8 @@
  *
  *   nodes        /dev/vda and vdb are block devices; BLKGETSIZE64, BLKSSZGET
  *   read         the image's bytes; lseek to the end; short read there
- *   write_fsync  sectors written, fsync'd, read back through a new open
+ *   write_fsync  sectors written, fsync'd, read back through a new open;
+ *                /proc/diskstats counts the writes, sectors and flush
  *   errors       past the end ENOSPC, the read-only disk EPERM, bad user
  *                memory EFAULT, fsync of a pipe or /dev/null EINVAL
  *   threads      4 threads, each its own sectors alternating in the same
@@ -145,16 +146,39 @@ static void test_read(void)
 
 #define WRITE_AT 6144
 
+/* Disk name's line of /proc/diskstats (Linux's fields after the name:
+ * reads done, merged, sectors, ms; writes the same; in flight, io ms,
+ * weighted ms; discards four; flushes done, ms) into f[0..16]: 1 if found. */
+static int diskstats(const char *name, unsigned long f[17])
+{
+	char line[256], dev[32];
+	unsigned major, minor;
+	FILE *p = fopen("/proc/diskstats", "r");
+	int found = 0;
+	while (p && !found && fgets(line, sizeof(line), p))
+		found = sscanf(line, "%u %u %31s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu "
+			       "%lu %lu", &major, &minor, dev, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
+			       &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12], &f[13], &f[14],
+			       &f[15], &f[16]) == 20 && strcmp(dev, name) == 0;
+	if (p)
+		fclose(p);
+	return found;
+}
+
 static void test_write_fsync(void)
 {
 	static char out[16 * SECTOR], in[16 * SECTOR];
+	unsigned long before[17], after[17];
 	for (int i = 0; i < 16; i++)
 		sector_text(out + i * SECTOR, WRITE_AT + (unsigned long)i, "WROTE");
+	CHECK(diskstats("vda", before));
 	int fd = open("/dev/vda", O_RDWR);
 	CHECK(fd >= 0);
 	CHECK(lseek(fd, WRITE_AT * SECTOR, SEEK_SET) == WRITE_AT * SECTOR);
 	CHECK(write(fd, out, sizeof(out)) == (ssize_t)sizeof(out));
 	CHECK(fsync(fd) == 0);
+	CHECK(diskstats("vda", after));   /* the write and its flush, counted */
+	CHECK(after[4] > before[4] && after[6] >= before[6] + 16 && after[15] > before[15]);
 	CHECK(fdatasync(fd) == 0);
 	close(fd);
 	fd = open("/dev/vda", O_RDONLY);

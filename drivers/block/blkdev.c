@@ -6,6 +6,7 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "lib/wait.h"
+#include "arch/x86_64/timer.h"
 #include "mm/frame/page.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -67,6 +68,7 @@ int blk_submit(struct blk_request *r)
 		return e;
 	r->done = false;
 	r->error = 0;
+	r->start_ns = clock_ns();
 	return r->dev->ops->submit(r->dev, r);
 }
 
@@ -105,6 +107,9 @@ void blk_complete(struct blk_request *r, int error)
 	} else {
 		d->flushes++;
 	}
+	if (!error && r->op != BLK_FLUSH)
+		d->sectors_moved[r->op] += r->len / SECTOR_SIZE;
+	d->busy_ns[r->op] += clock_ns() - r->start_ns;
 	r->error = error;
 	r->done = true;
 	wait_wake(r);
@@ -155,7 +160,9 @@ static bool continues(const struct blk_plug *p, enum blk_op op, uint64_t sector)
 
 void blk_plug_add(struct blk_plug *p, enum blk_op op, uint64_t sector, void *buf, uint32_t len)
 {
-	if (!continues(p, op, sector)) {
+	if (continues(p, op, sector)) {
+		__atomic_fetch_add(&p->dev->merged[op], 1, __ATOMIC_RELAXED);
+	} else {
 		plug_submit(p);
 		if (!(p->cur = kmalloc(sizeof(*p->cur)))) {   /* no memory: this piece alone */
 			int e = blk_rw(p->dev, op, sector, buf, len);

@@ -65,6 +65,7 @@ struct blk_request {
 	struct blkdev *dev;
 	int error;                      /* 0 or -errno, valid once done */
 	bool done;
+	uint64_t start_ns;              /* clock_ns() at blk_submit */
 	struct list link;               /* its plug's list of requests in flight */
 };
 
@@ -90,7 +91,11 @@ struct blkdev {
 	uint16_t max_segs;              /* segments a request may have, 1..BLK_MAX_SEGS */
 	const struct blkdev_ops *ops;
 	void *driver;                   /* the driver's own device */
-	uint64_t reads, writes, flushes, errors;   /* completed requests */
+	/* completed requests and what they moved (under blk_done_lock), the
+	 * pieces plugs merged (atomic): /proc/diskstats */
+	uint64_t reads, writes, flushes, errors;
+	uint64_t sectors_moved[2], busy_ns[3];   /* by enum blk_op: read, written; time */
+	uint64_t merged[2];
 	struct pagecache cache;         /* its bytes by 4 KiB page (blkdev_read/write) */
 	uint32_t sync_mark;             /* cache's write-back errors blkdev_sync reported */
 };
@@ -120,8 +125,8 @@ int blk_rw(struct blkdev *d, enum blk_op op, uint64_t sector, void *buf, uint32_
 /* An empty plug for requests to d. */
 void blk_plug_init(struct blk_plug *p, struct blkdev *d);
 
-/* Read or write len bytes (a multiple of 512, at most a page) at sector
- * from or to buf: merged into the request being built, or the start of a
+/* Read or write (op: BLK_READ or BLK_WRITE) len bytes (a multiple of
+ * 512, at most a page) at sector from or to buf: merged into the request being built, or the start of a
  * new one (the old one submitted). Errors surface at blk_plug_finish (no
  * memory for a request: this piece is done alone, at once). */
 void blk_plug_add(struct blk_plug *p, enum blk_op op, uint64_t sector, void *buf, uint32_t len);

@@ -22,11 +22,25 @@ random number of its files became durable. After every kill:
      REMOVED is absent or intact;
   3. the guest printed no PANIC / KERNEL FAULT.
 
+The disk is a volatile write cache, as real disks are: QEMU's
+blklogwrites driver logs every write and FLUSH the guest sends
+(tests/qemu/writelog.py), and after the kill the image is rebuilt from
+its state at boot: every write up to the last FLUSH, then each later
+write kept or lost at random (a cache loses what it was not told to
+flush). The checks above run on that image -- so a DURABLE printed before
+its FLUSH completed, or a FLUSH sent before the writes it must cover,
+fails them -- and the log itself is checked first: replayed whole, it
+must give exactly the image QEMU wrote. The same is checked at two
+earlier moments of each run, as if the power had gone just after the
+disk's k-th FLUSH (k at random): crashload prints with each DURABLE line
+how many flushes the disk had completed (/proc/diskstats), so the files
+that must be intact at flush k are known exactly -- those of this run
+with a count up to k, and the earlier runs' that this run has not begun
+to remove. Sending a FLUSH before the writes it covers (fsync's commit
+moved before its write-back) fails this within a run or two.
+
 The next run mounts the repaired image (a new generation directory), so
-the earlier durable files must also survive later runs. QEMU writes the
-image with pwrite (cache=writeback): what the guest wrote reaches the host
-file before the kill, so this tests what the kernel wrote and when, not
-the host's cache. A failure prints the seed: --seed N --runs R replays the same workloads
+the earlier durable files must also survive later runs. A failure prints the seed: --seed N --runs R replays the same workloads
 and kill points (the exact moment of a kill depends on the host's speed).
 `make test` runs 3 power-offs, `make fuzz` 50 (tools/fuzz.py).
 """
@@ -43,9 +57,12 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 import disks  # noqa: E402  (pattern(): the bytes user/crashload.c writes)
+import writelog  # noqa: E402
 
 # Whole lines only (a kill may cut the last one short: a promise not yet made).
-LINE = re.compile(r"^(?:(DURABLE) (\S+) (\d+) (\d+)|(REMOVING|REMOVED|REMOVED-ALL) (\S+))\n", re.M)
+LINE = re.compile(r"^(?:(DURABLE) (\S+) (\d+) (\d+)(?: (\d+))?|(REMOVING|REMOVED|REMOVED-ALL) (\S+))\n",
+                  re.M)
+FLUSH_POINTS = 2   # earlier moments of each run checked too (lose_cache_at)
 
 
 def make_image(build, path, block):
@@ -53,14 +70,24 @@ def make_image(build, path, block):
                     os.path.join(build, "rootfs"), path, "64M"], check=True, stdout=subprocess.DEVNULL)
 
 
-def boot_and_kill(build, img, iso, cpus, rng, log):
+def logged_disk(img, wlog):
+    """QEMU's options for img as the first virtio disk, every request
+    logged to wlog (a new log: blklogwrites writes its super)."""
+    with open(wlog, "wb"):
+        pass
+    return ["-blockdev", "driver=file,filename=%s,node-name=img0" % img,
+            "-blockdev", "driver=file,filename=%s,node-name=log0" % wlog,
+            "-blockdev", "driver=blklogwrites,node-name=vda,file=img0,log=log0,log-append=off",
+            "-device", "virtio-blk-pci,drive=vda"]
+
+
+def boot_and_kill(build, disk_args, iso, cpus, rng, log):
     """Boot until a random count of files is durable, wait a random moment,
     kill QEMU. Returns the console text."""
     want = rng.randint(1, 25)
     delay = rng.random() * 0.4
     cmd = [os.path.join(ROOT, "tools", "qemu.sh"), "-m", "128M", "-cdrom", iso, "-display", "none",
-           "-serial", "stdio", "-monitor", "none",
-           "-drive", "file=%s,if=none,format=raw,id=vda" % img, "-device", "virtio-blk-pci,drive=vda"]
+           "-serial", "stdio", "-monitor", "none"] + disk_args
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, env=dict(os.environ, CPUS=str(cpus)))
     out, deadline, kill_at = b"", time.time() + 180, None
@@ -99,6 +126,64 @@ def e2fsck(img):
     return fix.stdout
 
 
+def lose_cache(img, base, wlog, rng):
+    """img becomes what a disk with a volatile cache may hold after the
+    kill: base (img at boot) + the log's writes up to its last FLUSH + a
+    random half of the later ones. First the log must replay to exactly
+    the image QEMU wrote. Returns a line about it."""
+    ents = writelog.entries(wlog)
+    whole = img + ".whole"
+    subprocess.run(["cp", "--sparse=always", base, whole], check=True)
+    writelog.replay(whole, ents, rng, "all")
+    same = subprocess.run(["cmp", "-s", whole, img]).returncode == 0
+    os.remove(whole)
+    if not same:
+        raise Failure("the write log (%s) does not replay to the image QEMU wrote" % wlog)
+    subprocess.run(["cp", "--sparse=always", base, img], check=True)
+    before, after, kept = writelog.replay(img, ents, rng)
+    return "%d flushes, %d writes before the last, %d of %d after it kept" % (
+        writelog.flushes(ents), before, kept, after)
+
+
+def promised_by(text, durable_before, flush):
+    """{path: (size, seed)} that must be intact on a disk that kept what came
+    before its flush-th FLUSH of this run: the files this run declared
+    durable by then (their F <= flush), and those of earlier runs it has
+    not started to remove."""
+    touched = set()
+    out = {}
+    for m in LINE.finditer(text):
+        if m.group(1) and m.group(5) is not None and int(m.group(5)) <= flush:
+            out[m.group(2)] = (int(m.group(3)), int(m.group(4)))
+        elif not m.group(1):
+            touched.add(m.group(7))
+    for path, v in durable_before.items():
+        out.setdefault(path, v)
+    return {p: v for p, v in out.items()
+            if p not in touched and not any(p.startswith(t + "/") for t in touched)}
+
+
+def lose_cache_at(img, base, wlog, rng, text, durable_before, tmp):
+    """The same at FLUSH_POINTS earlier moments of the run: the disk kept
+    what came before a random FLUSH k (and some writes after it); e2fsck
+    repairs it and every file promised by then reads back. Returns the
+    flushes checked."""
+    ents = writelog.entries(wlog)
+    n = writelog.flushes(ents)
+    points = sorted(rng.sample(range(1, n + 1), min(FLUSH_POINTS, n)))
+    for k in points:
+        at = os.path.join(tmp, "at-flush.img")
+        subprocess.run(["cp", "--sparse=always", base, at], check=True)
+        writelog.replay(at, ents, rng, flush=k)
+        e2fsck(at)
+        try:
+            verify(at, promised_by(text, durable_before, k), {})
+        except Failure as e:
+            raise Failure("on the disk as it was at flush %d of %d: %s" % (k, n, e))
+        os.remove(at)
+    return points
+
+
 def dump_all(img, paths, tmp):
     """{path: bytes or None} of the image's files, one debugfs run."""
     cmds = os.path.join(tmp, "cmds")
@@ -118,7 +203,7 @@ def dump_all(img, paths, tmp):
 def account(text, durable, limbo):
     """Fold one run's console lines into durable {path: (size, seed)} and limbo."""
     for m in LINE.finditer(text):
-        kind, path = (m.group(1), m.group(2)) if m.group(1) else (m.group(5), m.group(6))
+        kind, path = (m.group(1), m.group(2)) if m.group(1) else (m.group(6), m.group(7))
         size, seed = m.group(3), m.group(4)
         if kind == "DURABLE":
             durable[path] = (int(size), int(seed))
@@ -167,23 +252,34 @@ def main():
     print("crash: seed %d, %d power-offs, %d-byte blocks" % (seed, a.runs, block))
     try:
         for run in range(a.runs):
-            args = "root=/dev/vda init=/bin/crashload initargs=-s,%d,-g,%d" % (rng.randrange(1 << 30), run)
+            # the flusher writes the never-synced noise back within a second,
+            # so the disk's cache holds writes no FLUSH has covered at the kill
+            args = ("root=/dev/vda dirty_expire=200 dirty_writeback=1000 init=/bin/crashload "
+                    "initargs=-s,%d,-g,%d" % (rng.randrange(1 << 30), run))
             subprocess.run([os.path.join(ROOT, "tools", "mkiso.sh"), os.path.join(a.build, "kernel.elf"),
                             os.path.join(a.build, "initrd.tar"), args, iso], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             log = os.path.join(tdir, "%s-%d.log" % (a.name, run))
-            text, want, delay = boot_and_kill(a.build, img, iso, a.cpus, rng, log)
+            base, wlog = img + ".boot", os.path.join(tdir, a.name + ".wlog")
+            subprocess.run(["cp", "--sparse=always", img, base], check=True)
+            text, want, delay = boot_and_kill(a.build, logged_disk(img, wlog), iso, a.cpus, rng, log)
             died = [ln for ln in text.split("\n") if ln.startswith(("PANIC", "KERNEL FAULT", "crashload: FAIL"))]
             if died:
                 raise Failure("run %d: %s (log %s)" % (run, died[0], log))
+            with tempfile.TemporaryDirectory() as tmp:
+                points = lose_cache_at(img, base, wlog, rng, text, dict(durable), tmp)
             account(text, durable, limbo)
+            cache = lose_cache(img, base, wlog, rng)
+            cache += ", and at flushes %s" % ",".join(map(str, points))
+            os.remove(base)
+            os.remove(wlog)
             fixed = e2fsck(img)
             with open(log, "a") as f:
                 f.write("\n--- e2fsck -fy\n" + fixed)
             verify(img, durable, limbo)
             repairs = len([ln for ln in fixed.split("\n") if ln.endswith("yes") or "Fix? yes" in ln])
-            print("crash: run %d killed %.2fs after %d durable files; e2fsck -fy: %d fixes; "
-                  "%d durable files intact" % (run, delay, want, repairs, len(durable)))
+            print("crash: run %d killed %.2fs after %d durable files; cache lost: %s; e2fsck -fy: "
+                  "%d fixes; %d durable files intact" % (run, delay, want, cache, repairs, len(durable)))
     except Failure as e:
         print("crash: FAIL seed %d run %d: %s" % (seed, run, e))
         print("crash: replay: tests/qemu/crash.py --build %s --seed %d --runs %d" % (a.build, seed, run + 1))
