@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tools/debug.sh [--batch SCRIPT] [--console] [--name NAME] [--build DIR] [--timeout SECS] ISO MEM [PROG]
+# tools/debug.sh [--batch SCRIPT] [--console] [--name NAME] [--build DIR] [--timeout SECS]
+#                 [--disk IMG] ISO MEM [PROG]
 #
 # Boot ISO in QEMU, stopped at the first instruction with its gdbstub on a
 # Unix socket of its own, and attach gdb with the kernel's symbols
@@ -20,6 +21,8 @@
 #                              the interactive mode (DIR/test/NAME-console.sock,
 #                              in $PAGODA_CONSOLE for the script)
 #
+# --disk IMG attaches the raw image IMG as the first virtio disk (vda).
+#
 # The gdbstub listens on a Unix socket in a fresh private directory (mktemp),
 # never on a TCP port: runs started at the same time (make test in several
 # worktrees) cannot pick the same port and attach to each other's QEMU.
@@ -27,7 +30,7 @@
 # of killing QEMU; it is killed when gdb exits, however gdb exits.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-batch="" name="" build=build timeout_s=600 console=""
+batch="" name="" build=build timeout_s=600 console="" disk_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--batch) batch=$2; shift 2 ;;
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--name) name=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
+	--disk) disk_args=(-drive "file=$2,if=none,format=raw,id=vda" -device virtio-blk-pci,drive=vda); shift 2 ;;
 	-*) echo "debug.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -73,7 +77,7 @@ fi
 sockdir=$(mktemp -d "${TMPDIR:-/tmp}/pagoda-debug.XXXXXX")
 sock=$sockdir/gdb.sock
 setsid "$root/tools/qemu.sh" -m "$mem" -cdrom "$iso" -display none -monitor none \
-	"${serial_args[@]}" -S -gdb "unix:$sock,server=on,wait=off" </dev/null 2>"$logs-qemu.log" &
+	"${disk_args[@]}" "${serial_args[@]}" -S -gdb "unix:$sock,server=on,wait=off" </dev/null 2>"$logs-qemu.log" &
 qemu_pid=$!
 stop_qemu() {
 	if kill "$qemu_pid" 2>/dev/null; then

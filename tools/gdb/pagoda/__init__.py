@@ -13,10 +13,11 @@ it). Modules, one job each:
   proc      pg-ps, pg-vmas
   lazyfree  pg-lazyfree
   cache     pg-cache (page caches and their pages)
+  disk      pg-disk (disks, their counters, the requests in flight)
   cpus      pg-cpus
   pvsites   pg-pvsites
   syms      pg-syms, pg-bt
   session   pg-help, pg-log, pg-hello
   names     the kernel names the helpers depend on
 """
-from . import walk, draw, frames, proc, lazyfree, cache, pvsites, syms, session, cpus  # noqa: F401
+from . import walk, draw, frames, proc, lazyfree, cache, disk, pvsites, syms, session, cpus  # noqa: F401

@@ -74,3 +74,11 @@ PC_NODE = "struct pc_node"        # .slot[64]: nodes, then struct page * at the 
 PAGECACHE_KIND_ENUM = "enum pagecache_kind"
 INODE = "struct inode"            # fs/vfs.h: a file cache's owner (.ino, .size)
 PROVIDER_PAGECACHE = "it comes with the page cache (mm/pagecache.c)"
+
+# drivers/block/blkdev.c, drivers/virtio/virtio_blk.c -- disks and their requests (pg-disk).
+DISKS = "disks"                   # struct blkdev *disks[BLKDEV_MAX]: the registered disks
+NDISKS = "ndisks"                 # how many
+VBLKS = "vblks"                   # struct vblk *vblks[MAX_DISKS]: virtio disks (.disk, .slots)
+NVBLK = "nvblk"
+BLK_OP_ENUM = "enum blk_op"
+PROVIDER_BLK = "it comes with the block layer (drivers/block/blkdev.c, drivers/virtio/virtio_blk.c)"
