@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--name) name=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
-	--disk) disk_args=(-drive "file=$2,if=none,format=raw,id=vda" -device virtio-blk-pci,drive=vda); shift 2 ;;
+	--disk) disk_args=(-drive "file=$2,if=none,format=raw,id=vda" -device "virtio-blk-pci,drive=vda"); shift 2 ;;
 	-*) echo "debug.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac

@@ -103,7 +103,7 @@ UNIT_FUZZERS = {"ext2": ("test_ext2", "damage", "EXT2_SEED", "EXT2_SEEDS", "moun
 def run_unit_fuzz(build, name, seed, seconds):
     """A host fuzzer of tests/unit under ASan/UBSan -- the ext2 image fuzzer
     (test_ext2's damage case: mke2fs images with random bytes changed,
-    mounted and walked) or the VFS model test (test_vfs's model case) -- in
+    mounted, walked, changed and written back) or the VFS model test (test_vfs's model case) -- in
     batches of 200 seeds until `seconds` are used."""
     binary, case, seed_var, seeds_var, counted = UNIT_FUZZERS[name]
     prog = os.path.join(os.path.abspath(build), "unit", binary)

@@ -353,6 +353,37 @@ static void walk_all(struct ext2_fs *fs, uint32_t ino, int depth, int *budget)
 	ext2_iput(ip);
 }
 
+/* Change what walk_all found on a damaged image read-write, through the
+ * driver's own primitives (what create, write, truncate, unlink do): each
+ * may fail (-EUCLEAN, -EIO, -ENOSPC), none may crash, read or write
+ * outside the image, or loop. */
+static void scribble(struct ext2_fs *fs, uint32_t ino, int depth, int *budget)
+{
+	struct ext2_inode *ip;
+	if (depth > 8 || --*budget < 0 || ext2_iget(fs, ino, &ip) != 0)
+		return;
+	uint32_t fresh;
+	if (S_ISDIR(ip->vfs.mode) && ext2_alloc_inode(fs, ino, false, &fresh) == 0) {
+		(void)ext2_add_entry(ip, "scribble", 8, fresh, EXT2_FT_REG);
+		(void)ext2_lookup(ip, "scribble", 8, &fresh);
+		(void)ext2_remove_entry(ip, "scribble", 8);
+		(void)ext2_set_entry(ip, "..", 2, EXT2_ROOT_INO, EXT2_FT_DIR);
+	}
+	if (S_ISREG(ip->vfs.mode)) {
+		(void)ext2_map_blocks(ip, 3, 20);             /* holes filled, indirect blocks made */
+		(void)ext2_truncate_blocks(ip, (uint64_t)(rand() % 16));
+		(void)ext2_write_inode(ip, false);
+	}
+	uint64_t pos = 0;
+	char name[EXT2_NAME_LEN + 1];
+	uint32_t child;
+	uint8_t type;
+	for (int n = 0; n < 50 && ext2_readdir(ip, &pos, name, &child, &type) == 1; n++)
+		if (strcmp(name, ".") && strcmp(name, ".."))
+			scribble(fs, child, depth + 1, budget);
+	ext2_iput(ip);
+}
+
 START_TEST(test_random_damage)
 {
 	unsigned seed = getenv("EXT2_SEED") ? (unsigned)atoi(getenv("EXT2_SEED")) : 1u;
@@ -361,7 +392,7 @@ START_TEST(test_random_damage)
 	uint8_t *clean = malloc(image_len);
 	memcpy(clean, image, image_len);
 	attach();
-	int mounted = 0;
+	int mounted = 0, written = 0;
 	for (unsigned s = seed; s < seed + nseeds; s++) {
 		srand(s);
 		memcpy(image, clean, image_len);
@@ -378,11 +409,18 @@ START_TEST(test_random_damage)
 			continue;
 		int budget = 400;
 		walk_all(fs, EXT2_ROOT_INO, 0, &budget);
+		if (ext2_make_writable(fs) == 0) {   /* then changed, and written back */
+			budget = 100;
+			scribble(fs, EXT2_ROOT_INO, 0, &budget);
+			(void)ext2_commit(fs, COMMIT_SYNC);
+			(void)blkdev_sync(&disk);
+			written++;
+		}
 		ext2_unmount(fs);               /* every inode and its cached pages given back */
 		mounted++;
 	}
-	printf("ext2 damage: seeds %u..%u mounted %d refused %u\n", seed, seed + nseeds - 1,
-	       mounted, nseeds - (unsigned)mounted);
+	printf("ext2 damage: seeds %u..%u mounted %d (changed and written back %d) refused %u\n",
+	       seed, seed + nseeds - 1, mounted, written, nseeds - (unsigned)mounted);
 	free(clean);
 }
 END_TEST
