@@ -168,11 +168,13 @@ test: $(B)/kernel.elf $(B)/initrd.tar unit | $(call deps,build run test)
 	$(PYTHON) tests/run_tests.py --build $(B)
 
 # make fuzz: the randomized testers (user/vmtester.c, user/sysfuzz.c) long,
-# with new seeds, FUZZ_MINUTES in all, FUZZ_JOBS boots at a time (tools/fuzz.py).
+# with new seeds, FUZZ_MINUTES in all, FUZZ_JOBS boots at a time (tools/fuzz.py);
+# FUZZ_ONLY=fstester (or ext2, vmtester, ...: a comma list) runs only those.
 FUZZ_MINUTES ?= 30
 FUZZ_JOBS    ?= 2
 fuzz: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run test)
-	$(PYTHON) tools/fuzz.py --build $(B) --minutes $(FUZZ_MINUTES) --jobs $(FUZZ_JOBS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+	$(PYTHON) tools/fuzz.py --build $(B) --minutes $(FUZZ_MINUTES) --jobs $(FUZZ_JOBS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
+		$(if $(FUZZ_ONLY),--only $(FUZZ_ONLY))
 
 clean:
 	rm -rf $(B)/k $(B)/kernel*.elf $(B)/*.iso $(B)/unit $(B)/test $(B)/iso*

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/fuzz.py -- `make fuzz`: the randomized testers, long, with new seeds.
 
-    tools/fuzz.py [--build build] [--minutes 30] [--seed N] [--jobs 2]
+    tools/fuzz.py [--build build] [--minutes 30] [--seed N] [--jobs 2] [--only NAMES]
 
 Boots Pagoda once per (tester, mode): the VM tester (user/vmtester.c) and the
 system-call fuzzer (user/sysfuzz.c) under ptshare=pd (the default),
@@ -22,6 +22,10 @@ base seed is new every run (the time) unless --seed is given; each boot gets
 its own range of seeds. Prints one line per run with its seeds, steps/calls
 and operations checked, a total, and ends "N passed, N failed"; a failing run
 prints the tester's FAIL and replay lines (logs: BUILD/fuzz/NAME.log).
+
+--only runs some of them alone for the whole time (a comma list of vmtester,
+sysfuzz, vmthreads, systhreads, fstester, ext2, vfs, crash; no host runs):
+`make fuzz FUZZ_ONLY=ext2 FUZZ_MINUTES=30` is the image fuzzer for half an hour.
 """
 import argparse
 import concurrent.futures
@@ -149,24 +153,31 @@ def main():
     ap.add_argument("--minutes", type=float, default=30)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", default="")
     a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    unknown = only - set(TESTERS) - set(UNIT_FUZZERS) - {"crash"}
+    if unknown:
+        ap.error("--only: no tester %s" % ",".join(sorted(unknown)))
     os.makedirs(os.path.join(a.build, "fuzz"), exist_ok=True)
     base = a.seed if a.seed is not None else int(time.time()) % 1000000 * 1000
-    boots = [(t, m, c) for t in TESTERS for m, c in (TESTERS[t][3] or MODES)]
+    boots = [(t, m, c) for t in TESTERS if not only or t in only for m, c in (TESTERS[t][3] or MODES)]
+    units = [n for n in UNIT_FUZZERS if not only or n in only]
     total = a.minutes * 60
-    host_seconds = max(10, int(total * 0.05))
-    boot_seconds = max(20, int((total - 2 * host_seconds) * a.jobs / len(boots)) - 30)
+    host_seconds = max(10, int(total * 0.05)) if boots else int(total)
+    boot_seconds = max(20, int((total - 2 * host_seconds) * a.jobs / len(boots)) - 30) if boots else 0
     print("fuzz: base seed %d, %d boots of %d s (%d at a time), host runs of %d s"
           % (base, len(boots), boot_seconds, a.jobs, host_seconds), flush=True)
     jobs = []
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         for k, (t, m, c) in enumerate(boots):
             jobs.append(ex.submit(run_boot, a.build, t, m, c, base + k * SEEDS_PER_RUN, boot_seconds))
-        for k, t in enumerate(TESTERS):
+        for k, t in enumerate(TESTERS if not only else []):
             seed = base + (len(boots) + k) * SEEDS_PER_RUN
             jobs.append(ex.submit(run_host, a.build, t, seed, host_seconds))
-        jobs.append(ex.submit(run_crash, a.build, base % 1000000 + 1))
-        for name in UNIT_FUZZERS:
+        if not only or "crash" in only:
+            jobs.append(ex.submit(run_crash, a.build, base % 1000000 + 1))
+        for name in units:
             jobs.append(ex.submit(run_unit_fuzz, a.build, name, base % 1000000, host_seconds))
         results = [j.result() for j in jobs]
     passed = failed = 0
