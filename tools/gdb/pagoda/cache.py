@@ -4,7 +4,7 @@ Every cache is on all_caches (mm/pagecache.c): a disk's own (Buffers), each
 file's (an inode owns it), each tmpfs file's. A cache's pages hang in a
 radix tree of 64-slot nodes, `height` levels deep; a page's state is in its
 struct page (cache.flags: UPTODATE, DIRTY, LOCKED being read, WRITEBACK
-being written).
+being written; cache.dirty: which sectors of a page dirty in part).
 """
 import gdb
 
@@ -44,8 +44,13 @@ def pages(pc):
 
 
 def flag_names(pg):
-    f = int(pg["cache"]["flags"])
-    return "|".join(name for bit, name in FLAGS if f & bit) or "-"
+    """The page's state; a page dirty in part (a disk's metadata) says which
+    512-byte sectors: DIRTY[sectors=0x6]."""
+    f, sectors = int(pg["cache"]["flags"]), int(pg["cache"]["dirty"])
+    names = [name for bit, name in FLAGS if f & bit]
+    if "DIRTY" in names and sectors not in (0, 0xff):
+        names[names.index("DIRTY")] = "DIRTY[sectors=%#x]" % sectors
+    return "|".join(names) or "-"
 
 
 def owner_text(pc):
@@ -70,7 +75,8 @@ Usage: pg-cache            every cache: its address, owner (a disk's cache,
        pg-cache ADDR [MAX] the pages of the cache at ADDR (a struct
                            pagecache *, e.g. an inode's ->mapping), by file
                            index: index, byte offset, PFN, state
-                           (UPTODATE, DIRTY, LOCKED, WRITEBACK); up to MAX
+                           (UPTODATE, DIRTY, LOCKED, WRITEBACK; a page dirty
+                           in part: DIRTY[sectors=MASK]); up to MAX
                            (default 64); ends with the counts, and a warning
                            if they differ from the cache's nrpages/ndirty."""
 
@@ -105,7 +111,7 @@ Usage: pg-cache            every cache: its address, owner (a disk's cache,
             if n < limit:
                 out("  index %8d  offset %#12x  PFN %#8x  %s" % (index, index * 4096, pfn_of(pg), flags))
             n += 1
-            dirty += "DIRTY" in flags.split("|")
+            dirty += any(f.startswith("DIRTY") for f in flags.split("|"))
         if n > limit:
             out("  ... %d more" % (n - limit))
         out("%d page(s), %d dirty" % (n, dirty))
