@@ -26,7 +26,7 @@
 #include "arch/x86_64/memlayout.h"
 
 #define RAM MiB(64)
-#define TREE "/tmp/pagoda-ext2-tree"
+#define TREE "tree"   /* in this run's own scratch directory, the cwd (main) */
 #define BIG_LEN (1024 * 1024 + 123)
 
 /* ---- a disk in memory ---- */
@@ -93,10 +93,10 @@ static void make_tree(void)
 static void make_image(int bs, const char *size)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "mke2fs -q -F -t ext2 -b %d -d " TREE " /tmp/pagoda-ext2.img %s",
+	snprintf(cmd, sizeof(cmd), "mke2fs -q -F -t ext2 -b %d -d " TREE " ext2.img %s",
 		 bs, size);
 	ck_assert_int_eq(system(cmd), 0);
-	FILE *f = fopen("/tmp/pagoda-ext2.img", "rb");
+	FILE *f = fopen("ext2.img", "rb");
 	fseek(f, 0, SEEK_END);
 	image_len = (size_t)ftell(f);
 	fseek(f, 0, SEEK_SET);
@@ -440,7 +440,7 @@ static void mount_rw(void)
 	vfs_root(&wfs.cwd);
 }
 
-#define OUT_IMG "/tmp/pagoda-ext2-out.img"
+#define OUT_IMG "ext2-out.img"
 
 /* Sync as at a power-off (the superblock marked clean), save the image,
  * and have e2fsck check it (-fn: force, change nothing): clean or fail
@@ -451,9 +451,9 @@ static void sync_and_fsck(void)
 	FILE *f = fopen(OUT_IMG, "wb");
 	ck_assert_uint_eq(fwrite(image, 1, image_len, f), image_len);
 	fclose(f);
-	int r = system("e2fsck -fn " OUT_IMG " >/tmp/pagoda-e2fsck.log 2>&1");
+	int r = system("e2fsck -fn " OUT_IMG " >e2fsck.log 2>&1");
 	if (r != 0) {
-		system("cat /tmp/pagoda-e2fsck.log");
+		system("cat e2fsck.log");
 		ck_abort_msg("e2fsck -fn found problems (above), exit status %d", r);
 	}
 }
@@ -758,7 +758,18 @@ static Suite *ext2_suite(void)
 	return s;
 }
 
+/* Run in a scratch directory of our own (two runs at once, e.g. make test
+ * and make fuzz, must not share the tree and images), removed at the end. */
 int main(void)
 {
-	return host_run_suite(ext2_suite());
+	char dir[] = "/tmp/pagoda-ext2-XXXXXX", cmd[64];
+	if (!mkdtemp(dir) || chdir(dir) != 0) {
+		perror("test_ext2: scratch directory");
+		return 2;
+	}
+	int r = host_run_suite(ext2_suite());
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (chdir("/") != 0 || system(cmd) != 0)
+		fprintf(stderr, "test_ext2: could not remove %s\n", dir);
+	return r;
 }
