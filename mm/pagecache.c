@@ -322,8 +322,8 @@ static uint64_t ra_window(struct pagecache *pc, uint64_t index, uint64_t n)
 
 void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint64_t end)
 {
-	if (!pc->ops->read_pages || index >= end)
-		return;
+	if (pc->kind == PC_KIND_SHMEM || !pc->ops->read_pages || index >= end)
+		return;   /* (tmpfs: no store to read from; a hole is a page of zeros when asked) */
 	spin_lock(&pc->lock);
 	uint64_t window = ra_window(pc, index, n);
 	uint64_t stop = MIN(MIN(index + n + window, end), PC_MAX_INDEX + 1), i = index;

@@ -148,7 +148,8 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
  * this read goes on from where the last one ended (or starts the object),
  * a window past it that doubles with each such read up to PC_RA_MAX
  * pages (Linux's on-demand read-ahead; one stream per cache). A random
- * read reads only its own pages. Errors are not reported: a page that
+ * read reads only its own pages; a cache with no store (tmpfs) reads
+ * nothing ahead. Errors are not reported: a page that
  * could not be read is not kept, and the reader's pagecache_get tries it
  * again and reports the error. */
 void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint64_t end);

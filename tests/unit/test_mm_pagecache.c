@@ -351,6 +351,11 @@ START_TEST(test_readahead_windows)
 	ck_assert_int_eq(o->read_calls, calls + 1);
 	pagecache_readahead(&o->pc, 60, 10, NPAGES);        /* clipped at the end */
 	ck_assert_uint_eq(o->pc.nrpages, 3 + 4);
+	calls = o->read_calls;
+	o->pc.kind = PC_KIND_SHMEM;                         /* no store (tmpfs): nothing ahead */
+	pagecache_readahead(&o->pc, 0, 8, NPAGES);
+	o->pc.kind = PC_KIND_FILE;
+	ck_assert_int_eq(o->read_calls, calls);
 	pagecache_truncate(&o->pc, 0);
 	host_assert_no_leak();
 }
