@@ -301,13 +301,15 @@ static unsigned read_run(struct pagecache *pc, uint64_t index, uint64_t stop)
 	return n;
 }
 
-/* Is page index of pc there (a racy look: the caller only plans by it)? */
-static bool present(struct pagecache *pc, uint64_t index)
+/* The first index in [from, stop) with no page of pc, or stop (a racy
+ * look: the caller only plans by it). */
+static uint64_t first_absent(struct pagecache *pc, uint64_t from, uint64_t stop)
 {
 	spin_lock(&pc->lock);
-	bool there = tree_lookup(pc, index) != NULL;
+	while (from < stop && tree_lookup(pc, from))
+		from++;
 	spin_unlock(&pc->lock);
-	return there;
+	return from;
 }
 
 /* The read-ahead window past a read at index of n pages (pc->lock held):
@@ -333,16 +335,12 @@ void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint6
 	spin_unlock(&pc->lock);
 	if (cached)
 		return;   /* the usual case of a stream: nothing to do yet (three looks) */
-	while (i < stop && present(pc, i))
-		i++;
+	i = first_absent(pc, i, stop);
 	if (i >= index + n + window / 2 && i > index)
 		return;   /* the request and half the window are cached: not yet */
-	while (i < stop) {
-		unsigned got = present(pc, i) ? 1 : read_run(pc, i, stop);
-		if (!got)
-			return;   /* no memory: the reader's get reads page by page */
-		i += got;
-	}
+	for (unsigned got; i < stop; i = first_absent(pc, i + got, stop))
+		if (!(got = read_run(pc, i, stop)))
+			return;   /* no memory (or a page came meanwhile): the reader's get copes */
 }
 
 long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, enum pc_copy dir)
