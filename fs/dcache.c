@@ -13,6 +13,37 @@
 #include "mm/frame/kmalloc.h"
 
 struct spinlock dcache_lock = SPINLOCK_INIT("dcache", LOCK_RANK_DCACHE);
+struct dcache_stats dcache_stats;
+
+/* The unused dentries of SB_RECLAIMABLE file systems, least recently used
+ * first (Linux's dentry LRU). A dentry joins at the tail when its last
+ * reference goes; one taken again stays on it (refs > 0) until
+ * dcache_shrink meets it and takes it off. An unused dentry is a leaf:
+ * every child holds a reference on its parent. */
+static struct list unused = { &unused, &unused };
+
+/* d's last reference went (dcache_lock held): on the list, or marked
+ * used again if it is there already. */
+static void unused_add(struct dentry *d)
+{
+	if (d->flags & DENTRY_LRU) {
+		d->flags |= DENTRY_REFERENCED;
+		return;
+	}
+	d->flags |= DENTRY_LRU;
+	list_add_tail(&unused, &d->lru);
+	dcache_stats.unused++;
+}
+
+/* d off the unused list, if it is there (dcache_lock held). */
+static void unused_del(struct dentry *d)
+{
+	if (!(d->flags & DENTRY_LRU))
+		return;
+	d->flags &= ~(unsigned)(DENTRY_LRU | DENTRY_REFERENCED);
+	list_del(&d->lru);
+	dcache_stats.unused--;
+}
 
 /* Free d and its name. */
 static void name_free(struct dentry *d)
@@ -20,6 +51,7 @@ static void name_free(struct dentry *d)
 	if (d->name != d->iname)
 		kfree(d->name);
 	kfree(d);
+	stat_sub(&dcache_stats.dentries, 1);
 }
 
 /* A new dentry named name for ip (not linked anywhere), or NULL. */
@@ -42,6 +74,7 @@ static struct dentry *dentry_alloc(struct super_block *sb, const char *name, siz
 	memcpy(d->name, name, len);
 	list_init(&d->children);
 	list_init(&d->sibling);
+	stat_inc(&dcache_stats.dentries);
 	if (ip && !ip->alias)
 		ip->alias = d;
 	return d;
@@ -129,6 +162,7 @@ static struct dentry *dentry_free(struct dentry *d)
 {
 	struct inode *ip = d->inode;
 	struct dentry *parent = d->parent;
+	unused_del(d);
 	if (ip && ip->alias == d)
 		ip->alias = NULL;   /* under dcache_lock */
 	spin_unlock(&dcache_lock);
@@ -138,16 +172,21 @@ static struct dentry *dentry_free(struct dentry *d)
 	return parent;
 }
 
-void dentry_put(struct dentry *d)
+/* Drop a reference of d (dcache_lock held): an unused dentry that should
+ * be forgotten is freed, and so on up its parents; one that stays cached
+ * joins the unused list if its file system's names may be reclaimed. */
+static void put_locked(struct dentry *d)
 {
-	if (!d)
-		return;
-	spin_lock(&dcache_lock);
 	while (d) {
 		if (d->refs <= 0)
 			panic("dentry_put: dentry '%s' (%p) has no references", d->name, (void *)d);
-		if (--d->refs || !forget_now(d))
+		if (--d->refs)
 			break;
+		if (!forget_now(d)) {
+			if ((d->sb->flags & SB_RECLAIMABLE) && d->parent != d)
+				unused_add(d);
+			break;
+		}
 		if (!(d->flags & DENTRY_DEAD))
 			list_del(&d->sibling);
 		struct dentry *parent = d->parent;
@@ -155,6 +194,14 @@ void dentry_put(struct dentry *d)
 		dentry_free(d);
 		d = dead ? NULL : parent;   /* a dead one gave its parent back when it died */
 	}
+}
+
+void dentry_put(struct dentry *d)
+{
+	if (!d)
+		return;
+	spin_lock(&dcache_lock);
+	put_locked(d);
 	spin_unlock(&dcache_lock);
 }
 
@@ -252,6 +299,41 @@ void dentry_prune(struct super_block *sb)
 		parent->refs--;   /* never 0 here: the root is held, inner ones have children or are looked at next */
 	}
 	spin_unlock(&dcache_lock);
+}
+
+/* The oldest unused dentry to free (dcache_lock held), or NULL when the
+ * list is empty: dentries in use again are taken off on the way, those
+ * used again while on it get one more round at the tail. */
+static struct dentry *oldest_unused(void)
+{
+	uint64_t looks = 2 * dcache_stats.unused + 1;   /* a REFERENCED one is spared once */
+	while (!list_empty(&unused) && looks--) {
+		struct dentry *d = list_entry(unused.next, struct dentry, lru);
+		if (d->refs) {
+			unused_del(d);
+		} else if (d->flags & DENTRY_REFERENCED) {
+			d->flags &= ~(unsigned)DENTRY_REFERENCED;
+			list_del(&d->lru);
+			list_add_tail(&unused, &d->lru);
+		} else {
+			return d;
+		}
+	}
+	return NULL;
+}
+
+uint64_t dcache_shrink(uint64_t n)
+{
+	uint64_t freed = 0;
+	struct dentry *d;
+	spin_lock(&dcache_lock);
+	while (freed < n && (d = oldest_unused())) {
+		list_del(&d->sibling);
+		put_locked(dentry_free(d));   /* its parent loses the child's reference */
+		freed++;
+	}
+	spin_unlock(&dcache_lock);
+	return freed;
 }
 
 void dentry_kill_root(struct super_block *sb)

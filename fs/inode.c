@@ -20,6 +20,39 @@
 
 static uint64_t epoch_ns;   /* CLOCK_REALTIME when clock_ns() was 0 */
 
+struct inode_stats inode_stats;
+
+/* The idle inodes of SB_RECLAIMABLE file systems, longest idle first
+ * (Linux's inode LRU): an inode joins when its last reference goes while
+ * it still has links; one referenced again stays on it until
+ * inode_shrink meets it. Who changes what: the list and every on_idle
+ * under idle_lock; the last reference of such an inode is dropped only
+ * under it too, and a reference to an idle inode is taken only under its
+ * sb's inodes_lock (inode_find): holding both, inode_shrink sees a count
+ * of 0 that nobody can raise. */
+static struct spinlock idle_lock = SPINLOCK_INIT("inode-idle", LOCK_RANK_INODE_IDLE);
+static struct list idle = { &idle, &idle };
+
+/* ip on the idle list (idle_lock held), unless it is there already. */
+static void idle_add(struct inode *ip)
+{
+	if (ip->on_idle)
+		return;
+	ip->on_idle = true;
+	list_add_tail(&idle, &ip->idle_link);
+	inode_stats.idle++;
+}
+
+/* ip off the idle list if it is there (idle_lock held). */
+static void idle_del(struct inode *ip)
+{
+	if (!ip->on_idle)
+		return;
+	ip->on_idle = false;
+	list_del(&ip->idle_link);
+	inode_stats.idle--;
+}
+
 void vfs_set_epoch(uint64_t ns)
 {
 	epoch_ns = ns;
@@ -58,6 +91,7 @@ void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
 	mutex_init(&ip->lock, "inode", SLEEP_RANK_INODE);
 	list_init(&ip->sb_link);
 	list_init(&ip->locks);
+	stat_inc(&inode_stats.inodes);
 	if ((S_ISREG(mode) || S_ISLNK(mode) || S_ISDIR(mode)) && pc_ops) {
 		pagecache_init(&ip->data, pc_ops, ip, PC_KIND_FILE);
 		ip->mapping = &ip->data;
@@ -128,6 +162,10 @@ static void inode_unlist(struct inode *ip)
  * its shared-text records and the inode. */
 static void inode_free(struct inode *ip)
 {
+	spin_lock(&idle_lock);
+	idle_del(ip);
+	spin_unlock(&idle_lock);
+	stat_sub(&inode_stats.inodes, 1);
 	if (ip->mapping == &ip->data) {
 		ptshare_text_forget(&ip->vmobj);   /* shared text tables of it (mm/ptshare_text.c) */
 		pagecache_destroy(&ip->data);
@@ -138,16 +176,42 @@ static void inode_free(struct inode *ip)
 		kfree(ip);
 }
 
+/* Drop a reference that is not the last: true, or false (it is the last:
+ * not dropped). */
+static bool put_not_last(int *refs)
+{
+	int v = atomic_load(refs);
+	while (v > 1)
+		if (atomic_cmpxchg(refs, &v, v - 1))
+			return true;
+	return false;
+}
+
+/* Drop the last reference of ip (maybe: another CPU may have taken one
+ * meanwhile): true if ip stays cached (still named: its file system keeps
+ * it, on the idle list if reclaimable) or is still in use. */
+static bool put_last_keeps(struct inode *ip)
+{
+	bool reclaimable = ip->sb->flags & SB_RECLAIMABLE;
+	if (reclaimable)
+		spin_lock(&idle_lock);
+	bool last = atomic_dec_and_test(&ip->refs);
+	bool named = ip->nlink && !(ip->sb->flags & SB_VOLATILE);
+	if (last && named && reclaimable)
+		idle_add(ip);
+	if (reclaimable)
+		spin_unlock(&idle_lock);
+	return !last || named;
+}
+
 void inode_put(struct inode *ip)
 {
 	if (!ip)
 		return;
 	if (atomic_load(&ip->refs) <= 0)
 		panic("inode_put: inode %lu of %s has no references", ip->ino, ip->sb->type->name);
-	if (!atomic_dec_and_test(&ip->refs))
+	if (put_not_last(&ip->refs) || put_last_keeps(ip))
 		return;
-	if (ip->nlink && !(ip->sb->flags & SB_VOLATILE))
-		return;      /* still named: stays cached (its file system keeps it) */
 	inode_unlist(ip);             /* first: its number may be reused by evict's freeing */
 	if (ip->sb->ops->evict)
 		ip->sb->ops->evict(ip);   /* the blocks on its store */
@@ -232,6 +296,51 @@ bool sb_drop_inodes(struct super_block *sb)
 			return all;
 		inode_free(idle);   /* the file system is going: nothing to evict on its store */
 	}
+}
+
+/* Has idle ip nothing unwritten, fields or pages? (Nobody holds it: no
+ * write can be under way.) */
+static bool idle_clean(const struct inode *ip)
+{
+	return !ip->dirty && (!ip->mapping || !atomic_load(&ip->mapping->ndirty));
+}
+
+/* The idle inode to free next, taken off its sb's list (so no lookup
+ * finds it), or NULL: inodes used again or going are taken off the idle
+ * list on the way, unwritten ones go round to its tail. */
+static struct inode *take_idle(void)
+{
+	struct inode *found = NULL;
+	spin_lock(&idle_lock);
+	for (uint64_t looks = inode_stats.idle; !found && looks && !list_empty(&idle); looks--) {
+		struct inode *ip = list_entry(idle.next, struct inode, idle_link);
+		spin_lock(&ip->sb->inodes_lock);
+		if (atomic_load(&ip->refs) || list_empty(&ip->sb_link)) {
+			idle_del(ip);            /* in use again, or its sb is dropping it */
+		} else if (!idle_clean(ip)) {
+			list_del(&ip->idle_link);   /* the flusher writes it first */
+			list_add_tail(&idle, &ip->idle_link);
+		} else {
+			idle_del(ip);
+			list_del(&ip->sb_link);
+			list_init(&ip->sb_link);
+			found = ip;
+		}
+		spin_unlock(&ip->sb->inodes_lock);
+	}
+	spin_unlock(&idle_lock);
+	return found;
+}
+
+uint64_t inode_shrink(uint64_t n)
+{
+	uint64_t freed = 0;
+	struct inode *ip;
+	while (freed < n && (ip = take_idle())) {
+		inode_free(ip);
+		freed++;
+	}
+	return freed;
 }
 
 bool sb_has_mapped_files(struct super_block *sb)

@@ -16,6 +16,8 @@
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/frame/kmalloc.h"
+#include "mm/reclaim.h"
+#include "lib/atomic.h"
 
 #define MAX_FS_TYPES 8
 #define MS_RDONLY 1
@@ -72,9 +74,26 @@ struct mount *mount_on(const struct path *p)
 	return top;
 }
 
+/* The VFS's caches as reclaim sees them (mm/reclaim.h): unused dentries
+ * first (each one freed may leave its inode idle), then idle inodes. */
+static uint64_t unused_dentries(void)
+{
+	return atomic_load(&dcache_stats.unused);
+}
+
+static uint64_t idle_inodes(void)
+{
+	return atomic_load(&inode_stats.idle);
+}
+
+static struct shrinker dentry_shrinker = { "dentries", unused_dentries, dcache_shrink, NULL };
+static struct shrinker inode_shrinker = { "inodes", idle_inodes, inode_shrink, NULL };
+
 void vfs_init(void)
 {
 	mutex_init(&mount_lock, "mount", SLEEP_RANK_MOUNT);
+	reclaim_add_shrinker(&inode_shrinker);     /* the registry is a stack: */
+	reclaim_add_shrinker(&dentry_shrinker);    /* dentries are asked first */
 }
 
 static void locked(void)

@@ -174,12 +174,16 @@ struct inode {
 	uint64_t dirtied_ns;        /* clock_ns() when dirty was last set (the flusher's age) */
 	uint64_t priv;              /* the file system's own */
 	struct list sb_link;        /* on sb->inodes */
+	struct list idle_link;      /* on the idle list while on_idle (fs/inode.c) */
+	bool on_idle;               /* under the idle list's lock */
 	struct list locks;          /* advisory locks (fs/locks.c, under file_locks_lock) */
 };
 
 enum dentry_flags {
 	DENTRY_VOLATILE = 0x1,      /* forget it when unused (/proc's names) */
 	DENTRY_DEAD = 0x2,          /* unlinked or renamed over: out of the tree */
+	DENTRY_LRU = 0x4,           /* on the list of unused dentries (dcache_shrink's) */
+	DENTRY_REFERENCED = 0x8,    /* used again since it went on that list: spared once */
 };
 
 struct dentry {
@@ -188,6 +192,7 @@ struct dentry {
 	struct super_block *sb;
 	struct list children;       /* its cached entries (a directory's) */
 	struct list sibling;        /* on parent->children */
+	struct list lru;            /* on the unused list while DENTRY_LRU */
 	int refs;                   /* under dcache_lock */
 	int mounts;                 /* mounts on it (under dcache_lock) */
 	unsigned flags;             /* enum dentry_flags */
@@ -242,6 +247,10 @@ struct super_ops {
 
 #define SB_RDONLY 0x1
 #define SB_VOLATILE 0x2             /* names made up on lookup (/proc): not cached */
+#define SB_RECLAIMABLE 0x4          /* names and inodes are on a store (ext2): unused
+				     * dentries and idle clean inodes are freed when
+				     * memory is short (tmpfs's dentries are the
+				     * directory: never) */
 
 struct super_block {
 	const struct fs_type *type;
@@ -305,6 +314,17 @@ struct inode *vmobject_inode(struct vmobject *obj);
  * cached inodes. true if none is left (at umount, an inode still held --
  * a process's exe -- stays, and so does sb). */
 bool sb_drop_inodes(struct super_block *sb);
+/* Memory is short: free up to n idle inodes of SB_RECLAIMABLE file
+ * systems (no reference, still linked, nothing unwritten: fields nor
+ * pages), those idle longest first, with their cached pages; a later
+ * lookup reads them again. Inodes freed. No lock may be held. */
+uint64_t inode_shrink(uint64_t n);
+/* Inodes in memory, and of them idle ones of SB_RECLAIMABLE file systems
+ * (/proc/sys/fs/inode-nr). */
+struct inode_stats {
+	uint64_t inodes, idle;
+};
+extern struct inode_stats inode_stats;
 /* Does a VMA map a file of sb? (umount is EBUSY then, as on Linux, where
  * the mapping holds the file open.) */
 bool sb_has_mapped_files(struct super_block *sb);
@@ -342,8 +362,20 @@ void dentry_drop(struct dentry *d);
 void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len);
 /* Trade the places (parents and names) of a and b (RENAME_EXCHANGE). */
 void dentry_exchange(struct dentry *a, struct dentry *b);
-/* Every cached, unused dentry of sb's tree is dropped (umount, memory short). */
+/* Every cached, unused dentry of sb's tree is dropped (umount). */
 void dentry_prune(struct super_block *sb);
+/* Memory is short: free up to n unused dentries of SB_RECLAIMABLE file
+ * systems, least recently used first (one used again since it became
+ * unused is spared once, as Linux's DCACHE_REFERENCED). A parent left
+ * unused by it becomes a candidate in turn. Dentries freed. Takes
+ * dcache_lock; no lock may be held (inode_put of their inodes). */
+uint64_t dcache_shrink(uint64_t n);
+/* Dentries in memory, and of them unused ones on the shrink list
+ * (/proc/sys/fs/dentry-state). */
+struct dcache_stats {
+	uint64_t dentries, unused;
+};
+extern struct dcache_stats dcache_stats;
 /* The file system is unmounted and its tree pruned: free its root
  * dentry, dropping the sb's own reference (sb->root holds one from
  * dentry_root on); panics if anything else still uses it. */
@@ -395,7 +427,7 @@ long dentry_name_locked(struct dentry *d, char *buf, uint64_t n);
 /* The root mount's root (for kernel threads and init). */
 void vfs_root(struct path *out);
 
-/* Set up the VFS's locks (boot, before any mount). */
+/* Set up the VFS's locks and give reclaim its shrinkers (boot, before any mount). */
 void vfs_init(void);
 /* A new super block of type t (zeroed, its locks and lists ready), or NULL. */
 struct super_block *sb_new(const struct fs_type *t, const struct super_ops *ops);

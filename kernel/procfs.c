@@ -7,6 +7,9 @@
  *   /proc/PID/exe -> the program's path              a link
  *   /proc/PID/task/TID/...                           each thread, its own
  *                                                    PID directory
+ *   /proc/sys/fs/dentry-state inode-nr               the VFS's caches
+ *   /proc/sys/vm/drop_caches                         write 1, 2 or 3 to
+ *                                                    empty them (Linux's)
  *
  * An inode here is made by each lookup and freed with its dentry; its priv
  * says what it is (kind, index, pid). Every read of a file makes the text
@@ -30,7 +33,8 @@
 #define INO_BASE 0x100000000ull
 #define PATH_MAX_PROC 512
 
-enum pkind { PK_ROOT, PK_SYS, PK_SELF, PK_PIDDIR, PK_PIDFILE, PK_TASKDIR, PK_EXE };
+enum pkind { PK_ROOT, PK_SYS, PK_SELF, PK_PIDDIR, PK_PIDFILE, PK_TASKDIR, PK_EXE,
+	     PK_SYSCTL_DIR, PK_SYSCTL };
 
 #define PRIV(kind, index, pid) ((uint64_t)(uint32_t)(pid) | (uint64_t)(index) << 32 | \
 				(uint64_t)(kind) << 48)
@@ -63,6 +67,31 @@ static const struct sys_file sys_files[] = {
 };
 #define NSYS (sizeof(sys_files) / sizeof(sys_files[0]))
 
+/* /proc/sys: its directories (index: the PK_SYSCTL_DIR's), each in its
+ * parent, and the files in them (Linux's sysctls). A file with no show
+ * reads as EACCES, with no store writes as EACCES (as their modes say,
+ * which Linux enforces at open even for root). */
+enum { SYSCTL_TOP, SYSCTL_FS, SYSCTL_VM, NSYSCTL_DIRS };
+static const struct { const char *name; unsigned parent; } sysctl_dirs[] = {
+	[SYSCTL_TOP] = { "sys", SYSCTL_TOP }, [SYSCTL_FS] = { "fs", SYSCTL_TOP },
+	[SYSCTL_VM] = { "vm", SYSCTL_TOP },
+};
+
+struct sysctl_file {
+	unsigned dir;
+	const char *name;
+	uint32_t mode;
+	void (*show)(struct textbuf *tb);
+	int (*store)(const char *text, size_t n);
+};
+
+static const struct sysctl_file sysctl_files[] = {
+	{ SYSCTL_FS, "dentry-state", 0444, procfs_show_dentry_state, NULL },
+	{ SYSCTL_FS, "inode-nr", 0444, procfs_show_inode_nr, NULL },
+	{ SYSCTL_VM, "drop_caches", 0200, NULL, procfs_store_drop_caches },
+};
+#define NSYSCTLS (sizeof(sysctl_files) / sizeof(sysctl_files[0]))
+
 struct pid_file {
 	const char *name;
 	void (*show)(struct proc *p, struct textbuf *tb);
@@ -80,7 +109,7 @@ static const struct pid_file pid_files[] = {
 #define NPIDFILES (sizeof(pid_files) / sizeof(pid_files[0]))
 
 static const struct inode_ops dir_ops, link_ops;
-static const struct file_ops sys_file_ops, pid_file_ops;
+static const struct file_ops sys_file_ops, pid_file_ops, sysctl_file_ops;
 
 static bool proc_visible(const struct proc *p)
 {
@@ -99,7 +128,7 @@ static bool listed(const struct proc *p, int tgid)
 /* The inode number of (kind, index, pid): the same at every lookup. */
 static uint64_t pino(enum pkind kind, unsigned index, int pid)
 {
-	return kind == PK_ROOT ? 1 : INO_BASE + ((uint64_t)pid << 8) + ((uint64_t)kind << 5) + index;
+	return kind == PK_ROOT ? 1 : INO_BASE + ((uint64_t)pid << 12) + ((uint64_t)kind << 6) + index;
 }
 
 /* An inode of the /proc tree: kind, index among its siblings, pid. */
@@ -109,14 +138,17 @@ static struct inode *proc_inode(struct super_block *sb, enum pkind kind, unsigne
 		[PK_ROOT] = S_IFDIR | 0555, [PK_SYS] = S_IFREG | 0444, [PK_SELF] = S_IFLNK | 0777,
 		[PK_PIDDIR] = S_IFDIR | 0555, [PK_PIDFILE] = S_IFREG | 0444,
 		[PK_TASKDIR] = S_IFDIR | 0555, [PK_EXE] = S_IFLNK | 0777,
+		[PK_SYSCTL_DIR] = S_IFDIR | 0555,
 	};
-	struct inode *ip = inode_new(sb, modes[kind], NULL);
+	uint32_t mode = kind == PK_SYSCTL ? S_IFREG | sysctl_files[index].mode : modes[kind];
+	struct inode *ip = inode_new(sb, mode, NULL);
 	if (!ip)
 		return NULL;
 	ip->priv = PRIV(kind, index, pid);
 	ip->ino = pino(kind, index, pid);
 	ip->op = S_ISDIR(ip->mode) ? &dir_ops : S_ISLNK(ip->mode) ? &link_ops : NULL;
-	ip->fop = S_ISDIR(ip->mode) ? &dir_file_ops : kind == PK_SYS ? &sys_file_ops : &pid_file_ops;
+	ip->fop = S_ISDIR(ip->mode) ? &dir_file_ops : kind == PK_SYS ? &sys_file_ops :
+		  kind == PK_SYSCTL ? &sysctl_file_ops : &pid_file_ops;
 	return ip;
 }
 
@@ -159,6 +191,8 @@ static int root_lookup(struct super_block *sb, const char *name, size_t len, str
 			return (*out = proc_inode(sb, PK_SYS, i, 0)) ? 0 : -ENOMEM;
 	if (named("self", name, len))
 		return (*out = proc_inode(sb, PK_SELF, 0, 0)) ? 0 : -ENOMEM;
+	if (named("sys", name, len))
+		return (*out = proc_inode(sb, PK_SYSCTL_DIR, SYSCTL_TOP, 0)) ? 0 : -ENOMEM;
 	int pid = parse_pid(name, len);
 	if (!pid_listed(pid, 0)) {
 		spin_lock(&proc_lock);
@@ -184,6 +218,35 @@ static int pid_dir_lookup(struct super_block *sb, int pid, const char *name, siz
 	return -ENOENT;
 }
 
+/* The i-th entry of /proc/sys directory dir: its subdirectories, then its
+ * files. true with *kind, *index set; false past the last. */
+static bool sysctl_child(unsigned dir, uint64_t i, enum pkind *kind, unsigned *index)
+{
+	for (unsigned d = 1; d < NSYSCTL_DIRS; d++)
+		if (sysctl_dirs[d].parent == dir && i-- == 0)
+			return *kind = PK_SYSCTL_DIR, *index = d, true;
+	for (unsigned f = 0; f < NSYSCTLS; f++)
+		if (sysctl_files[f].dir == dir && i-- == 0)
+			return *kind = PK_SYSCTL, *index = f, true;
+	return false;
+}
+
+static const char *sysctl_name(enum pkind kind, unsigned index)
+{
+	return kind == PK_SYSCTL_DIR ? sysctl_dirs[index].name : sysctl_files[index].name;
+}
+
+static int sysctl_lookup(struct super_block *sb, unsigned dir, const char *name, size_t len,
+			 struct inode **out)
+{
+	enum pkind kind;
+	unsigned index;
+	for (uint64_t i = 0; sysctl_child(dir, i, &kind, &index); i++)
+		if (named(sysctl_name(kind, index), name, len))
+			return (*out = proc_inode(sb, kind, index, 0)) ? 0 : -ENOMEM;
+	return -ENOENT;
+}
+
 static int proc_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
 {
 	int pid = PRIV_PID(dir->priv);
@@ -192,6 +255,8 @@ static int proc_lookup(struct inode *dir, const char *name, size_t len, struct i
 		return root_lookup(dir->sb, name, len, out);
 	case PK_PIDDIR:
 		return pid_dir_lookup(dir->sb, pid, name, len, out);
+	case PK_SYSCTL_DIR:
+		return sysctl_lookup(dir->sb, PRIV_INDEX(dir->priv), name, len, out);
 	case PK_TASKDIR: {
 		int tid = parse_pid(name, len);
 		spin_lock(&proc_lock);
@@ -226,10 +291,12 @@ static int entry(struct dir_entry *de, const char *name, uint64_t ino, uint8_t t
 	return 1;
 }
 
-/* Positions of the root: 2.. the system files, then "self", then PID
- * directories at FIRST_PID_POS + pid, in increasing pid order (as Linux). */
+/* Positions of the root: 2.. the system files, then "self", "sys", then
+ * PID directories at FIRST_PID_POS + pid, in increasing pid order (as
+ * Linux). */
 #define SELF_POS (2 + NSYS)
-#define FIRST_PID_POS (SELF_POS + 1)
+#define SYSCTL_POS (SELF_POS + 1)
+#define FIRST_PID_POS (SYSCTL_POS + 1)
 
 /* The next process (tgid 0) or thread of tgid at or after position
  * *pos, first_pos + pid: an entry, *pos moved past it. */
@@ -262,6 +329,10 @@ static int proc_readdir(struct dentry *dir, uint64_t *pos, struct dir_entry *de)
 			(*pos)++;
 			return entry(de, "self", pino(PK_SELF, 0, 0), DT_LNK);
 		}
+		if (*pos == SYSCTL_POS) {
+			(*pos)++;
+			return entry(de, "sys", pino(PK_SYSCTL_DIR, SYSCTL_TOP, 0), DT_DIR);
+		}
 		return pid_entry(pos, FIRST_PID_POS, 0, de);
 	case PK_PIDDIR:
 		(*pos)++;
@@ -274,6 +345,15 @@ static int proc_readdir(struct dentry *dir, uint64_t *pos, struct dir_entry *de)
 		return 0;
 	case PK_TASKDIR:
 		return pid_entry(pos, 2, pid, de);
+	case PK_SYSCTL_DIR: {
+		enum pkind kind;
+		unsigned index;
+		if (!sysctl_child(PRIV_INDEX(priv), i, &kind, &index))
+			return 0;
+		(*pos)++;
+		return entry(de, sysctl_name(kind, index), pino(kind, index, 0),
+			     kind == PK_SYSCTL ? DT_REG : DT_DIR);
+	}
 	default:
 		return -ENOTDIR;
 	}
@@ -313,6 +393,13 @@ static int show(uint64_t priv, struct textbuf *tb)
 {
 	if (PRIV_KIND(priv) == PK_SYS) {
 		sys_files[PRIV_INDEX(priv)].show(tb);
+		return 0;
+	}
+	if (PRIV_KIND(priv) == PK_SYSCTL) {
+		const struct sysctl_file *s = &sysctl_files[PRIV_INDEX(priv)];
+		if (!s->show)
+			return -EACCES;
+		s->show(tb);
 		return 0;
 	}
 	struct addrspace *as;
@@ -374,6 +461,26 @@ static long synth_read(struct file *f, vaddr_t ubuf, uint64_t n)
 /* mmap: -EIO for /proc's own files, -ENODEV for a process's (Linux's). */
 static const struct file_ops sys_file_ops = {
 	.read = synth_read, .write = file_no_write, .close = synth_close, .seekable = true,
+	.mmap_errno = -EIO,
+};
+/* A write to a /proc/sys file: the whole text at once (Linux takes it
+ * from offset 0 on; a longer one than a number needs is EINVAL). */
+static long sysctl_write(struct file *f, vaddr_t ubuf, uint64_t n)
+{
+	const struct sysctl_file *s = &sysctl_files[PRIV_INDEX(f->inode_priv)];
+	char text[32];
+	if (!s->store)
+		return -EACCES;
+	if (n >= sizeof(text))
+		return -EINVAL;
+	if (copyin(text, ubuf, n) < 0)
+		return -EFAULT;
+	int r = s->store(text, (size_t)n);
+	return r < 0 ? r : (long)n;
+}
+
+static const struct file_ops sysctl_file_ops = {
+	.read = synth_read, .write = sysctl_write, .close = synth_close, .seekable = true,
 	.mmap_errno = -EIO,
 };
 static const struct file_ops pid_file_ops = {

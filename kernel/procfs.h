@@ -46,4 +46,13 @@ void procfs_show_loadavg(struct textbuf *tb);
 void procfs_show_kcmdline(struct textbuf *tb);   /* /proc/cmdline: the kernel's */
 void procfs_show_sysstat(struct textbuf *tb);    /* /proc/stat: CPU time */
 
+/* /proc/sys/fs/dentry-state and inode-nr: the VFS's caches, in Linux's
+ * formats (fs/vfs.h dcache_stats, inode_stats). */
+void procfs_show_dentry_state(struct textbuf *tb);
+void procfs_show_inode_nr(struct textbuf *tb);
+/* /proc/sys/vm/drop_caches: text "1" frees clean page-cache pages nobody
+ * maps, "2" unused dentries and idle clean inodes, "3" both ("4": nothing,
+ * Linux's switch for its log line): 0, or -EINVAL for anything else. */
+int procfs_store_drop_caches(const char *text, size_t n);
+
 #endif

@@ -5,6 +5,8 @@
  * Linux's order, then Pagoda's own (docs/procfs.md says what each means).
  */
 #include "lib/cmdline.h"
+#include "lib/errno.h"
+#include "lib/atomic.h"
 #include "lib/format.h"
 #include "lib/spinlock.h"
 #include "arch/x86_64/timer.h"
@@ -23,6 +25,7 @@
 #include "mm/frame/phasetime.h"
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
+#include "mm/pagecache.h"
 #include "mm/frame/page.h"
 #include "mm/pt/tlb.h"
 #include "arch/x86_64/shootdown.h"
@@ -128,6 +131,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgsteal_direct",
 		    lazyfree_stats.discarded - reclaim_stats.background_discarded);
 	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
+	vmstat_line(tb, "slabs_scanned", reclaim_stats.shrink_scanned);
 	vmstat_line(tb, "pageoutrun", reclaim_stats.background_runs);
 	vmstat_line(tb, "oom_kill", f->oom_kills);
 	vmstat_line(tb, "nr_tlb_local_flush_all", tlb_stats.flush_full);
@@ -226,4 +230,45 @@ void procfs_show_lockstat(struct textbuf *tb)
 			  s->contended, s->contended * 10000 / acquired,
 			  tsc_to_ns(s->wait_cycles) / 1000, tsc_to_ns(s->wait_max) / 1000);
 	}
+}
+
+void procfs_show_dentry_state(struct textbuf *tb)
+{
+	/* nr_dentry nr_unused age_limit want_pages nr_negative dummy: no
+	 * negative dentry is ever cached here (fs/dcache.c forget_now) */
+	tb_printf(tb, "%lu\t%lu\t45\t0\t0\t0\n", atomic_load(&dcache_stats.dentries),
+		  atomic_load(&dcache_stats.unused));
+}
+
+void procfs_show_inode_nr(struct textbuf *tb)
+{
+	tb_printf(tb, "%lu\t%lu\n", atomic_load(&inode_stats.inodes),
+		  atomic_load(&inode_stats.idle));
+}
+
+/* The integer text[0..n) spells (blanks around it allowed), or -1. */
+static long parse_small(const char *text, size_t n)
+{
+	long v = -1;
+	size_t i = 0;
+	while (i < n && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	for (; i < n && text[i] >= '0' && text[i] <= '9' && v < 1000000; i++)
+		v = (v < 0 ? 0 : v * 10) + (text[i] - '0');
+	while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n'))
+		i++;
+	return i == n ? v : -1;
+}
+
+int procfs_store_drop_caches(const char *text, size_t n)
+{
+	long v = parse_small(text, n);
+	if (v < 1 || v > 4)
+		return -EINVAL;
+	if (v & 1)
+		(void)pagecache_reclaim(~0ull);   /* clean pages nobody else holds */
+	if (v & 2)
+		while (dcache_shrink(~0ull) + inode_shrink(~0ull))
+			;   /* dentries freed leave inodes idle, inodes freed free pages */
+	return 0;
 }

@@ -27,6 +27,7 @@
 
 /* The lock order: lower ranks are taken first. Equal ranks never nest. */
 enum lock_rank {
+	LOCK_RANK_INODE_IDLE = 8, /* idle inodes of disk file systems (fs/inode.c): before their lists */
 	LOCK_RANK_FS_CONTEXT = 9, /* a process's root and cwd (kernel/thread.h): before dcache */
 	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
 	LOCK_RANK_PIPE = 10,      /* each pipe's buffer (kernel/pipe.c) */

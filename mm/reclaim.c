@@ -186,19 +186,60 @@ static uint64_t short_of(uint64_t target)
 	return target > free ? target - free : 0;
 }
 
-/* Pages reclaim could take: lazy-free records, clean cached pages. */
+static struct shrinker *shrinkers;   /* written at boot only */
+
+void reclaim_add_shrinker(struct shrinker *s)
+{
+	for (struct shrinker *t = shrinkers; t; t = t->next)
+		if (t == s)
+			return;   /* registered already (host tests set the VFS up again) */
+	s->next = shrinkers;
+	atomic_store(&shrinkers, s);
+}
+
+/* Objects the shrinkers could free. */
+static uint64_t shrinkable(void)
+{
+	uint64_t n = 0;
+	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next)
+		n += s->count();
+	return n;
+}
+
+/* Pages reclaim could take: lazy-free records, clean cached pages,
+ * objects of the shrinkers. */
 static bool reclaimable(void)
 {
 	return atomic_load(&lazyfree_stats.records) ||
-	       atomic_load(&pagecache_stats.pages) > atomic_load(&pagecache_stats.dirty);
+	       atomic_load(&pagecache_stats.pages) > atomic_load(&pagecache_stats.dirty) ||
+	       shrinkable();
+}
+
+/* Each shrinker's share of a round that wants `want` frames (see
+ * reclaim.h): frames it freed (what free memory grew by meanwhile). */
+static uint64_t shrink_caches(uint64_t want)
+{
+	uint64_t before = atomic_load(&mm_stats.free);
+	uint64_t cached = atomic_load(&pagecache_stats.pages);
+	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next) {
+		uint64_t n = s->count();
+		n = n * want / (cached + want) + (n != 0);
+		stat_add(&reclaim_stats.shrink_scanned, n);
+		(void)s->scan(n);
+	}
+	uint64_t after = atomic_load(&mm_stats.free);
+	return after > before ? after - before : 0;
 }
 
 /* Up to want frames back: lazy-free pages first (dropping them costs no
- * I/O ever), then clean page-cache pages. How many. */
+ * I/O ever), then clean page-cache pages, and the shrinkers' share. How
+ * many. */
 static uint64_t reclaim_some(uint64_t want)
 {
 	uint64_t freed = reclaim_lazyfree(want);
-	return freed < want ? freed + pagecache_reclaim(want - freed) : freed;
+	if (freed < want)
+		freed += pagecache_reclaim(want - freed);
+	return freed + shrink_caches(want);
 }
 
 bool reclaim_wanted(void)

@@ -39,6 +39,7 @@ struct reclaim_stats {
 	uint64_t scans;       /* lazy-free pages looked at */
 	uint64_t background_runs;       /* reclaim_background calls (pageoutrun) */
 	uint64_t background_discarded;  /* pages they freed (pgsteal_kswapd) */
+	uint64_t shrink_scanned;        /* objects shrinkers were asked to free (slabs_scanned) */
 };
 extern struct reclaim_stats reclaim_stats;
 
@@ -72,6 +73,29 @@ bool reclaim_direct(void);
  * earlier may have freed its memory since the fault's allocation failed,
  * and the fault should then just be retried. Reads a counter only. */
 bool reclaim_above_min(void);
+
+/* A cache outside mm that gives memory back when asked (Linux's struct
+ * shrinker): the VFS's unused dentries and idle inodes. mm calls up only
+ * through this table, registered at boot. Each reclaim round asks every
+ * shrinker to free a share of its objects in proportion to the frames
+ * wanted against the page-cache pages there are (Linux's do_shrink_slab
+ * pressure), and all of them when no cache is left:
+ *
+ *   objects to free = count * want / (cache pages + want)
+ */
+struct shrinker {
+	const char *name;
+	/* Objects it could free now; cheap (a counter), called from the tick. */
+	uint64_t (*count)(void);
+	/* Free up to n objects: how many were freed. Called holding no lock
+	 * (the reclaimer thread, or a task at a system call's entry or in a
+	 * page fault between attempts); takes only spinlocks of its own. */
+	uint64_t (*scan)(uint64_t n);
+	struct shrinker *next;      /* the registry's */
+};
+
+/* Add s to the shrinkers reclaim calls (at boot; never removed). */
+void reclaim_add_shrinker(struct shrinker *s);
 
 /* Scan lazy-free pages oldest first until `want` frames were discarded or
  * the list is empty. Returns the frames discarded. */

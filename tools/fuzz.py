@@ -47,7 +47,7 @@ TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
            "sysfuzz": ("sysfuzz", "-n,3000", "128M", None, None),
            "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4),
            "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4),
-           "fstester": ("fstester", "-n,3000", "256M", [("tmpfs", "")], 4)}
+           "fstester": ("fstester", "-n,3000,-P,3", "256M", [("tmpfs", "")], 4)}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
 SUMMARY = re.compile(r"^(vmtester|sysfuzz|fstester|ext2|vfs|crash): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
 

@@ -50,6 +50,14 @@
  *                that ext2 disk, read-write, the initrd at /run: a file and
  *                a directory written at the root; init's exit syncs and
  *                marks it clean (the runner checks with debugfs, e2fsck)
+ *   caches       (only when named; the ext2 root) 1500 files made and
+ *                synced: /proc/sys/fs/dentry-state counts their unused
+ *                dentries; writing 2 to /proc/sys/vm/drop_caches frees
+ *                them (and the idle inodes, inode-nr), Linux's errnos for
+ *                bad writes; then a child allocating memory until half of
+ *                them went is not OOM-killed (the reclaimer's shrinkers
+ *                freed them first: vmstat's slabs_scanned); every file
+ *                reads back its bytes after each
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -542,6 +550,130 @@ static void test_rootdisk(void)
 		       "KTEST EXT2-FILE vda /pagoda-dir/moved 4321 8\nKTEST EXT2-GONE vda /pagoda-root-file\n");
 }
 
+#define CACHE_FILES 1500
+
+/* The first n numbers of /proc file path (blanks between them): how many
+ * were read. */
+static int proc_numbers(const char *path, unsigned long *v, int n)
+{
+	char buf[256];
+	int fd = open(path, O_RDONLY), got = 0;
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (char *p = buf, *end; got < n; p = end, got++) {
+		v[got] = strtoul(p, &end, 10);
+		if (end == p)
+			break;
+	}
+	return got;
+}
+
+/* vmstat's line name (0 if missing). */
+static unsigned long vmstat(const char *name)
+{
+	static char buf[8192];
+	int fd = open("/proc/vmstat", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	size_t len = strlen(name);
+	for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, name, len) && l[len] == ' ')
+			return strtoul(l + len + 1, NULL, 10);
+	return 0;
+}
+
+/* Write text to a /proc/sys file: write's result (errno kept). */
+static long sysctl_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	long r = fd >= 0 ? (long)write(fd, text, strlen(text)) : -1;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+/* Unused dentries now (/proc/sys/fs/dentry-state's second number). */
+static unsigned long unused_dentries(void)
+{
+	unsigned long v[2] = { 0, 0 };
+	return proc_numbers("/proc/sys/fs/dentry-state", v, 2) == 2 ? v[1] : 0;
+}
+
+/* Every file of test_caches there, holding its own number. */
+static int cache_files_intact(void)
+{
+	char path[64], want[16], got[16];
+	for (int i = 0; i < CACHE_FILES; i++) {
+		snprintf(path, sizeof(path), "/caches/f%d", i);
+		int n = snprintf(want, sizeof(want), "%d", i * 7);
+		int fd = open(path, O_RDONLY);
+		ssize_t r = fd >= 0 ? read(fd, got, sizeof(got)) : -1;
+		close(fd);
+		if (r != n || memcmp(got, want, (size_t)n))
+			return 0;
+	}
+	return 1;
+}
+
+/* Allocate and touch memory a MiB at a time until the unused dentries
+ * fall below `below` (the shrinker took them): exit 0 then; the OOM
+ * killer ends it if they never do. */
+static void press_until_shrunk(unsigned long below)
+{
+	for (int mib = 0; unused_dentries() >= below; mib++) {
+		char *p = malloc(1 << 20);
+		if (!p)
+			_exit(3);
+		memset(p, mib, 1 << 20);
+	}
+	_exit(0);
+}
+
+static void test_caches(void)
+{
+	char path[64], text[16];
+	unsigned long v[6], before, scanned = vmstat("slabs_scanned");
+	CHECK(mkdir("/caches", 0755) == 0);
+	for (int i = 0; i < CACHE_FILES; i++) {
+		snprintf(path, sizeof(path), "/caches/f%d", i);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		int n = snprintf(text, sizeof(text), "%d", i * 7);
+		CHECK(fd >= 0 && write(fd, text, (size_t)n) == n);
+		close(fd);
+	}
+	sync();
+	CHECK(proc_numbers("/proc/sys/fs/dentry-state", v, 6) == 6 && v[1] >= CACHE_FILES);
+	before = v[0];
+	/* Linux's errnos: a read-only sysctl written, a write-only one read, bad values */
+	errno = 0;
+	CHECK(proc_numbers("/proc/sys/vm/drop_caches", v, 1) == 0 && errno == EACCES);
+	CHECK_ERR(sysctl_write("/proc/sys/fs/dentry-state", "1"), EACCES);
+	CHECK_ERR(sysctl_write("/proc/sys/vm/drop_caches", "0"), EINVAL);
+	CHECK_ERR(sysctl_write("/proc/sys/vm/drop_caches", "5\n"), EINVAL);
+	CHECK_ERR(sysctl_write("/proc/sys/vm/drop_caches", "2x"), EINVAL);
+	/* drop_caches: every unused dentry goes, and the idle inodes with them */
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "2\n") == 2);
+	CHECK(proc_numbers("/proc/sys/fs/dentry-state", v, 2) == 2 && v[1] == 0 &&
+	      v[0] + CACHE_FILES <= before);
+	CHECK(proc_numbers("/proc/sys/fs/inode-nr", v, 2) == 2 && v[1] < 10);
+	CHECK(cache_files_intact());   /* looked up again from the disk */
+	CHECK(unused_dentries() >= CACHE_FILES);
+	/* memory pressure: the reclaimer asks the shrinkers before the OOM killer runs */
+	pid_t pid = fork();
+	if (pid == 0)
+		press_until_shrunk(CACHE_FILES / 2);
+	int st = 0;
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);   /* not killed: the dentries went first */
+	CHECK(vmstat("slabs_scanned") > scanned);
+	CHECK(cache_files_intact());
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -550,7 +682,7 @@ static const struct {
 	{ "nodes", test_nodes, 0 }, { "read", test_read, 0 }, { "write_fsync", test_write_fsync, 0 },
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
-	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 },
+	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 }, { "caches", test_caches, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

@@ -1,6 +1,6 @@
 /* user/fstester.c -- the model-based file-system tester.
  *
- *   fstester [-s SEED] [-n OPS] [-S SEEDS] [-T SECONDS] [-d DIR] [-v]
+ *   fstester [-s SEED] [-n OPS] [-S SEEDS] [-T SECONDS] [-d DIR] [-P PROCS] [-v]
  *
  * Random sequences of create, write, truncate, rename, unlink, mkdir,
  * rmdir, link and fsync in a scratch directory (DIR/fst.PID, default
@@ -18,6 +18,12 @@
  * a function of its seed: a failure prints the seed and the step, and
  * "fstester -s SEED -n STEP -v" replays it, printing every call.
  * Prints "fstester: PASS seeds A..B ops N checks N" (tools/fuzz.py reads it).
+ *
+ * With -P PROCS, that many processes run at once in the same file system
+ * (each its own scratch directory and model, the seeds dealt out in turn:
+ * process k runs SEED+k, SEED+k+PROCS, ...): one tree's bitmaps, inode
+ * tables, parent directory and caches changed from several CPUs. A seed
+ * replays alone (its result does not depend on the others).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -28,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +66,7 @@ static int verbose, count_dir_links;
 static long ops, checks, step;
 static uint64_t seed_now;
 static char top[256];
+static const char *scratch_parent = "/tmp";   /* -d */
 
 static uint64_t below(uint64_t n)
 {
@@ -546,34 +554,83 @@ static void run_seed(uint64_t seed, long n)
 	remove_tree(top);
 }
 
+/* Run the seeds first, first + stride, ... (below last, or until `end`
+ * when it is set) in this process: the last seed run. */
+static uint64_t run_seeds(uint64_t first, uint64_t last, uint64_t stride, time_t end, long n)
+{
+	uint64_t s = first;
+	snprintf(top, sizeof(top), "%s/fst.%d", scratch_parent, (int)getpid());
+	for (; end ? time(NULL) < end : s < last; s += stride) {
+		run_seed(s, n);
+		printf("TEST fstester.seed_%llu PASS\n", (unsigned long long)s);
+	}
+	return s - stride;
+}
+
+/* -P: procs processes each run_seeds their share; their ops and checks
+ * come back through a pipe. 0 when all passed. */
+static int run_processes(int procs, uint64_t seed, uint64_t last, time_t end, long n,
+			 uint64_t *highest)
+{
+	int fds[2], failed = 0;
+	if (pipe(fds) != 0)
+		return 1;
+	for (int k = 0; k < procs; k++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			uint64_t hi = run_seeds(seed + (uint64_t)k, last, (uint64_t)procs, end, n);
+			long out[3] = { ops, checks, (long)hi };
+			_exit(write(fds[1], out, sizeof(out)) == sizeof(out) ? 0 : 1);
+		}
+		if (pid < 0)
+			failed = 1;
+	}
+	close(fds[1]);
+	long in[3];
+	while (read(fds[0], in, sizeof(in)) == sizeof(in)) {
+		ops += in[0], checks += in[1];
+		*highest = (uint64_t)in[2] > *highest ? (uint64_t)in[2] : *highest;
+	}
+	int st;
+	while (wait(&st) > 0)
+		failed |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = 1;
-	long n = 2000, nseeds = 1, seconds = 0;
-	const char *dir = "/tmp";
+	long n = 2000, nseeds = 1, seconds = 0, procs = 1;
 	int opt;
-	while ((opt = getopt(argc, argv, "s:n:S:T:d:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:S:T:d:P:v")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': n = strtol(optarg, NULL, 0); break;
 		case 'S': nseeds = strtol(optarg, NULL, 0); break;
 		case 'T': seconds = strtol(optarg, NULL, 0); break;
-		case 'd': dir = optarg; break;
+		case 'd': scratch_parent = optarg; break;
+		case 'P': procs = strtol(optarg, NULL, 0); break;
 		case 'v': verbose = 1; break;
 		default:
-			fprintf(stderr, "usage: fstester [-s SEED] [-n OPS] [-S SEEDS] [-T SECONDS] [-d DIR] [-v]\n");
+			fprintf(stderr, "usage: fstester [-s SEED] [-n OPS] [-S SEEDS] [-T SECONDS] "
+				"[-d DIR] [-P PROCS] [-v]\n");
 			return 2;
 		}
 	}
+	if (procs < 1 || procs > 64) {
+		fprintf(stderr, "fstester: -P takes 1..64 processes\n");
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	snprintf(top, sizeof(top), "%s/fst.%d", dir, (int)getpid());
-	time_t end = time(NULL) + seconds;
-	uint64_t s = seed;
-	for (; seconds ? time(NULL) < end : s < seed + (uint64_t)nseeds; s++) {
-		run_seed(s, n);
-		printf("TEST fstester.seed_%llu PASS\n", (unsigned long long)s);
+	time_t end = seconds ? time(NULL) + seconds : 0;
+	uint64_t last = seed + (uint64_t)nseeds, highest = seed;
+	if (procs == 1)
+		highest = run_seeds(seed, last, 1, end, n);
+	else if (run_processes((int)procs, seed, last, end, n, &highest)) {
+		printf("fstester: FAIL a process failed (its seed is above)\n");
+		return 1;
 	}
 	printf("fstester: PASS seeds %llu..%llu ops %ld checks %ld\n", (unsigned long long)seed,
-	       (unsigned long long)(s - 1), ops, checks);
+	       (unsigned long long)highest, ops, checks);
 	return 0;
 }

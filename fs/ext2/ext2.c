@@ -126,7 +126,7 @@ static int make_super(struct ext2_fs *fs)
 		return -ENOMEM;
 	sb->priv = fs;
 	sb->bdev = fs->dev;
-	sb->flags = SB_RDONLY;          /* until ext2_make_writable */
+	sb->flags = SB_RDONLY | SB_RECLAIMABLE;   /* read-only until ext2_make_writable */
 	sb->magic = MAGIC;
 	sb->dev = blkdev_devt_of(fs->dev);
 	fs->sb = sb;

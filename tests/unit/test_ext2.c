@@ -482,6 +482,19 @@ static long write_at(const char *path, const void *buf, size_t n, uint64_t off, 
 	return r;
 }
 
+/* Read up to n bytes at off of path: bytes read or -errno. */
+static long read_at(const char *path, void *buf, size_t n, uint64_t off)
+{
+	struct file *f;
+	int e = vfs_open(&wfs, NULL, path, O_RDONLY, 0, &f);
+	if (e)
+		return e;
+	f->off = off;
+	long r = f->ops->read(f, (vaddr_t)buf, n);
+	file_close(f);
+	return r;
+}
+
 static void pattern(uint8_t *b, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
@@ -735,6 +748,75 @@ START_TEST(test_big_directory)
 }
 END_TEST
 
+#define SHRINK_DIRS 4
+#define SHRINK_FILES 40   /* in each directory */
+
+/* The name of file i of directory d of the shrink test, and its bytes. */
+static void shrink_file(char *path, uint8_t *data, size_t *n, int d, int i)
+{
+	snprintf(path, 64, "/s/d%d/file-%d", d, i);
+	*n = 200 + (size_t)(d * SHRINK_FILES + i) * 37;
+	pattern(data, *n, (unsigned)(d * SHRINK_FILES + i));
+}
+
+/* Memory short: the disk's unused dentries and idle clean inodes are
+ * freed (dcache_shrink, inode_shrink), with their pages; a file held
+ * open keeps its dentry and its directories', a file not yet written
+ * back keeps its inode; every file reads back the same afterwards
+ * (looked up again from the disk), and e2fsck finds the disk clean. */
+START_TEST(test_caches_shrink)
+{
+	static uint8_t data[8192], got[8192];
+	char path[64];
+	size_t n;
+	make_image(1024, "8M");
+	attach();
+	mount_rw();
+	ck_assert_int_eq(vfs_mkdir(&wfs, NULL, "/s", 0755), 0);
+	for (int d = 0; d < SHRINK_DIRS; d++) {
+		snprintf(path, sizeof(path), "/s/d%d", d);
+		ck_assert_int_eq(vfs_mkdir(&wfs, NULL, path, 0755), 0);
+		for (int i = 0; i < SHRINK_FILES; i++) {
+			shrink_file(path, data, &n, d, i);
+			ck_assert_int_eq(write_at(path, data, n, 0, O_EXCL), (long)n);
+		}
+	}
+	ck_assert_int_eq(vfs_sync_all(false), 0);
+	uint64_t dentries = dcache_stats.dentries, inodes = inode_stats.inodes;
+	uint64_t cached = pagecache_stats.pages;
+	ck_assert_uint_ge(dcache_stats.unused, SHRINK_DIRS * SHRINK_FILES);
+	struct file *held;
+	ck_assert_int_eq(vfs_open(&wfs, NULL, "/s/d0/file-1", O_RDONLY, 0, &held), 0);
+	ck_assert_int_eq(write_at("/s/d1/file-2", "new", 3, 0, 0), 3);   /* dirty, not written back */
+
+	while (dcache_shrink(~0ull) + inode_shrink(~0ull))
+		;
+	ck_assert_uint_eq(dcache_stats.unused, 0);
+	ck_assert_uint_le(dcache_stats.dentries, dentries - SHRINK_DIRS * SHRINK_FILES);
+	ck_assert_uint_le(inode_stats.inodes, inodes - SHRINK_DIRS * SHRINK_FILES + 3);
+	ck_assert_uint_eq(inode_stats.idle, 1);          /* only the unwritten file's */
+	ck_assert_uint_lt(pagecache_stats.pages, cached);   /* the files' pages went with them */
+	struct dentry *d = held->path.dentry;
+	ck_assert_str_eq(d->name, "file-1");              /* the held file's names stay */
+	ck_assert_str_eq(d->parent->name, "d0");
+	ck_assert_str_eq(d->parent->parent->name, "s");
+
+	for (int dn = 0; dn < SHRINK_DIRS; dn++)
+		for (int i = 0; i < SHRINK_FILES; i++) {
+			shrink_file(path, data, &n, dn, i);
+			if (dn == 1 && i == 2)
+				memcpy(data, "new", 3);
+			ck_assert_int_eq(read_at(path, got, sizeof(got), 0), (long)n);
+			ck_assert_msg(!memcmp(got, data, n), "%s differs after the caches shrank", path);
+		}
+	file_close(held);
+	sync_and_fsck();
+	shrink_file(path, data, &n, 1, 2);
+	memcpy(data, "new", 3);
+	check_file("/s/d1/file-2", data, n);
+}
+END_TEST
+
 static Suite *ext2_suite(void)
 {
 	Suite *s = suite_create("ext2");
@@ -752,6 +834,7 @@ static Suite *ext2_suite(void)
 	tcase_add_test(wr, test_write_until_full);
 	tcase_add_test(wr, test_freed_held_until_commit);
 	tcase_add_test(wr, test_big_directory);
+	tcase_add_test(wr, test_caches_shrink);
 	TCase *damage = host_tcase(s, "damage", setup, teardown);   /* make fuzz: CK_RUN_CASE=damage */
 	tcase_set_timeout(damage, 0);
 	tcase_add_test(damage, test_random_damage);

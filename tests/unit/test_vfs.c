@@ -212,6 +212,25 @@ START_TEST(all_given_back_at_umount)
 }
 END_TEST
 
+/* tmpfs's names are its directories: memory pressure never takes them
+ * (dcache_shrink and inode_shrink find nothing of it to free). */
+START_TEST(tmpfs_names_never_shrunk)
+{
+	setup();
+	ck_assert_int_eq(vfs_mkdir(&fs, NULL, "/keep", 0755), 0);
+	make_file("/keep/a", "alpha");
+	make_file("/keep/b", "beta");
+	uint64_t dentries = dcache_stats.dentries, inodes = inode_stats.inodes;
+	ck_assert_uint_eq(dcache_stats.unused, 0);
+	ck_assert_uint_eq(dcache_shrink(~0ull), 0);
+	ck_assert_uint_eq(inode_shrink(~0ull), 0);
+	ck_assert_uint_eq(dcache_stats.dentries, dentries);
+	ck_assert_uint_eq(inode_stats.inodes, inodes);
+	check_text("/keep/a", "alpha");
+	check_text("/keep/b", "beta");
+}
+END_TEST
+
 START_TEST(truncate_zeroes_the_tail)
 {
 	setup();
@@ -461,6 +480,7 @@ int main(void)
 	tcase_add_test(tc, symlinks);
 	tcase_add_test(tc, all_given_back_at_umount);
 	tcase_add_test(tc, truncate_zeroes_the_tail);
+	tcase_add_test(tc, tmpfs_names_never_shrunk);
 	suite_add_tcase(s, tc);
 	TCase *model_case = tcase_create("model");   /* make fuzz runs it alone: CK_RUN_CASE=model */
 	tcase_set_timeout(model_case, 3600);

@@ -160,7 +160,7 @@ static const char *const none[] = { NULL };
 static const char *const vmstat_ref[] = { "nr_free_pages", "nr_anon_pages", "nr_mapped",
 	"nr_file_pages", "nr_page_table_pages", "pglazyfree", "pgfault", "pgmajfault",
 	"pglazyfreed", "pgreuse", "pgsteal_kswapd", "pgsteal_direct", "pgscan_direct",
-	"pageoutrun", "oom_kill", NULL };
+	"slabs_scanned", "pageoutrun", "oom_kill", NULL };
 static const char *const vmstat_extra[] = { "nr_tlb_local_flush_all",
 	"nr_tlb_local_flush_one", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
 	"tlb_shootdown_pages", "tlb_shootdown_full", "tlb_shootdown_avoided", "pgfault_zero", "pgfault_zero_page", "pgfault_file",
@@ -526,8 +526,9 @@ void test_procfs_cmdline(void)
 	CHECK(n == sizeof(want) && !memcmp(buf, want, sizeof(want)));
 }
 
-/* procfs_misc: uptime, loadavg and /proc/self in Linux's formats; bad
- * names and bad buffers get Linux's errors. */
+/* procfs_misc: uptime, loadavg, /proc/self and /proc/sys/fs's cache
+ * counts in Linux's formats; bad names and bad buffers get Linux's
+ * errors. */
 void test_procfs_misc(void)
 {
 	double up, idle, l1, l5, l15;
@@ -550,6 +551,21 @@ void test_procfs_misc(void)
 	CHECK(fd >= 0);
 	CHECK_ERR(read(fd, ut_addr(8), 100), EFAULT);
 	close(fd);
+	/* /proc/sys: the VFS's caches; drop_caches is write-only (mode 0200:
+	 * Linux refuses the open even to root, Pagoda the read) */
+	unsigned long d[6], in[2];
+	CHECK(sscanf(slurp("/proc/sys/fs/dentry-state"), "%lu %lu %lu %lu %lu %lu%c", &d[0], &d[1],
+		     &d[2], &d[3], &d[4], &d[5], &end) == 7 && end == '\n');
+	CHECK(d[0] > 0 && d[1] <= d[0]);
+	CHECK(sscanf(slurp("/proc/sys/fs/inode-nr"), "%lu %lu%c", &in[0], &in[1], &end) == 3 &&
+	      end == '\n' && in[0] > 0 && in[1] <= in[0]);
+	struct stat st;
+	CHECK(stat("/proc/sys/vm/drop_caches", &st) == 0 && (st.st_mode & 07777) == 0200);
+	errno = 0;
+	fd = open("/proc/sys/vm/drop_caches", O_RDONLY);
+	CHECK((fd < 0 ? -1 : read(fd, path, sizeof(path))) == -1 && errno == EACCES);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* ps's line for pid: its columns (PID PPID S VSZ RSS PSS LAZY PT SHPT). */
