@@ -7,6 +7,7 @@
  *   pagoda_vmcheck()          run the VM invariant checker (mm/vmcheck.h)
  *   pagoda_forkbench(req, r)  the in-kernel fork benchmark (kernel/forkbench/measure.h)
  *   pagoda_pttree(pid, ...)   a process's page-table pages (mm/pt/pttree.h)
+ *   pagoda_filecache(fd, ...) an open file's page cache (mm/pagecache.h)
  */
 #include "kernel/syscall.h"
 #include "lib/errno.h"
@@ -19,6 +20,10 @@
 #include "mm/pt/pgtable.h"
 #include "mm/pt/pttree.h"
 #include "mm/uaccess.h"
+#include "mm/pagecache.h"
+#include "libc/include/pagoda/filecache.h"
+#include "kernel/file.h"
+#include "fs/file.h"
 #include "arch/x86_64/memlayout.h"
 
 /* ---- vmquery, meminfo, procinfo: computed by mm (mm/introspect.h) ---- */
@@ -161,6 +166,30 @@ static long sys_pttree(const uint64_t a[6])
 	return r < 0 ? r : n;
 }
 
+/* ---- filecache ---- */
+
+/* pagoda_filecache(fd, buf, max): the cache described into a kernel
+ * buffer under its lock (no fault may happen there), then one copyout. */
+static long sys_filecache(const uint64_t a[6])
+{
+	if ((int64_t)a[2] < 0)
+		return -EINVAL;
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	struct pagecache *pc = file_cache(f);
+	if (!pc)
+		return -EINVAL;
+	size_t max = a[2] < PAGODA_FILECACHE_MAX ? a[2] : PAGODA_FILECACHE_MAX;
+	struct pagoda_cachenode *buf = kmalloc(max * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	long n = (long)pagecache_describe(pc, buf, max);
+	long r = copyout(a[1], buf, ((size_t)n < max ? (size_t)n : max) * sizeof(*buf));
+	kfree(buf);
+	return r < 0 ? r : n;
+}
+
 const struct syscall_entry sys_pagoda_table[] = {
 	{ SYS_pagoda_vmquery, "pagoda_vmquery", sys_vmquery },
 	{ SYS_pagoda_meminfo, "pagoda_meminfo", sys_meminfo },
@@ -168,5 +197,6 @@ const struct syscall_entry sys_pagoda_table[] = {
 	{ SYS_pagoda_vmcheck, "pagoda_vmcheck", sys_vmcheck },
 	{ SYS_pagoda_forkbench, "pagoda_forkbench", sys_forkbench },
 	{ SYS_pagoda_pttree, "pagoda_pttree", sys_pttree },
+	{ SYS_pagoda_filecache, "pagoda_filecache", sys_filecache },
 	{ 0, NULL, NULL },
 };

@@ -26,6 +26,11 @@ long pagoda_pttree(int pid, uint64_t lo, uint64_t hi, int depth, struct pagoda_p
 	return sys_result(raw_syscall6(SYS_pagoda_pttree, pid, (long)lo, (long)hi, depth, (long)buf, max));
 }
 
+long pagoda_filecache(int fd, struct pagoda_cachenode *buf, long max)
+{
+	return sys_result(raw_syscall3(SYS_pagoda_filecache, fd, buf, max));
+}
+
 int pagoda_vmcheck(void)
 {
 	return (int)sys_result(raw_syscall0(SYS_pagoda_vmcheck));

@@ -9,6 +9,7 @@
 #include "lib/wait.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/timer.h"
+#include "libc/include/pagoda/filecache.h"
 
 #define PC_SHIFT 6
 #define PC_SLOTS (1u << PC_SHIFT)
@@ -588,4 +589,59 @@ bool pagecache_dirty_over_background(void)
 bool pagecache_dirty_over_limit(void)
 {
 	return atomic_load(&pagecache_stats.dirty) > atomic_load(&mm_stats.managed) / 8;
+}
+
+/* ---- pagoda_filecache's picture ---- */
+
+struct describe {
+	struct pagoda_cachenode *out;
+	uint64_t max, n;
+};
+
+/* One more entry (written if it fits): its id. */
+static uint32_t describe_add(struct describe *d, struct pagoda_cachenode e)
+{
+	e.id = (uint32_t)++d->n;
+	if (d->n <= d->max)
+		d->out[d->n - 1] = e;
+	return e.id;
+}
+
+static uint32_t page_flags(const struct page *pg)
+{
+	uint16_t f = pg->cache.flags;
+	return (f & PGC_UPTODATE ? PCN_UPTODATE : 0) | (f & PGC_DIRTY ? PCN_DIRTY : 0) |
+	       (f & PGC_LOCKED ? PCN_LOCKED : 0) | (f & PGC_WRITEBACK ? PCN_WRITEBACK : 0);
+}
+
+/* Node n of `level` (first index base), its slot in parent: it, then what
+ * its slots hold, depth first. */
+static void describe_node(struct describe *d, const struct pc_node *n, int level, uint64_t base,
+			  uint32_t parent, unsigned slot)
+{
+	uint32_t id = describe_add(d, (struct pagoda_cachenode){ .parent = parent, .kind = PCN_NODE,
+		.slot = slot, .index = base, .level = (uint32_t)level });
+	uint64_t span = capacity(level - 1);
+	for (unsigned s = 0; s < PC_SLOTS; s++) {
+		if (!n->slot[s])
+			continue;
+		if (level > 1) {
+			describe_node(d, n->slot[s], level - 1, base + s * span, id, s);
+			continue;
+		}
+		const struct page *pg = n->slot[s];
+		describe_add(d, (struct pagoda_cachenode){ .parent = id, .kind = PCN_PAGE, .slot = s,
+			.index = base + s, .pa = page_to_pa(pg), .flags = page_flags(pg),
+			.refs = (uint32_t)atomic_load(&pg->refcount), .dirty_sectors = pg->cache.dirty });
+	}
+}
+
+uint64_t pagecache_describe(struct pagecache *pc, struct pagoda_cachenode *out, uint64_t max)
+{
+	struct describe d = { out, max, 0 };
+	spin_lock(&pc->lock);
+	if (pc->root)
+		describe_node(&d, pc->root, pc->height, 0, 0, 0);
+	spin_unlock(&pc->lock);
+	return d.n;
 }

@@ -210,6 +210,13 @@ uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want);
  * each cache's. */
 uint64_t pagecache_reclaim(uint64_t want);
 
+struct pagoda_cachenode;
+/* Describe pc's tree into out[0..max) as pagoda_filecache reports it
+ * (libc/include/pagoda/filecache.h: nodes depth first in index order, each
+ * followed by its slots): how many nodes and pages there are (those past
+ * max are counted, not written). Under pc->lock; never allocates. */
+uint64_t pagecache_describe(struct pagecache *pc, struct pagoda_cachenode *out, uint64_t max);
+
 /* Are so many pages dirty (an eighth of memory) that a writer should
  * write back before it dirties more (Linux's balance_dirty_pages)? */
 bool pagecache_dirty_over_limit(void);

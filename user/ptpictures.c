@@ -17,7 +17,13 @@
  * a subject M gives 16 pages back with MADV_FREE; a memory hog makes the
  * kernel reclaim them. Subjects wait in read() on a command pipe between
  * steps, so nothing changes while a picture is taken; at the end they are
- * killed and reaped. Exits 0, or 1 after a message if a step failed.
+ * killed and reaped. Then, if the run has a disk (tools/pictures.sh gives
+ * it an empty ext2 /dev/vda), a file's page cache drawn by cachedraw
+ * (user/cachedraw.c): a 100-page file written and synced, its cache
+ * dropped, then 8 pages read from the start (read-ahead brings more), one
+ * read far off (only its page), one page written (dirty) and 4 pages
+ * mapped by a subject (more references); then again after sync (clean).
+ * Exits 0, or 1 after a message if a step failed.
  */
 #include <errno.h>
 #include <sched.h>
@@ -26,7 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
@@ -132,40 +141,61 @@ static void subject_start(struct subject *s, int child_fd)
 
 /* ---- pictures ---- */
 
-/* Run /bin/ptdraw -t TITLE PIDS... and wait for it. */
-static void ptdraw(const char *title, const pid_t *pids, int n)
+/* Run argv (a drawing tool, /bin/ARGV0) and wait for it. */
+static void run_tool(char **argv)
 {
-	char args[8][16];
-	char *argv[12] = { "ptdraw", "-t", (char *)title };
-	for (int i = 0; i < n && i < 8; i++) {
-		snprintf(args[i], sizeof args[i], "%d", (int)pids[i]);
-		argv[3 + i] = args[i];
-	}
+	char path[64];
+	snprintf(path, sizeof path, "/bin/%s", argv[0]);
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		execve("/bin/ptdraw", argv, environ);
+		execve(path, argv, environ);
 		_exit(127);
 	}
 	int status;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
-		die("ptdraw");
+		die(argv[0]);
 }
 
-static void picture(const char *name, const char *title, const pid_t *pids, int n)
+/* ptdraw -t TITLE PIDS... */
+static void ptdraw(char *title, const pid_t *pids, int n)
+{
+	char args[8][16];
+	char *argv[12] = { "ptdraw", "-t", title };
+	for (int i = 0; i < n && i < 8; i++) {
+		snprintf(args[i], sizeof args[i], "%d", (int)pids[i]);
+		argv[3 + i] = args[i];
+	}
+	run_tool(argv);
+}
+
+/* One picture: page tables of pids, or (file set) the page cache of file,
+ * which pids map. */
+static void picture_of(const char *name, const char *title, const pid_t *pids, int n,
+		       const char *file)
 {
 	static int number;
-	char list[64] = "", full[128];
+	char list[64] = "", full[160];
 	number++;
 	for (int i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", (int)pids[i]);
 	snprintf(full, sizeof full, "%d. %s", number, title);
 	printf("#### picture %02d %s pids %s | %s\n", number, name, list, full);
-	ptdraw(full, pids, n);
+	if (file) {
+		char *argv[] = { "cachedraw", "-t", full, (char *)file, NULL };
+		run_tool(argv);
+	} else {
+		ptdraw(full, pids, n);
+	}
 	printf("#### end %02d\n", number);
 	fflush(stdout);
 	if (pagoda_vmcheck() != 0)
 		die("vmcheck");
+}
+
+static void picture(const char *name, const char *title, const pid_t *pids, int n)
+{
+	picture_of(name, title, pids, n, NULL);
 }
 
 /* ---- shells and the hog ---- */
@@ -223,6 +253,89 @@ static void hog(void)
 		die("hog");
 }
 
+/* ---- a file's page cache (when there is a disk) ---- */
+
+#define FILE_PAGES 100
+#define CACHE_FILE "/mnt/data"
+
+/* Write the file whole and sync it, then drop every clean cached page. */
+static void cache_file_make(void)
+{
+	static unsigned char page[PAGE];
+	int fd = open(CACHE_FILE, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die(CACHE_FILE);
+	for (int i = 0; i < FILE_PAGES; i++) {
+		memset(page, 'a' + i % 26, sizeof page);
+		if (write(fd, page, PAGE) != PAGE)
+			die("write");
+	}
+	if (fsync(fd) != 0)
+		die("fsync");
+	close(fd);
+	int d = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (d < 0 || write(d, "1", 1) != 1)
+		die("drop_caches");
+	close(d);
+}
+
+/* A subject that maps the file's first 4 pages shared and reads them, then
+ * waits; its pid. */
+static pid_t cache_mapper(int *in)
+{
+	int go[2];
+	if (pipe(go) < 0)
+		die("pipe");
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(go[1]);   /* the director's: its close ends the wait below */
+		int fd = open(CACHE_FILE, O_RDONLY);
+		volatile unsigned char *p = mmap(NULL, 4 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			_exit(1);
+		for (int i = 0; i < 4; i++)
+			(void)p[i * PAGE];
+		reply(0);
+		char c;
+		(void)read(go[0], &c, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	*in = go[1];
+	if (pid < 0 || get_reply() != 0)
+		die("mapper");
+	return pid;
+}
+
+static void cache_pictures(void)
+{
+	struct stat st;
+	if (stat("/dev/vda", &st) != 0)
+		return;   /* no disk: the page-table pictures only */
+	mkdir("/mnt", 0755);
+	if (syscall(SYS_mount, "/dev/vda", "/mnt", "ext2", 0L, NULL) != 0)
+		die("mount /dev/vda");
+	cache_file_make();
+	static unsigned char buf[8 * PAGE];
+	int fd = open(CACHE_FILE, O_RDWR);
+	if (fd < 0 || read(fd, buf, sizeof buf) != (ssize_t)sizeof buf ||
+	    pread(fd, buf, PAGE, 90 * PAGE) != PAGE || pwrite(fd, buf, PAGE, 40 * PAGE) != PAGE)
+		die("file reads and writes");
+	int in;
+	pid_t mapper = cache_mapper(&in);
+	picture_of("file-cache", "a file's page cache: 8 pages read (read-ahead brought more), "
+		   "page 90 read, page 40 written, pages 0-3 mapped", &mapper, 1, CACHE_FILE);
+	if (fsync(fd) != 0)
+		die("fsync");
+	picture_of("file-cache-synced", "after fsync: page 40 written back, clean", &mapper, 1,
+		   CACHE_FILE);
+	close(in);
+	close(fd);
+	waitpid(mapper, NULL, 0);
+	if (syscall(SYS_umount2, "/mnt", 0L) != 0)
+		die("umount");
+}
+
 int main(void)
 {
 	struct subject s, c, m;
@@ -257,6 +370,7 @@ int main(void)
 		kill(all[i], SIGKILL);
 	while (wait(NULL) > 0)
 		;
+	cache_pictures();
 	printf("#### done\n");
 	return 0;
 }

@@ -244,6 +244,7 @@ static const struct call calls[] = {
 	{ SYS_pagoda_procinfo, "pagoda_procinfo", C_PAGODA, { A_INT, A_PTR }, 2, 4 },
 	{ SYS_pagoda_vmcheck, "pagoda_vmcheck", C_PAGODA, { 0 }, 0, 1 },
 	{ SYS_pagoda_forkbench, "pagoda_forkbench", C_PAGODA, { A_PTR, A_PTR }, 2, 2 },
+	{ SYS_pagoda_filecache, "pagoda_filecache", C_PAGODA, { A_FD, A_PTR, A_INT }, 3, 3 },
 };
 #undef H
 #define NCALLS (sizeof calls / sizeof calls[0])
@@ -724,7 +725,7 @@ static long unknown_nr(void)
 	long nr;
 
 	if (F.host)
-		return 1005 + (long)rnd(3000);
+		return 1007 + (long)rnd(3000);
 	if (rnd(4) == 0)
 		return (long)huge[rnd(sizeof huge / sizeof huge[0])];
 	do

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <pagoda/pagoda.h>
 #include "usertests.h"
 
 static char scratch[64];
@@ -333,6 +334,52 @@ void test_files_mmap_shared(void)
 	CHECK(!memcmp(m + 10, "WRITE", 5));
 	CHECK_OK(munmap(m, 8192));
 	CHECK(pread(fd, buf, 6, 4096) == 6 && !memcmp(buf, "mapped", 6));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
+/* files_filecache: pagoda_filecache describes a file's page cache as its
+ * writes made it (tmpfs: written pages dirty for good): pages 0, 1 and
+ * 70 under a two-level tree, parents before children; a mapping adds a
+ * reference; only max entries are written but all are counted; bad
+ * arguments get EBADF, EINVAL, EFAULT. Linux has no such call (ENOSYS). */
+void test_files_filecache(void)
+{
+	static char page[4096];
+	struct pagoda_cachenode n[8];
+	int pipefd[2];
+	enter_scratch("fcache");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	memset(page, 'p', sizeof page);
+	for (int i = 0; i < 3; i++)
+		CHECK(pwrite(fd, page, sizeof page, (off_t)(i < 2 ? i : 70) * 4096) == 4096);
+	long r = pagoda_filecache(fd, n, 8);
+	if (r < 0 && errno == ENOSYS) {   /* Linux */
+		CHECK_OK(close(fd));
+		leave_scratch();
+		return;
+	}
+	CHECK(r == 6);
+	CHECK(n[0].kind == PCN_NODE && n[0].id == 1 && n[0].parent == 0 && n[0].level == 2);
+	CHECK(n[1].kind == PCN_NODE && n[1].parent == 1 && n[1].slot == 0 && n[1].level == 1);
+	CHECK(n[2].kind == PCN_PAGE && n[2].parent == n[1].id && n[2].index == 0 && n[2].pa &&
+	      n[2].flags == (PCN_UPTODATE | PCN_DIRTY) && n[2].refs == 1 && n[2].dirty_sectors == 0xff);
+	CHECK(n[3].kind == PCN_PAGE && n[3].index == 1 && n[3].slot == 1);
+	CHECK(n[4].kind == PCN_NODE && n[4].parent == 1 && n[4].slot == 1 && n[4].index == 64);
+	CHECK(n[5].kind == PCN_PAGE && n[5].parent == n[4].id && n[5].index == 70 && n[5].slot == 6);
+	volatile char *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	CHECK(m != MAP_FAILED && m[0] == 'p');
+	CHECK(pagoda_filecache(fd, n, 8) == 6 && n[3].refs == 2);
+	CHECK_OK(munmap((void *)m, 4096));
+	memset(n, 0xab, sizeof n);
+	CHECK(pagoda_filecache(fd, n, 2) == 6 && n[1].id == 2 && n[2].id == 0xabababab);
+	CHECK_ERR(pagoda_filecache(-1, n, 8), EBADF);
+	CHECK_ERR(pagoda_filecache(fd, n, -1), EINVAL);
+	CHECK_ERR(pagoda_filecache(fd, (void *)8, 8), EFAULT);
+	CHECK_OK(pipe(pipefd));
+	CHECK_ERR(pagoda_filecache(pipefd[0], n, 8), EINVAL);
+	CHECK_OK(close(pipefd[0]));
+	CHECK_OK(close(pipefd[1]));
 	CHECK_OK(close(fd));
 	leave_scratch();
 }

@@ -13,6 +13,7 @@
 #include <pagoda/procinfo.h>
 #include <pagoda/forkbench.h>
 #include <pagoda/pttree.h>
+#include <pagoda/filecache.h>
 
 int pagoda_vmquery(const void *addr, struct pagoda_vmquery *q);
 int pagoda_meminfo(struct pagoda_meminfo *m);
@@ -22,6 +23,11 @@ int pagoda_procinfo(long index, struct pagoda_procinfo *p);
  * returns how many there are (filling at most max), or -1 with errno. */
 long pagoda_pttree(int pid, uint64_t lo, uint64_t hi, int depth, struct pagoda_ptnode *buf,
 		   long max);
+
+/* The page cache of the file fd is open on (contract in
+ * pagoda/filecache.h): how many nodes and pages (filling at most max), or
+ * -1 with errno. */
+long pagoda_filecache(int fd, struct pagoda_cachenode *buf, long max);
 
 /* The in-kernel fork benchmark (contract in pagoda/forkbench.h). */
 int pagoda_forkbench(const struct pagoda_forkbench_req *req, struct pagoda_forkbench_result *res);
