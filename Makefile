@@ -11,7 +11,7 @@
 #                   (USER=prog adds a user program's symbols; docs/debugging.md)
 #   make console    in a second terminal while make debug runs: type into the
 #                   guest's serial console (Ctrl-] detaches)
-#   make pictures   boot a scripted scenario and draw its page-table trees:
+#   make pictures   boot a scripted scenario and draw its page-table trees and a file's page cache:
 #                   build/pictures/NN-NAME.png, copied to docs/pictures/
 #   make CROSS=x86_64-elf-   use a cross toolchain instead of the host gcc
 #   make PARAVIRT=0 B=build-nopv   a kernel whose pv_* wrappers are the native
@@ -156,7 +156,7 @@ debug: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run test)
 console: | $(call deps,test)
 	@$(PYTHON) tools/console.py $(B)/debug-console.sock
 
-# make pictures: the scenario of user/ptpictures.c, drawn by ptdraw after
+# make pictures: the scenario of user/ptpictures.c, drawn by ptdraw (and cachedraw) after
 # each step (tools/pictures.sh; docs/fork-shared-page-tables.md).
 pictures: $(B)/kernel.elf $(B)/initrd.tar | $(call deps,build run pictures)
 	tools/pictures.sh $(B)
