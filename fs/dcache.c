@@ -295,8 +295,7 @@ void dentry_prune(struct super_block *sb)
 	struct dentry *d;
 	while ((d = unused_leaf(sb->root))) {
 		list_del(&d->sibling);
-		struct dentry *parent = dentry_free(d);
-		parent->refs--;   /* never 0 here: the root is held, inner ones have children or are looked at next */
+		put_locked(dentry_free(d));   /* its parent loses the child's reference */
 	}
 	spin_unlock(&dcache_lock);
 }

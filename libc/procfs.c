@@ -79,3 +79,34 @@ char *procfs_string(const char *text, const char *name, char *buf, size_t n)
 	buf[len] = '\0';
 	return buf;
 }
+
+/* The 17 numbers after the name on one line of diskstats, if it is the
+ * line of disk name: 1, else 0. */
+static int diskstats_line(const char *l, const char *name, unsigned long long f[17])
+{
+	char *end;
+	strtoull(l, &end, 10);                 /* major */
+	strtoull(end, &end, 10);               /* minor */
+	while (*end == ' ')
+		end++;
+	size_t n = strlen(name);
+	if (strncmp(end, name, n) || end[n] != ' ')
+		return 0;
+	const char *p = end + n;
+	for (int i = 0; i < 17; i++, p = end) {
+		f[i] = strtoull(p, &end, 10);
+		if (end == p)
+			return 0;
+	}
+	return 1;
+}
+
+int procfs_diskstats(const char *name, unsigned long long f[17])
+{
+	char *t = procfs_read("/proc/diskstats", NULL);
+	int found = 0;
+	for (const char *l = t; l && *l && !found; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		found = diskstats_line(l, name, f);
+	free(t);
+	return found;
+}

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <pagoda/procfs.h>
 
 #include "fuzz_rand.h"
 
@@ -105,18 +106,8 @@ static void sync_dir(const char *dir)
  * after the name), or -1 when there is no such line. */
 static long flushes_done(const char *name)
 {
-	char line[256], dev[32];
-	unsigned long v[16];
-	long found = -1;
-	FILE *f = fopen("/proc/diskstats", "r");
-	while (f && found < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*u %*u %31s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu",
-			   dev, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
-			   &v[10], &v[11], &v[12], &v[13], &v[14], &v[15]) == 17 && strcmp(dev, name) == 0)
-			found = (long)v[15];
-	if (f)
-		fclose(f);
-	return found;
+	unsigned long long f[17];
+	return procfs_diskstats(name, f) ? (long)f[15] : -1;
 }
 
 static void durable(int i)

@@ -94,11 +94,11 @@ $(ROOTFS)/bin/usertests-musl: $(MUSL_SRCS) $(wildcard user/usertests/*.h libc/in
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
 		-o $@ $(MUSL_SRCS)
 
-$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c user/fuzz_rand.h libc/pagoda.c libc/errno_map.c $(wildcard libc/include/pagoda/*.h) \
+$(MUSL_BINS): $(ROOTFS)/bin/%-musl: user/%.c user/fuzz_rand.h libc/pagoda.c libc/errno_map.c libc/procfs.c $(wildcard libc/include/pagoda/*.h) \
 		| $(call deps,build musl)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)musl-gcc -static -no-pie -fno-pie $(USER_CFLAGS) -idirafter libc/include \
-		-o $@ $< libc/pagoda.c libc/errno_map.c
+		-o $@ $< libc/pagoda.c libc/errno_map.c libc/procfs.c
 
 
 $(ROOTFS)/bin/%-dyn: user/%.c $(PAGODA_CC_DYN) | $(call deps,build musl)

@@ -27,4 +27,10 @@ long long procfs_counter(const char *text, const char *name);
  * buf of n bytes up to the end of the line; buf, or NULL when absent. */
 char *procfs_string(const char *text, const char *name, char *buf, size_t n);
 
+/* The numbers of disk name's line of /proc/diskstats (Linux's 17 fields
+ * after "major minor name": reads done, merged, sectors, ms; writes the
+ * same; in flight, io ms, weighted ms; discards four; flushes done, ms)
+ * into f[0..16]: 1 if found, 0 if not (or unreadable). */
+int procfs_diskstats(const char *name, unsigned long long f[17]);
+
 #endif
