@@ -49,6 +49,7 @@ import os
 import random
 import re
 import select
+import socket
 import subprocess
 import sys
 import tempfile
@@ -81,13 +82,42 @@ def logged_disk(img, wlog):
             "-device", "virtio-blk-pci,drive=vda"]
 
 
+def stop_vm(sock_path):
+    """Pause the guest through QEMU's monitor and wait until the command
+    is done: vm_stop drains the block layer, so every write the guest had
+    in flight reaches both the image and the write log. (A SIGKILL alone
+    can land between QEMU's write to the image and its log entry, and the
+    log would then not replay to the image.) False if the monitor did not
+    answer (then the kill goes ahead anyway)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as m:
+            m.settimeout(10)
+            m.connect(sock_path)
+            got = b""
+            while b"(qemu)" not in got:
+                got += m.recv(4096) or b"(qemu)"
+            m.sendall(b"stop\n")
+            got = b""
+            while b"(qemu)" not in got:   # the next prompt: stop has returned
+                chunk = m.recv(4096)
+                if not chunk:
+                    return False
+                got += chunk
+        return True
+    except OSError:
+        return False
+
+
 def boot_and_kill(build, disk_args, iso, cpus, rng, log):
     """Boot until a random count of files is durable, wait a random moment,
-    kill QEMU. Returns the console text."""
+    stop the guest (stop_vm) and kill QEMU. Returns the console text."""
     want = rng.randint(1, 25)
     delay = rng.random() * 0.4
+    monitor = os.path.join(tempfile.gettempdir(), "pagoda-crash-%d.monitor" % os.getpid())
+    if os.path.exists(monitor):
+        os.remove(monitor)
     cmd = [os.path.join(ROOT, "tools", "qemu.sh"), "-m", "128M", "-cdrom", iso, "-display", "none",
-           "-serial", "stdio", "-monitor", "none"] + disk_args
+           "-serial", "stdio", "-monitor", "unix:%s,server=on,wait=off" % monitor] + disk_args
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, env=dict(os.environ, CPUS=str(cpus)))
     out, deadline, kill_at = b"", time.time() + 180, None
@@ -102,8 +132,12 @@ def boot_and_kill(build, disk_args, iso, cpus, rng, log):
                 if kill_at is None and out.count(b"\nDURABLE ") >= want:
                     kill_at = time.time() + delay
     finally:
+        if p.poll() is None and not stop_vm(monitor):
+            print("crash: the monitor did not stop the guest: killed running", file=sys.stderr)
         p.kill()
         out += p.communicate()[0] or b""
+        if os.path.exists(monitor):
+            os.remove(monitor)
     text = out.decode("utf-8", "replace").replace("\r", "")
     with open(log, "w") as f:
         f.write(text)
