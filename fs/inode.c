@@ -3,6 +3,9 @@
  *
  *   VMA --obj--> inode->vmobj --get_page(idx)--> pagecache_get(mapping, idx)
  *
+ * A shared mapping's first store to a page of a file with a store comes
+ * through page_mkwrite, which dirties it (mm/vmobject.h).
+ *
  * The vmobject's references count the VMAs mapping the file; the first one
  * holds the inode (hold: inode_get), the last gives it back (release), so
  * a file unlinked while mapped keeps its pages until the last munmap.
@@ -237,6 +240,16 @@ static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
 	return r;
 }
 
+/* A store through a shared mapping is coming: the page goes to the disk
+ * (dirty, kept so while mapped: pagecache_mkwrite), and the file was
+ * modified (Linux's file_update_time in its page_mkwrite). */
+static void file_page_mkwrite(struct vmobject *obj, struct page *pg)
+{
+	struct inode *ip = obj_inode(obj);
+	pagecache_mkwrite(ip->mapping, pg);
+	inode_touch(ip);
+}
+
 static int file_resident(struct vmobject *obj, uint64_t idx)
 {
 	struct page *pg;
@@ -257,7 +270,7 @@ static void file_release(struct vmobject *obj)
 }
 
 static const struct vmobject_ops file_obj_ops = {
-	.get_page = file_get_page, .resident = file_resident,
+	.get_page = file_get_page, .page_mkwrite = file_page_mkwrite, .resident = file_resident,
 	.hold = file_hold, .release = file_release,
 };
 
@@ -266,6 +279,7 @@ struct vmobject *inode_vmobject(struct inode *ip)
 	if (!S_ISREG(ip->mode) || !ip->mapping)
 		return NULL;
 	ip->vmobj.npages = ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE;
+	ip->vmobj.notify_write = ip->mapping->ops->write_pages != NULL;   /* tmpfs: no store */
 	return &ip->vmobj;
 }
 

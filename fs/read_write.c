@@ -125,19 +125,23 @@ static long page_write(struct file *f, vaddr_t ubuf, uint64_t n)
 	return r;
 }
 
-/* fsync: the file's pages, then the disk's cache; a write-back error
- * since the last fsync is reported once. */
-static int page_fsync(struct file *f)
+int inode_sync_range(struct inode *ip, uint64_t first, uint64_t last)
 {
-	struct inode *ip = f->inode;
-	int r = pagecache_write_back(ip->mapping, 0, PC_MAX_INDEX);
-	int e = pagecache_error_since(ip->mapping, &f->wb_mark);
+	int r = pagecache_write_back(ip->mapping, first, last);
 	if (ip->op && ip->op->write_inode) {
 		int w = ip->op->write_inode(ip);
 		r = r ? r : w;
 	}
 	int c = vfs_commit(ip->sb, COMMIT_FSYNC);
-	r = r ? r : c;
+	return r ? r : c;
+}
+
+/* fsync: the file's pages, then the disk's cache; a write-back error
+ * since the last fsync is reported once. */
+static int page_fsync(struct file *f)
+{
+	int r = inode_sync_range(f->inode, 0, PC_MAX_INDEX);
+	int e = pagecache_error_since(f->inode->mapping, &f->wb_mark);
 	return e ? e : r;
 }
 

@@ -328,6 +328,10 @@ extern struct inode_stats inode_stats;
 /* Does a VMA map a file of sb? (umount is EBUSY then, as on Linux, where
  * the mapping holds the file open.) */
 bool sb_has_mapped_files(struct super_block *sb);
+/* Make pages [first, last] of regular file ip durable (fsync's work for
+ * one range: msync): written back, its inode written, the disk flushed.
+ * 0 or the first error (-EIO). */
+int inode_sync_range(struct inode *ip, uint64_t first, uint64_t last);
 /* Now, for timestamps. */
 struct vfs_time vfs_now(void);
 /* Set mtime and ctime to now (a write, a create in a directory). */

@@ -148,6 +148,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgfault_zero_page", f->zero_page);
 	vmstat_line(tb, "pgfault_file", f->file);
 	vmstat_line(tb, "pgfault_cow", f->cow);
+	vmstat_line(tb, "pgfault_mkwrite", f->mkwrite);
 	vmstat_line(tb, "pglazyfree_reused", lazyfree_stats.reused);
 	vmstat_line(tb, "reclaim_runs", reclaim_stats.runs);
 	vmstat_line(tb, "pt_fork_shared", ptshare_stats.fork_shared);

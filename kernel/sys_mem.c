@@ -1,5 +1,5 @@
 /* kernel/sys_mem.c -- memory system calls: mmap, munmap, mprotect, brk,
- * madvise, mremap, mincore. Argument checks follow Linux (mm/mmap.c's
+ * madvise, mremap, mincore, msync. Argument checks follow Linux (mm/mmap.c's
  * do_mmap, do_vmi_munmap, do_mprotect_pkey, in their order); the work is in
  * mm/. */
 #include "kernel/syscall.h"
@@ -177,6 +177,66 @@ static long sys_mremap(const uint64_t a[6])
 
 /* mincore: EINVAL unaligned, ENOMEM past the user top or over a hole, EFAULT
  * for a vector outside user space (checked first, as Linux's access_ok). */
+/* The next shared file mapping of as in [*at, end) (as read-locked): its
+ * file with a reference and the pages [*first, *last] of it the range
+ * covers, *at moved past them; NULL when none is left (*at = end). Sets
+ * *hole when part of the range before it is not mapped. */
+static struct inode *next_file_range(struct addrspace *as, vaddr_t *at, vaddr_t end,
+				     uint64_t *first, uint64_t *last, bool *hole)
+{
+	for (struct vma *v = as->vmas; v && v->start < end; v = v->next) {
+		if (v->end <= *at)
+			continue;
+		vaddr_t lo = MAX(v->start, *at), hi = MIN(v->end, end);
+		*hole |= v->start > *at;
+		*at = hi;
+		struct inode *ip = v->flags & VM_SHARED ? vmobject_inode(v->obj) : NULL;
+		if (ip) {
+			*first = (v->obj_off + (lo - v->start)) / PAGE_SIZE;
+			*last = (v->obj_off + (hi - v->start)) / PAGE_SIZE - 1;
+			return inode_get(ip);
+		}
+	}
+	*hole |= *at < end;
+	*at = end;
+	return NULL;
+}
+
+/* msync(addr, len, flags), Linux's checks in its order: -EINVAL for an
+ * unaligned addr, an unknown flag, MS_ASYNC with MS_SYNC; -ENOMEM when
+ * part of the range is not mapped (the rest is still synced). MS_SYNC
+ * makes each shared file mapping's pages in the range durable
+ * (inode_sync_range, its error: -EIO), one file at a time with the address
+ * space unlocked. MS_ASYNC and MS_INVALIDATE have nothing more to do: the
+ * mapping is the page cache (read and write see its bytes at once), and
+ * the flusher writes dirty pages in time (Linux since 2.6.19). */
+static long sys_msync(const uint64_t a[6])
+{
+	vaddr_t start = a[0], at = start;
+	uint64_t flags = a[2];
+	if (start % PAGE_SIZE || (flags & ~(uint64_t)(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) ||
+	    ((flags & MS_ASYNC) && (flags & MS_SYNC)))
+		return -EINVAL;
+	vaddr_t end = start + ALIGN_UP(a[1], PAGE_SIZE);
+	if (end < start)
+		return -ENOMEM;
+	struct addrspace *as = current_proc()->as;
+	bool hole = false;
+	int err = 0;
+	while (at < end) {
+		uint64_t first, last;
+		as_lock_read(as);
+		struct inode *ip = next_file_range(as, &at, end, &first, &last, &hole);
+		as_unlock_read(as);
+		if (!ip)
+			break;
+		int r = flags & MS_SYNC ? inode_sync_range(ip, first, last) : 0;
+		err = err ? err : r;
+		inode_put(ip);
+	}
+	return err ? err : hole ? -ENOMEM : 0;
+}
+
 static long sys_mincore(const uint64_t a[6])
 {
 	vaddr_t start = a[0], uvec = a[2];
@@ -211,5 +271,6 @@ const struct syscall_entry sys_mem_table[] = {
 	{ SYS_madvise, "madvise", sys_madvise },
 	{ SYS_mremap, "mremap", sys_mremap },
 	{ SYS_mincore, "mincore", sys_mincore },
+	{ SYS_msync, "msync", sys_msync },
 	{ 0, NULL, NULL },
 };

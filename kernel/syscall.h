@@ -32,7 +32,7 @@ enum {
 	SYS_fstat = 5, SYS_lstat = 6, SYS_poll = 7, SYS_lseek = 8, SYS_mmap = 9,
 	SYS_mprotect = 10, SYS_munmap = 11, SYS_brk = 12, SYS_rt_sigaction = 13,
 	SYS_rt_sigprocmask = 14, SYS_rt_sigreturn = 15, SYS_ioctl = 16, SYS_pread64 = 17, SYS_pwrite64 = 18, SYS_readv = 19, SYS_writev = 20,
-	SYS_access = 21, SYS_readlink = 89, SYS_readlinkat = 267, SYS_pipe = 22, SYS_sched_yield = 24, SYS_mremap = 25, SYS_mincore = 27, SYS_madvise = 28,
+	SYS_access = 21, SYS_readlink = 89, SYS_readlinkat = 267, SYS_pipe = 22, SYS_sched_yield = 24, SYS_mremap = 25, SYS_msync = 26, SYS_mincore = 27, SYS_madvise = 28,
 	SYS_dup = 32, SYS_dup2 = 33, SYS_pause = 34, SYS_nanosleep = 35, SYS_getitimer = 36,
 	SYS_alarm = 37, SYS_setitimer = 38, SYS_getpid = 39,
 	SYS_clone = 56, SYS_fork = 57, SYS_vfork = 58, SYS_execve = 59, SYS_exit = 60,

@@ -99,3 +99,9 @@ int mincore(void *addr, size_t len, unsigned char *vec)
 {
 	return (int)sys_result(raw_syscall3(SYS_mincore, addr, len, vec));
 }
+
+/* msync(2): MS_SYNC writes the pages of shared file mappings in the range. */
+int msync(void *addr, size_t len, int flags)
+{
+	return (int)sys_result(raw_syscall3(SYS_msync, addr, len, flags));
+}

@@ -11,6 +11,9 @@
  *   present, COW, write            -> copy the frame (or, if this mapping
  *                                     holds the only reference, just make
  *                                     it writable again)
+ *   present, read-only, write, shared mapping of a file with a store
+ *                                  -> the page dirtied (page_mkwrite),
+ *                                     then the entry made writable
  * Anything else is a bad address or access (enum fault_result), and the
  * kernel signals the process (user mode) or the system call fails with
  * -EFAULT (copyin/copyout).
@@ -94,6 +97,12 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		page_put(fp);
 		return *pg ? 0 : -ENOMEM;
 	}
+	if ((v->flags & VM_SHARED) && v->obj->notify_write) {
+		if (write)
+			v->obj->ops->page_mkwrite(v->obj, fp);   /* dirty before it is writable */
+		else
+			*prot &= ~(unsigned)VM_WRITE;   /* clean: the first store faults (fault_mkwrite) */
+	}
 	*pg = fp;
 	*prot |= VM_FILE | (v->flags & VM_SHARED ? 0 : VM_COW);
 	return 0;
@@ -169,6 +178,24 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	return 0;                     /* either way: retry the access */
 }
 
+/* Write fault on a present read-only page of a shared mapping whose object
+ * wants to know of stores (notify_write: a file with a store): the object
+ * marks the page dirty first, then the entry becomes writable in place
+ * (the same frame: its reference stays the entry's). */
+static int fault_mkwrite(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa, pte_t e)
+{
+	struct page *pg = pa_to_page(pa);
+	if (!pg)
+		return -EFAULT;   /* a file mapping's entry maps a frame of the database: a bug */
+	fault_count(mkwrite);
+	v->obj->ops->page_mkwrite(v->obj, pg);
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
+	(void)pgt_replace(&b, va, pte_make(pa, e), pa, vma_pgt_prot(v) | VM_FILE);
+	tlb_end(&b);
+	return 0;   /* -EAGAIN above: another CPU changed the entry first; retry the access */
+}
+
 /* No entry maps va: a read of a library's text attaches (or builds and
  * publishes) the shared PT page of its chunk; anything else maps the page. */
 static int fault_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
@@ -222,6 +249,8 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned fla
 		phase_end(PH_FAULT_COW, t0);
 		return r;
 	}
+	if (write && !pte_writable(e) && (v->flags & VM_SHARED) && v->obj && v->obj->notify_write)
+		return fault_mkwrite(as, v, va, ALIGN_DOWN(pa, PAGE_SIZE), e);
 	if (write && !pte_writable(e))
 		return -EFAULT;   /* VMA allows it but the entry does not: a bug */
 	fault_count(spurious);
@@ -326,5 +355,5 @@ struct fault_stats fault_stats_sum(void)
 uint64_t fault_stats_total(void)
 {
 	struct fault_stats t = fault_stats_sum();
-	return t.zero + t.zero_page + t.file + t.cow;
+	return t.zero + t.zero_page + t.file + t.cow + t.mkwrite;
 }

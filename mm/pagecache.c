@@ -364,14 +364,26 @@ long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, e
 	return (long)done;
 }
 
-void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
+/* Mark up-to-date page pg of pc dirty whole, with extra flags. */
+static void set_dirty_flags(struct pagecache *pc, struct page *pg, uint16_t flags, const char *who)
 {
 	spin_lock(&pc->lock);
 	if (!(pg->cache.flags & PGC_UPTODATE) || tree_lookup(pc, pg->cache.index) != pg)
-		panic("pagecache_set_dirty: frame %#lx is not an up-to-date page of cache %p",
+		panic("%s: frame %#lx is not an up-to-date page of cache %p", who,
 		      page_to_pa(pg), (void *)pc);
 	mark_dirty(pc, pg, PC_SECTORS_ALL);
+	pg->cache.flags |= flags;
 	spin_unlock(&pc->lock);
+}
+
+void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
+{
+	set_dirty_flags(pc, pg, 0, "pagecache_set_dirty");
+}
+
+void pagecache_mkwrite(struct pagecache *pc, struct page *pg)
+{
+	set_dirty_flags(pc, pg, PGC_MAPWRITE, "pagecache_mkwrite");
 }
 
 /* The sectors of a page that bytes [in, in + n) touch. */
@@ -407,15 +419,23 @@ struct wb_batch {
 };
 
 /* Start pg's write-back into b (pc->lock held, pg dirty and not being
- * written): it holds a reference until write_batch is done with it. */
+ * written): it holds a reference until write_batch is done with it. A
+ * page a shared mapping may still write (PGC_MAPWRITE, held by more than
+ * the cache) stays dirty: a store during or after this write-back must be
+ * written too (pagecache_mkwrite). Seen held by the cache alone, it has
+ * no writable entry left: a new one would come through mkwrite. */
 static void batch_add(struct pagecache *pc, struct wb_batch *b, struct page *pg)
 {
+	bool mapped = (pg->cache.flags & PGC_MAPWRITE) && atomic_load(&pg->refcount) > 1;
 	page_get(pg);
 	b->pages[b->n] = pg;
 	b->dirty[b->n++] = pg->cache.dirty ? pg->cache.dirty : PC_SECTORS_ALL;
-	pg->cache.flags = (uint16_t)((pg->cache.flags & ~PGC_DIRTY) | PGC_WRITEBACK);
-	pg->cache.dirty = 0;
-	count_dirty(pc, -1);
+	pg->cache.flags |= PGC_WRITEBACK;
+	if (!mapped) {
+		pg->cache.flags &= (uint16_t)~(PGC_DIRTY | PGC_MAPWRITE);
+		pg->cache.dirty = 0;
+		count_dirty(pc, -1);
+	}
 	stat_inc(&pagecache_stats.writeback);
 }
 

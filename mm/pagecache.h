@@ -73,6 +73,8 @@ struct pc_node;
 #define PGC_DIRTY 0x2       /* changed since it was last written out */
 #define PGC_LOCKED 0x4      /* being read in: wait for it */
 #define PGC_WRITEBACK 0x8   /* being written out: its bytes must not change */
+#define PGC_MAPWRITE 0x10   /* made writable in a shared mapping (pagecache_mkwrite)
+			     * and not seen unmapped by a write-back since */
 
 #define PC_BATCH 256       /* pages in one read_pages or write_pages call (1 MiB) */
 #define PC_RA_MAX 32       /* the largest read-ahead window past a read (128 KiB,
@@ -167,6 +169,17 @@ long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, e
 
 /* pg (from pagecache_get, up to date) was written to: mark it dirty. */
 void pagecache_set_dirty(struct pagecache *pc, struct page *pg);
+
+/* pg (up to date, in pc) is about to be made writable in a shared
+ * mapping (Linux's page_mkwrite): marked dirty whole and PGC_MAPWRITE.
+ * Stores through the mapping then change it unseen, and nothing
+ * write-protects its entries again yet (that needs the reverse map of
+ * file pages), so write-back keeps such a page dirty while anyone but
+ * the cache holds it (a mapping): every write-back writes its bytes of
+ * that moment, and the first one after the last unmap clears it. A store
+ * is never lost; a mapped page is written at each write-back. Panics as
+ * pagecache_set_dirty. */
+void pagecache_mkwrite(struct pagecache *pc, struct page *pg);
 
 /* Copy n bytes from buf to byte offset off of pc (inside one page, read
  * in first if absent) and mark dirty only the 512-byte sectors they

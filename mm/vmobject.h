@@ -9,6 +9,11 @@
  *
  *   VMA [start, end) --obj, obj_off--> vmobject --ops->get_page(idx)--> frame
  *
+ * Writes through a shared mapping: an object whose pages must reach a
+ * store (notify_write: an ext2 file's page cache) has its pages mapped
+ * read-only at first; the first store faults, page_mkwrite marks the page
+ * dirty, and the entry becomes writable (mm/fault.c fault_mkwrite).
+ *
  * References: every VMA holds one reference on its object (vma_new takes
  * it, vma_delete drops it); the object's frames hold one reference for the
  * object itself (the checker's "+1 for its file": they are typed PG_FILE),
@@ -29,6 +34,11 @@ struct vmobject_ops {
 	 * maps it); a missing page of a fillable object is created, zeroed.
 	 * Returns 0 with *out set, or -errno as above. */
 	int (*get_page)(struct vmobject *obj, uint64_t idx, struct page **out);
+	/* Frame pg of the object (from get_page) is about to be made writable
+	 * in a shared mapping: note that it will be written (a file's page:
+	 * dirty, its store must get it; Linux's page_mkwrite). Called only for
+	 * an object with notify_write set; the caller holds a reference. */
+	void (*page_mkwrite)(struct vmobject *obj, struct page *pg);
 	/* Is page idx there (mincore): 1 or 0; never allocates. */
 	int (*resident)(struct vmobject *obj, uint64_t idx);
 	/* Empty [idx, idx + n) (MADV_REMOVE): every mapping reads zeros
@@ -54,6 +64,9 @@ struct vmobject {
 	enum vmobject_kind kind;
 	uint32_t refs;       /* VMAs pointing at it (atomic: processes on several CPUs exit at once) */
 	uint64_t npages;     /* size; get_page past it is -EIO */
+	bool notify_write;   /* a shared mapping maps its pages read-only until
+			      * the first store, which calls page_mkwrite (a
+			      * file with a store); false: writable at once */
 };
 
 /* Take / drop a VMA's reference; the last put calls ops->release (if any).

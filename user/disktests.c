@@ -58,6 +58,11 @@
  *                them went is not OOM-killed (the reclaimer's shrinkers
  *                freed them first: vmstat's slabs_scanned); every file
  *                reads back its bytes after each
+ *   mmap         (only when named; the ext2 root) a file mapped shared and
+ *                written through the mapping: each first store to a page
+ *                dirties it (vmstat pgfault_mkwrite), stores after an fsync
+ *                and after msync are not lost: after munmap, sync and
+ *                drop_caches, read() finds every store's bytes on the disk
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,6 +73,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -651,6 +657,62 @@ static void test_caches(void)
 	CHECK(cache_files_intact());
 }
 
+#define MAP_PAGES 16
+
+/* Does every page i of path hold want[i] repeated? Read with read(). */
+static int pages_are(const char *path, const char *want)
+{
+	static char got[4096];
+	int fd = open(path, O_RDONLY), ok = fd >= 0;
+	for (int i = 0; ok && i < MAP_PAGES; i++) {
+		ok = read(fd, got, sizeof(got)) == (ssize_t)sizeof(got);
+		for (size_t k = 0; ok && k < sizeof(got); k++)
+			ok = got[k] == want[i];
+	}
+	close(fd);
+	return ok;
+}
+
+/* Write every page of the mapping from page `from` to `to` (excluded) with c. */
+static void store_pages(char *m, int from, int to, char c)
+{
+	for (int i = from; i < to; i++)
+		memset(m + (size_t)i * 4096, c, 4096);
+}
+
+static void test_mmap(void)
+{
+	static char page[4096];
+	const char *path = "/mmap-shared";
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	memset(page, 'A', sizeof(page));
+	for (int i = 0; i < MAP_PAGES; i++)
+		CHECK(write(fd, page, sizeof(page)) == (ssize_t)sizeof(page));
+	CHECK(fsync(fd) == 0);
+	char *m = mmap(NULL, MAP_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	long long mkwrite = vmstat("pgfault_mkwrite");
+	volatile char sum = 0;
+	for (int i = 0; i < MAP_PAGES; i++)
+		sum += m[i * 4096];   /* read first: mapped read-only, clean */
+	store_pages(m, 0, 8, 'B');
+	CHECK(vmstat("pgfault_mkwrite") >= mkwrite + 8);   /* each first store dirtied its page */
+	CHECK(fsync(fd) == 0);
+	store_pages(m, 4, 12, 'C');   /* 4..7 again after their write-back, 8..11 first */
+	CHECK(msync(m + 8 * 4096, 4 * 4096, MS_SYNC) == 0);
+	CHECK_ERR(msync(m + 1, 4096, MS_SYNC), EINVAL);
+	CHECK(munmap(m, MAP_PAGES * 4096) == 0);
+	close(fd);
+	const char *want = "BBBBCCCCCCCCAAAA";
+	CHECK(pages_are(path, want));   /* one cache: read() sees the stores */
+	sync();
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	CHECK(pages_are(path, want));   /* read again from the disk */
+	CHECK(unlink(path) == 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -660,6 +722,7 @@ static const struct {
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
 	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 }, { "caches", test_caches, 1 },
+	{ "mmap", test_mmap, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

@@ -202,6 +202,7 @@ static const struct call calls[] = {
 	{ 12, "brk", C_MEM | H, { A_ADDR }, 1, 4 },
 	{ 25, "mremap", C_MEM | H, { A_ADDR, A_LEN, A_LEN, A_INT, A_ADDR }, 5, 4 },
 	{ 28, "madvise", C_MEM | H, { A_ADDR, A_LEN, A_ADV }, 3, 6 },
+	{ 26, "msync", C_MEM | H, { A_ADDR, A_LEN, A_INT }, 3, 3 },
 	{ 57, "fork", C_FORK | H, { 0 }, 0, 2 },
 	{ 58, "vfork", C_FORK, { 0 }, 0, 1 },
 	{ 56, "clone", C_FORK | C_SIG, { A_CLONE, A_PTR, A_PTR, A_PTR, A_INT }, 5, 2 },

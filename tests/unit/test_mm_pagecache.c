@@ -245,6 +245,34 @@ START_TEST(test_write_back_range)
 }
 END_TEST
 
+/* A page made writable in a shared mapping (pagecache_mkwrite) stays
+ * dirty through write-backs while a mapping holds it -- a store after a
+ * write-back must reach the store too -- and the first write-back after
+ * the last reference but the cache's went cleans it. */
+START_TEST(test_mkwrite_dirty_while_mapped)
+{
+	struct page *pg = get(4, PC_READ);    /* the mapping's reference */
+	pagecache_mkwrite(&o->pc, pg);
+	ck_assert_uint_eq(pg->cache.flags, PGC_UPTODATE | PGC_DIRTY | PGC_MAPWRITE);
+	memset(page_va(pg), 'm', 8);
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
+	ck_assert_int_eq(o->store[4][0], 'm');
+	ck_assert_uint_eq(o->pc.ndirty, 1);   /* still mapped: still dirty */
+	ck_assert_uint_eq(pg->cache.flags, PGC_UPTODATE | PGC_DIRTY | PGC_MAPWRITE);
+	memset(page_va(pg), 'n', 8);          /* a store after that write-back */
+	page_put(pg);                         /* munmap */
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
+	ck_assert_int_eq(o->store[4][0], 'n');   /* not lost */
+	ck_assert_uint_eq(o->pc.ndirty, 0);
+	ck_assert_uint_eq(pg->cache.flags, PGC_UPTODATE);
+	ck_assert_int_eq(o->writes, 2);
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
+	ck_assert_int_eq(o->writes, 2);       /* clean: nothing more */
+	pagecache_truncate(&o->pc, 0);
+	host_assert_no_leak();
+}
+END_TEST
+
 START_TEST(test_read_error_not_kept)
 {
 	struct page *pg;
@@ -482,6 +510,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_sparse_indices_in_order);
 	tcase_add_test(tc, test_grow_keeps_pages);
 	tcase_add_test(tc, test_write_back_range);
+	tcase_add_test(tc, test_mkwrite_dirty_while_mapped);
 	tcase_add_test(tc, test_read_error_not_kept);
 	tcase_add_test(tc, test_write_error_reported_once);
 	tcase_add_test(tc, test_shrink_only_idle_clean);

@@ -384,6 +384,39 @@ void test_files_filecache(void)
 	leave_scratch();
 }
 
+/* files_msync: msync's errnos as Linux's (unaligned, unknown flags,
+ * MS_ASYNC with MS_SYNC: EINVAL; a range with a hole: ENOMEM), and
+ * MS_SYNC of a shared file mapping and of private memory succeeds, the
+ * file's bytes those the mapping wrote. */
+void test_files_msync(void)
+{
+	char buf[8];
+	enter_scratch("msync");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	CHECK_OK(ftruncate(fd, 3 * 4096));
+	char *m = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	memcpy(m + 4096, "synced", 6);
+	CHECK_OK(msync(m, 3 * 4096, MS_SYNC));
+	CHECK_OK(msync(m + 4096, 10, MS_ASYNC));
+	CHECK_OK(msync(m, 4096, MS_INVALIDATE));
+	CHECK(pread(fd, buf, 6, 4096) == 6 && !memcmp(buf, "synced", 6));
+	CHECK_ERR(msync(m + 1, 4096, MS_SYNC), EINVAL);
+	CHECK_ERR(msync(m, 4096, 8), EINVAL);
+	CHECK_ERR(msync(m, 4096, MS_ASYNC | MS_SYNC), EINVAL);
+	CHECK_OK(munmap(m + 4096, 4096));   /* a hole in the middle */
+	CHECK_ERR(msync(m, 3 * 4096, MS_SYNC), ENOMEM);
+	CHECK_OK(msync(m, 0, MS_SYNC));
+	char *anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(anon != MAP_FAILED);
+	CHECK_OK(msync(anon, 4096, MS_SYNC));
+	CHECK_OK(munmap(anon, 4096));
+	CHECK_OK(munmap(m, 4096));
+	CHECK_OK(munmap(m + 2 * 4096, 4096));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
 /* files_devices: /dev/null, zero, full, urandom as on Linux. */
 void test_files_devices(void)
 {

@@ -20,6 +20,10 @@
 #define MAP_POPULATE   0x8000
 #define MAP_FIXED_NOREPLACE 0x100000
 
+#define MS_ASYNC       1     /* msync(2) */
+#define MS_INVALIDATE  2
+#define MS_SYNC        4
+
 #define MADV_NORMAL     0
 #define MADV_RANDOM     1
 #define MADV_SEQUENTIAL 2

@@ -25,5 +25,7 @@ int madvise(void *addr, size_t len, int advice);
 /* mremap: MREMAP_FIXED takes a fifth argument, the new address. */
 void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...);
 int mincore(void *addr, size_t len, unsigned char *vec);
+/* msync: MS_SYNC writes a shared file mapping's pages to the disk. */
+int msync(void *addr, size_t len, int flags);
 
 #endif

@@ -31,6 +31,7 @@
 #define SYS_pipe            22
 #define SYS_sched_yield     24
 #define SYS_mremap          25
+#define SYS_msync           26
 #define SYS_mincore         27
 #define SYS_madvise         28
 #define SYS_dup             32
