@@ -277,7 +277,8 @@ static void smaps_vmflags(struct textbuf *tb, const struct vma *v)
 		tb_printf(tb, "ex ");
 	if (v->flags & VM_SHARED)
 		tb_printf(tb, "sh ");
-	tb_printf(tb, "mr mw me %s\n", vma_is_stack(v) ? "gd " : "");
+	bool maywrite = !(v->flags & VM_SHARED) || !(v->flags & VM_FILE) || (v->flags & VM_MAYWRITE);
+	tb_printf(tb, "mr %sme %s\n", maywrite ? "mw " : "", vma_is_stack(v) ? "gd " : "");
 }
 
 static void smaps_vma(struct textbuf *tb, struct addrspace *as, const struct vma *v)

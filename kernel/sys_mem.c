@@ -31,9 +31,10 @@
  * object into *obj, or -EBADF, -EOVERFLOW (offset + length past the largest
  * file), -EOPNOTSUPP (MAP_SHARED_VALIDATE with an unknown flag), -EACCES (not
  * open for reading, or a writable shared mapping of a read-only file),
- * -ENODEV (not a regular file). */
+ * -ENODEV (not a regular file). *maywrite: the file is open for writing
+ * (a shared mapping may become writable). */
 static int mmap_file(int fd, uint64_t len, uint64_t off, unsigned prot, unsigned flags,
-		     struct vmobject **obj)
+		     struct vmobject **obj, bool *maywrite)
 {
 	struct file *f = fd_get(fd);
 	if (!f)
@@ -44,6 +45,7 @@ static int mmap_file(int fd, uint64_t len, uint64_t off, unsigned prot, unsigned
 	if (type == MAP_SHARED_VALIDATE && (flags & ~(unsigned)MAP_KNOWN))
 		return -EOPNOTSUPP;
 	bool writable = (f->flags & O_ACCMODE) != O_RDONLY;
+	*maywrite = writable;
 	if (type != MAP_PRIVATE && (prot & PROT_WRITE) && !writable)
 		return -EACCES;
 	if ((f->flags & O_ACCMODE) == O_WRONLY)
@@ -80,8 +82,9 @@ static long sys_mmap(const uint64_t a[6])
 	len = ALIGN_UP(len, PAGE_SIZE);
 
 	struct vmobject *obj = NULL;
+	bool maywrite = false;
 	if (!(flags & MAP_ANONYMOUS)) {
-		int r = mmap_file((int)a[4], len, off, prot, flags, &obj);
+		int r = mmap_file((int)a[4], len, off, prot, flags, &obj, &maywrite);
 		if (r < 0)
 			return r;
 	}
@@ -92,7 +95,7 @@ static long sys_mmap(const uint64_t a[6])
 	if (obj && !addr && !(flags & MAP_FIXED) && off == 0 && type == MAP_PRIVATE)
 		addr = exec_lib_address(as, vmobject_inode(obj));   /* a library? */
 	vaddr_t got;
-	int r = as_mmap(as, addr, len, prot, flags, obj, off, &got);
+	int r = as_mmap(as, addr, len, prot | (maywrite ? VM_MAYWRITE : 0), flags, obj, off, &got);
 	as_unlock_write(as);
 	return r < 0 ? r : (long)got;
 }

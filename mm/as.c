@@ -244,7 +244,9 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 			return -ENOMEM;
 	}
 	bool shared = flags & MAP_SHARED;
-	unsigned vflags = (shared ? VM_SHARED : 0) | (file ? VM_FILE : VM_ANON);
+	unsigned vflags = (shared ? VM_SHARED : 0) | (file ? VM_FILE : VM_ANON) |
+			  (shared && file ? prot & VM_MAYWRITE : 0);
+	prot &= VM_ACCESS;
 	/* Shared anonymous memory is an object of its own, so that parent and
 	 * child find the same frames even when fork comes before the first
 	 * touch; it fills on fault, nothing is committed here. */
@@ -279,6 +281,16 @@ int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len)
 	return unmap_range(as, addr, addr + len);
 }
 
+/* The protection mprotect gives v's entries: its own, less VM_WRITE for a
+ * shared mapping whose object wants each first store (notify_write): those
+ * entries stay read-only, and a store dirties the page through
+ * fault_mkwrite before it becomes writable. */
+static unsigned entry_prot(const struct vma *v)
+{
+	bool notify = (v->flags & VM_SHARED) && v->obj && v->obj->notify_write;
+	return notify ? v->prot & ~(unsigned)VM_WRITE : v->prot;
+}
+
 int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 {
 	vaddr_t end = addr + len;
@@ -286,19 +298,20 @@ int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)
 		return -ENOMEM;
 	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
 		if (v->end > addr && (v->flags & VM_SHARED) && (v->flags & VM_FILE) &&
-		    (prot & VM_WRITE))
-			return -EACCES;
+		    (prot & VM_WRITE) && !(v->flags & VM_MAYWRITE))
+			return -EACCES;   /* the file is not open for writing */
 	int r = pgt_unshare(as->pgt, addr, end, 0);   /* all or nothing: first */
 	if (r == 0)
 		r = vma_isolate(as, addr, end);
 	if (r < 0)
 		return r;
-	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
-		if (v->start >= addr)
-			v->prot = prot;
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
-	pgt_protect(&b, addr, end, prot, 0);
+	for (struct vma *v = as->vmas; v && v->start < end; v = v->next)
+		if (v->start >= addr) {
+			v->prot = prot;
+			pgt_protect(&b, v->start, v->end, entry_prot(v), 0);
+		}
 	tlb_end(&b);
 	vma_merge(as);
 	return 0;

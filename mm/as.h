@@ -142,8 +142,10 @@ struct addrspace *as_fork_with(struct addrspace *as, enum fork_strategy s);
 /* mmap: map len bytes at addr (a hint unless MAP_FIXED); *out = address.
  * file: the file's object (the VMA takes its own reference), or NULL for
  * anonymous memory (MAP_SHARED then creates a shm object, mm/shm.c, filled
- * on fault). MAP_POPULATE faults the new range in at once (best effort, as
- * Linux's mm_populate). 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */
+ * on fault). prot: PROT_ bits, plus VM_MAYWRITE for a shared mapping of a
+ * file open for writing (mprotect may add PROT_WRITE later). MAP_POPULATE
+ * faults the new range in at once (best effort, as Linux's mm_populate).
+ * 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */
 int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	    unsigned flags, struct vmobject *file, uint64_t off, vaddr_t *out);
 /* The highest free gap of len bytes below USER_MMAP_TOP, aligned to align
@@ -164,7 +166,8 @@ int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
 int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags);
 
 /* mprotect of [addr, addr + len) (len page aligned): 0, -ENOMEM (a hole in
- * the range, or out of memory), -EACCES (VM_WRITE on a shared file). */
+ * the range, or out of memory), -EACCES (VM_WRITE on a shared mapping of a
+ * file not open for writing: no VM_MAYWRITE). */
 int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot);
 
 /* mremap with Linux's semantics, lengths page aligned and non-zero, flags

@@ -62,7 +62,9 @@
  *                written through the mapping: each first store to a page
  *                dirties it (vmstat pgfault_mkwrite), stores after an fsync
  *                and after msync are not lost: after munmap, sync and
- *                drop_caches, read() finds every store's bytes on the disk
+ *                drop_caches, read() finds every store's bytes on the disk;
+ *                the same through a read-only mapping made writable by
+ *                mprotect
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -710,6 +712,24 @@ static void test_mmap(void)
 	sync();
 	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
 	CHECK(pages_are(path, want));   /* read again from the disk */
+	/* mprotect: a read-only shared mapping made writable keeps its clean
+	 * pages read-only, so each first store still dirties its page */
+	fd = open(path, O_RDWR);
+	m = mmap(NULL, MAP_PAGES * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	for (int i = 0; i < MAP_PAGES; i++)
+		sum += m[i * 4096];
+	mkwrite = vmstat("pgfault_mkwrite");
+	CHECK(mprotect(m, MAP_PAGES * 4096, PROT_READ | PROT_WRITE) == 0);
+	store_pages(m, 12, 16, 'D');
+	CHECK(vmstat("pgfault_mkwrite") >= mkwrite + 4);
+	CHECK(munmap(m, MAP_PAGES * 4096) == 0);
+	close(fd);
+	sync();
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	CHECK(pages_are(path, "BBBBCCCCCCCCDDDD"));
 	CHECK(unlink(path) == 0);
 }
 

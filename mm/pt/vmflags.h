@@ -23,5 +23,7 @@
 #define VM_HEAP 0x80         /* VMA: the brk area */
 #define VM_DONTCOPY 0x100    /* VMA: MADV_DONTFORK, a child does not get it */
 #define VM_WIPEONFORK 0x200  /* VMA: MADV_WIPEONFORK, a child gets it empty */
+#define VM_MAYWRITE 0x400    /* VMA: a shared file mapping whose file is open for
+			      * writing: mprotect may add VM_WRITE (Linux's) */
 
 #endif

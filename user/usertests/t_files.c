@@ -417,6 +417,41 @@ void test_files_msync(void)
 	leave_scratch();
 }
 
+/* files_mprotect_shared: mprotect may make a shared file mapping writable
+ * only when the file is open for writing (Linux's VM_MAYWRITE: EACCES
+ * otherwise); once writable, stores reach the file. A private mapping of a
+ * read-only file may become writable (its stores are its own). */
+void test_files_mprotect_shared(void)
+{
+	char buf[8];
+	enter_scratch("mprot");
+	write_text("f", "0123456789");
+	int ro = CHECK_OK(open("f", O_RDONLY)), rw = CHECK_OK(open("f", O_RDWR));
+	char *a = mmap(NULL, 4096, PROT_READ, MAP_SHARED, ro, 0);
+	char *b = mmap(NULL, 4096, PROT_READ, MAP_SHARED, rw, 0);
+	char *c = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, ro, 0);
+	CHECK(a != MAP_FAILED && b != MAP_FAILED && c != MAP_FAILED);
+	CHECK(a[0] == '0' && b[1] == '1');   /* mapped read-only first */
+	CHECK_ERR(mprotect(a, 4096, PROT_READ | PROT_WRITE), EACCES);
+	CHECK_OK(mprotect(b, 4096, PROT_READ | PROT_WRITE));
+	memcpy(b + 2, "ab", 2);
+	CHECK(pread(rw, buf, 4, 0) == 4 && !memcmp(buf, "01ab", 4));
+	CHECK(a[2] == 'a');                  /* one page: every mapping sees it */
+	CHECK_OK(mprotect(b, 4096, PROT_READ));
+	CHECK_OK(mprotect(b, 4096, PROT_READ | PROT_WRITE));
+	b[4] = 'c';
+	CHECK(pread(rw, buf, 1, 4) == 1 && buf[0] == 'c');
+	CHECK_OK(mprotect(c, 4096, PROT_READ | PROT_WRITE));
+	c[0] = 'P';                          /* a private copy */
+	CHECK(pread(ro, buf, 1, 0) == 1 && buf[0] == '0');
+	CHECK_OK(munmap(a, 4096));
+	CHECK_OK(munmap(b, 4096));
+	CHECK_OK(munmap(c, 4096));
+	CHECK_OK(close(ro));
+	CHECK_OK(close(rw));
+	leave_scratch();
+}
+
 /* files_devices: /dev/null, zero, full, urandom as on Linux. */
 void test_files_devices(void)
 {

@@ -42,7 +42,7 @@
 	X(files_links) X(files_unlink_open) X(files_readdir) X(files_truncate)   \
 	X(files_cwd) X(files_mmap_shared) X(files_devices) X(files_mounts)       \
 	X(files_times) X(files_statx) X(files_fallocate) X(files_locks)         \
-	X(files_flock) X(files_filecache) X(files_msync) X(files_lock_wait) X(files_rename_exchange)               \
+	X(files_flock) X(files_filecache) X(files_msync) X(files_mprotect_shared) X(files_lock_wait) X(files_rename_exchange)               \
 	X(pipe2_flags) X(dup_fds) X(fd_cloexec) X(exec_cloexec) X(fd_status_flags)      \
 	X(efault_read) X(efault_write) X(efault_open) X(efault_misc)             \
 	X(efault_prot_none)                                                      \
