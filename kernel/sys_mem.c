@@ -178,8 +178,6 @@ static long sys_mremap(const uint64_t a[6])
 
 #define MINCORE_CHUNK 256   /* pages answered per copyout */
 
-/* mincore: EINVAL unaligned, ENOMEM past the user top or over a hole, EFAULT
- * for a vector outside user space (checked first, as Linux's access_ok). */
 /* The next shared file mapping of as in [*at, end) (as read-locked): its
  * file with a reference and the pages [*first, *last] of it the range
  * covers, *at moved past them; NULL when none is left (*at = end). Sets
@@ -240,6 +238,8 @@ static long sys_msync(const uint64_t a[6])
 	return err ? err : hole ? -ENOMEM : 0;
 }
 
+/* mincore: EINVAL unaligned, ENOMEM past the user top or over a hole, EFAULT
+ * for a vector outside user space (checked first, as Linux's access_ok). */
 static long sys_mincore(const uint64_t a[6])
 {
 	vaddr_t start = a[0], uvec = a[2];
