@@ -112,6 +112,17 @@ void procfs_show_phasetime(struct textbuf *tb)
 			  phase_stats[p].cycles);
 }
 
+/* KiB read (op 0) or written (op 1) by every disk since boot: vmstat's
+ * pgpgin and pgpgout (Linux counts them in KiB too, whatever the name). */
+static uint64_t disk_kib(int op)
+{
+	uint64_t sectors = 0;
+	struct blkdev *d;
+	for (int i = 0; (d = blkdev_get(i)); i++)
+		sectors += atomic_load(&d->sectors_moved[op]);
+	return sectors / 2;
+}
+
 void procfs_show_vmstat(struct textbuf *tb)
 {
 	struct mm_meminfo m;
@@ -122,6 +133,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "nr_mapped", m.file_mapped);
 	vmstat_line(tb, "nr_file_pages", m.file);
 	vmstat_line(tb, "nr_page_table_pages", m.pagetable);
+	vmstat_line(tb, "pgpgin", disk_kib(0));
+	vmstat_line(tb, "pgpgout", disk_kib(1));
 	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
 	vmstat_line(tb, "pgfault", fault_stats_total());
 	vmstat_line(tb, "pgmajfault", 0);

@@ -105,6 +105,23 @@ static void fail(int line, const char *fmt, ...)
 #define CHECK_ERR(e, want) do { errno = 0; long r_ = (long)(e); \
 	if (r_ != -1 || errno != (want)) fail(__LINE__, "%s: %ld, want -1 with %s", #e, r_, #want); } while (0)
 
+/* The number of line name in /proc file path (procfs_field: "name:",
+ * or procfs_counter: "name "), -1 if unreadable or absent. */
+static long long proc_value(const char *path, const char *name,
+			    long long (*pick)(const char *, const char *))
+{
+	char *t = procfs_read(path, NULL);
+	long long v = t ? pick(t, name) : -1;
+	free(t);
+	return v;
+}
+
+/* vmstat's line name (-1 if missing). */
+static long long vmstat(const char *name)
+{
+	return proc_value("/proc/vmstat", name, procfs_counter);
+}
+
 static void sector_text(char *out, unsigned long n, const char *what)
 {
 	memset(out, 0, SECTOR);
@@ -146,11 +163,13 @@ static void test_nodes(void)
 static void test_read(void)
 {
 	static char buf[8 * SECTOR];
+	long long in0 = vmstat("pgpgin");
 	int fd = open("/dev/vda", O_RDONLY);
 	CHECK(fd >= 0);
 	CHECK(read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) && sectors_are(buf, 0, 8, "SECTOR"));
 	CHECK(lseek(fd, 1000 * SECTOR, SEEK_SET) == 1000 * SECTOR);
 	CHECK(read(fd, buf, 3 * SECTOR) == 3 * SECTOR && sectors_are(buf, 1000, 3, "SECTOR"));
+	CHECK(in0 >= 0 && vmstat("pgpgin") > in0);   /* read from the disk: vmstat counts it */
 	CHECK(lseek(fd, 0, SEEK_END) == DISK_BYTES);
 	CHECK(read(fd, buf, 100) == 0);
 	CHECK(lseek(fd, -10, SEEK_END) == DISK_BYTES - 10);
@@ -169,6 +188,7 @@ static void test_write_fsync(void)
 	unsigned long long before[17], after[17];
 	for (int i = 0; i < 16; i++)
 		sector_text(out + i * SECTOR, WRITE_AT + (unsigned long)i, "WROTE");
+	long long out0 = vmstat("pgpgout");
 	CHECK(procfs_diskstats("vda", before));
 	int fd = open("/dev/vda", O_RDWR);
 	CHECK(fd >= 0);
@@ -176,6 +196,7 @@ static void test_write_fsync(void)
 	CHECK(write(fd, out, sizeof(out)) == (ssize_t)sizeof(out));
 	CHECK(fsync(fd) == 0);
 	CHECK(procfs_diskstats("vda", after));   /* the write and its flush, counted */
+	CHECK(out0 >= 0 && vmstat("pgpgout") >= out0 + 16 * SECTOR / 1024);   /* in KiB */
 	CHECK(after[4] > before[4] && after[6] >= before[6] + 16 && after[15] > before[15]);
 	CHECK(fdatasync(fd) == 0);
 	close(fd);
@@ -454,17 +475,6 @@ static void test_ext2rw(void)
 		       "KTEST EXT2-GONE vda /pagoda/f2\nKTEST EXT2-GONE vda /bin/hello\n");
 }
 
-/* The number of line name in /proc file path (procfs_field: "name:",
- * or procfs_counter: "name "), -1 if unreadable or absent. */
-static long long proc_value(const char *path, const char *name,
-			    long long (*pick)(const char *, const char *))
-{
-	char *t = procfs_read(path, NULL);
-	long long v = t ? pick(t, name) : -1;
-	free(t);
-	return v;
-}
-
 /* meminfo's Dirty, kB (-1 if unreadable). */
 static long dirty_kb(void)
 {
@@ -562,12 +572,6 @@ static int proc_numbers(const char *path, unsigned long *v, int n)
 			break;
 	}
 	return got;
-}
-
-/* vmstat's line name (-1 if missing). */
-static long long vmstat(const char *name)
-{
-	return proc_value("/proc/vmstat", name, procfs_counter);
 }
 
 /* Write text to a /proc/sys file: write's result (errno kept). */
