@@ -92,13 +92,14 @@ void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
 	ip->refs = 1;
 	ip->atime = ip->mtime = ip->ctime = vfs_now();
 	mutex_init(&ip->lock, "inode", SLEEP_RANK_INODE);
+	rwsem_init(&ip->invalidate, "invalidate", SLEEP_RANK_INVALIDATE);
 	list_init(&ip->sb_link);
 	list_init(&ip->locks);
 	stat_inc(&inode_stats.inodes);
 	if ((S_ISREG(mode) || S_ISLNK(mode) || S_ISDIR(mode)) && pc_ops) {
 		pagecache_init(&ip->data, pc_ops, ip, PC_KIND_FILE);
 		ip->mapping = &ip->data;
-		ip->vmobj = (struct vmobject){ .ops = &file_obj_ops, .kind = VMOBJ_FILE };
+		vmobject_init(&ip->vmobj, &file_obj_ops, VMOBJ_FILE);
 	}
 }
 
@@ -228,26 +229,38 @@ static struct inode *obj_inode(struct vmobject *obj)
 	return container_of(obj, struct inode, vmobj);
 }
 
+/* The page, under ip->invalidate (shared): a truncation cannot drop the
+ * pages past its new end between the check of the size and the page's
+ * arrival in the cache (fs/vfs.h). */
 static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
 {
 	struct inode *ip = obj_inode(obj);
-	if (idx >= ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE)
-		return -EIO;      /* past the end of the file: SIGBUS */
-	pagecache_readahead(ip->mapping, idx, 1, ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE);
-	int r = pagecache_get(ip->mapping, idx, PC_READ, out);
-	if (r == 0 && ip->mapping->kind == PC_KIND_SHMEM)
-		pagecache_set_dirty(ip->mapping, *out);   /* a mapping may write it: tmpfs keeps it */
+	down_read(&ip->invalidate);
+	uint64_t end = ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE;
+	int r = idx < end ? 0 : -EIO;      /* past the end of the file: SIGBUS */
+	if (r == 0) {
+		pagecache_readahead(ip->mapping, idx, 1, end);
+		r = pagecache_get(ip->mapping, idx, PC_READ, out);
+	}
+	up_read(&ip->invalidate);
+	/* tmpfs keeps what a mapping may write (no first-store fault there) */
+	if (r == 0 && ip->mapping->kind == PC_KIND_SHMEM && pagecache_mkwrite(ip->mapping, *out) < 0) {
+		page_put(*out);
+		r = -EAGAIN;   /* truncated meanwhile */
+	}
 	return r;
 }
 
 /* A store through a shared mapping is coming: the page goes to the disk
  * (dirty, kept so while mapped: pagecache_mkwrite), and the file was
  * modified (Linux's file_update_time in its page_mkwrite). */
-static void file_page_mkwrite(struct vmobject *obj, struct page *pg)
+static int file_page_mkwrite(struct vmobject *obj, struct page *pg)
 {
 	struct inode *ip = obj_inode(obj);
-	pagecache_mkwrite(ip->mapping, pg);
-	inode_touch(ip);
+	int r = pagecache_mkwrite(ip->mapping, pg);
+	if (r == 0)
+		inode_touch(ip);
+	return r;
 }
 
 static int file_resident(struct vmobject *obj, uint64_t idx)

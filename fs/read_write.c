@@ -16,6 +16,7 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 #include "mm/frame/page.h"
+#include "mm/rmap.h"
 #include "mm/uaccess.h"
 #include "libc/include/pagoda/abi-stat.h"
 #include "libc/include/pagoda/dirent64.h"
@@ -243,6 +244,24 @@ long dir_getdents(struct file *f, vaddr_t ubuf, uint64_t n)
 
 /* ---- truncate and stat ---- */
 
+/* ip shrank to ip->size (inode->lock held): its pages past the end leave
+ * every mapping (a later access there is SIGBUS) and then the cache, the
+ * end page's tail zeroed (Linux's truncate_pagecache). Faults that took a
+ * page before the size changed either installed it before the unmap
+ * reached it, or see the unmap count raised (mm/rmap.h); those after it
+ * see the new size, and none adds a page past it to the cache once the
+ * pages are dropped (ip->invalidate, fs/vfs.h). */
+static void drop_past_end(struct inode *ip)
+{
+	if (!ip->mapping)
+		return;
+	vmobject_unmap(&ip->vmobj, ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE, UINT64_MAX,
+		       UNMAP_COPIES_TOO);
+	down_write(&ip->invalidate);
+	pagecache_truncate_at(ip->mapping, ip->size);
+	up_write(&ip->invalidate);
+}
+
 int vfs_truncate(struct inode *ip, uint64_t size)
 {
 	if (S_ISDIR(ip->mode))
@@ -255,6 +274,8 @@ int vfs_truncate(struct inode *ip, uint64_t size)
 	uint64_t old = ip->size;
 	int r = 0;
 	ip->size = size;
+	if (size < old)
+		drop_past_end(ip);
 	if (size != old && ip->op && ip->op->set_size && (r = ip->op->set_size(ip, old)) < 0)
 		ip->size = old;
 	if (r == 0)

@@ -189,21 +189,12 @@ static long tmpfs_readlink(struct inode *ip, char *buf, uint64_t n)
 	return (long)len;
 }
 
-/* The file's size became ip->size: drop the pages past it, and zero the
- * tail of the last one (a later growth must read zeros there). */
-static int tmpfs_set_size(struct inode *ip, uint64_t old)
-{
-	if (ip->size < old)
-		pagecache_truncate_at(ip->mapping, ip->size);
-	return 0;
-}
-
 static const struct inode_ops tmpfs_dir_ops = {
 	.lookup = tmpfs_lookup, .create = tmpfs_create, .link = tmpfs_link,
 	.unlink = tmpfs_unlink, .rename = tmpfs_rename, .empty = tmpfs_empty,
 	.readdir = tmpfs_readdir,
 };
-static const struct inode_ops tmpfs_file_ops = { .set_size = tmpfs_set_size };
+static const struct inode_ops tmpfs_file_ops = { 0 };   /* the VFS drops pages past a new end */
 static const struct inode_ops tmpfs_link_ops = { .readlink = tmpfs_readlink };
 
 static void tmpfs_free_inode(struct inode *ip)

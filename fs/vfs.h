@@ -40,7 +40,13 @@
  *     enough here);
  *   - inode->lock (mutex, SLEEP_RANK_INODE): a file's size and contents
  *     against other writers and truncation (Linux's i_rwsem);
- *   taken in that order: f_pos, sb->ns, inode->lock, the address space.
+ *   - inode->invalidate (rwsem, SLEEP_RANK_INVALIDATE; Linux's
+ *     invalidate_lock): a page fault holds it shared from its check of the
+ *     size to the page's arrival in the cache, truncation exclusive while it
+ *     drops the pages past the new end, so no fault puts a page past the
+ *     end back (a fault already holds the address space's lock);
+ *   taken in that order: f_pos, sb->ns, inode->lock, the address space,
+ *   inode->invalidate.
  *
  * Errors are Linux's: -ENOENT, -ENOTDIR, -EISDIR, -EEXIST, -ENOTEMPTY,
  * -ELOOP, -ENAMETOOLONG, -EXDEV, -EROFS, -ENOSPC, -EBUSY, -EIO, -EUCLEAN.
@@ -140,7 +146,10 @@ struct inode_ops {
 	/* A symlink's target into buf (n bytes, no NUL): its length. */
 	long (*readlink)(struct inode *ip, char *buf, uint64_t n);
 	/* The file's size changed to ip->size (truncate, write past the end):
-	 * free or prepare the blocks; 0 or -errno (inode->lock held). */
+	 * free or prepare the blocks; 0 or -errno (inode->lock held). A
+	 * shrink comes after the VFS took the pages past the end out of every
+	 * mapping and out of the cache (the end page's tail zeroed, its
+	 * write-back in flight over: pagecache_truncate_at). */
 	int (*set_size)(struct inode *ip, uint64_t old_size);
 	/* A write of [off, off + len) is about to copy into the cache: make
 	 * its blocks exist on the store (so a full disk is -ENOSPC now, not a
@@ -168,6 +177,7 @@ struct inode {
 	struct pagecache data;      /* the cache mapping points at, for most */
 	struct vmobject vmobj;      /* what mmap maps: the pages of mapping */
 	struct mutex lock;          /* size and contents (see the top) */
+	struct rwsem invalidate;    /* faults against truncation (see the top) */
 	void *ptshare;              /* shared text page tables (mm/ptshare_text.c) */
 	struct dentry *alias;       /* a name of it, for /proc/PID/maps (not counted) */
 	bool dirty;                 /* fields changed since op->write_inode last wrote them */

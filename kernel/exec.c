@@ -437,21 +437,26 @@ int exec_load(struct proc *p, const char *path, const char *const argv[],
 	int r = read_program(path, c);
 	if (r == 0 && !(as = as_create()))
 		r = -ENOMEM;
-	r = r ?: build_as(as, c, path, argv, envp, &entry, &sp);
+	if (as) {
+		/* the reverse map may find it by its first file mapping: it
+		 * waits until the image is whole (mm/rmap.h) */
+		as_lock_write(as);
+		r = r ?: build_as(as, c, path, argv, envp, &entry, &sp);
+		as_unlock_write(as);
+	}
 	struct inode *exe = c->prog.ip;   /* the program, not its interpreter */
 	inode_put(c->interp.ip);          /* its mappings hold it now */
 	if (r < 0)
 		inode_put(exe);
 	kfree(c);
 	if (r < 0) {
-		if (as)
-			as_destroy(as);
+		as_put(as);   /* (not as_destroy: a reverse-map walk may hold it) */
 		return r == -EFAULT ? -ENOMEM : r;
 	}
 
 	/* the point of no return: the other threads end (kernel/thread.h) */
 	if (p == current_proc() && (r = thread_exec(p)) < 0) {
-		as_destroy(as);
+		as_put(as);
 		inode_put(exe);
 		return r;
 	}

@@ -50,7 +50,7 @@ static void load_initrd(void)
 		printk("initrd: %d files, %lu KiB\n", n, (m->end - m->start) >> 10);
 }
 
-#define INIT_MAX_ARGS 16
+#define INIT_MAX_ARGS 64
 
 /* Start /bin/init (or init=PATH, with initargs=A,B,... as its arguments) as
  * pid 1 and never come back. */
@@ -61,15 +61,18 @@ static __noreturn void start_user_space(void)
 	const char *argv[INIT_MAX_ARGS + 2] = { path };
 	int argc = 1;
 	strlcpy(args, cmdline_get_or("initargs", ""), sizeof(args));
-	for (char *a = args; *a && argc <= INIT_MAX_ARGS;) {
+	char *a = args;
+	while (*a && argc <= INIT_MAX_ARGS) {
 		argv[argc++] = a;
 		char *comma = strchr(a, ',');
-		if (!comma)
-			break;
-		*comma = 0;
-		a = comma + 1;
+		a = comma ? comma + 1 : a + strlen(a);
+		if (comma)
+			*comma = 0;
 	}
 	argv[argc] = NULL;
+	if (*a)
+		printk("init: more than %d initargs: \"%s\" and after are dropped\n",
+		       INIT_MAX_ARGS, a);
 	int pid = proc_spawn_init(path, argv);
 	if (pid < 0)
 		panic("cannot start %s (error %d)", path, pid);

@@ -19,6 +19,9 @@ struct mutex {
 	struct rwsem sem;
 };
 
+/* mutex_init's result, for a mutex defined statically. */
+#define MUTEX_INIT(n, r) { .sem = RWSEM_INIT(n, r) }
+
 static inline void mutex_init(struct mutex *m, const char *name, enum sleep_rank rank)
 {
 	rwsem_init(&m->sem, name, rank);

@@ -42,10 +42,12 @@ enum sleep_rank {
 	SLEEP_RANK_NAMESPACE = 3,   /* a file system's names (fs/vfs.h: sb->ns) */
 	SLEEP_RANK_INODE = 4,       /* a file's size and contents (fs/vfs.h: inode->lock) */
 	SLEEP_RANK_FS_ALLOC = 5,    /* a file system's free space (fs/ext2: alloc_lock) */
-	SLEEP_RANK_ADDRSPACE = 6,   /* an address space (mm/as.h) */
-	SLEEP_RANK_TEST_LOW = 7,    /* the lockdep tests' own locks */
-	SLEEP_RANK_TEST_HIGH = 8,
-	SLEEP_RANK_COUNT = 10,
+	SLEEP_RANK_RMAP_WALK = 6,   /* one walk of the reverse map at a time (mm/rmap.c) */
+	SLEEP_RANK_ADDRSPACE = 7,   /* an address space (mm/as.h) */
+	SLEEP_RANK_INVALIDATE = 8,  /* a file's pages against truncation (fs/vfs.h: inode->invalidate) */
+	SLEEP_RANK_TEST_LOW = 9,    /* the lockdep tests' own locks */
+	SLEEP_RANK_TEST_HIGH = 10,
+	SLEEP_RANK_COUNT = 11,
 };
 
 /* The sleeping locks a task holds: how many of each rank. */
@@ -76,6 +78,9 @@ struct rwsem {
 };
 
 void rwsem_init(struct rwsem *l, const char *name, enum sleep_rank rank);
+
+/* rwsem_init's result, for a lock defined statically. */
+#define RWSEM_INIT(n, r) { .lk = SPINLOCK_INIT(n, LOCK_RANK_RWSEM), .name = (n), .rank = (r) }
 
 void down_read(struct rwsem *l);
 void up_read(struct rwsem *l);

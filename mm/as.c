@@ -58,6 +58,15 @@ struct addrspace *as_get(struct addrspace *as)
 	return as;
 }
 
+struct addrspace *as_tryget(struct addrspace *as)
+{
+	for (int n = atomic_load(&as->users); n > 0;)
+		if (__atomic_compare_exchange_n(&as->users, &n, n + 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return as;
+	return NULL;
+}
+
 bool as_put(struct addrspace *as)
 {
 	if (!as || !atomic_dec_and_test(&as->users))
@@ -164,12 +173,13 @@ struct vma *as_find_vma(struct addrspace *as, vaddr_t va)
  * changes nothing one can see; then nothing is left that can fail. */
 int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags)
 {
-	int r = pgt_unshare(as->pgt, start, end, flags & PGT_KEEP_TABLES ? 0 : PGT_KEEP_WHOLE);
+	int r = flags & PGT_ALL_SHARERS ? 0 :
+		pgt_unshare(as->pgt, start, end, flags & PGT_KEEP_TABLES ? 0 : PGT_KEEP_WHOLE);
 	if (r < 0)
 		return r;
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
-	pgt_unmap(&b, start, end, flags & PGT_KEEP_TABLES);
+	pgt_unmap(&b, start, end, flags & (PGT_KEEP_TABLES | PGT_ALL_SHARERS | PGT_KEEP_COPIES));
 	tlb_end(&b);
 	return 0;
 }

@@ -36,6 +36,8 @@ struct vma {
 				    * (VM_ANON|VM_SHARED); NULL: private anon */
 	uint64_t obj_off;          /* byte offset in obj of start */
 	struct vma *next;          /* sorted by address */
+	struct addrspace *as;      /* the address space whose list holds it (NULL: none yet) */
+	struct list obj_link;      /* on obj->mappings while in a list (mm/vmobject.h) */
 };
 
 /* A sorted array of an address space's VMAs for binary search (mm/vma.c):
@@ -74,6 +76,7 @@ struct addrspace {
 	int users;                 /* references (see above); atomic */
 	uint64_t write_locks;      /* as_lock_write calls (counted under the lock) */
 	bool oom_victim;           /* the OOM killer chose its owner (as_mark_oom_victim) */
+	uint64_t rmap_ticket;      /* the last reverse-map walk that visited it (mm/rmap.c) */
 };
 
 /* The OOM killer chose as's owner: as counts as memory on its way back
@@ -116,8 +119,13 @@ void as_lock_write(struct addrspace *as);
 void as_unlock_write(struct addrspace *as);
 
 /* One more user of as (a CLONE_VM thread); as_put drops one and destroys
- * as when it was the last (true then). NULL is allowed for as_put. */
+ * as when it was the last (true then). NULL is allowed for as_put.
+ * as_tryget takes one only while as has users (NULL when it has none: its
+ * teardown has begun), for a finder that reached as through a VMA (the
+ * reverse map, mm/rmap.c). Whoever may be found so is given back with
+ * as_put, never as_destroy: a finder's reference outlives the builder's. */
 struct addrspace *as_get(struct addrspace *as);
+struct addrspace *as_tryget(struct addrspace *as);
 bool as_put(struct addrspace *as);
 
 /* Load as's page table (NULL: the kernel's alone). */
@@ -162,7 +170,10 @@ int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len);
  * for writing): whole shared PT pages just lose this share (PGT_KEEP_WHOLE)
  * and emptied tables are freed. PGT_KEEP_TABLES (held for reading, faults
  * run meanwhile): every shared table in the range is made private and only
- * leaves change. 0, or -ENOMEM from unsharing with nothing unmapped. */
+ * leaves change; with PGT_ALL_SHARERS too, nothing is unshared and shared
+ * tables lose the entries for all their sharers (an object's pages leaving
+ * every mapping, mm/rmap.h; PGT_KEEP_COPIES keeps private copies). 0, or
+ * -ENOMEM from unsharing with nothing unmapped. */
 int as_unmap_pages(struct addrspace *as, vaddr_t start, vaddr_t end, unsigned flags);
 
 /* mprotect of [addr, addr + len) (len page aligned): 0, -ENOMEM (a hole in

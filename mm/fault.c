@@ -14,6 +14,9 @@
  *   present, read-only, write, shared mapping of a file with a store
  *                                  -> the page dirtied (page_mkwrite),
  *                                     then the entry made writable
+ * An object's page is mapped only if no vmobject_unmap (a truncation,
+ * mm/rmap.h) began since the fault took it (struct map_guard): else the
+ * access is retried, and finds the object's new end.
  * Anything else is a bad address or access (enum fault_result), and the
  * kernel signals the process (user mode) or the system call fails with
  * -EFAULT (copyin/copyout).
@@ -83,7 +86,8 @@ static struct page *new_anon_frame(const struct page *src)
  * completed: the object's own frame, or a private copy for a write to a
  * private mapping. A private mapping gets the object's frame COW even while
  * the VMA is read-only: mprotect may add VM_WRITE later, and the write
- * must then copy, not reach the object. 0, -ENOMEM or -EIO. */
+ * must then copy, not reach the object. 0, -ENOMEM, -EIO, or -EAGAIN (the
+ * page left the object meanwhile: retry). */
 static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		       unsigned *prot)
 {
@@ -98,23 +102,26 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		return *pg ? 0 : -ENOMEM;
 	}
 	if ((v->flags & VM_SHARED) && v->obj->notify_write) {
-		if (write)
-			v->obj->ops->page_mkwrite(v->obj, fp);   /* dirty before it is writable */
-		else
-			*prot &= ~(unsigned)VM_WRITE;   /* clean: the first store faults (fault_mkwrite) */
+		if (write && (r = v->obj->ops->page_mkwrite(v->obj, fp)) < 0) {
+			page_put(fp);
+			return r;
+		}
+		if (!write)   /* clean: the first store faults (fault_mkwrite) */
+			*prot &= ~(unsigned)VM_WRITE;
 	}
 	*pg = fp;
 	*prot |= VM_FILE | (v->flags & VM_SHARED ? 0 : VM_COW);
 	return 0;
 }
 
-/* Map frame pg (the caller's reference) at va with prot: 0, -ENOMEM, or
- * -EEXIST when another CPU mapped the page first; on failure the
- * reference is dropped. */
-static int map_frame(struct addrspace *as, vaddr_t va, struct page *pg, unsigned prot)
+/* Map frame pg (the caller's reference) at va with prot, if guard g
+ * (NULL: none) holds: 0, -ENOMEM, -EEXIST when another CPU mapped the page
+ * first, -EAGAIN when g failed; on failure the reference is dropped. */
+static int map_frame(struct addrspace *as, vaddr_t va, struct page *pg, unsigned prot,
+		     const struct map_guard *g)
 {
 	uint64_t t0 = phase_begin();
-	int r = pgt_map_fault(as->pgt, va, page_to_pa(pg), prot);
+	int r = pgt_map_fault(as->pgt, va, page_to_pa(pg), prot, g);
 	phase_end(PH_FAULT_MAP, t0);
 	if (r < 0)
 		page_put(pg);
@@ -129,13 +136,13 @@ static int anon_map_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool
 	if (!write && zero_page) {
 		page_get(zero_page);
 		fault_count(zero_page);
-		return map_frame(as, va, zero_page, vma_pgt_prot(v) | VM_FILE | VM_COW);
+		return map_frame(as, va, zero_page, vma_pgt_prot(v) | VM_FILE | VM_COW, NULL);
 	}
 	struct page *pg = new_anon_frame(NULL);
 	if (!pg)
 		return -ENOMEM;
 	fault_count(zero);
-	return map_frame(as, va, pg, vma_pgt_prot(v));
+	return map_frame(as, va, pg, vma_pgt_prot(v), NULL);
 }
 
 /* Map a missing page of v at va. */
@@ -145,11 +152,16 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	struct page *pg;
 	int r;
 
-	if (!v->obj)
+	if (!v->obj) {
 		r = anon_map_absent(as, v, va, write);
-	else if ((r = object_page(v, va, write, &pg, &prot)) == 0)
-		r = map_frame(as, va, pg, prot);
-	return r == -EEXIST ? 0 : r;   /* another CPU mapped it first: retry the access */
+	} else {
+		struct map_guard g = { &v->obj->unmap_seq,
+				       __atomic_load_n(&v->obj->unmap_seq, __ATOMIC_SEQ_CST) };
+		if ((r = object_page(v, va, write, &pg, &prot)) == 0)
+			r = map_frame(as, va, pg, prot, &g);
+	}
+	/* another CPU mapped it first, or the page left the object: retry the access */
+	return r == -EEXIST || r == -EAGAIN ? 0 : r;
 }
 
 /* Write fault on a present copy-on-write page. */
@@ -188,7 +200,8 @@ static int fault_mkwrite(struct addrspace *as, struct vma *v, vaddr_t va, paddr_
 	if (!pg)
 		return -EFAULT;   /* a file mapping's entry maps a frame of the database: a bug */
 	fault_count(mkwrite);
-	v->obj->ops->page_mkwrite(v->obj, pg);
+	if (v->obj->ops->page_mkwrite(v->obj, pg) < 0)
+		return 0;   /* truncated meanwhile: retry the access, which finds the new end */
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
 	(void)pgt_replace(&b, va, pte_make(pa, e), pa, vma_pgt_prot(v) | VM_FILE);

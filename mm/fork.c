@@ -191,12 +191,17 @@ struct addrspace *as_fork_with(struct addrspace *parent, enum fork_strategy s)
 	phase_end(PH_FORK_AS_CREATE, t0);
 	if (!child)
 		return NULL;
+	/* The reverse map finds the child through its first VMA: it waits
+	 * until the child is whole (mm/rmap.h). */
+	as_lock_write(child);
 	child->heap_start = parent->heap_start;
 	child->brk = parent->brk;
 	if ((s == FORK_SHARE || s == FORK_SHARE_PD) && has_fork_flags(parent))
 		s = FORK_COW;
-	if (unshare_parent(parent, s) < 0 || fork_all(child, parent, s) < 0) {
-		as_destroy(child);
+	int r = unshare_parent(parent, s) ?: fork_all(child, parent, s);
+	as_unlock_write(child);
+	if (r < 0) {
+		as_put(child);   /* a reverse-map walk may hold it a moment longer */
 		return NULL;
 	}
 	return child;

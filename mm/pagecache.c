@@ -365,25 +365,30 @@ long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, e
 }
 
 /* Mark up-to-date page pg of pc dirty whole, with extra flags. */
-static void set_dirty_flags(struct pagecache *pc, struct page *pg, uint16_t flags, const char *who)
+/* Mark pg dirty whole with flags besides: true, or false when pg is not
+ * an up-to-date page of pc (any more). */
+static bool set_dirty_flags(struct pagecache *pc, struct page *pg, uint16_t flags)
 {
 	spin_lock(&pc->lock);
-	if (!(pg->cache.flags & PGC_UPTODATE) || tree_lookup(pc, pg->cache.index) != pg)
-		panic("%s: frame %#lx is not an up-to-date page of cache %p", who,
-		      page_to_pa(pg), (void *)pc);
-	mark_dirty(pc, pg, PC_SECTORS_ALL);
-	pg->cache.flags |= flags;
+	bool ours = (pg->cache.flags & PGC_UPTODATE) && tree_lookup(pc, pg->cache.index) == pg;
+	if (ours) {
+		mark_dirty(pc, pg, PC_SECTORS_ALL);
+		pg->cache.flags |= flags;
+	}
 	spin_unlock(&pc->lock);
+	return ours;
 }
 
 void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
 {
-	set_dirty_flags(pc, pg, 0, "pagecache_set_dirty");
+	if (!set_dirty_flags(pc, pg, 0))
+		panic("pagecache_set_dirty: frame %#lx is not an up-to-date page of cache %p",
+		      page_to_pa(pg), (void *)pc);
 }
 
-void pagecache_mkwrite(struct pagecache *pc, struct page *pg)
+int pagecache_mkwrite(struct pagecache *pc, struct page *pg)
 {
-	set_dirty_flags(pc, pg, PGC_MAPWRITE, "pagecache_mkwrite");
+	return set_dirty_flags(pc, pg, PGC_MAPWRITE) ? 0 : -EAGAIN;
 }
 
 /* The sectors of a page that bytes [in, in + n) touch. */

@@ -177,9 +177,11 @@ void pagecache_set_dirty(struct pagecache *pc, struct page *pg);
  * file pages), so write-back keeps such a page dirty while anyone but
  * the cache holds it (a mapping): every write-back writes its bytes of
  * that moment, and the first one after the last unmap clears it. A store
- * is never lost; a mapped page is written at each write-back. Panics as
- * pagecache_set_dirty. */
-void pagecache_mkwrite(struct pagecache *pc, struct page *pg);
+ * is never lost; a mapped page is written at each write-back. 0, or
+ * -EAGAIN when pg is not (any more) an up-to-date page of pc: a
+ * truncation took it out meanwhile (pg may even be free by then: only its
+ * cache state is read, under pc's lock). */
+int pagecache_mkwrite(struct pagecache *pc, struct page *pg);
 
 /* Copy n bytes from buf to byte offset off of pc (inside one page, read
  * in first if absent) and mark dirty only the 512-byte sectors they

@@ -72,6 +72,13 @@ void ptshare_text_release_unused(void);
  * same address never matches them. */
 void ptshare_text_forget(struct vmobject *file);
 
+/* Pages are leaving file (vmobject_unmap, mm/rmap.h: it shrank): its
+ * records are unpublished and their shares put, so that no later exec
+ * attaches a table that still maps them; processes attached keep their
+ * share (the walk clears the entries there). A chunk being built meanwhile
+ * is not published (its build saw the file's unmap count before). */
+void ptshare_text_unpublish(struct vmobject *file);
+
 /* Call fn(pt, arg) for each published text PT page, under the text-share
  * lock (fn must not take it, nor allocate): the checker counts each
  * record's share (mm/vmcheck.c). */

@@ -39,6 +39,7 @@
 #include "mm/pt/ptpage.h"
 #include "mm/pt/tlb.h"
 #include "mm/vma.h"
+#include "mm/vmobject.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/atomic.h"
 #include "lib/printk.h"
@@ -148,7 +149,7 @@ static void switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_
  * published that chunk meanwhile (two execs on two CPUs), share its page
  * instead of keeping our copy. */
 static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file,
-		       uint64_t layout)
+		       uint64_t layout, uint32_t seq)
 {
 	pte_t *pde = chunk_pde(as->pgt, base, PGT_WALK_UNSHARE);
 	struct text_pt *r = kzalloc(sizeof(*r));
@@ -163,25 +164,27 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 	tlb_begin(&b, as->pgt);
 	spin_lock(&text_lock);
 	struct text_pt *published = find_record(file, base, layout);
-	if (!published) {
+	/* Pages left the file since the build began (vmobject_unmap raises
+	 * the count, then unpublishes under this lock): keep the PT page
+	 * private, its entries are that walk's to clear. */
+	bool stale = __atomic_load_n(&file->unmap_seq, __ATOMIC_SEQ_CST) != seq;
+	if (!stale && !published) {
 		pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
 		pt->pt.text = 1;
 		atomic_inc(&pt->pt.share);   /* the record's own share */
 		*r = (struct text_pt){ records, file, base, layout, pt };
 		records = r;
-	} else {
+	} else if (!stale) {
 		switch_to_published(&b, as->pgt, pde, base, published, s);
 		s = NULL;
 	}
 	spin_unlock(&text_lock);
 	tlb_end(&b);
-	kfree(s);   /* unused: we published */
-	if (!published) {
-		stat_inc(&ptshare_stats.text_created);
-	} else {
+	kfree(s);   /* unused unless we switched */
+	if (stale || published)
 		kfree(r);
-		stat_inc(&ptshare_stats.text_attached);
-	}
+	if (!stale)
+		stat_inc(published ? &ptshare_stats.text_attached : &ptshare_stats.text_created);
 }
 
 /* Map every text page of the chunk (as_fill: no fault is re-entered),
@@ -189,9 +192,10 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
 			  uint64_t layout)
 {
+	uint32_t seq = __atomic_load_n(&file->unmap_seq, __ATOMIC_SEQ_CST);
 	if (as_fill(as, base, base + LARGE_PAGE_SIZE) < 0)
 		return;   /* out of memory: this process just does not share */
-	publish_pt(as, base, file, layout);
+	publish_pt(as, base, file, layout, seq);
 }
 
 /* Attach the published PT page of chunk (file, base, layout) to as, or
@@ -360,10 +364,11 @@ vaddr_t ptshare_lib_place(struct addrspace *as, struct vmobject *file, const str
 	return l->addr;
 }
 
-void ptshare_text_forget(struct vmobject *file)
+/* Take file's records off the list (text_lock held): a chain for the
+ * caller to put and free (put_records). */
+static struct text_pt *take_records(struct vmobject *file)
 {
 	struct text_pt *gone = NULL;
-	spin_lock(&text_lock);
 	for (struct text_pt **pp = &records; *pp;) {
 		struct text_pt *r = *pp;
 		if (r->file != file) {
@@ -375,13 +380,34 @@ void ptshare_text_forget(struct vmobject *file)
 		r->next = gone;
 		gone = r;
 	}
-	for (unsigned i = 0; i < lib_nslots; i++)
-		if (lib_slots[i].file == file)
-			lib_slots[i].file = NULL;   /* its addresses stay taken: slots never move */
-	spin_unlock(&text_lock);
+	return gone;
+}
+
+/* Drop each record's share of its page and free the records. */
+static void put_records(struct text_pt *gone)
+{
 	for (struct text_pt *next; gone; gone = next) {
 		next = gone->next;
 		pt_table_put(gone->pt);   /* the record's share */
 		kfree(gone);
 	}
+}
+
+void ptshare_text_unpublish(struct vmobject *file)
+{
+	spin_lock(&text_lock);
+	struct text_pt *gone = take_records(file);
+	spin_unlock(&text_lock);
+	put_records(gone);
+}
+
+void ptshare_text_forget(struct vmobject *file)
+{
+	spin_lock(&text_lock);
+	struct text_pt *gone = take_records(file);
+	for (unsigned i = 0; i < lib_nslots; i++)
+		if (lib_slots[i].file == file)
+			lib_slots[i].file = NULL;   /* its addresses stay taken: slots never move */
+	spin_unlock(&text_lock);
+	put_records(gone);
 }

@@ -193,8 +193,9 @@ struct vmobject *shm_create(uint64_t npages)
 		kfree(s);
 		return NULL;
 	}
-	s->obj = (struct vmobject){ .ops = &shm_ops, .kind = VMOBJ_SHM, .refs = 1,
-				    .npages = npages };
+	vmobject_init(&s->obj, &shm_ops, VMOBJ_SHM);
+	s->obj.refs = 1;
+	s->obj.npages = npages;
 	spin_init(&s->lock, "shm", LOCK_RANK_SHM);
 	return &s->obj;
 }

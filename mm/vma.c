@@ -28,6 +28,7 @@ struct vma *vma_new(vaddr_t start, vaddr_t end, unsigned prot, unsigned flags,
 
 void vma_free(struct vma *v)
 {
+	vmobject_remove_mapping(v);
 	vmobject_put(v->obj);
 	kfree(v);
 }
@@ -106,6 +107,15 @@ struct vma *vma_find(struct addrspace *as, vaddr_t va)
 	return lo && va < x->v[lo - 1]->end ? x->v[lo - 1] : NULL;
 }
 
+/* v entered as's list: it belongs to as, and its object's reverse map
+ * lists it. */
+static void joined(struct addrspace *as, struct vma *v)
+{
+	v->as = as;
+	if (v->obj)
+		vmobject_add_mapping(v);
+}
+
 void vma_insert(struct addrspace *as, struct vma *v)
 {
 	struct vma **pp = &as->vmas;
@@ -117,6 +127,7 @@ void vma_insert(struct addrspace *as, struct vma *v)
 	v->next = *pp;
 	*pp = v;
 	vidx_changed(as);
+	joined(as, v);
 }
 
 void vma_delete(struct addrspace *as, struct vma *v)
@@ -143,6 +154,7 @@ struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr)
 	hi->next = v->next;
 	v->next = hi;
 	vidx_changed(as);
+	joined(as, hi);
 	return hi;
 }
 

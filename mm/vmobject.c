@@ -1,5 +1,7 @@
-/* mm/vmobject.c -- references on backing objects (mm/vmobject.h). */
+/* mm/vmobject.c -- backing objects (mm/vmobject.h): their references and
+ * their lists of mappings. */
 #include "mm/vmobject.h"
+#include "mm/as.h"
 #include "lib/atomic.h"
 #include "lib/printk.h"
 
@@ -18,4 +20,28 @@ void vmobject_put(struct vmobject *obj)
 		      (int)obj->kind);
 	if (atomic_dec_and_test(&obj->refs) && obj->ops->release)
 		obj->ops->release(obj);
+}
+
+void vmobject_init(struct vmobject *obj, const struct vmobject_ops *ops,
+		   enum vmobject_kind kind)
+{
+	*obj = (struct vmobject){ .ops = ops, .kind = kind };
+	list_init(&obj->mappings);
+	spin_init(&obj->mappings_lock, "rmap", LOCK_RANK_RMAP);
+}
+
+void vmobject_add_mapping(struct vma *v)
+{
+	spin_lock(&v->obj->mappings_lock);
+	list_add_tail(&v->obj->mappings, &v->obj_link);
+	spin_unlock(&v->obj->mappings_lock);
+}
+
+void vmobject_remove_mapping(struct vma *v)
+{
+	if (!v->obj || !v->obj_link.next)
+		return;   /* never on the list */
+	spin_lock(&v->obj->mappings_lock);
+	list_del(&v->obj_link);
+	spin_unlock(&v->obj->mappings_lock);
 }

@@ -18,13 +18,31 @@
  * it, vma_delete drops it); the object's frames hold one reference for the
  * object itself (the checker's "+1 for its file": they are typed PG_FILE),
  * and each mapping takes one more.
+ *
+ * The reverse map (Linux's i_mmap): every VMA in an address space that
+ * maps the object is on obj->mappings, so that the object's pages can be
+ * taken out of every mapping (a truncated file: mm/rmap.h):
+ *
+ *   vmobject --mappings--> VMA (as A) <--> VMA (as B) <--> VMA (as A) ...
+ *                           |                |
+ *                           as A's PT pages, as B's (or one PT page both share)
+ *
+ * A VMA joins when it enters an address space's list (vma_insert,
+ * vma_split) and leaves when it is freed; both under the address space's
+ * lock held for writing (or while nobody else can see it) and, for the
+ * list itself, mappings_lock (LOCK_RANK_RMAP). A walker of the list reads
+ * only a VMA's address space (which never changes) under mappings_lock;
+ * the VMA's bounds it reads under that address space's lock.
  */
 #ifndef MM_VMOBJECT_H
 #define MM_VMOBJECT_H
 
 #include "lib/types.h"
+#include "lib/list.h"
+#include "lib/spinlock.h"
 
 struct page;
+struct vma;
 struct vmobject;
 
 /* Errors of get_page: -ENOMEM (no frame), -EIO (index past the object's end:
@@ -37,8 +55,12 @@ struct vmobject_ops {
 	/* Frame pg of the object (from get_page) is about to be made writable
 	 * in a shared mapping: note that it will be written (a file's page:
 	 * dirty, its store must get it; Linux's page_mkwrite). Called only for
-	 * an object with notify_write set; the caller holds a reference. */
-	void (*page_mkwrite)(struct vmobject *obj, struct page *pg);
+	 * an object with notify_write set. 0, or -EAGAIN when pg is no longer
+	 * the object's (truncated meanwhile: the fault retries, and finds the
+	 * new end). The caller holds a reference, or read pg from an entry a
+	 * truncation may clear meanwhile (then the frame may be free: only
+	 * its cache state is read, under the cache's lock). */
+	int (*page_mkwrite)(struct vmobject *obj, struct page *pg);
 	/* Is page idx there (mincore): 1 or 0; never allocates. */
 	int (*resident)(struct vmobject *obj, uint64_t idx);
 	/* Empty [idx, idx + n) (MADV_REMOVE): every mapping reads zeros
@@ -67,7 +89,22 @@ struct vmobject {
 	bool notify_write;   /* a shared mapping maps its pages read-only until
 			      * the first store, which calls page_mkwrite (a
 			      * file with a store); false: writable at once */
+	struct list mappings;          /* the VMAs mapping it (vma.obj_link) */
+	struct spinlock mappings_lock; /* the list (LOCK_RANK_RMAP) */
+	uint32_t unmap_seq;  /* raised by each vmobject_unmap (mm/rmap.h): the
+			      * count a fault's map_guard checks (atomic) */
 };
+
+/* Set up obj (not yet mapped): its ops and kind, no references, no
+ * mappings; the caller sets npages and notify_write. */
+void vmobject_init(struct vmobject *obj, const struct vmobject_ops *ops,
+		   enum vmobject_kind kind);
+
+/* VMA v (with an object) entered an address space's list: put it on its
+ * object's mappings. vmobject_remove_mapping takes it off (v not on the
+ * list: nothing). */
+void vmobject_add_mapping(struct vma *v);
+void vmobject_remove_mapping(struct vma *v);
 
 /* Take / drop a VMA's reference; the last put calls ops->release (if any).
  * A put at 0 panics. NULL is ignored by both. */

@@ -27,6 +27,10 @@
  *   file_writers      threads on every CPU pwrite interleaved stripes of one
  *                     file (neighbours share pages) and append to their own:
  *                     every byte where it was written (tmpfs, and the root)
+ *   truncate_mapped   threads of two processes (sharing page tables) read
+ *                     and store through a shared file mapping while a thread
+ *                     shrinks and regrows the file: SIGBUS past the end,
+ *                     mapping and read() agree after (tmpfs, and the root)
  *
  * Built twice, as threadtests is: bin/racetests (newlib, Pagoda's pthreads)
  * and bin/racetests-musl (static musl); both run as pid 1 on Pagoda on 2
@@ -695,6 +699,140 @@ static void t_file_writers(void)
 		file_writers_in("");   /* the root: ext2 when booted from a disk */
 }
 
+/* ---- truncate_mapped ---- */
+
+#define TM_PAGES 32
+#define TM_THREADS 4
+#define TM_ROUNDS 100
+#define TM_SWEEPS 20
+static int tm_fd;
+static char *tm_map;
+/* in a shared anonymous page: both processes see them */
+static struct tm_ctl {
+	volatile int go, truncated;   /* start; the truncator's rounds are over */
+	volatile long sigbus;         /* accesses past the end, both processes */
+} *tm;
+
+/* An access past the end: the truncating thread grows the file again
+ * soon, and returning retries the access (Linux does the same). */
+static void tm_on_sigbus(int sig)
+{
+	(void)sig;
+	__atomic_add_fetch(&tm->sigbus, 1, __ATOMIC_RELAXED);
+	sched_yield();
+}
+
+/* Read every page and store into it (byte t of each page), at least
+ * TM_SWEEPS times and until the truncator is done; a byte read is a
+ * letter of the truncator's pattern or zero. A message when not, else
+ * NULL. */
+static void *tm_sweeper(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	while (!tm->go)
+		;
+	for (int s = 0; s < TM_SWEEPS || !tm->truncated; s++)
+		for (int p = 0; p < TM_PAGES; p++) {
+			volatile char *pg = tm_map + p * 4096;
+			char c = pg[100];
+			if (c && (c < 'A' || c > 'Z'))
+				return "a byte neither the pattern nor zero";
+			pg[t] = (char)(t + 1);
+		}
+	return NULL;
+}
+
+/* Shrink the file to a quarter (and let the others run into its end) and
+ * grow it back TM_ROUNDS times, writing the round's letter at byte 100 of
+ * every page with pwrite after each. */
+static void *tm_truncator(void *arg)
+{
+	(void)arg;
+	while (!tm->go)
+		;
+	for (int r = 0; r < TM_ROUNDS; r++) {
+		char c = (char)('A' + r % 26);
+		if (ftruncate(tm_fd, TM_PAGES / 4 * 4096 + 10) != 0)
+			return "ftruncate failed";
+		for (int y = 0; y < 3; y++)
+			sched_yield();
+		if (ftruncate(tm_fd, TM_PAGES * 4096) != 0)
+			return "ftruncate failed";
+		for (int p = 0; p < TM_PAGES; p++)
+			if (pwrite(tm_fd, &c, 1, p * 4096 + 100) != 1)
+				return "pwrite failed";
+	}
+	tm->truncated = 1;
+	return NULL;
+}
+
+/* Join sweeper threads th[0..TM_THREADS): fail with the first message. */
+static void tm_join_sweepers(pthread_t *th, const char *who)
+{
+	for (int t = 0; t < TM_THREADS; t++) {
+		void *r;
+		CHECK(pthread_join(th[t], &r) == 0);
+		if (r)
+			fail(__LINE__, "%s: sweeper %d: %s", who, t, (char *)r);
+	}
+}
+
+/* Threads on every CPU of this process and of a child forked after the
+ * mapping (sharing its page tables) read and write a shared mapping of a
+ * file while a thread truncates it to a quarter and grows it back, again
+ * and again: accesses past the end raise SIGBUS (counted, then retried),
+ * nothing panics or hangs, and at the end the mapping and read() agree on
+ * every byte (one cache). In /tmp and on the root (ext2 from a disk). */
+static void truncate_mapped_in(const char *dir)
+{
+	char path[64], buf[4096];
+	pthread_t th[TM_THREADS], tr;
+	snprintf(path, sizeof path, "%s/race-tm.%d", dir, (int)getpid());
+	tm_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(tm_fd >= 0 && ftruncate(tm_fd, TM_PAGES * 4096) == 0);
+	tm_map = mmap(NULL, TM_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, tm_fd, 0);
+	tm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(tm_map != MAP_FAILED && tm != MAP_FAILED);
+	memset(tm_map, 'A', TM_PAGES * 4096);
+	struct sigaction sa = { .sa_handler = tm_on_sigbus };
+	CHECK(sigaction(SIGBUS, &sa, NULL) == 0);
+	pid_t child = fork();   /* the same sweeps, through page tables fork shared */
+	CHECK(child >= 0);
+	for (int t = 0; t < TM_THREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, tm_sweeper, (void *)(intptr_t)t) == 0);
+	if (child == 0) {
+		tm_join_sweepers(th, "child");
+		_exit(0);
+	}
+	CHECK(pthread_create(&tr, NULL, tm_truncator, NULL) == 0);
+	tm->go = 1;
+	void *r;
+	CHECK(pthread_join(tr, &r) == 0);
+	if (r)
+		fail(__LINE__, "truncator: %s", (char *)r);
+	tm_join_sweepers(th, "parent");
+	int st;
+	CHECK(waitpid(child, &st, 0) == child);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail(__LINE__, "the child's sweeps ended with status %#x", st);
+	for (int p = 0; p < TM_PAGES; p++)
+		if (pread(tm_fd, buf, 4096, p * 4096) != 4096 || memcmp(buf, tm_map + p * 4096, 4096))
+			fail(__LINE__, "page %d: the mapping and read() differ", p);
+	signal(SIGBUS, SIG_DFL);
+	printf("  truncate_mapped (%s): %ld accesses past the end retried\n",
+	       dir[0] ? dir : "/", tm->sigbus);
+	CHECK(munmap(tm_map, TM_PAGES * 4096) == 0 && munmap(tm, 4096) == 0);
+	close(tm_fd);
+	unlink(path);
+}
+
+static void t_truncate_mapped(void)
+{
+	truncate_mapped_in("/tmp");
+	if (access("/", W_OK) == 0 && on_pagoda())
+		truncate_mapped_in("");   /* the root: ext2 when booted from a disk */
+}
+
 static const struct racetest tests[] = {
 	{ "exec_race", t_exec_race },
 	{ "proc_fd_race", t_proc_fd_race },
@@ -704,6 +842,7 @@ static const struct racetest tests[] = {
 	{ "reclaim_fork", t_reclaim_fork },
 	{ "oom_unmap_churn", t_oom_unmap_churn },
 	{ "file_writers", t_file_writers },
+	{ "truncate_mapped", t_truncate_mapped },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 

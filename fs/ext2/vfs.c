@@ -205,11 +205,12 @@ static int ext2_vfs_empty(struct inode *ip)
 	return ext2_dir_empty(ext2_i(ip));
 }
 
-/* The size changed to ip->size (inode lock held): a shrink zeroes the
- * end page's bytes past the end (a later growth must read zeros there,
- * also from the last block on the disk), waits for that page's write-back
- * in flight (which may still be writing blocks past the end), and only
- * then frees the blocks past the end. */
+/* The size changed to ip->size (inode lock held). A shrink comes after
+ * the VFS zeroed the end page's bytes past the end (a later growth must
+ * read zeros there, also from the last block on the disk) and waited for
+ * that page's write-back in flight (which may still be writing blocks past
+ * the end: pagecache_truncate_at); only then are the blocks past the end
+ * freed. */
 static int ext2_vfs_set_size(struct inode *v, uint64_t old)
 {
 	struct ext2_inode *ip = ext2_i(v);
@@ -217,7 +218,6 @@ static int ext2_vfs_set_size(struct inode *v, uint64_t old)
 	inode_mark_dirty(v);
 	if (v->size >= old)
 		return 0;
-	pagecache_truncate_at(v->mapping, v->size);
 	return ext2_truncate_blocks(ip, ALIGN_UP(v->size, bs) / bs);
 }
 

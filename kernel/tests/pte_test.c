@@ -336,7 +336,7 @@ static void fill_cpu(void *arg)
 		int i = side ? FILL_PAGES - k : k;
 		f->result[side][i] = pgt_map_fault(f->pgt, FREE_VA + (vaddr_t)i * PAGE_SIZE,
 						   page_to_pa(f->frame[side][i]),
-						   VM_READ | VM_WRITE);
+						   VM_READ | VM_WRITE, NULL);
 		if (k == 1) {   /* each has its first page: then both go on */
 			atomic_inc(&f->ready);
 			while (atomic_load(&f->ready) < 4)
@@ -359,7 +359,7 @@ KTEST(pte, concurrent_installs_one_winner)
 		for (int i = 0; i < FILL_PAGES; i++)
 			f->frame[side][i] = page_alloc(0, PA_ANON);
 	/* page 0 first: the tables down to the PT page exist before the race */
-	KEXPECT_EQ(pgt_map_fault(f->pgt, FREE_VA, page_to_pa(f->frame[0][0]), VM_READ), 0);
+	KEXPECT_EQ(pgt_map_fault(f->pgt, FREE_VA, page_to_pa(f->frame[0][0]), VM_READ, NULL), 0);
 	page_put(f->frame[1][0]);
 	ipi_call_here_too(cpumask_of(WRITER_CPU) | cpumask_of(CLEANER_CPU), fill_cpu, f);
 	uint64_t won[2] = { 0, 0 }, bad = 0;

@@ -134,12 +134,31 @@ int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flag
 #define PGT_STRICT 0x1       /* a hole in the range is an error (see each) */
 #define PGT_KEEP_WHOLE 0x2   /* pgt_unshare: keep whole shared PT pages */
 #define PGT_KEEP_TABLES 0x4  /* pgt_unmap: clear leaves only, every table stays */
+#define PGT_ALL_SHARERS 0x8  /* pgt_unmap: clear leaves of shared tables too, for
+			      * all their sharers (an object's pages leaving
+			      * every mapping: mm/rmap.h) */
+#define PGT_KEEP_COPIES 0x10 /* pgt_unmap: private copies (anonymous frames in a
+			      * private mapping of an object) stay */
+
+/* What a fault mapping an object's page checks under the PT lock before it
+ * writes the entry: *seq (the object's unmap count, mm/rmap.h) still reads
+ * `seen`, the value before the fault took the page. An unmap of the
+ * object's pages from every mapping raises the count before it walks, and
+ * clears entries under the same locks, so a fault that got its page
+ * before the unmap either installs before the walk reaches the entry
+ * (which then clears it) or sees the new count and installs nothing. */
+struct map_guard {
+	const uint32_t *seq;
+	uint32_t seen;
+};
 
 /* A page fault's install of one page: pgt_map of [va, va + PAGE_SIZE),
  * except that an entry another CPU mapped meanwhile (a fault racing on the
  * same page: the caller looked before taking the PT lock) is -EEXIST, and
- * the caller keeps its reference. 0, -ENOMEM or -EEXIST. */
-int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
+ * an object's page whose guard g (NULL: none) failed is -EAGAIN; then the
+ * caller keeps its reference. 0, -ENOMEM, -EEXIST or -EAGAIN. */
+int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
+		  const struct map_guard *g);
 
 /* Map [va, va + len) to [pa, pa + len) with prot. All or nothing: 0, or
  * -ENOMEM (nothing changed). Panics if a page is already mapped. */
@@ -161,7 +180,15 @@ int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flag
  * change: no table is unlinked or freed, so page faults of other threads
  * may walk the range meanwhile (madvise under the lock for reading); every
  * table in the range must be private (pgt_unshare without PGT_KEEP_WHOLE),
- * else a panic naming it. */
+ * else a panic naming it -- except with PGT_ALL_SHARERS (and
+ * PGT_KEEP_TABLES): nothing is unshared first, and a leaf in a table other
+ * address spaces use too is cleared for all of them at once
+ * (pt_clear_shared_leaf; the batch then flushes every CPU). That is how
+ * an object's pages leave every mapping (a truncated file, mm/rmap.h):
+ * the caller visits each address space that maps them under its lock for
+ * reading, and this walk holds b->pgt's unshare_lock, so none of its
+ * sharers' unsharing copies an entry it is clearing (pt_unshare copies
+ * under the table's lock). With PGT_KEEP_COPIES, private copies stay. */
 void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags);
 
 /* Give every mapped page of b->pgt in [start, end) protection prot by

@@ -29,16 +29,38 @@ static bool small_leaf(struct walk *w, const char *op)
 struct unmap_arg {
 	struct tlb_batch *b;
 	unsigned flags;
+	bool pd_shared;     /* PGT_ALL_SHARERS: the PDPT entry above is write-protected */
+	bool pt_shared;     /* PGT_ALL_SHARERS: the PT page visited is used by others too */
 };
+
+/* Does the unmap leave entry e (a 4 KiB leaf) alone? With PGT_KEEP_COPIES,
+ * a private copy (an anonymous frame in a private mapping of an object)
+ * stays, as Linux's hole punch keeps them. */
+static bool unmap_keeps(const struct unmap_arg *a, pte_t e)
+{
+	return (a->flags & PGT_KEEP_COPIES) && !pte_file(e);
+}
+
+/* Clear the visited leaf: in a private table as its owner, in a table the
+ * other address spaces use too for all of them at once (then every CPU
+ * flushes). Returns the entry cleared. */
+static pte_t unmap_clear(struct walk *w, struct unmap_arg *a)
+{
+	if (!a->pt_shared)
+		return pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
+	tlb_reach_sharers(a->b);
+	return pt_clear_shared_leaf(w->ep);
+}
 
 static int unmap_leaf(struct walk *w)
 {
 	struct unmap_arg *a = w->arg;
-	if (!small_leaf(w, "pgt_unmap"))
+	if (!small_leaf(w, "pgt_unmap") || unmap_keeps(a, pte_read(w->ep)))
 		return 0;
 	/* the D bit of e would go into the page's dirty state, but nothing
-	 * reads one (anonymous memory has no swap, files are read-only) */
-	pte_t e = pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
+	 * reads one: a store through a shared mapping of a file dirtied its
+	 * page before the entry became writable (mm/fault.c, fault_mkwrite) */
+	pte_t e = unmap_clear(w, a);
 	struct page *pg = pa_to_page(pte_addr(e));
 	if (pg && pg->type != PG_RESERVED && !(a->flags & UNMAP_KEEP_REFS))
 		tlb_defer_put(a->b, w->va, pg);
@@ -58,6 +80,24 @@ static int keep_shared(struct walk *w, struct page *t)
 	if (w->level != PGL_PD)
 		page_bug(t, "pgt_unmap: a shared PD page in a range that keeps its tables", NULL);
 	return WALK_SKIP;
+}
+
+/* PGT_ALL_SHARERS: descend into every table as it is, noting whether the
+ * leaves below are other address spaces' too -- reached through a
+ * write-protected PDPT or PD entry (mm/pt/share.h), or a PT page with
+ * more than one sharer. */
+static int unmap_note_shared(struct walk *w)
+{
+	struct unmap_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	if (pte_is_leaf(e, w->level))
+		return unmap_leaf(w);
+	if (w->level == PGL_PDPT)
+		a->pd_shared = pt_needs_unshare(e, w->va);
+	else
+		a->pt_shared = a->pd_shared || pt_needs_unshare(e, w->va) ||
+			       !ptpage_sole(pa_to_page(pte_addr(e)));
+	return 0;
 }
 
 /* A PD entry (PDPT entry): if the unmap covers its whole 2 MiB (1 GiB) and
@@ -105,11 +145,25 @@ static const struct walk_ops unmap_ops = {
 	.shared = walk_unshare,
 };
 
+/* PGT_ALL_SHARERS: no unsharing, no table unlinked (PGT_KEEP_TABLES). */
+static const struct walk_ops unmap_all_sharers_ops = {
+	.pdpte = unmap_note_shared, .pde = unmap_note_shared, .pte = unmap_leaf,
+	.hole = unmap_hole, .lock_leaves = true,
+};
+
 void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags)
 {
 	struct unmap_arg a = { .b = b, .flags = flags };
 	struct walk w = { .ops = &unmap_ops, .pgt = b->pgt, .arg = &a };
+	if (flags & PGT_ALL_SHARERS) {
+		if (!(flags & PGT_KEEP_TABLES))
+			panic("pgt_unmap: PGT_ALL_SHARERS without PGT_KEEP_TABLES");
+		w.ops = &unmap_all_sharers_ops;
+		spin_lock(&b->pgt->unshare_lock);   /* no sharer of ours copies under us */
+	}
 	walk_range(&w, start, end);   /* allocates nothing: cannot fail */
+	if (flags & PGT_ALL_SHARERS)
+		spin_unlock(&b->pgt->unshare_lock);
 }
 
 /* ---- map ---- */

@@ -108,7 +108,8 @@ static void set_entry(pte_t *ep, int level, pte_t e, const void *caller)
 }
 
 /* pt, the table of a leaf mapping va about to change: panics if it is
- * shared (leaves of a shared table are never written). */
+ * shared (a shared table's leaves are written only by
+ * pt_wrprotect_shared and pt_clear_shared_leaf). */
 static struct page *leaf_private(struct page *pt, vaddr_t va)
 {
 	if (ptpage_shared(pt))
@@ -191,6 +192,17 @@ void pt_wrprotect_shared(pte_t *ep, pte_t e)
 	 * may set A/D meanwhile, and those bits are kept */
 	for (pte_t seen; (seen = pv_cmpxchg_pte(ep, old, pte_mkcow(old))) != old;)
 		old = seen;
+}
+
+pte_t pt_clear_shared_leaf(pte_t *ep)
+{
+	struct page *pt = table_of(ep, PGL_PT, __builtin_return_address(0));
+	if (!spin_holding(pt_lock(pt)))
+		page_bug(pt, "pt_clear_shared_leaf without the table's lock",
+			 __builtin_return_address(0));
+	pte_t old = pv_xchg_pte(ep, 0);   /* what the MMUs set up to now comes back */
+	account(pt, PGL_PT, old, 0, __builtin_return_address(0));
+	return old;
 }
 
 struct page *pt_table_alloc(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)

@@ -95,10 +95,13 @@ static inline uint64_t pt_resident(const struct page *pt)
  * counts and lazy-free records; the MMUs' A/D writes are handled by the
  * atomic verbs below. Nothing allocates while holding it (an allocation
  * may reclaim, which takes PT locks), and no other PT lock nests in it.
- * A PT page shared by several address spaces needs no lock for its leaves:
- * no path writes them (every writer unshares first; pt_wrprotect_shared is
- * one atomic write per entry, made by the unsharer under the PD page's
- * write-protection). */
+ * The leaves of a PT page shared by several address spaces are written by
+ * two paths only (every other writer unshares first): pt_wrprotect_shared,
+ * one atomic write per entry made by an unsharer under the PD page's
+ * write-protection; and pt_clear_shared_leaf, an object's page leaving
+ * every sharer at once (mm/rmap.h), under the shared page's lock -- which
+ * pt_unshare also holds while it copies the page, so no copy keeps an
+ * entry being cleared. */
 static inline struct spinlock *pt_lock(struct page *pt)
 {
 	return &pt->ptl;
@@ -189,6 +192,17 @@ static inline pte_t pt_leaf_clear_lazyfree(struct pagetable *pgt, vaddr_t va, pt
  * shared table, made by pt_unshare for all sharers at once (the others'
  * write-protected PD entries already keep them from writing). */
 void pt_wrprotect_shared(pte_t *ep, pte_t e);
+
+/* Clear PT entry *ep of a table reached through a write-protected entry
+ * (shared, or below a shared PD page) for every address space that uses it
+ * at once: the one removal allowed there, made when an object's pages
+ * leave every mapping (a truncated file: pgt_unmap with PGT_ALL_SHARERS,
+ * under the table's lock, which pt_unshare also holds while it copies the
+ * table). Returns the entry it cleared (0: none); the caller drops its
+ * frame's reference after a flush of every CPU (tlb_reach_sharers). The
+ * tables below a shared PD page have no lazy-free records (fork dropped
+ * them), so there is none to drop. */
+pte_t pt_clear_shared_leaf(pte_t *ep);
 
 /* Write table entry *ep (at level > PGL_PT), keeping the present count.
  * Panics if the table holding ep is shared (a PD page: unshare first). */

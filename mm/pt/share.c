@@ -42,6 +42,7 @@ static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vadd
 	if (!new)
 		return NULL;
 	pte_t *from = ptpage_entries(old), *to = ptpage_entries(new);
+	spin_lock(pt_lock(old));   /* an object's pages may be leaving every sharer (pgt_unmap) */
 	for (int i = 0; i < PT_ENTRIES; i++) {
 		pte_t e = pte_read(&from[i]);
 		if (!pte_mapped(e))
@@ -55,6 +56,7 @@ static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vadd
 		}
 		pt_set_leaf(pgt, base + (vaddr_t)i * PAGE_SIZE, &to[i], PGL_PT, e);
 	}
+	spin_unlock(pt_lock(old));
 	return new;
 }
 

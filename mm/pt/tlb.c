@@ -30,20 +30,20 @@ void tlb_begin(struct tlb_batch *b, struct pagetable *pgt)
 	open_batch[cpu] = b;
 	b->pgt = pgt;
 	b->root_pa = pgt_root_pa(pgt);
-	b->need_flush = b->global = false;
+	b->need_flush = b->global = b->sharers = false;
 	b->npages_changed = 0;
 	b->npages = b->ntables = 0;
 	pv_lazy_mmu_enter();
 }
 
 /* The other CPUs whose TLB may hold what b changed: all of them for a
- * kernel-half (global) entry, else those running on b->pgt now. Leaf
- * entries of a PT page shared by several tables are never written (every
- * path unshares first, reclaim and MADV_FREE skip shared PT pages), so the
- * CPUs of b->pgt are all the CPUs concerned. */
+ * kernel-half (global) entry or a leaf of a shared table (any CPU may run
+ * one of its sharers), else those running on b->pgt now. Every other
+ * path unshares before it writes a leaf, so for it the CPUs of b->pgt are
+ * all the CPUs concerned. */
 static cpumask_t remote_cpus(const struct tlb_batch *b)
 {
-	return b->global ? smp_other_cpus() : smp_cpus_using(b->root_pa);
+	return b->global || b->sharers ? smp_other_cpus() : smp_cpus_using(b->root_pa);
 }
 
 /* One IPI round to the other CPUs that may hold b's changes (none: no IPI),
@@ -61,14 +61,14 @@ static void flush_remote(const struct tlb_batch *b)
 /* May a TLB, this CPU's or another's, hold the entry of va in b->pgt? */
 static bool cached_anywhere(const struct tlb_batch *b, vaddr_t va)
 {
-	return !is_user_addr(va) || pgt_active(b->pgt) ||
+	return !is_user_addr(va) || b->sharers || pgt_active(b->pgt) ||
 	       smp_cpus_using(b->root_pa);
 }
 
 /* This CPU's part of the flush, if its TLB can hold b's changes. */
 static void flush_local(const struct tlb_batch *b)
 {
-	if (!b->global && !active_here(b))
+	if (!b->global && !b->sharers && !active_here(b))
 		return;
 	if (b->npages_changed == 1) {
 		pv_flush_one(b->first_va);
@@ -118,6 +118,11 @@ void tlb_note_change(struct tlb_batch *b, vaddr_t va)
 	if (b->npages_changed++ == 0)
 		b->first_va = va;
 	b->need_flush = true;
+}
+
+void tlb_reach_sharers(struct tlb_batch *b)
+{
+	b->sharers = true;
 }
 
 void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end)

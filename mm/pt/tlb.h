@@ -33,6 +33,8 @@ struct tlb_batch {
 	paddr_t root_pa;            /* pgt's PML4: which CPUs run on it */
 	bool need_flush;            /* some entry of an active pgt changed */
 	bool global;                /* a kernel-half (global) entry changed */
+	bool sharers;               /* a table other address spaces use changed
+				     * (tlb_reach_sharers): flush every CPU */
 	vaddr_t first_va;           /* the only changed page, if npages_changed == 1 */
 	uint64_t npages_changed;
 	struct page *pages[TLB_BATCH_PAGES];   /* frames to free after the flush */
@@ -64,6 +66,12 @@ static inline void tlb_changed(struct tlb_batch *b, vaddr_t va)
 	else
 		tlb_note_change(b, va);
 }
+
+/* Entries of a table that other address spaces use too (a shared PT page,
+ * pt_clear_shared_leaf) change in b: from now on b's flushes go to every
+ * CPU, whatever page table it runs on (which CPUs run a sharer is not
+ * known), and to this one. */
+void tlb_reach_sharers(struct tlb_batch *b);
 
 /* Note that every entry in [va, end) changed. */
 void tlb_changed_range(struct tlb_batch *b, vaddr_t va, vaddr_t end);

@@ -252,7 +252,7 @@ END_TEST
 START_TEST(test_mkwrite_dirty_while_mapped)
 {
 	struct page *pg = get(4, PC_READ);    /* the mapping's reference */
-	pagecache_mkwrite(&o->pc, pg);
+	ck_assert_int_eq(pagecache_mkwrite(&o->pc, pg), 0);
 	ck_assert_uint_eq(pg->cache.flags, PGC_UPTODATE | PGC_DIRTY | PGC_MAPWRITE);
 	memset(page_va(pg), 'm', 8);
 	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
@@ -269,6 +269,22 @@ START_TEST(test_mkwrite_dirty_while_mapped)
 	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
 	ck_assert_int_eq(o->writes, 2);       /* clean: nothing more */
 	pagecache_truncate(&o->pc, 0);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* A store fault on a page that a truncation took out of the cache
+ * meanwhile (the mapping still held it): pagecache_mkwrite says so
+ * (-EAGAIN: the fault retries and finds the new end), changes nothing,
+ * and does not panic as pagecache_set_dirty would. */
+START_TEST(test_mkwrite_of_truncated_page)
+{
+	struct page *pg = get(3, PC_READ);    /* the mapping's reference */
+	pagecache_truncate(&o->pc, 2);
+	ck_assert_int_eq(pagecache_mkwrite(&o->pc, pg), -EAGAIN);
+	ck_assert_uint_eq(o->pc.ndirty, 0);
+	ck_assert_uint_eq(pg->cache.flags & (PGC_DIRTY | PGC_MAPWRITE), 0);
+	page_put(pg);
 	host_assert_no_leak();
 }
 END_TEST
@@ -518,6 +534,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_readahead_error_keeps_nothing);
 	tcase_add_test(tc, test_write_back_batches_and_parts);
 	tcase_add_test_raise_signal(tc, test_set_dirty_foreign_page_panics, SIGABRT);
+	tcase_add_test(tc, test_mkwrite_of_truncated_page);
 	tcase_add_test(tc, test_random_against_model);
 	return s;
 }

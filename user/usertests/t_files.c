@@ -299,6 +299,79 @@ void test_files_truncate(void)
 	leave_scratch();
 }
 
+/* A child forked before a truncation (sharing its parent's page tables
+ * where fork shares them): it waits for the parent's word on fd, checks
+ * page 0 still reads want0, then reads *at, which must kill it (SIGBUS). */
+static pid_t reader_after_truncate(int fd, const char *p0, char want0, const char *at)
+{
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		char c;
+		if (read(fd, &c, 1) != 1 || *(volatile const char *)p0 != want0)
+			_exit(2);
+		(void)*(volatile const char *)at;
+		_exit(3);   /* still mapped: the truncation did not reach this process */
+	}
+	return pid;
+}
+
+/* The status of child pid, which must have been killed by SIGBUS. */
+static void expect_sigbus(pid_t pid)
+{
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGBUS)
+		ut_fail(__FILE__, __LINE__, "child ended with %s, want killed by SIGBUS",
+			ut_status_str(st));
+}
+
+/* files_truncate_mapped: ftruncate of a mapped file takes the pages past
+ * the new end out of every process that mapped them (Linux's semantics):
+ * the parent and two children forked before the truncation (which share
+ * its page tables) get SIGBUS there, from a shared mapping and from a
+ * private page the parent had copied (written) before; the page holding
+ * the new end stays, zeros past it; grown again, the file reads zeros. */
+void test_files_truncate_mapped(void)
+{
+	enum { P = 4096 };
+	char buf[4 * P];
+	int go[2];
+	enter_scratch("truncmap");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	for (int i = 0; i < 4; i++)
+		memset(buf + i * P, 'a' + i, P);
+	CHECK(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
+	char *sh = mmap(NULL, 4 * P, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *pr = mmap(NULL, 4 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	CHECK(sh != MAP_FAILED && pr != MAP_FAILED);
+	for (int i = 0; i < 4; i++)
+		CHECK(sh[i * P] == 'a' + i && pr[i * P + 1] == 'a' + i);   /* all mapped */
+	sh[2 * P] = 'S';   /* a store through the shared mapping */
+	pr[3 * P] = 'X';   /* a private copy of page 3 */
+	CHECK_OK(pipe(go));
+	pid_t a = reader_after_truncate(go[0], sh, 'a', sh + 2 * P);
+	pid_t b = reader_after_truncate(go[0], pr, 'a', pr + 3 * P);
+	CHECK_OK(ftruncate(fd, P + 100));
+	CHECK(write(go[1], "gg", 2) == 2);
+	expect_sigbus(a);
+	expect_sigbus(b);
+	CHECK(sh[P + 99] == 'b' && sh[P + 100] == 0 && pr[P + 99] == 'b');
+	ut_expect_signal(SIGBUS, ut_peek, sh + 2 * P);
+	ut_expect_signal(SIGBUS, ut_poke, sh + 3 * P);
+	ut_expect_signal(SIGBUS, ut_peek, pr + 3 * P);   /* the private copy went too */
+	CHECK_OK(ftruncate(fd, 4 * P));
+	CHECK(sh[2 * P] == 0 && sh[3 * P + 7] == 0 && pr[3 * P] == 0 && pr[2 * P] == 0);
+	sh[3 * P] = 'n';
+	CHECK(pread(fd, buf, 1, 3 * P) == 1 && buf[0] == 'n');
+	CHECK_OK(munmap(sh, 4 * P));
+	CHECK_OK(munmap(pr, 4 * P));
+	CHECK_OK(close(go[0]));
+	CHECK_OK(close(go[1]));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
 /* files_cwd: relative names, getcwd, "..", fchdir. */
 void test_files_cwd(void)
 {

@@ -1,0 +1,67 @@
+/* mm/rmap.h -- taking an object's pages out of every mapping (Linux's
+ * unmap_mapping_range over i_mmap): the reverse map of mm/vmobject.h put
+ * to work.
+ *
+ * A file shrinks (ftruncate): its pages past the new end must leave every
+ * process that maps them, so that a later access raises SIGBUS (Linux's
+ * semantics), and no process keeps using a page the cache dropped.
+ *
+ *   vmobject_unmap(obj, first, n)
+ *     obj->unmap_seq++            faults that took a page before see it
+ *     text records of obj go      (mm/ptshare_text.c: none maps it again)
+ *     for each address space A on obj->mappings, once:
+ *       A's lock for reading; for each VMA of A on obj:
+ *         pgt_unmap(PGT_KEEP_TABLES | PGT_ALL_SHARERS) of its part of the range
+ *
+ * With shared page tables one clear serves every sharer: a PT page that
+ * fork shared between A and B (or a published text page many processes
+ * attached) loses the entry once, for all of them, and the flush goes to
+ * every CPU (tlb_reach_sharers). No table is copied, nothing allocated:
+ * the unmap cannot fail.
+ *
+ * Races, and what closes each:
+ *   - a fault that got the page from the object before the count rose
+ *     installs only if its guard (struct map_guard, mm/pt/pgtable.h) still
+ *     holds under the PT lock; a fault after that sees the object's new
+ *     end and gets -EIO;
+ *   - a sharer copying a shared PT page (pt_unshare) does so under that
+ *     page's lock, and the walk holds each visited address space's
+ *     unshare lock, so no copy keeps an entry the walk cleared elsewhere;
+ *   - an address space being built (fork's child, exec's image) is locked
+ *     for writing by its builder until it is complete;
+ *   - one walk at a time (rmap_walk_lock, a sleeping lock ranked between
+ *     the inode's and the address space's): each address space is visited
+ *     once per walk, marked with the walk's ticket.
+ * Lock order: the caller may hold the file's inode lock; then
+ * rmap_walk_lock, then each address space's lock (reading), its unshare
+ * lock, its PT pages' locks. The object's mappings_lock is held only to
+ * pick the next address space (taking a reference), never across a wait.
+ */
+#ifndef MM_RMAP_H
+#define MM_RMAP_H
+
+#include "lib/types.h"
+
+struct vmobject;
+
+/* What happens to private copies (anonymous frames a private mapping's
+ * write made of the object's pages) in the range. */
+enum unmap_copies {
+	UNMAP_COPIES_TOO,   /* they go too: truncation (past the end is SIGBUS) */
+	UNMAP_KEEP_COPIES,  /* they stay: a hole punched in the middle */
+};
+
+/* Take pages [first, first + n) of obj (page indices; n may run past the
+ * end) out of every address space that maps them, shared page tables and
+ * published text tables included. Sleeps (address-space locks); allocates
+ * nothing; cannot fail. Statistics: rmap_stats. */
+void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_copies c);
+
+struct rmap_stats {
+	uint64_t walks;          /* vmobject_unmap calls */
+	uint64_t spaces;         /* address spaces visited */
+	uint64_t vmas;           /* VMAs whose range was unmapped */
+};
+extern struct rmap_stats rmap_stats;
+
+#endif
