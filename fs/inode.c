@@ -18,6 +18,7 @@
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
 #include "mm/ptshare.h"
+#include "mm/rmap.h"
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/memlayout.h"
 
@@ -83,6 +84,13 @@ void inode_touch(struct inode *ip)
 
 static const struct vmobject_ops file_obj_ops;
 
+/* Write-back is about to clean pages [first, first + n) that a shared
+ * mapping wrote: every mapping of them loses W (the page cache's mkclean). */
+static void file_mkclean(struct pagecache *pc, uint64_t first, uint64_t n)
+{
+	vmobject_wrprotect(&((struct inode *)pc->owner)->vmobj, first, n);
+}
+
 void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
 		const struct pagecache_ops *pc_ops)
 {
@@ -98,6 +106,7 @@ void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
 	stat_inc(&inode_stats.inodes);
 	if ((S_ISREG(mode) || S_ISLNK(mode) || S_ISDIR(mode)) && pc_ops) {
 		pagecache_init(&ip->data, pc_ops, ip, PC_KIND_FILE);
+		ip->data.mkclean = file_mkclean;
 		ip->mapping = &ip->data;
 		vmobject_init(&ip->vmobj, &file_obj_ops, VMOBJ_FILE);
 	}

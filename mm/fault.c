@@ -14,9 +14,11 @@
  *   present, read-only, write, shared mapping of a file with a store
  *                                  -> the page dirtied (page_mkwrite),
  *                                     then the entry made writable
- * An object's page is mapped only if no vmobject_unmap (a truncation,
+ * An object's page is mapped (or made writable) only if no walk of the
+ * reverse map (a truncation's unmap, a write-back's write-protect:
  * mm/rmap.h) began since the fault took it (struct map_guard): else the
- * access is retried, and finds the object's new end.
+ * access is retried, and finds the object's new end or marks the page
+ * dirty again.
  * Anything else is a bad address or access (enum fault_result), and the
  * kernel signals the process (user mode) or the system call fails with
  * -EFAULT (copyin/copyout).
@@ -154,9 +156,9 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 
 	if (!v->obj) {
 		r = anon_map_absent(as, v, va, write);
-	} else {
-		struct map_guard g = { &v->obj->unmap_seq,
-				       __atomic_load_n(&v->obj->unmap_seq, __ATOMIC_SEQ_CST) };
+	} else {   /* the count before the page (and its page_mkwrite): fault_mkwrite's reason */
+		struct map_guard g = { &v->obj->rmap_seq,
+				       __atomic_load_n(&v->obj->rmap_seq, __ATOMIC_SEQ_CST) };
 		if ((r = object_page(v, va, write, &pg, &prot)) == 0)
 			r = map_frame(as, va, pg, prot, &g);
 	}
@@ -183,7 +185,7 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 		return -ENOMEM;
 	struct tlb_batch b;                       /* allocated first: then the batch */
 	tlb_begin(&b, as->pgt);
-	int r = pgt_replace(&b, va, pte_make(pa, e), page_to_pa(copy), vma_pgt_prot(v));
+	int r = pgt_replace(&b, va, pte_make(pa, e), page_to_pa(copy), vma_pgt_prot(v), NULL);
 	tlb_end(&b);
 	if (r == -EAGAIN && !reuse)   /* another thread's fault changed the entry first */
 		page_put(copy);
@@ -193,20 +195,25 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 /* Write fault on a present read-only page of a shared mapping whose object
  * wants to know of stores (notify_write: a file with a store): the object
  * marks the page dirty first, then the entry becomes writable in place
- * (the same frame: its reference stays the entry's). */
+ * (the same frame: its reference stays the entry's) -- unless a walk of
+ * the reverse map began meanwhile (the guard): a write-back that
+ * write-protects the page may have passed this entry before it became
+ * writable, so the access is retried and marks the page again. */
 static int fault_mkwrite(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa, pte_t e)
 {
 	struct page *pg = pa_to_page(pa);
 	if (!pg)
 		return -EFAULT;   /* a file mapping's entry maps a frame of the database: a bug */
 	fault_count(mkwrite);
+	struct map_guard g = { &v->obj->rmap_seq,
+			       __atomic_load_n(&v->obj->rmap_seq, __ATOMIC_SEQ_CST) };
 	if (v->obj->ops->page_mkwrite(v->obj, pg) < 0)
 		return 0;   /* truncated meanwhile: retry the access, which finds the new end */
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
-	(void)pgt_replace(&b, va, pte_make(pa, e), pa, vma_pgt_prot(v) | VM_FILE);
+	(void)pgt_replace(&b, va, pte_make(pa, e), pa, vma_pgt_prot(v) | VM_FILE, &g);
 	tlb_end(&b);
-	return 0;   /* -EAGAIN above: another CPU changed the entry first; retry the access */
+	return 0;   /* -EAGAIN above: the entry changed, or a walk began; retry the access */
 }
 
 /* No entry maps va: a read of a library's text attaches (or builds and

@@ -425,23 +425,39 @@ struct wb_batch {
 
 /* Start pg's write-back into b (pc->lock held, pg dirty and not being
  * written): it holds a reference until write_batch is done with it. A
- * page a shared mapping may still write (PGC_MAPWRITE, held by more than
- * the cache) stays dirty: a store during or after this write-back must be
- * written too (pagecache_mkwrite). Seen held by the cache alone, it has
- * no writable entry left: a new one would come through mkwrite. */
+ * page a shared mapping made writable again since write_back's mkclean
+ * (PGC_MAPWRITE set anew) stays dirty: a store during or after this
+ * write-back must be written too. */
 static void batch_add(struct pagecache *pc, struct wb_batch *b, struct page *pg)
 {
-	bool mapped = (pg->cache.flags & PGC_MAPWRITE) && atomic_load(&pg->refcount) > 1;
 	page_get(pg);
 	b->pages[b->n] = pg;
 	b->dirty[b->n++] = pg->cache.dirty ? pg->cache.dirty : PC_SECTORS_ALL;
 	pg->cache.flags |= PGC_WRITEBACK;
-	if (!mapped) {
-		pg->cache.flags &= (uint16_t)~(PGC_DIRTY | PGC_MAPWRITE);
+	if (!(pg->cache.flags & PGC_MAPWRITE)) {
+		pg->cache.flags &= (uint16_t)~PGC_DIRTY;
 		pg->cache.dirty = 0;
 		count_dirty(pc, -1);
 	}
 	stat_inc(&pagecache_stats.writeback);
+}
+
+/* Clear PGC_MAPWRITE of the pages in [first, last] (pc->lock not held):
+ * did any have it? Then their mappings must be write-protected before
+ * they are written (pc->mkclean), and one marked again after this (a
+ * store fault) stays dirty through the write-back. */
+static bool clear_mapwrite(struct pagecache *pc, uint64_t first, uint64_t last)
+{
+	bool any = false;
+	spin_lock(&pc->lock);
+	struct page *pg;
+	for (uint64_t i = first; (pg = tree_next(pc, &i)) && i <= last; i++)
+		if (pg->cache.flags & PGC_MAPWRITE) {
+			pg->cache.flags &= (uint16_t)~PGC_MAPWRITE;
+			any = true;
+		}
+	spin_unlock(&pc->lock);
+	return any;
 }
 
 /* Write b's pages out with one write_pages call and empty b (pc->lock
@@ -490,6 +506,8 @@ int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last)
 	struct wb_batch b = { kmalloc(PC_BATCH * sizeof(*b.pages)), kmalloc(PC_BATCH), 0, PC_BATCH };
 	if (!b.pages || !b.dirty)   /* no memory for a batch: a page at a time */
 		b = (struct wb_batch){ &one_page, &one_dirty, 0, 1 }, kfree(b.pages), kfree(b.dirty);
+	if (pc->mkclean && clear_mapwrite(pc, first, last))
+		pc->mkclean(pc, first, last - first + 1);   /* a store now marks them again */
 	int err = 0;
 	spin_lock(&pc->lock);
 	struct page *pg;

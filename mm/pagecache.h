@@ -74,7 +74,7 @@ struct pc_node;
 #define PGC_LOCKED 0x4      /* being read in: wait for it */
 #define PGC_WRITEBACK 0x8   /* being written out: its bytes must not change */
 #define PGC_MAPWRITE 0x10   /* made writable in a shared mapping (pagecache_mkwrite)
-			     * and not seen unmapped by a write-back since */
+			     * since write-back last write-protected it (mkclean) */
 
 #define PC_BATCH 256       /* pages in one read_pages or write_pages call (1 MiB) */
 #define PC_RA_MAX 32       /* the largest read-ahead window past a read (128 KiB,
@@ -113,6 +113,10 @@ struct pagecache {
 	int wb_error;                /* the last write-back error (0: none yet) */
 	uint32_t wb_seq;             /* write-back errors so far */
 	bool wb_seen;                /* the last one was reported to someone */
+	/* Take W away from every mapping of pages [first, first + n) (a
+	 * file's: vmobject_wrprotect, Linux's page_mkclean); NULL: the pages
+	 * are never mapped writable (a disk's own cache). Set by the owner. */
+	void (*mkclean)(struct pagecache *pc, uint64_t first, uint64_t n);
 	uint64_t ra_expect;          /* where a read that goes on sequentially starts */
 	uint32_t ra_window;          /* the last read-ahead window past a read (pages) */
 	void *owner;                 /* the object (for the ops) */
@@ -172,12 +176,12 @@ void pagecache_set_dirty(struct pagecache *pc, struct page *pg);
 
 /* pg (up to date, in pc) is about to be made writable in a shared
  * mapping (Linux's page_mkwrite): marked dirty whole and PGC_MAPWRITE.
- * Stores through the mapping then change it unseen, and nothing
- * write-protects its entries again yet (that needs the reverse map of
- * file pages), so write-back keeps such a page dirty while anyone but
- * the cache holds it (a mapping): every write-back writes its bytes of
- * that moment, and the first one after the last unmap clears it. A store
- * is never lost; a mapped page is written at each write-back. 0, or
+ * Stores through the mapping then change it unseen until write-back
+ * cleans it: pagecache_write_back first clears PGC_MAPWRITE of the pages
+ * it will write and write-protects every mapping of them (pc->mkclean),
+ * then writes them; a page marked again meanwhile (a store fault between
+ * the two) stays dirty. So a store is never lost, and a page no mapping
+ * wrote since is clean after its write-back, as on Linux. 0, or
  * -EAGAIN when pg is not (any more) an up-to-date page of pc: a
  * truncation took it out meanwhile (pg may even be free by then: only its
  * cache state is read, under pc's lock). */
@@ -190,7 +194,10 @@ int pagecache_mkwrite(struct pagecache *pc, struct page *pg);
 int pagecache_write_part(struct pagecache *pc, uint64_t off, const void *buf, uint32_t n);
 
 /* Write every dirty page with an index in [first, last] with write_pages,
- * and wait for those other tasks are writing: 0 or the first error. */
+ * and wait for those other tasks are writing: 0 or the first error.
+ * Pages a shared mapping made dirty (PGC_MAPWRITE) are write-protected in
+ * every mapping first (pc->mkclean, which sleeps: no lock of the address
+ * spaces' may be held; see pagecache_mkwrite). */
 int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last);
 
 /* Write-back errors, Linux's errseq rule: a file opened now takes a mark

@@ -167,7 +167,7 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 	/* Pages left the file since the build began (vmobject_unmap raises
 	 * the count, then unpublishes under this lock): keep the PT page
 	 * private, its entries are that walk's to clear. */
-	bool stale = __atomic_load_n(&file->unmap_seq, __ATOMIC_SEQ_CST) != seq;
+	bool stale = __atomic_load_n(&file->rmap_seq, __ATOMIC_SEQ_CST) != seq;
 	if (!stale && !published) {
 		pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
 		pt->pt.text = 1;
@@ -192,7 +192,7 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 static void publish_chunk(struct addrspace *as, vaddr_t base, struct vmobject *file,
 			  uint64_t layout)
 {
-	uint32_t seq = __atomic_load_n(&file->unmap_seq, __ATOMIC_SEQ_CST);
+	uint32_t seq = __atomic_load_n(&file->rmap_seq, __ATOMIC_SEQ_CST);
 	if (as_fill(as, base, base + LARGE_PAGE_SIZE) < 0)
 		return;   /* out of memory: this process just does not share */
 	publish_pt(as, base, file, layout, seq);

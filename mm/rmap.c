@@ -4,6 +4,7 @@
 #include "mm/ptshare.h"
 #include "mm/vmobject.h"
 #include "mm/pt/pgtable.h"
+#include "mm/pt/tlb.h"
 #include "lib/atomic.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/mutex.h"
@@ -45,17 +46,21 @@ static bool vma_part(const struct vma *v, uint64_t first, uint64_t end, vaddr_t 
 	return true;
 }
 
-/* Pages [first, end) of obj out of as (referenced; released here). */
-static void unmap_in(struct addrspace *as, struct vmobject *obj, uint64_t first, uint64_t end,
-		     enum unmap_copies c)
+/* What one walk does to the part [s, e) of VMA v (in as, locked for
+ * reading) that maps the walked pages. */
+typedef void (*rmap_fn)(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e,
+			unsigned flags);
+
+/* fn on each VMA of as (referenced; released here) that maps pages
+ * [first, end) of obj. */
+static void visit(struct addrspace *as, struct vmobject *obj, uint64_t first, uint64_t end,
+		  rmap_fn fn, unsigned flags)
 {
-	unsigned flags = PGT_KEEP_TABLES | PGT_ALL_SHARERS |
-			 (c == UNMAP_KEEP_COPIES ? PGT_KEEP_COPIES : 0);
 	as_lock_read(as);
 	for (struct vma *v = as->vmas; v; v = v->next) {
 		vaddr_t s, e;
 		if (v->obj == obj && vma_part(v, first, end, &s, &e)) {
-			(void)as_unmap_pages(as, s, e, flags);   /* allocates nothing: no error */
+			fn(as, v, s, e, flags);
 			stat_inc(&rmap_stats.vmas);
 		}
 	}
@@ -64,15 +69,51 @@ static void unmap_in(struct addrspace *as, struct vmobject *obj, uint64_t first,
 	stat_inc(&rmap_stats.spaces);
 }
 
-void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_copies c)
+/* The reverse-map walk: the count faults check goes up first (their
+ * map_guard), then fn runs on every mapping of pages [first, first + n)
+ * of obj, each address space once. */
+static void rmap_walk(struct vmobject *obj, uint64_t first, uint64_t n, rmap_fn fn,
+		      unsigned flags)
 {
 	uint64_t end = n > UINT64_MAX - first ? UINT64_MAX : first + n;
-	__atomic_add_fetch(&obj->unmap_seq, 1, __ATOMIC_SEQ_CST);
-	ptshare_text_unpublish(obj);
+	__atomic_add_fetch(&obj->rmap_seq, 1, __ATOMIC_SEQ_CST);
 	mutex_lock(&rmap_walk_lock);
 	uint64_t ticket = ++rmap_tickets;
 	for (struct addrspace *as; (as = next_mapper(obj, ticket));)
-		unmap_in(as, obj, first, end, c);
+		visit(as, obj, first, end, fn, flags);
 	mutex_unlock(&rmap_walk_lock);
 	stat_inc(&rmap_stats.walks);
+}
+
+static void unmap_part(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e,
+		       unsigned flags)
+{
+	(void)v;
+	(void)as_unmap_pages(as, s, e, flags);   /* PGT_ALL_SHARERS: allocates nothing, no error */
+}
+
+void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_copies c)
+{
+	ptshare_text_unpublish(obj);
+	rmap_walk(obj, first, n, unmap_part, PGT_KEEP_TABLES | PGT_ALL_SHARERS |
+		  (c == UNMAP_KEEP_COPIES ? PGT_KEEP_COPIES : 0));
+}
+
+/* A shared mapping's entries lose W (its private ones are never writable:
+ * copy on write). */
+static void wrprotect_part(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e,
+			   unsigned flags)
+{
+	if (!(v->flags & VM_SHARED))
+		return;
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
+	(void)pgt_protect(&b, s, e, (v->prot & VM_ACCESS & ~(unsigned)VM_WRITE) | VM_SHARED |
+			  VM_FILE, flags);
+	tlb_end(&b);
+}
+
+void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n)
+{
+	rmap_walk(obj, first, n, wrprotect_part, PGT_ALL_SHARERS);
 }

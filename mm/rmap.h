@@ -7,7 +7,7 @@
  * semantics), and no process keeps using a page the cache dropped.
  *
  *   vmobject_unmap(obj, first, n)
- *     obj->unmap_seq++            faults that took a page before see it
+ *     obj->rmap_seq++            faults that took a page before see it
  *     text records of obj go      (mm/ptshare_text.c: none maps it again)
  *     for each address space A on obj->mappings, once:
  *       A's lock for reading; for each VMA of A on obj:
@@ -57,8 +57,16 @@ enum unmap_copies {
  * nothing; cannot fail. Statistics: rmap_stats. */
 void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_copies c);
 
+/* Take W away from every entry of a shared mapping that maps pages
+ * [first, first + n) of obj (Linux's page_mkclean, over a range): after
+ * it, a store to any of them faults and the object hears of it again
+ * (page_mkwrite: the page dirty). Write-back calls it (through the page
+ * cache's mkclean) before it writes pages a mapping made dirty, so that
+ * they can be clean afterwards. Sleeps; allocates nothing; cannot fail. */
+void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n);
+
 struct rmap_stats {
-	uint64_t walks;          /* vmobject_unmap calls */
+	uint64_t walks;          /* vmobject_unmap and vmobject_wrprotect calls */
 	uint64_t spaces;         /* address spaces visited */
 	uint64_t vmas;           /* VMAs whose range was unmapped */
 };

@@ -91,8 +91,10 @@ struct vmobject {
 			      * file with a store); false: writable at once */
 	struct list mappings;          /* the VMAs mapping it (vma.obj_link) */
 	struct spinlock mappings_lock; /* the list (LOCK_RANK_RMAP) */
-	uint32_t unmap_seq;  /* raised by each vmobject_unmap (mm/rmap.h): the
-			      * count a fault's map_guard checks (atomic) */
+	uint32_t rmap_seq;   /* raised by each walk of the reverse map that
+			      * takes entries away (vmobject_unmap) or their
+			      * write permission (vmobject_wrprotect): what a
+			      * fault's map_guard checks (atomic), mm/rmap.h */
 };
 
 /* Set up obj (not yet mapped): its ops and kind, no references, no

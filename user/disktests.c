@@ -60,8 +60,11 @@
  *                reads back its bytes after each
  *   mmap         (only when named; the ext2 root) a file mapped shared and
  *                written through the mapping: each first store to a page
- *                dirties it (vmstat pgfault_mkwrite), stores after an fsync
- *                and after msync are not lost: after munmap, sync and
+ *                dirties it (vmstat pgfault_mkwrite); fsync and msync
+ *                write-protect the pages in the mapping and leave them
+ *                clean though mapped (pagoda_filecache), so the next store
+ *                faults and dirties them again; stores after an fsync and
+ *                after msync are not lost: after munmap, sync and
  *                drop_caches, read() finds every store's bytes on the disk;
  *                the same through a read-only mapping made writable by
  *                mprotect
@@ -81,6 +84,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <pagoda/filecache.h>
 #include <pagoda/procfs.h>
 
 #define SECTOR 512
@@ -686,6 +690,21 @@ static void store_pages(char *m, int from, int to, char c)
 		memset(m + (size_t)i * 4096, c, 4096);
 }
 
+/* Pages of fd's cache with an index in [first, first + n) that are dirty
+ * (pagoda_filecache, system call 1006), or -1. */
+static int dirty_pages(int fd, uint64_t first, uint64_t n)
+{
+	static struct pagoda_cachenode c[256];
+	long got = syscall(1006, fd, c, 256L);
+	if (got < 0 || got > 256)
+		return -1;
+	int dirty = 0;
+	for (long i = 0; i < got; i++)
+		dirty += c[i].kind == PCN_PAGE && c[i].index >= first && c[i].index < first + n &&
+			 (c[i].flags & PCN_DIRTY);
+	return dirty;
+}
+
 static void test_mmap(void)
 {
 	static char page[4096];
@@ -705,9 +724,16 @@ static void test_mmap(void)
 		sum += m[i * 4096];   /* read first: mapped read-only, clean */
 	store_pages(m, 0, 8, 'B');
 	CHECK(vmstat("pgfault_mkwrite") >= mkwrite + 8);   /* each first store dirtied its page */
+	CHECK(dirty_pages(fd, 0, 8) == 8);
 	CHECK(fsync(fd) == 0);
+	/* write-back write-protected them in the mapping: clean, though mapped */
+	CHECK(dirty_pages(fd, 0, MAP_PAGES) == 0);
+	mkwrite = vmstat("pgfault_mkwrite");
 	store_pages(m, 4, 12, 'C');   /* 4..7 again after their write-back, 8..11 first */
+	CHECK(vmstat("pgfault_mkwrite") >= mkwrite + 8);   /* 4..7 faulted again: dirty again */
+	CHECK(dirty_pages(fd, 0, MAP_PAGES) == 8);
 	CHECK(msync(m + 8 * 4096, 4 * 4096, MS_SYNC) == 0);
+	CHECK(dirty_pages(fd, 8, 4) == 0);
 	CHECK_ERR(msync(m + 1, 4096, MS_SYNC), EINVAL);
 	CHECK(munmap(m, MAP_PAGES * 4096) == 0);
 	close(fd);

@@ -227,7 +227,7 @@ KTEST(smp, shootdown_every_cpu_sees_new_frame)
 	paddr_t pa_a;
 	pte_t flags_a;
 	KEXPECT(pgt_lookup(&kernel_pgt, va, &pa_a, &flags_a));
-	KEXPECT_EQ(pgt_replace(&b, va, pte_make(pa_a, flags_a), frame_b, VM_READ | VM_WRITE), 0);
+	KEXPECT_EQ(pgt_replace(&b, va, pte_make(pa_a, flags_a), frame_b, VM_READ | VM_WRITE, NULL), 0);
 	tlb_end(&b);
 	shootdown_get_stats(&after);
 	int n = cpus_reading(va, 0xb);

@@ -106,14 +106,6 @@ int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t
 	return descend(pgt, va, level, flags, ep, &parent);
 }
 
-/* Does guard g (NULL: none) still hold? Under the PT lock, whose taking
- * (a locked instruction on x86) orders this read after the walk's table
- * writes: an unmap that found no table here raised the count before. */
-static bool guard_holds(const struct map_guard *g)
-{
-	return !g || __atomic_load_n(g->seq, __ATOMIC_SEQ_CST) == g->seen;
-}
-
 int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
 		  const struct map_guard *g)
 {
@@ -126,7 +118,7 @@ int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
 	/* another thread may have mapped the page, or replaced the PT page (a
 	 * text table published meanwhile: the caller's retry finds the new one) */
 	int r = pte_mapped(pte_read(ep)) || pte_addr(pte_read(pde)) != page_to_pa(pt) ? -EEXIST :
-		!guard_holds(g) ? -EAGAIN : 0;
+		!map_guard_holds(g) ? -EAGAIN : 0;
 	if (r == 0)
 		pt_set_leaf(pgt, va, ep, PGL_PT, pte_make(pa, pgt_prot_bits(va, prot)));
 	spin_unlock(pt_lock(pt));

@@ -134,9 +134,10 @@ int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flag
 #define PGT_STRICT 0x1       /* a hole in the range is an error (see each) */
 #define PGT_KEEP_WHOLE 0x2   /* pgt_unshare: keep whole shared PT pages */
 #define PGT_KEEP_TABLES 0x4  /* pgt_unmap: clear leaves only, every table stays */
-#define PGT_ALL_SHARERS 0x8  /* pgt_unmap: clear leaves of shared tables too, for
-			      * all their sharers (an object's pages leaving
-			      * every mapping: mm/rmap.h) */
+#define PGT_ALL_SHARERS 0x8  /* pgt_unmap, pgt_protect: change leaves of shared
+			      * tables too, for all their sharers (an object's
+			      * pages leaving every mapping, or write-protected
+			      * in all: mm/rmap.h) */
 #define PGT_KEEP_COPIES 0x10 /* pgt_unmap: private copies (anonymous frames in a
 			      * private mapping of an object) stay */
 
@@ -151,6 +152,14 @@ struct map_guard {
 	const uint32_t *seq;
 	uint32_t seen;
 };
+
+/* Does guard g (NULL: none) still hold? Read under the PT lock, whose
+ * taking (a locked instruction on x86) orders it after the walk's table
+ * writes: a walk that found no table there raised the count before. */
+static inline bool map_guard_holds(const struct map_guard *g)
+{
+	return !g || __atomic_load_n(g->seq, __ATOMIC_SEQ_CST) == g->seen;
+}
 
 /* A page fault's install of one page: pgt_map of [va, va + PAGE_SIZE),
  * except that an entry another CPU mapped meanwhile (a fault racing on the
@@ -193,7 +202,10 @@ void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags);
 
 /* Give every mapped page of b->pgt in [start, end) protection prot by
  * pgt_protect_entry (the PT pages must be private). 0; with PGT_STRICT,
- * -ENOENT at the first hole (the pages before it changed). */
+ * -ENOENT at the first hole (the pages before it changed). With
+ * PGT_ALL_SHARERS (prot without VM_WRITE: write-back cleaning a shared
+ * file mapping's pages, mm/rmap.h), nothing is unshared and a table that
+ * other address spaces use changes for all of them, as pgt_unmap's. */
 int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
 		unsigned flags);
 
@@ -204,9 +216,10 @@ int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
  * lock). 0: the old frame's reference is dropped after b's flush and the
  * new one is taken over -- unless pa is the frame mapped now (a COW break
  * reusing the last sharer's frame): then only the entry changes and its
- * reference stays; -EAGAIN: nothing changed, the caller keeps its
- * reference (and retries the access). */
-int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot);
+ * reference stays; -EAGAIN: nothing changed (also when guard g, NULL for
+ * none, failed), the caller keeps its reference (and retries the access). */
+int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot,
+		const struct map_guard *g);
 
 /* Entry e (a present 4 KiB leaf at va) with protection prot: frame,
  * accessed, dirty and software bits kept. A private user entry gets W only

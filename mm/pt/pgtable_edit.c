@@ -26,11 +26,29 @@ static bool small_leaf(struct walk *w, const char *op)
 
 #define UNMAP_KEEP_REFS 0x100   /* undoing pgt_map: the caller keeps them */
 
+/* PGT_ALL_SHARERS: are the leaves being visited other address spaces'
+ * too? Reached through a write-protected PDPT or PD entry (mm/pt/share.h),
+ * or a PT page with more than one sharer. */
+struct sharers {
+	bool pd;    /* the PDPT entry above is write-protected */
+	bool pt;    /* the PT page visited is used by others too */
+};
+
+/* Note the sharing of the table that table entry w->ep (a PDPT or PD
+ * entry) leads to. */
+static void note_sharers(struct walk *w, struct sharers *s)
+{
+	pte_t e = pte_read(w->ep);
+	if (w->level == PGL_PDPT)
+		s->pd = pt_needs_unshare(e, w->va);
+	else
+		s->pt = s->pd || pt_needs_unshare(e, w->va) || !ptpage_sole(pa_to_page(pte_addr(e)));
+}
+
 struct unmap_arg {
 	struct tlb_batch *b;
 	unsigned flags;
-	bool pd_shared;     /* PGT_ALL_SHARERS: the PDPT entry above is write-protected */
-	bool pt_shared;     /* PGT_ALL_SHARERS: the PT page visited is used by others too */
+	struct sharers sh;  /* PGT_ALL_SHARERS */
 };
 
 /* Does the unmap leave entry e (a 4 KiB leaf) alone? With PGT_KEEP_COPIES,
@@ -46,7 +64,7 @@ static bool unmap_keeps(const struct unmap_arg *a, pte_t e)
  * flushes). Returns the entry cleared. */
 static pte_t unmap_clear(struct walk *w, struct unmap_arg *a)
 {
-	if (!a->pt_shared)
+	if (!a->sh.pt)
 		return pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
 	tlb_reach_sharers(a->b);
 	return pt_clear_shared_leaf(w->ep);
@@ -83,20 +101,13 @@ static int keep_shared(struct walk *w, struct page *t)
 }
 
 /* PGT_ALL_SHARERS: descend into every table as it is, noting whether the
- * leaves below are other address spaces' too -- reached through a
- * write-protected PDPT or PD entry (mm/pt/share.h), or a PT page with
- * more than one sharer. */
+ * leaves below are other address spaces' too (note_sharers). */
 static int unmap_note_shared(struct walk *w)
 {
 	struct unmap_arg *a = w->arg;
-	pte_t e = pte_read(w->ep);
-	if (pte_is_leaf(e, w->level))
+	if (pte_is_leaf(pte_read(w->ep), w->level))
 		return unmap_leaf(w);
-	if (w->level == PGL_PDPT)
-		a->pd_shared = pt_needs_unshare(e, w->va);
-	else
-		a->pt_shared = a->pd_shared || pt_needs_unshare(e, w->va) ||
-			       !ptpage_sole(pa_to_page(pte_addr(e)));
+	note_sharers(w, &a->sh);
 	return 0;
 }
 
@@ -217,6 +228,7 @@ int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigne
 struct protect_arg {
 	struct tlb_batch *b;
 	unsigned prot, flags;
+	struct sharers sh;  /* PGT_ALL_SHARERS */
 };
 
 /* pt_modify_leaf's function: the entry under the new protection. */
@@ -234,10 +246,15 @@ static int protect_leaf(struct walk *w)
 	if (w->level != PGL_PT)
 		panic("pgt_protect: va %#lx: not a 4 KiB page", w->va);
 	pte_t e = pte_read(w->ep);
-	if (protected(e, w) != e) {
+	if (protected(e, w) == e)
+		return 0;
+	if (a->sh.pt) {   /* PGT_ALL_SHARERS, in a table others use too */
+		tlb_reach_sharers(a->b);
+		pt_modify_shared_leaf(w->ep, protected, w);
+	} else {
 		pt_modify_leaf(w->pgt, w->va, w->ep, protected, w);
-		tlb_changed(a->b, w->va);
 	}
+	tlb_changed(a->b, w->va);
 	return 0;
 }
 
@@ -246,10 +263,26 @@ static int protect_hole(struct walk *w)
 	return ((struct protect_arg *)w->arg)->flags & PGT_STRICT ? -ENOENT : 0;
 }
 
+/* PGT_ALL_SHARERS: as unmap_note_shared. */
+static int protect_note_shared(struct walk *w)
+{
+	struct protect_arg *a = w->arg;
+	if (pte_is_leaf(pte_read(w->ep), w->level))
+		return protect_leaf(w);
+	note_sharers(w, &a->sh);
+	return 0;
+}
+
 static const struct walk_ops protect_ops = {
 	.pdpte = protect_leaf, .pde = protect_leaf, .pte = protect_leaf,
 	.hole = protect_hole, .lock_leaves = true,
 	.shared = walk_unshare,
+};
+
+/* PGT_ALL_SHARERS: no unsharing; shared tables change for all sharers. */
+static const struct walk_ops protect_all_sharers_ops = {
+	.pdpte = protect_note_shared, .pde = protect_note_shared, .pte = protect_leaf,
+	.hole = protect_hole, .lock_leaves = true,
 };
 
 int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
@@ -257,7 +290,13 @@ int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
 {
 	struct protect_arg a = { .b = b, .prot = prot, .flags = flags };
 	struct walk w = { .ops = &protect_ops, .pgt = b->pgt, .arg = &a };
-	return walk_range(&w, start, end);
+	if (!(flags & PGT_ALL_SHARERS))
+		return walk_range(&w, start, end);
+	w.ops = &protect_all_sharers_ops;
+	spin_lock(&b->pgt->unshare_lock);   /* as pgt_unmap's */
+	int r = walk_range(&w, start, end);
+	spin_unlock(&b->pgt->unshare_lock);
+	return r;
 }
 
 /* May private user entry e become writable in place? Only when its frame
@@ -285,13 +324,14 @@ pte_t pgt_protect_entry(pte_t e, vaddr_t va, unsigned prot)
 struct replace_arg {
 	struct tlb_batch *b;
 	pte_t expect, e;
-	int r;          /* -EAGAIN: the entry is no longer expect */
+	const struct map_guard *g;
+	int r;          /* -EAGAIN: the entry is no longer expect, or g failed */
 };
 
 static int replace_pte(struct walk *w)
 {
 	struct replace_arg *a = w->arg;
-	if (!pte_same_mapping(pte_read(w->ep), a->expect)) {
+	if (!pte_same_mapping(pte_read(w->ep), a->expect) || !map_guard_holds(a->g)) {
 		a->r = -EAGAIN;
 		return 0;
 	}
@@ -316,9 +356,10 @@ static const struct walk_ops replace_ops = {
 	.shared = walk_unshare,
 };
 
-int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot)
+int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot,
+		const struct map_guard *g)
 {
-	struct replace_arg a = { .b = b, .expect = expect,
+	struct replace_arg a = { .b = b, .expect = expect, .g = g,
 				 .e = pte_make(pa, pgt_prot_bits(va, prot)) };
 	if (prot & VM_COW)
 		a.e = pte_mkcow(a.e);

@@ -194,14 +194,36 @@ void pt_wrprotect_shared(pte_t *ep, pte_t e)
 		old = seen;
 }
 
+/* The PT page holding *ep, whose lock the caller must hold (a write into
+ * a table that other address spaces use: pt_*_shared_leaf). */
+static struct page *shared_leaf_table(pte_t *ep, const char *who, const void *caller)
+{
+	struct page *pt = table_of(ep, PGL_PT, caller);
+	if (!spin_holding(pt_lock(pt)))
+		page_bug(pt, who, caller);
+	return pt;
+}
+
 pte_t pt_clear_shared_leaf(pte_t *ep)
 {
-	struct page *pt = table_of(ep, PGL_PT, __builtin_return_address(0));
-	if (!spin_holding(pt_lock(pt)))
-		page_bug(pt, "pt_clear_shared_leaf without the table's lock",
-			 __builtin_return_address(0));
+	const void *caller = __builtin_return_address(0);
+	struct page *pt = shared_leaf_table(ep, "pt_clear_shared_leaf without the table's lock",
+					    caller);
 	pte_t old = pv_xchg_pte(ep, 0);   /* what the MMUs set up to now comes back */
-	account(pt, PGL_PT, old, 0, __builtin_return_address(0));
+	account(pt, PGL_PT, old, 0, caller);
+	return old;
+}
+
+pte_t pt_modify_shared_leaf(pte_t *ep, pte_modify_fn f, const void *arg)
+{
+	const void *caller = __builtin_return_address(0);
+	struct page *pt = shared_leaf_table(ep, "pt_modify_shared_leaf without the table's lock",
+					    caller);
+	pte_t old = pte_read(ep);
+	if (pte_changes_bookkeeping(old, f(old, arg)) || (pte_writable(f(old, arg)) && !pte_writable(old)))
+		page_bug(pt, "pt_modify_shared_leaf may only take permissions away", caller);
+	for (pte_t seen; (seen = pv_cmpxchg_pte(ep, old, f(old, arg))) != old;)
+		old = seen;   /* the MMU set A or D meanwhile: again */
 	return old;
 }
 

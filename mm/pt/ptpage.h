@@ -204,6 +204,14 @@ void pt_wrprotect_shared(pte_t *ep, pte_t e);
  * them), so there is none to drop. */
 pte_t pt_clear_shared_leaf(pte_t *ep);
 
+/* Replace PT entry *ep of such a table by f(old, arg) for every address
+ * space that uses it, atomically against the MMUs (pt_modify_leaf's rule):
+ * f may only take permissions away (write-protect: write-back cleaning a
+ * shared file mapping's pages, vmobject_wrprotect); frame and presence
+ * stay, else a panic. Under the table's lock, as pt_clear_shared_leaf;
+ * the flush is the caller's (tlb_reach_sharers). Returns the old entry. */
+pte_t pt_modify_shared_leaf(pte_t *ep, pte_modify_fn f, const void *arg);
+
 /* Write table entry *ep (at level > PGL_PT), keeping the present count.
  * Panics if the table holding ep is shared (a PD page: unshare first). */
 void pt_set_table(pte_t *ep, int level, pte_t e);

@@ -22,7 +22,12 @@ void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap
 	(void)first, (void)n, (void)c;
 	if (!list_empty(&obj->mappings))
 		abort();
-	__atomic_add_fetch(&obj->unmap_seq, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&obj->rmap_seq, 1, __ATOMIC_SEQ_CST);
+}
+
+void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n)
+{
+	vmobject_unmap(obj, first, n, UNMAP_KEEP_COPIES);   /* the same: nothing is mapped */
 }
 
 int copyin(void *dst, vaddr_t usrc, uint64_t len)

@@ -284,7 +284,7 @@ void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot)
 	ck_assert(pgt_lookup(pgt, va, &now, &flags));
 	struct tlb_batch b;
 	tlb_begin(&b, pgt);
-	ck_assert_int_eq(pgt_replace(&b, va, pte_make(now, flags), pa, prot), 0);
+	ck_assert_int_eq(pgt_replace(&b, va, pte_make(now, flags), pa, prot, NULL), 0);
 	tlb_end(&b);
 }
 

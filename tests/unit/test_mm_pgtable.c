@@ -388,8 +388,8 @@ START_TEST(test_replace_stale_entry_is_eagain)
 	pte_t seen = pte_make(pa, flags);      /* both "threads" looked now */
 	struct tlb_batch b;
 	tlb_begin(&b, pgt);
-	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(first), VM_READ | VM_WRITE), 0);
-	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(second), VM_READ | VM_WRITE),
+	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(first), VM_READ | VM_WRITE, NULL), 0);
+	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(second), VM_READ | VM_WRITE, NULL),
 			 -EAGAIN);
 	tlb_end(&b);
 	ck_assert(pgt_lookup(pgt, UVA, &pa, &flags) && pa == page_to_pa(first));
@@ -397,7 +397,7 @@ START_TEST(test_replace_stale_entry_is_eagain)
 	page_put(second);
 	tlb_begin(&b, pgt);
 	pgt_unmap(&b, UVA, UVA + PAGE_SIZE, PGT_STRICT);
-	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(first), VM_READ), -EAGAIN);
+	ck_assert_int_eq(pgt_replace(&b, UVA, seen, page_to_pa(first), VM_READ, NULL), -EAGAIN);
 	tlb_end(&b);
 	pgt_destroy(pgt);
 	host_assert_no_leak();
@@ -420,7 +420,7 @@ START_TEST(test_replace_same_frame_keeps_reference)
 	ck_assert(pgt_lookup(pgt, UVA, &pa, &flags));
 	struct tlb_batch b;
 	tlb_begin(&b, pgt);
-	ck_assert_int_eq(pgt_replace(&b, UVA, pte_make(pa, flags), pa, VM_READ | VM_WRITE), 0);
+	ck_assert_int_eq(pgt_replace(&b, UVA, pte_make(pa, flags), pa, VM_READ | VM_WRITE, NULL), 0);
 	ck_assert_uint_eq(pg->refcount, 1);
 	tlb_end(&b);
 	ck_assert_uint_eq(pg->refcount, 1);
@@ -453,7 +453,7 @@ START_TEST(test_changes_flush_in_batch)
 	pte_t flags;
 	ck_assert(pgt_lookup(pgt, UVA + PAGE_SIZE, &now, &flags));
 	ck_assert_int_eq(pgt_replace(&b, UVA + PAGE_SIZE, pte_make(now, flags), page_to_pa(copy),
-				     VM_READ), 0);
+				     VM_READ, NULL), 0);
 	pgt_unmap(&b, UVA + 2 * PAGE_SIZE, UVA + 3 * PAGE_SIZE, PGT_STRICT);
 	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_all + host_pv.flush_user, flushes);
 	ck_assert_uint_eq(pg[1]->refcount, 1);   /* replaced, unmapped: kept until the flush */
