@@ -1,10 +1,19 @@
-/* mm/rmap.h -- taking an object's pages out of every mapping (Linux's
- * unmap_mapping_range over i_mmap): the reverse map of mm/vmobject.h put
- * to work.
+/* mm/rmap.h -- an object's pages changed in every mapping at once: the
+ * reverse map of mm/vmobject.h put to work. Two walks:
  *
- * A file shrinks (ftruncate): its pages past the new end must leave every
- * process that maps them, so that a later access raises SIGBUS (Linux's
- * semantics), and no process keeps using a page the cache dropped.
+ *   vmobject_unmap      out of every mapping (Linux's unmap_mapping_range):
+ *                       a file shrinks (ftruncate), and its pages past the
+ *                       new end must leave every process that maps them, so
+ *                       that a later access raises SIGBUS (Linux's
+ *                       semantics), and no process keeps a page the cache
+ *                       dropped;
+ *   vmobject_wrprotect  W taken away in every shared mapping (Linux's
+ *                       page_mkclean): write-back is about to clean pages
+ *                       that a mapping dirtied, and the next store must
+ *                       fault and dirty them again.
+ *
+ * Both are one rmap_walk with a different step per VMA (pgt_unmap or
+ * pgt_protect); the unmap, step by step:
  *
  *   vmobject_unmap(obj, first, n)
  *     obj->rmap_seq++            faults that took a page before see it
@@ -21,9 +30,11 @@
  *
  * Races, and what closes each:
  *   - a fault that got the page from the object before the count rose
- *     installs only if its guard (struct map_guard, mm/pt/pgtable.h) still
- *     holds under the PT lock; a fault after that sees the object's new
- *     end and gets -EIO;
+ *     installs (or makes writable, fault_mkwrite) only if its guard
+ *     (struct map_guard, mm/pt/pgtable.h) still holds under the PT lock;
+ *     a fault after that sees the object's new end and gets -EIO, or
+ *     marks the page dirty again (page_mkwrite) before its entry is
+ *     writable;
  *   - a sharer copying a shared PT page (pt_unshare) does so under that
  *     page's lock, and the walk holds each visited address space's
  *     unshare lock, so no copy keeps an entry the walk cleared elsewhere;
