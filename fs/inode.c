@@ -240,20 +240,22 @@ static struct inode *obj_inode(struct vmobject *obj)
 
 /* The page, under ip->invalidate (shared): a truncation cannot drop the
  * pages past its new end between the check of the size and the page's
- * arrival in the cache (fs/vfs.h). */
+ * arrival in the cache (fs/vfs.h). A page not in the cache is read in,
+ * with read-ahead around it (a major fault: 1). */
 static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
 {
 	struct inode *ip = obj_inode(obj);
 	down_read(&ip->invalidate);
 	uint64_t end = ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE;
-	int r = idx < end ? 0 : -EIO;      /* past the end of the file: SIGBUS */
-	if (r == 0) {
+	int r = idx < end ? pagecache_get(ip->mapping, idx, PC_FIND, out) : -EIO;   /* -EIO: SIGBUS */
+	if (r == -ENOENT) {
 		pagecache_readahead(ip->mapping, idx, 1, end);
 		r = pagecache_get(ip->mapping, idx, PC_READ, out);
+		r = r == 0 && ip->mapping->ops->write_pages ? 1 : r;   /* tmpfs: a hole, no I/O */
 	}
 	up_read(&ip->invalidate);
 	/* tmpfs keeps what a mapping may write (no first-store fault there) */
-	if (r == 0 && ip->mapping->kind == PC_KIND_SHMEM && pagecache_mkwrite(ip->mapping, *out) < 0) {
+	if (r >= 0 && ip->mapping->kind == PC_KIND_SHMEM && pagecache_mkwrite(ip->mapping, *out) < 0) {
 		page_put(*out);
 		r = -EAGAIN;   /* truncated meanwhile */
 	}

@@ -13,6 +13,7 @@
  */
 #include "kernel/fault_signal.h"
 #include "kernel/reclaimd.h"
+#include "lib/atomic.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
 #include "lib/ksyms.h"
@@ -59,7 +60,11 @@ static enum fault_result mm_resolves(struct proc *p, const struct trapframe *tf,
 	enum fault_result r = as_fault(p->as, addr, fault_flags(tf->error));
 	as_unlock(p->as, fault_lock_mode(AS_LOCK_READ));
 	reclaimd_kick();    /* below the low watermark now: wake the reclaimer */
-	return r;
+	if (r == FAULT_HANDLED_MAJOR)
+		stat_inc(&p->tg->maj_flt);
+	else if (r == FAULT_HANDLED)
+		stat_inc(&p->tg->min_flt);
+	return r == FAULT_HANDLED_MAJOR ? FAULT_HANDLED : r;
 }
 
 static void user_page_fault(struct trapframe *tf, uint64_t addr, enum fault_result r);

@@ -465,6 +465,8 @@ int proc_wait(int pid, int *status, int options)
 				*status = reap_status(c);
 			me->tg->cutime += c->tg->utime_done + c->tg->cutime;   /* all its threads exited */
 			me->tg->cstime += c->tg->stime_done + c->tg->cstime;
+			me->tg->cmin_flt += atomic_load(&c->tg->min_flt) + c->tg->cmin_flt;
+			me->tg->cmaj_flt += atomic_load(&c->tg->maj_flt) + c->tg->cmaj_flt;
 			c->parent = NULL;
 			thread_group_put(c);
 			spin_unlock(&proc_lock);

@@ -137,7 +137,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgpgout", disk_kib(1));
 	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
 	vmstat_line(tb, "pgfault", fault_stats_total());
-	vmstat_line(tb, "pgmajfault", 0);
+	vmstat_line(tb, "pgmajfault", fault_stats_sum().major);
 	vmstat_line(tb, "pglazyfreed", lazyfree_stats.discarded);
 	vmstat_line(tb, "pgreuse", f->cow_reuse);
 	vmstat_line(tb, "pgsteal_kswapd", reclaim_stats.background_discarded);

@@ -88,20 +88,22 @@ static struct page *new_anon_frame(const struct page *src)
  * completed: the object's own frame, or a private copy for a write to a
  * private mapping. A private mapping gets the object's frame COW even while
  * the VMA is read-only: mprotect may add VM_WRITE later, and the write
- * must then copy, not reach the object. 0, -ENOMEM, -EIO, or -EAGAIN (the
- * page left the object meanwhile: retry). */
+ * must then copy, not reach the object. 0, 1 (the page was read from the
+ * object's store: a major fault), -ENOMEM, -EIO, or -EAGAIN (the page left
+ * the object meanwhile: retry). */
 static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		       unsigned *prot)
 {
 	struct page *fp;
-	int r = v->obj->ops->get_page(v->obj, (v->obj_off + (va - v->start)) / PAGE_SIZE, &fp);
-	if (r < 0)
-		return r;
+	int major = v->obj->ops->get_page(v->obj, (v->obj_off + (va - v->start)) / PAGE_SIZE, &fp);
+	if (major < 0)
+		return major;
 	fault_count(file);
+	int r;
 	if (write && !(v->flags & VM_SHARED)) {
 		*pg = new_anon_frame(fp);       /* private copy right away */
 		page_put(fp);
-		return *pg ? 0 : -ENOMEM;
+		return *pg ? major : -ENOMEM;
 	}
 	if ((v->flags & VM_SHARED) && v->obj->notify_write) {
 		if (write && (r = v->obj->ops->page_mkwrite(v->obj, fp)) < 0) {
@@ -113,7 +115,7 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	}
 	*pg = fp;
 	*prot |= VM_FILE | (v->flags & VM_SHARED ? 0 : VM_COW);
-	return 0;
+	return major;
 }
 
 /* Map frame pg (the caller's reference) at va with prot, if guard g
@@ -147,23 +149,26 @@ static int anon_map_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool
 	return map_frame(as, va, pg, vma_pgt_prot(v), NULL);
 }
 
-/* Map a missing page of v at va. */
+/* Map a missing page of v at va: 0, 1 when the page was read from its
+ * object's store (a major fault), or -errno. */
 static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
 	unsigned prot = vma_pgt_prot(v);
 	struct page *pg;
-	int r;
+	int r, major = 0;
 
 	if (!v->obj) {
 		r = anon_map_absent(as, v, va, write);
 	} else {   /* the count before the page (and its page_mkwrite): fault_mkwrite's reason */
 		struct map_guard g = { &v->obj->rmap_seq,
 				       __atomic_load_n(&v->obj->rmap_seq, __ATOMIC_SEQ_CST) };
-		if ((r = object_page(v, va, write, &pg, &prot)) == 0)
+		if ((r = major = object_page(v, va, write, &pg, &prot)) >= 0)
 			r = map_frame(as, va, pg, prot, &g);
 	}
+	if (major > 0)
+		fault_count(major);
 	/* another CPU mapped it first, or the page left the object: retry the access */
-	return r == -EEXIST || r == -EAGAIN ? 0 : r;
+	return r == -EEXIST || r == -EAGAIN ? 0 : r < 0 ? r : major;
 }
 
 /* Write fault on a present copy-on-write page. */
@@ -228,8 +233,9 @@ static int fault_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool wr
 /* Map or fix page va of v (v allows the access): one descent to the entry
  * (unsharing on the way for a write), then by the entry's state -- absent
  * (fault_absent), PROT_NONE under an accessible VMA (a bug), copy-on-write
- * and written (fault_cow), fine already (spurious). 0, -ENOMEM, -EIO (past
- * the object's end) or -EFAULT (the entry and the VMA disagree: a bug). */
+ * and written (fault_cow), fine already (spurious). 0, 1 (a major fault:
+ * fault_in), -ENOMEM, -EIO (past the object's end) or -EFAULT (the entry
+ * and the VMA disagree: a bug). */
 static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned flags)
 {
 	bool write = flags & FAULT_WRITE;
@@ -296,7 +302,7 @@ static enum fault_result fault_decide(struct addrspace *as, vaddr_t va, unsigned
 	if (!vma_allows(v, flags))
 		return FAULT_BAD_ACCESS;
 	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags);
-	return r == 0 ? FAULT_HANDLED : r == -ENOMEM ? FAULT_OOM :
+	return r == 0 ? FAULT_HANDLED : r > 0 ? FAULT_HANDLED_MAJOR : r == -ENOMEM ? FAULT_OOM :
 	       r == -EIO ? FAULT_PAST_EOF : FAULT_BAD_ACCESS;
 }
 
@@ -321,7 +327,7 @@ enum fault_result as_fault(struct addrspace *as, vaddr_t va, unsigned flags)
 
 int fault_errno(enum fault_result r)
 {
-	return r == FAULT_HANDLED ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
+	return r == FAULT_HANDLED || r == FAULT_HANDLED_MAJOR ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
 }
 
 void fault_count_oom_kill(void)
@@ -336,8 +342,8 @@ static int fill_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t 
 		return -EFAULT;
 	int r = 0;
 	for (vaddr_t va = MAX(v->start, start); va < MIN(v->end, end) && r == 0; va += PAGE_SIZE)
-		if (!pgt_lookup(as->pgt, va, NULL, NULL))
-			r = fault_in(as, v, va, false);
+		if (!pgt_lookup(as->pgt, va, NULL, NULL) && (r = fault_in(as, v, va, false)) > 0)
+			r = 0;   /* read from the store: fine too */
 	return r;
 }
 

@@ -21,6 +21,7 @@ struct addrspace;
  * (kernel/fault_signal.c); a system call's copy its errno (fault_errno). */
 enum fault_result {
 	FAULT_HANDLED = 0,   /* the access is now possible: retry it */
+	FAULT_HANDLED_MAJOR, /* ... after the page was read from its store (disk) */
 	FAULT_BAD_ADDRESS,   /* no VMA there: SIGSEGV, SEGV_MAPERR */
 	FAULT_BAD_ACCESS,    /* the VMA forbids the access: SIGSEGV, SEGV_ACCERR */
 	FAULT_PAST_EOF,      /* past the end of the VMA's object: SIGBUS, BUS_ADRERR */
@@ -55,6 +56,7 @@ struct fault_stats {          /* only uint64_t counts: fault_stats_sum adds them
 	uint64_t cow;         /* copy-on-write faults */
 	uint64_t cow_reuse;   /* ... resolved without a copy */
 	uint64_t mkwrite;     /* first stores to clean pages of shared file mappings */
+	uint64_t major;       /* of file: pages read from the store first (pgmajfault) */
 	uint64_t spurious;    /* nothing to do */
 	uint64_t oom_kills;   /* processes killed for a fault with no memory */
 };

@@ -46,11 +46,13 @@ struct vma;
 struct vmobject;
 
 /* Errors of get_page: -ENOMEM (no frame), -EIO (index past the object's end:
- * the access raises SIGBUS, as Linux's past-EOF fault does). */
+ * the access raises SIGBUS, as Linux's past-EOF fault does), -EAGAIN (the
+ * page left the object meanwhile: the fault retries). */
 struct vmobject_ops {
 	/* The frame of page idx with one new reference for the caller (which
 	 * maps it); a missing page of a fillable object is created, zeroed.
-	 * Returns 0 with *out set, or -errno as above. */
+	 * Returns 0 with *out set, 1 (also with *out set) when the page had to
+	 * be read from the object's store (a major fault), or -errno as above. */
 	int (*get_page)(struct vmobject *obj, uint64_t idx, struct page **out);
 	/* Frame pg of the object (from get_page) is about to be made writable
 	 * in a shared mapping: note that it will be written (a file's page:

@@ -67,7 +67,9 @@
  *                after msync are not lost: after munmap, sync and
  *                drop_caches, read() finds every store's bytes on the disk;
  *                the same through a read-only mapping made writable by
- *                mprotect
+ *                mprotect; mapped again out of the cache, the first fault
+ *                is a major one (vmstat pgmajfault, majflt in
+ *                /proc/self/stat), the others minor
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -690,6 +692,21 @@ static void store_pages(char *m, int from, int to, char c)
 		memset(m + (size_t)i * 4096, c, 4096);
 }
 
+/* Field n (from 1) of /proc/self/stat as a number (after the command's
+ * parentheses: fields 3 on), or -1. */
+static long long self_stat(int n)
+{
+	char *t = procfs_read("/proc/self/stat", NULL), *at = t ? strrchr(t, ')') : NULL;
+	long long v = -1;
+	for (int f = 3; at && f <= n; f++) {
+		at = strchr(at + 1, ' ');
+		if (at && f == n)
+			v = strtoll(at + 1, NULL, 10);
+	}
+	free(t);
+	return v;
+}
+
 /* Pages of fd's cache with an index in [first, first + n) that are dirty
  * (pagoda_filecache, system call 1006), or -1. */
 static int dirty_pages(int fd, uint64_t first, uint64_t n)
@@ -741,6 +758,20 @@ static void test_mmap(void)
 	CHECK(pages_are(path, want));   /* one cache: read() sees the stores */
 	sync();
 	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	/* a mapping of the file out of the cache: its first fault reads from
+	 * the disk (a major fault, with read-ahead for the others) */
+	long long major = vmstat("pgmajfault"), majflt = self_stat(12), minflt = self_stat(10);
+	fd = open(path, O_RDONLY);
+	m = mmap(NULL, MAP_PAGES * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	for (int i = 0; i < MAP_PAGES; i++)
+		CHECK(m[i * 4096] == want[i]);
+	CHECK(vmstat("pgmajfault") > major && self_stat(12) > majflt && majflt >= 0);
+	CHECK(self_stat(10) > minflt && minflt >= 0);   /* the others were in the cache */
+	CHECK(munmap(m, MAP_PAGES * 4096) == 0);
+	close(fd);
 	CHECK(pages_are(path, want));   /* read again from the disk */
 	/* mprotect: a read-only shared mapping made writable keeps its clean
 	 * pages read-only, so each first store still dirties its page */
