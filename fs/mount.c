@@ -86,14 +86,21 @@ static uint64_t idle_inodes(void)
 	return atomic_load(&inode_stats.idle);
 }
 
-static struct shrinker dentry_shrinker = { "dentries", unused_dentries, dcache_shrink, NULL };
-static struct shrinker inode_shrinker = { "inodes", idle_inodes, inode_shrink, NULL };
+static struct shrinker dentry_shrinker = { .name = "dentries", .count = unused_dentries,
+					   .scan = dcache_shrink };
+static struct shrinker inode_shrinker = { .name = "inodes", .count = idle_inodes,
+					  .scan = inode_shrink };
+static struct shrinker mapped_shrinker = { .name = "mapped file pages",
+					   .count = mapped_file_pages,
+					   .scan = mapped_pages_shrink,
+					   .flags = SHRINKER_BACKGROUND };
 
 void vfs_init(void)
 {
 	mutex_init(&mount_lock, "mount", SLEEP_RANK_MOUNT);
-	reclaim_add_shrinker(&inode_shrinker);     /* the registry is a stack: */
-	reclaim_add_shrinker(&dentry_shrinker);    /* dentries are asked first */
+	reclaim_add_shrinker(&mapped_shrinker);    /* the registry is a stack: */
+	reclaim_add_shrinker(&inode_shrinker);     /* dentries are asked first, */
+	reclaim_add_shrinker(&dentry_shrinker);    /* mapped pages last */
 }
 
 static void locked(void)

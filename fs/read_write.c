@@ -256,7 +256,7 @@ static void drop_past_end(struct inode *ip)
 	if (!ip->mapping)
 		return;
 	vmobject_unmap(&ip->vmobj, ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE, UINT64_MAX,
-		       UNMAP_COPIES_TOO);
+		       UNMAP_TRUNCATE);
 	down_write(&ip->invalidate);
 	pagecache_truncate_at(ip->mapping, ip->size);
 	up_write(&ip->invalidate);

@@ -91,6 +91,8 @@ static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
 	enum fault_result r = mm_resolves(p, tf, addr);
 	if (r == FAULT_HANDLED)
 		return true;
+	if (!trap_from_user(tf) && r == FAULT_OOM && reclaimd_wait())
+		return true;   /* the reclaimer thread freed memory: retry the copy */
 	if (!trap_from_user(tf))   /* a copy from the kernel: ENOMEM, else EFAULT */
 		return r == FAULT_OOM && trap_extable_fixup(tf, -ENOMEM);
 	user_page_fault(tf, addr, r);
@@ -114,8 +116,9 @@ static const char *pf_reason(uint64_t error)
 static void user_page_fault(struct trapframe *tf, uint64_t addr, enum fault_result r)
 {
 	switch (r) {
-	case FAULT_OOM:   /* reclaim already failed */
-		oom_kill_for_fault(addr, tf->rip);
+	case FAULT_OOM:   /* the task's own reclaim already failed */
+		if (!reclaimd_wait())   /* else the reclaimer thread freed some: retry */
+			oom_kill_for_fault(addr, tf->rip);
 		return;   /* retry the access */
 	case FAULT_PAST_EOF:
 		signal_fault(tf, SIGBUS, BUS_ADRERR, "access past the end of the file", addr);

@@ -20,4 +20,12 @@ void reclaimd_start(void);
  * wakes kswapd). Takes proc_lock only when it wakes. */
 void reclaimd_kick(void);
 
+/* A task found no memory and its own (direct) reclaim freed nothing: if
+ * the thread has what only it may free (mapped file pages, which it
+ * unmaps through the reverse map: SHRINKER_BACKGROUND), wake it and wait
+ * for one run of it. true if that run freed something (retry), false
+ * (nothing to wait for: the OOM killer's turn). The caller holds no lock:
+ * the thread takes address-space locks. */
+bool reclaimd_wait(void);
+
 #endif

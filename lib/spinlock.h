@@ -44,6 +44,7 @@ enum lock_rank {
 	LOCK_RANK_DCACHE = 21,    /* dentries, the mount table (fs/dcache.c, fs/mount.c): /proc's maps names files under proc_lock */
 	LOCK_RANK_AS_LIST = 22,   /* the list of every address space (mm/as.c) */
 	LOCK_RANK_RMAP = 23,      /* one object's list of the VMAs mapping it (mm/rmap.h) */
+	LOCK_RANK_MAPPED_FILES = 24, /* the files some process maps (fs/inode.c): reclaim's */
 	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/pt/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */

@@ -590,12 +590,12 @@ void pagecache_truncate_at(struct pagecache *pc, uint64_t size)
 	page_put(pg);
 }
 
-uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want)
+uint64_t pagecache_shrink(struct pagecache *pc, uint64_t first, uint64_t last, uint64_t want)
 {
 	uint64_t freed = 0;
 	spin_lock(&pc->lock);
 	struct page *pg;
-	for (uint64_t i = 0; freed < want && (pg = tree_next(pc, &i)); i++) {
+	for (uint64_t i = first; freed < want && (pg = tree_next(pc, &i)) && i <= last; i++) {
 		bool unused = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1;
 		if (pg->cache.flags == PGC_UPTODATE && unused) {   /* clean, idle */
 			evict(pc, pg);
@@ -604,6 +604,26 @@ uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want)
 	}
 	spin_unlock(&pc->lock);
 	return freed;
+}
+
+/* Up to date, not being read or written, held by more than the cache? */
+static bool held_idle(const struct page *pg)
+{
+	return (pg->cache.flags & PGC_UPTODATE) &&
+	       !(pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK)) &&
+	       __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 1;
+}
+
+bool pagecache_next_held(struct pagecache *pc, uint64_t *at)
+{
+	spin_lock(&pc->lock);
+	struct page *pg;
+	uint64_t i = *at;
+	while ((pg = tree_next(pc, &i)) && !held_idle(pg))
+		i++;
+	spin_unlock(&pc->lock);
+	*at = i;
+	return pg != NULL;
 }
 
 void pagecache_destroy(struct pagecache *pc)
@@ -619,7 +639,8 @@ uint64_t pagecache_reclaim(uint64_t want)
 	uint64_t freed = 0;
 	spin_lock(&all_lock);
 	for (struct list *l = all_caches.next; l != &all_caches && freed < want; l = l->next)
-		freed += pagecache_shrink(list_entry(l, struct pagecache, link), want - freed);
+		freed += pagecache_shrink(list_entry(l, struct pagecache, link), 0, PC_MAX_INDEX,
+					  want - freed);
 	spin_unlock(&all_lock);
 	return freed;
 }

@@ -223,9 +223,15 @@ void pagecache_truncate_at(struct pagecache *pc, uint64_t size);
  * caches: its owner may free it then. */
 void pagecache_destroy(struct pagecache *pc);
 
-/* Free up to `want` clean pages that nobody but the cache uses (memory is
- * short): how many were freed. */
-uint64_t pagecache_shrink(struct pagecache *pc, uint64_t want);
+/* Free up to `want` clean pages with an index in [first, last] that nobody
+ * but the cache uses (memory is short): how many were freed. */
+uint64_t pagecache_shrink(struct pagecache *pc, uint64_t first, uint64_t last, uint64_t want);
+
+/* The first index >= *at of an up-to-date page that someone besides the
+ * cache holds (a mapping, mostly) and that is not being read or written:
+ * in *at, true; false when there is none. Reclaim's search for mapped
+ * pages to unmap (fs/inode.c). */
+bool pagecache_next_held(struct pagecache *pc, uint64_t *at);
 
 /* pagecache_shrink over every cache until `want` pages are freed (the
  * reclaimer's, mm/reclaim.c): how many were. Takes the list's lock, then

@@ -215,13 +215,29 @@ static bool reclaimable(void)
 	       shrinkable();
 }
 
+/* Who reclaims: the reclaimer thread, or a task that needs memory now
+ * (which may hold its address space's lock: SHRINKER_BACKGROUND ones are
+ * not its to run). */
+enum reclaimer_kind { RECLAIM_BY_TASK, RECLAIM_BY_THREAD };
+
+uint64_t reclaim_background_pending(void)
+{
+	uint64_t n = 0;
+	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next)
+		if (s->flags & SHRINKER_BACKGROUND)
+			n += s->count();
+	return n;
+}
+
 /* Each shrinker's share of a round that wants `want` frames (see
  * reclaim.h): frames it freed (what free memory grew by meanwhile). */
-static uint64_t shrink_caches(uint64_t want)
+static uint64_t shrink_caches(uint64_t want, enum reclaimer_kind who)
 {
 	uint64_t before = atomic_load(&mm_stats.free);
 	uint64_t cached = atomic_load(&pagecache_stats.pages);
 	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next) {
+		if ((s->flags & SHRINKER_BACKGROUND) && who != RECLAIM_BY_THREAD)
+			continue;
 		uint64_t n = s->count();
 		n = n * want / (cached + want) + (n != 0);
 		stat_add(&reclaim_stats.shrink_scanned, n);
@@ -234,12 +250,12 @@ static uint64_t shrink_caches(uint64_t want)
 /* Up to want frames back: lazy-free pages first (dropping them costs no
  * I/O ever), then clean page-cache pages, and the shrinkers' share. How
  * many. */
-static uint64_t reclaim_some(uint64_t want)
+static uint64_t reclaim_some(uint64_t want, enum reclaimer_kind who)
 {
 	uint64_t freed = reclaim_lazyfree(want);
 	if (freed < want)
 		freed += pagecache_reclaim(want - freed);
-	return freed + shrink_caches(want);
+	return freed + shrink_caches(want, who);
 }
 
 bool reclaim_wanted(void)
@@ -247,18 +263,20 @@ bool reclaim_wanted(void)
 	return atomic_load(&mm_stats.free) < reclaim_low && reclaimable();
 }
 
-void reclaim_background(void)
+uint64_t reclaim_background(void)
 {
-	uint64_t want = short_of(reclaim_high);
+	uint64_t want = short_of(reclaim_high), freed = 0;
 	stat_inc(&reclaim_stats.background_runs);
 	if (want)
-		stat_add(&reclaim_stats.background_discarded, reclaim_some(want));
+		freed = reclaim_some(want, RECLAIM_BY_THREAD);
+	stat_add(&reclaim_stats.background_discarded, freed);
+	return freed;
 }
 
 void reclaim_if_low(void)
 {
 	if (atomic_load(&mm_stats.free) < reclaim_min && reclaimable())
-		reclaim_some(short_of(reclaim_low));
+		reclaim_some(short_of(reclaim_low), RECLAIM_BY_TASK);
 }
 
 bool reclaim_above_min(void)
@@ -269,7 +287,7 @@ bool reclaim_above_min(void)
 bool reclaim_direct(void)
 {
 	uint64_t want = short_of(reclaim_high);
-	return reclaim_some(want ? want : 1) > 0;
+	return reclaim_some(want ? want : 1, RECLAIM_BY_TASK) > 0;
 }
 
 void reclaim_init(void)

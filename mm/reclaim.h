@@ -54,9 +54,10 @@ void reclaim_init(void);
 bool reclaim_wanted(void);
 
 /* The reclaimer thread's work for one wakeup: reclaim until free memory
- * is at the high watermark or nothing is left. Takes lazyfree_lock; no
- * lock may be held by the caller. */
-void reclaim_background(void);
+ * is at the high watermark or nothing is left (the SHRINKER_BACKGROUND
+ * shrinkers too). Takes lazyfree_lock; no lock may be held by the caller.
+ * Returns the frames it freed. */
+uint64_t reclaim_background(void);
 
 /* Direct reclaim at a point holding nothing (system-call entry, a page
  * fault before it takes locks): below the min watermark, reclaim up to
@@ -85,14 +86,28 @@ bool reclaim_above_min(void);
  */
 struct shrinker {
 	const char *name;
-	/* Objects it could free now; cheap (a counter), called from the tick. */
+	/* Objects it could free now; cheap (a counter or a short list),
+	 * called from the tick. */
 	uint64_t (*count)(void);
 	/* Free up to n objects: how many were freed. Called holding no lock
 	 * (the reclaimer thread, or a task at a system call's entry or in a
-	 * page fault between attempts); takes only spinlocks of its own. */
+	 * page fault between attempts); takes only spinlocks of its own --
+	 * unless SHRINKER_BACKGROUND. */
 	uint64_t (*scan)(uint64_t n);
+	unsigned flags;
 	struct shrinker *next;      /* the registry's */
 };
+
+/* shrinker.flags: only the reclaimer thread runs its scan, which sleeps
+ * and takes address-space locks (the VFS's mapped file pages: unmapping
+ * them walks the reverse map); a task's direct reclaim may hold its own
+ * address space's lock. A fault that finds no memory waits for the thread
+ * instead (reclaim_background_pending, kernel/reclaimd.h). */
+#define SHRINKER_BACKGROUND 0x1
+
+/* Objects the SHRINKER_BACKGROUND shrinkers could free now: a fault out
+ * of memory waits for the reclaimer thread while there are any. */
+uint64_t reclaim_background_pending(void);
 
 /* Add s to the shrinkers reclaim calls (at boot; never removed). */
 void reclaim_add_shrinker(struct shrinker *s);

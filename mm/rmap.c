@@ -69,14 +69,18 @@ static void visit(struct addrspace *as, struct vmobject *obj, uint64_t first, ui
 	stat_inc(&rmap_stats.spaces);
 }
 
-/* The reverse-map walk: the count faults check goes up first (their
- * map_guard), then fn runs on every mapping of pages [first, first + n)
- * of obj, each address space once. */
+/* A walk begins: faults that took a page before see it (their map_guard). */
+static void raise_seq(struct vmobject *obj)
+{
+	__atomic_add_fetch(&obj->rmap_seq, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The reverse-map walk (after raise_seq): fn runs on every mapping of
+ * pages [first, first + n) of obj, each address space once. */
 static void rmap_walk(struct vmobject *obj, uint64_t first, uint64_t n, rmap_fn fn,
 		      unsigned flags)
 {
 	uint64_t end = n > UINT64_MAX - first ? UINT64_MAX : first + n;
-	__atomic_add_fetch(&obj->rmap_seq, 1, __ATOMIC_SEQ_CST);
 	mutex_lock(&rmap_walk_lock);
 	uint64_t ticket = ++rmap_tickets;
 	for (struct addrspace *as; (as = next_mapper(obj, ticket));)
@@ -92,11 +96,14 @@ static void unmap_part(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e
 	(void)as_unmap_pages(as, s, e, flags);   /* PGT_ALL_SHARERS: allocates nothing, no error */
 }
 
-void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_copies c)
+void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_how how)
 {
-	ptshare_text_unpublish(obj);
+	raise_seq(obj);
+	if (how == UNMAP_TRUNCATE)   /* after the count: a build under way does not publish */
+		ptshare_text_unpublish(obj);
 	rmap_walk(obj, first, n, unmap_part, PGT_KEEP_TABLES | PGT_ALL_SHARERS |
-		  (c == UNMAP_KEEP_COPIES ? PGT_KEEP_COPIES : 0));
+		  (how == UNMAP_TRUNCATE ? 0 : PGT_KEEP_COPIES) |
+		  (how == UNMAP_RECLAIM ? PGT_SPARE_YOUNG : 0));
 }
 
 /* A shared mapping's entries lose W (its private ones are never writable:
@@ -115,5 +122,6 @@ static void wrprotect_part(struct addrspace *as, struct vma *v, vaddr_t s, vaddr
 
 void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n)
 {
+	raise_seq(obj);
 	rmap_walk(obj, first, n, wrprotect_part, PGT_ALL_SHARERS);
 }

@@ -55,18 +55,24 @@
 
 struct vmobject;
 
-/* What happens to private copies (anonymous frames a private mapping's
- * write made of the object's pages) in the range. */
-enum unmap_copies {
-	UNMAP_COPIES_TOO,   /* they go too: truncation (past the end is SIGBUS) */
-	UNMAP_KEEP_COPIES,  /* they stay: a hole punched in the middle */
+/* Why pages leave the mappings, which decides what stays. */
+enum unmap_how {
+	UNMAP_TRUNCATE,  /* they leave the object (past its new end): private
+			    copies of them go too (an access there is SIGBUS in
+			    every mapping), and so do the object's published
+			    text tables */
+	UNMAP_PUNCH,     /* they leave the object (a hole): private copies stay */
+	UNMAP_RECLAIM,   /* they leave memory, not the object (the reclaimer):
+			    private copies stay, entries accessed since the last
+			    look stay (their A bit cleared: a second chance),
+			    published text tables keep theirs */
 };
 
 /* Take pages [first, first + n) of obj (page indices; n may run past the
  * end) out of every address space that maps them, shared page tables and
- * published text tables included. Sleeps (address-space locks); allocates
- * nothing; cannot fail. Statistics: rmap_stats. */
-void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_copies c);
+ * published text tables included, as `how` says. Sleeps (address-space
+ * locks); allocates nothing; cannot fail. Statistics: rmap_stats. */
+void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_how how);
 
 /* Take W away from every entry of a shared mapping that maps pages
  * [first, first + n) of obj (Linux's page_mkclean, over a range): after

@@ -11,6 +11,15 @@ void vmobject_get(struct vmobject *obj)
 		obj->ops->hold(obj);
 }
 
+bool vmobject_tryget(struct vmobject *obj)
+{
+	for (uint32_t n = atomic_load(&obj->refs); n > 0;)
+		if (__atomic_compare_exchange_n(&obj->refs, &n, n + 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
 void vmobject_put(struct vmobject *obj)
 {
 	if (!obj)

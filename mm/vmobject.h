@@ -111,8 +111,12 @@ void vmobject_add_mapping(struct vma *v);
 void vmobject_remove_mapping(struct vma *v);
 
 /* Take / drop a VMA's reference; the last put calls ops->release (if any).
- * A put at 0 panics. NULL is ignored by both. */
+ * A put at 0 panics. NULL is ignored by both. vmobject_tryget takes one
+ * only while obj has references (false when it has none: its last one may
+ * be going), for a finder that must not call hold (reclaim, under a lock
+ * of its own). */
 void vmobject_get(struct vmobject *obj);
+bool vmobject_tryget(struct vmobject *obj);
 void vmobject_put(struct vmobject *obj);
 
 /* Shared anonymous memory of npages pages (mm/shm.c): an object that fills

@@ -70,6 +70,10 @@
  *                mprotect; mapped again out of the cache, the first fault
  *                is a major one (vmstat pgmajfault, majflt in
  *                /proc/self/stat), the others minor
+ *   bigmap       (only when named; the ext2 root on a disk larger than
+ *                twice the RAM) a file twice the RAM mapped shared, read
+ *                and written whole through the mapping, msync'ed, read
+ *                back with read(): the reclaimer unmaps mapped file pages
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -794,6 +798,72 @@ static void test_mmap(void)
 	CHECK(unlink(path) == 0);
 }
 
+/* The word page i of bigmap's file holds at each of its 8-byte slots
+ * (round r: what the shared mapping wrote over the first round's). */
+static uint64_t big_word(uint64_t i, int r)
+{
+	return (i * 0x9e3779b97f4a7c15ull) ^ (uint64_t)r << 56 ^ 0x5041474f4441ull;
+}
+
+/* Does page i of m (4096 bytes) hold big_word(i, r) in its first and last
+ * slots? */
+static int big_page_is(const uint64_t *m, uint64_t i, int r)
+{
+	return m[i * 512] == big_word(i, r) && m[i * 512 + 511] == big_word(i, r);
+}
+
+/* bigmap: a file twice the size of RAM (MemTotal), written with write(),
+ * mapped shared and read whole (every page checked), written whole through
+ * the mapping, msync'ed, then read back with read() after drop_caches.
+ * Only the reclaimer's unmapping of mapped file pages makes room (it
+ * walks the reverse map); without it the reader is OOM-killed. */
+static void test_bigmap(void)
+{
+	static uint64_t buf[512 * 64];
+	uint64_t ram = (uint64_t)proc_value("/proc/meminfo", "MemTotal", procfs_field) * 1024;
+	uint64_t pages = 2 * ram / 4096, len = pages * 4096;
+	const char *path = "/bigmap";
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && ram > 0);
+	for (uint64_t i = 0; i < pages; i += 64) {
+		for (uint64_t k = 0; k < 64; k++)
+			for (int s = 0; s < 512; s++)
+				buf[k * 512 + s] = big_word(i + k, 0);
+		CHECK(pwrite(fd, buf, sizeof(buf), (off_t)(i * 4096)) == (ssize_t)sizeof(buf));
+	}
+	CHECK(fsync(fd) == 0);
+	long long major = vmstat("pgmajfault");
+	uint64_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	uint64_t bad = 0;
+	for (uint64_t i = 0; i < pages; i++)
+		bad += !big_page_is(m, i, 0);
+	CHECK(bad == 0);
+	CHECK(vmstat("pgmajfault") > major);   /* read from the disk, most of it */
+	for (uint64_t i = 0; i < pages; i++)
+		for (int s = 0; s < 512; s += 511)
+			m[i * 512 + s] = big_word(i, 1);
+	CHECK(msync(m, len, MS_SYNC) == 0);
+	CHECK(munmap(m, len) == 0);
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	for (uint64_t i = 0; i < pages && bad < 10; i++) {
+		CHECK(pread(fd, buf, 4096, (off_t)(i * 4096)) == 4096);
+		bad += buf[0] != big_word(i, 1) || buf[511] != big_word(i, 1) ||
+		       buf[1] != big_word(i, 0);   /* the stores, and what write() left */
+		if (buf[0] != big_word(i, 1))
+			printf("  bigmap: page %llu reads %#llx\n", (unsigned long long)i,
+			       (unsigned long long)buf[0]);
+	}
+	CHECK(bad == 0);
+	printf("  bigmap: %llu MiB mapped with %llu MiB of RAM, %lld major faults\n",
+	       (unsigned long long)(len >> 20), (unsigned long long)(ram >> 20),
+	       vmstat("pgmajfault") - major);
+	close(fd);
+	CHECK(unlink(path) == 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -803,7 +873,7 @@ static const struct {
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
 	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 }, { "caches", test_caches, 1 },
-	{ "mmap", test_mmap, 1 },
+	{ "mmap", test_mmap, 1 }, { "bigmap", test_bigmap, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

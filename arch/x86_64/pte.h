@@ -132,6 +132,8 @@ static inline pte_t pte_keep_on_protect(pte_t e)
 /* MADV_FREE'd: clean (so a later write shows) and marked lazy-free. */
 static inline pte_t pte_mklazyfree(pte_t e) { return pte_set(pte_mkclean(e), PTE_LAZYFREE); }
 static inline pte_t pte_clear_lazyfree(pte_t e) { return pte_clear(e, PTE_LAZYFREE); }
+/* Not accessed since now (reclaim's look: a page used again gets A back). */
+static inline pte_t pte_mkold(pte_t e) { return pte_clear(e, PTE_A); }
 
 /* Is e a leaf at this level (a 4 KiB PTE, or a 2 MiB / 1 GiB page)? */
 static inline bool pte_is_leaf(pte_t e, int level)

@@ -140,6 +140,9 @@ int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flag
 			      * in all: mm/rmap.h) */
 #define PGT_KEEP_COPIES 0x10 /* pgt_unmap: private copies (anonymous frames in a
 			      * private mapping of an object) stay */
+#define PGT_SPARE_YOUNG 0x20 /* pgt_unmap: an entry the MMU marked accessed since
+			      * the last look stays, its A bit cleared (a
+			      * second chance: reclaim) */
 
 /* What a fault mapping an object's page checks under the PT lock before it
  * writes the entry: *seq (the object's unmap count, mm/rmap.h) still reads
@@ -197,7 +200,9 @@ int pgt_unshare(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flag
  * the caller visits each address space that maps them under its lock for
  * reading, and this walk holds b->pgt's unshare_lock, so none of its
  * sharers' unsharing copies an entry it is clearing (pt_unshare copies
- * under the table's lock). With PGT_KEEP_COPIES, private copies stay. */
+ * under the table's lock). With PGT_KEEP_COPIES, private copies stay; with
+ * PGT_SPARE_YOUNG, so do entries accessed since the last look (no flush for
+ * the A bit cleared, as Linux's ptep_clear_flush_young on x86). */
 void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags);
 
 /* Give every mapped page of b->pgt in [start, end) protection prot by

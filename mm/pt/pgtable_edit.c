@@ -59,6 +59,20 @@ static bool unmap_keeps(const struct unmap_arg *a, pte_t e)
 	return (a->flags & PGT_KEEP_COPIES) && !pte_file(e);
 }
 
+/* PGT_SPARE_YOUNG: is the visited entry one accessed since the last look?
+ * Then it stays, its A bit cleared (for all sharers of a shared table):
+ * it is spared until the next look finds it unused. */
+static bool unmap_spares_young(struct walk *w, struct unmap_arg *a)
+{
+	if (!(a->flags & PGT_SPARE_YOUNG) || !pte_accessed(pte_read(w->ep)))
+		return false;
+	if (a->sh.pt)
+		pt_modify_shared_leaf(w->ep, verb_mkold, NULL);
+	else
+		pt_modify_leaf(w->pgt, w->va, w->ep, verb_mkold, NULL);
+	return true;
+}
+
 /* Clear the visited leaf: in a private table as its owner, in a table the
  * other address spaces use too for all of them at once (then every CPU
  * flushes). Returns the entry cleared. */
@@ -73,7 +87,8 @@ static pte_t unmap_clear(struct walk *w, struct unmap_arg *a)
 static int unmap_leaf(struct walk *w)
 {
 	struct unmap_arg *a = w->arg;
-	if (!small_leaf(w, "pgt_unmap") || unmap_keeps(a, pte_read(w->ep)))
+	if (!small_leaf(w, "pgt_unmap") || unmap_keeps(a, pte_read(w->ep)) ||
+	    unmap_spares_young(w, a))
 		return 0;
 	/* the D bit of e would go into the page's dirty state, but nothing
 	 * reads one: a store through a shared mapping of a file dirtied its

@@ -171,6 +171,7 @@ static inline pte_t pt_modify_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep,
  * since the last clean); clear_lazyfree: a kept lazy-free page (reclaim).
  * Inline, as pt_modify_leaf: they run once per page of fork and MADV_FREE. */
 static inline pte_t verb_mkcow(pte_t e, const void *arg) { (void)arg; return pte_mkcow(e); }
+static inline pte_t verb_mkold(pte_t e, const void *arg) { (void)arg; return pte_mkold(e); }
 static inline pte_t verb_mklazyfree(pte_t e, const void *arg) { (void)arg; return pte_mklazyfree(e); }
 static inline pte_t verb_clear_lazyfree(pte_t e, const void *arg) { (void)arg; return pte_clear_lazyfree(e); }
 static inline pte_t pt_leaf_mkcow(struct pagetable *pgt, vaddr_t va, pte_t *ep)

@@ -17,9 +17,9 @@ void ptshare_text_forget(struct vmobject *file)
 
 /* The host has no address spaces, so no file is ever mapped here: the
  * walk would find nothing. A mapping on the list is a harness bug. */
-void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_copies c)
+void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_how how)
 {
-	(void)first, (void)n, (void)c;
+	(void)first, (void)n, (void)how;
 	if (!list_empty(&obj->mappings))
 		abort();
 	__atomic_add_fetch(&obj->rmap_seq, 1, __ATOMIC_SEQ_CST);
@@ -27,7 +27,7 @@ void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap
 
 void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n)
 {
-	vmobject_unmap(obj, first, n, UNMAP_KEEP_COPIES);   /* the same: nothing is mapped */
+	vmobject_unmap(obj, first, n, UNMAP_PUNCH);   /* the same: nothing is mapped */
 }
 
 int copyin(void *dst, vaddr_t usrc, uint64_t len)

@@ -375,14 +375,14 @@ START_TEST(test_shrink_only_idle_clean)
 		else
 			page_put(pg);
 	}
-	ck_assert_uint_eq(pagecache_shrink(&o->pc, 100), 7);
+	ck_assert_uint_eq(pagecache_shrink(&o->pc, 0, PC_MAX_INDEX, 100), 7);
 	ck_assert_uint_eq(o->pc.nrpages, 3);
 	struct page *pg;
 	ck_assert_int_eq(pagecache_get(&o->pc, 9, PC_FIND, &pg), -ENOENT);
 	ck_assert_ptr_eq(get(5, PC_FIND), held);
 	page_put(held);
 	page_put(held);
-	ck_assert_uint_eq(pagecache_shrink(&o->pc, 1), 1);   /* at most `want` */
+	ck_assert_uint_eq(pagecache_shrink(&o->pc, 0, PC_MAX_INDEX, 1), 1);   /* at most `want` */
 	pagecache_truncate(&o->pc, 0);
 	ck_assert_uint_eq(o->pc.ndirty, 0);
 	host_assert_no_leak();
@@ -529,7 +529,8 @@ START_TEST(test_random_against_model)
 			uint64_t j = i + (uint64_t)(rand() % 8);
 			ck_assert_int_eq(pagecache_write_back(&o->pc, i, j), 0);
 		} else if (op < 9) {
-			pagecache_shrink(&o->pc, (uint64_t)(rand() % 4));
+			pagecache_shrink(&o->pc, (uint64_t)(rand() % 8), PC_MAX_INDEX,
+					 (uint64_t)(rand() % 4));
 		} else if (rand() % 8 == 0) {          /* truncate: the store's tail too */
 			ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
 			pagecache_truncate(&o->pc, i);
