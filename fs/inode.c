@@ -275,6 +275,13 @@ static int file_page_mkwrite(struct vmobject *obj, struct page *pg)
 	return r;
 }
 
+/* MADV_REMOVE of a shared mapping: a hole punched (the file system's, if
+ * it has them: tmpfs; ext2 has not, as on Linux: -EOPNOTSUPP). */
+static int file_remove(struct vmobject *obj, uint64_t idx, uint64_t n)
+{
+	return vfs_punch_hole(obj_inode(obj), idx * PAGE_SIZE, n * PAGE_SIZE);
+}
+
 static int file_resident(struct vmobject *obj, uint64_t idx)
 {
 	struct page *pg;
@@ -392,6 +399,7 @@ uint64_t mapped_pages_shrink(uint64_t n)
 
 static const struct vmobject_ops file_obj_ops = {
 	.get_page = file_get_page, .page_mkwrite = file_page_mkwrite, .resident = file_resident,
+	.remove = file_remove,
 	.hold = file_hold, .release = file_release,
 };
 

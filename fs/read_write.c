@@ -284,6 +284,52 @@ int vfs_truncate(struct inode *ip, uint64_t size)
 	return r;
 }
 
+/* ---- holes ---- */
+
+/* Zero [off, end) of ip's cache (inside one page; nothing when empty). */
+static int zero_part(struct inode *ip, uint64_t off, uint64_t end)
+{
+	static const char zeros[PAGE_SIZE];
+	return off < end ? pagecache_write_part(ip->mapping, off, zeros, (uint32_t)(end - off)) : 0;
+}
+
+/* Pages [first, last] out of every mapping and out of the cache. A fault
+ * that took a page before the first unmap installs nothing after it (its
+ * guard); one that maps the page between that unmap and the drop is undone
+ * by the second unmap (Linux's shmem punch does the same). Private
+ * copies stay. */
+static void drop_pages(struct inode *ip, uint64_t first, uint64_t last)
+{
+	vmobject_unmap(&ip->vmobj, first, last - first + 1, UNMAP_PUNCH);
+	down_write(&ip->invalidate);
+	pagecache_truncate(ip->mapping, first, last);
+	up_write(&ip->invalidate);
+	vmobject_unmap(&ip->vmobj, first, last - first + 1, UNMAP_PUNCH);
+}
+
+int vfs_punch_hole(struct inode *ip, uint64_t off, uint64_t len)
+{
+	if (!ip->op || !ip->op->punch_hole || !ip->mapping)
+		return -EOPNOTSUPP;
+	mutex_lock(&ip->lock);
+	uint64_t end = MIN(off + len, ip->size);   /* nothing past the end: the size stays */
+	uint64_t first = ALIGN_UP(off, PAGE_SIZE) / PAGE_SIZE, stop = end / PAGE_SIZE;
+	int r = 0;
+	if (off < end && first > stop) {            /* inside one page */
+		r = zero_part(ip, off, end);
+	} else if (off < end) {
+		r = zero_part(ip, off, first * PAGE_SIZE) ?: zero_part(ip, stop * PAGE_SIZE, end);
+		if (r == 0 && first < stop)
+			drop_pages(ip, first, stop - 1);
+	}
+	if (r == 0 && off < end)
+		r = ip->op->punch_hole(ip, off, end - off);
+	if (r == 0)
+		inode_touch(ip);
+	mutex_unlock(&ip->lock);
+	return r;
+}
+
 /* fallocate's part of one page: room made (prepare_write) and the page
  * dirty, so that the new blocks get the page's bytes (zeros in a hole),
  * never what the disk held there. */

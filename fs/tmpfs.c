@@ -194,7 +194,16 @@ static const struct inode_ops tmpfs_dir_ops = {
 	.unlink = tmpfs_unlink, .rename = tmpfs_rename, .empty = tmpfs_empty,
 	.readdir = tmpfs_readdir,
 };
-static const struct inode_ops tmpfs_file_ops = { 0 };   /* the VFS drops pages past a new end */
+/* A hole in a tmpfs file: its pages were its store, and the VFS dropped
+ * them (vfs_punch_hole); nothing is left to free. */
+static int tmpfs_punch_hole(struct inode *ip, uint64_t off, uint64_t len)
+{
+	(void)ip, (void)off, (void)len;
+	return 0;
+}
+
+/* (the VFS drops pages past a new end) */
+static const struct inode_ops tmpfs_file_ops = { .punch_hole = tmpfs_punch_hole };
 static const struct inode_ops tmpfs_link_ops = { .readlink = tmpfs_readlink };
 
 static void tmpfs_free_inode(struct inode *ip)

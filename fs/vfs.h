@@ -158,6 +158,12 @@ struct inode_ops {
 	/* ip's fields (mode, times, size) changed: write the inode out (NULL:
 	 * nothing to write, as tmpfs). */
 	int (*write_inode)(struct inode *ip);
+	/* Free the store's blocks of [off, off + len), inside the file, whose
+	 * whole pages the VFS dropped from every mapping and the cache and
+	 * whose part pages it zeroed (fallocate's PUNCH_HOLE, MADV_REMOVE;
+	 * inode->lock held). NULL: the file system cannot (-EOPNOTSUPP, as
+	 * Linux's ext2). */
+	int (*punch_hole)(struct inode *ip, uint64_t off, uint64_t len);
 };
 
 struct inode {
@@ -525,6 +531,11 @@ int vfs_truncate(struct inode *ip, uint64_t size);
  * inside the file (blocks past the end are not valid on every disk
  * format). 0, -ENOSPC, -EFBIG, -errno. */
 int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size);
+/* fallocate's PUNCH_HOLE (with KEEP_SIZE), MADV_REMOVE: [off, off + len)
+ * of ip, inside the file, reads zeros from now on, in every mapping
+ * (private copies stay, as Linux's) and on the store; the size stays.
+ * 0, -EOPNOTSUPP (the file system has no punch_hole), -errno. */
+int vfs_punch_hole(struct inode *ip, uint64_t off, uint64_t len);
 /* Is the mount p is in, or its file system, read-only? */
 bool path_readonly(const struct path *p);
 /* Write ip's changed fields out (chmod, utimensat). */

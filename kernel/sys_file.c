@@ -407,9 +407,12 @@ static long sys_getdents64(const uint64_t a[6])
 }
 
 /* fallocate(fd, mode, off, len): mode 0 (the range's blocks made, the size
- * grown to cover it) or FALLOC_FL_KEEP_SIZE; others: -EOPNOTSUPP, as a
+ * grown to cover it), FALLOC_FL_KEEP_SIZE, or FALLOC_FL_PUNCH_HOLE with
+ * it (a hole: zeros, the blocks freed, vfs_punch_hole; -EOPNOTSUPP where
+ * the file system has none, as Linux's ext2); others: -EOPNOTSUPP, as a
  * Linux file system without them. */
 #define FALLOC_FL_KEEP_SIZE 1
+#define FALLOC_FL_PUNCH_HOLE 2
 static long sys_fallocate(const uint64_t a[6])
 {
 	struct file *f = fd_get((int)a[0]);
@@ -424,10 +427,13 @@ static long sys_fallocate(const uint64_t a[6])
 		return f->inode ? -EISDIR : -ESPIPE;
 	if (!S_ISREG(f->inode->mode))
 		return -ENODEV;
-	if (a[1] & ~(uint64_t)FALLOC_FL_KEEP_SIZE)
+	if ((a[1] & ~(uint64_t)(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE)) ||
+	    a[1] == FALLOC_FL_PUNCH_HOLE)   /* a hole keeps the size, or nothing */
 		return -EOPNOTSUPP;
 	if ((uint64_t)off + (uint64_t)len < (uint64_t)off)
 		return -EFBIG;
+	if (a[1] & FALLOC_FL_PUNCH_HOLE)
+		return vfs_punch_hole(f->inode, (uint64_t)off, (uint64_t)len);
 	return vfs_fallocate(f->inode, (uint64_t)off, (uint64_t)len, a[1] & FALLOC_FL_KEEP_SIZE);
 }
 

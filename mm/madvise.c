@@ -73,19 +73,21 @@ static bool private_anon(const struct vma *v)
 	return !v->obj && !(v->flags & VM_SHARED);
 }
 
-/* MADV_REMOVE on [start, end) of v. */
+/* MADV_REMOVE on [start, end) of v (a file's: checked only, see
+ * as_madvise_remove_files). */
 static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t end)
 {
 	if (!v->obj)
 		return -EINVAL;
 	if (!v->obj->ops->remove || !(v->flags & VM_SHARED))
 		return -EACCES;
+	if (v->obj->kind == VMOBJ_FILE)
+		return 0;
 	int r = as_unmap_pages(as, start, end, PGT_KEEP_TABLES);
 	if (r < 0)
 		return r;
-	v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
-			    (end - start) / PAGE_SIZE);
-	return 0;
+	return v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
+				   (end - start) / PAGE_SIZE);
 }
 
 /* Apply advice to the part [start, end) of VMA v: 0 or -errno. */
@@ -161,4 +163,41 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 	if (r < 0)
 		return r;
 	return hole || at < end ? -ENOMEM : 0;
+}
+
+/* The first shared file VMA piece of [*at, end) in as (locked), with a
+ * reference on its object and its page range in *idx, *n; *at moves past
+ * it. NULL when there is none. */
+static struct vmobject *next_file_piece(struct addrspace *as, vaddr_t *at, vaddr_t end,
+					uint64_t *idx, uint64_t *n)
+{
+	for (struct vma *v = as->vmas; v && v->start < end && *at < end; v = v->next) {
+		if (v->end <= *at || !v->obj || v->obj->kind != VMOBJ_FILE ||
+		    !(v->flags & VM_SHARED))
+			continue;
+		vaddr_t s = MAX(v->start, *at), e = MIN(v->end, end);
+		*idx = (v->obj_off + (s - v->start)) / PAGE_SIZE;
+		*n = (e - s) / PAGE_SIZE;
+		*at = e;
+		vmobject_get(v->obj);
+		return v->obj;
+	}
+	return NULL;
+}
+
+int as_madvise_remove_files(struct addrspace *as, vaddr_t start, uint64_t len)
+{
+	vaddr_t at = start, end = start + ALIGN_UP(len, PAGE_SIZE);
+	uint64_t idx, n;
+	int r = 0;
+	for (;;) {
+		as_lock_read(as);
+		struct vmobject *obj = next_file_piece(as, &at, end, &idx, &n);
+		as_unlock_read(as);
+		if (!obj)
+			return r;
+		int e = obj->ops->remove(obj, idx, n);
+		r = r ? r : e;
+		vmobject_put(obj);
+	}
 }

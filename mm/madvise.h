@@ -16,7 +16,17 @@ struct addrspace;
 enum as_lock_mode madvise_lock_mode(int advice);
 
 /* Apply advice to [start, start + len), as->lock held as madvise_lock_mode
- * says: 0 or -EINVAL / -ENOMEM like Linux. */
+ * says: 0 or -EINVAL / -ENOMEM / -EACCES like Linux. MADV_REMOVE of a
+ * file's shared mapping is only checked here: the hole is punched by
+ * as_madvise_remove_files once the lock is let go. */
 int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice);
+
+/* MADV_REMOVE's part after as_madvise, as->lock NOT held: a hole punched in
+ * each file mapped shared in [start, start + len) (the file system takes
+ * the file's locks, which rank before the address space's, and takes the
+ * pages out of every mapping; Linux's madvise_remove lets go of its lock
+ * too). The address space is looked at under its lock one VMA at a time.
+ * 0 or the first error (-EOPNOTSUPP: a file system without holes). */
+int as_madvise_remove_files(struct addrspace *as, vaddr_t start, uint64_t len);
 
 #endif

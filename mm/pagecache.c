@@ -555,11 +555,11 @@ int pagecache_error_since(struct pagecache *pc, uint32_t *mark)
 	return e;
 }
 
-void pagecache_truncate(struct pagecache *pc, uint64_t from)
+void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last)
 {
 	spin_lock(&pc->lock);
 	struct page *pg;
-	for (uint64_t i = from; (pg = tree_next(pc, &i));) {
+	for (uint64_t i = first; (pg = tree_next(pc, &i)) && i <= last;) {
 		if (pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK)) {
 			page_get(pg);
 			wait_while(pc, pg, PGC_LOCKED | PGC_WRITEBACK);
@@ -576,7 +576,7 @@ void pagecache_truncate(struct pagecache *pc, uint64_t from)
 
 void pagecache_truncate_at(struct pagecache *pc, uint64_t size)
 {
-	pagecache_truncate(pc, ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE);
+	pagecache_truncate(pc, ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE, PC_MAX_INDEX);
 	uint64_t in = size % PAGE_SIZE;
 	struct page *pg;
 	if (!in || pagecache_get(pc, size / PAGE_SIZE, pc->ops->read_pages ? PC_READ : PC_FIND, &pg))
@@ -628,7 +628,7 @@ bool pagecache_next_held(struct pagecache *pc, uint64_t *at)
 
 void pagecache_destroy(struct pagecache *pc)
 {
-	pagecache_truncate(pc, 0);
+	pagecache_truncate(pc, 0, PC_MAX_INDEX);
 	spin_lock(&all_lock);
 	list_del(&pc->link);
 	spin_unlock(&all_lock);

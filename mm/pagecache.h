@@ -209,9 +209,10 @@ int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last);
 uint32_t pagecache_error_mark(struct pagecache *pc);
 int pagecache_error_since(struct pagecache *pc, uint32_t *mark);
 
-/* Drop every page with an index >= from, dirty ones too (what lies past a
- * file's new end). Waits for pages being read or written. */
-void pagecache_truncate(struct pagecache *pc, uint64_t from);
+/* Drop every page with an index in [first, last], dirty ones too (what
+ * lies past a file's new end: last PC_MAX_INDEX; a hole punched). Waits
+ * for pages being read or written. */
+void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last);
 /* A file shrank to size bytes: its pages past it dropped, and the bytes
  * past it in the page that holds the end zeroed and the page dirtied (a
  * later growth reads zeros, on the store too), after any write-back of
@@ -219,7 +220,7 @@ void pagecache_truncate(struct pagecache *pc, uint64_t from);
  * old bytes past the end is under way: the caller may free the blocks. */
 void pagecache_truncate_at(struct pagecache *pc, uint64_t size);
 
-/* Empty pc (pagecache_truncate from 0) and take it off the list of
+/* Empty pc (pagecache_truncate of everything) and take it off the list of
  * caches: its owner may free it then. */
 void pagecache_destroy(struct pagecache *pc);
 

@@ -161,9 +161,10 @@ static void shm_drop(struct shm *s, uint64_t idx, uint64_t n, enum shm_drop_mode
  * page: writes no longer seen by all, lost.) A mapping takes its reference
  * before its entry exists, under s->lock (shm_take), so refcount 1 under
  * the lock means nobody maps it or can. */
-static void shm_remove(struct vmobject *obj, uint64_t idx, uint64_t n)
+static int shm_remove(struct vmobject *obj, uint64_t idx, uint64_t n)
 {
 	shm_drop(to_shm(obj), idx, n, SHM_DROP_UNUSED);
+	return 0;
 }
 
 static void shm_release(struct vmobject *obj)

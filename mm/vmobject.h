@@ -67,9 +67,11 @@ struct vmobject_ops {
 	int (*resident)(struct vmobject *obj, uint64_t idx);
 	/* Empty [idx, idx + n) (MADV_REMOVE): every mapping reads zeros
 	 * afterwards. The caller unmapped the range from its own address
-	 * space; a frame still held elsewhere may stay, zeroed (mm/shm.c).
+	 * space; a frame still held elsewhere may stay, zeroed (mm/shm.c); a
+	 * file takes it out of every mapping itself (a hole punched,
+	 * vfs_punch_hole). 0, or -EOPNOTSUPP (a file system without holes).
 	 * NULL: the object cannot (a read-only file). */
-	void (*remove)(struct vmobject *obj, uint64_t idx, uint64_t n);
+	int (*remove)(struct vmobject *obj, uint64_t idx, uint64_t n);
 	/* The first reference came (0 -> 1: the first VMA of an object that
 	 * lives elsewhere, a file's): hold what it lives in. NULL: nothing. */
 	void (*hold)(struct vmobject *obj);

@@ -252,7 +252,7 @@ static void put32(size_t off, uint32_t v)
 /* The disk's cache forgets what it read (the test changed the image). */
 static void forget(void)
 {
-	pagecache_truncate(&disk.cache, 0);
+	pagecache_truncate(&disk.cache, 0, PC_MAX_INDEX);
 }
 
 static int mount_err(void)

@@ -112,7 +112,7 @@ START_TEST(test_read_once_and_share)
 	ck_assert_uint_eq(a->type, PG_FILE);
 	page_put(a);
 	page_put(b);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	ck_assert_ptr_null(o->pc.root);
 	host_assert_no_leak();
 }
@@ -130,7 +130,7 @@ START_TEST(test_find_and_overwrite)
 	page_put(pg);
 	page_put(pg);
 	ck_assert_int_eq(pagecache_get(&o->pc, PC_MAX_INDEX + 1, PC_READ, &pg), -EFBIG);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -161,7 +161,7 @@ START_TEST(test_copy_in_and_out)
 	ck_assert_int_eq(pagecache_copy(&o->pc, 20 * PAGE_SIZE, buf, 10, PC_COPY_OUT), -EIO);
 	ck_assert_int_eq(pagecache_copy(&o->pc, 19 * PAGE_SIZE, buf, 2 * PAGE_SIZE, PC_COPY_OUT),
 			 PAGE_SIZE);                         /* short: page 20 fails */
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -189,9 +189,9 @@ START_TEST(test_sparse_indices_in_order)
 	for (int i = 0; i < N; i++)
 		ck_assert_uint_eq(o->written[i], idx[N - 1 - i]);   /* ascending */
 	ck_assert_uint_eq(o->pc.ndirty, 0);
-	pagecache_truncate(&o->pc, 64);
+	pagecache_truncate(&o->pc, 64, PC_MAX_INDEX);
 	ck_assert_uint_eq(o->pc.nrpages, 2);   /* 0 and 63 */
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	ck_assert_ptr_null(o->pc.root);
 	ck_assert_int_eq(o->pc.height, 0);
 	host_assert_no_leak();
@@ -211,10 +211,10 @@ START_TEST(test_grow_keeps_pages)
 		}
 	}
 	ck_assert_int_eq(o->pc.height, 6);
-	pagecache_truncate(&o->pc, 1);
+	pagecache_truncate(&o->pc, 1, PC_MAX_INDEX);
 	ck_assert_uint_eq(o->pc.nrpages, 1);
 	page_put(get(0, PC_FIND));
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -240,7 +240,7 @@ START_TEST(test_write_back_range)
 	ck_assert_int_eq(o->store[1][0], 'x');
 	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
 	ck_assert_int_eq(o->writes, 3);          /* clean now: nothing more */
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -299,7 +299,7 @@ START_TEST(test_mkwrite_cleaned_by_write_back)
 	ck_assert_uint_eq(pg->cache.flags, PGC_UPTODATE);
 	ck_assert_int_eq(mkclean_calls, 3);
 	page_put(pg);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -311,7 +311,7 @@ END_TEST
 START_TEST(test_mkwrite_of_truncated_page)
 {
 	struct page *pg = get(3, PC_READ);    /* the mapping's reference */
-	pagecache_truncate(&o->pc, 2);
+	pagecache_truncate(&o->pc, 2, PC_MAX_INDEX);
 	ck_assert_int_eq(pagecache_mkwrite(&o->pc, pg), -EAGAIN);
 	ck_assert_uint_eq(o->pc.ndirty, 0);
 	ck_assert_uint_eq(pg->cache.flags & (PGC_DIRTY | PGC_MAPWRITE), 0);
@@ -331,7 +331,7 @@ START_TEST(test_read_error_not_kept)
 	pg = get(7, PC_READ);                    /* tried again, and read */
 	ck_assert_int_eq(o->reads, 2);
 	page_put(pg);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -358,7 +358,7 @@ START_TEST(test_write_error_reported_once)
 	ck_assert_int_eq(pagecache_error_since(&o->pc, &later), -EIO);
 	ck_assert_uint_eq(o->pc.ndirty, 0);      /* as Linux: the page is clean, the error kept */
 	page_put(pg);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -383,7 +383,7 @@ START_TEST(test_shrink_only_idle_clean)
 	page_put(held);
 	page_put(held);
 	ck_assert_uint_eq(pagecache_shrink(&o->pc, 0, PC_MAX_INDEX, 1), 1);   /* at most `want` */
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	ck_assert_uint_eq(o->pc.ndirty, 0);
 	host_assert_no_leak();
 }
@@ -417,7 +417,7 @@ START_TEST(test_readahead_windows)
 		ck_assert_int_eq(memcmp(page_va(pg), o->store[i], PAGE_SIZE), 0);
 		page_put(pg);
 	}
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	int calls = o->read_calls;
 	pagecache_readahead(&o->pc, 30, 3, NPAGES);         /* random: only its own */
 	ck_assert_int_eq(o->read_calls, calls + 1);
@@ -431,7 +431,7 @@ START_TEST(test_readahead_windows)
 	pagecache_readahead(&o->pc, 0, 8, NPAGES);
 	o->pc.kind = PC_KIND_FILE;
 	ck_assert_int_eq(o->read_calls, calls);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -447,7 +447,7 @@ START_TEST(test_readahead_error_keeps_nothing)
 	struct page *pg;
 	ck_assert_int_eq(pagecache_get(&o->pc, 3, PC_READ, &pg), -EIO);
 	ck_assert_uint_eq(o->pc.nrpages, 1);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -485,7 +485,7 @@ START_TEST(test_write_back_batches_and_parts)
 	ck_assert_int_eq(o->store[20][699], 'U');   /* the cache's stale byte (A + 20) */
 	ck_assert_int_eq(o->store[20][1536], 'S');
 	ck_assert_uint_eq(o->pc.ndirty, 0);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST
@@ -533,7 +533,7 @@ START_TEST(test_random_against_model)
 					 (uint64_t)(rand() % 4));
 		} else if (rand() % 8 == 0) {          /* truncate: the store's tail too */
 			ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
-			pagecache_truncate(&o->pc, i);
+			pagecache_truncate(&o->pc, i, PC_MAX_INDEX);
 			for (uint64_t k = i; k < size; k++) {
 				memset(o->store[k], 0, PAGE_SIZE);
 				model[k] = 0;
@@ -543,7 +543,7 @@ START_TEST(test_random_against_model)
 	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
 	for (int k = 0; k < NPAGES; k++)
 		ck_assert_msg(o->store[k][0] == model[k], "store page %d (seed %u)", k, seed);
-	pagecache_truncate(&o->pc, 0);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
 END_TEST

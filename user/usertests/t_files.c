@@ -647,6 +647,63 @@ void test_files_fallocate(void)
 	leave_scratch();
 }
 
+/* files_punch_hole: fallocate(PUNCH_HOLE | KEEP_SIZE) in the middle of a
+ * mapped file: the range reads zeros through read(), the shared mapping,
+ * a child's (forked before, sharing page tables) and the private mapping
+ * where it still shows the file; a private copy made before stays; the
+ * size stays; PUNCH_HOLE alone is EOPNOTSUPP. MADV_REMOVE of a shared
+ * mapping's page punches it; of a private mapping: EACCES. */
+void test_files_punch_hole(void)
+{
+	enum { P = 4096, PUNCH = 2, KEEP = 1 };
+	char buf[4 * P];
+	struct stat st;
+	int go[2];
+	enter_scratch("punch");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	for (int i = 0; i < 4; i++)
+		memset(buf + i * P, 'a' + i, P);
+	CHECK(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
+	char *sh = mmap(NULL, 4 * P, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *pr = mmap(NULL, 4 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	CHECK(sh != MAP_FAILED && pr != MAP_FAILED);
+	for (int i = 0; i < 4; i++)
+		CHECK(sh[i * P] == 'a' + i && pr[i * P + 1] == 'a' + i);
+	pr[2 * P] = 'X';   /* a private copy of page 2 */
+	CHECK_OK(pipe(go));
+	pid_t child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {   /* sees the hole through page tables it shared */
+		char c;
+		_exit(read(go[0], &c, 1) == 1 && sh[2 * P] == 0 && sh[P + 10] == 0 &&
+		      sh[P + 9] == 'b' && sh[3 * P + 20] == 'd' ? 0 : 1);
+	}
+	CHECK_ERR(syscall(285, fd, PUNCH, (long)P, (long)P), EOPNOTSUPP);
+	CHECK_OK(syscall(285, fd, PUNCH | KEEP, (long)P + 10, 2L * P + 10));
+	CHECK(write(go[1], "g", 1) == 1);
+	CHECK(pread(fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf);
+	for (int i = 0; i < 4 * P; i++) {
+		char want = i >= P + 10 && i < 3 * P + 20 ? 0 : 'a' + i / P;
+		if (buf[i] != want || sh[i] != want)
+			ut_fail(__FILE__, __LINE__, "byte %d: read %d, mapped %d, want %d", i,
+				buf[i], sh[i], want);
+	}
+	CHECK(pr[2 * P] == 'X' && pr[P + 10] == 0 && pr[3 * P + 19] == 0 && pr[3 * P + 20] == 'd');
+	CHECK_OK(fstat(fd, &st));
+	CHECK(st.st_size == 4 * P);
+	int status;
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_OK(madvise(sh, P, MADV_REMOVE));
+	CHECK(sh[0] == 0 && sh[P - 1] == 0 && pread(fd, buf, 1, 0) == 1 && buf[0] == 0);
+	CHECK_ERR(madvise(pr, P, MADV_REMOVE), EACCES);
+	CHECK_OK(munmap(sh, 4 * P));
+	CHECK_OK(munmap(pr, 4 * P));
+	CHECK_OK(close(go[0]));
+	CHECK_OK(close(go[1]));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
 /* ---- advisory locks: raw Linux calls (newlib's F_SETLK and struct flock
  * are BSD's), the same on Pagoda, musl and the Linux host ---- */
 
