@@ -461,7 +461,11 @@ static bool clear_mapwrite(struct pagecache *pc, uint64_t first, uint64_t last)
 }
 
 /* Write b's pages out with one write_pages call and empty b (pc->lock
- * held, released meanwhile): 0 or its error (counted for fsync too). */
+ * held, released meanwhile): 0 or its error (counted for fsync too). A
+ * write that found no memory (-ENOMEM: for the file system's map, under
+ * memory pressure, when reclaim writes) is no I/O error: its pages are
+ * dirty again, to be written later; the caller gets -ENOMEM (an fsync
+ * then fails and may be tried again), and no later fsync hears of it. */
 static int write_batch(struct pagecache *pc, struct wb_batch *b)
 {
 	if (!b->n)
@@ -472,9 +476,11 @@ static int write_batch(struct pagecache *pc, struct wb_batch *b)
 	for (unsigned i = 0; i < b->n; i++) {
 		stat_sub(&pagecache_stats.writeback, 1);
 		b->pages[i]->cache.flags &= (uint16_t)~PGC_WRITEBACK;
+		if (r == -ENOMEM)
+			mark_dirty(pc, b->pages[i], b->dirty[i]);
 		wait_wake(b->pages[i]);
 	}
-	if (r) {
+	if (r && r != -ENOMEM) {
 		pc->wb_error = r;
 		pc->wb_seq++;
 		pc->wb_seen = false;

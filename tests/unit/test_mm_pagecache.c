@@ -25,6 +25,7 @@ struct obj {
 	int reads, writes;               /* pages */
 	int read_calls, write_calls;     /* calls of the ops */
 	uint64_t fail_read, fail_write;  /* an index that fails, or ~0 */
+	bool nomem_write;                /* the next write call finds no memory */
 	uint64_t written[16];            /* the first indices written, in order */
 	uint8_t masks[16];               /* their dirty sectors */
 };
@@ -56,6 +57,10 @@ static int fake_write(struct pagecache *pc, struct page **pages, const uint8_t *
 	struct obj *ob = pc->owner;
 	int e = 0;
 	ob->write_calls++;
+	if (ob->nomem_write) {   /* nothing written: the file system's map needed memory */
+		ob->nomem_write = false;
+		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t index = pages[i]->cache.index;
 		if (ob->writes < 16)
@@ -299,6 +304,31 @@ START_TEST(test_mkwrite_cleaned_by_write_back)
 	ck_assert_uint_eq(pg->cache.flags, PGC_UPTODATE);
 	ck_assert_int_eq(mkclean_calls, 3);
 	page_put(pg);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* A write-back that found no memory (reclaim writing under pressure) is
+ * no I/O error: the page is dirty again with its sectors, the caller gets
+ * -ENOMEM, no fsync hears of it later, and the next write-back writes it.
+ * (Before, the page was left clean and unwritten: reclaim then freed it,
+ * and its bytes were lost.) */
+START_TEST(test_write_without_memory_stays_dirty)
+{
+	uint32_t mark = pagecache_error_mark(&o->pc);
+	ck_assert_int_eq(pagecache_write_part(&o->pc, 5 * PAGE_SIZE + 512, "new", 3), 0);
+	o->nomem_write = true;
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), -ENOMEM);
+	struct page *pg = get(5, PC_FIND);
+	ck_assert_uint_eq(pg->cache.flags, PGC_UPTODATE | PGC_DIRTY);
+	ck_assert_uint_eq(pg->cache.dirty, 0x2);
+	ck_assert_uint_eq(o->pc.ndirty, 1);
+	page_put(pg);
+	ck_assert_int_eq(pagecache_error_since(&o->pc, &mark), 0);
+	ck_assert_int_eq(pagecache_write_back(&o->pc, 0, PC_MAX_INDEX), 0);
+	ck_assert_int_eq(memcmp(o->store[5] + 512, "new", 3), 0);
+	ck_assert_uint_eq(o->pc.ndirty, 0);
 	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	host_assert_no_leak();
 }
@@ -567,6 +597,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_write_back_batches_and_parts);
 	tcase_add_test_raise_signal(tc, test_set_dirty_foreign_page_panics, SIGABRT);
 	tcase_add_test(tc, test_mkwrite_of_truncated_page);
+	tcase_add_test(tc, test_write_without_memory_stays_dirty);
 	tcase_add_test(tc, test_random_against_model);
 	return s;
 }
