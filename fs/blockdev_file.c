@@ -38,7 +38,8 @@ static struct blkdev *file_disk(struct file *f)
 static long disk_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
 	struct blkdev *d = file_disk(f);
-	return cache_read(&d->cache, d->sectors * SECTOR_SIZE, &f->off, ubuf, n);
+	uint64_t size = d->sectors * SECTOR_SIZE;
+	return cache_read(&d->cache, &size, NULL, &f->off, ubuf, n);
 }
 
 /* Write up to n bytes at f->off from user memory, a page of kernel memory

@@ -96,12 +96,19 @@ int vfs_open(const struct fs_root *fs, const struct path *start, const char *nam
 /* Regular files through their page cache; directories (read: -EISDIR). */
 extern const struct file_ops page_file_ops, dir_file_ops;
 
-/* read(2) of an object of size bytes through its page cache pc: up to n
+/* read(2) of an object of *size bytes through its page cache pc: up to n
  * bytes at *off into user ubuf (pages read ahead together, then copied
  * page by page), *off advanced: bytes read (0 at the end), or -EFAULT /
  * the cache's error when none were. A file's read (page_file_ops) and a
- * disk's (/dev/vda: the disk's own cache) are this one path. */
-long cache_read(struct pagecache *pc, uint64_t size, uint64_t *off, vaddr_t ubuf, uint64_t n);
+ * disk's (/dev/vda: the disk's own cache) are this one path. inval (a
+ * file's invalidate lock, NULL for a disk) is held shared while pages
+ * arrive in the cache, *size read again under it: no page past the end a
+ * truncation just dropped comes back (fs/vfs.h). The copies to user
+ * memory run without it (a fault there takes the address-space lock,
+ * which ranks before it). */
+struct rwsem;
+long cache_read(struct pagecache *pc, const uint64_t *size, struct rwsem *inval, uint64_t *off,
+		vaddr_t ubuf, uint64_t n);
 
 /* getdents64 over an open directory into ubuf (n bytes): bytes filled,
  * 0 at the end, -ENOTDIR, -EINVAL (not even one entry fits). */

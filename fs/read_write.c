@@ -60,19 +60,39 @@ static long copy_page_in(struct inode *ip, uint64_t idx, uint64_t in, vaddr_t ub
 	return r < 0 ? -EFAULT : (long)chunk;
 }
 
-long cache_read(struct pagecache *pc, uint64_t size, uint64_t *off, vaddr_t ubuf, uint64_t n)
+/* The caller's window on a cache: under inval (if any), the object's
+ * size read again. */
+static uint64_t size_locked(const uint64_t *size, struct rwsem *inval)
 {
-	uint64_t done = 0;
+	if (inval)
+		down_read(inval);
+	return __atomic_load_n(size, __ATOMIC_RELAXED);
+}
+
+static void size_unlock(struct rwsem *inval)
+{
+	if (inval)
+		up_read(inval);
+}
+
+long cache_read(struct pagecache *pc, const uint64_t *sizep, struct rwsem *inval, uint64_t *off,
+		vaddr_t ubuf, uint64_t n)
+{
+	uint64_t done = 0, size = size_locked(sizep, inval);
 	long r = 0;
 	if (*off < size) {   /* the pages of the read, and a window past them */
 		uint64_t first = *off / PAGE_SIZE, last = (*off + MIN(n, size - *off) - 1) / PAGE_SIZE;
 		pagecache_readahead(pc, first, last - first + 1, ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE);
 	}
-	while (done < n && *off < size) {
-		uint64_t in = *off % PAGE_SIZE, chunk = MIN(MIN(n - done, PAGE_SIZE - in), size - *off);
+	size_unlock(inval);
+	while (done < n) {
 		struct page *pg;
-		if ((r = pagecache_get(pc, *off / PAGE_SIZE, PC_READ, &pg)) < 0)
-			break;
+		size = size_locked(sizep, inval);
+		r = *off < size ? pagecache_get(pc, *off / PAGE_SIZE, PC_READ, &pg) : 1;
+		size_unlock(inval);
+		if (r != 0)
+			break;   /* the end (1), or the cache's error */
+		uint64_t in = *off % PAGE_SIZE, chunk = MIN(MIN(n - done, PAGE_SIZE - in), size - *off);
 		r = copyout(ubuf + done, page_bytes(pg) + in, chunk) < 0 ? -EFAULT : 0;
 		page_put(pg);
 		if (r < 0)
@@ -80,12 +100,13 @@ long cache_read(struct pagecache *pc, uint64_t size, uint64_t *off, vaddr_t ubuf
 		*off += chunk;
 		done += chunk;
 	}
-	return done ? (long)done : r;
+	return done ? (long)done : r > 0 ? 0 : r;
 }
 
 static long page_read(struct file *f, vaddr_t ubuf, uint64_t n)
 {
-	return cache_read(f->inode->mapping, f->inode->size, &f->off, ubuf, n);
+	return cache_read(f->inode->mapping, &f->inode->size, &f->inode->invalidate, &f->off,
+			  ubuf, n);
 }
 
 /* Write under ip->lock: bytes written, or -errno when none were. */
