@@ -41,10 +41,11 @@
  *   - inode->lock (mutex, SLEEP_RANK_INODE): a file's size and contents
  *     against other writers and truncation (Linux's i_rwsem);
  *   - inode->invalidate (rwsem, SLEEP_RANK_INVALIDATE; Linux's
- *     invalidate_lock): a page fault holds it shared from its check of the
- *     size to the page's arrival in the cache, truncation exclusive while it
- *     drops the pages past the new end, so no fault puts a page past the
- *     end back (a fault already holds the address space's lock);
+ *     invalidate_lock): a page fault and read() hold it shared from their
+ *     check of the size to the page's arrival in the cache, truncation and
+ *     a hole punched exclusive while they drop pages, so no page past the
+ *     end comes back (a fault already holds the address space's lock;
+ *     read() copies to user memory after it let go);
  *   taken in that order: f_pos, sb->ns, inode->lock, the address space,
  *   inode->invalidate.
  *
