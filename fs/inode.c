@@ -264,8 +264,9 @@ static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
 }
 
 /* A store through a shared mapping is coming: the page goes to the disk
- * (dirty, kept so while mapped: pagecache_mkwrite), and the file was
- * modified (Linux's file_update_time in its page_mkwrite). */
+ * (dirty until a write-back write-protects and writes it:
+ * pagecache_mkwrite), and the file was modified (Linux's
+ * file_update_time in its page_mkwrite). -EAGAIN: truncated meanwhile. */
 static int file_page_mkwrite(struct vmobject *obj, struct page *pg)
 {
 	struct inode *ip = obj_inode(obj);
