@@ -13,6 +13,7 @@ it). Modules, one job each:
   proc      pg-ps, pg-vmas
   lazyfree  pg-lazyfree
   cache     pg-cache (page caches and their pages)
+  rmap      pg-mappers (who maps an object's pages: the reverse map)
   disk      pg-disk (disks, their counters, the requests in flight)
   cpus      pg-cpus
   pvsites   pg-pvsites
@@ -20,4 +21,4 @@ it). Modules, one job each:
   session   pg-help, pg-log, pg-hello
   names     the kernel names the helpers depend on
 """
-from . import walk, draw, frames, proc, lazyfree, cache, disk, pvsites, syms, session, cpus  # noqa: F401
+from . import walk, draw, frames, proc, lazyfree, cache, rmap, disk, pvsites, syms, session, cpus  # noqa: F401

@@ -67,6 +67,14 @@ IPI_FN = "call_fn"                # the function of that call
 SHOOTDOWN_FN = "flush_here"       # ... when it is a TLB shootdown
 PROVIDER_SMP = "it comes with SMP support (arch/x86_64/percpu.h, ipi.c)"
 
+# mm/vmobject.h, mm/rmap.h -- backing objects and their reverse map (pg-mappers).
+VMOBJECT = "struct vmobject"      # .mappings (struct list of VMAs), .refs, .npages, .rmap_seq
+OBJ_MAPPINGS = "mappings"
+VMA = "struct vma"                # .as, .start, .end, .prot, .flags, .obj, .obj_off, .obj_link
+VMA_OBJ_LINK = "obj_link"
+ADDRSPACE = "struct addrspace"
+PROVIDER_RMAP = "it comes with the reverse map of file pages (mm/vmobject.h, mm/rmap.c)"
+
 # mm/pagecache.h -- page caches (files, tmpfs, disks).
 PAGECACHES = "all_caches"         # struct list of every struct pagecache (.link)
 PAGECACHE = "struct pagecache"    # .root, .height, .nrpages, .ndirty, .kind, .owner
