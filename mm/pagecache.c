@@ -245,10 +245,15 @@ static int read_in(struct pagecache *pc, struct page **pages, unsigned n)
 	return r;
 }
 
-int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out)
+/* Tries of a page another task was reading when that read failed: the
+ * page is gone, and looking again reads it ourselves (and gets our own
+ * error: -ENOMEM under memory pressure is no I/O error). */
+#define PC_GET_TRIES 3
+
+/* pagecache_get, once: 1 when the page another task was reading failed
+ * (look again), else pagecache_get's result. */
+static int get_once(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out)
 {
-	if (index > PC_MAX_INDEX)
-		return -EFBIG;
 	struct page *fresh = NULL, *pg;
 	bool mine = false;
 	spin_lock(&pc->lock);
@@ -273,7 +278,19 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
 	if (!ok && pg)
 		page_put(pg);
 	*out = ok ? pg : NULL;
+	if (!ok && pg && !mine)
+		return 1;   /* another task's read of it failed: it left the cache */
 	return ok ? 0 : !pg && how == PC_FIND ? -ENOENT : !pg ? -ENOMEM : read_err ? read_err : -EIO;
+}
+
+int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out)
+{
+	if (index > PC_MAX_INDEX)
+		return -EFBIG;
+	int r = 1;
+	for (int i = 0; r == 1 && i < PC_GET_TRIES; i++)
+		r = get_once(pc, index, how, out);
+	return r == 1 ? -EIO : r;
 }
 
 /* Read the absent pages from index on (up to stop, PC_BATCH, the next

@@ -48,8 +48,9 @@
  * holds a reference and then calls pagecache_set_dirty.
  *
  * Errors: -ENOMEM (no frame or node), read_pages's error for the task that
- * read (-EIO for others waiting on the page; the page is not kept, a later
- * get tries again), -ENOENT (PC_FIND of an absent page),
+ * read (the page is not kept; a task that was waiting for it looks again,
+ * and reads it itself: its own error; -EIO after a few such failures),
+ * -ENOENT (PC_FIND of an absent page),
  * -EFBIG (an index past PC_MAX_INDEX). Write-back errors are counted
  * in pc (Linux's errseq_t): each open file reports each error once, at
  * its next fsync (pagecache_error_mark, pagecache_error_since). Panics:

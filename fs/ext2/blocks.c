@@ -290,7 +290,8 @@ int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 /* Add the blocks of pg that lie inside the file to plug p (the plug
  * merges blocks that are neighbours on the disk, in a page and across
  * pages, into one request); holes are skipped: 0, or -EUCLEAN / -EIO (a
- * block map that cannot be read). */
+ * block map that cannot be read), -ENOMEM (no memory to read it: no I/O
+ * error, a fault then goes to the reclaimer and the OOM killer). */
 static int page_blocks(struct ext2_inode *ip, struct page *pg, enum blk_op op,
 		       struct blk_plug *p)
 {
@@ -301,7 +302,7 @@ static int page_blocks(struct ext2_inode *ip, struct page *pg, enum blk_op op,
 		uint32_t b = 0;
 		int e = ext2_bmap(ip, index * per_page + i, &b);
 		if (e)
-			return e == -EUCLEAN ? e : -EIO;
+			return e == -EUCLEAN || e == -ENOMEM ? e : -EIO;
 		if (b)
 			blk_plug_add(p, op, (uint64_t)b * (bs / SECTOR_SIZE), va + i * bs, bs);
 	}

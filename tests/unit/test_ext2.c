@@ -235,6 +235,44 @@ START_TEST(test_tree_4k_blocks)
 }
 END_TEST
 
+/* A page of a file read with one free frame left (the page's own): its
+ * indirect block cannot be read into the disk's cache, and the read says
+ * -ENOMEM, not -EIO (a mapped file's fault then goes to the reclaimer and
+ * the OOM killer, not SIGBUS as for a bad disk); with memory back, the
+ * page reads right. */
+START_TEST(test_read_without_memory)
+{
+	make_image(1024, "8M");
+	attach();
+	struct ext2_fs *fs;
+	ck_assert_int_eq(ext2_mount(&disk, &fs), 0);
+	int err;
+	struct ext2_inode *ip = walk(fs, "big.bin", &err);
+	ck_assert_ptr_nonnull(ip);
+	pagecache_truncate(&disk.cache, 0, PC_MAX_INDEX);   /* the indirect block not cached */
+	struct page *hog = NULL, *pg;
+	while ((pg = page_alloc(0, PA_ANON))) {   /* every free frame, chained */
+		*(struct page **)page_va(pg) = hog;
+		hog = pg;
+	}
+	struct page *spare = hog;   /* one back: the data page's own */
+	hog = *(struct page **)page_va(hog);
+	page_free(spare, 0);
+	ck_assert_int_eq(pagecache_get(ip->vfs.mapping, 20, PC_READ, &pg), -ENOMEM);
+	while (hog) {
+		struct page *next = *(struct page **)page_va(hog);
+		page_free(hog, 0);
+		hog = next;
+	}
+	ck_assert_int_eq(pagecache_get(ip->vfs.mapping, 20, PC_READ, &pg), 0);
+	uint8_t *b = page_va(pg);
+	for (size_t i = 0; i < PAGE_SIZE; i += 511)
+		ck_assert_uint_eq(b[i], (uint8_t)((20 * PAGE_SIZE + i) * 7 + (20 * PAGE_SIZE + i) / 4096));
+	page_put(pg);
+	ext2_iput(ip);
+}
+END_TEST
+
 /* ---- damaged images ---- */
 
 static uint32_t get32(size_t off)
@@ -824,6 +862,7 @@ static Suite *ext2_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_tree_1k_blocks);
 	tcase_add_test(tc, test_tree_4k_blocks);
+	tcase_add_test(tc, test_read_without_memory);
 	tcase_add_test(tc, test_damaged_superblock);
 	tcase_add_test(tc, test_damaged_tables_and_entries);
 	tcase_add_test(tc, test_block_number_past_the_end);
