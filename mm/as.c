@@ -67,6 +67,15 @@ struct addrspace *as_tryget(struct addrspace *as)
 	return NULL;
 }
 
+bool as_put_unless_last(struct addrspace *as)
+{
+	for (int n = atomic_load(&as->users); n > 1;)
+		if (__atomic_compare_exchange_n(&as->users, &n, n - 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
 bool as_put(struct addrspace *as)
 {
 	if (!as || !atomic_dec_and_test(&as->users))

@@ -77,6 +77,7 @@ struct addrspace {
 	uint64_t write_locks;      /* as_lock_write calls (counted under the lock) */
 	bool oom_victim;           /* the OOM killer chose its owner (as_mark_oom_victim) */
 	uint64_t rmap_ticket;      /* the last reverse-map walk that visited it (mm/rmap.c) */
+	struct addrspace *rmap_next; /* on that walk's list of last references to put after it */
 };
 
 /* The OOM killer chose as's owner: as counts as memory on its way back
@@ -127,6 +128,12 @@ void as_unlock_write(struct addrspace *as);
 struct addrspace *as_get(struct addrspace *as);
 struct addrspace *as_tryget(struct addrspace *as);
 bool as_put(struct addrspace *as);
+
+/* as_put, unless it is the last reference: then nothing changes and false
+ * (the caller puts it later, where destroying as may take the locks that
+ * freeing its VMAs' objects takes: a reverse-map walk holds one of its
+ * own meanwhile). */
+bool as_put_unless_last(struct addrspace *as);
 
 /* Load as's page table (NULL: the kernel's alone). */
 void as_activate(struct addrspace *as);

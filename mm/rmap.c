@@ -51,10 +51,14 @@ static bool vma_part(const struct vma *v, uint64_t first, uint64_t end, vaddr_t 
 typedef void (*rmap_fn)(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e,
 			unsigned flags);
 
-/* fn on each VMA of as (referenced; released here) that maps pages
- * [first, end) of obj. */
+/* fn on each VMA of as (referenced) that maps pages [first, end) of obj.
+ * The reference is dropped here, unless it is the last one (its owner
+ * exited meanwhile): then as goes on *last_refs, put by rmap_walk after it
+ * let go of rmap_walk_lock -- destroying as frees its VMAs and may put
+ * the last reference of another file, whose eviction takes that file's
+ * lock, which ranks before rmap_walk_lock. */
 static void visit(struct addrspace *as, struct vmobject *obj, uint64_t first, uint64_t end,
-		  rmap_fn fn, unsigned flags)
+		  rmap_fn fn, unsigned flags, struct addrspace **last_refs)
 {
 	as_lock_read(as);
 	for (struct vma *v = as->vmas; v; v = v->next) {
@@ -65,7 +69,10 @@ static void visit(struct addrspace *as, struct vmobject *obj, uint64_t first, ui
 		}
 	}
 	as_unlock_read(as);
-	as_put(as);
+	if (!as_put_unless_last(as)) {
+		as->rmap_next = *last_refs;
+		*last_refs = as;
+	}
 	stat_inc(&rmap_stats.spaces);
 }
 
@@ -81,11 +88,16 @@ static void rmap_walk(struct vmobject *obj, uint64_t first, uint64_t n, rmap_fn 
 		      unsigned flags)
 {
 	uint64_t end = n > UINT64_MAX - first ? UINT64_MAX : first + n;
+	struct addrspace *last_refs = NULL;
 	mutex_lock(&rmap_walk_lock);
 	uint64_t ticket = ++rmap_tickets;
 	for (struct addrspace *as; (as = next_mapper(obj, ticket));)
-		visit(as, obj, first, end, fn, flags);
+		visit(as, obj, first, end, fn, flags, &last_refs);
 	mutex_unlock(&rmap_walk_lock);
+	for (struct addrspace *as = last_refs, *next; as; as = next) {
+		next = as->rmap_next;
+		as_put(as);   /* the last: as goes now */
+	}
 	stat_inc(&rmap_stats.walks);
 }
 
