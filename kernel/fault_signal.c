@@ -13,7 +13,6 @@
  */
 #include "kernel/fault_signal.h"
 #include "kernel/reclaimd.h"
-#include "lib/atomic.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
 #include "lib/ksyms.h"
@@ -60,10 +59,10 @@ static enum fault_result mm_resolves(struct proc *p, const struct trapframe *tf,
 	enum fault_result r = as_fault(p->as, addr, fault_flags(tf->error));
 	as_unlock(p->as, fault_lock_mode(AS_LOCK_READ));
 	reclaimd_kick();    /* below the low watermark now: wake the reclaimer */
-	if (r == FAULT_HANDLED_MAJOR)
-		stat_inc(&p->tg->maj_flt);
+	if (r == FAULT_HANDLED_MAJOR)   /* this thread's own counts: no shared write */
+		p->maj_flt++;
 	else if (r == FAULT_HANDLED)
-		stat_inc(&p->tg->min_flt);
+		p->min_flt++;
 	return r == FAULT_HANDLED_MAJOR ? FAULT_HANDLED : r;
 }
 
@@ -91,10 +90,9 @@ static bool handle_page_fault(struct trapframe *tf, uint64_t addr)
 	enum fault_result r = mm_resolves(p, tf, addr);
 	if (r == FAULT_HANDLED)
 		return true;
-	if (!trap_from_user(tf) && r == FAULT_OOM && reclaimd_wait())
-		return true;   /* the reclaimer thread freed memory: retry the copy */
-	if (!trap_from_user(tf))   /* a copy from the kernel: ENOMEM, else EFAULT */
-		return r == FAULT_OOM && trap_extable_fixup(tf, -ENOMEM);
+	if (!trap_from_user(tf))   /* a copy from the kernel: retried once the reclaimer
+				    * thread freed memory; else ENOMEM or EFAULT */
+		return r == FAULT_OOM && (reclaimd_wait() || trap_extable_fixup(tf, -ENOMEM));
 	user_page_fault(tf, addr, r);
 	return true;
 }

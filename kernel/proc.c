@@ -368,6 +368,8 @@ static void exit_locked(struct proc *p, int status)
 	p->state = P_ZOMBIE;
 	tg->utime_done += p->utime_ticks;
 	tg->stime_done += p->stime_ticks;
+	tg->min_flt += p->min_flt;
+	tg->maj_flt += p->maj_flt;
 	tg->live--;
 	if (tg->flags & TG_EXEC)
 		wakeup_locked(tg);   /* thread_exec waits for the others */
@@ -416,18 +418,26 @@ void proc_exit(int status)
 	panic("zombie pid %d ran again", p->pid);
 }
 
-void proc_group_times(const struct proc *p, struct group_times *t)
+void proc_group_times_locked(const struct proc *p, struct group_times *t)
 {
-	spin_lock(&proc_lock);
 	const struct thread_group *tg = p->tg;
-	*t = (struct group_times){ tg->utime_done, tg->stime_done, tg->cutime, tg->cstime };
+	*t = (struct group_times){ tg->utime_done, tg->stime_done, tg->cutime, tg->cstime,
+				   tg->min_flt, tg->maj_flt, tg->cmin_flt, tg->cmaj_flt };
 	for (int i = 0; i < NPROC; i++) {
 		const struct proc *q = &proc_table[i];
 		if (q->tg == tg && q->state != P_UNUSED && q->state != P_ZOMBIE) {
 			t->utime += q->utime_ticks;
 			t->stime += q->stime_ticks;
+			t->min_flt += q->min_flt;
+			t->maj_flt += q->maj_flt;
 		}
 	}
+}
+
+void proc_group_times(const struct proc *p, struct group_times *t)
+{
+	spin_lock(&proc_lock);
+	proc_group_times_locked(p, t);
 	spin_unlock(&proc_lock);
 }
 
@@ -465,8 +475,8 @@ int proc_wait(int pid, int *status, int options)
 				*status = reap_status(c);
 			me->tg->cutime += c->tg->utime_done + c->tg->cutime;   /* all its threads exited */
 			me->tg->cstime += c->tg->stime_done + c->tg->cstime;
-			me->tg->cmin_flt += atomic_load(&c->tg->min_flt) + c->tg->cmin_flt;
-			me->tg->cmaj_flt += atomic_load(&c->tg->maj_flt) + c->tg->cmaj_flt;
+			me->tg->cmin_flt += c->tg->min_flt + c->tg->cmin_flt;
+			me->tg->cmaj_flt += c->tg->maj_flt + c->tg->cmaj_flt;
 			c->parent = NULL;
 			thread_group_put(c);
 			spin_unlock(&proc_lock);

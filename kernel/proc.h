@@ -74,6 +74,7 @@ struct proc {
 	struct inode *exe;           /* the program of the last execve (/proc/PID/exe): a
 				      * reference; changed under proc_lock (proc_set_exe) */
 	uint64_t utime_ticks, stime_ticks;
+	uint64_t min_flt, maj_flt;   /* this thread's page faults (its own writes alone) */
 	uint64_t start_ticks;
 	struct itimer itimer[NR_ITIMERS];   /* alarm/setitimer (kernel/itimer.h) */
 	struct fpu_state fpu;        /* user x87/SSE registers while switched out */
@@ -145,8 +146,11 @@ void proc_set_init_exit(init_exit_fn fn);
  * totals). Takes proc_lock. */
 struct group_times {
 	uint64_t utime, stime, cutime, cstime;
+	uint64_t min_flt, maj_flt, cmin_flt, cmaj_flt;   /* page faults, the same way */
 };
 void proc_group_times(const struct proc *p, struct group_times *t);
+/* The same with proc_lock held (/proc's show functions). */
+void proc_group_times_locked(const struct proc *p, struct group_times *t);
 
 /* wait4: reap a zombie child (pid > 0: that one; -1: any). */
 int proc_wait(int pid, int *status, int options);

@@ -11,7 +11,6 @@
 #include "lib/format.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
-#include "lib/atomic.h"
 #include "lib/string.h"
 #include "fs/textbuf.h"
 #include "mm/as.h"
@@ -160,12 +159,11 @@ void procfs_show_stat(struct proc *p, struct textbuf *tb)
 	pid_mem(p, &m);
 	vaddr_t brk0 = p->as ? p->as->heap_start : 0;
 	/* 1-13: pid (comm) state ppid pgrp session tty_nr tpgid flags
-	 * minflt cminflt majflt cmajflt (the faults of its threads; read
-	 * unlocked: the process is alive while /proc holds it) */
-	const struct thread_group *tg = p->tg;
+	 * minflt cminflt majflt cmajflt (the faults of all its threads) */
+	struct group_times t;
+	proc_group_times_locked(p, &t);   /* /proc shows under proc_lock */
 	tb_printf(tb, "%d (%s) %c %d 0 0 0 -1 0 %lu %lu %lu %lu ", p->pid, p->name,
-		  state_letter(p), ppid_of(p), atomic_load(&tg->min_flt), tg->cmin_flt,
-		  atomic_load(&tg->maj_flt), tg->cmaj_flt);
+		  state_letter(p), ppid_of(p), t.min_flt, t.cmin_flt, t.maj_flt, t.cmaj_flt);
 	/* 14-22: utime stime cutime cstime priority nice num_threads
 	 * itrealvalue starttime (clock ticks: HZ is Linux's USER_HZ, 100) */
 	tb_printf(tb, "%lu %lu 0 0 20 0 %d 0 %lu ", p->utime_ticks, p->stime_ticks,

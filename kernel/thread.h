@@ -54,7 +54,7 @@ struct thread_group {
 	int sender[NSIG];         /* pid that sent each of them */
 	uint64_t utime_done, stime_done;  /* ticks of its threads that exited */
 	uint64_t cutime, cstime;  /* ticks of its reaped children (and theirs) */
-	uint64_t min_flt, maj_flt;   /* page faults of its threads (atomic): without
+	uint64_t min_flt, maj_flt;   /* page faults of its threads that exited: without
 				      * and with a read from the disk (Linux's) */
 	uint64_t cmin_flt, cmaj_flt; /* those of its reaped children (and theirs) */
 };
