@@ -263,6 +263,31 @@ static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
 	return r;
 }
 
+/* The ready pages of [first, first + n) inside the file's end, under
+ * ip->invalidate as file_get_page; tmpfs's marked as get_page marks them. */
+static unsigned file_get_ready(struct vmobject *obj, uint64_t first, unsigned n,
+			       struct page **out)
+{
+	struct inode *ip = obj_inode(obj);
+	down_read(&ip->invalidate);
+	uint64_t end = ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE;
+	unsigned inside = first >= end ? 0 : (unsigned)MIN(n, end - first), found = 0;
+	if (inside)
+		found = pagecache_get_ready(ip->mapping, first, inside, out);
+	up_read(&ip->invalidate);
+	for (unsigned i = 0; i < n; i++) {
+		if (i >= inside) {
+			out[i] = NULL;
+		} else if (out[i] && ip->mapping->kind == PC_KIND_SHMEM &&
+			   pagecache_mkwrite(ip->mapping, out[i]) < 0) {
+			page_put(out[i]);   /* truncated meanwhile */
+			out[i] = NULL;
+			found--;
+		}
+	}
+	return found;
+}
+
 /* A store through a shared mapping is coming: the page goes to the disk
  * (dirty until a write-back write-protects and writes it:
  * pagecache_mkwrite), and the file was modified (Linux's
@@ -399,7 +424,8 @@ uint64_t mapped_pages_shrink(uint64_t n)
 }
 
 static const struct vmobject_ops file_obj_ops = {
-	.get_page = file_get_page, .page_mkwrite = file_page_mkwrite, .resident = file_resident,
+	.get_page = file_get_page, .get_ready = file_get_ready,
+	.page_mkwrite = file_page_mkwrite, .resident = file_resident,
 	.remove = file_remove,
 	.hold = file_hold, .release = file_release,
 };

@@ -160,6 +160,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgfault_zero", f->zero);
 	vmstat_line(tb, "pgfault_zero_page", f->zero_page);
 	vmstat_line(tb, "pgfault_file", f->file);
+	vmstat_line(tb, "pgfault_around", f->around);
 	vmstat_line(tb, "pgfault_cow", f->cow);
 	vmstat_line(tb, "pgfault_mkwrite", f->mkwrite);
 	vmstat_line(tb, "pglazyfree_reused", lazyfree_stats.reused);

@@ -66,6 +66,34 @@ long long procfs_counter(const char *text, const char *name)
 	return v ? strtoll(v, NULL, 10) : -1;
 }
 
+long long procfs_vmstat(const char *name)
+{
+	char *t = procfs_read("/proc/vmstat", NULL);
+	long long v = t ? procfs_counter(t, name) : -1;
+	free(t);
+	return v;
+}
+
+long long procfs_self_stat(int n)
+{
+	char t[1024], *at;   /* no allocation: the page-fault counts stay the caller's */
+	int fd = open("/proc/self/stat", O_RDONLY);
+	ssize_t len = fd < 0 ? -1 : read(fd, t, sizeof t - 1);
+	long long v = -1;
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return -1;
+	t[len] = '\0';
+	at = strrchr(t, ')');
+	for (int f = 3; at && f <= n; f++) {
+		at = strchr(at + 1, ' ');
+		if (at && f == n)
+			v = strtoll(at + 1, NULL, 10);
+	}
+	return v;
+}
+
 char *procfs_string(const char *text, const char *name, char *buf, size_t n)
 {
 	const char *v = line_value(text, name, ':');

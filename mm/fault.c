@@ -46,10 +46,11 @@ static struct fault_stats cpu_fault_stats[MAX_CPUS];   /* by this_cpu()->id */
 /* One more of `field` on this CPU: its own line, read by fault_stats_sum
  * on any CPU (a relaxed store: never torn). A fault does not move to
  * another CPU between finding its slot and counting (no preemption). */
-#define fault_count(field) do {                                              \
+#define fault_add(field, n) do {                                             \
 		uint64_t *c_ = &cpu_fault_stats[this_cpu()->id].field;         \
-		__atomic_store_n(c_, *c_ + 1, __ATOMIC_RELAXED);               \
+		__atomic_store_n(c_, *c_ + (n), __ATOMIC_RELAXED);             \
 	} while (0)
+#define fault_count(field) fault_add(field, 1)
 
 /* The shared zero page: what a read of untouched private anonymous memory
  * maps, so that reading costs no frame; the first write copies (COW). Typed
@@ -84,18 +85,36 @@ static struct page *new_anon_frame(const struct page *src)
 	return pg;
 }
 
-/* The frame for page va of v from its object, into *pg, with *prot
- * completed: the object's own frame, or a private copy for a write to a
- * private mapping. A private mapping gets the object's frame COW even while
- * the VMA is read-only: mprotect may add VM_WRITE later, and the write
- * must then copy, not reach the object. 0, 1 (the page was read from the
- * object's store: a major fault), -ENOMEM, -EIO, or -EAGAIN (the page left
- * the object meanwhile: retry). */
+/* The index in v's object of page va of v. */
+static uint64_t object_index(const struct vma *v, vaddr_t va)
+{
+	return (v->obj_off + (va - v->start)) / PAGE_SIZE;
+}
+
+/* The protection of an object's frame mapped in v for an access (write or
+ * not): read-only and COW in a private mapping (even while the VMA is
+ * read-only: mprotect may add VM_WRITE later, and the write must then
+ * copy, not reach the object); in a shared mapping of an object that wants
+ * to know of stores (notify_write), read-only until the first store
+ * (fault_mkwrite). */
+static unsigned object_prot(const struct vma *v, bool write)
+{
+	unsigned prot = vma_pgt_prot(v) | VM_FILE;
+	if (!(v->flags & VM_SHARED))
+		return prot | VM_COW;
+	return v->obj->notify_write && !write ? prot & ~(unsigned)VM_WRITE : prot;
+}
+
+/* The frame for page va of v from its object, into *pg, with *prot set:
+ * the object's own frame (object_prot), or a private copy for a write to
+ * a private mapping. 0, 1 (the page was read from the object's store: a
+ * major fault), -ENOMEM, -EIO, or -EAGAIN (the page left the object
+ * meanwhile: retry). */
 static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		       unsigned *prot)
 {
 	struct page *fp;
-	int major = v->obj->ops->get_page(v->obj, (v->obj_off + (va - v->start)) / PAGE_SIZE, &fp);
+	int major = v->obj->ops->get_page(v->obj, object_index(v, va), &fp);
 	if (major < 0)
 		return major;
 	fault_count(file);
@@ -103,19 +122,56 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	if (write && !(v->flags & VM_SHARED)) {
 		*pg = new_anon_frame(fp);       /* private copy right away */
 		page_put(fp);
+		*prot = vma_pgt_prot(v);
 		return *pg ? major : -ENOMEM;
 	}
-	if ((v->flags & VM_SHARED) && v->obj->notify_write) {
-		if (write && (r = v->obj->ops->page_mkwrite(v->obj, fp)) < 0) {
-			page_put(fp);
-			return r;
-		}
-		if (!write)   /* clean: the first store faults (fault_mkwrite) */
-			*prot &= ~(unsigned)VM_WRITE;
+	if (write && v->obj->notify_write && (r = v->obj->ops->page_mkwrite(v->obj, fp)) < 0) {
+		page_put(fp);
+		return r;
 	}
 	*pg = fp;
-	*prot |= VM_FILE | (v->flags & VM_SHARED ? 0 : VM_COW);
+	*prot = object_prot(v, write);
 	return major;
+}
+
+/* A read fault of an object's page maps the neighbours that are ready in
+ * memory too (Linux's fault-around, 64 KiB): reading a cached file
+ * through a mapping takes one fault per 16 pages, not one per page. The
+ * window is aligned to its size, so it lies inside one PT page; it is
+ * clipped to the VMA. The pages are mapped as a read fault maps them
+ * (object_prot: a store still faults), with their Accessed bits clear, so
+ * reclaim sees which of them were used. */
+#define FAULT_AROUND_PAGES 16
+
+/* Map the ready pages of v's object in va's window (va's own too, if
+ * ready), if guard g holds: true when va's page is mapped now; false
+ * leaves it to the fault (nothing here fails a fault). */
+static bool fault_around(struct addrspace *as, struct vma *v, vaddr_t va,
+			 const struct map_guard *g)
+{
+	vaddr_t base = ALIGN_DOWN(va, FAULT_AROUND_PAGES * PAGE_SIZE);
+	vaddr_t lo = MAX(base, v->start), hi = MIN(base + FAULT_AROUND_PAGES * PAGE_SIZE, v->end);
+	unsigned n = (unsigned)((hi - lo) / PAGE_SIZE), self = (unsigned)((va - lo) / PAGE_SIZE);
+	struct page *pg[FAULT_AROUND_PAGES];
+	paddr_t pa[FAULT_AROUND_PAGES];
+	uint32_t mapped = 0;
+	if (!v->obj->ops->get_ready || !v->obj->ops->get_ready(v->obj, object_index(v, lo), n, pg))
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		pa[i] = pg[i] ? page_to_pa(pg[i]) : 0;
+	(void)pgt_map_run(as->pgt, lo, n, pa, object_prot(v, false), g, &mapped);
+	unsigned count = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (mapped & (1u << i))
+			count++;
+		else if (pg[i])
+			page_put(pg[i]);
+	}
+	bool mine = mapped & (1u << self);
+	fault_add(around, count - mine);
+	if (mine)
+		fault_count(file);
+	return mine;
 }
 
 /* Map frame pg (the caller's reference) at va with prot, if guard g
@@ -153,7 +209,7 @@ static int anon_map_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool
  * object's store (a major fault), or -errno. */
 static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 {
-	unsigned prot = vma_pgt_prot(v);
+	unsigned prot;
 	struct page *pg;
 	int r, major = 0;
 
@@ -162,7 +218,9 @@ static int fault_in(struct addrspace *as, struct vma *v, vaddr_t va, bool write)
 	} else {   /* the count before the page (and its page_mkwrite): fault_mkwrite's reason */
 		struct map_guard g = { &v->obj->rmap_seq,
 				       __atomic_load_n(&v->obj->rmap_seq, __ATOMIC_SEQ_CST) };
-		if ((r = major = object_page(v, va, write, &pg, &prot)) >= 0)
+		if (!write && fault_around(as, v, va, &g))
+			r = 0;
+		else if ((r = major = object_page(v, va, write, &pg, &prot)) >= 0)
 			r = map_frame(as, va, pg, prot, &g);
 	}
 	if (major > 0)

@@ -53,6 +53,7 @@ struct fault_stats {          /* only uint64_t counts: fault_stats_sum adds them
 	uint64_t zero;        /* demand-zero pages */
 	uint64_t zero_page;   /* reads that mapped the shared zero page */
 	uint64_t file;        /* file pages mapped */
+	uint64_t around;      /* ... and their neighbours mapped with them (fault-around) */
 	uint64_t cow;         /* copy-on-write faults */
 	uint64_t cow_reuse;   /* ... resolved without a copy */
 	uint64_t mkwrite;     /* first stores to clean pages of shared file mappings */

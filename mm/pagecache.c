@@ -293,6 +293,24 @@ int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct 
 	return r == 1 ? -EIO : r;
 }
 
+unsigned pagecache_get_ready(struct pagecache *pc, uint64_t first, unsigned n,
+			     struct page **out)
+{
+	unsigned found = 0;
+	spin_lock(&pc->lock);
+	for (unsigned i = 0; i < n; i++) {
+		struct page *pg = first + i <= PC_MAX_INDEX ? tree_lookup(pc, first + i) : NULL;
+		out[i] = pg && (pg->cache.flags & (PGC_UPTODATE | PGC_LOCKED)) == PGC_UPTODATE ?
+			 pg : NULL;
+		if (out[i]) {
+			page_get(out[i]);
+			found++;
+		}
+	}
+	spin_unlock(&pc->lock);
+	return found;
+}
+
 /* Read the absent pages from index on (up to stop, PC_BATCH, the next
  * page present) in one read_pages call: how many pages that was (0: no
  * frame, or index is present). */
@@ -334,7 +352,7 @@ static uint64_t first_absent(struct pagecache *pc, uint64_t from, uint64_t stop)
  * doubled while reads go on sequentially, none for a random read. */
 static uint64_t ra_window(struct pagecache *pc, uint64_t index, uint64_t n)
 {
-	bool sequential = index == 0 || index == pc->ra_expect;
+	bool sequential = index == 0 || index == pc->ra_expect || index == pc->ra_end;
 	pc->ra_window = sequential ? MIN(MAX(2 * pc->ra_window, 4u), PC_RA_MAX) : 0;
 	pc->ra_expect = index + n;
 	return pc->ra_window;
@@ -347,6 +365,7 @@ void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint6
 	spin_lock(&pc->lock);
 	uint64_t window = ra_window(pc, index, n);
 	uint64_t stop = MIN(MIN(index + n + window, end), PC_MAX_INDEX + 1), i = index;
+	pc->ra_end = stop;
 	uint64_t trigger = MIN(index + n + window / 2, stop) - 1;
 	bool cached = tree_lookup(pc, index) && tree_lookup(pc, index + n - 1) &&
 		      tree_lookup(pc, trigger);

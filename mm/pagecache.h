@@ -119,6 +119,9 @@ struct pagecache {
 	 * are never mapped writable (a disk's own cache). Set by the owner. */
 	void (*mkclean)(struct pagecache *pc, uint64_t first, uint64_t n);
 	uint64_t ra_expect;          /* where a read that goes on sequentially starts */
+	uint64_t ra_end;             /* where the last read-ahead window ended: a
+				      * mapping read in order faults there next
+				      * (its window mapped around), a stream too */
 	uint32_t ra_window;          /* the last read-ahead window past a read (pages) */
 	void *owner;                 /* the object (for the ops) */
 };
@@ -150,11 +153,21 @@ enum pc_how {
  * error (see the top). Waits while another task reads it in. */
 int pagecache_get(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out);
 
+/* The pages of [first, first + n) that are in pc and up to date, for
+ * mapping around a fault (Linux's filemap_map_pages): out[i] with a new
+ * reference, or NULL (absent, being read in). Never reads, allocates or
+ * waits; one hold of pc->lock. Returns how many it found. */
+unsigned pagecache_get_ready(struct pagecache *pc, uint64_t first, unsigned n,
+			     struct page **out);
+
 /* A reader is about to want pages [index, index + n) of an object of
  * `end` pages: read in those absent, in batches of neighbours, and, when
  * this read goes on from where the last one ended (or starts the object),
  * a window past it that doubles with each such read up to PC_RA_MAX
- * pages (Linux's on-demand read-ahead; one stream per cache). A random
+ * pages (Linux's on-demand read-ahead; one stream per cache). A request
+ * at the end of the last window goes on too: a page fault's (mm/fault.c
+ * maps what is ready around a fault, so the next fault of a mapping read
+ * in order comes at the first page not read yet). A random
  * read reads only its own pages; a cache with no store (tmpfs) reads
  * nothing ahead. Errors are not reported: a page that
  * could not be read is not kept, and the reader's pagecache_get tries it

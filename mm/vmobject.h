@@ -54,6 +54,14 @@ struct vmobject_ops {
 	 * Returns 0 with *out set, 1 (also with *out set) when the page had to
 	 * be read from the object's store (a major fault), or -errno as above. */
 	int (*get_page)(struct vmobject *obj, uint64_t idx, struct page **out);
+	/* The frames of pages [first, first + n) (n <= 16) that are in memory
+	 * and ready now, for a read fault's neighbours (mm/fault.c
+	 * fault_around): out[i] with a new reference, as get_page's, or NULL
+	 * (absent, being read, past the object's end). Reads nothing, never
+	 * allocates a page; returns how many it found. NULL: the object's
+	 * pages come only through get_page. */
+	unsigned (*get_ready)(struct vmobject *obj, uint64_t first, unsigned n,
+			      struct page **out);
 	/* Frame pg of the object (from get_page) is about to be made writable
 	 * in a shared mapping: note that it will be written (a file's page:
 	 * dirty, its store must get it; Linux's page_mkwrite). Called only for

@@ -129,7 +129,7 @@ static long long proc_value(const char *path, const char *name,
 /* vmstat's line name (-1 if missing). */
 static long long vmstat(const char *name)
 {
-	return proc_value("/proc/vmstat", name, procfs_counter);
+	return procfs_vmstat(name);
 }
 
 static void sector_text(char *out, unsigned long n, const char *what)
@@ -696,21 +696,6 @@ static void store_pages(char *m, int from, int to, char c)
 		memset(m + (size_t)i * 4096, c, 4096);
 }
 
-/* Field n (from 1) of /proc/self/stat as a number (after the command's
- * parentheses: fields 3 on), or -1. */
-static long long self_stat(int n)
-{
-	char *t = procfs_read("/proc/self/stat", NULL), *at = t ? strrchr(t, ')') : NULL;
-	long long v = -1;
-	for (int f = 3; at && f <= n; f++) {
-		at = strchr(at + 1, ' ');
-		if (at && f == n)
-			v = strtoll(at + 1, NULL, 10);
-	}
-	free(t);
-	return v;
-}
-
 /* Pages of fd's cache with an index in [first, first + n) that are dirty
  * (pagoda_filecache, system call 1006), or -1. */
 static int dirty_pages(int fd, uint64_t first, uint64_t n)
@@ -767,7 +752,7 @@ static void test_mmap(void)
 	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
 	/* a mapping of the file out of the cache: its first fault reads from
 	 * the disk (a major fault, with read-ahead for the others) */
-	long long major = vmstat("pgmajfault"), majflt = self_stat(12), minflt = self_stat(10);
+	long long major = vmstat("pgmajfault"), majflt = procfs_self_stat(12), minflt = procfs_self_stat(10);
 	fd = open(path, O_RDONLY);
 	m = mmap(NULL, MAP_PAGES * 4096, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(m != MAP_FAILED);
@@ -775,8 +760,8 @@ static void test_mmap(void)
 		return;
 	for (int i = 0; i < MAP_PAGES; i++)
 		CHECK(m[i * 4096] == want[i]);
-	CHECK(vmstat("pgmajfault") > major && self_stat(12) > majflt && majflt >= 0);
-	CHECK(self_stat(10) > minflt && minflt >= 0);   /* the others were in the cache */
+	CHECK(vmstat("pgmajfault") > major && procfs_self_stat(12) > majflt && majflt >= 0);
+	CHECK(procfs_self_stat(10) > minflt && minflt >= 0);   /* the others were in the cache */
 	CHECK(munmap(m, MAP_PAGES * 4096) == 0);
 	close(fd);
 	CHECK(pages_are(path, want));   /* read again from the disk */

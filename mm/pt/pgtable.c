@@ -106,23 +106,38 @@ int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t
 	return descend(pgt, va, level, flags, ep, &parent);
 }
 
+int pgt_map_run(struct pagetable *pgt, vaddr_t va, unsigned n, const paddr_t *pa, unsigned prot,
+		const struct map_guard *g, uint32_t *mapped)
+{
+	pte_t *ep, *pde;
+	*mapped = 0;
+	if (n == 0 || n > 32 || pgl_index(va, PGL_PT) + n > PT_ENTRIES)
+		panic("pgt_map_run: %u pages at %#lx leave one PT page", n, va);
+	int level = descend(pgt, va, PGL_PT, PGT_WALK_ALLOC | PGT_WALK_UNSHARE, &ep, &pde);
+	if (level != PGL_PT)
+		return level < 0 ? level : 0;   /* a large page maps it */
+	struct page *pt = ptpage_of(ep);
+	spin_lock(pt_lock(pt));
+	/* the PT page may have been replaced (a text table published
+	 * meanwhile: the caller's retry finds the new one) */
+	int r = pte_addr(pte_read(pde)) != page_to_pa(pt) ? 0 : !map_guard_holds(g) ? -EAGAIN : 1;
+	for (unsigned i = 0; r == 1 && i < n; i++) {
+		vaddr_t at = va + (vaddr_t)i * PAGE_SIZE;
+		if (pa[i] && !pte_mapped(pte_read(ep + i))) {
+			pt_set_leaf(pgt, at, ep + i, PGL_PT, pte_make(pa[i], pgt_prot_bits(at, prot)));
+			*mapped |= 1u << i;
+		}
+	}
+	spin_unlock(pt_lock(pt));
+	return r < 0 ? r : 0;
+}
+
 int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
 		  const struct map_guard *g)
 {
-	pte_t *ep, *pde;
-	int level = descend(pgt, va, PGL_PT, PGT_WALK_ALLOC | PGT_WALK_UNSHARE, &ep, &pde);
-	if (level != PGL_PT)
-		return level < 0 ? level : -EEXIST;   /* a large page maps it */
-	struct page *pt = ptpage_of(ep);
-	spin_lock(pt_lock(pt));
-	/* another thread may have mapped the page, or replaced the PT page (a
-	 * text table published meanwhile: the caller's retry finds the new one) */
-	int r = pte_mapped(pte_read(ep)) || pte_addr(pte_read(pde)) != page_to_pa(pt) ? -EEXIST :
-		!map_guard_holds(g) ? -EAGAIN : 0;
-	if (r == 0)
-		pt_set_leaf(pgt, va, ep, PGL_PT, pte_make(pa, pgt_prot_bits(va, prot)));
-	spin_unlock(pt_lock(pt));
-	return r;
+	uint32_t mapped;
+	int r = pgt_map_run(pgt, va, 1, &pa, prot, g, &mapped);
+	return r < 0 ? r : mapped ? 0 : -EEXIST;
 }
 
 /* pgt_lookup, unsharing on the way down with PGT_WALK_UNSHARE: 1, 0 or -ENOMEM. */

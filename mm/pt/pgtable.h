@@ -172,6 +172,16 @@ static inline bool map_guard_holds(const struct map_guard *g)
 int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
 		  const struct map_guard *g);
 
+/* pgt_map_fault for a run of n pages (at most 32, all in va's PT page:
+ * panics else) from va on: page i at pa[i], or none where pa[i] is 0; the
+ * entries mapped already are left alone. One descent and one hold of the
+ * PT lock (a read fault's neighbours: mm/fault.c fault_around). Bit i of
+ * *mapped says page i was mapped (its reference is the entry's now; the
+ * caller keeps the others). 0, -ENOMEM, or -EAGAIN when g failed (nothing
+ * mapped). */
+int pgt_map_run(struct pagetable *pgt, vaddr_t va, unsigned n, const paddr_t *pa, unsigned prot,
+		const struct map_guard *g, uint32_t *mapped);
+
 /* Map [va, va + len) to [pa, pa + len) with prot. All or nothing: 0, or
  * -ENOMEM (nothing changed). Panics if a page is already mapped. */
 int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot);

@@ -466,6 +466,31 @@ START_TEST(test_readahead_windows)
 }
 END_TEST
 
+/* Page faults of a mapping read in order: each comes at the first page
+ * past the last window (the window was mapped around the fault before),
+ * and goes on the stream, its window doubling; a fault elsewhere reads
+ * only its page. */
+START_TEST(test_readahead_fault_stream)
+{
+	static const struct { uint64_t at; uint64_t cached; } step[] = {
+		{ 0, 5 },      /* the start: 1 + a window of 4 */
+		{ 5, 14 },     /* at the window's end: window 8 */
+		{ 14, 31 },    /* window 16 */
+		{ 31, 64 },    /* window 32, to the end of the object */
+	};
+	for (unsigned k = 0; k < sizeof(step) / sizeof(step[0]); k++) {
+		pagecache_readahead(&o->pc, step[k].at, 1, NPAGES);
+		ck_assert_int_eq(o->read_calls, (int)k + 1);
+		ck_assert_uint_eq(o->pc.nrpages, step[k].cached);
+	}
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	pagecache_readahead(&o->pc, 40, 1, NPAGES);   /* neither the stream nor a window's end */
+	ck_assert_uint_eq(o->pc.nrpages, 1);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* A failed read-ahead keeps none of its pages; the reader's own get
  * reads its page alone and reports the error. */
 START_TEST(test_readahead_error_keeps_nothing)
@@ -593,6 +618,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_write_error_reported_once);
 	tcase_add_test(tc, test_shrink_only_idle_clean);
 	tcase_add_test(tc, test_readahead_windows);
+	tcase_add_test(tc, test_readahead_fault_stream);
 	tcase_add_test(tc, test_readahead_error_keeps_nothing);
 	tcase_add_test(tc, test_write_back_batches_and_parts);
 	tcase_add_test_raise_signal(tc, test_set_dirty_foreign_page_panics, SIGABRT);

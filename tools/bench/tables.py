@@ -124,6 +124,16 @@ FILE_TARGETS = [Target(label + " / linux", ("filebench", m), None, 1.0, True)
     Target("read cold / device read", ("filebench", "read_cold_64M"),
            ("filebench", "dev_read_64M"), 1.2, False)]
 
+# Issue 38's goals for mapped files (filebench, the same image): a cached
+# file's faults and an exec of a cached binary at most half of Linux's,
+# writing through a mapping and paging in a cold file at most Linux's.
+MAP_METRICS = [("map 64 MiB cached, read", "map_warm_64M", 0.5),
+               ("exec, binary cached", "exec_cached", 0.5),
+               ("map 64 MiB, write + msync", "map_write_64M", 1.0),
+               ("map 64 MiB cold, read", "map_cold_64M", 1.0)]
+MAP_TARGETS = [Target(label + " / linux", ("filebench", m), None, limit, True)
+               for (label, m, limit) in MAP_METRICS]
+
 
 def target_ratio(t, data, col, ref):
     """Target t's ratio for column col (None when a reading is missing, or for
@@ -200,6 +210,12 @@ TABLES = [
           [("read 64 MiB of the device", "filebench", "dev_read_64M")]),
     Table("file_targets", "Issue 37's file targets: ratios against Linux (the same binary, "
           "the same disk image) and within each column", FILE_TARGETS, layout="targets",
+          columns="^linux$|^pagoda", waits="filebench with a disk on linux and pagoda"),
+    Table("mapped", "Mapped files on an ext2 disk (filebench): milliseconds per 64 MiB, "
+          "microseconds per exec (±: (max-min)/2 as % of median)",
+          [(label, "filebench", m) for (label, m, _) in MAP_METRICS]),
+    Table("map_targets", "Issue 38's mapped-file targets: ratios against Linux (the same "
+          "binary, the same disk image)", MAP_TARGETS, layout="targets",
           columns="^linux$|^pagoda", waits="filebench with a disk on linux and pagoda"),
     Table("forkrss", "fork+exit+wait latency (us) against memory touched by the parent",
           lambda d: [("%d MiB" % mib_of(m), b, m)

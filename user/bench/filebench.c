@@ -15,6 +15,16 @@
  *   dev_read_64M      ms  read 64 MiB of the disk device itself in 1 MiB
  *                         reads, at a place not read before: what the device
  *                         delivers (the limit of read_cold_64M)
+ *   map_warm_64M      ms  map the 64 MiB file (all of it cached) shared and
+ *                         read-only, load one byte of each page, unmap: the
+ *                         page faults of a cached file
+ *   map_write_64M     ms  map it shared and writable, store to every byte,
+ *                         msync(MS_SYNC), unmap: dirtying through a mapping
+ *                         and writing it back
+ *   map_cold_64M      ms  map_warm_64M after a remount (every page read from
+ *                         the disk by the faults)
+ *   exec_cached       us  fork + exec + wait of proc_hello copied to the
+ *                         file system, its pages cached (executed once before)
  *
  * Usage: filebench [--dev DEV --mnt DIR] [--dir DIR] [--quick] [--runs N]
  * With --dev, DEV (an ext2 disk) is mounted on DIR (--mnt) first, the files
@@ -24,6 +34,7 @@
  * host smoke test). --quick shrinks everything (1 MiB, 10 files): it checks
  * that the program works and measures nothing.
  */
+#include "bench_proc.h"
 #include "bench_rng.h"
 #include "bench_util.h"
 
@@ -31,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -129,6 +141,88 @@ static void sequential(const struct cfg *c, const char *path)
 	else
 		bench_skip("filebench", "read_cold_64M", "no --dev to remount");
 	bench_report("filebench", "read_warm_64M", "ms", warm, n);
+}
+
+/* Map mib MiB of the file at path shared (writable when store), load a
+ * byte of each page or store to every byte, msync it when stored, unmap;
+ * the milliseconds that took. */
+static double map_file(const char *path, long mib, int store)
+{
+	size_t len = (size_t)mib * MIB;
+	int fd = open(path, store ? O_RDWR : O_RDONLY);
+	if (fd < 0)
+		bench_die("open big file");
+	uint64_t t0 = bench_now_ns();
+	char *m = mmap(NULL, len, store ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		bench_die("mmap big file");
+	volatile char sum = 0;
+	if (store)
+		memset(m, 's', len);
+	else
+		for (size_t i = 0; i < len; i += 4096)
+			sum += m[i];
+	if ((store && msync(m, len, MS_SYNC) != 0) || munmap(m, len) != 0)
+		bench_die("msync/munmap big file");
+	double ms = ms_since(t0);
+	close(fd);
+	return ms;
+}
+
+/* The mapped-file metrics, runs times, on the big file (cached). */
+static void mapped(const struct cfg *c, const char *path)
+{
+	double warm[BENCH_MAX_RUNS], store[BENCH_MAX_RUNS], cold[BENCH_MAX_RUNS];
+	int n = bench_runs();
+	for (int r = 0; r < n; r++) {
+		warm[r] = map_file(path, c->mib, 0);
+		store[r] = map_file(path, c->mib, 1);
+		if (c->dev)
+			remount(c);
+		cold[r] = map_file(path, c->mib, 0);
+	}
+	bench_report("filebench", "map_warm_64M", "ms", warm, n);
+	bench_report("filebench", "map_write_64M", "ms", store, n);
+	if (c->dev)
+		bench_report("filebench", "map_cold_64M", "ms", cold, n);
+	else
+		bench_skip("filebench", "map_cold_64M", "no --dev to remount");
+}
+
+/* Copy the file at from to a new file at to, mode 0755. */
+static void copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ssize_t got;
+	if (in < 0 || out < 0)
+		bench_die("open program to copy");
+	while ((got = read(in, buf, CHUNK)) > 0)
+		if (write(out, buf, (size_t)got) != got)
+			bench_die("copy program");
+	if (got < 0 || close(in) != 0 || close(out) != 0)
+		bench_die("copy program");
+}
+
+/* exec_cached: proc_hello (beside this program) copied into the file
+ * system, executed once, then fork + exec + wait timed. */
+static void exec_cached(const struct cfg *c, const char *prog)
+{
+	char from[512], to[512];
+	bench_path_beside(from, sizeof from, prog, "proc_hello");
+	join(to, c->dir, "filebench-hello");
+	copy_file(from, to);
+	char *const argv[] = { to, NULL };
+	bench_spawn_wait(to, argv);   /* its pages cached */
+	double s[BENCH_MAX_RUNS];
+	int n = bench_runs(), times = c->files / 10;
+	for (int r = 0; r < n; r++) {
+		uint64_t t0 = bench_now_ns();
+		for (int i = 0; i < times; i++)
+			bench_spawn_wait(to, argv);
+		s[r] = ms_since(t0) * 1000 / times;
+	}
+	unlink(to);
+	bench_report("filebench", "exec_cached", "us", s, n);
 }
 
 /* Random 4 KiB reads of the big file after a remount. */
@@ -268,9 +362,11 @@ int main(int argc, char **argv)
 	}
 	join(path, c.dir, "filebench-big");
 	sequential(&c, path);
+	mapped(&c, path);
 	random_reads(&c, path);
 	unlink(path);
 	small_files(&c);
+	exec_cached(&c, argv[0]);
 	fsync_latency(&c);
 	device_read(&c);
 	if (c.dev && syscall(SYS_umount2, c.mnt, 0L) != 0)

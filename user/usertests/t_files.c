@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
 #include "usertests.h"
 
 static char scratch[64];
@@ -700,6 +701,87 @@ void test_files_punch_hole(void)
 	CHECK_OK(munmap(pr, 4 * P));
 	CHECK_OK(close(go[0]));
 	CHECK_OK(close(go[1]));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
+/* Byte i of files_fault_around's file. */
+static char around_byte(long i)
+{
+	return (char)('A' + i / 4096 % 26);
+}
+
+/* mmap of fd at a 64 KiB-aligned address (fault-around's windows are
+ * aligned in the address space, and mmap's addresses need not be). */
+static char *map_aligned(size_t len, int prot, int flags, int fd, off_t off)
+{
+	enum { ALIGN = 16 * 4096 };
+	char *r = mmap(NULL, len + ALIGN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return r;
+	char *at = (char *)(((uintptr_t)r + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+	char *m = mmap(at, len, prot, flags | MAP_FIXED, fd, off);
+	if (at > r)
+		CHECK_OK(munmap(r, (size_t)(at - r)));
+	CHECK_OK(munmap(at + len, (size_t)(r + ALIGN - at)));
+	return m;
+}
+
+/* files_fault_around: a read fault of a cached file's page maps its ready
+ * neighbours too, inside the VMA only (Pagoda: its 16-page window costs
+ * one fault, and pgfault_around counts the neighbours; Linux maps around
+ * as well, by a window its configuration sets, so only the bytes are
+ * checked there). A neighbour is mapped as a read fault maps it: a store
+ * to one in a private mapping copies (the file keeps its bytes), one in a
+ * shared mapping reaches the file, also from a child sharing the page
+ * tables; a private page not yet written shows the file's new bytes. */
+void test_files_fault_around(void)
+{
+	enum { P = 4096, N = 64 };
+	static char buf[N * P];
+	int pagoda = !ut_on_linux(), status;
+	char c;
+	enter_scratch("around");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	for (long i = 0; i < N * P; i++)
+		buf[i] = around_byte(i);
+	CHECK(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);   /* all of it cached */
+	char *pr = map_aligned(N * P, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	char *sh = map_aligned(N * P, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *mid = map_aligned(3 * P, PROT_READ, MAP_PRIVATE, fd, 41 * P);
+	CHECK(pr != MAP_FAILED && sh != MAP_FAILED && mid != MAP_FAILED);
+	long long around = pagoda ? ut_vmstat("pgfault_around") : 0, flt = procfs_self_stat(10);
+	CHECK(pr[17 * P] == around_byte(17 * P));   /* window 16..31 */
+	long long one = procfs_self_stat(10);
+	for (long i = 16 * P; i < 32 * P; i += 512)
+		CHECK(pr[i] == around_byte(i));
+	if (pagoda)
+		CHECK(one == flt + 1 && procfs_self_stat(10) == one &&
+		      ut_vmstat("pgfault_around") >= around + 15);
+	flt = procfs_self_stat(10);
+	CHECK(mid[0] == around_byte(41 * P) && mid[P] == around_byte(42 * P) &&
+	      mid[3 * P - 1] == around_byte(44 * P - 1));
+	if (pagoda)   /* clipped to the VMA: 3 pages, one fault */
+		CHECK(procfs_self_stat(10) == flt + 1);
+	pr[20 * P] = 'x';   /* a neighbour mapped around: still copy-on-write */
+	CHECK(pread(fd, &c, 1, 20 * P) == 1 && c == around_byte(20 * P) && pr[20 * P] == 'x');
+	CHECK(sh[33 * P] == around_byte(33 * P));   /* window 32..47 of the shared mapping */
+	sh[40 * P] = 'y';
+	CHECK(pread(fd, &c, 1, 40 * P) == 1 && c == 'y' && pr[40 * P] == 'y');
+	pid_t child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {   /* the page tables it shares at first, then its own */
+		int ok = pr[49 * P] == around_byte(49 * P);
+		pr[50 * P] = 'z';
+		sh[51 * P] = 'w';
+		ok = ok && pread(fd, &c, 1, 50 * P) == 1 && c == around_byte(50 * P);
+		_exit(ok && pread(fd, &c, 1, 51 * P) == 1 && c == 'w' ? 0 : 1);
+	}
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(pr[50 * P] == around_byte(50 * P) && pr[51 * P] == 'w' && sh[51 * P] == 'w');
+	CHECK_OK(munmap(pr, N * P));
+	CHECK_OK(munmap(sh, N * P));
+	CHECK_OK(munmap(mid, 3 * P));
 	CHECK_OK(close(fd));
 	leave_scratch();
 }

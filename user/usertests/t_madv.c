@@ -361,16 +361,6 @@ static struct zone read_zone(void)
 	return z;
 }
 
-static long long vmstat_counter(const char *name)
-{
-	char *t = procfs_read("/proc/vmstat", NULL);
-	long long v = t ? procfs_counter(t, name) : -1;
-	free(t);
-	if (v < 0)
-		ut_fail(__FILE__, __LINE__, "/proc/vmstat: no %s", name);
-	return v;
-}
-
 /* madv_free_background: free memory taken below the low watermark but kept
  * above min by page faults alone (no allocation reclaims, and no system
  * call does above min): the reclaimer thread, woken by the tick, takes
@@ -389,16 +379,16 @@ void test_madv_free_background(void)
 		struct zone z = read_zone();
 		long long target = z.low - (z.low - z.min) / 4;   /* below low, far above min */
 		CHECK(z.free > z.low && z.high - target <= (long long)n);
-		long long runs0 = vmstat_counter("pageoutrun");
-		long long steal0 = vmstat_counter("pgsteal_kswapd");
+		long long runs0 = ut_vmstat("pageoutrun");
+		long long steal0 = ut_vmstat("pgsteal_kswapd");
 		size_t touch = (size_t)(z.free - target) * PAGE;
 		unsigned char *hog = map(touch);
 		for (size_t off = 0; off < touch; off += PAGE)
 			hog[off] = 1;   /* page faults only: no system call */
 		struct timespec ts = { 0, 200 * 1000 * 1000 };   /* 20 ticks */
 		nanosleep(&ts, NULL);
-		CHECK(vmstat_counter("pageoutrun") > runs0);
-		CHECK(vmstat_counter("pgsteal_kswapd") > steal0);
+		CHECK(ut_vmstat("pageoutrun") > runs0);
+		CHECK(ut_vmstat("pgsteal_kswapd") > steal0);
 		CHECK(read_zone().free >= z.low);
 		CHECK_OK(munmap(hog, touch));
 	}

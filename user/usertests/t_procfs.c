@@ -164,6 +164,7 @@ static const char *const vmstat_ref[] = { "nr_free_pages", "nr_anon_pages", "nr_
 static const char *const vmstat_extra[] = { "nr_tlb_local_flush_all",
 	"nr_tlb_local_flush_one", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
 	"tlb_shootdown_pages", "tlb_shootdown_full", "tlb_shootdown_avoided", "pgfault_zero", "pgfault_zero_page", "pgfault_file",
+	"pgfault_around",
 	"pgfault_cow", "pgfault_mkwrite", "pglazyfree_reused", "reclaim_runs", "pt_fork_shared",
 	"pt_fork_copied", "pt_unshare_copy", "pt_unshare_last", "pt_fork_shared_pd",
 	"pd_unshare_copy", "pd_unshare_last", "pt_text_created",

@@ -40,7 +40,7 @@
 	X(pipe_atomic) X(pipe_fault_keeps)                                       \
 	X(files_create_rw) X(files_errors) X(files_mkdir_rmdir) X(files_rename)  \
 	X(files_links) X(files_unlink_open) X(files_readdir) X(files_truncate)   \
-	X(files_truncate_mapped) X(files_punch_hole)                             \
+	X(files_truncate_mapped) X(files_punch_hole) X(files_fault_around)     \
 	X(files_cwd) X(files_mmap_shared) X(files_devices) X(files_mounts)       \
 	X(files_times) X(files_statx) X(files_fallocate) X(files_locks)         \
 	X(files_flock) X(files_filecache) X(files_msync) X(files_mprotect_shared) X(files_lock_wait) X(files_rename_exchange)               \
@@ -152,6 +152,10 @@ void pss_sum_check(void);
 
 /* ut_on_linux: true when running on Linux rather than Pagoda (uname). */
 int ut_on_linux(void);
+
+/* ut_vmstat: counter name of /proc/vmstat; fails the test (and returns
+ * -1) when there is none. */
+long long ut_vmstat(const char *name);
 
 /* ut_addr: the address v as a pointer the compiler cannot see through (so
  * deliberately bad pointers do not trip its static checks). */

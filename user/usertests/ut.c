@@ -7,6 +7,7 @@
 #include <pagoda/pagoda.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <pagoda/procfs.h>
 #include "usertests.h"
 
 int ut_report_fd = -1;
@@ -138,6 +139,14 @@ int ut_on_linux(void)
 	struct utsname u;
 
 	return uname(&u) == 0 && strcmp(u.sysname, "Linux") == 0;
+}
+
+long long ut_vmstat(const char *name)
+{
+	long long v = procfs_vmstat(name);
+	if (v < 0)
+		ut_fail(__FILE__, __LINE__, "/proc/vmstat: no %s", name);
+	return v;
 }
 
 int ut_procinfo(pid_t pid, struct pagoda_procinfo *pi)

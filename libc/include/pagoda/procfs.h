@@ -23,6 +23,14 @@ long long procfs_field(const char *text, const char *name);
  * gives 12), or -1 when no line has it. */
 long long procfs_counter(const char *text, const char *name);
 
+/* Counter name of /proc/vmstat (procfs_counter of the file), or -1. */
+long long procfs_vmstat(const char *name);
+
+/* Field n (from 1, as proc(5) numbers them) of /proc/self/stat as a
+ * number: 3 on (after the command's parentheses), or -1 (10: minflt,
+ * 12: majflt). Allocates nothing, so reading it adds no page faults. */
+long long procfs_self_stat(int n);
+
 /* The string after "name:" and its tab (status's "Name:\tsh"), copied into
  * buf of n bytes up to the end of the line; buf, or NULL when absent. */
 char *procfs_string(const char *text, const char *name, char *buf, size_t n);
