@@ -290,12 +290,21 @@ static unsigned file_get_ready(struct vmobject *obj, uint64_t first, unsigned n,
 
 /* A store through a shared mapping is coming: the page goes to the disk
  * (dirty until a write-back write-protects and writes it:
- * pagecache_mkwrite), and the file was modified (Linux's
- * file_update_time in its page_mkwrite). -EAGAIN: truncated meanwhile. */
+ * pagecache_mkwrite), its blocks made to exist (prepare_mmap_write: a
+ * hole filled), and the file was modified (Linux's file_update_time in
+ * its page_mkwrite). Under ip->invalidate (shared), so that the page
+ * stays in the cache, and its index inside the file's blocks that a
+ * truncation frees after. -EAGAIN: truncated meanwhile; the file
+ * system's -ENOSPC, -ENOMEM, -EIO (the page is dirty then but unchanged:
+ * no store happens). */
 static int file_page_mkwrite(struct vmobject *obj, struct page *pg)
 {
 	struct inode *ip = obj_inode(obj);
+	down_read(&ip->invalidate);
 	int r = pagecache_mkwrite(ip->mapping, pg);
+	if (r == 0 && ip->op && ip->op->prepare_mmap_write)
+		r = ip->op->prepare_mmap_write(ip, pg->cache.index);
+	up_read(&ip->invalidate);
 	if (r == 0)
 		inode_touch(ip);
 	return r;

@@ -156,6 +156,14 @@ struct inode_ops {
 	 * its blocks exist on the store (so a full disk is -ENOSPC now, not a
 	 * lost write later; inode->lock held). NULL: nothing to prepare. */
 	int (*prepare_write)(struct inode *ip, uint64_t off, uint64_t len);
+	/* A store through a shared mapping is about to dirty page index of
+	 * ip, inside the file: make its blocks exist on the store, as
+	 * prepare_write (a full disk: -ENOSPC now, the storer's SIGBUS, not
+	 * a lost write later; Linux's page_mkwrite of a file system). Called
+	 * by a page fault, under the address space's lock and ip->invalidate
+	 * (shared), without ip->lock. 0, -ENOSPC, -ENOMEM, -EIO. NULL:
+	 * nothing to prepare (a store without holes, or none). */
+	int (*prepare_mmap_write)(struct inode *ip, uint64_t index);
 	/* ip's fields (mode, times, size) changed: write the inode out (NULL:
 	 * nothing to write, as tmpfs). */
 	int (*write_inode)(struct inode *ip);

@@ -118,7 +118,7 @@ static void user_page_fault(struct trapframe *tf, uint64_t addr, enum fault_resu
 		if (!reclaimd_wait())   /* else the reclaimer thread freed some: retry */
 			oom_kill_for_fault(addr, tf->rip);
 		return;   /* retry the access */
-	case FAULT_PAST_EOF:
+	case FAULT_SIGBUS:
 		signal_fault(tf, SIGBUS, BUS_ADRERR, "access past the end of the file", addr);
 		return;
 	case FAULT_BAD_ACCESS:

@@ -41,13 +41,15 @@ enum sleep_rank {
 	SLEEP_RANK_MOUNT = 2,       /* the mount table's changes (fs/mount.c) */
 	SLEEP_RANK_NAMESPACE = 3,   /* a file system's names (fs/vfs.h: sb->ns) */
 	SLEEP_RANK_INODE = 4,       /* a file's size and contents (fs/vfs.h: inode->lock) */
-	SLEEP_RANK_FS_ALLOC = 5,    /* a file system's free space (fs/ext2: alloc_lock) */
-	SLEEP_RANK_RMAP_WALK = 6,   /* one walk of the reverse map at a time (mm/rmap.c) */
-	SLEEP_RANK_ADDRSPACE = 7,   /* an address space (mm/as.h) */
-	SLEEP_RANK_INVALIDATE = 8,  /* a file's pages against truncation (fs/vfs.h: inode->invalidate) */
-	SLEEP_RANK_TEST_LOW = 9,    /* the lockdep tests' own locks */
-	SLEEP_RANK_TEST_HIGH = 10,
-	SLEEP_RANK_COUNT = 11,
+	SLEEP_RANK_RMAP_WALK = 5,   /* one walk of the reverse map at a time (mm/rmap.c) */
+	SLEEP_RANK_ADDRSPACE = 6,   /* an address space (mm/as.h) */
+	SLEEP_RANK_INVALIDATE = 7,  /* a file's pages against truncation (fs/vfs.h: inode->invalidate) */
+	SLEEP_RANK_BLOCK_MAP = 8,   /* a file's block map (fs/ext2: map_lock); a store
+				     * through a mapping fills a hole under the above */
+	SLEEP_RANK_FS_ALLOC = 9,    /* a file system's free space (fs/ext2: alloc_lock) */
+	SLEEP_RANK_TEST_LOW = 10,   /* the lockdep tests' own locks */
+	SLEEP_RANK_TEST_HIGH = 11,
+	SLEEP_RANK_COUNT = 12,
 };
 
 /* The sleeping locks a task holds: how many of each rank. */

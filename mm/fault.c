@@ -8,6 +8,8 @@
  *                                     in a private mapping); a write to a
  *                                     private mapping takes a private copy;
  *                                     past the object's end: -EIO (SIGBUS)
+ *                                     (also a failed read, and -ENOSPC of a
+ *                                     store with no room on the disk)
  *   present, COW, write            -> copy the frame (or, if this mapping
  *                                     holds the only reference, just make
  *                                     it writable again)
@@ -270,8 +272,9 @@ static int fault_mkwrite(struct addrspace *as, struct vma *v, vaddr_t va, paddr_
 	fault_count(mkwrite);
 	struct map_guard g = { &v->obj->rmap_seq,
 			       __atomic_load_n(&v->obj->rmap_seq, __ATOMIC_SEQ_CST) };
-	if (v->obj->ops->page_mkwrite(v->obj, pg) < 0)
-		return 0;   /* truncated meanwhile: retry the access, which finds the new end */
+	int r = v->obj->ops->page_mkwrite(v->obj, pg);
+	if (r < 0)   /* truncated meanwhile: retry the access, which finds the new end */
+		return r == -EAGAIN ? 0 : r;
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
 	(void)pgt_replace(&b, va, pte_make(pa, e), pa, vma_pgt_prot(v) | VM_FILE, &g);
@@ -292,7 +295,8 @@ static int fault_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool wr
  * (unsharing on the way for a write), then by the entry's state -- absent
  * (fault_absent), PROT_NONE under an accessible VMA (a bug), copy-on-write
  * and written (fault_cow), fine already (spurious). 0, 1 (a major fault:
- * fault_in), -ENOMEM, -EIO (past the object's end) or -EFAULT (the entry
+ * fault_in), -ENOMEM, -EIO (past the object's end, or its store failed),
+ * -ENOSPC (no room on the store for a page a store dirties) or -EFAULT (the entry
  * and the VMA disagree: a bug). */
 static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned flags)
 {
@@ -361,7 +365,7 @@ static enum fault_result fault_decide(struct addrspace *as, vaddr_t va, unsigned
 		return FAULT_BAD_ACCESS;
 	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags);
 	return r == 0 ? FAULT_HANDLED : r > 0 ? FAULT_HANDLED_MAJOR : r == -ENOMEM ? FAULT_OOM :
-	       r == -EIO ? FAULT_PAST_EOF : FAULT_BAD_ACCESS;
+	       r == -EIO || r == -ENOSPC ? FAULT_SIGBUS : FAULT_BAD_ACCESS;
 }
 
 /* Attempts of one fault when allocations fail and direct reclaim freed

@@ -24,7 +24,8 @@ enum fault_result {
 	FAULT_HANDLED_MAJOR, /* ... after the page was read from its store (disk) */
 	FAULT_BAD_ADDRESS,   /* no VMA there: SIGSEGV, SEGV_MAPERR */
 	FAULT_BAD_ACCESS,    /* the VMA forbids the access: SIGSEGV, SEGV_ACCERR */
-	FAULT_PAST_EOF,      /* past the end of the VMA's object: SIGBUS, BUS_ADRERR */
+	FAULT_SIGBUS,        /* past the end of the VMA's object, or its store failed
+			      * (an I/O error, no room for a store): SIGBUS, BUS_ADRERR */
 	FAULT_OOM,           /* no frame, even after reclaim: the OOM killer */
 };
 

@@ -64,10 +64,11 @@ struct vmobject_ops {
 			      struct page **out);
 	/* Frame pg of the object (from get_page) is about to be made writable
 	 * in a shared mapping: note that it will be written (a file's page:
-	 * dirty, its store must get it; Linux's page_mkwrite). Called only for
-	 * an object with notify_write set. 0, or -EAGAIN when pg is no longer
-	 * the object's (truncated meanwhile: the fault retries, and finds the
-	 * new end). The caller holds a reference, or read pg from an entry a
+	 * dirty, its store must get it, with room made for it there; Linux's
+	 * page_mkwrite). Called only for an object with notify_write set. 0,
+	 * -EAGAIN when pg is no longer the object's (truncated meanwhile: the
+	 * fault retries, and finds the new end), -ENOSPC or -EIO (no room on
+	 * the store, or it failed: the storer gets SIGBUS), -ENOMEM. The caller holds a reference, or read pg from an entry a
 	 * truncation may clear meanwhile (then the frame may be free: only
 	 * its cache state is read, under the cache's lock). */
 	int (*page_mkwrite)(struct vmobject *obj, struct page *pg);

@@ -11,6 +11,8 @@ Prints one line per test and ends with "N passed, N failed"; exits 1 on any
 failure. --only NAME[,NAME] restricts step 2/3 to those runs. --kernel ELF
 boots another kernel (e.g. a PARAVIRT=0 build) with the same initrd, and
 --tag T names its runs T-NAME so their logs do not overwrite the main run's.
+--suites FILE reads the QEMU runs from another table of the same format
+(make check-bigfiles: tests/bigfiles.txt, runs too big for make test).
 """
 import argparse
 import concurrent.futures
@@ -146,6 +148,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--kernel", default=None)
     ap.add_argument("--tag", default="")
+    ap.add_argument("--suites", default=os.path.join(ROOT, "tests", "suites.txt"),
+                    help="the table of QEMU runs (make check-bigfiles: tests/bigfiles.txt)")
     a = ap.parse_args()
     global KERNEL
     KERNEL = a.kernel
@@ -153,7 +157,7 @@ def main():
     os.makedirs(os.path.join(a.build, "test"), exist_ok=True)
     if not only:
         run_unit(a.build)
-    rows = [r for r in parse_table(os.path.join(ROOT, "tests", "suites.txt"))
+    rows = [r for r in parse_table(a.suites)
             if not only or r[0] in only]
     if a.tag:
         rows = [["%s-%s" % (a.tag, r[0])] + r[1:] for r in rows]

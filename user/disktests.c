@@ -69,16 +69,25 @@
  *                the same through a read-only mapping made writable by
  *                mprotect; mapped again out of the cache, the first fault
  *                is a major one (vmstat pgmajfault, majflt in
- *                /proc/self/stat), the others minor
+ *                /proc/self/stat), the others minor; a store into a
+ *                hole of a mapped file on a full disk is SIGBUS, and
+ *                goes through once there is room
  *   bigmap       (only when named; the ext2 root on a disk larger than
  *                twice the RAM) a file twice the RAM mapped shared, read
  *                and written whole through the mapping, msync'ed, read
  *                back with read(): the reclaimer unmaps mapped file pages
+ *   bigwrite[=MIB], bigread[=MIB]
+ *                (only when named; the ext2 root) a sparse file of MIB MiB
+ *                (default 2048) written through a shared mapping and
+ *                msync'ed, left for the host to check; a file of MIB MiB
+ *                (default 4096) written, then mapped and read whole by
+ *                major faults (make check-bigfiles: 512 MiB of RAM)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -711,6 +720,59 @@ static int dirty_pages(int fd, uint64_t first, uint64_t n)
 	return dirty;
 }
 
+/* A child that stores c at *at and exits 0: its wait status. */
+static int store_in_child(volatile char *at, char c)
+{
+	int st = -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		*at = c;
+		_exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	return st;
+}
+
+/* A store through a shared mapping into a hole of a file on a full disk:
+ * SIGBUS at the store (as Linux's ext4: room is made when the page is
+ * dirtied, not at write-back, where the bytes would be lost), nothing
+ * changed; with room again the same store goes through and reaches the
+ * disk. Pages with their blocks take stores on a full disk. */
+static void mmap_full_disk(void)
+{
+	static char chunk[1 << 16];
+	const char *path = "/mmap-hole", *filler = "/mmap-filler";
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), ff;
+	CHECK(fd >= 0 && ftruncate(fd, 16 * 4096) == 0);
+	char *m = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	m[0] = 'h';   /* page 0's blocks while there is room */
+	CHECK((ff = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0);
+	while (write(ff, chunk, sizeof(chunk)) > 0)
+		;
+	while (write(ff, chunk, 512) > 0)
+		;
+	CHECK(errno == ENOSPC);
+	int st = store_in_child(m + 5 * 4096, 'x');
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS);
+	m[1] = 'i';
+	CHECK(close(ff) == 0 && unlink(filler) == 0);
+	sync();   /* the filler's blocks free for good */
+	st = store_in_child(m + 5 * 4096, 'x');
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(msync(m, 16 * 4096, MS_SYNC) == 0 && munmap(m, 16 * 4096) == 0 && close(fd) == 0);
+	sync();
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	char got[3];
+	fd = open(path, O_RDONLY);
+	CHECK(pread(fd, got, 2, 0) == 2 && got[0] == 'h' && got[1] == 'i');
+	CHECK(pread(fd, got, 3, 5 * 4096 - 1) == 3 && got[0] == 0 && got[1] == 'x' && got[2] == 0);
+	close(fd);
+	CHECK(unlink(path) == 0);
+}
+
 static void test_mmap(void)
 {
 	static char page[4096];
@@ -784,6 +846,17 @@ static void test_mmap(void)
 	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
 	CHECK(pages_are(path, "BBBBCCCCCCCCDDDD"));
 	CHECK(unlink(path) == 0);
+	mmap_full_disk();
+}
+
+/* What follows a test's name on the command line after '=' (NAME=ARG),
+ * or NULL (set for the test that runs). */
+static const char *test_arg;
+
+/* The size of a big test in pages: its argument in MiB, or mib. */
+static uint64_t big_pages(uint64_t mib)
+{
+	return (test_arg ? strtoull(test_arg, NULL, 10) : mib) * 256;
 }
 
 /* The word page i of bigmap's file holds at each of its 8-byte slots
@@ -852,6 +925,74 @@ static void test_bigmap(void)
 	CHECK(unlink(path) == 0);
 }
 
+/* bigwrite[=MIB] (default 2048: issue 38's 2 GiB, with MEM=512M in make
+ * check-bigfiles): a sparse file of MIB MiB mapped shared, the first and
+ * last words of every page stored (big_word(i, 2)), msync'ed, unmapped.
+ * Each store's page is a hole read as zeros, dirtied; reclaim writes the
+ * pages out (allocating their blocks) and frees them to make room for the
+ * next. The file stays: the host reads every page of it from the image
+ * (KTEST EXT2-WORDS, tests/qemu/disks.py), then e2fsck. */
+static void test_bigwrite(void)
+{
+	uint64_t pages = big_pages(2048), len = pages * 4096;
+	uint64_t ram = (uint64_t)proc_value("/proc/meminfo", "MemTotal", procfs_field) * 1024;
+	const char *path = "/bigwrite";
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, (off_t)len) == 0);
+	uint64_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	for (uint64_t i = 0; i < pages; i++)
+		m[i * 512] = m[i * 512 + 511] = big_word(i, 2);
+	CHECK(msync(m, len, MS_SYNC) == 0);
+	CHECK(munmap(m, len) == 0);
+	CHECK(close(fd) == 0);
+	printf("KTEST EXT2-WORDS vda %s %llu 2\n", path, (unsigned long long)pages);
+	printf("  bigwrite: %llu MiB written through a shared mapping with %llu MiB of RAM\n",
+	       (unsigned long long)(len >> 20), (unsigned long long)(ram >> 20));
+}
+
+/* bigread[=MIB] (default 4096: issue 38's 4 GiB with 512 MiB): a file of
+ * MIB MiB written with write() (big_word(i, 0) in the first and last words
+ * of page i, a fill between), fsync'ed and dropped from the cache, then
+ * mapped shared read-only and read whole, every page checked. Its pages
+ * come from the disk through major faults (majflt of /proc/self/stat: at
+ * least one per 64 pages, as read-ahead brings at most 33 pages a fault);
+ * reclaim frees the pages read before. Unlinked at the end. */
+static void test_bigread(void)
+{
+	static uint64_t buf[512 * 64];
+	uint64_t pages = big_pages(4096), len = pages * 4096;
+	const char *path = "/bigread";
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	memset(buf, 0x5a, sizeof(buf));
+	for (uint64_t i = 0; i < pages; i += 64) {
+		for (uint64_t k = 0; k < 64; k++)
+			buf[k * 512] = buf[k * 512 + 511] = big_word(i + k, 0);
+		CHECK(pwrite(fd, buf, sizeof(buf), (off_t)(i * 4096)) == (ssize_t)sizeof(buf));
+	}
+	CHECK(fsync(fd) == 0);
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	long long majflt = procfs_self_stat(12);
+	const uint64_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	uint64_t bad = 0;
+	for (uint64_t i = 0; i < pages; i++)
+		bad += !big_page_is(m, i, 0) || m[i * 512 + 1] != 0x5a5a5a5a5a5a5a5aull;
+	CHECK(bad == 0);
+	long long major = procfs_self_stat(12) - majflt;
+	CHECK(majflt >= 0 && major >= (long long)(pages / 64));
+	printf("  bigread: %llu MiB mapped and read, %lld major faults, %llu pages wrong\n",
+	       (unsigned long long)(len >> 20), major, (unsigned long long)bad);
+	CHECK(munmap((void *)m, len) == 0);
+	close(fd);
+	CHECK(unlink(path) == 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -861,15 +1002,21 @@ static const struct {
 	{ "errors", test_errors, 0 }, { "threads", test_threads, 0 }, { "big", test_big, 1 },
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
 	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 }, { "caches", test_caches, 1 },
-	{ "mmap", test_mmap, 1 }, { "bigmap", test_bigmap, 1 },
+	{ "mmap", test_mmap, 1 }, { "bigmap", test_bigmap, 1 }, { "bigwrite", test_bigwrite, 1 },
+	{ "bigread", test_bigread, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */
 static int selected(size_t i, int argc, char **argv)
 {
-	for (int a = 1; a < argc; a++)
-		if (strcmp(argv[a], tests[i].name) == 0)
+	size_t n = strlen(tests[i].name);
+	for (int a = 1; a < argc; a++) {
+		if (strncmp(argv[a], tests[i].name, n) == 0 && (!argv[a][n] || argv[a][n] == '=')) {
+			test_arg = argv[a][n] ? argv[a] + n + 1 : NULL;
 			return 1;
+		}
+	}
+	test_arg = NULL;
 	return argc < 2 && !tests[i].alone;
 }
 

@@ -168,7 +168,8 @@ static uint32_t goal_for(struct ext2_inode *ip, uint64_t lblk)
 	       ip->fs->blocks_per_group;
 }
 
-int ext2_map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n)
+/* ext2_map_blocks under ip->map_lock. */
+static int map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n)
 {
 	uint32_t goal = goal_for(ip, lblk);
 	while (n) {
@@ -256,7 +257,16 @@ static int free_tree(struct ext2_inode *ip, uint32_t b, int d, uint64_t from, st
 	return e;
 }
 
-int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
+int ext2_map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n)
+{
+	mutex_lock(&ip->map_lock);
+	int e = map_blocks(ip, lblk, n);
+	mutex_unlock(&ip->map_lock);
+	return e;
+}
+
+/* ext2_truncate_blocks under ip->map_lock. */
+static int truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 {
 	struct ext2_fs *fs = ip->fs;
 	uint64_t per = fs->block_size / 4, start = 12, span = per;
@@ -283,6 +293,14 @@ int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 	else
 		inode_mark_dirty(&ip->vfs);   /* (an I/O error: they stay held; e2fsck frees them) */
 	return e ? e : f ? f : w;
+}
+
+int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
+{
+	mutex_lock(&ip->map_lock);
+	int e = truncate_blocks(ip, lblk);
+	mutex_unlock(&ip->map_lock);
+	return e;
 }
 
 /* ---- the page cache's ops ---- */

@@ -221,6 +221,7 @@ static int read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *ip)
 	if (mode == 0 || links == 0)
 		return -EUCLEAN;   /* a free inode */
 	inode_init(&ip->vfs, fs->sb, mode, &ext2_data_ops);
+	mutex_init(&ip->map_lock, "ext2-map", SLEEP_RANK_BLOCK_MAP);
 	struct inode *v = &ip->vfs;
 	v->ino = ino;
 	v->uid = le16(raw, 2), v->gid = le16(raw, 24);

@@ -94,6 +94,10 @@ struct ext2_inode {
 	uint32_t block[15];
 	uint32_t flags, dtime;        /* i_flags (EXT2_INDEX_FL...), i_dtime */
 	struct ext2_dir_index *dx;    /* a big directory's names in memory (dir.c), or NULL */
+	struct mutex map_lock;        /* block[] and the indirect blocks' slots against
+				       * each other's changes: ext2_map_blocks and
+				       * ext2_truncate_blocks take it (SLEEP_RANK_BLOCK_MAP;
+				       * Linux's ext2 truncate_mutex) */
 };
 
 static inline struct ext2_inode *ext2_i(struct inode *ip)
@@ -217,9 +221,11 @@ int ext2_write_inode(struct ext2_inode *ip, bool fresh);
 
 /* fs/ext2/blocks.c: a file's block map. ext2_bmap: the disk block of file
  * block lblk (0: a hole); ext2_map_blocks makes [lblk, lblk + n) exist
- * (data and indirect blocks allocated, near the file's others;
- * ip->vfs.lock held): 0, -ENOSPC, -EFBIG, -EUCLEAN, -EIO;
- * ext2_truncate_blocks frees every block from file block lblk on. The
+ * (data and indirect blocks allocated, near the file's others; under
+ * ip->map_lock, which it takes: a write() holds ip->vfs.lock too, a store
+ * through a shared mapping only ip->vfs.invalidate): 0, -ENOSPC, -EFBIG,
+ * -EUCLEAN, -EIO, -ENOMEM; ext2_truncate_blocks frees every block from
+ * file block lblk on (also under map_lock). The
  * file's page cache ops (ext2_data_ops) read and write whole blocks. */
 int ext2_bmap(struct ext2_inode *ip, uint64_t lblk, uint32_t *out);
 int ext2_map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n);

@@ -77,6 +77,7 @@ static int new_inode(struct ext2_inode *dir, uint32_t mode, uint32_t rdev, struc
 		return -ENOMEM;
 	}
 	inode_init(&ip->vfs, fs->sb, mode, &ext2_data_ops);
+	mutex_init(&ip->map_lock, "ext2-map", SLEEP_RANK_BLOCK_MAP);
 	ip->vfs.ino = ino;
 	ip->vfs.rdev = rdev;
 	ip->fs = fs;
@@ -233,6 +234,15 @@ static int ext2_vfs_prepare_write(struct inode *v, uint64_t off, uint64_t len)
 	return e;
 }
 
+/* The blocks of page index (inside the file: the fault checked) mapped; a
+ * failure keeps those it mapped (inside the file, they are its own). */
+static int ext2_vfs_prepare_mmap_write(struct inode *v, uint64_t index)
+{
+	uint32_t bs = ext2_i(v)->fs->block_size;
+	uint64_t first = index * (PAGE_SIZE / bs), end = ALIGN_UP(v->size, bs) / bs;
+	return ext2_map_blocks(ext2_i(v), first, MIN(PAGE_SIZE / bs, end - first));
+}
+
 static int ext2_vfs_write_inode(struct inode *v)
 {
 	return ext2_write_inode(ext2_i(v), false);
@@ -273,6 +283,7 @@ static const struct inode_ops link_ops = {
 };
 static const struct inode_ops file_ops = {
 	.set_size = ext2_vfs_set_size, .prepare_write = ext2_vfs_prepare_write,
+	.prepare_mmap_write = ext2_vfs_prepare_mmap_write,
 	.write_inode = ext2_vfs_write_inode,
 };
 

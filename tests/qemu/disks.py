@@ -16,6 +16,9 @@ printed is checked against the image: sectors FIRST.. hold "PAGODA WROTE
 <n>\\n", i.e. the writes reached the disk file, not only the guest. On an
 ext2 disk, every "KTEST EXT2-FILE NAME PATH SIZE SEED" must be a file of
 SIZE bytes of SEED's pattern as debugfs reads it from the image, every
+"KTEST EXT2-WORDS NAME PATH PAGES ROUND" a file of PAGES pages each holding
+big_word(page, ROUND) in its first and last 8 bytes and zeros between (what
+disktests' bigwrite stores through a shared mapping), every
 "KTEST EXT2-GONE NAME PATH" must be absent, and e2fsck -fn must find the
 image clean; so must it every ext2 disk whose spec says "fsck" (e.g.
 "vda:64M:ext2:fsck": a program that writes it and prints nothing for it).
@@ -46,6 +49,8 @@ once = "off"
 WROTE = re.compile(r"KTEST DISK-WROTE (\w+) (\d+) (\d+)")
 EXT2_FILE = re.compile(r"KTEST EXT2-FILE (\w+) (\S+) (\d+) (\d+)")
 EXT2_GONE = re.compile(r"KTEST EXT2-GONE (\w+) (\S+)")
+EXT2_WORDS = re.compile(r"KTEST EXT2-WORDS (\w+) (\S+) (\d+) (\d+)")
+PAGE = 4096
 
 
 def parse(spec):
@@ -97,6 +102,33 @@ def pattern(size, seed):
     return bytes((i * 31 + seed + i // 1000) & 0xff for i in range(size))
 
 
+def big_word(i, r):
+    """The word user/disktests.c's big tests put in page i in round r."""
+    return ((i * 0x9e3779b97f4a7c15) ^ (r << 56) ^ 0x5041474f4441) & (2**64 - 1)
+
+
+def words_bad(img, path, pages, r):
+    """Pages of file path of image img (dumped by debugfs) that do not hold
+    big_word(i, r) in their first and last words and zeros between
+    (disktests bigwrite), as a short description; "" when all do."""
+    dump = img + ".dump"
+    subprocess.run(["debugfs", "-R", "dump %s %s" % (path, dump), img], capture_output=True)
+    bad, zeros = [], bytes(PAGE - 16)
+    try:
+        with open(dump, "rb") as f:
+            for i in range(pages):
+                page = f.read(PAGE)
+                w = big_word(i, r).to_bytes(8, "little")
+                if page[:8] != w or page[-8:] != w or page[8:-8] != zeros:
+                    bad.append(i)
+            extra = len(f.read(1))
+        os.unlink(dump)
+    except OSError as e:
+        return "debugfs dump: %s" % e
+    return ("pages %s of %d wrong" % (bad[:8], pages) if bad else "") + \
+        (" and bytes past them" if extra else "")
+
+
 def debugfs_cat(img, path):
     p = subprocess.run(["debugfs", "-R", "cat %s" % path, img], capture_output=True)
     return p.stdout, p.stderr.decode(errors="replace")
@@ -114,6 +146,11 @@ def verify_ext2(build, suite, log, spec=""):
         ok = data == pattern(int(size), int(seed))
         results.append(("ext2-%s%s" % (name, path.replace("/", "-")), ok,
                         "" if ok else "debugfs read %d bytes, want %s of seed %s" % (len(data), size, seed)))
+    for name, path, pages, r in EXT2_WORDS.findall(log):
+        img = image_path(build, suite, name)
+        images.add(img)
+        bad = words_bad(img, path, int(pages), int(r))
+        results.append(("ext2-%s%s" % (name, path.replace("/", "-")), not bad, bad))
     for name, path in EXT2_GONE.findall(log):
         img = image_path(build, suite, name)
         images.add(img)
