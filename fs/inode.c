@@ -243,14 +243,18 @@ static struct inode *obj_inode(struct vmobject *obj)
  * pages past its new end between the check of the size and the page's
  * arrival in the cache (fs/vfs.h). A page not in the cache is read in,
  * with read-ahead around it (a major fault: 1). */
-static int file_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
+static int file_get_page(struct vmobject *obj, uint64_t idx, enum vmobject_ra ra,
+			 struct page **out)
 {
 	struct inode *ip = obj_inode(obj);
 	down_read(&ip->invalidate);
 	uint64_t end = ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE;
 	int r = idx < end ? pagecache_get(ip->mapping, idx, PC_FIND, out) : -EIO;   /* -EIO: SIGBUS */
 	if (r == -ENOENT) {
-		pagecache_readahead(ip->mapping, idx, 1, end);
+		if (ra == VMOBJ_RA_NORMAL)
+			pagecache_readahead(ip->mapping, idx, 1, end);
+		else if (ra == VMOBJ_RA_SEQUENTIAL)
+			pagecache_fill(ip->mapping, idx, MIN(idx + 1 + PC_RA_MAX, end));
 		r = pagecache_get(ip->mapping, idx, PC_READ, out);
 		r = r == 0 && ip->mapping->ops->write_pages ? 1 : r;   /* tmpfs: a hole, no I/O */
 	}
@@ -308,6 +312,12 @@ static int file_page_mkwrite(struct vmobject *obj, struct page *pg)
 	if (r == 0)
 		inode_touch(ip);
 	return r;
+}
+
+/* MADV_WILLNEED of a mapping: POSIX_FADV_WILLNEED of its range. */
+static void file_willneed(struct vmobject *obj, uint64_t idx, uint64_t n)
+{
+	(void)vfs_fadvise(obj_inode(obj), idx * PAGE_SIZE, n * PAGE_SIZE, POSIX_FADV_WILLNEED);
 }
 
 /* MADV_REMOVE of a shared mapping: a hole punched (the file system's, if
@@ -435,7 +445,7 @@ uint64_t mapped_pages_shrink(uint64_t n)
 static const struct vmobject_ops file_obj_ops = {
 	.get_page = file_get_page, .get_ready = file_get_ready,
 	.page_mkwrite = file_page_mkwrite, .resident = file_resident,
-	.remove = file_remove,
+	.remove = file_remove, .willneed = file_willneed,
 	.hold = file_hold, .release = file_release,
 };
 

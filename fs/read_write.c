@@ -368,6 +368,27 @@ static int zero_fill(struct inode *ip, uint64_t off, uint64_t len)
 	return r;
 }
 
+int vfs_fadvise(struct inode *ip, uint64_t off, uint64_t len, int advice)
+{
+	if (advice < POSIX_FADV_NORMAL || advice > POSIX_FADV_NOREUSE)
+		return -EINVAL;
+	if (!S_ISREG(ip->mode) || !ip->mapping ||
+	    (advice != POSIX_FADV_WILLNEED && advice != POSIX_FADV_DONTNEED))
+		return 0;
+	uint64_t end = len == 0 || off + len < off ? UINT64_MAX : off + len;
+	down_read(&ip->invalidate);   /* no page past a truncation's end comes back */
+	end = MIN(end, ip->size);
+	if (off < end && advice == POSIX_FADV_WILLNEED)
+		pagecache_fill(ip->mapping, off / PAGE_SIZE, ALIGN_UP(end, PAGE_SIZE) / PAGE_SIZE);
+	up_read(&ip->invalidate);
+	if (off < end && advice == POSIX_FADV_DONTNEED) {   /* (write errors: fsync's) */
+		uint64_t first = off / PAGE_SIZE, last = (end - 1) / PAGE_SIZE;
+		(void)pagecache_write_back(ip->mapping, first, last);
+		(void)pagecache_shrink(ip->mapping, first, last, UINT64_MAX);
+	}
+	return 0;
+}
+
 int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size)
 {
 	if (off + len > MAX_FILE_SIZE)

@@ -84,6 +84,7 @@
 #define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
 #define S_ISBLK(m) (((m) & S_IFMT) == S_IFBLK)
 #define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
 #endif
 
 /* dirent d_type values (DT_*) from a mode */
@@ -545,6 +546,19 @@ int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size);
  * (private copies stay, as Linux's) and on the store; the size stays.
  * 0, -EOPNOTSUPP (the file system has no punch_hole), -errno. */
 int vfs_punch_hole(struct inode *ip, uint64_t off, uint64_t len);
+/* posix_fadvise's advice (Linux's values). */
+enum {
+	POSIX_FADV_NORMAL, POSIX_FADV_RANDOM, POSIX_FADV_SEQUENTIAL, POSIX_FADV_WILLNEED,
+	POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE,
+};
+/* posix_fadvise of [off, off + len) of ip (len 0: to the end), as Linux's
+ * generic_fadvise: WILLNEED reads the range into the cache now, DONTNEED
+ * starts writing its dirty pages and drops its clean pages that nobody
+ * maps or holds; NORMAL, RANDOM, SEQUENTIAL, NOREUSE are accepted (read()
+ * finds a sequential or random reader by itself; a mapping takes
+ * madvise's advice). Nothing for a file that is not regular. 0, or
+ * -EINVAL for an unknown advice. */
+int vfs_fadvise(struct inode *ip, uint64_t off, uint64_t len, int advice);
 /* Is the mount p is in, or its file system, read-only? */
 bool path_readonly(const struct path *p);
 /* Write ip's changed fields out (chmod, utimensat). */

@@ -267,7 +267,8 @@ static void smaps_counts(struct textbuf *tb, const struct vma_memstat *s)
 		smaps_kb(tb, none[i], 0);
 }
 
-/* VmFlags: the two-letter names of Linux's VMA flags that Pagoda has. */
+/* VmFlags: the two-letter names of Linux's VMA flags that Pagoda has, in
+ * Linux's order (its flags' bit order). */
 static void smaps_vmflags(struct textbuf *tb, const struct vma *v)
 {
 	tb_printf(tb, "VmFlags: ");
@@ -280,7 +281,10 @@ static void smaps_vmflags(struct textbuf *tb, const struct vma *v)
 	if (v->flags & VM_SHARED)
 		tb_printf(tb, "sh ");
 	bool maywrite = !(v->flags & VM_SHARED) || !(v->flags & VM_FILE) || (v->flags & VM_MAYWRITE);
-	tb_printf(tb, "mr %sme %s\n", maywrite ? "mw " : "", vma_is_stack(v) ? "gd " : "");
+	tb_printf(tb, "mr %sme %s", maywrite ? "mw " : "", vma_is_stack(v) ? "gd " : "");
+	tb_printf(tb, "%s%s%s%s\n", v->flags & VM_SEQ_READ ? "sr " : "",
+		  v->flags & VM_RAND_READ ? "rr " : "", v->flags & VM_DONTCOPY ? "dc " : "",
+		  v->flags & VM_WIPEONFORK ? "wf " : "");
 }
 
 static void smaps_vma(struct textbuf *tb, struct addrspace *as, const struct vma *v)

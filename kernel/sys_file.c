@@ -437,8 +437,23 @@ static long sys_fallocate(const uint64_t a[6])
 	return vfs_fallocate(f->inode, (uint64_t)off, (uint64_t)len, a[1] & FALLOC_FL_KEEP_SIZE);
 }
 
+/* fadvise64(fd, offset, len, advice): Linux's checks (a pipe: ESPIPE; a
+ * negative length or an unknown advice: EINVAL), then vfs_fadvise. */
+static long sys_fadvise64(const uint64_t a[6])
+{
+	struct file *f = fd_get((int)a[0]);
+	if (!f)
+		return -EBADF;
+	if (!f->inode || S_ISFIFO(f->inode->mode))
+		return -ESPIPE;
+	if ((int64_t)a[2] < 0)
+		return -EINVAL;
+	return vfs_fadvise(f->inode, a[1], a[2], (int)a[3]);
+}
+
 const struct syscall_entry sys_file_table[] = {
 	{ SYS_fallocate, "fallocate", sys_fallocate },
+	{ SYS_fadvise64, "fadvise64", sys_fadvise64 },
 	{ SYS_read, "read", sys_read },
 	{ SYS_write, "write", sys_write },
 	{ SYS_readv, "readv", sys_readv },

@@ -151,8 +151,8 @@ static long sys_madvise(const uint64_t a[6])
 	as_lock(as, mode);
 	int r = as_madvise(as, a[0], a[1], (int)a[2]);
 	as_unlock(as, mode);
-	if (r == 0 && a[2] == MADV_REMOVE)   /* files' holes: with the lock let go */
-		r = as_madvise_remove_files(as, a[0], a[1]);
+	if (r == 0 && (a[2] == MADV_REMOVE || a[2] == MADV_WILLNEED))   /* with the lock let go */
+		r = as_madvise_files(as, a[0], a[1], (int)a[2]);
 	return r;
 }
 

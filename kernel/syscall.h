@@ -51,7 +51,7 @@ enum {
 	SYS_fstatfs = 138, SYS_mount = 165, SYS_umount2 = 166, SYS_mkdirat = 258, SYS_mknodat = 259,
 	SYS_unlinkat = 263, SYS_renameat = 264, SYS_linkat = 265, SYS_symlinkat = 266,
 	SYS_fchmodat = 268, SYS_faccessat = 269, SYS_renameat2 = 316, SYS_getrandom = 318,
-	SYS_utimensat = 280, SYS_fallocate = 285, SYS_statx = 332,
+	SYS_utimensat = 280, SYS_fallocate = 285, SYS_fadvise64 = 221, SYS_statx = 332,
 };
 /* SYS_pagoda_*: shared with user space */
 #include "libc/include/pagoda/syscall.h"

@@ -116,7 +116,9 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		       unsigned *prot)
 {
 	struct page *fp;
-	int major = v->obj->ops->get_page(v->obj, object_index(v, va), &fp);
+	enum vmobject_ra ra = v->flags & VM_RAND_READ ? VMOBJ_RA_RANDOM :
+			      v->flags & VM_SEQ_READ ? VMOBJ_RA_SEQUENTIAL : VMOBJ_RA_NORMAL;
+	int major = v->obj->ops->get_page(v->obj, object_index(v, va), ra, &fp);
 	if (major < 0)
 		return major;
 	fault_count(file);

@@ -15,13 +15,18 @@
  *                  copied (private anonymous only, else EINVAL)
  *   MADV_POPULATE_READ, MADV_POPULATE_WRITE  fault every page in now, as a
  *                  read / write would (EFAULT where that access would fault)
- *   MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT, MADV_HUGEPAGE, MADV_NOHUGEPAGE,
- *   MADV_DONTDUMP, MADV_DODUMP, MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL:
- *                  accepted, no effect: read-ahead, page ageing, swap, huge
- *                  pages and core dumps do not exist here. WILLNEED in
- *                  particular maps nothing: on anonymous memory Linux does
- *                  nothing either, and a file's pages are all in RAM.
- * Locking: the advices that change VMA flags (the *FORK ones) hold the
+ *   MADV_WILLNEED  a file's pages of the range read into its cache now
+ *                  (after the lock is let go: as_madvise_files), not
+ *                  mapped; nothing for anonymous memory (as Linux without
+ *                  swap)
+ *   MADV_SEQUENTIAL, MADV_RANDOM, MADV_NORMAL  how a fault reads a file
+ *                  ahead (VM_SEQ_READ: a whole window after the page;
+ *                  VM_RAND_READ: the page alone; neither: the stream's
+ *                  read-ahead)
+ *   MADV_COLD, MADV_PAGEOUT, MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP,
+ *   MADV_DODUMP:   accepted, no effect: page ageing, swap, huge pages and
+ *                  core dumps do not exist here.
+ * Locking: the advices that change VMA flags (*FORK, the read-ahead ones) hold the
  * address-space lock for writing; every other one for reading, as Linux
  * (madvise_need_mmap_write), so the threads' page faults go on meanwhile.
  * DONTNEED and REMOVE therefore change leaves only (PGT_KEEP_TABLES): a
@@ -50,6 +55,9 @@ static bool flag_advice(int advice, unsigned *set, unsigned *clear)
 	case MADV_DOFORK: *clear = VM_DONTCOPY; return true;
 	case MADV_WIPEONFORK: *set = VM_WIPEONFORK; return true;
 	case MADV_KEEPONFORK: *clear = VM_WIPEONFORK; return true;
+	case MADV_NORMAL: *clear = VM_SEQ_READ | VM_RAND_READ; return true;
+	case MADV_SEQUENTIAL: *set = VM_SEQ_READ, *clear = VM_RAND_READ; return true;
+	case MADV_RANDOM: *set = VM_RAND_READ, *clear = VM_SEQ_READ; return true;
 	default: return false;
 	}
 }
@@ -58,8 +66,7 @@ static bool known_advice(int advice)
 {
 	unsigned set, clear;
 	switch (advice) {
-	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
-	case MADV_DONTNEED: case MADV_FREE: case MADV_REMOVE: case MADV_COLD:
+	case MADV_WILLNEED: case MADV_DONTNEED: case MADV_FREE: case MADV_REMOVE: case MADV_COLD:
 	case MADV_PAGEOUT: case MADV_POPULATE_READ: case MADV_POPULATE_WRITE:
 	case MADV_HUGEPAGE: case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP:
 		return true;
@@ -74,7 +81,7 @@ static bool private_anon(const struct vma *v)
 }
 
 /* MADV_REMOVE on [start, end) of v (a file's: checked only, see
- * as_madvise_remove_files). */
+ * as_madvise_files). */
 static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t end)
 {
 	if (!v->obj)
@@ -165,15 +172,26 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 	return hole || at < end ? -ENOMEM : 0;
 }
 
-/* The first shared file VMA piece of [*at, end) in as (locked), with a
- * reference on its object and its page range in *idx, *n; *at moves past
- * it. NULL when there is none. */
-static struct vmobject *next_file_piece(struct addrspace *as, vaddr_t *at, vaddr_t end,
-					uint64_t *idx, uint64_t *n)
+/* Does the part of advice after the lock (as_madvise_files) apply to v:
+ * MADV_REMOVE to a file mapped shared, MADV_WILLNEED to an object with a
+ * store to read from. */
+static bool file_advice_applies(const struct vma *v, int advice)
+{
+	if (!v->obj)
+		return false;
+	if (advice == MADV_REMOVE)
+		return v->obj->kind == VMOBJ_FILE && (v->flags & VM_SHARED);
+	return advice == MADV_WILLNEED && v->obj->ops->willneed;
+}
+
+/* The first VMA piece of [*at, end) in as (locked) that advice applies to,
+ * with a reference on its object and its page range in *idx, *n; *at moves
+ * past it. NULL when there is none. */
+static struct vmobject *next_file_piece(struct addrspace *as, int advice, vaddr_t *at,
+					vaddr_t end, uint64_t *idx, uint64_t *n)
 {
 	for (struct vma *v = as->vmas; v && v->start < end && *at < end; v = v->next) {
-		if (v->end <= *at || !v->obj || v->obj->kind != VMOBJ_FILE ||
-		    !(v->flags & VM_SHARED))
+		if (v->end <= *at || !file_advice_applies(v, advice))
 			continue;
 		vaddr_t s = MAX(v->start, *at), e = MIN(v->end, end);
 		*idx = (v->obj_off + (s - v->start)) / PAGE_SIZE;
@@ -185,19 +203,23 @@ static struct vmobject *next_file_piece(struct addrspace *as, vaddr_t *at, vaddr
 	return NULL;
 }
 
-int as_madvise_remove_files(struct addrspace *as, vaddr_t start, uint64_t len)
+int as_madvise_files(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 {
 	vaddr_t at = start, end = start + ALIGN_UP(len, PAGE_SIZE);
 	uint64_t idx, n;
 	int r = 0;
 	for (;;) {
 		as_lock_read(as);
-		struct vmobject *obj = next_file_piece(as, &at, end, &idx, &n);
+		struct vmobject *obj = next_file_piece(as, advice, &at, end, &idx, &n);
 		as_unlock_read(as);
 		if (!obj)
 			return r;
-		int e = obj->ops->remove(obj, idx, n);
-		r = r ? r : e;
+		if (advice == MADV_REMOVE) {
+			int e = obj->ops->remove(obj, idx, n);
+			r = r ? r : e;
+		} else {
+			obj->ops->willneed(obj, idx, n);
+		}
 		vmobject_put(obj);
 	}
 }

@@ -358,6 +358,15 @@ static uint64_t ra_window(struct pagecache *pc, uint64_t index, uint64_t n)
 	return pc->ra_window;
 }
 
+/* Read the absent pages of [i, stop) (i absent), in runs: until the end,
+ * or until there is no memory (the readers' gets cope). */
+static void read_absent(struct pagecache *pc, uint64_t i, uint64_t stop)
+{
+	for (unsigned got; i < stop; i = first_absent(pc, i + got, stop))
+		if (!(got = read_run(pc, i, stop)))
+			return;   /* no memory (or a page came meanwhile) */
+}
+
 void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint64_t end)
 {
 	if (pc->kind == PC_KIND_SHMEM || !pc->ops->read_pages || index >= end)
@@ -375,9 +384,15 @@ void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint6
 	i = first_absent(pc, i, stop);
 	if (i >= index + n + window / 2 && i > index)
 		return;   /* the request and half the window are cached: not yet */
-	for (unsigned got; i < stop; i = first_absent(pc, i + got, stop))
-		if (!(got = read_run(pc, i, stop)))
-			return;   /* no memory (or a page came meanwhile): the reader's get copes */
+	read_absent(pc, i, stop);
+}
+
+void pagecache_fill(struct pagecache *pc, uint64_t first, uint64_t stop)
+{
+	if (pc->kind == PC_KIND_SHMEM || !pc->ops->read_pages)
+		return;
+	read_absent(pc, first_absent(pc, first, MIN(stop, PC_MAX_INDEX + 1)),
+		    MIN(stop, PC_MAX_INDEX + 1));
 }
 
 long pagecache_copy(struct pagecache *pc, uint64_t off, void *buf, uint64_t n, enum pc_copy dir)

@@ -174,6 +174,13 @@ unsigned pagecache_get_ready(struct pagecache *pc, uint64_t first, unsigned n,
  * again and reports the error. */
 void pagecache_readahead(struct pagecache *pc, uint64_t index, uint64_t n, uint64_t end);
 
+/* Read the absent pages of [first, stop) in, in batches, with no
+ * read-ahead past them and no change to the cache's stream (MADV_WILLNEED,
+ * POSIX_FADV_WILLNEED, MADV_SEQUENTIAL faults). Stops early when memory
+ * runs out; errors are not reported (as pagecache_readahead). Nothing for
+ * a cache with no store. */
+void pagecache_fill(struct pagecache *pc, uint64_t first, uint64_t stop);
+
 enum pc_copy {
 	PC_COPY_OUT,    /* the cache's bytes into the buffer */
 	PC_COPY_IN,     /* the buffer into the cache: the pages marked dirty */

@@ -80,9 +80,11 @@ static struct page *shm_install(struct shm *s, uint64_t idx, struct page **slot,
 /* Fill on fault. The allocations run outside s->lock (page_alloc may
  * reclaim); two CPUs faulting on one new index at once both allocate and
  * shm_install keeps the first, so every mapping gets the same frame. */
-static int shm_get_page(struct vmobject *obj, uint64_t idx, struct page **out)
+static int shm_get_page(struct vmobject *obj, uint64_t idx, enum vmobject_ra ra,
+			struct page **out)
 {
 	struct shm *s = to_shm(obj);
+	(void)ra;   /* all in RAM: nothing to read ahead */
 	if (idx >= obj->npages)
 		return -EIO;
 	spin_lock(&s->lock);

@@ -48,12 +48,19 @@ struct vmobject;
 /* Errors of get_page: -ENOMEM (no frame), -EIO (index past the object's end:
  * the access raises SIGBUS, as Linux's past-EOF fault does), -EAGAIN (the
  * page left the object meanwhile: the fault retries). */
+/* How get_page reads a missing page from the object's store: with the
+ * read-ahead of a stream (pagecache_readahead), alone (the VMA's
+ * MADV_RANDOM), or with a whole window after it (MADV_SEQUENTIAL). */
+enum vmobject_ra { VMOBJ_RA_NORMAL, VMOBJ_RA_RANDOM, VMOBJ_RA_SEQUENTIAL };
+
 struct vmobject_ops {
 	/* The frame of page idx with one new reference for the caller (which
-	 * maps it); a missing page of a fillable object is created, zeroed.
-	 * Returns 0 with *out set, 1 (also with *out set) when the page had to
-	 * be read from the object's store (a major fault), or -errno as above. */
-	int (*get_page)(struct vmobject *obj, uint64_t idx, struct page **out);
+	 * maps it); a missing page of a fillable object is created, zeroed,
+	 * one of an object with a store read as ra says. Returns 0 with *out
+	 * set, 1 (also with *out set) when the page had to be read from the
+	 * object's store (a major fault), or -errno as above. */
+	int (*get_page)(struct vmobject *obj, uint64_t idx, enum vmobject_ra ra,
+			struct page **out);
 	/* The frames of pages [first, first + n) (n <= 16) that are in memory
 	 * and ready now, for a read fault's neighbours (mm/fault.c
 	 * fault_around): out[i] with a new reference, as get_page's, or NULL
@@ -81,6 +88,10 @@ struct vmobject_ops {
 	 * vfs_punch_hole). 0, or -EOPNOTSUPP (a file system without holes).
 	 * NULL: the object cannot (a read-only file). */
 	int (*remove)(struct vmobject *obj, uint64_t idx, uint64_t n);
+	/* Read [idx, idx + n) from the object's store into memory now, not
+	 * mapped (MADV_WILLNEED; Linux's vfs_fadvise). No locks of the caller
+	 * held. NULL: nothing to read (memory that is all in RAM). */
+	void (*willneed)(struct vmobject *obj, uint64_t idx, uint64_t n);
 	/* The first reference came (0 -> 1: the first VMA of an object that
 	 * lives elsewhere, a file's): hold what it lives in. NULL: nothing. */
 	void (*hold)(struct vmobject *obj);

@@ -76,6 +76,10 @@
  *                twice the RAM) a file twice the RAM mapped shared, read
  *                and written whole through the mapping, msync'ed, read
  *                back with read(): the reclaimer unmaps mapped file pages
+ *   advice       (only when named; the ext2 root) MADV_RANDOM,
+ *                MADV_SEQUENTIAL, MADV_WILLNEED and posix_fadvise's
+ *                WILLNEED and DONTNEED on a file out of the cache: what
+ *                each reads or drops, seen with mincore
  *   bigwrite[=MIB], bigread[=MIB]
  *                (only when named; the ext2 root) a sparse file of MIB MiB
  *                (default 2048) written through a shared mapping and
@@ -859,6 +863,68 @@ static uint64_t big_pages(uint64_t mib)
 	return (test_arg ? strtoull(test_arg, NULL, 10) : mib) * 256;
 }
 
+/* How many of the pages of mapping m are in memory (mincore), or -1. */
+static int resident_pages(void *m, size_t pages)
+{
+	static unsigned char vec[1024];
+	if (pages > sizeof(vec) || mincore(m, pages * 4096, vec) != 0)
+		return -1;
+	int n = 0;
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
+/* advice: read-ahead advice on a file of 256 pages out of the cache, as
+ * mincore of its mapping shows: MADV_RANDOM, a fault reads its page alone;
+ * MADV_SEQUENTIAL, the page and a whole window after it (33 pages);
+ * MADV_WILLNEED reads all, and reading the mapping then takes no major
+ * fault; posix_fadvise DONTNEED drops the pages nobody maps (those that
+ * fault-around mapped stay), WILLNEED brings them back. */
+static void test_advice(void)
+{
+	enum { PAGES = 256, FADVISE64 = 221, WILLNEED = 3, DONTNEED = 4 };
+	static char page[4096];
+	const char *path = "/advice";
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	memset(page, 'v', sizeof(page));
+	for (int i = 0; i < PAGES; i++)
+		CHECK(write(fd, page, sizeof(page)) == (ssize_t)sizeof(page));
+	CHECK(fsync(fd) == 0);
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	size_t len = PAGES * 4096;
+	char *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	CHECK(resident_pages(m, PAGES) == 0);
+	CHECK(madvise(m, len, MADV_RANDOM) == 0);
+	CHECK(m[100 * 4096] == 'v' && resident_pages(m, PAGES) == 1);
+	CHECK(madvise(m, len, MADV_SEQUENTIAL) == 0);
+	CHECK(m[10 * 4096] == 'v' && resident_pages(m, PAGES) == 1 + 33);
+	CHECK(madvise(m, len, MADV_NORMAL) == 0);
+	CHECK(madvise(m, len, MADV_WILLNEED) == 0 && resident_pages(m, PAGES) == PAGES);
+	long long majflt = procfs_self_stat(12);
+	volatile char sum = 0;
+	for (int i = 0; i < PAGES; i++)
+		sum += m[i * 4096];
+	CHECK(majflt >= 0 && procfs_self_stat(12) == majflt);
+	CHECK(munmap(m, len) == 0);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	CHECK(m[0] == 'v');   /* fault-around maps the rest of its 64 KiB window */
+	int window = 16 - (int)((uintptr_t)m / 4096 % 16);
+	CHECK(syscall(FADVISE64, fd, 0L, 0L, (long)DONTNEED) == 0);
+	CHECK(resident_pages(m, PAGES) == window);
+	CHECK(syscall(FADVISE64, fd, 0L, 0L, (long)WILLNEED) == 0);
+	CHECK(resident_pages(m, PAGES) == PAGES);
+	CHECK(munmap(m, len) == 0);
+	close(fd);
+	CHECK(unlink(path) == 0);
+}
+
 /* The word page i of bigmap's file holds at each of its 8-byte slots
  * (round r: what the shared mapping wrote over the first round's). */
 static uint64_t big_word(uint64_t i, int r)
@@ -1003,7 +1069,7 @@ static const struct {
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
 	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 }, { "caches", test_caches, 1 },
 	{ "mmap", test_mmap, 1 }, { "bigmap", test_bigmap, 1 }, { "bigwrite", test_bigwrite, 1 },
-	{ "bigread", test_bigread, 1 },
+	{ "bigread", test_bigread, 1 }, { "advice", test_advice, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

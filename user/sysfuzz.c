@@ -196,6 +196,7 @@ static const struct call calls[] = {
 	{ 280, "utimensat", 0, { A_FD, A_PATH, A_PTR, A_INT }, 4, 1 },
 	{ 332, "statx", H, { A_FD, A_PATH, A_INT, A_INT, A_PTR }, 5, 1 },
 	{ 285, "fallocate", 0, { A_FD, A_INT, A_INT, A_LEN }, 4, 1 },
+	{ 221, "fadvise64", 0, { A_FD, A_INT, A_LEN, A_INT }, 4, 1 },
 	{ 9, "mmap", C_MEM | H, { A_ADDR, A_LEN, A_PROT, A_MFLAGS, A_FD, A_INT }, 6, 10 },
 	{ 11, "munmap", C_MEM | H, { A_ADDR, A_LEN }, 2, 6 },
 	{ 10, "mprotect", C_MEM | H, { A_ADDR, A_LEN, A_PROT }, 3, 6 },

@@ -25,5 +25,7 @@
 #define VM_WIPEONFORK 0x200  /* VMA: MADV_WIPEONFORK, a child gets it empty */
 #define VM_MAYWRITE 0x400    /* VMA: a shared file mapping whose file is open for
 			      * writing: mprotect may add VM_WRITE (Linux's) */
+#define VM_SEQ_READ 0x800    /* VMA: MADV_SEQUENTIAL, a fault reads a whole window ahead */
+#define VM_RAND_READ 0x1000  /* VMA: MADV_RANDOM, a fault reads only its page */
 
 #endif

@@ -96,15 +96,15 @@ START_TEST(test_shm_object)
 	ck_assert_uint_le(free0 - mm_stats.free, 2);   /* nothing per page */
 	ck_assert_uint_eq(shm_resident(o), 0);
 	ck_assert_int_eq(o->ops->resident(o, 77777), 0);
-	ck_assert_int_eq(o->ops->get_page(o, 77777, &p), 0);
+	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &p), 0);
 	ck_assert_int_eq(p->type, PG_FILE);
 	ck_assert_uint_eq(p->refcount, 2);          /* the object's + ours */
-	ck_assert_int_eq(o->ops->get_page(o, 77777, &q), 0);
+	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &q), 0);
 	ck_assert_ptr_eq(p, q);
 	ck_assert_uint_eq(p->refcount, 3);
 	ck_assert_int_eq(o->ops->resident(o, 77777), 1);
 	ck_assert_uint_eq(shm_resident(o), 1);
-	ck_assert_int_eq(o->ops->get_page(o, 100000, &q), -EIO);
+	ck_assert_int_eq(o->ops->get_page(o, 100000, VMOBJ_RA_NORMAL, &q), -EIO);
 	memset(page_va(p), 'x', PAGE_SIZE);
 	o->ops->remove(o, 77777, 1);                /* MADV_REMOVE, still mapped: */
 	ck_assert_uint_eq(p->refcount, 3);          /* kept, zeroed */
@@ -114,12 +114,12 @@ START_TEST(test_shm_object)
 	page_put(p);
 	o->ops->remove(o, 77777, 1);                /* the object's alone: dropped */
 	ck_assert_uint_eq(shm_resident(o), 0);
-	ck_assert_int_eq(o->ops->get_page(o, 77777, &p), 0);   /* a new zero page */
+	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &p), 0);   /* a new zero page */
 	ck_assert_uint_eq(p->refcount, 2);
 	page_put(p);
 	vmobject_get(o);
 	vmobject_put(o);
-	ck_assert_int_eq(o->ops->get_page(o, 3, &p), 0);
+	ck_assert_int_eq(o->ops->get_page(o, 3, VMOBJ_RA_NORMAL, &p), 0);
 	page_put(p);
 	vmobject_put(o);                             /* last: frames and index freed */
 	host_assert_no_leak();

@@ -786,6 +786,46 @@ void test_files_fault_around(void)
 	leave_scratch();
 }
 
+/* files_fadvise: posix_fadvise (fadvise64, raw: newlib has no wrapper)
+ * with Linux's checks -- a bad descriptor EBADF, a pipe ESPIPE, an unknown
+ * advice or a negative length EINVAL -- and every advice taken on a file,
+ * whose bytes read back the same after WILLNEED and DONTNEED; madvise
+ * WILLNEED of a file mapping (and of anonymous memory) is taken too. */
+void test_files_fadvise(void)
+{
+	enum { P = 4096, FADVISE64 = 221, WILLNEED = 3, DONTNEED = 4 };
+	static char buf[4 * P];
+	int pfd[2];
+	enter_scratch("fadvise");
+	int fd = CHECK_OK(open("f", O_RDWR | O_CREAT, 0644));
+	memset(buf, 'q', sizeof buf);
+	CHECK(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
+	CHECK_ERR(syscall(FADVISE64, 999, 0L, 0L, 0L), EBADF);
+	CHECK_OK(pipe(pfd));
+	CHECK_ERR(syscall(FADVISE64, pfd[0], 0L, 0L, 0L), ESPIPE);
+	CHECK_ERR(syscall(FADVISE64, fd, 0L, 0L, 99L), EINVAL);
+	CHECK_ERR(syscall(FADVISE64, fd, 0L, -1L, 0L), EINVAL);
+	for (long advice = 0; advice <= 5; advice++)
+		CHECK_OK(syscall(FADVISE64, fd, 0L, 0L, advice));
+	CHECK_OK(syscall(FADVISE64, fd, (long)P, (long)P, (long)DONTNEED));
+	CHECK_OK(syscall(FADVISE64, fd, (long)P, 100L * P, (long)WILLNEED));   /* past the end too */
+	memset(buf, 0, sizeof buf);
+	CHECK(pread(fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf);
+	CHECK(buf[0] == 'q' && buf[P] == 'q' && buf[4 * P - 1] == 'q');
+	char *m = mmap(NULL, 4 * P, PROT_READ, MAP_SHARED, fd, 0);
+	char *anon = mmap(NULL, P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED && anon != MAP_FAILED);
+	CHECK_OK(madvise(m, 4 * P, MADV_WILLNEED));
+	CHECK_OK(madvise(anon, P, MADV_WILLNEED));
+	CHECK(m[0] == 'q' && m[3 * P] == 'q' && anon[0] == 0);
+	CHECK_OK(munmap(m, 4 * P));
+	CHECK_OK(munmap(anon, P));
+	CHECK_OK(close(pfd[0]));
+	CHECK_OK(close(pfd[1]));
+	CHECK_OK(close(fd));
+	leave_scratch();
+}
+
 /* ---- advisory locks: raw Linux calls (newlib's F_SETLK and struct flock
  * are BSD's), the same on Pagoda, musl and the Linux host ---- */
 

@@ -395,6 +395,49 @@ static const char *smaps_of(const void *p)
 	return strchr(l, '\n') + 1;
 }
 
+/* Does the VmFlags line of smaps section s name flag (two letters)? */
+static int vmflag(const char *s, const char *flag)
+{
+	char want[8];
+	snprintf(want, sizeof want, " %s ", flag);
+	const char *l = strstr(s, "VmFlags:");
+	return l && strstr(l, want) != NULL;
+}
+
+/* procfs_vmflags_advice: madvise's read-ahead advice is a flag of the VMA
+ * that smaps shows (MADV_SEQUENTIAL "sr", MADV_RANDOM "rr", MADV_NORMAL
+ * neither), on a file mapping and on anonymous memory; advice on part of
+ * a VMA splits it, and NORMAL lets the parts merge again. MADV_DONTFORK
+ * and MADV_WIPEONFORK show as "dc" and "wf". */
+void test_procfs_vmflags_advice(void)
+{
+	enum { P = 4096 };
+	char *m = mmap(NULL, 4 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED);
+	CHECK_OK(madvise(m + P, P, MADV_SEQUENTIAL));
+	CHECK_OK(madvise(m + 2 * P, P, MADV_RANDOM));
+	CHECK(!vmflag(smaps_of(m), "sr") && !vmflag(smaps_of(m), "rr"));
+	CHECK(vmflag(smaps_of(m + P), "sr") && !vmflag(smaps_of(m + P), "rr"));
+	CHECK(vmflag(smaps_of(m + 2 * P), "rr") && !vmflag(smaps_of(m + 2 * P), "sr"));
+	CHECK_OK(madvise(m + 2 * P, P, MADV_SEQUENTIAL));   /* one replaces the other */
+	CHECK(vmflag(smaps_of(m + P), "sr") && !vmflag(smaps_of(m + P), "rr"));
+	CHECK_OK(madvise(m, 4 * P, MADV_NORMAL));
+	CHECK(!vmflag(smaps_of(m), "sr") && procfs_field(smaps_of(m), "Size") >= 4 * P / 1024);
+	CHECK_OK(madvise(m, P, MADV_DONTFORK));
+	CHECK_OK(madvise(m + P, P, MADV_WIPEONFORK));
+	CHECK(vmflag(smaps_of(m), "dc") && vmflag(smaps_of(m + P), "wf"));
+	CHECK_OK(munmap(m, 4 * P));
+	char path[256];
+	snprintf(path, sizeof(path), "%s/hello", ut_bindir);
+	int fd = CHECK_OK(open(path, O_RDONLY));
+	char *f = mmap(NULL, P, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(f != MAP_FAILED);
+	CHECK_OK(madvise(f, P, MADV_RANDOM));
+	CHECK(vmflag(smaps_of(f), "rr") && f[1] == 'E');   /* ELF */
+	CHECK_OK(munmap(f, P));
+	CHECK_OK(close(fd));
+}
+
 /* The sum of every VMA's Rss in /proc/self/smaps (kB). */
 static long long smaps_rss_sum(void)
 {
