@@ -307,7 +307,7 @@ int as_munmap(struct addrspace *as, vaddr_t addr, uint64_t len)
 static unsigned entry_prot(const struct vma *v)
 {
 	bool notify = (v->flags & VM_SHARED) && v->obj && v->obj->notify_write;
-	return notify ? v->prot & ~(unsigned)VM_WRITE : v->prot;
+	return notify ? vm_prot_nowrite(v->prot) : v->prot;
 }
 
 int as_mprotect(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot)

@@ -104,7 +104,7 @@ static unsigned object_prot(const struct vma *v, bool write)
 	unsigned prot = vma_pgt_prot(v) | VM_FILE;
 	if (!(v->flags & VM_SHARED))
 		return prot | VM_COW;
-	return v->obj->notify_write && !write ? prot & ~(unsigned)VM_WRITE : prot;
+	return v->obj->notify_write && !write ? vm_prot_nowrite(prot) : prot;
 }
 
 /* The frame for page va of v from its object, into *pg, with *prot set:

@@ -127,7 +127,7 @@ static void wrprotect_part(struct addrspace *as, struct vma *v, vaddr_t s, vaddr
 		return;
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
-	(void)pgt_protect(&b, s, e, (v->prot & VM_ACCESS & ~(unsigned)VM_WRITE) | VM_SHARED |
+	(void)pgt_protect(&b, s, e, vm_prot_nowrite(v->prot & VM_ACCESS) | VM_SHARED |
 			  VM_FILE, flags);
 	tlb_end(&b);
 }

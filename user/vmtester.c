@@ -1,11 +1,13 @@
 /* user/vmtester.c -- a model-based random tester of the virtual memory.
  *
- *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-t THREADS [-r HELPERS]] [-v]
+ *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-t THREADS [-r HELPERS]]
+ *            [-d DIR [-k]] [-v]
  *
  * Keeps a shadow model (every byte) of a window of MIB MiB (default 4) at a
  * fixed, 1 GiB-aligned address, and runs STEPS (default 2000) seeded random
  * operations on it: mmap (private or shared anonymous, private file mappings
- * of its own binary, MAP_FIXED, sometimes MAP_POPULATE), munmap, mprotect,
+ * of its own binary, shared and private mappings of a scratch file,
+ * MAP_FIXED, sometimes MAP_POPULATE), munmap, mprotect,
  * MADV_DONTNEED, MADV_FREE, partial-page writes, reads, read()/write() of a
  * pipe into and out of the window (the kernel's own accesses), fork (mode A:
  * the child verifies everything, runs steps of its own, verifies again and
@@ -15,7 +17,21 @@
  * the kernel's reclaim mark, sized from pagoda_meminfo; a small fixed amount
  * on Linux). Every byte read is checked against the model, every access that
  * the model says must fault (PROT_NONE, unmapped, write to read-only) must
- * raise SIGSEGV, every other must not. The model is Linux's semantics:
+ * raise SIGSEGV (SIGBUS past the scratch file's end), every other must not.
+ *
+ * The scratch file (FILE_PAGES pages at most, in DIR, default /tmp; one per
+ * worker thread; unlinked at once unless -k keeps it) is written and read
+ * with pwrite() and pread() too, truncated and grown again (pages past the
+ * end raise SIGBUS in every mapping, private copies included, and read
+ * zeros after a regrowth), fsync'ed or msync'ed and then dropped from the
+ * cache with posix_fadvise(DONTNEED), so later faults read it back from a
+ * disk's file system. Its model lives in the shared store, so that both
+ * sides of a fork agree on it; a private page of it reads the file until
+ * it is written (copied). With -k the file stays after the run and its
+ * bytes are printed as a hash for the host to compare with the disk image
+ * ("KTEST EXT2-HASH vda PATH BYTES HASH", tests/qemu/disks.py).
+ *
+ * The model is Linux's semantics:
  * MADV_FREE'd pages read their old data or zeros until rewritten, a written
  * page is never lost, DONTNEED zero-fills private anonymous pages, reloads
  * private file pages and leaves shared ones alone.
@@ -70,8 +86,9 @@
 #define WIN_BASE 0x200000000000UL  /* 32 TiB: far from text, heap, mmap area, stack */
 #define PT_PAGES 512               /* pages one PT page maps (2 MiB) */
 #define KIO_LEN 64                 /* bytes of a pipe read()/write() op */
+#define FILE_PAGES 64              /* the scratch file's largest size */
 
-enum kind { K_NONE, K_ANON, K_SHARED, K_FILE };
+enum kind { K_NONE, K_ANON, K_SHARED, K_FILE, K_FSHARED, K_FPRIV };
 
 /* What the model knows about one page of the window. */
 struct vpage {
@@ -80,7 +97,8 @@ struct vpage {
 	uint8_t lazy;     /* MADV_FREE'd, not written since: old data or zeros */
 	uint8_t rofork;   /* read-only at a fork whose other side lives (for messages) */
 	uint32_t sh;      /* K_SHARED: index into the shared store */
-	uint32_t fpg;     /* K_FILE: page of the file */
+	uint32_t fpg;     /* K_FILE, K_FSHARED, K_FPRIV: page of the file */
+	uint8_t copied;   /* K_FPRIV: written, a private copy (else: reads the file) */
 };
 
 /* One tester's state: its region of the window and the model of it (a
@@ -100,6 +118,8 @@ struct tstate {
 	uint8_t *forkset;            /* store indices in use at a fork */
 	size_t focus;                /* where the last picked range started */
 	unsigned char *win;          /* the region's first page */
+	int ffd;                     /* the scratch file (store indices npages.. hold it) */
+	size_t fsize, fmin;          /* its size in pages; the least since the last fork */
 };
 
 /* What every tester shares: the mapped file, the whole window, the thread
@@ -117,6 +137,9 @@ static struct {
 	pthread_mutex_t *locks;      /* per region: held by its worker during a step */
 	volatile int workers_done;
 	pthread_mutex_t out_lock;
+	const char *dir;             /* -d: where the scratch files live */
+	int keep;                    /* -k: keep the (one) scratch file, print its hash */
+	char keep_path[256];
 } W;
 
 /* The calling thread's view: the state it works on (its own region's, or
@@ -279,21 +302,56 @@ static uint64_t *page_addr(size_t i)
 	return (uint64_t *)(S->win + i * PAGE);
 }
 
+/* fslot: the store index of page fpg of the scratch file. */
+static size_t fslot(size_t fpg)
+{
+	return S->npages + fpg;
+}
+
+static int is_scratch(size_t i)
+{
+	return S->pg[i].kind == K_FSHARED || S->pg[i].kind == K_FPRIV;
+}
+
 /* content: the model's bytes of window page i (shared pages live in the
- * store, so that both sides of a fork see one copy). */
+ * store, so that both sides of a fork see one copy; so does the scratch
+ * file, which a private page reads until it is copied). */
 static uint64_t *content(size_t i)
 {
-	return S->pg[i].kind == K_SHARED ? S->store[S->pg[i].sh] : S->shadow[i];
+	const struct vpage *v = &S->pg[i];
+	if (v->kind == K_SHARED)
+		return S->store[v->sh];
+	if (v->kind == K_FSHARED || (v->kind == K_FPRIV && !v->copied))
+		return S->store[fslot(v->fpg)];
+	return S->shadow[i];
+}
+
+/* content_to_write: content(i), for a store that just went through: a
+ * private page of the scratch file becomes its copy first. */
+static uint64_t *content_to_write(size_t i)
+{
+	struct vpage *v = &S->pg[i];
+	if (v->kind == K_FPRIV && !v->copied) {
+		memcpy(S->shadow[i], S->store[fslot(v->fpg)], PAGE);
+		v->copied = 1;
+	}
+	return content(i);
+}
+
+/* inside_file: not a scratch-file page past the file's end (SIGBUS). */
+static int inside_file(size_t i)
+{
+	return !is_scratch(i) || S->pg[i].fpg < S->fsize;
 }
 
 static int readable(size_t i)
 {
-	return S->pg[i].kind != K_NONE && S->pg[i].prot != PROT_NONE;
+	return S->pg[i].kind != K_NONE && S->pg[i].prot != PROT_NONE && inside_file(i);
 }
 
 static int writable(size_t i)
 {
-	return S->pg[i].kind != K_NONE && (S->pg[i].prot & PROT_WRITE);
+	return S->pg[i].kind != K_NONE && (S->pg[i].prot & PROT_WRITE) && inside_file(i);
 }
 
 static void load_file_page(size_t i)
@@ -306,6 +364,7 @@ static void load_file_page(size_t i)
 static void store_collect(void)
 {
 	memset(S->used, 0, S->nshared);
+	memset(S->used + S->npages, 1, FILE_PAGES);   /* the scratch file's, for good */
 	for (size_t i = 0; i < S->npages; i++)
 		if (S->pg[i].kind == K_SHARED)
 			S->used[S->pg[i].sh] = 1;
@@ -341,7 +400,7 @@ static uint32_t store_alloc(void)
 static void model_map(size_t a, size_t n, int kind, int prot, size_t fpg)
 {
 	for (size_t i = a; i < a + n; i++) {
-		struct vpage v = { (uint8_t)kind, (uint8_t)prot, 0, 0, 0, (uint32_t)(fpg + i - a) };
+		struct vpage v = { (uint8_t)kind, (uint8_t)prot, 0, 0, 0, (uint32_t)(fpg + i - a), 0 };
 		if (kind == K_SHARED)
 			v.sh = store_alloc();
 		S->pg[i] = v;
@@ -382,7 +441,8 @@ static int read_page(size_t i, long *bad)
 
 static const char *kind_name(int k)
 {
-	static const char *const names[] = { "unmapped", "private anon", "shared anon", "private file" };
+	static const char *const names[] = { "unmapped", "private anon", "shared anon", "private file",
+					     "shared scratch file", "private scratch file" };
 	return names[k];
 }
 
@@ -392,9 +452,11 @@ static const char *describe(size_t i)
 	static __thread char buf[120];
 	const struct vpage *v = &S->pg[i];
 
-	snprintf(buf, sizeof buf, "page %zu (%p: %s, prot %d%s%s)", i, (void *)page_addr(i),
+	snprintf(buf, sizeof buf, "page %zu (%p: %s, prot %d%s%s%s)", i, (void *)page_addr(i),
 		 kind_name(v->kind), v->prot, v->lazy ? ", lazy-free" : "",
-		 v->rofork ? ", read-only at fork" : "");
+		 v->rofork ? ", read-only at fork" : "",
+		 !is_scratch(i) ? "" : !inside_file(i) ? ", past the file's end" :
+		 v->copied ? ", copied" : "");
 	return buf;
 }
 
@@ -493,10 +555,17 @@ static void expect_ok(long r, const char *what)
 		fail("%s failed: %s", what, strerror(errno));
 }
 
+/* no_exec: prot without PROT_EXEC for scratch-file pages (DIR may be
+ * mounted noexec). */
+static int no_exec(int prot, int kind)
+{
+	return kind == K_FSHARED || kind == K_FPRIV ? prot & ~PROT_EXEC : prot;
+}
+
 static void op_mmap(void)
 {
 	size_t a, n, fpg = 0;
-	int kind = (int)(1 + rnd(3)), prot = random_prot(), flags = MAP_FIXED;
+	int kind = (int)(1 + rnd(5)), prot = no_exec(random_prot(), kind), flags = MAP_FIXED;
 	int fd = -1;
 
 	pick_range(&a, &n);
@@ -504,13 +573,22 @@ static void op_mmap(void)
 		n = n > W.file_pages ? W.file_pages : n;
 		fpg = rnd(W.file_pages - n + 1);
 		fd = W.fd;
+	} else if (kind == K_FSHARED || kind == K_FPRIV) {   /* maybe past its end */
+		n = n > FILE_PAGES ? FILE_PAGES : n;
+		fpg = rnd(FILE_PAGES - n + 1);
+		fd = S->ffd;
 	}
-	flags |= kind == K_SHARED ? MAP_SHARED | MAP_ANONYMOUS : MAP_PRIVATE;
+	flags |= kind == K_SHARED ? MAP_SHARED | MAP_ANONYMOUS : kind == K_FSHARED ? MAP_SHARED :
+		 MAP_PRIVATE;
 	flags |= kind == K_ANON ? MAP_ANONYMOUS : 0;
 	flags |= rnd(8) == 0 ? MAP_POPULATE : 0;
 	if (kind == K_SHARED && !store_reserve(n))
 		return;     /* the store is full: skip */
 	model_map(a, n, kind, prot, fpg);
+	/* populating a private writable mapping writes (breaks COW), as Linux's */
+	for (size_t i = a; i < a + n && (flags & MAP_POPULATE) && kind == K_FPRIV &&
+	     (prot & PROT_WRITE) && inside_file(i); i++)
+		(void)content_to_write(i);
 	trace("mmap %zu+%zu %s prot %d%s", a, n, kind_name(kind), prot,
 	      flags & MAP_POPULATE ? " populate" : "");
 	void *p = mmap(page_addr(a), n * PAGE, prot, flags, fd, (off_t)fpg * PAGE);
@@ -551,6 +629,7 @@ static void op_dontneed(void)
 	trace("madvise %zu+%zu DONTNEED", a, n);
 	for (size_t i = a; i < a + n; i++) {
 		S->pg[i].lazy = 0;
+		S->pg[i].copied = 0;   /* a private scratch page reads the file again */
 		if (S->pg[i].kind == K_ANON)
 			memset(S->shadow[i], 0, PAGE);
 		else if (S->pg[i].kind == K_FILE)
@@ -650,8 +729,9 @@ static void write_page(size_t i)
 		stats.faults++;
 		return;
 	}
+	uint64_t *m = content_to_write(i);
 	for (size_t w = w0; w < w1; w++)
-		content(i)[w] = pattern(base, w);
+		m[w] = pattern(base, w);
 	if (S->pg[i].lazy)
 		settle(i, w0, w1);
 }
@@ -670,6 +750,8 @@ static void op_write(void)
 /* protect: mprotect pages [a, a+n), all mapped, in the model too. */
 static void protect(size_t a, size_t n, int prot)
 {
+	for (size_t i = a; i < a + n; i++)
+		prot = no_exec(prot, S->pg[i].kind);
 	trace("mprotect %zu+%zu prot %d", a, n, prot);
 	for (size_t i = a; i < a + n; i++)
 		S->pg[i].prot = (uint8_t)prot;
@@ -735,7 +817,7 @@ static void kio_into(size_t i, size_t w)
 	drain_pipe();
 	if (r == -1)
 		return;
-	memcpy(content(i) + w, data, sizeof data);
+	memcpy(content_to_write(i) + w, data, sizeof data);
 	if (S->pg[i].lazy)
 		settle(i, w, w + KIO_LEN / 8);
 }
@@ -933,11 +1015,99 @@ static void op_pressure(void)
 	op_fork();
 }
 
+/* ---- the scratch file ---- */
+
+/* file_shrunk: the scratch file was n pages long at some point: private
+ * copies of pages past that are gone (truncation takes them out of every
+ * mapping, as Linux's), so those pages read the file again. */
+static void file_shrunk(size_t n)
+{
+	for (size_t i = 0; i < S->npages; i++)
+		if (S->pg[i].kind == K_FPRIV && S->pg[i].fpg >= n)
+			S->pg[i].copied = 0;
+}
+
+/* op_fwrite: pwrite() a random part of a page of the scratch file, inside
+ * its size: every shared mapping of it sees the bytes, and every private
+ * page not yet copied. */
+static void op_fwrite(void)
+{
+	if (!S->fsize)
+		return;
+	size_t fpg = rnd(S->fsize), w0 = rnd(WORDS), w1 = w0 + 1 + rnd(WORDS - w0);
+	uint64_t base = rnd64(), buf[WORDS], *m = S->store[fslot(fpg)];
+	for (size_t w = w0; w < w1; w++)
+		buf[w - w0] = pattern(base, w);
+	trace("pwrite file page %zu words %zu..%zu", fpg, w0, w1);
+	ssize_t r = pwrite(S->ffd, buf, (w1 - w0) * 8, (off_t)(fpg * PAGE + w0 * 8));
+	expect_ok(r == (ssize_t)((w1 - w0) * 8) ? 0 : -1, "pwrite of the scratch file");
+	memcpy(m + w0, buf, (w1 - w0) * 8);
+}
+
+/* op_fread: pread() of a page of the scratch file reads the model (nothing
+ * past the end). */
+static void op_fread(void)
+{
+	size_t fpg = rnd(FILE_PAGES);
+	uint64_t buf[WORDS];
+	trace("pread file page %zu", fpg);
+	ssize_t r = pread(S->ffd, buf, PAGE, (off_t)(fpg * PAGE));
+	stats.ops++;
+	if (r != (fpg < S->fsize ? PAGE : 0))
+		fail("pread of scratch-file page %zu (of %zu) returned %ld (%s)", fpg, S->fsize,
+		     (long)r, r < 0 ? strerror(errno) : "no error");
+	for (size_t w = 0; w < WORDS && r == PAGE; w++)
+		if (buf[w] != S->store[fslot(fpg)][w])
+			fail("pread of scratch-file page %zu word %zu reads %#llx, model has %#llx",
+			     fpg, w, (unsigned long long)buf[w],
+			     (unsigned long long)S->store[fslot(fpg)][w]);
+}
+
+/* op_ftruncate: the scratch file to a random number of pages: past a
+ * shrink every mapping of it raises SIGBUS; grown again, it reads zeros. */
+static void op_ftruncate(void)
+{
+	size_t n = rnd(FILE_PAGES + 1);
+	trace("ftruncate file to %zu pages (from %zu)", n, S->fsize);
+	for (size_t k = n; k < S->fsize; k++)
+		memset(S->store[fslot(k)], 0, PAGE);
+	if (n < S->fsize)
+		file_shrunk(n);
+	S->fsize = n;
+	S->fmin = n < S->fmin ? n : S->fmin;
+	expect_ok(ftruncate(S->ffd, (off_t)(n * PAGE)), "ftruncate of the scratch file");
+}
+
+static int is_fshared(size_t i)
+{
+	return S->pg[i].kind == K_FSHARED;
+}
+
+/* op_fsync: msync(MS_SYNC) of shared pages of the scratch file, or fsync
+ * of it; then posix_fadvise(DONTNEED) drops its clean pages that nobody
+ * maps, so that they come back from the disk (a disk's file system). */
+static void op_fsync(void)
+{
+	size_t a, n;
+	pick_range(&a, &n);
+	if ((n = mapped_run(&a, n, is_fshared)) && rnd(2)) {
+		trace("msync %zu+%zu", a, n);
+		expect_ok(msync(page_addr(a), n * PAGE, MS_SYNC), "msync");
+	} else {
+		trace("fsync file");
+		expect_ok(fsync(S->ffd), "fsync of the scratch file");
+	}
+	expect_ok(syscall(221 /* fadvise64 */, S->ffd, 0L, 0L, 4L /* DONTNEED */),
+		  "posix_fadvise(DONTNEED)");
+}
+
 /* ---- fork ---- */
 
 static void mark_fork(void)
 {
 	memset(S->forkset, 0, S->nshared);
+	memset(S->forkset + S->npages, 1, FILE_PAGES);   /* the scratch file: any may change */
+	S->fmin = S->fsize;
 	for (size_t i = 0; i < S->npages; i++) {
 		if (S->pg[i].kind == K_SHARED)
 			S->forkset[S->pg[i].sh] = 1;
@@ -946,8 +1116,14 @@ static void mark_fork(void)
 	}
 }
 
+static void file_shrunk(size_t n);
+
+/* xfer: send (out) or receive the store's pages in the fork set, then the
+ * scratch file's size and the least it had since the fork; the receiver
+ * takes them (its private copies past that least size are gone). */
 static void xfer(int fd, int out)
 {
+	size_t sizes[2] = { S->fsize, S->fmin };
 	for (size_t k = 0; k < S->nshared; k++) {
 		if (!S->forkset[k])
 			continue;
@@ -959,6 +1135,13 @@ static void xfer(int fd, int out)
 				     r ? strerror(errno) : "end of file");
 			done += (size_t)r;
 		}
+	}
+	if ((out ? write(fd, sizes, sizeof sizes) : read(fd, sizes, sizeof sizes)) !=
+	    (ssize_t)sizeof sizes)
+		fail("file size %s failed", out ? "send" : "receive");
+	if (!out) {
+		file_shrunk(sizes[1]);
+		S->fsize = sizes[0];
 	}
 	close(fd);
 }
@@ -1061,6 +1244,7 @@ static const struct op ops[] = {
 	{ op_mmap, 12, 0 }, { op_munmap, 5, 0 }, { op_mprotect, 10, 0 },
 	{ op_dontneed, 5, 0 }, { op_free, 6, 0 }, { op_write, 22, 0 },
 	{ op_read, 10, 0 }, { op_protect_write, 6, 0 }, { op_kio, 6, 0 }, { op_fork, 5, 1 }, { op_pressure, 1, 0 },
+	{ op_fwrite, 4, 0 }, { op_fread, 3, 0 }, { op_ftruncate, 2, 0 }, { op_fsync, 2, 0 },
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 
@@ -1279,13 +1463,19 @@ static void run_threads(uint64_t seed)
 	fflush(stdout);
 }
 
-/* window_reset: nothing mapped in the region (the model agrees). */
+/* window_reset: nothing mapped in the region (the model agrees); the
+ * scratch file FILE_PAGES pages of zeros. */
 static void window_reset(void)
 {
 	if (munmap(S->win, S->npages * PAGE) != 0)
 		fail("munmap of the window: %s", strerror(errno));
 	memset(S->pg, 0, S->npages * sizeof *S->pg);
 	memset(S->used, 0, S->nshared);
+	memset(S->used + S->npages, 1, FILE_PAGES);
+	memset(S->store[fslot(0)], 0, FILE_PAGES * PAGE);
+	S->fsize = S->fmin = FILE_PAGES;
+	if (ftruncate(S->ffd, 0) != 0 || ftruncate(S->ffd, FILE_PAGES * PAGE) != 0)
+		fail("ftruncate of the scratch file: %s", strerror(errno));
 }
 
 static void run_seed(uint64_t seed, long steps)
@@ -1334,16 +1524,41 @@ static void state_init(struct tstate *t, int index, size_t npages, unsigned char
 	t->index = index;
 	t->verbose = solo.verbose;
 	t->on_pagoda = solo.on_pagoda;
-	t->npages = t->nshared = npages;
+	t->npages = npages;
+	t->nshared = npages + FILE_PAGES;
 	t->win = win;
 	t->sub = -1;
 	t->pg = calloc(npages, sizeof *t->pg);
 	t->shadow = calloc(npages, PAGE);
-	t->store = calloc(npages, PAGE);
-	t->used = calloc(npages, 1);
-	t->forkset = calloc(npages, 1);
+	t->store = calloc(t->nshared, PAGE);
+	t->used = calloc(t->nshared, 1);
+	t->forkset = calloc(t->nshared, 1);
 	if (!t->pg || !t->shadow || !t->store || !t->used || !t->forkset)
 		fail("out of memory for the model");
+	char path[sizeof W.keep_path];
+	size_t dl = strlen(W.dir);
+	snprintf(path, sizeof path, "%s%svmtester-%d-%d", W.dir,
+		 dl && W.dir[dl - 1] == '/' ? "" : "/", (int)getpid(), index);
+	if ((t->ffd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0)
+		fail("cannot create the scratch file %s: %s", path, strerror(errno));
+	if (W.keep)
+		memcpy(W.keep_path, path, sizeof path);
+	else
+		unlink(path);   /* open, it lives until the end */
+}
+
+/* keep_report: the kept scratch file on its store (fsync), and the hash
+ * of its bytes by the model (FNV-1a, 64 bits) for the host. */
+static void keep_report(void)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *b = (const unsigned char *)solo.store[solo.npages];
+	for (size_t k = 0; k < solo.fsize * PAGE; k++)
+		h = (h ^ b[k]) * 0x100000001b3ULL;
+	if (fsync(solo.ffd) != 0)
+		fail("fsync of the scratch file: %s", strerror(errno));
+	printf("KTEST EXT2-HASH vda %s %zu %016llx\n", W.keep_path, solo.fsize * PAGE,
+	       (unsigned long long)h);
 }
 
 /* setup: the window (which must be free), the models of its regions (one,
@@ -1389,7 +1604,7 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] "
-		"[-t THREADS [-r HELPERS]] [-v]\n");
+		"[-t THREADS [-r HELPERS]] [-d DIR [-k]] [-v]\n");
 	exit(2);
 }
 
@@ -1415,7 +1630,8 @@ int main(int argc, char **argv)
 	int c;
 
 	run_steps = 2000;
-	while ((c = getopt(argc, argv, "s:n:w:T:t:r:v")) != -1) {
+	W.dir = "/tmp";
+	while ((c = getopt(argc, argv, "s:n:w:T:t:r:d:kv")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': run_steps = strtol(optarg, NULL, 0); break;
@@ -1423,12 +1639,15 @@ int main(int argc, char **argv)
 		case 'T': seconds = strtol(optarg, NULL, 0); break;
 		case 't': threads = strtol(optarg, NULL, 0); break;
 		case 'r': helpers = strtol(optarg, NULL, 0); break;
+		case 'd': W.dir = optarg; break;
+		case 'k': W.keep = 1; break;
 		case 'v': solo.verbose = 1; break;
 		default: usage();
 		}
 	}
 	if (mib < 2 || mib % 2 || mib > 64 || run_steps < 0 || threads < 0 || threads > 64 ||
-	    helpers > 64 || (helpers >= 0 && !threads) || (threads && mib * 256 / threads < 16))
+	    helpers > 64 || (helpers >= 0 && !threads) || (threads && mib * 256 / threads < 16) ||
+	    (W.keep && threads))
 		usage();
 	W.nthreads = (int)threads;
 	W.nhelpers = threads ? (helpers < 0 ? 1 : (int)helpers) : 0;
@@ -1454,6 +1673,8 @@ int main(int argc, char **argv)
 		fail("pagoda_vmcheck: %s", strerror(errno));
 	if (have_mi)
 		print_events(&m0);
+	if (W.keep)
+		keep_report();
 	printf("vmtester: PASS seeds %llu..%llu steps %lu ops %lu pages-checked %lu faults %lu\n",
 	       (unsigned long long)seed, (unsigned long long)(s - 1), total.steps, total.ops,
 	       total.pages, total.faults);

@@ -25,6 +25,16 @@
 #define VM_WIPEONFORK 0x200  /* VMA: MADV_WIPEONFORK, a child gets it empty */
 #define VM_MAYWRITE 0x400    /* VMA: a shared file mapping whose file is open for
 			      * writing: mprotect may add VM_WRITE (Linux's) */
+/* prot with write permission taken away but still readable: a page of a
+ * writable VMA that must fault on its first store (a shared file page
+ * until page_mkwrite; after write-back). A write-only VMA reads too (x86
+ * has no write-only pages, nor does Linux's mmap), so its entry must not
+ * become PROT_NONE. */
+static inline unsigned vm_prot_nowrite(unsigned prot)
+{
+	return prot & VM_WRITE ? (prot & ~(unsigned)VM_WRITE) | VM_READ : prot;
+}
+
 #define VM_SEQ_READ 0x800    /* VMA: MADV_SEQUENTIAL, a fault reads a whole window ahead */
 #define VM_RAND_READ 0x1000  /* VMA: MADV_RANDOM, a fault reads only its page */
 

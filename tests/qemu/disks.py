@@ -16,6 +16,8 @@ printed is checked against the image: sectors FIRST.. hold "PAGODA WROTE
 <n>\\n", i.e. the writes reached the disk file, not only the guest. On an
 ext2 disk, every "KTEST EXT2-FILE NAME PATH SIZE SEED" must be a file of
 SIZE bytes of SEED's pattern as debugfs reads it from the image, every
+"KTEST EXT2-HASH NAME PATH BYTES HASH" a file of BYTES bytes whose FNV-1a
+hash is HASH (vmtester -k: its scratch file, as its model has it), every
 "KTEST EXT2-WORDS NAME PATH PAGES ROUND" a file of PAGES pages each holding
 big_word(page, ROUND) in its first and last 8 bytes and zeros between (what
 disktests' bigwrite stores through a shared mapping), every
@@ -50,6 +52,7 @@ WROTE = re.compile(r"KTEST DISK-WROTE (\w+) (\d+) (\d+)")
 EXT2_FILE = re.compile(r"KTEST EXT2-FILE (\w+) (\S+) (\d+) (\d+)")
 EXT2_GONE = re.compile(r"KTEST EXT2-GONE (\w+) (\S+)")
 EXT2_WORDS = re.compile(r"KTEST EXT2-WORDS (\w+) (\S+) (\d+) (\d+)")
+EXT2_HASH = re.compile(r"KTEST EXT2-HASH (\w+) (\S+) (\d+) ([0-9a-f]{16})")
 PAGE = 4096
 
 
@@ -129,6 +132,14 @@ def words_bad(img, path, pages, r):
         (" and bytes past them" if extra else "")
 
 
+def fnv1a64(data):
+    """FNV-1a, 64 bits, of data (what user/vmtester.c's keep_report prints)."""
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+    return h
+
+
 def debugfs_cat(img, path):
     p = subprocess.run(["debugfs", "-R", "cat %s" % path, img], capture_output=True)
     return p.stdout, p.stderr.decode(errors="replace")
@@ -151,6 +162,14 @@ def verify_ext2(build, suite, log, spec=""):
         images.add(img)
         bad = words_bad(img, path, int(pages), int(r))
         results.append(("ext2-%s%s" % (name, path.replace("/", "-")), not bad, bad))
+    for name, path, size, want in EXT2_HASH.findall(log):
+        img = image_path(build, suite, name)
+        images.add(img)
+        data, err = debugfs_cat(img, path)
+        ok = len(data) == int(size) and fnv1a64(data) == int(want, 16)
+        results.append(("ext2-%s%s" % (name, path.replace("/", "-")), ok,
+                        "" if ok else "debugfs read %d bytes hashing to %016x, want %s hashing to %s"
+                        % (len(data), fnv1a64(data), size, want)))
     for name, path in EXT2_GONE.findall(log):
         img = image_path(build, suite, name)
         images.add(img)
