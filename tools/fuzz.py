@@ -10,7 +10,10 @@ ptshare=fork, ptshare=all, ptshare=off and pv=checked, and the VM tester with th
 ptshare=all and with processes on every CPU (smp_sched=1), and the system-call
 fuzzer threaded (systhreads: -t 4 threads in each of -P 3 processes at once,
 -m a memory hog keeping reclaim busy) in the same three modes, and the
-file-system tester (user/fstester.c, on /tmp's tmpfs, 4 CPUs), each running seeds
+file-system tester (user/fstester.c, on /tmp's tmpfs, 4 CPUs), and the VM
+tester with its scratch file on an ext2 root (vmext2: 4 CPUs, ptshare=pd and
+fork; the host then compares the file in the image with the model's hash
+and runs e2fsck), each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
 the testers on the Linux host (host mode: sysfuzz's allowlist), the
 ext2 image fuzzer (tests/unit/test_ext2.c's damage case), the VFS model
@@ -24,7 +27,7 @@ and operations checked, a total, and ends "N passed, N failed"; a failing run
 prints the tester's FAIL and replay lines (logs: BUILD/fuzz/NAME.log).
 
 --only runs some of them alone for the whole time (a comma list of vmtester,
-sysfuzz, vmthreads, systhreads, fstester, ext2, vfs, crash; no host runs):
+sysfuzz, vmthreads, systhreads, fstester, vmext2, ext2, vfs, crash; no host runs):
 `make fuzz FUZZ_ONLY=ext2 FUZZ_MINUTES=30` is the image fuzzer for half an hour.
 """
 import argparse
@@ -37,17 +40,22 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+import disks  # noqa: E402
 import driver  # noqa: E402
 
 MODES = [("pd", ""), ("fork", "ptshare=fork vmcheck"), ("all", "ptshare=all vmcheck"),
          ("off", "ptshare=off"), ("pvchecked", "pv=checked")]
-# tester -> (program, extra arguments, memory, modes (None: MODES), CPUs (None: the default))
+# tester -> (program, extra arguments, memory, modes (None: MODES), CPUs (None: the default),
+# root disk (None: none; else the ext2 disk of tests/qemu/disks.py that is the root, the
+# tester's files on it, checked from the host after the boot; no host run))
 THREAD_MODES = [("pd", ""), ("all", "ptshare=all vmcheck"), ("smp", "smp_sched=1 vmcheck")]
-TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None),
-           "sysfuzz": ("sysfuzz", "-n,3000", "128M", None, None),
-           "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4),
-           "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4),
-           "fstester": ("fstester", "-n,3000,-P,3", "256M", [("tmpfs", "")], 4)}
+TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None, None),
+           "sysfuzz": ("sysfuzz", "-n,3000", "128M", None, None, None),
+           "vmthreads": ("vmtester", "-n,500,-w,2,-t,4,-r,2", "128M", THREAD_MODES, 4, None),
+           "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4, None),
+           "fstester": ("fstester", "-n,3000,-P,3", "256M", [("tmpfs", "")], 4, None),
+           "vmext2": ("vmtester", "-n,1000,-d,/,-k", "64M",
+                      [("pd", "vmcheck"), ("fork", "ptshare=fork vmcheck")], 4, "vda:64M:ext2:fsck")}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
 SUMMARY = re.compile(r"^(vmtester|sysfuzz|fstester|ext2|vfs|crash): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
 
@@ -75,14 +83,19 @@ def failure_lines(log):
 
 
 def run_boot(build, tester, mode, cmdline, seed, seconds):
-    prog, args, mem, _, cpus = TESTERS[tester]
+    prog, args, mem, _, cpus, disk = TESTERS[tester]
     name = "%s-%s" % (tester, mode)
     initargs = "-s,%d,%s,-T,%d" % (seed, args, seconds)
-    iso = make_iso(build, name, "test=user init=/bin/%s initargs=%s %s" % (prog, initargs, cmdline))
-    res = driver.run_qemu(iso, mem=mem, timeout=seconds + 600, cpus=cpus)
+    root = "root=/dev/vda " if disk else ""
+    iso = make_iso(build, name, "test=user %sinit=/bin/%s initargs=%s %s"
+                   % (root, prog, initargs, cmdline))
+    extra = disks.prepare(build, "fuzz-" + name, disk) if disk else []
+    res = driver.run_qemu(iso, mem=mem, timeout=seconds + 600, cpus=cpus, extra=extra)
+    bad = [r for r in (disks.verify(build, "fuzz-" + name, res.log, disk) if disk else []) if not r[1]]
+    log = res.log + "".join("\nFAIL %s: %s" % (r[0], r[2]) for r in bad)
     with open(os.path.join(build, "fuzz", name + ".log"), "w") as f:
-        f.write(res.log)
-    return name, res.ok, res.log
+        f.write(log)
+    return name, res.ok and not bad, log
 
 
 def run_host(build, tester, seed, seconds):
@@ -172,7 +185,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         for k, (t, m, c) in enumerate(boots):
             jobs.append(ex.submit(run_boot, a.build, t, m, c, base + k * SEEDS_PER_RUN, boot_seconds))
-        for k, t in enumerate(TESTERS if not only else []):
+        for k, t in enumerate(t for t in TESTERS if not only and not TESTERS[t][5]):
             seed = base + (len(boots) + k) * SEEDS_PER_RUN
             jobs.append(ex.submit(run_host, a.build, t, seed, host_seconds))
         if not only or "crash" in only:
