@@ -1,8 +1,9 @@
 /* kernel/exec.c -- the ELF64 loader and the initial user stack.
  *
  * Read-only segments (text, rodata) are mapped from the file's own frames,
- * so every process running a program shares them; writable segments get
- * private anonymous memory filled from the file, bss stays zero. The stack
+ * so every process running a program shares them; writable segments are
+ * mapped privately from the file too (copied page by page on the first
+ * store), the end of their last file page zeroed, bss anonymous. The stack
  * is laid out as Linux does it (System V x86-64 ABI):
  *
  *   high  strings of argv and envp, 16 random bytes (AT_RANDOM)
@@ -91,41 +92,32 @@ static bool segment_valid(const struct elf_image *img, const struct elf64_phdr *
 	       va >= USER_NULL_GUARD && va <= USER_LIB_END && ph->memsz <= USER_LIB_END - va;
 }
 
-/* Copy n bytes of ip from off to va in as (the range was checked). */
-static int copy_file(struct addrspace *as, struct inode *ip, uint64_t off, vaddr_t va,
-		     uint64_t n)
-{
-	char buf[512];
-	int r = 0;
-	for (uint64_t done = 0; r == 0 && done < n; done += sizeof(buf)) {
-		uint64_t k = MIN(sizeof(buf), n - done);
-		long got = inode_read(ip, off + done, buf, k);
-		if (got < 0)
-			return (int)got;
-		if ((uint64_t)got < k)
-			memset(buf + got, 0, k - (uint64_t)got);   /* the file shrank meanwhile */
-		r = as_write(as, va + done, buf, k);
-	}
-	return r;
-}
-
-/* Map one checked PT_LOAD segment into as. A writable one is private
- * anonymous memory holding the file from the segment's first page on (what
- * a private file mapping shows; bss stays zero). */
+/* Map one checked PT_LOAD segment into as, as Linux's binfmt_elf: its
+ * pages that hold file bytes privately from the file (the cache's frames,
+ * copied on the first store: a writable data segment costs nothing until
+ * written), the bytes of the last such page past the file part zeroed (a
+ * store: that page is copied), the rest (bss) anonymous. */
 static int load_segment(struct addrspace *as, const struct elf_image *img,
 			const struct elf64_phdr *ph)
 {
+	static const char zeros[PAGE_SIZE];
 	vaddr_t va = ph->vaddr + img->bias, start = ALIGN_DOWN(va, PAGE_SIZE), got;
-	uint64_t off = ALIGN_DOWN(ph->offset, PAGE_SIZE);
-	uint64_t len = ALIGN_UP(va + ph->memsz, PAGE_SIZE) - start;
+	vaddr_t file_end = va + ph->filesz, end = ALIGN_UP(va + ph->memsz, PAGE_SIZE);
+	vaddr_t mid = ph->filesz ? ALIGN_UP(file_end, PAGE_SIZE) : start;   /* file | bss */
 	unsigned prot = segment_prot(ph->flags);
+	int r = 0;
 
-	if (!(ph->flags & PF_W))   /* shared, straight from the file's frames */
-		return as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED,
-			       inode_vmobject(img->ip), off, &got);
-	int r = as_mmap(as, start, len, prot, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS,
-			NULL, 0, &got);
-	return r ?: copy_file(as, img->ip, off, start, ph->filesz + (ph->offset - off));
+	if (!(ph->flags & PF_W))   /* read-only: the file's bytes past filesz show, as Linux */
+		mid = end;
+	if (mid > start)
+		r = as_mmap(as, start, mid - start, prot, MAP_PRIVATE | MAP_FIXED,
+			    inode_vmobject(img->ip), ALIGN_DOWN(ph->offset, PAGE_SIZE), &got);
+	if (r == 0 && (ph->flags & PF_W) && ph->filesz && file_end < mid)
+		r = as_write(as, file_end, zeros, mid - file_end);
+	if (r == 0 && end > mid)
+		r = as_mmap(as, mid, end - mid, prot, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS,
+			    NULL, 0, &got);
+	return r;
 }
 
 /* The lowest p_vaddr (rounded down to 2 MiB) and highest segment end of

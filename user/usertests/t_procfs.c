@@ -317,6 +317,36 @@ static const char *maps_line(const char *maps, const void *p)
 	return NULL;
 }
 
+/* The path at the end of maps line l (NULL: none) into buf (n bytes). */
+static const char *maps_path(const char *l, char *buf, size_t n)
+{
+	const char *eol = strchr(l, '\n'), *slash = strchr(l, '/');
+	if (!eol || !slash || slash > eol)
+		return NULL;
+	snprintf(buf, n, "%.*s", (int)(eol - slash), slash);
+	return buf;
+}
+
+/* exec_data_mapped: exec maps a program's writable data privately from its
+ * file, as Linux's ELF loader does (copied on the first store, never at
+ * exec): /proc/self/maps has an rw-p line with the program's path beside
+ * its r-xp text. (Pagoda copied the data segment into anonymous memory.) */
+void test_exec_data_mapped(void)
+{
+	const char *t = slurp("/proc/self/maps");
+	char text[256] = "", p[256];
+	int rw = 0;
+	for (const char *l = t; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!text[0] && strstr(l, " r-xp ") && maps_path(l, p, sizeof p))
+			snprintf(text, sizeof text, "%s", p);
+	CHECK(text[0] != '\0');
+	for (const char *l = t; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		rw |= !strncmp(strchr(l, ' ') + 1, "rw-p ", 5) && maps_path(l, p, sizeof p) &&
+		      !strcmp(p, text);
+	if (!rw)
+		ut_fail(__FILE__, __LINE__, "no rw-p mapping of %s:\n%s", text, t);
+}
+
 /* Does the maps line at l say [start,end) perms, offset, dev, inode? */
 static int maps_says(const char *l, const void *start, size_t len, const char *perms)
 {

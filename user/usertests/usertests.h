@@ -41,7 +41,7 @@
 	X(files_create_rw) X(files_errors) X(files_mkdir_rmdir) X(files_rename)  \
 	X(files_links) X(files_unlink_open) X(files_readdir) X(files_truncate)   \
 	X(files_truncate_mapped) X(files_punch_hole) X(files_fault_around)     \
-	X(files_fadvise) X(procfs_vmflags_advice)                               \
+	X(files_fadvise) X(procfs_vmflags_advice) X(exec_data_mapped)          \
 	X(files_cwd) X(files_mmap_shared) X(files_devices) X(files_mounts)       \
 	X(files_times) X(files_statx) X(files_fallocate) X(files_locks)         \
 	X(files_flock) X(files_filecache) X(files_msync) X(files_mprotect_shared) X(files_lock_wait) X(files_rename_exchange)               \
