@@ -19,6 +19,7 @@
 #include "fs/file.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
+#include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
@@ -274,3 +275,31 @@ static int tmpfs_mount(const struct fs_type *t, struct blkdev *bdev, unsigned fl
 }
 
 const struct fs_type tmpfs_type = { .name = "tmpfs", .mount = tmpfs_mount };
+
+/* ---- shared anonymous memory: files of a tmpfs nobody mounts ---- */
+
+/* Its super block (Linux's shm_mnt), made at boot; device 0:1, as Linux
+ * shows such mappings in /proc/PID/maps. */
+static struct super_block *shm_sb;
+
+void shmem_init(void)
+{
+	if (!(shm_sb = sb_new(&tmpfs_type, &tmpfs_super_ops)))
+		panic("shmem_init: no memory for the tmpfs of shared anonymous memory");
+	shm_sb->dev = MKDEV(0, 1);
+	shm_sb->magic = TMPFS_MAGIC;
+}
+
+struct vmobject *shmem_object_new(uint64_t size)
+{
+	struct inode *ip = shm_sb ? tmpfs_inode(shm_sb, S_IFREG | 0600, 0) : NULL;
+	if (!ip)
+		return NULL;
+	ip->size = size;   /* a file of zeros (holes), no name: it goes with its last mapping */
+	ip->nlink = 0;
+	struct vmobject *obj = inode_vmobject(ip);
+	obj->kind = VMOBJ_SHM;
+	vmobject_get(obj);   /* the caller's; it holds the inode (file_hold) */
+	inode_put(ip);
+	return obj;
+}

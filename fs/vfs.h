@@ -487,6 +487,14 @@ struct blkdev *blkdev_by_devt(uint32_t rdev);
 int initramfs_unpack(const struct fs_root *fs, const char *at, paddr_t start, paddr_t end);
 /* tmpfs (fs/tmpfs.c). */
 extern const struct fs_type tmpfs_type;
+/* Shared anonymous memory (MAP_SHARED|MAP_ANONYMOUS, Linux's
+ * shmem_zero_setup): shmem_init (at boot) makes the tmpfs it lives on,
+ * never mounted; shmem_object_new makes a file of size bytes there with no
+ * name and returns its backing object (kind VMOBJ_SHM) with one reference
+ * for the caller, which gives it to as_mmap and then drops its own: the
+ * file goes with its last mapping. NULL when out of memory. */
+void shmem_init(void);
+struct vmobject *shmem_object_new(uint64_t size);
 
 /* Register a kind of file system (boot). */
 void fs_type_register(const struct fs_type *t);

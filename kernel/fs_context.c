@@ -106,6 +106,7 @@ int fs_boot(paddr_t start, paddr_t end, const char *root)
 	vfs_init();
 	memdev_init();
 	fs_type_register(&tmpfs_type);
+	shmem_init();
 	fs_type_register(&procfs_type);
 	fs_type_register(&ext2_type);
 	const char *initrd_at;

@@ -217,7 +217,8 @@ static void vma_perms(const struct vma *v, char perms[5])
 	perms[4] = '\0';
 }
 
-/* One maps line for v: its file's path, [heap], [stack] or no name. */
+/* One maps line for v: its file's path, [heap], [stack], Linux's name of
+ * shared anonymous memory, or no name (a file unlinked since). */
 static void maps_line(struct textbuf *tb, const struct vma *v)
 {
 	char perms[5], path[256];
@@ -226,7 +227,7 @@ static void maps_line(struct textbuf *tb, const struct vma *v)
 	maps_prefix(tb, v->start, v->end, perms, file ? v->obj_off : 0,
 		    file ? file->sb->dev : v->obj ? MKDEV(0, 1) : 0, file ? file->ino : 0);
 	const char *name = vma_is_stack(v) ? "[stack]" : vma_is_heap(v) ? "[heap]" :
-			   v->obj ? "/dev/zero (deleted)" : NULL;
+			   v->obj && v->obj->kind == VMOBJ_SHM ? "/dev/zero (deleted)" : NULL;
 	if (file && inode_name(file, path, sizeof(path)) > 0)
 		name = path;
 	if (name) {

@@ -82,12 +82,15 @@ static long sys_mmap(const uint64_t a[6])
 	len = ALIGN_UP(len, PAGE_SIZE);
 
 	struct vmobject *obj = NULL;
-	bool maywrite = false;
+	bool maywrite = false, shm = (flags & MAP_ANONYMOUS) && type == MAP_SHARED;
 	if (!(flags & MAP_ANONYMOUS)) {
 		int r = mmap_file((int)a[4], len, off, prot, flags, &obj, &maywrite);
 		if (r < 0)
 			return r;
+	} else if (shm && !(obj = shmem_object_new(len))) {   /* a tmpfs file, unnamed */
+		return -ENOMEM;
 	}
+	off = shm ? 0 : off;
 	if (type == MAP_SHARED_VALIDATE)
 		flags = (flags & ~(unsigned)MAP_TYPE) | MAP_SHARED;
 	struct addrspace *as = current_proc()->as;
@@ -97,6 +100,8 @@ static long sys_mmap(const uint64_t a[6])
 	vaddr_t got;
 	int r = as_mmap(as, addr, len, prot | (maywrite ? VM_MAYWRITE : 0), flags, obj, off, &got);
 	as_unlock_write(as);
+	if (shm)
+		vmobject_put(obj);   /* the VMA holds it now (or nothing: then it goes) */
 	return r < 0 ? r : (long)got;
 }
 

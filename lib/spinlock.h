@@ -48,7 +48,6 @@ enum lock_rank {
 	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/pt/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
-	LOCK_RANK_SHM = 35,       /* one shared-memory object's frames (mm/shm.c) */
 	LOCK_RANK_PTL_UPPER = 39, /* one PD/PDPT/PML4 page's entries (mm/pt/ptpage.h): before its PT pages' */
 	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/pt/ptpage.h: the split PT lock) */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list and records (mm/lazyfree.c) */

@@ -262,19 +262,13 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 		if (!addr)
 			return -ENOMEM;
 	}
-	bool shared = flags & MAP_SHARED;
-	unsigned vflags = (shared ? VM_SHARED : 0) | (file ? VM_FILE : VM_ANON) |
-			  (shared && file ? prot & VM_MAYWRITE : 0);
+	bool shared = flags & MAP_SHARED, is_file = file && file->kind == VMOBJ_FILE;
+	if (shared && !file)
+		return -EINVAL;   /* shared anonymous memory comes with its object */
+	unsigned vflags = (shared ? VM_SHARED : 0) | (is_file ? VM_FILE : VM_ANON) |
+			  (shared && is_file ? prot & VM_MAYWRITE : 0);
 	prot &= VM_ACCESS;
-	/* Shared anonymous memory is an object of its own, so that parent and
-	 * child find the same frames even when fork comes before the first
-	 * touch; it fills on fault, nothing is committed here. */
-	struct vmobject *obj = file ? file : shared ? shm_create(len / PAGE_SIZE) : NULL;
-	if (shared && !obj)
-		return -ENOMEM;
-	struct vma *v = vma_new(addr, addr + len, prot, vflags, obj, file ? off : 0);
-	if (!file)
-		vmobject_put(obj);   /* the VMA holds the shm object now */
+	struct vma *v = vma_new(addr, addr + len, prot, vflags, file, file ? off : 0);
 	if (!v)
 		return -ENOMEM;
 	if (fixed && unmap_range(as, addr, addr + len) < 0) {

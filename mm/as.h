@@ -155,9 +155,12 @@ struct addrspace *as_fork(struct addrspace *as);
 struct addrspace *as_fork_with(struct addrspace *as, enum fork_strategy s);
 
 /* mmap: map len bytes at addr (a hint unless MAP_FIXED); *out = address.
- * file: the file's object (the VMA takes its own reference), or NULL for
- * anonymous memory (MAP_SHARED then creates a shm object, mm/shm.c, filled
- * on fault). prot: PROT_ bits, plus VM_MAYWRITE for a shared mapping of a
+ * file: the object mapped (the VMA takes its own reference): a file's, or
+ * for MAP_SHARED|MAP_ANONYMOUS shared anonymous memory's (a VMOBJ_SHM
+ * object the caller made: fs's shmem_object_new; without one -EINVAL);
+ * NULL for private anonymous memory. Shared anonymous memory is an object
+ * so that parent and child find the same frames even when fork comes
+ * before the first touch. prot: PROT_ bits, plus VM_MAYWRITE for a shared mapping of a
  * file open for writing (mprotect may add PROT_WRITE later). MAP_POPULATE
  * faults the new range in at once (best effort, as Linux's mm_populate).
  * 0, -ENOMEM, -EEXIST (MAP_FIXED_NOREPLACE), -EINVAL. */

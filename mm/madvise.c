@@ -6,10 +6,12 @@
  *   MADV_FREE      private anonymous memory only: the pages stay mapped but
  *                  become lazy-free (mm/lazyfree.h); reclaim may drop the
  *                  ones nobody writes again, a write keeps the page
- *   MADV_REMOVE    shared anonymous memory: drop the pages from the object
- *                  too (later reads see zeros, in every process that maps
- *                  it: mm/shm.c's shm_remove); EINVAL without an object,
- *                  EACCES on a file (the initrd is read-only)
+ *   MADV_REMOVE    a shared mapping of a file or of shared anonymous memory
+ *                  (a tmpfs file too): a hole punched, later reads see
+ *                  zeros in every process that maps it (after the lock is
+ *                  let go: as_madvise_files); EINVAL without an object,
+ *                  EACCES for a private mapping or a file that cannot,
+ *                  EOPNOTSUPP from a file system without holes (ext2)
  *   MADV_DONTFORK, MADV_DOFORK     a child gets no copy of the range / does
  *   MADV_WIPEONFORK, MADV_KEEPONFORK  a child gets the range zero-filled /
  *                  copied (private anonymous only, else EINVAL)
@@ -80,21 +82,12 @@ static bool private_anon(const struct vma *v)
 	return !v->obj && !(v->flags & VM_SHARED);
 }
 
-/* MADV_REMOVE on [start, end) of v (a file's: checked only, see
- * as_madvise_files). */
-static int remove_range(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_t end)
+/* MADV_REMOVE of v: checked only, the hole is punched by as_madvise_files. */
+static int remove_check(const struct vma *v)
 {
 	if (!v->obj)
 		return -EINVAL;
-	if (!v->obj->ops->remove || !(v->flags & VM_SHARED))
-		return -EACCES;
-	if (v->obj->kind == VMOBJ_FILE)
-		return 0;
-	int r = as_unmap_pages(as, start, end, PGT_KEEP_TABLES);
-	if (r < 0)
-		return r;
-	return v->obj->ops->remove(v->obj, (v->obj_off + (start - v->start)) / PAGE_SIZE,
-				   (end - start) / PAGE_SIZE);
+	return !v->obj->ops->remove || !(v->flags & VM_SHARED) ? -EACCES : 0;
 }
 
 /* Apply advice to the part [start, end) of VMA v: 0 or -errno. */
@@ -111,7 +104,7 @@ static int advise_vma(struct addrspace *as, struct vma *v, vaddr_t start, vaddr_
 		lazyfree_range(as->pgt, start, end);
 		return 0;
 	case MADV_REMOVE:
-		return remove_range(as, v, start, end);
+		return remove_check(v);
 	case MADV_POPULATE_READ:
 	case MADV_POPULATE_WRITE:
 		return as_populate(as, start, end, advice == MADV_POPULATE_WRITE ? FAULT_WRITE : 0);
@@ -180,7 +173,7 @@ static bool file_advice_applies(const struct vma *v, int advice)
 	if (!v->obj)
 		return false;
 	if (advice == MADV_REMOVE)
-		return v->obj->kind == VMOBJ_FILE && (v->flags & VM_SHARED);
+		return (v->flags & VM_SHARED) && v->obj->ops->remove;
 	return advice == MADV_WILLNEED && v->obj->ops->willneed;
 }
 

@@ -1,6 +1,7 @@
 /* mm/memstat.c -- RSS, PSS and page-table usage of an address space
  * (definitions and costs in mm/memstat.h). */
 #include "mm/memstat.h"
+#include "mm/vmobject.h"
 #include "mm/pagecache.h"
 #include "mm/as.h"
 #include "mm/frame/kmalloc.h"
@@ -117,12 +118,12 @@ static void account_pages(struct vma_walk *s, const struct page *pg, pte_t e,
 {
 	struct vma_memstat *st = s->st;
 	bool anon = pg->type == PG_ANON, dirty = pte_dirty(e);
-	bool shmem = (s->v->flags & VM_SHARED) && (s->v->flags & VM_ANON);
+	bool shmem = s->v->obj && s->v->obj->kind == VMOBJ_SHM;   /* shared anonymous memory */
 	uint64_t pss = (n << PSS_SHIFT) / sharers;
-	if (shmem)
-		st->rss_shmem += n, st->pss_shmem += pss;
-	else if (anon)
+	if (anon)
 		st->rss_anon += n, st->pss_anon += pss;
+	else if (shmem)
+		st->rss_shmem += n, st->pss_shmem += pss;
 	else
 		st->rss_file += n, st->pss_file += pss;
 	st->pss += pss;

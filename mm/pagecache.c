@@ -256,6 +256,8 @@ static int get_once(struct pagecache *pc, uint64_t index, enum pc_how how, struc
 {
 	struct page *fresh = NULL, *pg;
 	bool mine = false;
+	if (how == PC_READ && pc->kind == PC_KIND_SHMEM)
+		how = PC_OVERWRITE;   /* no store: a hole is zeros, up to date at once */
 	spin_lock(&pc->lock);
 	if (!(pg = tree_lookup(pc, index)) && how != PC_FIND) {
 		spin_unlock(&pc->lock);

@@ -144,7 +144,9 @@ void pagecache_init(struct pagecache *pc, const struct pagecache_ops *ops, void 
 
 enum pc_how {
 	PC_FIND,        /* only a page that is there */
-	PC_READ,        /* absent: a new page, read in with read_pages */
+	PC_READ,        /* absent: a new page, read in with read_pages (in a
+			 * cache with no store, tmpfs's: zeros, up to date at
+			 * once, never locked, so nobody sleeps on it) */
 	PC_OVERWRITE,   /* absent: a new page of zeros, not read (the caller
 			 * is about to write all of it, or it lies past the end) */
 };

@@ -4,8 +4,9 @@
  * A VMA that is not plain private anonymous memory points at one object and
  * an offset into it; the fault handler (mm/fault.c) asks the object for the
  * frame of a page index and maps it. mm/ knows no file system: a file's
- * object is built by the VFS (fs/inode.c), shared anonymous memory's
- * by mm/shm.c.
+ * object is built by the VFS (fs/inode.c), and so is shared anonymous
+ * memory's: an unnamed file of a tmpfs nobody mounts (fs/tmpfs.c
+ * shmem_object_new; one shared-memory mechanism, as Linux's shmem).
  *
  *   VMA [start, end) --obj, obj_off--> vmobject --ops->get_page(idx)--> frame
  *
@@ -82,11 +83,10 @@ struct vmobject_ops {
 	/* Is page idx there (mincore): 1 or 0; never allocates. */
 	int (*resident)(struct vmobject *obj, uint64_t idx);
 	/* Empty [idx, idx + n) (MADV_REMOVE): every mapping reads zeros
-	 * afterwards. The caller unmapped the range from its own address
-	 * space; a frame still held elsewhere may stay, zeroed (mm/shm.c); a
-	 * file takes it out of every mapping itself (a hole punched,
-	 * vfs_punch_hole). 0, or -EOPNOTSUPP (a file system without holes).
-	 * NULL: the object cannot (a read-only file). */
+	 * afterwards; the object takes the pages out of every mapping itself
+	 * (a hole punched, vfs_punch_hole). No locks of the caller held. 0,
+	 * or -EOPNOTSUPP (a file system without holes). NULL: the object
+	 * cannot (a read-only file). */
 	int (*remove)(struct vmobject *obj, uint64_t idx, uint64_t n);
 	/* Read [idx, idx + n) from the object's store into memory now, not
 	 * mapped (MADV_WILLNEED; Linux's vfs_fadvise). No locks of the caller
@@ -102,7 +102,8 @@ struct vmobject_ops {
 
 enum vmobject_kind {
 	VMOBJ_FILE,   /* a file's pages: its page cache (fs/inode.c) */
-	VMOBJ_SHM,    /* MAP_SHARED|MAP_ANONYMOUS memory (mm/shm.c) */
+	VMOBJ_SHM,    /* MAP_SHARED|MAP_ANONYMOUS memory: an unnamed tmpfs file
+		       * (fs/tmpfs.c); its VMAs are VM_ANON, its pages Shmem */
 };
 
 struct vmobject {
@@ -141,12 +142,5 @@ void vmobject_get(struct vmobject *obj);
 bool vmobject_tryget(struct vmobject *obj);
 void vmobject_put(struct vmobject *obj);
 
-/* Shared anonymous memory of npages pages (mm/shm.c): an object that fills
- * on fault (nothing is allocated for the pages until they are touched), one
- * reference held by the caller. NULL when out of memory. */
-struct vmobject *shm_create(uint64_t npages);
-
-/* Frames an shm object holds now (for tests and meminfo). */
-uint64_t shm_resident(struct vmobject *obj);
 
 #endif

@@ -87,52 +87,12 @@ START_TEST(test_pss_halves_and_census)
 }
 END_TEST
 
-START_TEST(test_shm_object)
-{
-	uint64_t free0 = mm_stats.free;
-	struct vmobject *o = shm_create(100000);   /* 390 MiB of index: one kmalloc */
-	struct page *p, *q;
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_le(free0 - mm_stats.free, 2);   /* nothing per page */
-	ck_assert_uint_eq(shm_resident(o), 0);
-	ck_assert_int_eq(o->ops->resident(o, 77777), 0);
-	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &p), 0);
-	ck_assert_int_eq(p->type, PG_FILE);
-	ck_assert_uint_eq(p->refcount, 2);          /* the object's + ours */
-	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &q), 0);
-	ck_assert_ptr_eq(p, q);
-	ck_assert_uint_eq(p->refcount, 3);
-	ck_assert_int_eq(o->ops->resident(o, 77777), 1);
-	ck_assert_uint_eq(shm_resident(o), 1);
-	ck_assert_int_eq(o->ops->get_page(o, 100000, VMOBJ_RA_NORMAL, &q), -EIO);
-	memset(page_va(p), 'x', PAGE_SIZE);
-	o->ops->remove(o, 77777, 1);                /* MADV_REMOVE, still mapped: */
-	ck_assert_uint_eq(p->refcount, 3);          /* kept, zeroed */
-	ck_assert_uint_eq(shm_resident(o), 1);
-	ck_assert(host_all_zero(page_va(p), PAGE_SIZE));
-	page_put(q);
-	page_put(p);
-	o->ops->remove(o, 77777, 1);                /* the object's alone: dropped */
-	ck_assert_uint_eq(shm_resident(o), 0);
-	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &p), 0);   /* a new zero page */
-	ck_assert_uint_eq(p->refcount, 2);
-	page_put(p);
-	vmobject_get(o);
-	vmobject_put(o);
-	ck_assert_int_eq(o->ops->get_page(o, 3, VMOBJ_RA_NORMAL, &p), 0);
-	page_put(p);
-	vmobject_put(o);                             /* last: frames and index freed */
-	host_assert_no_leak();
-}
-END_TEST
-
 static Suite *memstat_suite(void)
 {
 	Suite *s = suite_create("mm_memstat");
 	TCase *tc = host_tcase(s, "core", setup, host_mm_teardown);
 	tcase_add_test(tc, test_zero_page_not_resident);
 	tcase_add_test(tc, test_pss_halves_and_census);
-	tcase_add_test(tc, test_shm_object);
 	return s;
 }
 

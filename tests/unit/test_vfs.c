@@ -246,6 +246,40 @@ START_TEST(truncate_zeroes_the_tail)
 }
 END_TEST
 
+/* Shared anonymous memory is an unnamed tmpfs file: zeros until written,
+ * one frame per index for every get, nothing past its end; MADV_REMOVE's
+ * op empties a page (the next get is a new page of zeros); the last
+ * reference frees the file and its pages. */
+START_TEST(shmem_object_is_an_unnamed_file)
+{
+	setup();
+	shmem_init();
+	uint64_t objects = kmalloc_live(), free0 = mm_stats.free;
+	struct vmobject *o = shmem_object_new(100000ull * PAGE_SIZE);
+	struct page *p, *q;
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(o->kind, VMOBJ_SHM);
+	ck_assert_int_eq(o->ops->resident(o, 77777), 0);
+	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &p), 0);
+	ck_assert(host_all_zero(page_va(p), PAGE_SIZE));
+	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &q), 0);
+	ck_assert_ptr_eq(p, q);
+	page_put(q);
+	ck_assert_int_eq(o->ops->resident(o, 77777), 1);
+	ck_assert_int_eq(o->ops->get_page(o, 100000, VMOBJ_RA_NORMAL, &q), -EIO);
+	memset(page_va(p), 'x', PAGE_SIZE);
+	ck_assert_int_eq(o->ops->remove(o, 77777, 1), 0);
+	ck_assert_int_eq(o->ops->resident(o, 77777), 0);
+	page_put(p);
+	ck_assert_int_eq(o->ops->get_page(o, 77777, VMOBJ_RA_NORMAL, &p), 0);
+	ck_assert(host_all_zero(page_va(p), PAGE_SIZE));
+	page_put(p);
+	vmobject_put(o);   /* the last: the file goes */
+	ck_assert_uint_eq(kmalloc_live(), objects);
+	ck_assert_uint_eq(mm_stats.free, free0);
+}
+END_TEST
+
 /* ---- the model ---- */
 
 #define NNAMES 12
@@ -481,6 +515,7 @@ int main(void)
 	tcase_add_test(tc, all_given_back_at_umount);
 	tcase_add_test(tc, truncate_zeroes_the_tail);
 	tcase_add_test(tc, tmpfs_names_never_shrunk);
+	tcase_add_test(tc, shmem_object_is_an_unnamed_file);
 	suite_add_tcase(s, tc);
 	TCase *model_case = tcase_create("model");   /* make fuzz runs it alone: CK_RUN_CASE=model */
 	tcase_set_timeout(model_case, 3600);

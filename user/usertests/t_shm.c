@@ -2,15 +2,19 @@
  * one object behind the mapping, filled on fault (mapping it commits
  * nothing), shared with children forked before or after the first touch,
  * kept by MADV_DONTNEED (which drops only this mapping's entries) and
- * emptied by MADV_REMOVE; read-only shared anonymous mappings work. */
+ * emptied by MADV_REMOVE; read-only shared anonymous mappings work. The
+ * object is a file of a tmpfs nobody mounts (Linux's shmem), so its pages
+ * are Shmem in /proc/meminfo and RssShmem of the process. */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
 #include "usertests.h"
 
 #define PAGE 4096
@@ -141,4 +145,36 @@ void test_shm_readonly(void)
 	p[PAGE] = 'w';
 	CHECK(p[PAGE] == 'w');
 	CHECK_OK(munmap(p, 2 * PAGE));
+}
+
+/* Field name (kB) of /proc/path, or -1. */
+static long long kb_of(const char *path, const char *name)
+{
+	char *t = procfs_read(path, NULL);
+	long long v = t ? procfs_field(t, name) : -1;
+	free(t);
+	return v;
+}
+
+/* shm_is_shmem: shared anonymous memory is tmpfs memory, as Linux's shmem:
+ * touching N pages adds N pages to the process's RssShmem and (checked on
+ * Pagoda, where nothing else runs meanwhile; a busy Linux host moves it
+ * by more) about N to Shmem in /proc/meminfo; unmapped, they leave both. */
+void test_shm_is_shmem(void)
+{
+	enum { N = 256 };
+	long long shmem0 = kb_of("/proc/meminfo", "Shmem"), rss0 = kb_of("/proc/self/status", "RssShmem");
+	char *p = mmap(NULL, N * PAGE, RW, SHANON, -1, 0);
+	CHECK(p != MAP_FAILED && shmem0 >= 0 && rss0 >= 0);
+	for (int i = 0; i < N; i++)
+		p[i * PAGE] = 1;
+	long long shmem1 = kb_of("/proc/meminfo", "Shmem"), rss1 = kb_of("/proc/self/status", "RssShmem");
+	CHECK(rss1 - rss0 == N * 4);
+	int pagoda = !ut_on_linux();
+	if (pagoda && shmem1 - shmem0 < N * 4 - 64)
+		ut_fail(__FILE__, __LINE__, "Shmem grew by %lld kB for %d kB of shared anonymous memory",
+			shmem1 - shmem0, N * 4);
+	CHECK_OK(munmap(p, N * PAGE));
+	CHECK(kb_of("/proc/self/status", "RssShmem") == rss0);
+	CHECK(!pagoda || kb_of("/proc/meminfo", "Shmem") < shmem1 - N * 4 + 64);
 }
