@@ -22,7 +22,10 @@
  * (user/cachedraw.c): a 100-page file written and synced, its cache
  * dropped, then 8 pages read from the start (read-ahead brings more), one
  * read far off (only its page), one page written (dirty) and 4 pages
- * mapped by a subject (more references); then again after sync (clean).
+ * mapped by a subject (more references); then again after sync (clean);
+ * then the file's first 8 pages mapped by three processes, two shared (one
+ * stores) and one private (its store copies a page): their page tables and
+ * the cache's references.
  * Exits 0, or 1 after a message if a step failed.
  */
 #include <errno.h>
@@ -157,22 +160,27 @@ static void run_tool(char **argv)
 		die(argv[0]);
 }
 
-/* ptdraw -t TITLE PIDS... */
-static void ptdraw(char *title, const pid_t *pids, int n)
+/* ptdraw [-r RANGE] -t TITLE PIDS... (range NULL: all of user space) */
+static void ptdraw(char *title, const char *range, const pid_t *pids, int n)
 {
 	char args[8][16];
-	char *argv[12] = { "ptdraw", "-t", title };
+	char *argv[14] = { "ptdraw", "-t", title };
+	int k = 3;
+	if (range) {
+		argv[k++] = "-r";
+		argv[k++] = (char *)range;
+	}
 	for (int i = 0; i < n && i < 8; i++) {
 		snprintf(args[i], sizeof args[i], "%d", (int)pids[i]);
-		argv[3 + i] = args[i];
+		argv[k++] = args[i];
 	}
 	run_tool(argv);
 }
 
-/* One picture: page tables of pids, or (file set) the page cache of file,
- * which pids map. */
+/* One picture: page tables of pids (of the part of user space range says,
+ * NULL: all), or (file set) the page cache of file, which pids map. */
 static void picture_of(const char *name, const char *title, const pid_t *pids, int n,
-		       const char *file)
+		       const char *file, const char *range)
 {
 	static int number;
 	char list[64] = "", full[160];
@@ -185,7 +193,7 @@ static void picture_of(const char *name, const char *title, const pid_t *pids, i
 		char *argv[] = { "cachedraw", "-t", full, (char *)file, NULL };
 		run_tool(argv);
 	} else {
-		ptdraw(full, pids, n);
+		ptdraw(full, range, pids, n);
 	}
 	printf("#### end %02d\n", number);
 	fflush(stdout);
@@ -195,7 +203,7 @@ static void picture_of(const char *name, const char *title, const pid_t *pids, i
 
 static void picture(const char *name, const char *title, const pid_t *pids, int n)
 {
-	picture_of(name, title, pids, n, NULL);
+	picture_of(name, title, pids, n, NULL, NULL);
 }
 
 /* ---- shells and the hog ---- */
@@ -279,9 +287,13 @@ static void cache_file_make(void)
 	close(d);
 }
 
-/* A subject that maps the file's first 4 pages shared and reads them, then
- * waits; its pid. */
-static pid_t cache_mapper(int *in)
+#define MAP_AT 0x40000000UL     /* where the mappers map the file (one PT page) */
+#define MAP_RANGE "0x40000000-0x40008000"
+
+/* A subject that maps the file's first npages pages at MAP_AT (flags:
+ * MAP_SHARED or MAP_PRIVATE, writable when it stores), reads them, stores
+ * to page `store` (-1: none), then waits; its pid. */
+static pid_t cache_mapper(int *in, int flags, int npages, int store)
 {
 	int go[2];
 	if (pipe(go) < 0)
@@ -289,12 +301,16 @@ static pid_t cache_mapper(int *in)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(go[1]);   /* the director's: its close ends the wait below */
-		int fd = open(CACHE_FILE, O_RDONLY);
-		volatile unsigned char *p = mmap(NULL, 4 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+		int fd = open(CACHE_FILE, store >= 0 ? O_RDWR : O_RDONLY);
+		int prot = PROT_READ | (store >= 0 ? PROT_WRITE : 0);
+		volatile unsigned char *p = mmap((void *)MAP_AT, (size_t)npages * PAGE, prot,
+						 flags | MAP_FIXED, fd, 0);
 		if (p == MAP_FAILED)
 			_exit(1);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < npages; i++)
 			(void)p[i * PAGE];
+		if (store >= 0)
+			p[store * PAGE] = 'X';
 		reply(0);
 		char c;
 		(void)read(go[0], &c, 1);
@@ -305,6 +321,29 @@ static pid_t cache_mapper(int *in)
 	if (pid < 0 || get_reply() != 0)
 		die("mapper");
 	return pid;
+}
+
+/* The file's first 8 pages mapped shared by two processes (one stores to
+ * page 2: dirty in the cache, and the other sees it) and privately by a
+ * third (its store to page 5 copies that page): their PT pages, each
+ * process its own (no fork between them), map the same cache frames. */
+static void mapped_three(void)
+{
+	int in[3];
+	pid_t pids[3] = { cache_mapper(&in[0], MAP_SHARED, 8, -1),
+			  cache_mapper(&in[1], MAP_SHARED, 8, 2),
+			  cache_mapper(&in[2], MAP_PRIVATE, 8, 5) };
+	picture_of("file-mapped-tables", "a file mapped by three processes: two shared "
+		   "(the second stored to page 2), one private (its store copied page 5)",
+		   pids, 3, NULL, MAP_RANGE);
+	picture_of("file-mapped-cache", "the same file's cache: pages 0-7 mapped three times "
+		   "(x4 with the cache's own), page 5 twice (the private copy is the third's), "
+		   "page 2 dirty", pids, 3, CACHE_FILE, NULL);
+	for (int i = 0; i < 3; i++) {   /* (each later one holds the earlier ones' pipes) */
+		close(in[i]);
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
 }
 
 static void cache_pictures(void)
@@ -322,16 +361,17 @@ static void cache_pictures(void)
 	    pread(fd, buf, PAGE, 90 * PAGE) != PAGE || pwrite(fd, buf, PAGE, 40 * PAGE) != PAGE)
 		die("file reads and writes");
 	int in;
-	pid_t mapper = cache_mapper(&in);
+	pid_t mapper = cache_mapper(&in, MAP_SHARED, 4, -1);
 	picture_of("file-cache", "a file's page cache: 8 pages read (read-ahead brought more), "
-		   "page 90 read, page 40 written, pages 0-3 mapped", &mapper, 1, CACHE_FILE);
+		   "page 90 read, page 40 written, pages 0-3 mapped", &mapper, 1, CACHE_FILE, NULL);
 	if (fsync(fd) != 0)
 		die("fsync");
 	picture_of("file-cache-synced", "after fsync: page 40 written back, clean", &mapper, 1,
-		   CACHE_FILE);
+		   CACHE_FILE, NULL);
 	close(in);
-	close(fd);
 	waitpid(mapper, NULL, 0);
+	mapped_three();
+	close(fd);
 	if (syscall(SYS_umount2, "/mnt", 0L) != 0)
 		die("umount");
 }
