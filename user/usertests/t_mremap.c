@@ -2,8 +2,10 @@
  * for large blocks) and mincore, with Linux's errno: these run on the Linux
  * host too. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -116,6 +118,62 @@ void test_mremap_shared(void)
 	CHECK(ut_wait(pid) == 0);
 	close(go[1]);
 	CHECK_OK(munmap(m, 64 * PAGE));
+}
+
+/* Does a child that loads *p die of SIGBUS? */
+static int load_is_sigbus(volatile const char *p)
+{
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		char c = *p;
+		(void)c;
+		_exit(0);
+	}
+	int st;
+	return waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS;
+}
+
+/* mremap_file: a file mapping keeps its file offsets through mremap: grown
+ * (moved), its new pages are the file's next pages, and stores through
+ * them reach the file; past the file's end it raises SIGBUS; shrunk, its
+ * head stays; a private mapping's copied page moves with it, the pages not
+ * written still show the file. */
+void test_mremap_file(void)
+{
+	char path[64], c;
+	snprintf(path, sizeof path, "/tmp/ut-mremap.%d", (int)getpid());
+	int fd = CHECK_OK(open(path, O_RDWR | O_CREAT | O_TRUNC, 0644));
+	char *buf = calloc(8, PAGE);
+	CHECK(buf != NULL);
+	fill(buf, 8);
+	CHECK(write(fd, buf, 8 * PAGE) == 8 * PAGE);
+	char *r = mmap(NULL, 3 * PAGE, PROT_NONE, ANON, -1, 0), *block = r + 2 * PAGE;
+	CHECK(r != MAP_FAILED);   /* its third page stays: no room in place, it moves */
+	char *s = mmap(r, 2 * PAGE, RW, MAP_SHARED | MAP_FIXED, fd, PAGE);   /* pages 1, 2 */
+	CHECK(s == r);
+	CHECK(s[0] == 'b' && s[PAGE] == 'c');
+	char *g = raw_mremap(s, 2 * PAGE, 9 * PAGE, MREMAP_MAYMOVE, NULL);
+	CHECK(g != MAP_FAILED && g != s);
+	CHECK(g[0] == 'b' && g[PAGE] == 'c' && g[2 * PAGE] == 'd' && g[6 * PAGE + PAGE - 1] == 'h');
+	g[3 * PAGE + 1] = 'S';   /* file page 4 */
+	CHECK(pread(fd, &c, 1, 4 * PAGE + 1) == 1 && c == 'S');
+	CHECK(load_is_sigbus(g + 7 * PAGE));   /* file page 8: past the end */
+	CHECK(raw_mremap(g, 9 * PAGE, PAGE, 0, NULL) == g && g[0] == 'b');
+	char *p = mmap(NULL, 4 * PAGE, RW, MAP_PRIVATE, fd, 0);
+	CHECK(p != MAP_FAILED);
+	p[PAGE] = 'P';   /* a private copy of page 1 */
+	char *to = mmap(NULL, 4 * PAGE, PROT_NONE, ANON, -1, 0);
+	CHECK(to != MAP_FAILED);
+	char *q = raw_mremap(p, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	CHECK(q == to && q[PAGE] == 'P' && q[0] == 'a' && q[3 * PAGE] == 'd');
+	CHECK(pwrite(fd, "W", 1, 3 * PAGE) == 1 && q[3 * PAGE] == 'W');   /* not written: the file's */
+	CHECK(pread(fd, &c, 1, PAGE) == 1 && c == 'b');   /* the copy stayed private */
+	CHECK_OK(munmap(g, PAGE));
+	CHECK_OK(munmap(block, PAGE));
+	CHECK_OK(munmap(q, 4 * PAGE));
+	CHECK_OK(close(fd));
+	CHECK_OK(unlink(path));
+	free(buf);
 }
 
 /* mremap_errors: Linux's errno for each bad argument. */

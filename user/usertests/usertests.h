@@ -50,7 +50,7 @@
 	X(efault_prot_none)                                                      \
 	X(mmap_anon) X(mmap_fixed) X(mmap_shared) X(munmap_split)                \
 	X(mmap_private_file) X(zero_page) X(zero_page_65536)                     \
-	X(shm_lazy) X(shm_dontneed) X(shm_remove_everywhere) X(shm_readonly) X(shm_is_shmem)                              \
+	X(shm_lazy) X(shm_dontneed) X(shm_remove_everywhere) X(shm_readonly) X(shm_is_shmem) X(mremap_file)                              \
 	X(mmap_hint_unaligned) X(mmap_shared_validate) X(mmap_wronly) X(mmap_procfs)           \
 	X(mmap_eoverflow) X(mmap_sigbus) X(munmap_mprotect_overflow) X(mmap_populate)           \
 	X(munmap_low_madvise_top) X(madv_fork) X(madv_advices)                   \
