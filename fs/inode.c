@@ -295,8 +295,8 @@ static unsigned file_get_ready(struct vmobject *obj, uint64_t first, unsigned n,
 /* A store through a shared mapping is coming: the page goes to the disk
  * (dirty until a write-back write-protects and writes it:
  * pagecache_mkwrite), its blocks made to exist (prepare_mmap_write: a
- * hole filled), and the file was modified (Linux's file_update_time in
- * its page_mkwrite). Under ip->invalidate (shared), so that the page
+ * hole filled; once while the page is cached: PGC_BLOCKS), and the file
+ * was modified (Linux's file_update_time in its page_mkwrite). Under ip->invalidate (shared), so that the page
  * stays in the cache, and its index inside the file's blocks that a
  * truncation frees after. -EAGAIN: truncated meanwhile; the file
  * system's -ENOSPC, -ENOMEM, -EIO (the page is dirty then but unchanged:
@@ -306,8 +306,12 @@ static int file_page_mkwrite(struct vmobject *obj, struct page *pg)
 	struct inode *ip = obj_inode(obj);
 	down_read(&ip->invalidate);
 	int r = pagecache_mkwrite(ip->mapping, pg);
-	if (r == 0 && ip->op && ip->op->prepare_mmap_write)
-		r = ip->op->prepare_mmap_write(ip, pg->cache.index);
+	if (r == 0 && ip->op && ip->op->prepare_mmap_write &&   /* once while it is cached */
+	    !pagecache_test_flags(ip->mapping, pg, PGC_BLOCKS) &&
+	    (r = ip->op->prepare_mmap_write(ip, pg->cache.index)) == 1) {
+		pagecache_set_flags(ip->mapping, pg, PGC_BLOCKS);
+		r = 0;
+	}
 	up_read(&ip->invalidate);
 	if (r == 0)
 		inode_touch(ip);

@@ -162,8 +162,10 @@ struct inode_ops {
 	 * prepare_write (a full disk: -ENOSPC now, the storer's SIGBUS, not
 	 * a lost write later; Linux's page_mkwrite of a file system). Called
 	 * by a page fault, under the address space's lock and ip->invalidate
-	 * (shared), without ip->lock. 0, -ENOSPC, -ENOMEM, -EIO. NULL:
-	 * nothing to prepare (a store without holes, or none). */
+	 * (shared), without ip->lock. 1 (all of the page's blocks exist now:
+	 * the VFS remembers it while the page is cached, PGC_BLOCKS), 0 (the
+	 * file ends in the page: ask again next time), -ENOSPC, -ENOMEM,
+	 * -EIO. NULL: nothing to prepare (a store without holes, or none). */
 	int (*prepare_mmap_write)(struct inode *ip, uint64_t index);
 	/* ip's fields (mode, times, size) changed: write the inode out (NULL:
 	 * nothing to write, as tmpfs). */

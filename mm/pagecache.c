@@ -234,7 +234,7 @@ static int read_in(struct pagecache *pc, struct page **pages, unsigned n)
 	spin_lock(&pc->lock);
 	for (unsigned i = 0; i < n; i++) {
 		struct page *pg = pages[i];
-		pg->cache.flags = r == 0 ? PGC_UPTODATE : 0;
+		pg->cache.flags = r == 0 ? PGC_UPTODATE | (pg->cache.flags & PGC_BLOCKS) : 0;
 		wait_wake(pg);
 		if (r != 0) {
 			tree_remove(pc, pg->cache.index);
@@ -444,6 +444,27 @@ int pagecache_mkwrite(struct pagecache *pc, struct page *pg)
 	return set_dirty_flags(pc, pg, PGC_MAPWRITE) ? 0 : -EAGAIN;
 }
 
+bool pagecache_test_flags(struct pagecache *pc, struct page *pg, uint16_t flags)
+{
+	spin_lock(&pc->lock);
+	bool all = tree_lookup(pc, pg->cache.index) == pg && (pg->cache.flags & flags) == flags;
+	spin_unlock(&pc->lock);
+	return all;
+}
+
+void pagecache_set_flags(struct pagecache *pc, struct page *pg, uint16_t flags)
+{
+	spin_lock(&pc->lock);
+	if (tree_lookup(pc, pg->cache.index) == pg)
+		pg->cache.flags |= flags;
+	spin_unlock(&pc->lock);
+}
+
+void pagecache_reading_has_blocks(struct page *pg)
+{
+	__atomic_or_fetch(&pg->cache.flags, PGC_BLOCKS, __ATOMIC_RELAXED);
+}
+
 /* The sectors of a page that bytes [in, in + n) touch. */
 static uint8_t sectors_of(uint64_t in, uint64_t n)
 {
@@ -643,6 +664,7 @@ void pagecache_truncate_at(struct pagecache *pc, uint64_t size)
 	spin_lock(&pc->lock);
 	wait_while(pc, pg, PGC_WRITEBACK);
 	memset((char *)page_va(pg) + in, 0, PAGE_SIZE - in);
+	pg->cache.flags &= (uint16_t)~PGC_BLOCKS;   /* its blocks past the end go */
 	if (pg->cache.flags & PGC_UPTODATE)
 		mark_dirty(pc, pg, PC_SECTORS_ALL);
 	spin_unlock(&pc->lock);
@@ -656,7 +678,7 @@ uint64_t pagecache_shrink(struct pagecache *pc, uint64_t first, uint64_t last, u
 	struct page *pg;
 	for (uint64_t i = first; freed < want && (pg = tree_next(pc, &i)) && i <= last; i++) {
 		bool unused = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1;
-		if (pg->cache.flags == PGC_UPTODATE && unused) {   /* clean, idle */
+		if ((pg->cache.flags & ~PGC_BLOCKS) == PGC_UPTODATE && unused) {   /* clean, idle */
 			evict(pc, pg);
 			freed++;
 		}

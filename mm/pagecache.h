@@ -74,6 +74,10 @@ struct pc_node;
 #define PGC_DIRTY 0x2       /* changed since it was last written out */
 #define PGC_LOCKED 0x4      /* being read in: wait for it */
 #define PGC_WRITEBACK 0x8   /* being written out: its bytes must not change */
+#define PGC_BLOCKS 0x20     /* the owner's store has room for all of it: set by the
+			     * owner (a store through a mapping filled its holes:
+			     * fs/inode.c file_page_mkwrite); cleared on the page a
+			     * truncation cuts (pagecache_truncate_at) */
 #define PGC_MAPWRITE 0x10   /* made writable in a shared mapping (pagecache_mkwrite)
 			     * since write-back last write-protected it (mkclean) */
 
@@ -209,6 +213,16 @@ void pagecache_set_dirty(struct pagecache *pc, struct page *pg);
  * truncation took it out meanwhile (pg may even be free by then: only its
  * cache state is read, under pc's lock). */
 int pagecache_mkwrite(struct pagecache *pc, struct page *pg);
+
+/* Has page pg of pc every flag of flags (false: not pc's page) / set them
+ * (nothing if it is not pc's page): for flags its owner keeps
+ * (PGC_BLOCKS). */
+bool pagecache_test_flags(struct pagecache *pc, struct page *pg, uint16_t flags);
+void pagecache_set_flags(struct pagecache *pc, struct page *pg, uint16_t flags);
+/* For read_pages: page pg, being read in (locked: its flags are the
+ * reader's), has all its blocks on the store (PGC_BLOCKS, kept when the
+ * read succeeds). */
+void pagecache_reading_has_blocks(struct page *pg);
 
 /* Copy n bytes from buf to byte offset off of pc (inside one page, read
  * in first if absent) and mark dirty only the 512-byte sectors they

@@ -772,6 +772,34 @@ static void mmap_write_only(int fd)
 	CHECK(munmap(w, 2 * 4096) == 0);
 }
 
+/* A file's last page, read while the file ended inside it, then the file
+ * grown: a store through a mapping into the grown part still gets its
+ * blocks (the page was not whole when read: no PGC_BLOCKS), and reaches
+ * the disk; a page read whole skips the look on its next first store. */
+static void mmap_grown_end(void)
+{
+	static char buf[5000];
+	const char *path = "/mmap-grown";
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	memset(buf, 'g', sizeof(buf));
+	CHECK(fd >= 0 && write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) && fsync(fd) == 0);
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	char *m = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	CHECK(m[4096] == 'g' && m[4999] == 'g' && m[5000] == 0);   /* page 1 read, partial */
+	CHECK(ftruncate(fd, 2 * 4096) == 0);
+	m[7000] = 'Z';
+	m[100] = 'A';
+	CHECK(msync(m, 2 * 4096, MS_SYNC) == 0 && munmap(m, 2 * 4096) == 0);
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "1") == 1);
+	char c = 0, d = 0;
+	CHECK(pread(fd, &c, 1, 7000) == 1 && c == 'Z' && pread(fd, &d, 1, 100) == 1 && d == 'A');
+	close(fd);
+	CHECK(unlink(path) == 0);
+}
+
 /* A store through a shared mapping into a hole of a file on a full disk:
  * SIGBUS at the store (as Linux's ext4: room is made when the page is
  * dirtied, not at write-back, where the bytes would be lost), nothing
@@ -890,6 +918,7 @@ static void test_mmap(void)
 	CHECK(pread(fd, &c, 1, 4096) == 1 && c == 'W');
 	close(fd);
 	CHECK(unlink(path) == 0);
+	mmap_grown_end();
 	mmap_full_disk();
 }
 

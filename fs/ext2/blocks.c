@@ -171,7 +171,7 @@ static uint32_t goal_for(struct ext2_inode *ip, uint64_t lblk)
 /* ext2_map_blocks under ip->map_lock. */
 static int map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n)
 {
-	uint32_t goal = goal_for(ip, lblk);
+	uint32_t goal = 0;   /* found at the first hole: blocks mapped already cost no search */
 	while (n) {
 		struct slot s;
 		int e = find_slot(ip, lblk, true, &s);
@@ -190,6 +190,8 @@ static int map_blocks(struct ext2_inode *ip, uint64_t lblk, uint64_t n)
 				holes++;
 			struct slot at = s;
 			at.at += i;
+			if (!goal)
+				goal = goal_for(ip, lblk + i);
 			int got = fill_run(ip, &at, holes, &goal);
 			if (got < 0)
 				return got;
@@ -307,15 +309,18 @@ int ext2_truncate_blocks(struct ext2_inode *ip, uint64_t lblk)
 
 /* Add the blocks of pg that lie inside the file to plug p (the plug
  * merges blocks that are neighbours on the disk, in a page and across
- * pages, into one request); holes are skipped: 0, or -EUCLEAN / -EIO (a
- * block map that cannot be read), -ENOMEM (no memory to read it: no I/O
- * error, a fault then goes to the reclaimer and the OOM killer). */
+ * pages, into one request); holes are skipped. A page read with no hole,
+ * wholly inside the file, is marked PGC_BLOCKS (a store through a mapping need not look again:
+ * file_page_mkwrite). 0, or -EUCLEAN / -EIO (a block map that cannot be
+ * read), -ENOMEM (no memory to read it: no I/O error, a fault then goes
+ * to the reclaimer and the OOM killer). */
 static int page_blocks(struct ext2_inode *ip, struct page *pg, enum blk_op op,
 		       struct blk_plug *p)
 {
 	uint64_t size = ip->vfs.size, index = pg->cache.index;
 	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs;
 	char *va = page_va(pg);
+	bool whole = (index + 1) * PAGE_SIZE <= size;   /* (past the end: holes, and the file may grow) */
 	for (uint32_t i = 0; i < per_page && (index * per_page + i) * bs < size; i++) {
 		uint32_t b = 0;
 		int e = ext2_bmap(ip, index * per_page + i, &b);
@@ -323,7 +328,10 @@ static int page_blocks(struct ext2_inode *ip, struct page *pg, enum blk_op op,
 			return e == -EUCLEAN || e == -ENOMEM ? e : -EIO;
 		if (b)
 			blk_plug_add(p, op, (uint64_t)b * (bs / SECTOR_SIZE), va + i * bs, bs);
+		whole = whole && b;
 	}
+	if (op == BLK_READ && whole)
+		pagecache_reading_has_blocks(pg);
 	return 0;
 }
 

@@ -234,13 +234,16 @@ static int ext2_vfs_prepare_write(struct inode *v, uint64_t off, uint64_t len)
 	return e;
 }
 
-/* The blocks of page index (inside the file: the fault checked) mapped; a
- * failure keeps those it mapped (inside the file, they are its own). */
+/* The blocks of page index (inside the file: the fault checked) mapped:
+ * 1 when that is all of the page's, 0 when the file ends in it; a failure
+ * keeps those it mapped (inside the file, they are its own). */
 static int ext2_vfs_prepare_mmap_write(struct inode *v, uint64_t index)
 {
 	uint32_t bs = ext2_i(v)->fs->block_size;
 	uint64_t first = index * (PAGE_SIZE / bs), end = ALIGN_UP(v->size, bs) / bs;
-	return ext2_map_blocks(ext2_i(v), first, MIN(PAGE_SIZE / bs, end - first));
+	uint64_t n = end > first ? MIN(PAGE_SIZE / bs, end - first) : 0;
+	int e = n ? ext2_map_blocks(ext2_i(v), first, n) : 0;
+	return e ? e : n == PAGE_SIZE / bs;
 }
 
 static int ext2_vfs_write_inode(struct inode *v)

@@ -466,6 +466,27 @@ START_TEST(test_readahead_windows)
 }
 END_TEST
 
+/* PGC_BLOCKS, an owner's flag: set and tested on a cached page only; a
+ * clean page with it is still shrunk; truncation to the middle of a page
+ * clears it there (the blocks past the end go). */
+START_TEST(test_blocks_flag)
+{
+	struct page *pg = get(3, PC_READ), *end = get(5, PC_READ);
+	ck_assert(!pagecache_test_flags(&o->pc, pg, PGC_BLOCKS));
+	pagecache_set_flags(&o->pc, pg, PGC_BLOCKS);
+	pagecache_set_flags(&o->pc, end, PGC_BLOCKS);
+	ck_assert(pagecache_test_flags(&o->pc, pg, PGC_BLOCKS));
+	page_put(pg);
+	ck_assert_uint_eq(pagecache_shrink(&o->pc, 3, 3, 1), 1);   /* clean and idle: goes */
+	pagecache_truncate_at(&o->pc, 5 * PAGE_SIZE + 100);
+	ck_assert(!pagecache_test_flags(&o->pc, end, PGC_BLOCKS));
+	page_put(end);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	ck_assert(!pagecache_test_flags(&o->pc, end, 0));   /* not its page any more */
+	host_assert_no_leak();
+}
+END_TEST
+
 /* Page faults of a mapping read in order: each comes at the first page
  * past the last window (the window was mapped around the fault before),
  * and goes on the stream, its window doubling; a fault elsewhere reads
@@ -619,6 +640,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_shrink_only_idle_clean);
 	tcase_add_test(tc, test_readahead_windows);
 	tcase_add_test(tc, test_readahead_fault_stream);
+	tcase_add_test(tc, test_blocks_flag);
 	tcase_add_test(tc, test_readahead_error_keeps_nothing);
 	tcase_add_test(tc, test_write_back_batches_and_parts);
 	tcase_add_test_raise_signal(tc, test_set_dirty_foreign_page_panics, SIGABRT);
