@@ -102,6 +102,15 @@ bench-pagoda: $(BENCH_PAGODA_BINS)
 bench-smoke: | $(call deps,build newlib musl bench)
 	tools/bench/smoke.sh $(B)
 
+# The page-replacement simulator (issue 39): OPT, LRU, CLOCK and FIFO over
+# the replacement benchmark's traces, on the host (tools/bench/replace_sim.c).
+REPLACE_SIM := $(B)/bench/host/replace_sim
+$(REPLACE_SIM): tools/bench/replace_sim.c tools/bench/policies.c tools/bench/policies.h \
+		$(BENCH_SRC)/bench_trace.c $(BENCH_SRC)/bench_trace.h $(BENCH_SRC)/bench_rng.c | $(call deps,build)
+	@mkdir -p $(dir $@)
+	$(call say,HOSTCC,$@)$(HOSTCC) $(BENCH_CFLAGS) -o $@ tools/bench/replace_sim.c tools/bench/policies.c \
+		$(BENCH_SRC)/bench_trace.c $(BENCH_SRC)/bench_rng.c
+
 # The disk of filebench under make bench-linux: an empty ext2 file system
 # as mke2fs makes it, copied afresh for every boot of either kernel
 # (tools/bench/disk.sh), where both see it as /dev/vda.

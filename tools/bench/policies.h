@@ -1,0 +1,29 @@
+/*
+ * tools/bench/policies.h -- page-replacement policies simulated over a
+ * reference trace (user/bench/bench_trace.h), for the replacement
+ * benchmark's table (issue 39): how many references miss with `frames`
+ * frames, on a cold start (every first touch misses).
+ *
+ *   OPT    Belady's: evict the page whose next reference is farthest (the
+ *          fewest misses any policy can have; it needs the future)
+ *   LRU    evict the page referenced longest ago
+ *   CLOCK  one Accessed bit per frame, a hand that clears it and evicts
+ *          the first frame found clear (Linux's inactive list is a CLOCK)
+ *   FIFO   evict the page that came in first
+ */
+#ifndef TOOLS_BENCH_POLICIES_H
+#define TOOLS_BENCH_POLICIES_H
+
+#include <stdint.h>
+
+enum policy { POLICY_OPT, POLICY_LRU, POLICY_CLOCK, POLICY_FIFO, POLICIES };
+
+/* The policy's name ("opt", ...), or NULL past the last. */
+const char *policy_name(enum policy p);
+
+/* Misses of policy p over refs[0..n) (pages in [0, pages)) with frames
+ * frames (>= 1), or UINT64_MAX when out of memory. */
+uint64_t policy_misses(enum policy p, const uint64_t *refs, uint64_t n, uint64_t pages,
+		       uint64_t frames);
+
+#endif
