@@ -31,9 +31,10 @@
  * Locking: the advices that change VMA flags (*FORK, the read-ahead ones) hold the
  * address-space lock for writing; every other one for reading, as Linux
  * (madvise_need_mmap_write), so the threads' page faults go on meanwhile.
- * DONTNEED and REMOVE therefore change leaves only (PGT_KEEP_TABLES): a
- * fault may be walking the tables, so emptied ones stay until munmap or
- * exit, and shared PT pages in the range are made private first.
+ * DONTNEED therefore changes leaves only (PGT_KEEP_TABLES): a fault may be
+ * walking the tables, so emptied ones stay until munmap or exit, and
+ * shared PT pages in the range are made private first. (REMOVE's hole,
+ * and WILLNEED's reads, come after the lock: as_madvise_files.)
  * Errors: start not page aligned, the rounded length overflowing or an
  * unknown advice: -EINVAL; a hole in the range (also past the user top):
  * -ENOMEM after advising the mapped parts. All as Linux's madvise_walk_vmas.
