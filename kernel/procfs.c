@@ -61,6 +61,7 @@ static const struct sys_file sys_files[] = {
 	{ "mounts", show_mounts },
 	{ "phasetime", procfs_show_phasetime },
 	{ "stat", procfs_show_sysstat },
+	{ "swaps", procfs_show_swaps },
 	{ "uptime", procfs_show_uptime },
 	{ "vmstat", procfs_show_vmstat },
 	{ "zoneinfo", procfs_show_zoneinfo },

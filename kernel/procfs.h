@@ -26,6 +26,8 @@ void procfs_show_smaps_rollup(struct proc *p, struct textbuf *tb);
 
 /* System-wide files. */
 void procfs_show_meminfo(struct textbuf *tb);
+/* /proc/swaps (kernel/swapfile.c). */
+void procfs_show_swaps(struct textbuf *tb);
 void procfs_show_vmstat(struct textbuf *tb);
 /* Linux's /proc/zoneinfo for Pagoda's one zone: free pages and the
  * reclaim watermarks (mm/reclaim.h), the fields Linux has for them. */

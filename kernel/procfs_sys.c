@@ -4,6 +4,8 @@
  * meminfo and vmstat print Linux's lines that Pagoda has a figure for, in
  * Linux's order, then Pagoda's own (docs/procfs.md says what each means).
  */
+#include "mm/frame/swap.h"
+#include "mm/swap.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
 #include "lib/atomic.h"
@@ -50,9 +52,11 @@ void procfs_show_meminfo(struct textbuf *tb)
 	meminfo_line(tb, "MemAvailable", m.free + m.lazyfree + m.cached - m.dirty - m.shmem);
 	meminfo_line(tb, "Buffers", m.buffers);                 /* the disks' caches */
 	meminfo_line(tb, "Cached", m.file - m.buffers);         /* files' caches, tmpfs */
-	meminfo_line(tb, "SwapCached", 0);
-	meminfo_line(tb, "SwapTotal", 0);
-	meminfo_line(tb, "SwapFree", 0);
+	uint64_t swap_total, swap_free, swap_cached;
+	swap_totals(&swap_total, &swap_free, &swap_cached);
+	meminfo_line(tb, "SwapCached", swap_cached);
+	meminfo_line(tb, "SwapTotal", swap_total);
+	meminfo_line(tb, "SwapFree", swap_free);
 	meminfo_line(tb, "Dirty", m.dirty);
 	meminfo_line(tb, "Writeback", m.writeback);
 	meminfo_line(tb, "AnonPages", m.anon);
@@ -135,6 +139,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "nr_page_table_pages", m.pagetable);
 	vmstat_line(tb, "pgpgin", disk_kib(0));
 	vmstat_line(tb, "pgpgout", disk_kib(1));
+	vmstat_line(tb, "pswpin", swap_stats.pswpin);
+	vmstat_line(tb, "pswpout", swap_stats.pswpout);
 	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
 	vmstat_line(tb, "pgfault", fault_stats_total());
 	vmstat_line(tb, "pgmajfault", fault_stats_sum().major);
@@ -144,6 +150,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgsteal_direct",
 		    lazyfree_stats.discarded - reclaim_stats.background_discarded);
 	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
+	vmstat_line(tb, "pgscan_anon", swap_out_stats.scanned);
+	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen);
 	vmstat_line(tb, "slabs_scanned", reclaim_stats.shrink_scanned);
 	vmstat_line(tb, "pageoutrun", reclaim_stats.background_runs);
 	vmstat_line(tb, "oom_kill", f->oom_kills);

@@ -36,6 +36,7 @@ void syscall_table_init(void)
 	add_table(sys_signal_table);
 	add_table(sys_futex_table);
 	add_table(sys_thread_table);
+	add_table(sys_swap_table);
 	trace = cmdline_has("strace");
 }
 

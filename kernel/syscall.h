@@ -20,7 +20,7 @@ struct syscall_entry {
 /* Each sys_*.c file provides a table; syscall.c builds the dispatch array. */
 extern const struct syscall_entry sys_proc_table[], sys_file_table[], sys_path_table[], sys_lock_table[],
 	sys_mem_table[], sys_misc_table[], sys_itimer_table[], sys_pagoda_table[], sys_signal_table[],
-	sys_futex_table[], sys_thread_table[];
+	sys_futex_table[], sys_thread_table[], sys_swap_table[];
 
 /* Build the dispatch array from those tables. Once, at boot; panics on a
  * bad or duplicate number. */
@@ -51,6 +51,7 @@ enum {
 	SYS_fstatfs = 138, SYS_mount = 165, SYS_umount2 = 166, SYS_mkdirat = 258, SYS_mknodat = 259,
 	SYS_unlinkat = 263, SYS_renameat = 264, SYS_linkat = 265, SYS_symlinkat = 266,
 	SYS_fchmodat = 268, SYS_faccessat = 269, SYS_renameat2 = 316, SYS_getrandom = 318,
+	SYS_swapon = 167, SYS_swapoff = 168,
 	SYS_utimensat = 280, SYS_fallocate = 285, SYS_fadvise64 = 221, SYS_statx = 332,
 };
 /* SYS_pagoda_*: shared with user space */

@@ -134,6 +134,14 @@ void down_read(struct rwsem *l)
 	note_taken(l);
 }
 
+bool down_read_trylock(struct rwsem *l)
+{
+	if (!try_read(l))
+		return false;   /* a writer holds or waits: no wait here */
+	note_taken(l);
+	return true;
+}
+
 /* Only a writer can wait for the readers to leave (readers waiting behind
  * it are woken by its up_write), so the last reader out wakes only when a
  * writer waits: waking nobody still scanned every sleeper under the process

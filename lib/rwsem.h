@@ -91,6 +91,10 @@ void up_write(struct rwsem *l);
 
 /* Take l for writing if nobody holds it: true; never sleeps. */
 bool down_write_trylock(struct rwsem *l);
+/* Take l for reading if no writer holds or waits for it; true if taken.
+ * Never waits, so it checks no order (reclaim visiting address spaces
+ * that a task waiting for reclaim may hold). */
+bool down_read_trylock(struct rwsem *l);
 
 /* Is it held for writing by the caller? (for assertions) */
 bool rwsem_is_write_locked_by_me(const struct rwsem *l);

@@ -27,6 +27,7 @@
 
 /* The lock order: lower ranks are taken first. Equal ranks never nest. */
 enum lock_rank {
+	LOCK_RANK_SWAP_IO = 7,    /* waiting for a page under swap I/O (mm/frame/swap.c): a sleep takes proc_lock */
 	LOCK_RANK_INODE_IDLE = 8, /* idle inodes of disk file systems (fs/inode.c): before their lists */
 	LOCK_RANK_FS_CONTEXT = 9, /* a process's root and cwd (kernel/thread.h): before dcache */
 	LOCK_RANK_CONSOLE = 10,   /* kernel/tty.c input ring */
@@ -45,12 +46,15 @@ enum lock_rank {
 	LOCK_RANK_AS_LIST = 22,   /* the list of every address space (mm/as.c) */
 	LOCK_RANK_RMAP = 23,      /* one object's list of the VMAs mapping it (mm/rmap.h) */
 	LOCK_RANK_MAPPED_FILES = 24, /* the files some process maps (fs/inode.c): reclaim's */
-	LOCK_RANK_KSTACK_MAP = 25, /* the kernel stacks' page tables (mm/pt/kstack.c) */
+	LOCK_RANK_KSTACK_MAP = 25,
+	LOCK_RANK_ANON_VMA = 26,  /* one anon_vma's list of VMAs (mm/anon_rmap.h) */ /* the kernel stacks' page tables (mm/pt/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
 	LOCK_RANK_TEXT_SHARE = 30, /* text-sharing records, library slots (planned: mm/ptshare_text.c) */
 	LOCK_RANK_PTL_UPPER = 39, /* one PD/PDPT/PML4 page's entries (mm/pt/ptpage.h): before its PT pages' */
 	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/pt/ptpage.h: the split PT lock) */
+	LOCK_RANK_SWAP = 45,      /* swap slots and the swap cache (mm/frame/swap.h): inside PT locks */
 	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list and records (mm/lazyfree.c) */
+	LOCK_RANK_ANON_LRU = 55,  /* the anonymous LRU lists (mm/swap.h): page_put's release takes it */
 	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/frame/kmalloc.c) */
 	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/pt/kstack.c) */
 	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/frame/buddy.c) */

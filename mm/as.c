@@ -5,6 +5,7 @@
  * the whole VMAs inside and the page table below them in one walk.
  */
 #include "mm/as.h"
+#include "mm/frame/swap.h"
 #include "lib/atomic.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
@@ -122,6 +123,11 @@ void as_lock_read(struct addrspace *as)
 	down_read(&as->lock);
 }
 
+bool as_trylock_read(struct addrspace *as)
+{
+	return down_read_trylock(&as->lock);
+}
+
 /* The last reader out drops the references of tables unlinked under the
  * read lock (mm/pt/pgtable.h's pgt_defer_put) if it gets the lock for writing
  * at once; else whoever holds it next for writing does. */
@@ -210,10 +216,12 @@ static int unmap_range(struct addrspace *as, vaddr_t start, vaddr_t end)
 }
 
 /* Linux's heuristic overcommit: memory is handed out lazily, but a single
- * request for more than all of RAM is refused at once (-ENOMEM). */
+ * request for more than all of RAM and swap is refused at once (-ENOMEM). */
 static bool may_commit(uint64_t len)
 {
-	return len / PAGE_SIZE <= mm_stats.managed;
+	uint64_t swap_total, swap_free, swap_cached;
+	swap_totals(&swap_total, &swap_free, &swap_cached);
+	return len / PAGE_SIZE <= mm_stats.managed + swap_total;
 }
 
 /* Where the kernel places a new mapping of len bytes: 1 GiB and more on a
@@ -268,7 +276,7 @@ int as_mmap(struct addrspace *as, vaddr_t addr, uint64_t len, unsigned prot,
 	unsigned vflags = (shared ? VM_SHARED : 0) | (is_file ? VM_FILE : VM_ANON) |
 			  (shared && is_file ? prot & VM_MAYWRITE : 0);
 	prot &= VM_ACCESS;
-	struct vma *v = vma_new(addr, addr + len, prot, vflags, file, file ? off : 0);
+	struct vma *v = vma_new(addr, addr + len, prot, vflags, file, file ? off : addr);
 	if (!v)
 		return -ENOMEM;
 	if (fixed && unmap_range(as, addr, addr + len) < 0) {
@@ -341,7 +349,7 @@ vaddr_t as_brk(struct addrspace *as, vaddr_t newbrk)
 		if (!may_commit(new_end - as->heap_start) || vma_overlaps(as, old_end, new_end))
 			return as->brk;
 		struct vma *v = vma_new(old_end, new_end, VM_READ | VM_WRITE,
-					VM_ANON | VM_HEAP, NULL, 0);
+					VM_ANON | VM_HEAP, NULL, old_end);
 		if (!v)
 			return as->brk;
 		vma_insert(as, v);
@@ -409,8 +417,8 @@ static unsigned moved_prot(const struct vma *v, pte_t e)
 }
 
 /* Map at [to, to + len) every frame present at [from, from + len), with one
- * more reference each (the caller then unmaps the old range, dropping the
- * old ones). v is the VMA of the old range. 0, or -ENOMEM with the new
+ * more reference each, and every swap entry there (one more on its slot);
+ * the caller then unmaps the old range, dropping the old ones. v is the VMA of the old range. 0, or -ENOMEM with the new
  * range unmapped again. */
 static int move_frames(struct addrspace *as, const struct vma *v, vaddr_t from, vaddr_t to,
 		       uint64_t len)
@@ -418,7 +426,12 @@ static int move_frames(struct addrspace *as, const struct vma *v, vaddr_t from, 
 	for (uint64_t off = 0; off < len; off += PAGE_SIZE) {
 		paddr_t pa;
 		pte_t e;
-		if (!pgt_lookup(as->pgt, from + off, &pa, &e))
+		int m = pgt_lookup_at(as->pgt, from + off, 0, &pa, &e);
+		if (m == PGT_SWAPPED && pgt_map_swap(as->pgt, to + off, e) < 0) {
+			as_unmap_pages(as, to, to + off, 0);
+			return -ENOMEM;
+		}
+		if (m != PGT_MAPPED)
 			continue;
 		struct page *pg = pa_to_page(pa);
 		if (pg)
@@ -446,6 +459,7 @@ static int move_vma(struct addrspace *as, struct vma *v, vaddr_t to, uint64_t ne
 	struct vma *n = vma_new(to, to + new_len, v->prot, v->flags, v->obj, v->obj_off);
 	if (!n)
 		return -ENOMEM;
+	n->anon = v->anon;   /* obj_off kept: the pages' indices still name them */
 	if (pgt_unshare(as->pgt, v->start, v->end, PGT_KEEP_WHOLE) < 0 ||
 	    move_frames(as, v, v->start, to, old_len) < 0) {
 		vma_free(n);

@@ -34,10 +34,17 @@ struct vma {
 	struct vmobject *obj;      /* backing object (mm/vmobject.h): a file's
 				    * (VM_FILE) or shared anonymous memory's
 				    * (VM_ANON|VM_SHARED); NULL: private anon */
-	uint64_t obj_off;          /* byte offset in obj of start */
+	uint64_t obj_off;          /* byte offset in obj of start; private
+				    * anonymous: start when made (kept by
+				    * splits and mremap), naming its pages'
+				    * indices in the anonymous reverse map */
 	struct vma *next;          /* sorted by address */
 	struct addrspace *as;      /* the address space whose list holds it (NULL: none yet) */
 	struct list obj_link;      /* on obj->mappings while in a list (mm/vmobject.h) */
+	struct anon_vma *anon;     /* the reverse map of its anonymous pages
+				    * (mm/anon_rmap.h), NULL until the first;
+				    * shared with the VMAs fork and splits made of it */
+	struct list anon_link;     /* on anon->vmas while in a list */
 };
 
 /* A sorted array of an address space's VMAs for binary search (mm/vma.c):
@@ -115,6 +122,9 @@ void as_unlock(struct addrspace *as, enum as_lock_mode mode);
 /* The address-space lock (see struct addrspace). as_unlock_write also
  * refreshes the VMA lookup index for the readers that come next. */
 void as_lock_read(struct addrspace *as);
+/* as_lock_read if no writer holds or waits: true if taken (reclaim's
+ * visits, which must not wait behind a writer that waits for reclaim). */
+bool as_trylock_read(struct addrspace *as);
 void as_unlock_read(struct addrspace *as);
 void as_lock_write(struct addrspace *as);
 void as_unlock_write(struct addrspace *as);

@@ -10,6 +10,9 @@
  *                                     past the object's end: -EIO (SIGBUS)
  *                                     (also a failed read, and -ENOSPC of a
  *                                     store with no room on the disk)
+ *   a swap entry                   -> the page back from the swap cache or
+ *                                     the area (mm/swap.h), copy-on-write;
+ *                                     -EIO if the area cannot read it
  *   present, COW, write            -> copy the frame (or, if this mapping
  *                                     holds the only reference, just make
  *                                     it writable again)
@@ -35,6 +38,9 @@
 #include "mm/pt/ptpage.h"
 #include "mm/ptshare.h"
 #include "mm/vmobject.h"
+#include "mm/anon_rmap.h"
+#include "mm/swap.h"
+#include "mm/frame/swap.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -124,9 +130,11 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 	fault_count(file);
 	int r;
 	if (write && !(v->flags & VM_SHARED)) {
-		*pg = new_anon_frame(fp);       /* private copy right away */
+		*pg = anon_vma_prepare(v) < 0 ? NULL : new_anon_frame(fp);   /* private copy right away */
 		page_put(fp);
 		*prot = vma_pgt_prot(v);
+		if (*pg)
+			anon_page_add(*pg, v, va);
 		return *pg ? major : -ENOMEM;
 	}
 	if (write && v->obj->notify_write && (r = v->obj->ops->page_mkwrite(v->obj, fp)) < 0) {
@@ -202,10 +210,11 @@ static int anon_map_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool
 		fault_count(zero_page);
 		return map_frame(as, va, zero_page, vma_pgt_prot(v) | VM_FILE | VM_COW, NULL);
 	}
-	struct page *pg = new_anon_frame(NULL);
+	struct page *pg = anon_vma_prepare(v) < 0 ? NULL : new_anon_frame(NULL);
 	if (!pg)
 		return -ENOMEM;
 	fault_count(zero);
+	anon_page_add(pg, v, va);
 	return map_frame(as, va, pg, vma_pgt_prot(v), NULL);
 }
 
@@ -240,6 +249,8 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	if (!old)
 		return -EFAULT;   /* a COW entry maps a frame of the database: a bug */
 	fault_count(cow);
+	if (page_in_swap_cache(old))   /* its slot named by no entry: not needed */
+		swap_cache_drop_unnamed(old);
 	/* The last sharer keeps its frame: the entry's reference stays (no
 	 * second one, which pv=checked would see on a writable entry). Its
 	 * count cannot rise while the entry is unchanged: fork takes the
@@ -247,9 +258,12 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	bool reuse = atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e);
 	if (reuse)
 		fault_count(cow_reuse);
-	copy = reuse ? old : new_anon_frame(old == zero_page ? NULL : old);
+	copy = reuse ? old : anon_vma_prepare(v) < 0 ? NULL :
+	       new_anon_frame(old == zero_page ? NULL : old);
 	if (!copy)
 		return -ENOMEM;
+	if (!reuse)
+		anon_page_add(copy, v, va);
 	struct tlb_batch b;                       /* allocated first: then the batch */
 	tlb_begin(&b, as->pgt);
 	int r = pgt_replace(&b, va, pte_make(pa, e), page_to_pa(copy), vma_pgt_prot(v), NULL);
@@ -293,6 +307,16 @@ static int fault_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool wr
 	return fault_in(as, v, va, write);
 }
 
+/* The page at va went out to swap (swap entry e): back in (mm/swap.h). */
+static int fault_swap(struct addrspace *as, struct vma *v, vaddr_t va, pte_t e)
+{
+	int r = swap_in(as, v, va, e);
+	fault_count(swapin);
+	if (r > 0)
+		fault_count(major);
+	return r;
+}
+
 /* Map or fix page va of v (v allows the access): one descent to the entry
  * (unsharing on the way for a write), then by the entry's state -- absent
  * (fault_absent), PROT_NONE under an accessible VMA (a bug), copy-on-write
@@ -325,10 +349,12 @@ static int resolve(struct addrspace *as, struct vma *v, vaddr_t va, unsigned fla
 	paddr_t pa;
 	pte_t e;
 	uint64_t t0 = phase_begin();
-	int mapped = write ? pgt_lookup_write(as->pgt, va, &pa, &e) : pgt_lookup(as->pgt, va, &pa, &e);
+	int mapped = pgt_lookup_at(as->pgt, va, write ? PGT_WALK_UNSHARE : 0, &pa, &e);
 	phase_end(PH_FAULT_WALK, t0);
 	if (mapped < 0)
 		return mapped;
+	if (mapped == PGT_SWAPPED)
+		return fault_swap(as, v, va, e);
 	if (!mapped)
 		return fault_absent(as, v, va, write);
 	if (!pte_present(e))
@@ -445,5 +471,5 @@ struct fault_stats fault_stats_sum(void)
 uint64_t fault_stats_total(void)
 {
 	struct fault_stats t = fault_stats_sum();
-	return t.zero + t.zero_page + t.file + t.cow + t.mkwrite;
+	return t.zero + t.zero_page + t.file + t.cow + t.mkwrite + t.swapin;
 }

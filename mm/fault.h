@@ -58,7 +58,8 @@ struct fault_stats {          /* only uint64_t counts: fault_stats_sum adds them
 	uint64_t cow;         /* copy-on-write faults */
 	uint64_t cow_reuse;   /* ... resolved without a copy */
 	uint64_t mkwrite;     /* first stores to clean pages of shared file mappings */
-	uint64_t major;       /* of file: pages read from the store first (pgmajfault) */
+	uint64_t swapin;      /* swap entries brought back (mm/swap.h) */
+	uint64_t major;       /* of file and swapin: pages read from the store first (pgmajfault) */
 	uint64_t spurious;    /* nothing to do */
 	uint64_t oom_kills;   /* processes killed for a fault with no memory */
 };

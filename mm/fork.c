@@ -154,6 +154,7 @@ static int fork_one(struct tlb_batch *b, struct addrspace *child, const struct v
 	struct vma *c = vma_new(v->start, v->end, v->prot, v->flags, v->obj, v->obj_off);
 	if (!c)
 		return -ENOMEM;
+	c->anon = v->anon;   /* the pages fork shares are found from either side */
 	vma_insert(child, c);
 	uint64_t t0 = phase_begin();
 	int r = fork_skips(v, pd, d) ? 0 : fork_vma(b, child->pgt, v, s, pd);

@@ -6,6 +6,8 @@
  * pages must come from there; the rest of RAM joins the allocator once the
  * new direct map is loaded.
  */
+#include "mm/anon_rmap.h"
+#include "mm/swap.h"
 #include "mm/mm.h"
 #include "mm/fault.h"
 #include "mm/frame/page.h"
@@ -107,6 +109,8 @@ void mm_init(void)
 	kmalloc_set_debug(cmdline_has("mm_debug"));
 	reclaim_init();
 	fault_init();
+	anon_rmap_init();
+	swap_init();
 	pv_checked_register(&ptwrite_check_ops);   /* mm's rules, if pv=checked */
 	tlb_batching = strcmp(cmdline_get_or("tlb", "batch"), "nobatch") != 0;
 	frame_cache_on = strcmp(cmdline_get_or("pcp", "on"), "off") != 0;

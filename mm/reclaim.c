@@ -207,7 +207,7 @@ static uint64_t shrinkable(void)
 }
 
 /* Pages reclaim could take: lazy-free records, clean cached pages,
- * objects of the shrinkers. */
+ * objects of the shrinkers, anonymous pages when swap has room. */
 static bool reclaimable(void)
 {
 	return atomic_load(&lazyfree_stats.records) ||
@@ -236,7 +236,8 @@ static uint64_t shrink_caches(uint64_t want, enum reclaimer_kind who)
 	uint64_t before = atomic_load(&mm_stats.free);
 	uint64_t cached = atomic_load(&pagecache_stats.pages);
 	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next) {
-		if ((s->flags & SHRINKER_BACKGROUND) && who != RECLAIM_BY_THREAD)
+		if (((s->flags & SHRINKER_BACKGROUND) && who != RECLAIM_BY_THREAD) ||
+		    (s->flags & SHRINKER_LAST))
 			continue;
 		uint64_t n = s->count();
 		n = n * want / (cached + want) + (n != 0);
@@ -248,14 +249,19 @@ static uint64_t shrink_caches(uint64_t want, enum reclaimer_kind who)
 }
 
 /* Up to want frames back: lazy-free pages first (dropping them costs no
- * I/O ever), then clean page-cache pages, and the shrinkers' share. How
- * many. */
+ * I/O ever), then clean page-cache pages, and the shrinkers' share; then,
+ * by the reclaimer thread only, what is still wanted from the
+ * SHRINKER_LAST ones (anonymous pages out to swap, mm/swap.h). How many. */
 static uint64_t reclaim_some(uint64_t want, enum reclaimer_kind who)
 {
 	uint64_t freed = reclaim_lazyfree(want);
 	if (freed < want)
 		freed += pagecache_reclaim(want - freed);
-	return freed + shrink_caches(want, who);
+	freed += shrink_caches(want, who);
+	for (struct shrinker *s = atomic_load(&shrinkers); s && freed < want; s = s->next)
+		if ((s->flags & SHRINKER_LAST) && who == RECLAIM_BY_THREAD && s->count())
+			freed += s->scan(want - freed);
+	return freed;
 }
 
 bool reclaim_wanted(void)

@@ -104,6 +104,10 @@ struct shrinker {
  * address space's lock. A fault that finds no memory waits for the thread
  * instead (reclaim_background_pending, kernel/reclaimd.h). */
 #define SHRINKER_BACKGROUND 0x1
+/* shrinker.flags: asked last, and for all that is still wanted rather than
+ * a share (with SHRINKER_BACKGROUND: anonymous pages out to swap, which
+ * costs a write each, after every cache that costs none). */
+#define SHRINKER_LAST 0x2
 
 /* Objects the SHRINKER_BACKGROUND shrinkers could free now: a fault out
  * of memory waits for the reclaimer thread while there are any. */

@@ -1,5 +1,7 @@
 /* mm/rmap.c -- an object's pages out of every mapping (see mm/rmap.h). */
 #include "mm/rmap.h"
+#include "mm/anon_rmap.h"
+#include "mm/frame/page.h"
 #include "mm/as.h"
 #include "mm/ptshare.h"
 #include "mm/vmobject.h"
@@ -14,24 +16,30 @@ struct rmap_stats rmap_stats;
 static struct mutex rmap_walk_lock = MUTEX_INIT("rmap-walk", SLEEP_RANK_RMAP_WALK);
 static uint64_t rmap_tickets;   /* the last walk's ticket (under rmap_walk_lock) */
 
-/* An address space with a VMA on obj that this walk (ticket) has not
- * visited yet, with a reference (as_tryget: one being torn down is
- * skipped, its entries go with it), marked visited; NULL when none is
- * left. Rescans from the head: VMAs come and go while the walk sleeps. */
-static struct addrspace *next_mapper(struct vmobject *obj, uint64_t ticket)
+struct addrspace *rmap_next_space(struct list *vmas, size_t link_off, struct spinlock *lock,
+				  uint64_t ticket)
 {
 	struct addrspace *found = NULL;
-	spin_lock(&obj->mappings_lock);
-	list_for_each(l, &obj->mappings) {
-		struct addrspace *as = list_entry(l, struct vma, obj_link)->as;
+	spin_lock(lock);
+	list_for_each(l, vmas) {
+		struct addrspace *as = ((struct vma *)((char *)l - link_off))->as;
 		if (as->rmap_ticket != ticket && as_tryget(as)) {
 			as->rmap_ticket = ticket;
 			found = as;
 			break;
 		}
 	}
-	spin_unlock(&obj->mappings_lock);
+	spin_unlock(lock);
 	return found;
+}
+
+/* An address space with a VMA on obj that this walk (ticket) has not
+ * visited yet (rmap_next_space). */
+static struct addrspace *next_mapper(void *src, uint64_t ticket)
+{
+	struct vmobject *obj = src;
+	return rmap_next_space(&obj->mappings, offsetof(struct vma, obj_link),
+			       &obj->mappings_lock, ticket);
 }
 
 /* The part of v that maps pages [first, end) of its object, in *s, *e;
@@ -51,27 +59,42 @@ static bool vma_part(const struct vma *v, uint64_t first, uint64_t end, vaddr_t 
 typedef void (*rmap_fn)(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e,
 			unsigned flags);
 
-/* fn on each VMA of as (referenced) that maps pages [first, end) of obj.
- * The reference is dropped here, unless it is the last one (its owner
- * exited meanwhile): then as goes on *last_refs, put by rmap_walk after it
- * let go of rmap_walk_lock -- destroying as frees its VMAs and may put
- * the last reference of another file, whose eviction takes that file's
- * lock, which ranks before rmap_walk_lock. */
-static void visit(struct addrspace *as, struct vmobject *obj, uint64_t first, uint64_t end,
-		  rmap_fn fn, unsigned flags, struct addrspace **last_refs)
+/* What an object walk does in each address space. */
+struct object_walk {
+	struct vmobject *obj;
+	uint64_t first, end;
+	rmap_fn fn;
+	unsigned flags;
+};
+
+/* fn on each VMA of as (referenced, locked for reading) that maps pages
+ * [first, end) of obj. */
+static void visit(struct addrspace *as, void *arg)
 {
-	as_lock_read(as);
+	struct object_walk *ow = arg;
 	for (struct vma *v = as->vmas; v; v = v->next) {
 		vaddr_t s, e;
-		if (v->obj == obj && vma_part(v, first, end, &s, &e)) {
-			fn(as, v, s, e, flags);
+		if (v->obj == ow->obj && vma_part(v, ow->first, ow->end, &s, &e)) {
+			ow->fn(as, v, s, e, ow->flags);
 			stat_inc(&rmap_stats.vmas);
 		}
 	}
-	as_unlock_read(as);
-	if (!as_put_unless_last(as)) {
-		as->rmap_next = *last_refs;
-		*last_refs = as;
+}
+
+/* Visit as (referenced) locked for reading -- or, with RMAP_TRYLOCK, only
+ * if no writer holds or waits (else counted in *skipped). */
+static void visit_locked(struct addrspace *as, rmap_visit_fn fn, void *arg, unsigned how,
+			 unsigned *skipped)
+{
+	if (!(how & RMAP_TRYLOCK)) {
+		as_lock_read(as);
+	} else if (!as_trylock_read(as)) {
+		(*skipped)++;
+		as = NULL;
+	}
+	if (as) {
+		fn(as, arg);
+		as_unlock_read(as);
 	}
 	stat_inc(&rmap_stats.spaces);
 }
@@ -82,23 +105,42 @@ static void raise_seq(struct vmobject *obj)
 	__atomic_add_fetch(&obj->rmap_seq, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The reverse-map walk (after raise_seq): fn runs on every mapping of
- * pages [first, first + n) of obj, each address space once. */
-static void rmap_walk(struct vmobject *obj, uint64_t first, uint64_t n, rmap_fn fn,
-		      unsigned flags)
+unsigned rmap_walk_spaces(rmap_next_fn next, void *src, rmap_visit_fn fn, void *arg,
+			  unsigned how)
 {
-	uint64_t end = n > UINT64_MAX - first ? UINT64_MAX : first + n;
 	struct addrspace *last_refs = NULL;
+	unsigned skipped = 0;
 	mutex_lock(&rmap_walk_lock);
 	uint64_t ticket = ++rmap_tickets;
-	for (struct addrspace *as; (as = next_mapper(obj, ticket));)
-		visit(as, obj, first, end, fn, flags, &last_refs);
+	for (struct addrspace *as; (as = next(src, ticket));) {
+		visit_locked(as, fn, arg, how, &skipped);
+		/* the reference is dropped here, unless it is the last one
+		 * (its owner exited meanwhile): then as is put after the walk
+		 * let go of rmap_walk_lock -- destroying as frees its VMAs and
+		 * may put the last reference of another file, whose eviction
+		 * takes that file's lock, which ranks before rmap_walk_lock */
+		if (!as_put_unless_last(as)) {
+			as->rmap_next = last_refs;
+			last_refs = as;
+		}
+	}
 	mutex_unlock(&rmap_walk_lock);
-	for (struct addrspace *as = last_refs, *next; as; as = next) {
-		next = as->rmap_next;
+	for (struct addrspace *as = last_refs, *next_as; as; as = next_as) {
+		next_as = as->rmap_next;
 		as_put(as);   /* the last: as goes now */
 	}
 	stat_inc(&rmap_stats.walks);
+	return skipped;
+}
+
+/* The reverse-map walk of an object (after raise_seq): fn runs on every
+ * mapping of pages [first, first + n) of obj, each address space once. */
+static void rmap_walk(struct vmobject *obj, uint64_t first, uint64_t n, rmap_fn fn,
+		      unsigned flags)
+{
+	struct object_walk ow = { .obj = obj, .first = first, .fn = fn, .flags = flags,
+				  .end = n > UINT64_MAX - first ? UINT64_MAX : first + n };
+	(void)rmap_walk_spaces(next_mapper, obj, visit, &ow, 0);
 }
 
 static void unmap_part(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e,
@@ -136,4 +178,40 @@ void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n)
 {
 	raise_seq(obj);
 	rmap_walk(obj, first, n, wrprotect_part, PGT_ALL_SHARERS);
+}
+
+/* ---- the anonymous reverse map's walk (mm/anon_rmap.h) ---- */
+
+struct anon_walk {
+	struct page *pg;
+	struct anon_vma *av;
+	anon_rmap_fn fn;
+	void *arg;
+};
+
+static struct addrspace *next_anon_space(void *src, uint64_t ticket)
+{
+	struct anon_vma *av = src;
+	return rmap_next_space(&av->vmas, offsetof(struct vma, anon_link), &av->lock, ticket);
+}
+
+/* fn at pg's address in each VMA of as on pg's anon_vma that covers it. */
+static void visit_anon(struct addrspace *as, void *arg)
+{
+	struct anon_walk *aw = arg;
+	for (struct vma *v = as->vmas; v; v = v->next) {
+		uint64_t first = v->obj_off / PAGE_SIZE, index = aw->pg->anon.index;
+		if (v->anon != aw->av || index < first || index - first >= (v->end - v->start) / PAGE_SIZE)
+			continue;
+		aw->fn(as, v->start + (index - first) * PAGE_SIZE, aw->pg, aw->arg);
+	}
+}
+
+unsigned anon_rmap_walk(struct page *pg, anon_rmap_fn fn, void *arg)
+{
+	struct anon_walk aw = { .pg = pg, .av = atomic_load(&pg->anon.av), .fn = fn, .arg = arg };
+	if (!aw.av)
+		return 0;
+	stat_inc(&anon_rmap_stats.walks);
+	return rmap_walk_spaces(next_anon_space, aw.av, visit_anon, &aw, RMAP_TRYLOCK);
 }

@@ -82,6 +82,35 @@ void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap
  * they can be clean afterwards. Sleeps; allocates nothing; cannot fail. */
 void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n);
 
+/* ---- the walk both reverse maps share (files here, anonymous pages in
+ * mm/anon_rmap.c) ---- */
+
+struct addrspace;
+struct list;
+struct spinlock;
+
+/* The next address space to visit (referenced: as_tryget, and marked with
+ * the walk's ticket), or NULL when none is left. */
+typedef struct addrspace *(*rmap_next_fn)(void *src, uint64_t ticket);
+/* The work in one address space, locked for reading. */
+typedef void (*rmap_visit_fn)(struct addrspace *as, void *arg);
+
+#define RMAP_TRYLOCK 0x1   /* skip an address space a writer holds or waits for */
+
+/* One reverse-map walk (one at a time: rmap_walk_lock): fn(as, arg) in
+ * every address space next yields, each once. Returns the address spaces
+ * skipped (RMAP_TRYLOCK). Sleeps. */
+unsigned rmap_walk_spaces(rmap_next_fn next, void *src, rmap_visit_fn fn, void *arg,
+			  unsigned how);
+
+/* rmap_next_fn's common body: of the VMAs on list vmas (linked through the
+ * struct list at link_off in struct vma, the list guarded by lock), the
+ * address space of the first one not visited by walk `ticket`, referenced
+ * (as_tryget: one being torn down is skipped, its entries go with it) and
+ * marked. Rescans from the head: VMAs come and go while the walk sleeps. */
+struct addrspace *rmap_next_space(struct list *vmas, size_t link_off, struct spinlock *lock,
+				  uint64_t ticket);
+
 struct rmap_stats {
 	uint64_t walks;          /* vmobject_unmap and vmobject_wrprotect calls */
 	uint64_t spaces;         /* address spaces visited */

@@ -6,6 +6,7 @@
 #include "mm/vma.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/vmobject.h"
+#include "mm/anon_rmap.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
@@ -28,6 +29,7 @@ struct vma *vma_new(vaddr_t start, vaddr_t end, unsigned prot, unsigned flags,
 
 void vma_free(struct vma *v)
 {
+	anon_vma_unlink(v);
 	vmobject_remove_mapping(v);
 	vmobject_put(v->obj);
 	kfree(v);
@@ -114,6 +116,8 @@ static void joined(struct addrspace *as, struct vma *v)
 	v->as = as;
 	if (v->obj)
 		vmobject_add_mapping(v);
+	if (v->anon)
+		anon_vma_link(v);
 }
 
 void vma_insert(struct addrspace *as, struct vma *v)
@@ -150,6 +154,7 @@ struct vma *vma_split(struct addrspace *as, struct vma *v, vaddr_t addr)
 				 v->obj_off + (addr - v->start));
 	if (!hi)
 		return NULL;
+	hi->anon = v->anon;   /* its pages keep their index: same map */
 	v->end = addr;
 	hi->next = v->next;
 	v->next = hi;
@@ -209,12 +214,14 @@ vaddr_t vma_find_gap(struct addrspace *as, uint64_t len, vaddr_t top, uint64_t a
 	return best;
 }
 
-/* Can b be appended to a (adjacent, same everything, contiguous object)? */
+/* Can b be appended to a (adjacent, same everything, contiguous object
+ * offsets -- anonymous pages are indexed by them too -- and the same
+ * anonymous reverse map, or none in b)? */
 static bool vma_mergeable(const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->prot == b->prot && a->flags == b->flags &&
-	       a->obj == b->obj &&
-	       (!a->obj || a->obj_off + (a->end - a->start) == b->obj_off);
+	       a->obj == b->obj && a->obj_off + (a->end - a->start) == b->obj_off &&
+	       (a->anon == b->anon || !b->anon);
 }
 
 void vma_merge(struct addrspace *as)

@@ -37,7 +37,7 @@ USER_OBJS   := $(patsubst %.c,$(B)/%.o,$(USER_SRCS) $(wildcard $(USER_DIRS:%=%/*
 .SECONDARY: $(USER_OBJS)
 
 # One-file programs that are also built as static musl binaries NAME-musl.
-MUSL_PROGS  := vmtester sysfuzz threadtests tlbstorm racetests disktests fstester
+MUSL_PROGS  := vmtester sysfuzz threadtests tlbstorm racetests disktests fstester swaptests
 MUSL_BINS   := $(MUSL_PROGS:%=$(ROOTFS)/bin/%-musl)
 
 # Dynamically linked musl programs (tools/pagoda-cc-dyn): bin/NAME-dyn is

@@ -36,6 +36,7 @@ typedef uint64_t pte_t;
 #define PTE_PINNED (1UL << 53)   /* never reclaimed */
 #define PTE_PROTNONE (1UL << 54) /* PROT_NONE leaf: kept NOT present, frame and
 				    bits intact (Linux's _PAGE_PROTNONE) */
+#define PTE_SWAP (1UL << 55)     /* swap entry (below): never with P or PROTNONE */
 #define PTE_SOFT_MASK (PTE_COW | PTE_LAZYFREE | PTE_FILE | (0x7fUL << 52))
 
 #define PTE_ADDR_MASK 0x000ffffffffff000UL
@@ -134,6 +135,35 @@ static inline pte_t pte_mklazyfree(pte_t e) { return pte_set(pte_mkclean(e), PTE
 static inline pte_t pte_clear_lazyfree(pte_t e) { return pte_clear(e, PTE_LAZYFREE); }
 /* Not accessed since now (reclaim's look: a page used again gets A back). */
 static inline pte_t pte_mkold(pte_t e) { return pte_clear(e, PTE_A); }
+
+/* ---- swap entries ----
+ * A page written to swap leaves in its PT entries a swap entry: not
+ * present, mapping no frame, naming the slot that holds the page (Linux's
+ * swp_entry_t in a non-present PTE). The CPU ignores every other bit of an
+ * entry without P, so the slot sits where a frame address would:
+ *
+ *  63     56 55  54      52 51             12 11        5 4    1  0
+ * +--------+--+----------+-----------------+-----------+------+--+
+ * |   0    |S |    0     | slot in the area|     0     | area |0 |
+ * +--------+--+----------+-----------------+-----------+------+--+
+ *
+ * S is PTE_SWAP. The entry is the slot's name everywhere in mm/ (the swap
+ * cache is keyed by it); it counts in its PT page as an entry that holds
+ * something, not as a resident page. */
+#define PTE_SWAP_AREAS 16   /* bits 1..4: A and D (5, 6) stay clear */
+static inline bool pte_none(pte_t e) { return e == 0; }
+static inline bool pte_is_swap(pte_t e)
+{
+	return (e & (PTE_P | PTE_PROTNONE | PTE_SWAP)) == PTE_SWAP;
+}
+static inline pte_t pte_mkswap(unsigned area, uint64_t slot)
+{
+	return PTE_SWAP | ((slot << 12) & PTE_ADDR_MASK) | ((pte_t)(area % PTE_SWAP_AREAS) << 1);
+}
+static inline unsigned pte_swap_area(pte_t e) { return (unsigned)(e >> 1) % PTE_SWAP_AREAS; }
+static inline uint64_t pte_swap_slot(pte_t e) { return (e & PTE_ADDR_MASK) >> 12; }
+/* Does leaf e hold something: a frame (pte_mapped) or a swapped-out page? */
+static inline bool pte_holds(pte_t e) { return pte_mapped(e) || pte_is_swap(e); }
 
 /* Is e a leaf at this level (a 4 KiB PTE, or a 2 MiB / 1 GiB page)? */
 static inline bool pte_is_leaf(pte_t e, int level)

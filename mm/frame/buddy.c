@@ -26,6 +26,7 @@
  * (68), then frames (70); the counters of mm_stats are atomic.
  */
 #include "mm/frame/buddy.h"
+#include "mm/frame/anon_page.h"
 #include "mm/frame/phasetime.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/percpu.h"
@@ -33,6 +34,8 @@
 #include "lib/atomic.h"
 #include "lib/printk.h"
 #include "lib/spinlock.h"
+
+const struct anon_page_hooks *anon_page_hooks;
 
 bool frame_cache_on = true;
 
@@ -241,6 +244,7 @@ static void claim_block(struct page *pg, unsigned order, unsigned flags)
 	for (uint64_t i = 0; i < (1UL << order); i++) {   /* no stale metadata */
 		pg[i].count = 0;
 		pg[i].meta = 0;   /* the whole union: pt.share, level, text too */
+		pg[i].meta2[0] = pg[i].meta2[1] = 0;
 	}
 	pg->refcount = 1;
 	frames_set_type(pg, order, PA_TYPE(flags) == PG_FREE ? PG_KERNEL : PA_TYPE(flags));
@@ -281,6 +285,8 @@ void page_free_from(struct page *pg, unsigned order, const void *caller)
 		page_bug(pg, order == PAGE_ORDER_TAIL || pg->order == PAGE_ORDER_TAIL ?
 			 "page_free of a frame inside a block" :
 			 "page_free with the wrong order", caller);
+	if (pg->type == PG_ANON)
+		anon_page_released(pg);   /* off its LRU list and its map */
 	pg->refcount = 0;
 	atomic_store(&pg->order, PAGE_ORDER_TAIL);
 	frames_set_type(pg, order, PG_FREE);

@@ -4,7 +4,7 @@
  *
  *   frames[]  pfn 0      pfn 1      ...   pfn max_pfn-1
  *            +---------+----------+-----+-----------+
- *            | page    | page     | ... | page      |   32 bytes each
+ *            | page    | page     | ... | page      |   48 bytes each
  *            +---------+----------+-----+-----------+
  *
  * A block of 2^order frames is described by its first ("head") page; the
@@ -16,8 +16,9 @@
  *             frames in a CPU's cache): PAGE_ORDER_TAIL.
  *   refcount  head of an allocated block: owners; the block is freed when it
  *             drops to 0 (page_put). Free blocks: 0.
- *   count     page-table page: PRESENT entries in it (for a PT page these are
- *             the present leaves: its contribution to RSS). kmalloc page:
+ *   count     page-table page: entries in it that hold something: present
+ *             ones, PROT_NONE leaves and (PT page) swap entries; its
+ *             resident pages are count - pt.zero - ptswap. kmalloc page:
  *             objects in use.
  *   pt.share  page-table page: how many address spaces point at it. A
  *             dedicated counter, NEVER the refcount (temporary references
@@ -32,8 +33,17 @@
  *   cache     page of a page cache (PG_FILE, mm/pagecache.h): its index and
  *             state (up to date, dirty, being read, being written back), and
  *             which of its sectors are dirty (a disk's metadata: in part).
- *   lazy      anonymous page given up with MADV_FREE: its record on the
- *             lazy-free list (mm/lazyfree.h), else NULL.
+ *   swap      anonymous page in the swap cache (mm/frame/swap.h): the swap
+ *             entry (arch/x86_64/pte.h) of the slot it is the page of.
+ *   aflags    anonymous page (in count's place): AF_* below.
+ *   anon      anonymous page: the reverse map it is on (anon.av, mm/anon_rmap.h;
+ *             NULL until it is first mapped) and its page index there,
+ *             which names its address in every VMA of that map.
+ *   ptswap    page-table page (PT level): of its entries that hold something
+ *             (count), those holding a swap entry (not resident).
+ *
+ * 48 bytes a frame (1.2 % of RAM): the reverse map of anonymous pages
+ * (issue 39, swap) took the last 16; Linux's is 64.
  *
  * Concurrency: the allocator takes its own locks (mm/frame/buddy.c: each CPU's
  * free-frame cache, then the free lists); refcount changes are atomic, so
@@ -47,6 +57,9 @@
 #include "lib/types.h"
 #include "lib/list.h"
 #include "lib/spinlock.h"
+#include "arch/x86_64/pte.h"
+
+struct anon_vma;
 
 enum page_type {
 	PG_FREE,        /* in the buddy allocator */
@@ -71,7 +84,10 @@ struct page {
 	uint32_t refcount;
 	uint8_t type;
 	uint8_t order;
-	uint16_t count;
+	union {
+		uint16_t count;
+		uint16_t aflags;     /* PG_ANON: AF_* (atomic: mm/frame/swap.h) */
+	};
 	union {
 		struct {
 			uint32_t share;
@@ -88,9 +104,28 @@ struct page {
 			uint16_t flags;  /* PGC_*, under the cache's lock */
 			uint8_t dirty;   /* which 512-byte sectors are dirty (bit i: sector i) */
 		} cache;
+		pte_t swap;      /* PG_ANON in the swap cache: its slot's swap entry */
 		uint64_t meta;   /* the whole union at once (claim_block clears it) */
 	};
+	union {
+		struct {
+			struct anon_vma *av;   /* PG_ANON: its reverse map, or NULL */
+			uint64_t index;        /* its page index in av's VMAs */
+		} anon;
+		uint16_t ptswap;       /* PG_PAGETABLE, PT level: swap entries in it */
+		uint64_t meta2[2];     /* the whole union (claim_block clears it) */
+	};
 };
+
+/* aflags of an anonymous page (PG_ANON). Changed with atomic or/and: the
+ * swap cache's bits under its lock, AF_LRU under the LRU's. */
+#define AF_SWAPCACHE 0x1   /* in the swap cache: page.swap names its slot */
+#define AF_LOCKED 0x2      /* being read from or written to its slot */
+#define AF_UPTODATE 0x4    /* holds its slot's data (read in or written out) */
+#define AF_ERROR 0x8       /* reading its slot failed */
+#define AF_LRU 0x10        /* on an anonymous LRU list (mm/swap.h) */
+#define AF_ACTIVE 0x20     /* on the active one */
+#define AF_REFERENCED 0x40 /* seen referenced once on the inactive list */
 
 /* page_alloc flags: PA_ZERO plus at most one type (default PG_KERNEL).
  * Every frame is written whole when it is allocated: PA_ZERO, or a copy
@@ -186,6 +221,19 @@ void page_copy(struct page *dst, const struct page *src);
  * Freeing a free or unallocated frame, a tail, or with the wrong order
  * panics naming the frame and the caller. */
 void page_free(struct page *pg, unsigned order);
+
+/* Take a reference on pg unless it has none (its last one is being dropped:
+ * a list that finds pages by scanning, the anonymous LRU, must not revive
+ * one). true if taken. */
+static inline bool page_tryget(struct page *pg)
+{
+	uint32_t c = __atomic_load_n(&pg->refcount, __ATOMIC_RELAXED);
+	while (c)
+		if (__atomic_compare_exchange_n(&pg->refcount, &c, c + 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
+}
 
 /* Take / drop a reference; the last page_put frees the block. An underflow
  * (page_put at 0) or a reference to a free frame panics. */

@@ -9,6 +9,7 @@
  *    . = RAM: free once page_db_release() hands it to the buddy allocator
  */
 #include "mm/frame/page.h"
+#include "mm/frame/anon_page.h"
 #include "mm/frame/buddy.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/atomic.h"
@@ -18,7 +19,7 @@
 
 #define MAX_RANGES 40
 
-_Static_assert(sizeof(struct page) == 32, "struct page grew: it costs RAM per frame");
+_Static_assert(sizeof(struct page) == 48, "struct page grew: it costs RAM per frame");
 
 struct page *frames;
 uint64_t max_pfn;
@@ -193,6 +194,8 @@ void page_put(struct page *pg)
 	const void *caller = __builtin_return_address(0);
 	check_owned(pg, "page_put: reference count underflow", caller);
 	if (atomic_dec_and_test(&pg->refcount)) {
+		if (pg->type == PG_ANON)   /* at 0, so the LRU's page_tryget fails */
+			anon_page_released(pg);
 		pg->refcount = 1;   /* page_free checks an owned block */
 		page_free_from(pg, pg->order, caller);
 	}

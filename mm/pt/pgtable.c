@@ -4,6 +4,7 @@
 #include "mm/frame/phasetime.h"
 #include "mm/pt/ptpage.h"
 #include "mm/pt/walk.h"
+#include "mm/frame/swap.h"
 #include "mm/pt/share.h"
 #include "mm/frame/kmalloc.h"
 #include "arch/x86_64/memlayout.h"
@@ -123,13 +124,31 @@ int pgt_map_run(struct pagetable *pgt, vaddr_t va, unsigned n, const paddr_t *pa
 	int r = pte_addr(pte_read(pde)) != page_to_pa(pt) ? 0 : !map_guard_holds(g) ? -EAGAIN : 1;
 	for (unsigned i = 0; r == 1 && i < n; i++) {
 		vaddr_t at = va + (vaddr_t)i * PAGE_SIZE;
-		if (pa[i] && !pte_mapped(pte_read(ep + i))) {
+		if (pa[i] && pte_none(pte_read(ep + i))) {   /* not over a swap entry */
 			pt_set_leaf(pgt, at, ep + i, PGL_PT, pte_make(pa[i], pgt_prot_bits(at, prot)));
 			*mapped |= 1u << i;
 		}
 	}
 	spin_unlock(pt_lock(pt));
 	return r < 0 ? r : 0;
+}
+
+int pgt_map_swap(struct pagetable *pgt, vaddr_t va, pte_t e)
+{
+	pte_t *ep, *pde;
+	int level = descend(pgt, va, PGL_PT, PGT_WALK_ALLOC | PGT_WALK_UNSHARE, &ep, &pde);
+	if (level < 0)
+		return level;
+	if (level != PGL_PT)
+		panic("pgt_map_swap: %#lx lies in a large page", va);
+	struct page *pt = ptpage_of(ep);
+	spin_lock(pt_lock(pt));
+	if (!pte_none(pte_read(ep)))
+		panic("pgt_map_swap: %#lx holds entry %#lx", va, pte_read(ep));
+	swap_slot_dup(e);
+	pt_set_leaf(pgt, va, ep, PGL_PT, e);
+	spin_unlock(pt_lock(pt));
+	return 0;
 }
 
 int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
@@ -140,31 +159,32 @@ int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
 	return r < 0 ? r : mapped ? 0 : -EEXIST;
 }
 
-/* pgt_lookup, unsharing on the way down with PGT_WALK_UNSHARE: 1, 0 or -ENOMEM. */
-static int lookup(struct pagetable *pgt, vaddr_t va, unsigned flags, paddr_t *pa, pte_t *fl)
+int pgt_lookup_at(struct pagetable *pgt, vaddr_t va, unsigned flags, paddr_t *pa, pte_t *fl)
 {
 	pte_t *ep;
 	int level = pgt_walk(pgt, va, PGL_PT, flags, &ep);
 	if (level <= 0)
 		return level;
 	pte_t e = pte_read(ep);
+	if (pte_is_swap(e) && fl)
+		*fl = e;
 	if (!pte_mapped(e))
-		return 0;
+		return pte_is_swap(e) ? PGT_SWAPPED : PGT_ABSENT;
 	if (pa)
 		*pa = pte_addr(e) + (va & (pgl_entry_size(level) - 1));
 	if (fl)
 		*fl = pte_flags(e);
-	return 1;
+	return PGT_MAPPED;
 }
 
 bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
 {
-	return lookup(pgt, va, 0, pa, flags) > 0;
+	return pgt_lookup_at(pgt, va, 0, pa, flags) == PGT_MAPPED;
 }
 
 int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags)
 {
-	return lookup(pgt, va, PGT_WALK_UNSHARE, pa, flags);
+	return pgt_lookup_at(pgt, va, PGT_WALK_UNSHARE, pa, flags);
 }
 
 /* ---- RSS ---------------------------------------------------------------- */
@@ -217,6 +237,12 @@ static int teardown_leaf(struct walk *w)
 	return 0;
 }
 
+static int teardown_swap(struct walk *w)
+{
+	swap_slot_put(pt_get_and_clear(w->pgt, w->va, w->ep, w->level));
+	return 0;
+}
+
 /* A PT page or PD page other address spaces still use: drop our share
  * (O(1)), skip it. */
 static int teardown_table_entry(struct walk *w)
@@ -241,7 +267,7 @@ static int teardown_table(struct walk *w)
 
 static const struct walk_ops teardown_ops = {
 	.pdpte = teardown_table_entry, .pde = teardown_table_entry, .pte = teardown_leaf,
-	.table_done = teardown_table,
+	.swap = teardown_swap, .table_done = teardown_table,
 	.lock_leaves = true,   /* reclaim may be looking at a lazy-free record here */
 };
 

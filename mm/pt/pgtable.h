@@ -114,10 +114,19 @@ int pgt_walk(struct pagetable *pgt, vaddr_t va, int level, unsigned flags, pte_t
  * accessors). Either pointer may be NULL. */
 bool pgt_lookup(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
 
+/* The one point lookup, of which pgt_lookup and pgt_lookup_write are the
+ * two common uses: what the 4 KiB (or large) leaf for va holds, with
+ * pgt_walk's flags (0 or PGT_WALK_UNSHARE). PGT_MAPPED: *pa and *flags as
+ * pgt_lookup's; PGT_SWAPPED: the entry is a swap entry, all of it in
+ * *flags (pa untouched); PGT_ABSENT; or -ENOMEM (unsharing failed). */
+enum { PGT_ABSENT = 0, PGT_MAPPED = 1, PGT_SWAPPED = 2 };
+int pgt_lookup_at(struct pagetable *pgt, vaddr_t va, unsigned flags, paddr_t *pa, pte_t *fl);
+
 /* pgt_lookup before a leaf write at user address va: the same walk first
  * makes a shared PT page mapping va private (PGT_WALK_UNSHARE; a no-op
  * when the PD entry is writable), so *flags is the entry the write will
- * change. 1 if mapped, 0 if not, -ENOMEM if unsharing failed. */
+ * change. pgt_lookup_at's result: PGT_MAPPED (1), PGT_ABSENT (0),
+ * PGT_SWAPPED or -ENOMEM if unsharing failed. */
 int pgt_lookup_write(struct pagetable *pgt, vaddr_t va, paddr_t *pa, pte_t *flags);
 
 /* ---- changing entries over ranges (mm/pt/pgtable_edit.c) ----
@@ -182,6 +191,11 @@ int pgt_map_fault(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot,
 int pgt_map_run(struct pagetable *pgt, vaddr_t va, unsigned n, const paddr_t *pa, unsigned prot,
 		const struct map_guard *g, uint32_t *mapped);
 
+/* Put swap entry e into the absent entry for va (mremap moving a swapped-out
+ * page): its slot gains the entry's reference. 0 or -ENOMEM (a table);
+ * panics if the entry holds something. */
+int pgt_map_swap(struct pagetable *pgt, vaddr_t va, pte_t e);
+
 /* Map [va, va + len) to [pa, pa + len) with prot. All or nothing: 0, or
  * -ENOMEM (nothing changed). Panics if a page is already mapped. */
 int pgt_map(struct pagetable *pgt, vaddr_t va, paddr_t pa, uint64_t len, unsigned prot);
@@ -235,6 +249,26 @@ int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
  * none, failed), the caller keeps its reference (and retries the access). */
 int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot,
 		const struct map_guard *g);
+
+/* What pgt_page_out found and did. */
+enum page_out_result {
+	PAGE_OUT_NOT_MAPPED,  /* no present entry at va maps the frame */
+	PAGE_OUT_YOUNG,       /* it was accessed since the last look: A cleared */
+	PAGE_OUT_OLD,         /* not accessed (swp 0: nothing changed) */
+	PAGE_OUT_DONE,        /* replaced by swap entry swp */
+};
+
+/* Reclaim's step at one mapping of frame pg (the anonymous reverse map
+ * found it at va of b->pgt): if the present entry at va maps pg, clear its
+ * Accessed bit when set (PAGE_OUT_YOUNG: a second chance), else, with swp
+ * (the swap entry of pg's slot), put swp in its place: the slot gains the
+ * entry's reference and the frame's is dropped after b's flush. Like
+ * pgt_unmap with PGT_ALL_SHARERS, nothing is unshared: an entry of a PT
+ * page that several address spaces share changes for all of them at once
+ * (one entry, one page-out for every sharer; the flush then reaches every
+ * CPU). Allocates nothing; the caller holds b->pgt's address-space lock
+ * for reading. */
+enum page_out_result pgt_page_out(struct tlb_batch *b, vaddr_t va, struct page *pg, pte_t swp);
 
 /* Entry e (a present 4 KiB leaf at va) with protection prot: frame,
  * accessed, dirty and software bits kept. A private user entry gets W only

@@ -7,13 +7,17 @@
 #include "arch/x86_64/memlayout.h"
 #include "lib/printk.h"
 
-/* Present entries of table t, counted one by one. */
-static unsigned count_present(struct page *t)
+/* Entries of table t that hold something (present, PROT_NONE, swap),
+ * counted one by one; the swap entries among them in *swap. */
+static unsigned count_present(struct page *t, unsigned *swap)
 {
 	const pte_t *e = ptpage_entries(t);
 	unsigned n = 0;
-	for (int i = 0; i < PT_ENTRIES; i++)
-		n += pte_mapped(pte_read(&e[i]));
+	*swap = 0;
+	for (int i = 0; i < PT_ENTRIES; i++) {
+		n += pte_holds(pte_read(&e[i]));
+		*swap += pte_is_swap(pte_read(&e[i]));
+	}
 	return n;
 }
 
@@ -22,11 +26,14 @@ static void check_table(struct page *t, int level, vaddr_t va)
 	if (!t || t->type != PG_PAGETABLE || t->pt.level != level || t->pt.share == 0)
 		panic("pgt_check: va %#lx: level-%d table %#lx is not a live page "
 		      "table of that level", va, level, t ? page_to_pa(t) : 0);
-	unsigned n = count_present(t);
+	unsigned swap, n = count_present(t, &swap);
 	if (n != t->count)
 		panic("pgt_check: table %#lx (level %d, va %#lx) has %u present "
 		      "entries, its present count says %u", page_to_pa(t), level, va,
 		      n, t->count);
+	if (level == PGL_PT && swap != t->ptswap)
+		panic("pgt_check: PT page %#lx (va %#lx) has %u swap entries, its count "
+		      "says %u", page_to_pa(t), va, swap, t->ptswap);
 }
 
 static int check_entry(struct walk *w)

@@ -5,6 +5,8 @@
 #include "mm/pt/share.h"
 #include "mm/pt/tlb.h"
 #include "mm/pt/walk.h"
+#include "mm/frame/swap.h"
+#include "mm/frame/anon_page.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "lib/string.h"
@@ -18,7 +20,7 @@ static int install(struct pagetable *pgt, vaddr_t va, pte_t e)
 	int r = pgt_walk(pgt, va, PGL_PT, PGT_WALK_UNSHARE | PGT_WALK_ALLOC, &ep);
 	if (r < 0)
 		return r;
-	if (pte_mapped(pte_read(ep)))
+	if (!pte_none(pte_read(ep)))
 		panic("pgt_dup: %#lx is already mapped", va);
 	pt_set_leaf(pgt, va, ep, PGL_PT, e);
 	return 0;
@@ -49,7 +51,7 @@ static pte_t *dst_entry(struct copy_arg *a, vaddr_t va)
 		a->dst_chunk = chunk;
 	}
 	pte_t *ep = &a->dst_pt[pgl_index(va, PGL_PT)];
-	if (pte_mapped(pte_read(ep)))
+	if (!pte_none(pte_read(ep)))
 		panic("pgt_copy: %#lx is already mapped", va);
 	return ep;
 }
@@ -82,6 +84,16 @@ static int copy_pte(struct walk *w)
 	return 0;
 }
 
+/* A swap entry: the child's names the same slot, one more reference. */
+static int copy_swap(struct walk *w)
+{
+	struct copy_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	swap_slot_dup(e);
+	pt_set_leaf(a->dst, w->va, dst_entry(a, w->va), PGL_PT, e);
+	return 0;
+}
+
 /* A PT page of src (private: its leaves change), before its entries are
  * visited under its lock: give dst the tables down to its PT page. */
 static int copy_pde(struct walk *w)
@@ -96,7 +108,9 @@ static int copy_pde(struct walk *w)
 	return MIN(pgt_walk(a->dst, w->va, PGL_PT, PGT_WALK_ALLOC, &ep), 0);
 }
 
-static const struct walk_ops copy_ops = { .pde = copy_pde, .pte = copy_pte, .lock_leaves = true };
+static const struct walk_ops copy_ops = {
+	.pde = copy_pde, .pte = copy_pte, .swap = copy_swap, .lock_leaves = true,
+};
 
 int pgt_copy(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
 	     unsigned flags)
@@ -128,8 +142,10 @@ static int dup_pte(struct walk *w)
 	}
 	page_get(pg);   /* the allocation may reclaim: pg must stay mapped */
 	struct page *copy = page_alloc(0, PA_ANON);
-	if (copy)
+	if (copy) {
 		memcpy(page_va(copy), page_va(pg), PAGE_SIZE);
+		anon_page_copy_rmap(copy, pg);   /* the child's VMA shares pg's map */
+	}
 	page_put(pg);
 	if (!copy)
 		return -ENOMEM;
@@ -137,7 +153,20 @@ static int dup_pte(struct walk *w)
 			     copy);
 }
 
-static const struct walk_ops dup_ops = { .pte = dup_pte };
+/* A swap entry: the child names the same slot (its page comes back
+ * when either touches it: the eager copy is of what is in memory). */
+static int dup_swap(struct walk *w)
+{
+	struct dup_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	swap_slot_dup(e);
+	int r = install(a->dst, w->va, e);
+	if (r < 0)
+		swap_slot_put(e);
+	return r;
+}
+
+static const struct walk_ops dup_ops = { .pte = dup_pte, .swap = dup_swap };
 
 int pgt_dup(struct pagetable *dst, struct pagetable *src, vaddr_t start, vaddr_t end,
 	    unsigned prot, bool shared)

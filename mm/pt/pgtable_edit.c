@@ -7,6 +7,7 @@
 #include "mm/pt/ptpage.h"
 #include "mm/pt/tlb.h"
 #include "mm/pt/walk.h"
+#include "mm/frame/swap.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
@@ -102,6 +103,20 @@ static int unmap_leaf(struct walk *w)
 	return 0;
 }
 
+/* A swap entry in the range: its slot loses the entry's reference (no
+ * flush: no TLB holds an entry that is not present). A swapped-out page
+ * is an anonymous copy: PGT_KEEP_COPIES keeps it. */
+static int unmap_swap(struct walk *w)
+{
+	struct unmap_arg *a = w->arg;
+	if (a->flags & (PGT_KEEP_COPIES | UNMAP_KEEP_REFS))
+		return 0;
+	pte_t e = a->sh.pt ? pt_clear_shared_leaf(w->ep) :
+		  pt_get_and_clear(w->pgt, w->va, w->ep, w->level);
+	swap_slot_put(e);
+	return 0;
+}
+
 /* A shared table met by an unmap that keeps its tables (MADV_DONTNEED
  * under the address-space lock for reading, after pgt_unshare): it can
  * only be a published text PT page another thread of ours attached
@@ -167,14 +182,14 @@ static int unmap_table_done(struct walk *w)
 
 static const struct walk_ops unmap_ops = {
 	.pdpte = unmap_pde, .pde = unmap_pde, .pte = unmap_leaf, .hole = unmap_hole,
-	.table_done = unmap_table_done, .lock_leaves = true,
+	.swap = unmap_swap, .table_done = unmap_table_done, .lock_leaves = true,
 	.shared = walk_unshare,
 };
 
 /* PGT_ALL_SHARERS: no unsharing, no table unlinked (PGT_KEEP_TABLES). */
 static const struct walk_ops unmap_all_sharers_ops = {
 	.pdpte = unmap_note_shared, .pde = unmap_note_shared, .pte = unmap_leaf,
-	.hole = unmap_hole, .lock_leaves = true,
+	.hole = unmap_hole, .swap = unmap_swap, .lock_leaves = true,
 };
 
 void pgt_unmap(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned flags)
@@ -218,7 +233,7 @@ static int map_present(struct walk *w)
 
 static const struct walk_ops map_ops = {
 	.pdpte = map_present, .pde = map_present, .pte = map_present, .hole = map_hole,
-	.lock_leaves = true,
+	.swap = map_present, .lock_leaves = true,
 	.shared = walk_unshare,
 };
 
@@ -288,16 +303,24 @@ static int protect_note_shared(struct walk *w)
 	return 0;
 }
 
+/* A swap entry keeps no protection: the fault that brings its page back
+ * maps it with the VMA's. */
+static int protect_swap(struct walk *w)
+{
+	(void)w;
+	return 0;
+}
+
 static const struct walk_ops protect_ops = {
 	.pdpte = protect_leaf, .pde = protect_leaf, .pte = protect_leaf,
-	.hole = protect_hole, .lock_leaves = true,
+	.hole = protect_hole, .swap = protect_swap, .lock_leaves = true,
 	.shared = walk_unshare,
 };
 
 /* PGT_ALL_SHARERS: no unsharing; shared tables change for all sharers. */
 static const struct walk_ops protect_all_sharers_ops = {
 	.pdpte = protect_note_shared, .pde = protect_note_shared, .pte = protect_leaf,
-	.hole = protect_hole, .lock_leaves = true,
+	.hole = protect_hole, .swap = protect_swap, .lock_leaves = true,
 };
 
 int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
@@ -351,7 +374,9 @@ static int replace_pte(struct walk *w)
 		return 0;
 	}
 	pte_t old = pt_xchg_leaf(w->pgt, w->va, w->ep, w->level, a->e);
-	if (pte_addr(old) == pte_addr(a->e))
+	if (pte_is_swap(old))
+		swap_slot_put(old);         /* a swap-in: nothing was in a TLB */
+	else if (pte_addr(old) == pte_addr(a->e))
 		tlb_changed(a->b, w->va);   /* the same frame: its reference stays the entry's */
 	else
 		tlb_defer_put(a->b, w->va, pa_to_page(pte_addr(old)));
@@ -367,7 +392,7 @@ static int replace_hole(struct walk *w)
 }
 
 static const struct walk_ops replace_ops = {
-	.pte = replace_pte, .hole = replace_hole, .lock_leaves = true,
+	.pte = replace_pte, .hole = replace_hole, .swap = replace_pte, .lock_leaves = true,
 	.shared = walk_unshare,
 };
 
@@ -380,6 +405,70 @@ int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsig
 		a.e = pte_mkcow(a.e);
 	struct walk w = { .ops = &replace_ops, .pgt = b->pgt, .arg = &a };
 	walk_range(&w, va, va + PAGE_SIZE);
+	return a.r;
+}
+
+/* ---- page out: one frame's entry, for all sharers ---- */
+
+struct page_out_arg {
+	struct tlb_batch *b;
+	struct page *pg;
+	pte_t swp;
+	struct sharers sh;
+	enum page_out_result r;
+};
+
+/* The entry: if it maps the frame, age it or swap it out. */
+static int page_out_pte(struct walk *w)
+{
+	struct page_out_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	if (!small_leaf(w, "pgt_page_out") || !pte_present(e) || pa_to_page(pte_addr(e)) != a->pg)
+		return 0;
+	if (pte_accessed(e) || !a->swp) {
+		a->r = pte_accessed(e) ? PAGE_OUT_YOUNG : PAGE_OUT_OLD;
+		if (!pte_accessed(e))
+			return 0;
+		if (a->sh.pt)   /* no flush for A, as Linux's ptep_clear_flush_young on x86 */
+			pt_modify_shared_leaf(w->ep, verb_mkold, NULL);
+		else
+			pt_modify_leaf(w->pgt, w->va, w->ep, verb_mkold, NULL);
+		return 0;
+	}
+	swap_slot_dup(a->swp);
+	if (a->sh.pt) {
+		tlb_reach_sharers(a->b);
+		pt_xchg_shared_leaf(w->ep, a->swp);
+	} else {
+		pt_xchg_leaf(w->pgt, w->va, w->ep, PGL_PT, a->swp);
+	}
+	tlb_defer_put(a->b, w->va, a->pg);
+	a->r = PAGE_OUT_DONE;
+	return 0;
+}
+
+/* As pgt_unmap with PGT_ALL_SHARERS: note whether the leaves are shared. */
+static int page_out_note_shared(struct walk *w)
+{
+	struct page_out_arg *a = w->arg;
+	if (pte_is_leaf(pte_read(w->ep), w->level))
+		return page_out_pte(w);
+	note_sharers(w, &a->sh);
+	return 0;
+}
+
+static const struct walk_ops page_out_ops = {
+	.pdpte = page_out_note_shared, .pde = page_out_note_shared, .pte = page_out_pte,
+	.lock_leaves = true,
+};
+
+enum page_out_result pgt_page_out(struct tlb_batch *b, vaddr_t va, struct page *pg, pte_t swp)
+{
+	struct page_out_arg a = { .b = b, .pg = pg, .swp = swp, .r = PAGE_OUT_NOT_MAPPED };
+	struct walk w = { .ops = &page_out_ops, .pgt = b->pgt, .arg = &a };
+	spin_lock(&b->pgt->unshare_lock);   /* as pgt_unmap's PGT_ALL_SHARERS */
+	walk_range(&w, va, va + PAGE_SIZE);
+	spin_unlock(&b->pgt->unshare_lock);
 	return a.r;
 }
 

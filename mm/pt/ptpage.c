@@ -5,6 +5,7 @@
 #include "mm/pt/lazyfree_rec.h"
 #include "mm/frame/phasetime.h"
 #include "mm/pt/pgtable.h"
+#include "mm/frame/swap.h"
 #include "arch/x86_64/memlayout.h"
 #include "arch/x86_64/pv_ops.h"
 #include "lib/atomic.h"
@@ -31,6 +32,7 @@ struct page *ptpage_alloc(int level)
 	pt->pt.share = 1;
 	pt->pt.text = 0;
 	pt->pt.zero = 0;
+	pt->ptswap = 0;
 	pt->count = 0;
 	if (level == PGL_PT)
 		spin_init(&pt->ptl, "ptl", LOCK_RANK_PTL);
@@ -51,7 +53,7 @@ void ptpage_free(struct page *pt)
 	if (pt->type != PG_PAGETABLE)
 		page_bug(pt, "ptpage_free of a frame that is not a page table", caller);
 	if (pt->count)
-		page_bug(pt, "ptpage_free of a table with present entries", caller);
+		page_bug(pt, "ptpage_free of a table with entries that hold something", caller);
 	if (pt->pt.share != 1)
 		page_bug(pt, "ptpage_free of a shared table", caller);
 	if (pt->pt.text)
@@ -86,18 +88,21 @@ static struct page *table_of(pte_t *ep, int level, const void *caller)
 	return pt;
 }
 
-/* Keep pt's present count (and, in a PT page, the count of entries mapping
- * the zero page) for a write of e over old. Presence and frame are only
+/* Keep pt's count of entries that hold something (and, in a PT page, the
+ * counts of those mapping the zero page and of swap entries) for a write
+ * of e over old. Presence and frame are only
  * ever changed by software, under the PT page's lock: what the MMU sets
  * meanwhile (A, D) changes neither count. */
 static void account(struct page *pt, int level, pte_t old, pte_t e, const void *caller)
 {
-	int delta = (int)pte_mapped(e) - (int)pte_mapped(old);
+	int delta = (int)pte_holds(e) - (int)pte_holds(old);
 	if ((delta < 0 && pt->count == 0) || (delta > 0 && pt->count >= PT_ENTRIES))
 		page_bug(pt, "page-table present count out of range", caller);
 	pt->count = (uint16_t)(pt->count + delta);
-	if (level == PGL_PT)
+	if (level == PGL_PT) {
 		pt->pt.zero = (uint16_t)(pt->pt.zero + pte_maps_zero(e) - pte_maps_zero(old));
+		pt->ptswap = (uint16_t)(pt->ptswap + pte_is_swap(e) - pte_is_swap(old));
+	}
 }
 
 /* Write *ep, keeping the counts of the table that holds it. */
@@ -204,13 +209,15 @@ static struct page *shared_leaf_table(pte_t *ep, const char *who, const void *ca
 	return pt;
 }
 
-pte_t pt_clear_shared_leaf(pte_t *ep)
+pte_t pt_xchg_shared_leaf(pte_t *ep, pte_t e)
 {
 	const void *caller = __builtin_return_address(0);
-	struct page *pt = shared_leaf_table(ep, "pt_clear_shared_leaf without the table's lock",
+	struct page *pt = shared_leaf_table(ep, "pt_xchg_shared_leaf without the table's lock",
 					    caller);
-	pte_t old = pv_xchg_pte(ep, 0);   /* what the MMUs set up to now comes back */
-	account(pt, PGL_PT, old, 0, caller);
+	if (!pte_none(e) && !pte_is_swap(e))
+		page_bug(pt, "pt_xchg_shared_leaf may only clear an entry or swap it out", caller);
+	pte_t old = pv_xchg_pte(ep, e);   /* what the MMUs set up to now comes back */
+	account(pt, PGL_PT, old, e, caller);
 	return old;
 }
 
@@ -285,13 +292,16 @@ struct page *pt_table_unlink_shared(struct pagetable *pgt, pte_t *ep, int level,
 	return t;
 }
 
-/* Clear entry *ep of an orphan table of `level`, dropping what it held. */
+/* Clear entry *ep of an orphan table of `level`, dropping what it held
+ * (a frame's reference, a table's share, a swap slot's reference). */
 static void orphan_entry(pte_t *ep, int level)
 {
 	pte_t e = pte_read(ep);
 	struct page *pg = pa_to_page(pte_addr(e));
 	set_entry(ep, level, 0, __builtin_return_address(0));
-	if (level == PGL_PD)
+	if (pte_is_swap(e))
+		swap_slot_put(e);
+	else if (level == PGL_PD)
 		pt_table_put(pg);
 	else if (pg && pg->type != PG_RESERVED)
 		page_put(pg);
@@ -307,7 +317,7 @@ static void drop_orphan_entries(struct page *t)
 	if (level != PGL_PT && level != PGL_PD)
 		page_bug(t, "pt_table_put: a level that is never shared still maps entries", NULL);
 	for (int i = 0; i < PT_ENTRIES && t->count; i++)
-		if (pte_mapped(pte_read(&e[i])))
+		if (pte_holds(pte_read(&e[i])))
 			orphan_entry(&e[i], level);
 }
 

@@ -2,7 +2,8 @@
  *
  * A page-table page is a frame of type PG_PAGETABLE with, in its struct page,
  * pt.level, pt.share (address spaces pointing at it; 1 when private) and
- * count (its mapped entries: present, or PROT_NONE leaves, pte_mapped).
+ * count (its entries that hold something: present, PROT_NONE leaves and
+ * swap entries, pte_holds; ptswap counts the last).
  * Those counts stay exact because EVERY entry write goes through one of two
  * functions:
  *   pt_set_leaf()   leaf entries (PTEs, and 2 MiB / 1 GiB pages); it panics
@@ -45,11 +46,11 @@ bool ptpage_sole(struct page *pt);
 /* Free a table page: it must have no present entries and one sharer. */
 void ptpage_free(struct page *pt);
 
-/* Resident pages a PT page maps: its present entries less those mapping
- * the zero page. */
+/* Resident pages a PT page maps: its entries that hold something less
+ * those mapping the zero page and the swap entries. */
 static inline uint64_t pt_resident(const struct page *pt)
 {
-	return (uint64_t)pt->count - pt->pt.zero;
+	return (uint64_t)pt->count - pt->pt.zero - pt->ptswap;
 }
 
 /* The split page-table lock (Linux's ptl): each table page has its own
@@ -199,11 +200,16 @@ void pt_wrprotect_shared(pte_t *ep, pte_t e);
  * at once: the one removal allowed there, made when an object's pages
  * leave every mapping (a truncated file: pgt_unmap with PGT_ALL_SHARERS,
  * under the table's lock, which pt_unshare also holds while it copies the
- * table). Returns the entry it cleared (0: none); the caller drops its
- * frame's reference after a flush of every CPU (tlb_reach_sharers). The
- * tables below a shared PD page have no lazy-free records (fork dropped
- * them), so there is none to drop. */
-pte_t pt_clear_shared_leaf(pte_t *ep);
+ * table), or when a page goes out to swap (pt_xchg_shared_leaf with e its
+ * swap entry: pgt_page_out). Returns the entry it replaced (0: none); the
+ * caller drops its frame's (or slot's) reference, a frame's after a flush
+ * of every CPU (tlb_reach_sharers). The tables below a shared PD page have
+ * no lazy-free records (fork dropped them), so there is none to drop. */
+pte_t pt_xchg_shared_leaf(pte_t *ep, pte_t e);
+static inline pte_t pt_clear_shared_leaf(pte_t *ep)
+{
+	return pt_xchg_shared_leaf(ep, 0);
+}
 
 /* Replace PT entry *ep of such a table by f(old, arg) for every address
  * space that uses it, atomically against the MMUs (pt_modify_leaf's rule):
@@ -291,6 +297,7 @@ void pt_leaf_bug(pte_t *ep, vaddr_t va, const void *caller);
 static inline bool pte_changes_bookkeeping(pte_t old, pte_t e)
 {
 	return pte_addr(e) != pte_addr(old) || pte_mapped(e) != pte_mapped(old) ||
+	       pte_is_swap(e) != pte_is_swap(old) ||
 	       (pte_lazyfree(old) && !pte_lazyfree(e));
 }
 

@@ -1,6 +1,7 @@
 /* mm/pt/share.c -- shared page-table pages: unsharing, installing a shared
  * table, and sharing a range's tables with a new address space (fork's
  * mechanics; see mm/pt/share.h). */
+#include "mm/frame/swap.h"
 #include "mm/pt/share.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
@@ -45,6 +46,11 @@ static struct page *pt_copy_shared(struct pagetable *pgt, struct page *old, vadd
 	spin_lock(pt_lock(old));   /* an object's pages may be leaving every sharer (pgt_unmap) */
 	for (int i = 0; i < PT_ENTRIES; i++) {
 		pte_t e = pte_read(&from[i]);
+		if (pte_is_swap(e)) {   /* the copy names the slot too */
+			swap_slot_dup(e);
+			pt_set_leaf(pgt, base + (vaddr_t)i * PAGE_SIZE, &to[i], PGL_PT, e);
+			continue;
+		}
 		if (!pte_mapped(e))
 			continue;
 		struct page *pg = pa_to_page(pte_addr(e));

@@ -87,15 +87,18 @@ static int walk_entry(struct walk *w, pte_t *ep, int level, vaddr_t va, vaddr_t 
 }
 
 /* Visit the entries of a PT page that cover [va, end): each mapped one
- * with ops->pte, each absent one with ops->hole. The innermost loop of
+ * with ops->pte, each swap entry with ops->swap (or ops->hole), each absent
+ * one with ops->hole. The innermost loop of
  * every walk, so it does only that: a leaf has no table below it to
  * allocate, unshare or lock, and walk_entry's checks for those cost every
  * entry of every walk. */
 static int walk_leaves(struct walk *w, pte_t *ep, vaddr_t va, vaddr_t end)
 {
 	walk_fn pte = w->ops->pte, hole = w->ops->hole;
+	walk_fn swap = w->ops->swap ? w->ops->swap : hole;
 	for (; va != end; ep++, va += PAGE_SIZE) {
-		walk_fn fn = pte_mapped(pte_read(ep)) ? pte : hole;
+		pte_t e = pte_read(ep);
+		walk_fn fn = pte_mapped(e) ? pte : pte_is_swap(e) ? swap : hole;
 		if (!fn)
 			continue;
 		w->ep = ep, w->va = va, w->end = va + PAGE_SIZE, w->level = PGL_PT;

@@ -18,6 +18,10 @@
  * to go on, WALK_SKIP (pre-callbacks of table entries) to not descend into
  * that table, or a negative errno to stop the walk, which walk_range returns.
  * "Present" here includes PROT_NONE leaves (pte_mapped): they map a frame.
+ * A PT entry holding a swap entry (a page out on swap, arch/x86_64/pte.h)
+ * gets ops->swap; a walk without one sees it as a hole -- which is right
+ * only for walks that look at frames, so every walk that copies, moves or
+ * drops entries has one.
  * A present entry that is a leaf (a PT entry, or PS at PD/PDPT level) gets
  * its level's callback and no descent; so does any present entry at
  * w->leaf_level. A PDPT or PD entry leading to a table shared with other
@@ -43,6 +47,8 @@ typedef int (*walk_fn)(struct walk *w);
 struct walk_ops {
 	walk_fn pml4e, pdpte, pde, pte;  /* present entries, per level */
 	walk_fn hole;                    /* absent entries, any level */
+	walk_fn swap;                    /* PT entries holding a swap entry
+					    (pte_is_swap); NULL: visited as holes */
 	walk_fn table_done;              /* after descending through ep */
 	walk_fn shared;                  /* before descending into a shared table */
 	bool lock_leaves;                /* hold each PT page's lock (mm/pt/ptpage.h)

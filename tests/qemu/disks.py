@@ -1,13 +1,13 @@
 """tests/qemu/disks.py -- the virtio disks of a QEMU test run.
 
 A suite of tests/suites.txt may name disks in its seventh column, e.g.
-"vda:16M vdb:16M:ro": NAME:SIZE[:ro][:ext2][:eio] each, attached in that order
+"vda:16M vdb:16M:ro": NAME:SIZE[:ro][:ext2][:eio][:swap] each, attached in that order
 (so the kernel names them vda, vdb, ... as Linux would). Each is a fresh
 raw image in the build's test folder whose every 512-byte sector starts
 with "PAGODA SECTOR <n>\\n" (8 digits, the rest zeros), so the kernel's
 tests know what a read must return; or, with ext2, what `mke2fs -t ext2 -d`
 makes of the build's root tree (the initrd's files: the kernel compares
-the two). The first disk is a modern-only virtio-blk
+the two); or, with swap, a sparse image mkswap(8) made a swap area of. The first disk is a modern-only virtio-blk
 device (PCI id 1af4:1042), the others transitional (1af4:1001): the driver
 must take both.
 
@@ -82,7 +82,12 @@ def prepare(build, suite, spec):
     args = []
     for i, (name, size, ro, ext2, eio) in enumerate(parse(spec)):
         path = image_path(build, suite, name)
-        if ext2:
+        swap = "swap" in spec.split()[i].split(":")[2:]
+        if swap:   # what mkswap(8) writes: SWAPSPACE2 in page 0
+            with open(path, "wb") as f:
+                f.truncate(size)
+            subprocess.run(["mkswap", "-q", path], check=True, stdout=subprocess.DEVNULL)
+        elif ext2:
             if os.path.exists(path):
                 os.remove(path)
             subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-d", os.path.join(build, "rootfs"),

@@ -79,6 +79,8 @@
 #define SYS_statfs          137
 #define SYS_mount           165
 #define SYS_umount2         166
+#define SYS_swapon          167
+#define SYS_swapoff         168
 #define SYS_arch_prctl      158
 #define SYS_gettid          186
 #define SYS_tkill           200

@@ -1,0 +1,528 @@
+/* mm/frame/swap.c -- swap areas, their slots and the swap cache (see
+ * mm/frame/swap.h). */
+#include "mm/frame/swap.h"
+#include "mm/frame/kmalloc.h"
+#include "lib/atomic.h"
+#include "lib/errno.h"
+#include "lib/printk.h"
+#include "lib/string.h"
+#include "lib/wait.h"
+
+#define SLOT_CACHED 0x80000000u   /* count[]: a page of the swap cache holds it */
+#define SLOT_BAD 0x40000000u      /* count[]: never given out (header, bad, failed write) */
+#define SLOT_ENTRIES 0x3fffffffu  /* count[]: entries that name it */
+#define SWAP_RUN 256              /* slots a run keeps consecutive (1 MiB) */
+
+struct swap_area {
+	bool on;                  /* in use (slots may be named) */
+	bool stopping;            /* swapoff under way: no new slots */
+	int prio;
+	const struct swap_io_ops *io;
+	void *dev;
+	const void *key;
+	uint64_t pages;           /* slots, header included (last_page + 1) */
+	uint64_t usable;          /* slots that are not bad */
+	uint64_t used;            /* slots named or cached */
+	uint64_t cursor;          /* the next slot to try */
+	uint32_t *count;          /* per slot: SLOT_ bits | entries */
+	uint32_t *cache;          /* per slot: pfn + 1 of its cached page, or 0 */
+	struct swap_area_info info;
+};
+
+static struct swap_area areas[SWAP_MAX_AREAS];
+static struct spinlock swap_lock = SPINLOCK_INIT("swap", LOCK_RANK_SWAP);
+static int next_default_prio = -2;
+static uint64_t nr_free, nr_total, nr_cached;   /* totals, under swap_lock */
+struct swap_stats swap_stats;
+
+/* The area of entry e, which must name a slot of one that is on. */
+static struct swap_area *area_of(pte_t e)
+{
+	struct swap_area *a = pte_swap_area(e) < SWAP_MAX_AREAS ? &areas[pte_swap_area(e)] : NULL;
+	if (!pte_is_swap(e) || !a || !a->on || pte_swap_slot(e) >= a->pages)
+		panic("swap: entry %#lx names no slot of an area that is on", e);
+	return a;
+}
+
+static uint32_t *count_of(pte_t e)
+{
+	return &area_of(e)->count[pte_swap_slot(e)];
+}
+
+/* ---- turning areas on and off ---- */
+
+/* Check header h of a device of dev_pages pages: the usable pages, or
+ * -EINVAL. */
+static int64_t header_pages(const struct swap_header *h, const uint8_t *page, uint64_t dev_pages)
+{
+	if (memcmp(page + SWAP_MAGIC_OFFSET, SWAP_MAGIC, 10) != 0 || h->version != 1)
+		return -EINVAL;
+	uint64_t pages = (uint64_t)h->last_page + 1;
+	if (pages > dev_pages || pages < SWAP_MIN_PAGES)
+		return -EINVAL;   /* "swap area shorter than signature indicates" */
+	if (h->nr_badpages > (PAGE_SIZE - sizeof(*h)) / 4)
+		return -EINVAL;
+	return (int64_t)pages;
+}
+
+/* Fill a's maps: the header and the bad pages of h are SLOT_BAD. */
+static void mark_bad(struct swap_area *a, const struct swap_header *h)
+{
+	a->count[0] = SLOT_BAD;
+	a->usable = a->pages - 1;
+	for (uint32_t i = 0; i < h->nr_badpages; i++) {
+		uint32_t b = h->badpages[i];
+		if (b > 0 && b < a->pages && !(a->count[b] & SLOT_BAD)) {
+			a->count[b] = SLOT_BAD;
+			a->usable--;
+		}
+	}
+}
+
+/* A free area slot, or -EPERM; -EBUSY if key's storage is on already
+ * (swap_lock held). */
+static int free_area(const void *key)
+{
+	int found = -EPERM;
+	for (int i = SWAP_MAX_AREAS - 1; i >= 0; i--) {
+		if (areas[i].on && areas[i].key == key)
+			return -EBUSY;
+		if (!areas[i].on && !areas[i].io)
+			found = i;
+	}
+	return found;
+}
+
+/* Read page 0 of the storage into a new page: its usable pages, or -errno;
+ * h gets a copy of the header (caller frees). */
+static int64_t read_header(const struct swap_io_ops *io, void *dev, uint64_t dev_bytes,
+			   struct swap_header **h)
+{
+	struct page *pg = page_alloc(0, PA_ZERO);
+	*h = kmalloc(PAGE_SIZE);
+	if (!pg || !*h) {
+		if (pg)
+			page_put(pg);
+		return -ENOMEM;
+	}
+	int64_t r = io->rw(dev, 0, &pg, 1, SWAP_READ);
+	memcpy(*h, page_va(pg), PAGE_SIZE);
+	page_put(pg);
+	if (r == 0)
+		r = header_pages(*h, (const uint8_t *)*h, dev_bytes / PAGE_SIZE);
+	return r;
+}
+
+int swap_area_add(const struct swap_io_ops *io, void *dev, const void *key, uint64_t dev_bytes,
+		  int prio, const char *name, bool is_file)
+{
+	struct swap_header *h;
+	int64_t pages = read_header(io, dev, dev_bytes, &h);
+	if (pages < 0) {
+		kfree(h);
+		return (int)pages;
+	}
+	uint32_t *count = kzalloc(pages * sizeof(uint32_t)), *cache = kzalloc(pages * sizeof(uint32_t));
+	spin_lock(&swap_lock);
+	int n = count && cache ? free_area(key) : -ENOMEM;
+	if (n >= 0) {
+		struct swap_area *a = &areas[n];
+		*a = (struct swap_area){ .io = io, .dev = dev, .key = key, .pages = (uint64_t)pages,
+					 .count = count, .cache = cache, .cursor = 1,
+					 .prio = prio >= 0 ? prio : next_default_prio-- };
+		mark_bad(a, h);
+		for (size_t i = 0; i < sizeof(a->info.name) - 1 && name[i]; i++)
+			a->info.name[i] = name[i];   /* zeroed above: ends in a 0 */
+		a->info.is_file = is_file;
+		nr_total += a->usable;
+		nr_free += a->usable;
+		atomic_store(&a->on, true);
+	}
+	spin_unlock(&swap_lock);
+	kfree(h);
+	if (n < 0) {
+		kfree(count);
+		kfree(cache);
+	}
+	return n;
+}
+
+int swap_area_find(const void *key)
+{
+	spin_lock(&swap_lock);
+	int found = -EINVAL;
+	for (int i = 0; i < SWAP_MAX_AREAS; i++)
+		if (areas[i].on && areas[i].key == key)
+			found = i;
+	spin_unlock(&swap_lock);
+	return found;
+}
+
+/* Stop or restart giving out slots of area (its free slots leave or rejoin
+ * the free total, which then counts only what can be given out). */
+static void set_stopping(int area, bool stop)
+{
+	spin_lock(&swap_lock);
+	struct swap_area *a = &areas[area];
+	if (a->on && a->stopping != stop) {
+		a->stopping = stop;
+		uint64_t free = a->usable - a->used;
+		nr_free = stop ? nr_free - free : nr_free + free;
+		nr_total = stop ? nr_total - a->usable : nr_total + a->usable;
+	}
+	spin_unlock(&swap_lock);
+}
+
+void swap_area_stop(int area)
+{
+	set_stopping(area, true);
+}
+
+void swap_area_restart(int area)
+{
+	set_stopping(area, false);
+}
+
+int swap_area_remove(int area)
+{
+	spin_lock(&swap_lock);
+	struct swap_area *a = &areas[area];
+	if (!a->on || a->used) {
+		spin_unlock(&swap_lock);
+		return -EBUSY;
+	}
+	struct swap_area gone = *a;
+	a->on = false;
+	a->io = NULL;
+	a->count = a->cache = NULL;
+	spin_unlock(&swap_lock);
+	kfree(gone.count);
+	kfree(gone.cache);
+	if (gone.io->release)
+		gone.io->release(gone.dev);
+	return 0;
+}
+
+uint64_t swap_area_used(int area)
+{
+	return area >= 0 && area < SWAP_MAX_AREAS ? atomic_load(&areas[area].used) : 0;
+}
+
+bool swap_area_info(int area, struct swap_area_info *info)
+{
+	if (area < 0 || area >= SWAP_MAX_AREAS)
+		return false;
+	spin_lock(&swap_lock);
+	struct swap_area *a = &areas[area];
+	bool on = a->on;
+	if (on) {
+		*info = a->info;
+		info->prio = a->prio;
+		info->slots = a->usable;
+		info->used = a->used;
+	}
+	spin_unlock(&swap_lock);
+	return on;
+}
+
+void swap_totals(uint64_t *total, uint64_t *free, uint64_t *cached)
+{
+	*total = atomic_load(&nr_total);
+	*free = atomic_load(&nr_free);
+	*cached = atomic_load(&nr_cached);
+}
+
+bool swap_space_left(void)
+{
+	return atomic_load(&nr_free) > 0;
+}
+
+/* ---- slots ---- */
+
+/* A free slot of a (swap_lock held) from its cursor on, or 0. */
+static uint64_t find_free(struct swap_area *a)
+{
+	for (uint64_t n = 0, s = a->cursor; n < a->pages; n++, s = s + 1 < a->pages ? s + 1 : 1)
+		if (a->count[s] == 0) {
+			a->cursor = s + 1 < a->pages ? s + 1 : 1;
+			return s;
+		}
+	return 0;
+}
+
+/* The area to take a slot from: highest priority with room (swap_lock held). */
+static struct swap_area *pick_area(int *num)
+{
+	struct swap_area *best = NULL;
+	for (int i = 0; i < SWAP_MAX_AREAS; i++) {
+		struct swap_area *a = &areas[i];
+		if (a->on && !a->stopping && a->used < a->usable && (!best || a->prio > best->prio)) {
+			best = a;
+			*num = i;
+		}
+	}
+	return best;
+}
+
+/* Slot s of a (area number n) becomes pg's, in the cache (swap_lock held). */
+static pte_t cache_insert(struct swap_area *a, int n, uint64_t s, struct page *pg)
+{
+	pte_t e = pte_mkswap((unsigned)n, s);
+	if (!a->count[s])
+		a->used++, nr_free--;
+	a->count[s] |= SLOT_CACHED;
+	a->cache[s] = (uint32_t)(page_to_pa(pg) >> PAGE_SHIFT) + 1;
+	page_get(pg);   /* the cache's */
+	pg->swap = e;
+	__atomic_fetch_or(&pg->aflags, AF_SWAPCACHE, __ATOMIC_RELEASE);
+	nr_cached++;
+	swap_stats.cache_adds++;
+	return e;
+}
+
+pte_t swap_slot_alloc(struct page *pg)
+{
+	if (pg->type != PG_ANON || page_in_swap_cache(pg))
+		page_bug(pg, "swap_slot_alloc: not an anonymous page outside the swap cache", NULL);
+	spin_lock(&swap_lock);
+	int n = 0;
+	struct swap_area *a = pick_area(&n);
+	uint64_t s = a ? find_free(a) : 0;
+	pte_t e = s ? cache_insert(a, n, s, pg) : 0;
+	spin_unlock(&swap_lock);
+	return e;
+}
+
+void swap_slot_dup(pte_t e)
+{
+	spin_lock(&swap_lock);
+	uint32_t *c = count_of(e);
+	if ((*c & SLOT_ENTRIES) == SLOT_ENTRIES || !(*c & (SLOT_ENTRIES | SLOT_CACHED)))
+		panic("swap_slot_dup: slot of entry %#lx is free or full (%#x)", e, *c);
+	(*c)++;
+	spin_unlock(&swap_lock);
+}
+
+/* Slot s of a is no longer named or cached: free (unless bad). */
+static void slot_release(struct swap_area *a, uint64_t s)
+{
+	if (a->count[s] & SLOT_BAD)
+		return;   /* stays used: never given out again */
+	a->used--;
+	if (!a->stopping)
+		nr_free++;
+}
+
+/* Take pg (cached for slot e of a, swap_lock held) out of the cache; the
+ * caller drops the cache's reference after the unlock. */
+static void cache_remove(struct swap_area *a, pte_t e, struct page *pg)
+{
+	uint64_t s = pte_swap_slot(e);
+	a->cache[s] = 0;
+	a->count[s] &= ~SLOT_CACHED;
+	/* its bytes are no longer any slot's: a later page-out writes it */
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~(AF_SWAPCACHE | AF_UPTODATE), __ATOMIC_RELEASE);
+	pg->swap = 0;
+	nr_cached--;
+	if (!(a->count[s] & SLOT_ENTRIES))
+		slot_release(a, s);
+}
+
+/* The cached page of slot e, or NULL (swap_lock held). */
+static struct page *cached_page(pte_t e)
+{
+	uint32_t pfn = area_of(e)->cache[pte_swap_slot(e)];
+	return pfn ? &frames[pfn - 1] : NULL;
+}
+
+void swap_slot_put(pte_t e)
+{
+	struct page *drop = NULL;
+	spin_lock(&swap_lock);
+	struct swap_area *a = area_of(e);
+	uint32_t *c = &a->count[pte_swap_slot(e)];
+	if (!(*c & SLOT_ENTRIES))
+		panic("swap_slot_put: slot of entry %#lx is named by no entry (%#x)", e, *c);
+	(*c)--;
+	if (!(*c & SLOT_ENTRIES)) {
+		struct page *pg = cached_page(e);
+		if (!pg)
+			slot_release(a, pte_swap_slot(e));
+		else if (!(pg->aflags & AF_LOCKED) && (pg->aflags & AF_UPTODATE))
+			cache_remove(a, e, drop = pg);
+	}
+	spin_unlock(&swap_lock);
+	if (drop)
+		page_put(drop);
+}
+
+uint32_t swap_slot_count(pte_t e)
+{
+	spin_lock(&swap_lock);
+	uint32_t n = *count_of(e) & SLOT_ENTRIES;
+	spin_unlock(&swap_lock);
+	return n;
+}
+
+/* ---- the swap cache ---- */
+
+/* Waiting for a page under I/O (AF_LOCKED): a lock of its own, ranked
+ * below proc_lock (a sleep takes that one), which nothing else is held
+ * with. The bit itself is atomic; it is cleared under this lock, and the
+ * waiters test it under it, so no wake-up is lost. */
+static struct spinlock swap_io_lock = SPINLOCK_INIT("swap-io", LOCK_RANK_SWAP_IO);
+
+static void wait_io(struct page *pg)
+{
+	spin_lock(&swap_io_lock);
+	while (__atomic_load_n(&pg->aflags, __ATOMIC_ACQUIRE) & AF_LOCKED)
+		wait_on(pg, &swap_io_lock);
+	spin_unlock(&swap_io_lock);
+}
+
+/* The I/O on pg ended: flags `set` on, AF_LOCKED off, waiters woken. */
+static void end_io(struct page *pg, uint16_t set)
+{
+	spin_lock(&swap_io_lock);
+	__atomic_fetch_or(&pg->aflags, set, __ATOMIC_RELEASE);
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_LOCKED, __ATOMIC_RELEASE);
+	spin_unlock(&swap_io_lock);
+	wait_wake(pg);
+}
+
+/* The cached page of e, referenced, or NULL (swap_lock held). */
+static struct page *get_cached(pte_t e)
+{
+	struct page *pg = cached_page(e);
+	if (pg)
+		page_get(pg);
+	return pg;
+}
+
+/* Cached page pg (referenced) once no I/O is under way on it: its bytes are
+ * the page's unless its read failed (AF_ERROR: it left the cache). */
+static enum swapin_result cached_ready(struct page *pg, struct page **out)
+{
+	wait_io(pg);
+	if (__atomic_load_n(&pg->aflags, __ATOMIC_ACQUIRE) & AF_ERROR) {
+		page_put(pg);
+		*out = NULL;
+		return SWAPIN_IOERR;
+	}
+	*out = pg;
+	stat_inc(&swap_stats.cache_hits);
+	return SWAPIN_CACHED;
+}
+
+/* Read new page pg (cached, AF_LOCKED) from slot e; on failure it leaves
+ * the cache (and the caller's reference is dropped). */
+static enum swapin_result read_in(pte_t e, struct page *pg, struct page **out)
+{
+	struct swap_area *a = area_of(e);
+	int r = a->io->rw(a->dev, pte_swap_slot(e), &pg, 1, SWAP_READ);
+	spin_lock(&swap_lock);
+	if (r) {
+		cache_remove(a, e, pg);
+		swap_stats.read_errors++;
+	} else {
+		swap_stats.pswpin++;
+	}
+	spin_unlock(&swap_lock);
+	end_io(pg, r ? AF_ERROR : AF_UPTODATE);
+	*out = r ? NULL : pg;
+	if (r) {
+		page_put(pg);   /* the cache's */
+		page_put(pg);   /* ours */
+	}
+	return r ? SWAPIN_IOERR : SWAPIN_READ;
+}
+
+/* Is slot e named by an entry (swap_lock held)? */
+static bool named(pte_t e)
+{
+	return *count_of(e) & SLOT_ENTRIES;
+}
+
+enum swapin_result swap_cache_read(pte_t e, struct page **pg)
+{
+	spin_lock(&swap_lock);
+	struct page *found = get_cached(e);
+	bool used = named(e);
+	spin_unlock(&swap_lock);
+	if (found)
+		return cached_ready(found, pg);
+	*pg = NULL;
+	if (!used)
+		return SWAPIN_STALE;
+	struct page *fresh = page_alloc(0, PA_ANON);
+	if (!fresh)
+		return SWAPIN_NOMEM;
+	spin_lock(&swap_lock);
+	found = get_cached(e);   /* another task's read began meanwhile? */
+	used = named(e);
+	if (!found && used) {
+		__atomic_fetch_or(&fresh->aflags, AF_LOCKED, __ATOMIC_RELEASE);
+		(void)cache_insert(area_of(e), (int)pte_swap_area(e), pte_swap_slot(e), fresh);
+	}
+	spin_unlock(&swap_lock);
+	if (!found && used)
+		return read_in(e, fresh, pg);
+	page_put(fresh);
+	return found ? cached_ready(found, pg) : SWAPIN_STALE;
+}
+
+int swap_writepage(struct page *pg)
+{
+	spin_lock(&swap_lock);
+	if (!page_in_swap_cache(pg) || (pg->aflags & AF_LOCKED))
+		page_bug(pg, "swap_writepage: not in the swap cache, or under I/O", NULL);
+	pte_t e = pg->swap;
+	struct swap_area *a = area_of(e);
+	__atomic_fetch_or(&pg->aflags, AF_LOCKED, __ATOMIC_RELEASE);
+	spin_unlock(&swap_lock);
+	int r = a->io->rw(a->dev, pte_swap_slot(e), &pg, 1, SWAP_WRITE);
+	spin_lock(&swap_lock);
+	if (r) {   /* the page keeps the only copy: the slot is never used again */
+		a->count[pte_swap_slot(e)] |= SLOT_BAD;
+		swap_stats.write_errors++;
+	} else {
+		swap_stats.pswpout++;
+	}
+	spin_unlock(&swap_lock);
+	end_io(pg, r ? 0 : AF_UPTODATE);
+	return r ? -EIO : 0;
+}
+
+/* Take pg out of the cache if `ok` says so (swap_lock held by the caller
+ * of this helper); true if it left. */
+static bool remove_if(struct page *pg, bool ok)
+{
+	if (!ok)
+		return false;
+	cache_remove(area_of(pg->swap), pg->swap, pg);
+	return true;
+}
+
+bool swap_cache_try_remove(struct page *pg)
+{
+	spin_lock(&swap_lock);
+	uint16_t f = pg->aflags;
+	bool gone = remove_if(pg, (f & AF_SWAPCACHE) && !(f & AF_LOCKED) && (f & AF_UPTODATE) &&
+				  atomic_load(&pg->refcount) == 2);
+	spin_unlock(&swap_lock);
+	if (gone)
+		page_put(pg);   /* the cache's: the caller's is left */
+	return gone;
+}
+
+bool swap_cache_drop_unnamed(struct page *pg)
+{
+	spin_lock(&swap_lock);
+	uint16_t f = pg->aflags;
+	bool gone = remove_if(pg, (f & AF_SWAPCACHE) && !(f & AF_LOCKED) && (f & AF_UPTODATE) &&
+				  !(*count_of(pg->swap) & SLOT_ENTRIES));
+	spin_unlock(&swap_lock);
+	if (gone)
+		page_put(pg);
+	return gone;
+}

@@ -1,0 +1,189 @@
+/* mm/frame/swap.h -- swap areas: the disk's counterpart of frames.
+ *
+ * A swap area is a disk (or a file's blocks) in the format Linux's mkswap
+ * writes: page 0 is the header, every other page a slot that can hold one
+ * anonymous page. This layer sits beside the frame allocator, below the
+ * page tables: a PT entry that holds a swap entry (arch/x86_64/pte.h) holds
+ * a reference on its slot, as a present entry holds one on its frame, and
+ * the table layer takes and drops them (swap_slot_dup, swap_slot_put) where
+ * it copies and clears entries.
+ *
+ *   page 0 of the area (mkswap's header, struct swap_header):
+ *   +--------+-----------------------------------+------------+---------+
+ *   | 1 KiB  | version 1, last_page, nr_badpages,| ...        |SWAPSPACE2|
+ *   | boot   | uuid, label, bad pages[]          |            | (4086)  |
+ *   +--------+-----------------------------------+------------+---------+
+ *
+ *   per slot:  count[slot]  entries that name it   | SLOT_CACHED | SLOT_BAD
+ *              cache[slot]  pfn + 1 of the page of the swap cache, or 0
+ *
+ * The swap cache (Linux's swapper_space) holds the page of a slot while it
+ * is read in or written out, and after a swap-in for as long as other
+ * entries still name the slot: two processes (or threads) faulting one slot
+ * get one page, and a page that fork shared copy-on-write comes back once
+ * for all sharers. A page in the cache holds one reference of the cache's
+ * and is never mapped writable (mm/swap.h maps it copy-on-write), so its
+ * bytes stay those of its slot once written or read (AF_UPTODATE).
+ *
+ * A slot is free when no entry names it and no page caches it; a slot
+ * whose write failed is marked bad and never given out again.
+ *
+ * Locking: one spinlock (swap_lock, rank LOCK_RANK_SWAP: taken inside the
+ * PT locks, which the table layer holds while it dups and puts slots)
+ * guards every area's counts, cache and cursor, and the AF_ swap-cache
+ * bits of the cached pages. I/O runs outside it: a page being read or
+ * written is AF_LOCKED, and tasks wait for it (lib/wait.h, channel: the
+ * page). Errors: the functions say; nothing here panics for bad input (a
+ * header that is not a swap area is -EINVAL); a count that goes below zero,
+ * or an entry naming no area, is a kernel bug and panics naming the entry.
+ */
+#ifndef MM_FRAME_SWAP_H
+#define MM_FRAME_SWAP_H
+
+#include "mm/frame/page.h"
+#include "arch/x86_64/memlayout.h"
+
+#define SWAP_MAX_AREAS 8          /* areas on at once (Linux: 32) */
+#define SWAP_NAME_MAX 64
+
+/* mkswap's header in page 0 (little endian, as written on x86). */
+struct swap_header {
+	uint8_t bootbits[1024];
+	uint32_t version;         /* 1 */
+	uint32_t last_page;       /* the last usable page of the area */
+	uint32_t nr_badpages;
+	uint8_t uuid[16];
+	char volume_name[16];
+	uint32_t padding[117];
+	uint32_t badpages[];      /* nr_badpages page numbers */
+};
+#define SWAP_MAGIC "SWAPSPACE2"
+#define SWAP_MAGIC_OFFSET (PAGE_SIZE - 10)
+#define SWAP_MIN_PAGES 10         /* Linux refuses smaller areas */
+
+/* Direction of one transfer. */
+enum swap_dir { SWAP_READ, SWAP_WRITE };
+
+/* How an area reaches its storage, supplied by whoever turns it on (the
+ * kernel's swapon: a block device, or the blocks of a file mapped once). */
+struct swap_io_ops {
+	/* Transfer n pages between pages[] and slots [slot, slot + n) of the
+	 * area (n >= 1; slot 0 is the header). 0 or -EIO. Sleeps. */
+	int (*rw)(void *dev, uint64_t slot, struct page **pages, unsigned n, enum swap_dir dir);
+	/* The area was turned off: dev is no longer used. */
+	void (*release)(void *dev);
+};
+
+/* What /proc/swaps and swapon(8) show of an area. */
+struct swap_area_info {
+	char name[SWAP_NAME_MAX];  /* the path given to swapon */
+	bool is_file;              /* a swap file (else a partition or disk) */
+	int prio;
+	uint64_t slots;            /* usable slots (pages) */
+	uint64_t used;             /* slots in use */
+};
+
+struct swap_stats {
+	uint64_t pswpin, pswpout;  /* pages read from / written to swap */
+	uint64_t cache_adds;       /* pages added to the swap cache */
+	uint64_t cache_hits;       /* swap-ins that found the page cached */
+	uint64_t write_errors, read_errors;
+};
+extern struct swap_stats swap_stats;
+
+/* Turn on an area: read and check its header through io (the device holds
+ * dev_bytes), set its slots up. `key` identifies the storage (the same
+ * storage twice is -EBUSY); prio < 0 asks for the next default priority
+ * (Linux's: -2, -3, ... ). Returns the area's number, or -EINVAL (no
+ * SWAPSPACE2 signature, version not 1, last page past the storage, fewer
+ * than SWAP_MIN_PAGES usable pages), -EBUSY, -EPERM (too many areas),
+ * -ENOMEM or -EIO. On success the area holds dev until swap_area_remove. */
+int swap_area_add(const struct swap_io_ops *io, void *dev, const void *key, uint64_t dev_bytes,
+		  int prio, const char *name, bool is_file);
+
+/* The area on `key`'s storage, or -EINVAL when none is. */
+int swap_area_find(const void *key);
+
+/* swapoff's first step: no new slot is given out of area. */
+void swap_area_stop(int area);
+
+/* swapoff failed: the area gives out slots again. */
+void swap_area_restart(int area);
+
+/* swapoff's last step, once no entry and no cached page names a slot of
+ * the area: forget it (io->release). -EBUSY if some slot is still in use. */
+int swap_area_remove(int area);
+
+/* Slots of area in use (entries or cached pages name them). */
+uint64_t swap_area_used(int area);
+
+/* Info on area (false: no such area). */
+bool swap_area_info(int area, struct swap_area_info *info);
+
+/* Totals over every area, in pages: usable, free, and pages in the swap
+ * cache (SwapTotal, SwapFree, SwapCached). */
+void swap_totals(uint64_t *total, uint64_t *free, uint64_t *cached);
+
+/* Is any area on (with a free slot)? Reclaim's question: anonymous pages
+ * can go only where there is room. Reads counters only. */
+bool swap_space_left(void);
+
+/* A free slot for anonymous page pg (not in the swap cache, referenced by
+ * the caller), from the area of highest priority, in runs so that
+ * consecutive calls write consecutive slots; pg enters the swap cache for
+ * it (AF_SWAPCACHE, the cache's reference, pg->swap). Returns the slot's
+ * swap entry, or 0 when every area is full (or none is on). */
+pte_t swap_slot_alloc(struct page *pg);
+
+/* One more entry names slot e (fork copying an entry, an unshare copying a
+ * PT page, mremap moving one). Any context (a PT lock held). */
+void swap_slot_dup(pte_t e);
+
+/* An entry naming slot e went. When none is left the slot's cached page,
+ * if any and not under I/O, leaves the cache (its reference dropped), and
+ * the slot is free. Any context (a PT lock held). */
+void swap_slot_put(pte_t e);
+
+/* How many entries name slot e now (tests, introspection). */
+uint32_t swap_slot_count(pte_t e);
+
+/* Result of swap_cache_read. */
+enum swapin_result {
+	SWAPIN_CACHED,    /* the page was in the swap cache already */
+	SWAPIN_READ,      /* it was read from the area (a major fault) */
+	SWAPIN_STALE,     /* the slot is free: the entry changed meanwhile */
+	SWAPIN_NOMEM,     /* no frame to read it into */
+	SWAPIN_IOERR,     /* reading it failed */
+};
+
+/* The one way a swapped-out page comes back: the page of slot e, up to date,
+ * from the swap cache or read into a new frame (which enters the cache, so
+ * that another fault on e waits for this read and gets the same page).
+ * On SWAPIN_CACHED and SWAPIN_READ *pg holds a reference for the caller.
+ * Sleeps (the read, or another task's). */
+enum swapin_result swap_cache_read(pte_t e, struct page **pg);
+
+/* Write cached page pg (up to date or not) to its slot: pswpout. 0, or
+ * -EIO: the slot is marked bad and pg stays in the cache, not up to date,
+ * so it is never dropped (its data lives only here). Sleeps. The caller
+ * holds a reference. */
+int swap_writepage(struct page *pg);
+
+/* Take pg out of the swap cache if only the cache and the caller hold it
+ * (refcount 2) and it is up to date and not under I/O: the cache's
+ * reference is dropped, the slot freed if no entry names it. true if it
+ * left the cache. */
+bool swap_cache_try_remove(struct page *pg);
+
+/* Take up-to-date page pg out of the swap cache whoever maps it (a page that
+ * is about to be written in place: the slot's copy would be stale). Only
+ * when no entry names its slot anymore; true if it left. */
+bool swap_cache_drop_unnamed(struct page *pg);
+
+/* Is pg in the swap cache (AF_SWAPCACHE)? */
+static inline bool page_in_swap_cache(const struct page *pg)
+{
+	return __atomic_load_n(&pg->aflags, __ATOMIC_ACQUIRE) & AF_SWAPCACHE;
+}
+
+#endif

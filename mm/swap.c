@@ -1,0 +1,235 @@
+/* mm/swap.c -- anonymous pages out to swap and back (see mm/swap.h). */
+#include "mm/swap.h"
+#include "mm/anon_rmap.h"
+#include "mm/as.h"
+#include "mm/frame/kmalloc.h"
+#include "mm/frame/lru.h"
+#include "mm/frame/page.h"
+#include "mm/frame/swap.h"
+#include "mm/reclaim.h"
+#include "mm/pt/pgtable.h"
+#include "mm/pt/tlb.h"
+#include "mm/pt/walk.h"
+#include "lib/atomic.h"
+#include "lib/errno.h"
+#include "arch/x86_64/memlayout.h"
+
+struct swap_out_stats swap_out_stats;
+
+bool swap_reclaimable(void)
+{
+	return lru_pages() && swap_space_left();
+}
+
+/* ---- page-out ---- */
+
+struct out_walk {
+	pte_t swp;          /* 0: only look (age); else the swap entry to put in */
+	unsigned mapped;    /* entries found mapping the page */
+	unsigned young;     /* of those, accessed since the last look */
+};
+
+static void out_step(struct addrspace *as, vaddr_t va, struct page *pg, void *arg)
+{
+	struct out_walk *ow = arg;
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
+	enum page_out_result r = pgt_page_out(&b, va, pg, ow->swp);
+	tlb_end(&b);
+	ow->mapped += r != PAGE_OUT_NOT_MAPPED;
+	ow->young += r == PAGE_OUT_YOUNG;
+}
+
+/* One walk of pg's mappings with swap entry swp (0: aging only). */
+static struct out_walk out_walk(struct page *pg, pte_t swp)
+{
+	struct out_walk ow = { .swp = swp };
+	stat_add(&swap_out_stats.busy, anon_rmap_walk(pg, out_step, &ow));
+	return ow;
+}
+
+/* Page pg (referenced by the caller, on the list): swap it out if no
+ * mapping used it since the last look. true if its frame is free once the
+ * caller drops its reference. */
+static bool page_out(struct page *pg)
+{
+	stat_inc(&swap_out_stats.scanned);
+	struct out_walk ow = out_walk(pg, 0);
+	if (ow.young) {   /* used since the last look: a second chance */
+		stat_inc(&swap_out_stats.referenced);
+		return false;
+	}
+	if (!ow.mapped && !page_in_swap_cache(pg))
+		return false;   /* a new page not mapped yet, or mapped only where we could not look */
+	if (!page_in_swap_cache(pg) && !swap_slot_alloc(pg))
+		return false;   /* no room on any area */
+	if (ow.mapped)
+		(void)out_walk(pg, pg->swap);
+	if (atomic_load(&pg->refcount) != 2)
+		return false;   /* still mapped (used meanwhile, or a busy address space) */
+	if (!(pg->aflags & AF_UPTODATE) && swap_writepage(pg) < 0)
+		return false;   /* the slot is bad: the page stays, named by its entries */
+	return swap_cache_try_remove(pg);
+}
+
+uint64_t swap_out(uint64_t want)
+{
+	uint64_t freed = 0;
+	for (uint64_t budget = 2 * lru_pages(); freed < want && budget; budget--) {
+		struct page *pg = lru_next();
+		if (!pg)
+			break;
+		if (page_out(pg))
+			freed++;
+		page_put(pg);
+	}
+	stat_add(&swap_out_stats.stolen, freed);
+	return freed;
+}
+
+/* The reclaimer's view of swap_out: a shrinker asked last, by the thread. */
+static uint64_t swap_out_count(void)
+{
+	return swap_reclaimable() ? lru_pages() : 0;
+}
+
+static struct shrinker swap_shrinker = {
+	.name = "swap", .count = swap_out_count, .scan = swap_out,
+	.flags = SHRINKER_BACKGROUND | SHRINKER_LAST,
+};
+
+void swap_init(void)
+{
+	reclaim_add_shrinker(&swap_shrinker);
+}
+
+/* ---- swap-in ---- */
+
+/* The prot of a page brought back into v: v's access, copy-on-write. */
+static unsigned swapped_prot(const struct vma *v)
+{
+	return (v->prot & VM_ACCESS) | VM_COW;
+}
+
+int swap_in(struct addrspace *as, struct vma *v, vaddr_t va, pte_t e)
+{
+	pte_t now;
+	int m = pgt_lookup_write(as->pgt, va, NULL, &now);   /* a shared PT page: ours first */
+	if (m < 0)
+		return m;
+	if (m != PGT_SWAPPED || now != e)
+		return 0;   /* changed meanwhile: retry the access */
+	if (anon_vma_prepare(v) < 0)
+		return -ENOMEM;
+	struct page *pg;
+	enum swapin_result r = swap_cache_read(e, &pg);
+	if (r == SWAPIN_STALE)
+		return 0;
+	if (r == SWAPIN_NOMEM || r == SWAPIN_IOERR)
+		return r == SWAPIN_NOMEM ? -ENOMEM : -EIO;
+	anon_page_add(pg, v, va);
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
+	int put = pgt_replace(&b, va, e, page_to_pa(pg), swapped_prot(v), NULL);   /* the slot's count down */
+	tlb_end(&b);
+	if (put < 0) {
+		page_put(pg);
+		return 0;
+	}
+	return r == SWAPIN_READ;
+}
+
+/* ---- swapoff ---- */
+
+#define UNUSE_BATCH 64
+
+struct unuse_scan {
+	int area;
+	unsigned n;
+	vaddr_t va[UNUSE_BATCH];
+	pte_t e[UNUSE_BATCH];
+};
+
+/* A swap entry of the area: note it (the batch ends the walk when full). */
+static int unuse_note(struct walk *w)
+{
+	struct unuse_scan *u = w->arg;
+	pte_t e = pte_read(w->ep);
+	if ((int)pte_swap_area(e) != u->area)
+		return 0;
+	u->va[u->n] = w->va;
+	u->e[u->n] = e;
+	return ++u->n == UNUSE_BATCH ? -EAGAIN : 0;
+}
+
+static const struct walk_ops unuse_ops = { .swap = unuse_note };
+
+/* Bring back the pages of area in v (as locked for reading). 0 or -errno. */
+static int unuse_vma(struct addrspace *as, struct vma *v, int area)
+{
+	struct unuse_scan u = { .area = area };
+	for (vaddr_t at = v->start; at < v->end;) {
+		u.n = 0;
+		struct walk w = { .ops = &unuse_ops, .pgt = as->pgt, .arg = &u };
+		if (walk_range(&w, at, v->end) == 0)
+			at = v->end;
+		else
+			at = u.va[u.n - 1] + PAGE_SIZE;
+		for (unsigned i = 0; i < u.n; i++) {
+			int r = swap_in(as, v, u.va[i], u.e[i]);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+struct space_list {
+	unsigned n, cap;
+	struct addrspace **as;
+};
+
+static void collect(struct addrspace *as, void *arg)
+{
+	struct space_list *l = arg;
+	if (l->n < l->cap && (l->as[l->n] = as_tryget(as)))
+		l->n++;
+}
+
+static void count_space(struct addrspace *as, void *arg)
+{
+	(void)as;
+	(*(unsigned *)arg)++;
+}
+
+/* One pass over every address space: 0 or the first error. */
+static int unuse_pass(int area)
+{
+	struct space_list l = { 0 };
+	as_for_each(count_space, &l.cap);
+	l.as = kmalloc((l.cap + 1) * sizeof(*l.as));
+	if (!l.as)
+		return -ENOMEM;
+	as_for_each(collect, &l);
+	int r = 0;
+	for (unsigned i = 0; i < l.n; i++) {
+		as_lock_read(l.as[i]);
+		for (struct vma *v = l.as[i]->vmas; v && r == 0; v = v->next)
+			r = unuse_vma(l.as[i], v, area);
+		as_unlock_read(l.as[i]);
+		as_put(l.as[i]);
+	}
+	kfree(l.as);
+	return r;
+}
+
+int swap_unuse(int area)
+{
+	for (uint64_t before = UINT64_MAX; swap_area_used(area) && swap_area_used(area) < before;) {
+		before = swap_area_used(area);
+		int r = unuse_pass(area);
+		if (r < 0)
+			return r;
+	}
+	return swap_area_used(area) ? -EBUSY : 0;
+}

@@ -1,0 +1,74 @@
+/* mm/swap.h -- anonymous pages out to swap and back: the LRU list they are
+ * chosen from, the reclaimer's page-out, the fault's swap-in, and swapoff's
+ * bringing everything back. The slots and the swap cache are
+ * mm/frame/swap.h; the reverse map that finds a page's entries is
+ * mm/anon_rmap.h.
+ *
+ * A page's life:
+ *
+ *   fault (new, COW copy) --> on the LRU list (tail), mapped
+ *        |
+ *        | reclaim, at the head: any entry accessed since the last look?
+ *        |    yes --> Accessed cleared, to the tail (a second chance: CLOCK)
+ *        v    no
+ *   a slot (swap_slot_alloc): in the swap cache
+ *        |  every entry --> the slot's swap entry (pgt_page_out, all sharers)
+ *        |  unmapped everywhere? written to the slot (swap_writepage)
+ *        v
+ *   out of the cache, frame freed            ...  a fault on a swap entry:
+ *                                                 swap_cache_read (cache or
+ *                                                 disk), mapped copy-on-write,
+ *                                                 the slot's count down; at 0
+ *                                                 the page leaves the cache
+ *
+ * Who runs what: swap_out only in the reclaimer thread (kernel/reclaimd.c:
+ * it sleeps on I/O and takes address-space locks -- tried, never waited
+ * for); swap_in in a page fault (the address space locked for reading);
+ * swap_unuse in swapoff. The list itself is mm/frame/lru.h.
+ */
+#ifndef MM_SWAP_H
+#define MM_SWAP_H
+
+#include "lib/types.h"
+#include "arch/x86_64/pte.h"
+
+struct page;
+struct vma;
+struct addrspace;
+
+/* Could swap_out free anything: anonymous pages on the list and a free
+ * slot? Reads counters only (the tick asks). */
+bool swap_reclaimable(void);
+
+/* The reclaimer thread's page-out: look at anonymous pages oldest first
+ * (at most two rounds of the list), swapping out those not used since the
+ * last look, until `want` frames were freed. Returns the frames freed.
+ * Sleeps; holds nothing on entry. */
+uint64_t swap_out(uint64_t want);
+
+/* A fault (as locked for reading, v the VMA of va, allowing the access)
+ * found swap entry e at va: bring the page back from the swap cache or the
+ * area and map it copy-on-write (a write then reuses it if it is the
+ * only user). 1 if it was read from the area (a major fault), 0 if cached
+ * or if the entry changed meanwhile (the access is retried), -ENOMEM, or
+ * -EIO (the read failed: SIGBUS for the faulting process only). */
+int swap_in(struct addrspace *as, struct vma *v, vaddr_t va, pte_t e);
+
+/* swapoff's work: bring back every page of area (its slots named by
+ * entries of any address space), until none is in use. 0, -ENOMEM (a page
+ * could not be brought back: the pages back so far stay in memory, the rest
+ * on the area), or -EIO (a page could not be read: it stays on the area). */
+int swap_unuse(int area);
+
+/* Register swap_out with the reclaimer (a SHRINKER_LAST shrinker). At boot. */
+void swap_init(void);
+
+struct swap_out_stats {
+	uint64_t scanned;       /* pages looked at (pgscan_kswapd_anon) */
+	uint64_t referenced;    /* of those, used since the last look */
+	uint64_t stolen;        /* pages freed by swapping them out (pgsteal_anon) */
+	uint64_t busy;          /* address spaces passed over (a writer held them) */
+};
+extern struct swap_out_stats swap_out_stats;
+
+#endif

@@ -1,0 +1,334 @@
+/* user/swaptests.c -- swap as programs see it: swapon(2), swapoff(2),
+ * /proc/swaps and /proc/meminfo, and anonymous memory larger than RAM that
+ * comes back byte for byte.
+ *
+ * Runs as pid 1 on Pagoda with the disks the test runner makes for the
+ * suite (tests/suites.txt): vda a plain disk (not a swap area), vdb made by
+ * mkswap (tests/qemu/disks.py's "swap" disks). It turns vdb on itself. On
+ * Linux the same calls need root and a spare disk, so it refuses to run
+ * unless it is pid 1 (the init of a test VM). Every page a test writes
+ * holds a stamp of (page, round) in every 8-byte word it checks, so a page
+ * read back from the wrong slot, or a stale one, is found.
+ *
+ *   area      swapon's and swapoff's errnos: a missing path ENOENT, a disk
+ *             that is not a swap area EINVAL, a character device EINVAL,
+ *             unknown flags EINVAL, the area on twice EBUSY, swapoff of
+ *             something not on EINVAL; /proc/swaps and SwapTotal/SwapFree
+ *             show the area (with its priority), and drop it after swapoff
+ *   big       (MIB, default 2 x RAM) anonymous memory stamped page by page,
+ *             then read back in another order: every stamp right; vmstat's
+ *             pswpout and pswpin and pgmajfault grew; SwapFree fell
+ *   fork      a child forked over memory larger than RAM (COW, shared page
+ *             tables) reads the parent's stamps, rewrites half; the parent
+ *             still reads its own: a page swapped out once is right for
+ *             every sharer
+ *   threads   4 threads, each its own part of a mapping of 1.5 x RAM,
+ *             stamped and checked in two rounds
+ *   swapoff   pages swapped out, then swapoff: SwapTotal 0, every stamp
+ *             right (the pages came back, none read again), then swapon
+ *             again; and swapoff with more on the area than memory can
+ *             hold: ENOMEM, the area stays on, nothing lost
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pagoda/procfs.h>
+
+#define PAGE 4096UL
+#define SWAP_DISK "/dev/vdb"
+#define PLAIN_DISK "/dev/vda"
+#define SWAP_FLAG_PREFER 0x8000
+
+static int failures;
+static const char *test_arg;
+
+static void fail(int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("swaptests:%d: ", line);
+	vprintf(fmt, ap);
+	printf(" (errno %d)\n", errno);
+	va_end(ap);
+	__atomic_add_fetch(&failures, 1, __ATOMIC_SEQ_CST);
+}
+
+#define CHECK(c) do { if (!(c)) fail(__LINE__, "%s", #c); } while (0)
+#define CHECK_ERR(e, want) do { errno = 0; long r_ = (long)(e); \
+	if (r_ != -1 || errno != (want)) fail(__LINE__, "%s: %ld, want -1 with %s", #e, r_, #want); } while (0)
+
+static long swapon(const char *path, int flags)
+{
+	return syscall(SYS_swapon, path, flags);
+}
+
+static long swapoff(const char *path)
+{
+	return syscall(SYS_swapoff, path);
+}
+
+/* A /proc/meminfo field in KiB, or -1. */
+static long long meminfo(const char *name)
+{
+	char *t = procfs_read("/proc/meminfo", NULL);
+	long long v = t ? procfs_field(t, name) : -1;
+	free(t);
+	return v;
+}
+
+/* The stamp of page i in round r: differs for every page and round. */
+static uint64_t stamp(uint64_t i, uint64_t r)
+{
+	return (i * 0x9e3779b97f4a7c15ull) ^ (r << 48) ^ 0x5357415054455354ull;
+}
+
+/* Stamp page i of m: its first, middle and last words. */
+static void put(volatile uint64_t *m, uint64_t i, uint64_t r)
+{
+	volatile uint64_t *p = m + i * (PAGE / 8);
+	p[0] = p[PAGE / 16] = p[PAGE / 8 - 1] = stamp(i, r);
+}
+
+static int good(volatile uint64_t *m, uint64_t i, uint64_t r)
+{
+	volatile uint64_t *p = m + i * (PAGE / 8);
+	uint64_t s = stamp(i, r);
+	return p[0] == s && p[PAGE / 16] == s && p[PAGE / 8 - 1] == s && p[1] == 0;
+}
+
+/* Pages of m [0, n) not holding round r's stamps, checked in a stride
+ * that is not the order they were written in. */
+static uint64_t count_bad(volatile uint64_t *m, uint64_t n, uint64_t r)
+{
+	uint64_t bad = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t i = (k * 7919) % n;
+		if (!good(m, i, r) && bad++ < 4)
+			printf("  page %llu: %#llx, want %#llx\n", (unsigned long long)i,
+			       (unsigned long long)m[i * (PAGE / 8)], (unsigned long long)stamp(i, r));
+	}
+	return bad;
+}
+
+static uint64_t mem_pages(void)
+{
+	return (uint64_t)meminfo("MemTotal") * 1024 / PAGE;
+}
+
+static volatile uint64_t *map_pages(uint64_t n)
+{
+	void *m = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/* ---- area ---- */
+
+static void test_area(void)
+{
+	long long total0 = meminfo("SwapTotal");
+	CHECK_ERR(swapon("/no/such/disk", 0), ENOENT);
+	CHECK_ERR(swapon(PLAIN_DISK, 0), EINVAL);       /* no SWAPSPACE2 */
+	CHECK_ERR(swapon("/dev/null", 0), EINVAL);
+	CHECK_ERR(swapon(SWAP_DISK, 0x100000), EINVAL);  /* a flag Linux does not have */
+	CHECK_ERR(swapoff(SWAP_DISK), EINVAL);           /* not on */
+	CHECK_ERR(swapoff(PLAIN_DISK), EINVAL);
+	CHECK(swapon(SWAP_DISK, SWAP_FLAG_PREFER | 7) == 0);
+	CHECK_ERR(swapon(SWAP_DISK, 0), EBUSY);
+	char *t = procfs_read("/proc/swaps", NULL);
+	CHECK(t && strstr(t, "Filename") == t && strstr(t, SWAP_DISK) && strstr(t, "partition"));
+	CHECK(t && strstr(t, "\t7\n"));
+	free(t);
+	long long total = meminfo("SwapTotal"), free_kb = meminfo("SwapFree");
+	printf("  SwapTotal %lld kB, SwapFree %lld kB\n", total, free_kb);
+	CHECK(total0 == 0 && total > 0 && free_kb > 0 && free_kb <= total);
+	CHECK(swapoff(SWAP_DISK) == 0);
+	CHECK(meminfo("SwapTotal") == 0);
+	t = procfs_read("/proc/swaps", NULL);
+	CHECK(t && !strstr(t, SWAP_DISK));
+	free(t);
+	CHECK(swapon(SWAP_DISK, 0) == 0);   /* on for the tests that follow */
+}
+
+/* ---- big ---- */
+
+static void test_big(void)
+{
+	uint64_t n = test_arg ? strtoull(test_arg, NULL, 0) * (1 << 20) / PAGE : 2 * mem_pages();
+	long long out0 = procfs_vmstat("pswpout"), in0 = procfs_vmstat("pswpin");
+	long long maj0 = procfs_vmstat("pgmajfault");
+	volatile uint64_t *m = map_pages(n);
+	if (!m)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		put(m, i, 1);
+	long long free_kb = meminfo("SwapFree");
+	uint64_t bad = count_bad(m, n, 1);
+	long long out = procfs_vmstat("pswpout") - out0, in = procfs_vmstat("pswpin") - in0;
+	printf("  big: %llu MiB stamped and read back, %llu pages wrong; pswpout %lld, pswpin %lld, "
+	       "major faults %lld\n", (unsigned long long)(n * PAGE >> 20), (unsigned long long)bad,
+	       out, in, procfs_vmstat("pgmajfault") - maj0);
+	CHECK(bad == 0);
+	CHECK(out > 0 && in > 0);
+	CHECK(procfs_vmstat("pgmajfault") > maj0);
+	CHECK(free_kb >= 0 && free_kb < meminfo("SwapTotal"));
+	CHECK(munmap((void *)m, n * PAGE) == 0);
+}
+
+/* ---- fork ---- */
+
+static void test_fork(void)
+{
+	uint64_t n = mem_pages() * 3 / 2;
+	volatile uint64_t *m = map_pages(n);
+	if (!m)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		put(m, i, 2);
+	pid_t pid = fork();
+	if (pid == 0) {
+		uint64_t bad = count_bad(m, n, 2);
+		for (uint64_t i = 0; i < n; i += 2)
+			put(m, i, 3);
+		for (uint64_t i = 0; i < n; i++)
+			bad += !good(m, i, i % 2 ? 2 : 3);
+		_exit(bad ? 1 : 0);
+	}
+	CHECK(pid > 0);
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	uint64_t bad = count_bad(m, n, 2);
+	printf("  fork: %llu MiB shared with a child that rewrote half; parent's pages wrong: %llu\n",
+	       (unsigned long long)(n * PAGE >> 20), (unsigned long long)bad);
+	CHECK(bad == 0);
+	CHECK(munmap((void *)m, n * PAGE) == 0);
+}
+
+/* ---- threads ---- */
+
+struct part {
+	volatile uint64_t *m;
+	uint64_t first, n;
+	uint64_t bad;
+};
+
+static void *thread_main(void *arg)
+{
+	struct part *p = arg;
+	for (uint64_t r = 10; r < 12; r++) {
+		for (uint64_t i = p->first; i < p->first + p->n; i++)
+			put(p->m, i, r);
+		for (uint64_t i = p->first; i < p->first + p->n; i++)
+			p->bad += !good(p->m, i, r);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	enum { T = 4 };
+	uint64_t n = mem_pages() * 3 / 2;
+	volatile uint64_t *m = map_pages(n);
+	if (!m)
+		return;
+	pthread_t th[T];
+	struct part parts[T];
+	for (int t = 0; t < T; t++) {
+		parts[t] = (struct part){ .m = m, .first = n / T * t, .n = n / T };
+		CHECK(pthread_create(&th[t], NULL, thread_main, &parts[t]) == 0);
+	}
+	uint64_t bad = 0;
+	for (int t = 0; t < T; t++) {
+		pthread_join(th[t], NULL);
+		bad += parts[t].bad;
+	}
+	printf("  threads: %d threads over %llu MiB, 2 rounds; pages wrong: %llu\n", T,
+	       (unsigned long long)(n * PAGE >> 20), (unsigned long long)bad);
+	CHECK(bad == 0);
+	CHECK(munmap((void *)m, n * PAGE) == 0);
+}
+
+/* ---- swapoff ---- */
+
+static void test_swapoff(void)
+{
+	uint64_t n = mem_pages() * 2;
+	volatile uint64_t *m = map_pages(n);
+	if (!m)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		put(m, i, 4);
+	CHECK_ERR(swapoff(SWAP_DISK), ENOMEM);   /* twice the RAM cannot come back */
+	CHECK(meminfo("SwapTotal") > 0);
+	CHECK(count_bad(m, n, 4) == 0);
+	/* three quarters of it freed: what is left (half the RAM) fits in
+	 * memory once back */
+	CHECK(munmap((void *)(m + n / 4 * (PAGE / 8)), (n - n / 4) * PAGE) == 0);
+	n /= 4;
+	long long used = meminfo("SwapTotal") - meminfo("SwapFree");
+	CHECK(swapoff(SWAP_DISK) == 0);
+	CHECK(meminfo("SwapTotal") == 0 && meminfo("SwapCached") == 0);
+	long long in0 = procfs_vmstat("pswpin");
+	uint64_t bad = count_bad(m, n, 4);
+	printf("  swapoff: %lld kB of swap in use came back; pages wrong %llu, read from swap after: %lld\n",
+	       used, (unsigned long long)bad, procfs_vmstat("pswpin") - in0);
+	CHECK(used > 0 && bad == 0 && procfs_vmstat("pswpin") == in0);
+	CHECK(munmap((void *)m, n * PAGE) == 0);
+	CHECK(swapon(SWAP_DISK, 0) == 0);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "area", test_area }, { "big", test_big }, { "fork", test_fork },
+	{ "threads", test_threads }, { "swapoff", test_swapoff },
+};
+
+/* Run tests[i]? Named on the command line (NAME or NAME=ARG), or no names. */
+static int selected(size_t i, int argc, char **argv)
+{
+	size_t n = strlen(tests[i].name);
+	for (int a = 1; a < argc; a++) {
+		if (strncmp(argv[a], tests[i].name, n) == 0 && (!argv[a][n] || argv[a][n] == '=')) {
+			test_arg = argv[a][n] ? argv[a] + n + 1 : NULL;
+			return 1;
+		}
+	}
+	test_arg = NULL;
+	return argc < 2;
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0;
+	if (getpid() != 1) {   /* never the swap of the machine it was started on */
+		fprintf(stderr, "swaptests: turns /dev/vdb on as swap: runs only as init of a test VM\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IONBF, 0);
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (!selected(i, argc, argv))
+			continue;
+		failures = 0;
+		if (tests[i].fn != test_area)   /* area begins with swap off, ends with it on */
+			CHECK(swapon(SWAP_DISK, 0) == 0 || errno == EBUSY);
+		tests[i].fn();
+		printf("TEST user.swap_%s %s\n", tests[i].name, failures ? "FAIL see above" : "PASS");
+		passed += !failures;
+		failed += failures != 0;
+	}
+	printf("SWAPTESTS END %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
