@@ -7,6 +7,8 @@
 #                   CMDLINE='test=all' passes kernel options
 #   make test       host unit tests + every QEMU test suite; prints "N passed, N failed"
 #   make run CPUS=4 any QEMU target with 4 guest CPUs (default 2; tools/qemu.sh)
+#   make run SWAP=256M  a swap disk too (build/swap.img, made by mkswap each
+#                   run; /dev/vdb, or vda with DISK=0), turned on by init
 #   make debug      QEMU paused with its gdbstub and gdb attached with symbols
 #                   (USER=prog adds a user program's symbols; docs/debugging.md)
 #   make console    in a second terminal while make debug runs: type into the
@@ -138,10 +140,16 @@ $(B)/pagoda.iso: $(B)/kernel.elf $(B)/initrd.tar tools/mkiso.sh | $(call deps,bu
 # disk root (root=/dev/vda), so those never land on the disk.
 comma := ,
 RUN_INITRD  := $(if $(filter 1,$(DISK)),$(B)/overlay.tar,$(B)/initrd.tar)
-RUN_CMDLINE := $(if $(filter 1,$(DISK)),root=/dev/vda )$(CMDLINE)
+SWAP        ?=
+MKSWAP      := $(or $(shell command -v mkswap),/sbin/mkswap)
+RUN_SWAPDEV := $(if $(filter 1,$(DISK)),/dev/vdb,/dev/vda)
+RUN_CMDLINE := $(if $(filter 1,$(DISK)),root=/dev/vda )$(if $(SWAP),swap=$(RUN_SWAPDEV) )$(CMDLINE)
 RUN_DISK    := $(if $(filter 1,$(DISK)),-drive file=$(B)/disk.img$(comma)if=none$(comma)format=raw$(comma)id=root \
-		-device virtio-blk-pci$(comma)drive=root)
+		-device virtio-blk-pci$(comma)drive=root) \
+	       $(if $(SWAP),-drive file=$(B)/swap.img$(comma)if=none$(comma)format=raw$(comma)id=swap \
+		-device virtio-blk-pci$(comma)drive=swap)
 run: $(B)/kernel.elf $(RUN_INITRD) $(if $(filter 1,$(DISK)),$(B)/disk.img) | $(call deps,build run)
+	@$(if $(SWAP),rm -f $(B)/swap.img && truncate -s $(SWAP) $(B)/swap.img && $(MKSWAP) -q $(B)/swap.img)
 	@tools/mkiso.sh $(B)/kernel.elf $(RUN_INITRD) "$(RUN_CMDLINE)" $(B)/run.iso
 	@tools/run.sh $(B)/run.iso $(MEM) $(RUN_DISK) $(QEMUFLAGS)
 

@@ -108,7 +108,7 @@ static void status_memory(struct textbuf *tb, const struct pid_mem *m)
 	kb_line(tb, "VmExe", m->text);
 	kb_line(tb, "VmLib", 0);
 	kb_line(tb, "VmPTE", m->as.table_pages);
-	kb_line(tb, "VmSwap", 0);
+	kb_line(tb, "VmSwap", m->sum.swap);
 	kb_line(tb, "HugetlbPages", 0);
 }
 
@@ -263,9 +263,12 @@ static void smaps_counts(struct textbuf *tb, const struct vma_memstat *s)
 	smaps_kb(tb, "KSM", 0);
 	smaps_kb(tb, "LazyFree", KB(s->lazyfree));
 	static const char *const none[] = { "AnonHugePages", "ShmemPmdMapped", "FilePmdMapped",
-		"Shared_Hugetlb", "Private_Hugetlb", "Swap", "SwapPss", "Locked" };
+		"Shared_Hugetlb", "Private_Hugetlb" };
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
 		smaps_kb(tb, none[i], 0);
+	smaps_kb(tb, "Swap", KB(s->swap));
+	smaps_kb(tb, "SwapPss", (s->swap_pss * (PAGE_SIZE / 1024)) >> PSS_SHIFT);
+	smaps_kb(tb, "Locked", 0);
 }
 
 /* VmFlags: the two-letter names of Linux's VMA flags that Pagoda has, in

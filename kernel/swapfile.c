@@ -50,17 +50,18 @@
 
 static struct mutex swapon_mutex = MUTEX_INIT("swapon", SLEEP_RANK_MOUNT);
 
-/* A disk's slots: page `slot` is sectors slot * 8 .. slot * 8 + 7, one
- * request per page (the pages of a transfer are anywhere in memory). */
+/* A disk's slots: page `slot` is sectors slot * 8 .. slot * 8 + 7. The
+ * pages of a run of slots go in one plug: the block layer merges them into
+ * requests of up to 32 pages (they are anywhere in memory: one segment
+ * each). */
 static int disk_rw(void *dev, uint64_t slot, struct page **pages, unsigned n, enum swap_dir dir)
 {
-	for (unsigned i = 0; i < n; i++) {
-		int r = blk_rw(dev, dir == SWAP_WRITE ? BLK_WRITE : BLK_READ,
-			       (slot + i) * (PAGE_SIZE / SECTOR_SIZE), page_va(pages[i]), PAGE_SIZE);
-		if (r < 0)
-			return -EIO;
-	}
-	return 0;
+	struct blk_plug p;
+	blk_plug_init(&p, dev);
+	for (unsigned i = 0; i < n; i++)
+		blk_plug_add(&p, dir == SWAP_WRITE ? BLK_WRITE : BLK_READ,
+			     (slot + i) * (PAGE_SIZE / SECTOR_SIZE), page_va(pages[i]), PAGE_SIZE);
+	return blk_plug_finish(&p) < 0 ? -EIO : 0;
 }
 
 static const struct swap_io_ops disk_io = { .rw = disk_rw };

@@ -161,7 +161,19 @@ static int vma_leaf_pde(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops vma_stat_ops = { .pte = vma_leaf, .pde = vma_leaf_pde };
+/* A swap entry: a page of the VMA out on swap, shared as its PT page is. */
+static int vma_swap(struct walk *w)
+{
+	struct vma_walk *s = w->arg;
+	uint64_t sharers = ptpage_sharers(ptpage_of(w->ep)) * s->pd_sharers;
+	s->st->swap++;
+	s->st->swap_pss += (1ull << PSS_SHIFT) / (sharers ? sharers : 1);
+	return 0;
+}
+
+static const struct walk_ops vma_stat_ops = {
+	.pte = vma_leaf, .pde = vma_leaf_pde, .swap = vma_swap,
+};
 
 void vma_memstat(struct addrspace *as, const struct vma *v, struct vma_memstat *st)
 {

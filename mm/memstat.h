@@ -75,6 +75,10 @@ struct vma_memstat {
 	uint64_t referenced;       /* hardware accessed bit set */
 	uint64_t anonymous;        /* anonymous frames (smaps' Anonymous) */
 	uint64_t lazyfree;         /* on the lazy-free list (MADV_FREE) */
+	uint64_t swap;             /* swap entries: pages out on swap (smaps' Swap, VmSwap) */
+	uint64_t swap_pss;         /* of those, this address space's share (fixed point):
+				      an entry of a shared PT page counts for each sharer
+				      in part, as Linux's SwapPss divides by the slot's count */
 };
 
 /* Add v's pages (v belongs to as) to *st; the caller zeroes st first, so a

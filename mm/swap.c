@@ -48,41 +48,71 @@ static struct out_walk out_walk(struct page *pg, pte_t swp)
 	return ow;
 }
 
-/* Page pg (referenced by the caller, on the list): swap it out if no
- * mapping used it since the last look. true if its frame is free once the
- * caller drops its reference. */
-static bool page_out(struct page *pg)
+/* What page_out did with a page. */
+enum out_result {
+	OUT_KEEP,     /* stays in memory (used, not mapped yet, no slot, busy) */
+	OUT_FREED,    /* out of the cache: free once the caller's reference goes */
+	OUT_WRITE,    /* unmapped everywhere, in the cache: to be written */
+};
+
+/* Page pg (referenced by the caller, on the list): unmap it everywhere if
+ * no mapping used it since the last look. */
+static enum out_result page_out(struct page *pg)
 {
 	stat_inc(&swap_out_stats.scanned);
 	struct out_walk ow = out_walk(pg, 0);
 	if (ow.young) {   /* used since the last look: a second chance */
 		stat_inc(&swap_out_stats.referenced);
-		return false;
+		return OUT_KEEP;
 	}
 	if (!ow.mapped && !page_in_swap_cache(pg))
-		return false;   /* a new page not mapped yet, or mapped only where we could not look */
+		return OUT_KEEP;   /* a new page not mapped yet, or mapped only where we could not look */
 	if (!page_in_swap_cache(pg) && !swap_slot_alloc(pg))
-		return false;   /* no room on any area */
+		return OUT_KEEP;   /* no room on any area */
 	if (ow.mapped)
 		(void)out_walk(pg, pg->swap);
-	if (atomic_load(&pg->refcount) != 2)
-		return false;   /* still mapped (used meanwhile, or a busy address space) */
-	if (!(pg->aflags & AF_UPTODATE) && swap_writepage(pg) < 0)
-		return false;   /* the slot is bad: the page stays, named by its entries */
-	return swap_cache_try_remove(pg);
+	if (atomic_load(&pg->refcount) != 2 || (pg->aflags & AF_LOCKED))
+		return OUT_KEEP;   /* still mapped (used meanwhile, or a busy address space) */
+	if (!(pg->aflags & AF_UPTODATE))
+		return OUT_WRITE;
+	return swap_cache_try_remove(pg) ? OUT_FREED : OUT_KEEP;
+}
+
+#define OUT_BATCH 32   /* pages written together: one request when their slots follow */
+
+/* Write the batch (references held), then free what nobody took back
+ * meanwhile: the frames freed. */
+static uint64_t write_batch(struct page **batch, unsigned n)
+{
+	uint64_t freed = 0;
+	(void)swap_writepages(batch, n);   /* a failed one stays, its slot bad */
+	for (unsigned i = 0; i < n; i++) {
+		freed += swap_cache_try_remove(batch[i]);
+		page_put(batch[i]);
+	}
+	return freed;
 }
 
 uint64_t swap_out(uint64_t want)
 {
+	struct page *batch[OUT_BATCH];
+	unsigned n = 0;
 	uint64_t freed = 0;
-	for (uint64_t budget = 2 * lru_pages(); freed < want && budget; budget--) {
+	for (uint64_t budget = 2 * lru_pages(); freed + n < want && budget; budget--) {
 		struct page *pg = lru_next();
 		if (!pg)
 			break;
-		if (page_out(pg))
-			freed++;
+		enum out_result r = page_out(pg);
+		if (r == OUT_WRITE) {
+			batch[n++] = pg;   /* our reference goes with it */
+			if (n == OUT_BATCH)
+				freed += write_batch(batch, n), n = 0;
+			continue;
+		}
+		freed += r == OUT_FREED;
 		page_put(pg);
 	}
+	freed += write_batch(batch, n);
 	stat_add(&swap_out_stats.stolen, freed);
 	return freed;
 }

@@ -13,7 +13,8 @@
  *        v    no
  *   a slot (swap_slot_alloc): in the swap cache
  *        |  every entry --> the slot's swap entry (pgt_page_out, all sharers)
- *        |  unmapped everywhere? written to the slot (swap_writepage)
+ *        |  unmapped everywhere? written to the slot (swap_writepages,
+ *        |  32 at a time: one request when their slots follow)
  *        v
  *   out of the cache, frame freed            ...  a fault on a swap entry:
  *                                                 swap_cache_read (cache or

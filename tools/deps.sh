@@ -18,8 +18,8 @@ set -eu
 pkgs_build="gcc libc6-dev binutils make nasm grub-pc-bin grub-common xorriso mtools"
 pkgs_newlib="newlib-source texinfo bzip2 xz-utils"
 pkgs_musl="musl musl-tools"
-pkgs_run="qemu-system-x86 e2fsprogs"
-pkgs_test="check pkg-config gdb python3 e2fsprogs"
+pkgs_run="qemu-system-x86 e2fsprogs util-linux"
+pkgs_test="check pkg-config gdb python3 e2fsprogs util-linux"
 pkgs_bench="gnuplot-nox cpio gzip python3"
 pkgs_pictures="graphviz"
 

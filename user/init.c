@@ -7,6 +7,9 @@
  *    reaps every process until that shell ends, and exits with the shell's
  *    status. Pagoda's kernel takes the exit of init as the end of the run:
  *    it powers the machine off and reports that status (isa-debug-exit).
+ * 2a. Before either: with swap=PATH on the kernel's command line (`make run
+ *    SWAP=256M` attaches a swap disk and passes swap=/dev/vdb), turns that
+ *    swap area on, as a boot script's `swapon -a` would.
  * 3. Otherwise starts an interactive shell on the console and restarts it
  *    whenever it ends, forever.
  * Either way init reaps orphans: every process whose parent died becomes
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -126,6 +130,28 @@ static void run_console(void)
 	}
 }
 
+/* swap=PATH on the kernel's command line: swapon(PATH). */
+static void swap_on(void)
+{
+	char line[1024], path[256];
+	int fd = open("/proc/cmdline", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, line, sizeof line - 1);
+	if (fd >= 0)
+		close(fd);
+	line[n > 0 ? n : 0] = '\0';
+	for (char *p = line; (p = strstr(p, "swap=")); p++) {
+		if (p != line && p[-1] != ' ')
+			continue;
+		if (sscanf(p + 5, "%255s", path) != 1)
+			return;
+		if (syscall(SYS_swapon, path, 0) == 0)
+			printf("init: swap on %s\n", path);
+		else
+			printf("init: swapon %s: %s\n", path, strerror(errno));
+		return;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[1024];
@@ -134,6 +160,8 @@ int main(int argc, char **argv)
 	open_console();
 	if (slash && slash != argv[0] && (size_t)(slash - argv[0]) < sizeof bindir)
 		snprintf(bindir, sizeof bindir, "%.*s", (int)(slash - argv[0]), argv[0]);
+	if (getpid() == 1)
+		swap_on();
 	struct stat st;
 	const char *cmd_file = argc > 1 ? argv[1] :
 			       stat(RUN_DIR CMD_FILE, &st) == 0 ? RUN_DIR CMD_FILE : CMD_FILE;

@@ -17,13 +17,14 @@
  *             show the area (with its priority), and drop it after swapoff
  *   big       (MIB, default 2 x RAM) anonymous memory stamped page by page,
  *             then read back in another order: every stamp right; vmstat's
- *             pswpout and pswpin and pgmajfault grew; SwapFree fell
- *   fork      a child forked over memory larger than RAM (COW, shared page
+ *             pswpout and pswpin and pgmajfault grew; SwapFree fell;
+ *             VmSwap + VmRSS cover the mapping
+ *   fork      a child forked over 1.25 x RAM (COW, shared page
  *             tables) reads the parent's stamps, rewrites half; the parent
  *             still reads its own: a page swapped out once is right for
  *             every sharer
- *   threads   4 threads, each its own part of a mapping of 1.5 x RAM,
- *             stamped and checked in two rounds
+ *   threads   4 threads, each its own part of a mapping of 1.25 x RAM,
+ *             stamped and checked
  *   swapoff   pages swapped out, then swapoff: SwapTotal 0, every stamp
  *             right (the pages came back, none read again), then swapon
  *             again; and swapoff with more on the area than memory can
@@ -41,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <pagoda/procfs.h>
 
@@ -173,6 +175,11 @@ static void test_big(void)
 	for (uint64_t i = 0; i < n; i++)
 		put(m, i, 1);
 	long long free_kb = meminfo("SwapFree");
+	char *st = procfs_read("/proc/self/status", NULL);
+	long long vmswap = st ? procfs_field(st, "VmSwap") : -1, rss = st ? procfs_field(st, "VmRSS") : -1;
+	free(st);
+	printf("  big: VmSwap %lld kB, VmRSS %lld kB after stamping\n", vmswap, rss);
+	CHECK(vmswap > 0 && (uint64_t)(vmswap + rss) * 1024 >= n * PAGE);   /* every page somewhere */
 	uint64_t bad = count_bad(m, n, 1);
 	long long out = procfs_vmstat("pswpout") - out0, in = procfs_vmstat("pswpin") - in0;
 	printf("  big: %llu MiB stamped and read back, %llu pages wrong; pswpout %lld, pswpin %lld, "
@@ -189,7 +196,7 @@ static void test_big(void)
 
 static void test_fork(void)
 {
-	uint64_t n = mem_pages() * 3 / 2;
+	uint64_t n = mem_pages() * 5 / 4;
 	volatile uint64_t *m = map_pages(n);
 	if (!m)
 		return;
@@ -226,7 +233,7 @@ struct part {
 static void *thread_main(void *arg)
 {
 	struct part *p = arg;
-	for (uint64_t r = 10; r < 12; r++) {
+	for (uint64_t r = 10; r < 11; r++) {
 		for (uint64_t i = p->first; i < p->first + p->n; i++)
 			put(p->m, i, r);
 		for (uint64_t i = p->first; i < p->first + p->n; i++)
@@ -238,7 +245,7 @@ static void *thread_main(void *arg)
 static void test_threads(void)
 {
 	enum { T = 4 };
-	uint64_t n = mem_pages() * 3 / 2;
+	uint64_t n = mem_pages() * 5 / 4;
 	volatile uint64_t *m = map_pages(n);
 	if (!m)
 		return;
@@ -253,7 +260,7 @@ static void test_threads(void)
 		pthread_join(th[t], NULL);
 		bad += parts[t].bad;
 	}
-	printf("  threads: %d threads over %llu MiB, 2 rounds; pages wrong: %llu\n", T,
+	printf("  threads: %d threads over %llu MiB; pages wrong: %llu\n", T,
 	       (unsigned long long)(n * PAGE >> 20), (unsigned long long)bad);
 	CHECK(bad == 0);
 	CHECK(munmap((void *)m, n * PAGE) == 0);
@@ -263,19 +270,19 @@ static void test_threads(void)
 
 static void test_swapoff(void)
 {
-	uint64_t n = mem_pages() * 2;
+	uint64_t n = mem_pages() * 3 / 2;
 	volatile uint64_t *m = map_pages(n);
 	if (!m)
 		return;
 	for (uint64_t i = 0; i < n; i++)
 		put(m, i, 4);
-	CHECK_ERR(swapoff(SWAP_DISK), ENOMEM);   /* twice the RAM cannot come back */
+	CHECK_ERR(swapoff(SWAP_DISK), ENOMEM);   /* 1.5 x RAM cannot come back */
 	CHECK(meminfo("SwapTotal") > 0);
 	CHECK(count_bad(m, n, 4) == 0);
-	/* three quarters of it freed: what is left (half the RAM) fits in
-	 * memory once back */
-	CHECK(munmap((void *)(m + n / 4 * (PAGE / 8)), (n - n / 4) * PAGE) == 0);
-	n /= 4;
+	/* two thirds of it freed: what is left (half the RAM) fits in memory
+	 * once back */
+	CHECK(munmap((void *)(m + n / 3 * (PAGE / 8)), (n - n / 3) * PAGE) == 0);
+	n /= 3;
 	long long used = meminfo("SwapTotal") - meminfo("SwapFree");
 	CHECK(swapoff(SWAP_DISK) == 0);
 	CHECK(meminfo("SwapTotal") == 0 && meminfo("SwapCached") == 0);
@@ -324,7 +331,16 @@ int main(int argc, char **argv)
 		failures = 0;
 		if (tests[i].fn != test_area)   /* area begins with swap off, ends with it on */
 			CHECK(swapon(SWAP_DISK, 0) == 0 || errno == EBUSY);
+		long long scan0 = procfs_vmstat("pgscan_anon"), steal0 = procfs_vmstat("pgsteal_anon");
+		long long out0 = procfs_vmstat("pswpout"), in0 = procfs_vmstat("pswpin");
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		tests[i].fn();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("  (%s: %.1f s; pages scanned %lld, swapped out %lld, written %lld, read %lld)\n",
+		       tests[i].name, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+		       procfs_vmstat("pgscan_anon") - scan0, procfs_vmstat("pgsteal_anon") - steal0,
+		       procfs_vmstat("pswpout") - out0, procfs_vmstat("pswpin") - in0);
 		printf("TEST user.swap_%s %s\n", tests[i].name, failures ? "FAIL see above" : "PASS");
 		passed += !failures;
 		failed += failures != 0;

@@ -471,26 +471,71 @@ enum swapin_result swap_cache_read(pte_t e, struct page **pg)
 	return found ? cached_ready(found, pg) : SWAPIN_STALE;
 }
 
-int swap_writepage(struct page *pg)
+/* Sort pages[0..n) by their slots (insertion: n is small). */
+static void sort_by_slot(struct page **pages, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && pages[j - 1]->swap > pages[j]->swap; j--) {
+			struct page *t = pages[j];
+			pages[j] = pages[j - 1];
+			pages[j - 1] = t;
+		}
+}
+
+/* The pages from pages[0] on whose slots follow each other in one area. */
+static unsigned run_length(struct page **pages, unsigned n)
+{
+	unsigned k = 1;
+	while (k < n && pages[k]->swap == pte_mkswap(pte_swap_area(pages[0]->swap),
+						     pte_swap_slot(pages[0]->swap) + k))
+		k++;
+	return k;
+}
+
+/* Mark pages[0..n) under I/O (each cached, not under I/O already). */
+static void begin_writes(struct page **pages, unsigned n)
 {
 	spin_lock(&swap_lock);
-	if (!page_in_swap_cache(pg) || (pg->aflags & AF_LOCKED))
-		page_bug(pg, "swap_writepage: not in the swap cache, or under I/O", NULL);
-	pte_t e = pg->swap;
-	struct swap_area *a = area_of(e);
-	__atomic_fetch_or(&pg->aflags, AF_LOCKED, __ATOMIC_RELEASE);
-	spin_unlock(&swap_lock);
-	int r = a->io->rw(a->dev, pte_swap_slot(e), &pg, 1, SWAP_WRITE);
-	spin_lock(&swap_lock);
-	if (r) {   /* the page keeps the only copy: the slot is never used again */
-		a->count[pte_swap_slot(e)] |= SLOT_BAD;
-		swap_stats.write_errors++;
-	} else {
-		swap_stats.pswpout++;
+	for (unsigned i = 0; i < n; i++) {
+		if (!page_in_swap_cache(pages[i]) || (pages[i]->aflags & AF_LOCKED))
+			page_bug(pages[i], "swap_writepages: not in the swap cache, or under I/O", NULL);
+		__atomic_fetch_or(&pages[i]->aflags, AF_LOCKED, __ATOMIC_RELEASE);
 	}
 	spin_unlock(&swap_lock);
-	end_io(pg, r ? 0 : AF_UPTODATE);
+}
+
+/* Write a run of n pages to consecutive slots: 0 or -EIO (every slot of
+ * the run then bad). */
+static int write_run(struct page **pages, unsigned n)
+{
+	pte_t e = pages[0]->swap;
+	struct swap_area *a = area_of(e);
+	int r = a->io->rw(a->dev, pte_swap_slot(e), pages, n, SWAP_WRITE);
+	spin_lock(&swap_lock);
+	for (unsigned i = 0; i < n; i++)
+		if (r)   /* the page keeps the only copy: the slot is never used again */
+			a->count[pte_swap_slot(pages[i]->swap)] |= SLOT_BAD;
+	if (r)
+		swap_stats.write_errors += n;
+	else
+		swap_stats.pswpout += n;
+	spin_unlock(&swap_lock);
+	for (unsigned i = 0; i < n; i++)
+		end_io(pages[i], r ? 0 : AF_UPTODATE);
 	return r ? -EIO : 0;
+}
+
+unsigned swap_writepages(struct page **pages, unsigned n)
+{
+	unsigned failed = 0;
+	sort_by_slot(pages, n);
+	begin_writes(pages, n);
+	for (unsigned i = 0, k; i < n; i += k) {
+		k = run_length(pages + i, n - i);
+		if (write_run(pages + i, k) < 0)
+			failed += k;
+	}
+	return failed;
 }
 
 /* Take pg out of the cache if `ok` says so (swap_lock held by the caller

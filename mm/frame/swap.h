@@ -163,11 +163,15 @@ enum swapin_result {
  * Sleeps (the read, or another task's). */
 enum swapin_result swap_cache_read(pte_t e, struct page **pg);
 
-/* Write cached page pg (up to date or not) to its slot: pswpout. 0, or
- * -EIO: the slot is marked bad and pg stays in the cache, not up to date,
- * so it is never dropped (its data lives only here). Sleeps. The caller
- * holds a reference. */
-int swap_writepage(struct page *pg);
+/* Write cached pages[0..n) (up to date or not; the caller holds a
+ * reference on each) to their slots, pswpout: sorted by slot, each run of
+ * consecutive slots in one transfer (the slots swap_slot_alloc gives one
+ * after another follow each other, so a batch of page-outs is mostly one
+ * sequential write). A page whose write failed has its slot marked bad
+ * and stays in the cache, not up to date, so it is never dropped (its
+ * data lives only here). Returns the pages whose write failed. Sleeps;
+ * reorders pages[]. */
+unsigned swap_writepages(struct page **pages, unsigned n);
 
 /* Take pg out of the swap cache if only the cache and the caller hold it
  * (refcount 2) and it is up to date and not under I/O: the cache's

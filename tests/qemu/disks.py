@@ -31,6 +31,7 @@ failing disk would (user/disktests.c's eio test knows the two numbers).
 """
 import os
 import re
+import shutil
 import subprocess
 
 SECTOR = 512
@@ -86,7 +87,8 @@ def prepare(build, suite, spec):
         if swap:   # what mkswap(8) writes: SWAPSPACE2 in page 0
             with open(path, "wb") as f:
                 f.truncate(size)
-            subprocess.run(["mkswap", "-q", path], check=True, stdout=subprocess.DEVNULL)
+            mkswap = shutil.which("mkswap") or "/sbin/mkswap"   # util-linux; /sbin is not in every PATH
+            subprocess.run([mkswap, "-q", path], check=True, stdout=subprocess.DEVNULL)
         elif ext2:
             if os.path.exists(path):
                 os.remove(path)
