@@ -29,6 +29,8 @@ void proc_init(void)
 {
 	sched_init();
 	vmcheck_on_exit = cmdline_has("vmcheck");
+	if (vmcheck_on_exit)
+		vmcheck_reserve();
 }
 
 struct proc *proc_find(int pid)

@@ -1,6 +1,7 @@
 /* kernel/syscall.c -- dispatch a system call from its trap frame. */
 #include "kernel/syscall.h"
 #include "mm/reclaim.h"
+#include "kernel/reclaimd.h"
 #include "lib/cmdline.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -56,6 +57,8 @@ void syscall_dispatch(struct trapframe *tf)
 	const uint64_t arg[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
 	long r = -ENOSYS;
 	reclaim_if_low();   /* direct reclaim: no lock held here (mm/reclaim.h) */
+	if (!reclaim_above_min())   /* still short (only the thread can swap): wait for */
+		(void)reclaimd_wait();   /* one of its runs, as Linux throttles direct reclaim */
 	if (nr < NSYSCALLS && table[nr])
 		r = table[nr](arg);
 	fd_release_held(p);   /* the files fd_get held for the call */

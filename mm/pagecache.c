@@ -584,8 +584,10 @@ int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last)
 	struct page *one_page;
 	uint8_t one_dirty;
 	struct wb_batch b = { kmalloc(PC_BATCH * sizeof(*b.pages)), kmalloc(PC_BATCH), 0, PC_BATCH };
-	if (!b.pages || !b.dirty)   /* no memory for a batch: a page at a time */
-		b = (struct wb_batch){ &one_page, &one_dirty, 0, 1 }, kfree(b.pages), kfree(b.dirty);
+	if (!b.pages || !b.dirty) {   /* no memory for a batch: a page at a time */
+		kfree(b.pages), kfree(b.dirty);   /* before b names the ones on the stack */
+		b = (struct wb_batch){ &one_page, &one_dirty, 0, 1 };
+	}
 	if (pc->mkclean && clear_mapwrite(pc, first, last))
 		pc->mkclean(pc, first, last - first + 1);   /* a store now marks them again */
 	int err = 0;

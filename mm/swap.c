@@ -80,6 +80,21 @@ static enum out_result page_out(struct page *pg)
 
 #define OUT_BATCH 32   /* pages written together: one request when their slots follow */
 
+/* The reclaimer's reference on pg: taken by lru_next, marked so that the
+ * invariant checker counts it (AF_RECLAIM), and dropped here. */
+static struct page *hold(struct page *pg)
+{
+	if (pg)
+		__atomic_fetch_or(&pg->aflags, AF_RECLAIM, __ATOMIC_RELAXED);
+	return pg;
+}
+
+static void let_go(struct page *pg)
+{
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_RECLAIM, __ATOMIC_RELAXED);
+	page_put(pg);
+}
+
 /* Write the batch (references held), then free what nobody took back
  * meanwhile: the frames freed. */
 static uint64_t write_batch(struct page **batch, unsigned n)
@@ -88,7 +103,7 @@ static uint64_t write_batch(struct page **batch, unsigned n)
 	(void)swap_writepages(batch, n);   /* a failed one stays, its slot bad */
 	for (unsigned i = 0; i < n; i++) {
 		freed += swap_cache_try_remove(batch[i]);
-		page_put(batch[i]);
+		let_go(batch[i]);
 	}
 	return freed;
 }
@@ -99,7 +114,7 @@ uint64_t swap_out(uint64_t want)
 	unsigned n = 0;
 	uint64_t freed = 0;
 	for (uint64_t budget = 2 * lru_pages(); freed + n < want && budget; budget--) {
-		struct page *pg = lru_next();
+		struct page *pg = hold(lru_next());
 		if (!pg)
 			break;
 		enum out_result r = page_out(pg);
@@ -110,7 +125,7 @@ uint64_t swap_out(uint64_t want)
 			continue;
 		}
 		freed += r == OUT_FREED;
-		page_put(pg);
+		let_go(pg);
 	}
 	freed += write_batch(batch, n);
 	stat_add(&swap_out_stats.stolen, freed);

@@ -11,18 +11,65 @@
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
+#include "lib/string.h"
+
+/* The counting arrays reserved at boot (vmcheck_reserve), claimed by one
+ * check at a time with `kept_busy`: a check late in a run under memory
+ * pressure, where free frames come in ones and twos (pages swapped out one
+ * by one), found no 16 contiguous frames for them. A second check at once
+ * allocates its own. */
+static uint32_t *kept_refs, *kept_maps;
+static bool kept_busy;
+
+void vmcheck_reserve(void)
+{
+	kept_refs = kmalloc(max_pfn * sizeof(uint32_t));
+	kept_maps = kmalloc(max_pfn * sizeof(uint32_t));
+}
 
 int vmcheck_begin(struct vmcheck *c)
 {
 	*c = (struct vmcheck){ 0 };
-	c->table_refs = kzalloc(max_pfn * sizeof(uint32_t));
-	c->maps = kzalloc(max_pfn * sizeof(uint32_t));
+	bool kept = !__atomic_exchange_n(&kept_busy, true, __ATOMIC_ACQUIRE);
+	c->table_refs = kept && kept_refs ? kept_refs : kmalloc(max_pfn * sizeof(uint32_t));
+	c->maps = kept && kept_maps ? kept_maps : kmalloc(max_pfn * sizeof(uint32_t));
+	c->kept = kept;
 	if (!c->table_refs || !c->maps) {
-		kfree(c->table_refs);
-		kfree(c->maps);
+		vmcheck_release(c);
 		return -ENOMEM;
 	}
+	memset(c->table_refs, 0, max_pfn * sizeof(uint32_t));
+	memset(c->maps, 0, max_pfn * sizeof(uint32_t));
 	return 0;
+}
+
+void vmcheck_release(struct vmcheck *c)
+{
+	if (c->table_refs != kept_refs)
+		kfree(c->table_refs);
+	if (c->maps != kept_maps)
+		kfree(c->maps);
+	if (c->kept)
+		__atomic_store_n(&kept_busy, false, __ATOMIC_RELEASE);
+	c->table_refs = c->maps = NULL;
+	c->kept = false;
+}
+
+/* A private writable entry at va maps pg: no other mapping may hold it
+ * (the references that are no mapping aside: the reclaimer's, and the swap
+ * cache's of a page on its way out, not yet written), and a page whose
+ * slot holds its bytes (in the swap cache, up to date) is never writable:
+ * a store would make the slot stale. */
+static void check_writable(const struct page *pg, vaddr_t va)
+{
+	bool anon = pg->type == PG_ANON, cached = anon && (pg->aflags & AF_SWAPCACHE);
+	uint32_t others = (anon && (pg->aflags & AF_RECLAIM)) + cached;
+	if (pg->refcount > 1 + others)
+		panic("vmcheck: va %#lx: writable private entry to frame %#lx with %u "
+		      "references (copy-on-write broken)", va, page_to_pa(pg), pg->refcount);
+	if (cached && (pg->aflags & AF_UPTODATE))
+		panic("vmcheck: va %#lx: writable entry to frame %#lx, whose swap slot holds "
+		      "its bytes (a store would make the slot stale)", va, page_to_pa(pg));
 }
 
 /* Count the frames PT page pt (mapping the 2 MiB at base) maps, once per
@@ -42,10 +89,8 @@ static void count_pt_entries(struct vmcheck *c, struct page *pt, vaddr_t base)
 		if (pfn >= max_pfn)
 			continue;
 		c->maps[pfn]++;
-		if (pte_writable(x) && !pte_shared(x) && frames[pfn].refcount > 1)
-			panic("vmcheck: va %#lx: writable private entry to frame %#lx with %u "
-			      "references (copy-on-write broken)", base + (vaddr_t)i * PAGE_SIZE,
-			      pfn << PAGE_SHIFT, frames[pfn].refcount);
+		if (pte_writable(x) && !pte_shared(x))
+			check_writable(&frames[pfn], base + (vaddr_t)i * PAGE_SIZE);
 	}
 	if (zero != pt->pt.zero)
 		panic("vmcheck: PT page %#lx at %#lx: zero count %u but %u entries map the zero page",
@@ -147,13 +192,16 @@ void vmcheck_finish(struct vmcheck *c)
 		c->frames++;
 		if (pg->type != PG_ANON && pg->type != PG_FILE)
 			page_bug(pg, "vmcheck: user mapping of a non-user frame", NULL);
-		uint32_t want = c->maps[pfn] + (pg->type == PG_FILE ? 1 : 0);
-		if (pg->refcount != want)
-			panic("vmcheck: frame %#lx (%s): refcount %u, but %u PT pages map it%s",
+		/* +1 for a file's page (its cache's), for an anonymous page in
+		 * the swap cache, for one the reclaimer is paging out */
+		bool anon = pg->type == PG_ANON;
+		uint32_t extra = (pg->type == PG_FILE) + (anon && (pg->aflags & AF_SWAPCACHE)) +
+				 (anon && (pg->aflags & AF_RECLAIM));
+		if (pg->refcount != c->maps[pfn] + extra)
+			panic("vmcheck: frame %#lx (%s): refcount %u, but %u PT pages map it "
+			      "(+%u: its file's, the swap cache's, the reclaimer's)",
 			      pfn << PAGE_SHIFT, page_type_name(pg->type), pg->refcount,
-			      c->maps[pfn], pg->type == PG_FILE ? " (+1 for its file)" : "");
+			      c->maps[pfn], extra);
 	}
-	kfree(c->table_refs);
-	kfree(c->maps);
-	c->table_refs = c->maps = NULL;
+	vmcheck_release(c);
 }

@@ -36,10 +36,20 @@ struct vmcheck {
 	uint32_t *table_refs; /* per frame: entries pointing at it (PT, PD pages) */
 	uint32_t *maps;       /* per frame: entries mapping it (once per PT page) */
 	uint64_t spaces, pd_pages, pt_pages, frames;
+	bool kept;            /* the arrays are the reserved ones */
 };
 
-/* 0, or -ENOMEM if the counters cannot be allocated. */
+/* Reserve the counting arrays of one check for good (at boot, when checks
+ * will run: the `vmcheck` option), so that a check under memory pressure
+ * does not fail for its own memory. */
+void vmcheck_reserve(void);
+
+/* 0, or -ENOMEM if the counters cannot be allocated (the reserved ones are
+ * in use by another check, or there are none). */
 int vmcheck_begin(struct vmcheck *c);
+
+/* Give the counters back (vmcheck_finish does; a caller that stops early). */
+void vmcheck_release(struct vmcheck *c);
 void vmcheck_add(struct vmcheck *c, struct addrspace *as);
 
 /* Compare the counts with the frame database; then free the counters. */

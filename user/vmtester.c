@@ -1,7 +1,7 @@
 /* user/vmtester.c -- a model-based random tester of the virtual memory.
  *
  *   vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] [-t THREADS [-r HELPERS]]
- *            [-d DIR [-k]] [-v]
+ *            [-d DIR [-k]] [-S SWAPDEV] [-v]
  *
  * Keeps a shadow model (every byte) of a window of MIB MiB (default 4) at a
  * fixed, 1 GiB-aligned address, and runs STEPS (default 2000) seeded random
@@ -35,6 +35,12 @@
  * MADV_FREE'd pages read their old data or zeros until rewritten, a written
  * page is never lost, DONTNEED zero-fills private anonymous pages, reloads
  * private file pages and leaves shared ones alone.
+ *
+ * -S SWAPDEV (as init of a test VM only) turns that swap area on first:
+ * with a window and its model larger than the RAM (suite vmtester-swap:
+ * 48 MiB of RAM, a 64 MiB window), every operation then meets pages out on
+ * swap -- shared PT pages of forks, COW, MADV_FREE, file mappings -- and
+ * the memory-pressure step pushes more of them out.
  *
  * The random sequence depends only on the seed, never on what the kernel did,
  * so a failure (printed with its seed and step, exit status 1) replays with
@@ -74,11 +80,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
 #include "fuzz_rand.h"
 
 #define PAGE 4096
@@ -1604,7 +1612,7 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vmtester [-s SEED] [-n STEPS] [-w MIB] [-T SECONDS] "
-		"[-t THREADS [-r HELPERS]] [-d DIR [-k]] [-v]\n");
+		"[-t THREADS [-r HELPERS]] [-d DIR [-k]] [-S SWAPDEV] [-v]\n");
 	exit(2);
 }
 
@@ -1629,9 +1637,10 @@ int main(int argc, char **argv)
 	long seconds = 0, mib = 4, threads = 0, helpers = -1;
 	int c;
 
+	const char *swapdev = NULL;
 	run_steps = 2000;
 	W.dir = "/tmp";
-	while ((c = getopt(argc, argv, "s:n:w:T:t:r:d:kv")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:w:T:t:r:d:kS:v")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': run_steps = strtol(optarg, NULL, 0); break;
@@ -1641,6 +1650,7 @@ int main(int argc, char **argv)
 		case 'r': helpers = strtol(optarg, NULL, 0); break;
 		case 'd': W.dir = optarg; break;
 		case 'k': W.keep = 1; break;
+		case 'S': swapdev = optarg; break;
 		case 'v': solo.verbose = 1; break;
 		default: usage();
 		}
@@ -1649,6 +1659,10 @@ int main(int argc, char **argv)
 	    helpers > 64 || (helpers >= 0 && !threads) || (threads && mib * 256 / threads < 16) ||
 	    (W.keep && threads))
 		usage();
+	if (swapdev && getpid() != 1)
+		fail("-S %s: turns swap on: only as init of a test VM", swapdev);
+	if (swapdev && syscall(SYS_swapon, swapdev, 0) != 0)
+		fail("swapon %s: %s", swapdev, strerror(errno));
 	W.nthreads = (int)threads;
 	W.nhelpers = threads ? (helpers < 0 ? 1 : (int)helpers) : 0;
 	setup((size_t)mib, argv[0]);
@@ -1673,6 +1687,9 @@ int main(int argc, char **argv)
 		fail("pagoda_vmcheck: %s", strerror(errno));
 	if (have_mi)
 		print_events(&m0);
+	if (swapdev)
+		printf("vmtester: swap: %lld pages written, %lld read\n", procfs_vmstat("pswpout"),
+		       procfs_vmstat("pswpin"));
 	if (W.keep)
 		keep_report();
 	printf("vmtester: PASS seeds %llu..%llu steps %lu ops %lu pages-checked %lu faults %lu\n",

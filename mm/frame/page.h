@@ -126,6 +126,8 @@ struct page {
 #define AF_LRU 0x10        /* on an anonymous LRU list (mm/swap.h) */
 #define AF_ACTIVE 0x20     /* on the active one */
 #define AF_REFERENCED 0x40 /* seen referenced once on the inactive list */
+#define AF_RECLAIM 0x80    /* the reclaimer holds a reference while it pages it out
+			      (the invariant checker's +1, mm/vmcheck.c) */
 
 /* page_alloc flags: PA_ZERO plus at most one type (default PG_KERNEL).
  * Every frame is written whole when it is allocated: PA_ZERO, or a copy
