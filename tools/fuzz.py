@@ -13,7 +13,9 @@ fuzzer threaded (systhreads: -t 4 threads in each of -P 3 processes at once,
 file-system tester (user/fstester.c, on /tmp's tmpfs, 4 CPUs), and the VM
 tester with its scratch file on an ext2 root (vmext2: 4 CPUs, ptshare=pd and
 fork; the host then compares the file in the image with the model's hash
-and runs e2fsck), each running seeds
+and runs e2fsck), the VM tester over swap (vmswap: a 64 MiB window and
+its model with 48 MiB of RAM and a 256 MiB swap disk, ptshare=pd and fork),
+each running seeds
 SEED, SEED+1, ... for its share of the time (-T), JOBS boots at a time; then
 the testers on the Linux host (host mode: sysfuzz's allowlist), the
 ext2 image fuzzer (tests/unit/test_ext2.c's damage case), the VFS model
@@ -27,7 +29,7 @@ and operations checked, a total, and ends "N passed, N failed"; a failing run
 prints the tester's FAIL and replay lines (logs: BUILD/fuzz/NAME.log).
 
 --only runs some of them alone for the whole time (a comma list of vmtester,
-sysfuzz, vmthreads, systhreads, fstester, vmext2, ext2, vfs, crash; no host runs):
+sysfuzz, vmthreads, systhreads, fstester, vmext2, vmswap, ext2, vfs, crash; no host runs):
 `make fuzz FUZZ_ONLY=ext2 FUZZ_MINUTES=30` is the image fuzzer for half an hour.
 """
 import argparse
@@ -55,7 +57,9 @@ TESTERS = {"vmtester": ("vmtester", "-n,2000", "64M", None, None, None),
            "systhreads": ("sysfuzz", "-n,3000,-t,4,-P,3,-m", "128M", THREAD_MODES, 4, None),
            "fstester": ("fstester", "-n,3000,-P,3", "256M", [("tmpfs", "")], 4, None),
            "vmext2": ("vmtester", "-n,1000,-d,/,-k", "64M",
-                      [("pd", "vmcheck"), ("fork", "ptshare=fork vmcheck")], 4, "vda:64M:ext2:fsck")}
+                      [("pd", "vmcheck"), ("fork", "ptshare=fork vmcheck")], 4, "vda:64M:ext2:fsck"),
+           "vmswap": ("vmtester", "-n,600,-w,64,-S,/dev/vda", "48M",
+                      [("pd", "vmcheck"), ("fork", "ptshare=fork vmcheck")], 2, "vda:256M:swap")}
 SEEDS_PER_RUN = 1000000    # each run's seeds start this far apart
 SUMMARY = re.compile(r"^(vmtester|sysfuzz|fstester|ext2|vfs|crash): PASS seeds (\d+)\.\.(\d+) ?(.*)$", re.M)
 
@@ -86,7 +90,7 @@ def run_boot(build, tester, mode, cmdline, seed, seconds):
     prog, args, mem, _, cpus, disk = TESTERS[tester]
     name = "%s-%s" % (tester, mode)
     initargs = "-s,%d,%s,-T,%d" % (seed, args, seconds)
-    root = "root=/dev/vda " if disk else ""
+    root = "root=/dev/vda " if disk and "ext2" in disk else ""   # a swap disk is no root
     iso = make_iso(build, name, "test=user %sinit=/bin/%s initargs=%s %s"
                    % (root, prog, initargs, cmdline))
     extra = disks.prepare(build, "fuzz-" + name, disk) if disk else []
