@@ -61,7 +61,7 @@ static bool victim_dying(void)
  * that fails for another reason (a larger block) still ends in a kill. */
 static bool victim_memory_back(void)
 {
-	return clock_ns() - atomic_load(&last_kill_ns) < OOM_WAIT_NS && reclaim_above_min();
+	return clock_ns() - atomic_load(&last_kill_ns) < OOM_WAIT_NS && reclaim_free_above(reclaim_min);
 }
 
 /* p's RSS in pages, or 0 when it cannot be chosen (proc_lock and its

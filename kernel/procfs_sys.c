@@ -155,6 +155,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "slabs_scanned", reclaim_stats.shrink_scanned);
 	vmstat_line(tb, "pageoutrun", reclaim_stats.background_runs);
 	vmstat_line(tb, "oom_kill", f->oom_kills);
+	vmstat_line(tb, "swap_ra", swap_stats.ra_pages);
+	vmstat_line(tb, "swap_ra_hit", swap_stats.ra_hits);
 	vmstat_line(tb, "nr_tlb_local_flush_all", tlb_stats.flush_full);
 	vmstat_line(tb, "nr_tlb_local_flush_one", tlb_stats.flush_one);
 	struct shootdown_stats sd;

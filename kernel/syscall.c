@@ -57,7 +57,7 @@ void syscall_dispatch(struct trapframe *tf)
 	const uint64_t arg[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
 	long r = -ENOSYS;
 	reclaim_if_low();   /* direct reclaim: no lock held here (mm/reclaim.h) */
-	if (!reclaim_above_min())   /* still short (only the thread can swap): wait for */
+	if (!reclaim_free_above(reclaim_min))   /* still short (only the thread can swap): wait for */
 		(void)reclaimd_wait();   /* one of its runs, as Linux throttles direct reclaim */
 	if (nr < NSYSCALLS && table[nr])
 		r = table[nr](arg);

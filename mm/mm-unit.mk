@@ -13,3 +13,4 @@ UNIT_SRCS_mm_vmcheck := $(MM_HOST_SRCS) mm/vmcheck.c
 UNIT_SRCS_mm_pdshare := $(MM_HOST_SRCS) mm/vmcheck.c mm/memstat.c mm/vmobject.c
 UNIT_SRCS_mm_vma := $(MM_HOST_SRCS) mm/vma.c mm/vmobject.c
 UNIT_SRCS_mm_pagecache := $(MM_HOST_SRCS)
+UNIT_SRCS_mm_swap := $(MM_HOST_SRCS)

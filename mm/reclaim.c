@@ -285,9 +285,9 @@ void reclaim_if_low(void)
 		reclaim_some(short_of(reclaim_low), RECLAIM_BY_TASK);
 }
 
-bool reclaim_above_min(void)
+bool reclaim_free_above(uint64_t mark)
 {
-	return atomic_load(&mm_stats.free) > reclaim_min;
+	return atomic_load(&mm_stats.free) > mark;
 }
 
 bool reclaim_direct(void)

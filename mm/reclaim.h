@@ -69,11 +69,13 @@ void reclaim_if_low(void);
  * anything (retry), false if nothing is reclaimable (OOM). */
 bool reclaim_direct(void);
 
-/* Are free frames above the min watermark? The OOM killer's last look
- * before it chooses (as Linux's last-second allocation): a victim killed
- * earlier may have freed its memory since the fault's allocation failed,
- * and the fault should then just be retried. Reads a counter only. */
-bool reclaim_above_min(void);
+/* Are free frames above watermark `mark` (reclaim_min, _low or _high)?
+ * The OOM killer's last look before it chooses (above min: as Linux's
+ * last-second allocation, a victim killed earlier may have freed its
+ * memory since the fault's allocation failed, and the fault should then
+ * just be retried); a system call's wait for the reclaimer (below min);
+ * swap-in's read-ahead (only above low). Reads a counter only. */
+bool reclaim_free_above(uint64_t mark);
 
 /* A cache outside mm that gives memory back when asked (Linux's struct
  * shrinker): the VFS's unused dentries and idle inodes. mm calls up only

@@ -150,6 +150,33 @@ void swap_init(void)
 
 /* ---- swap-in ---- */
 
+/* How many slots the next swap-in reads (Linux's __swapin_nr_pages, in
+ * outline): read-ahead pages that swap-ins found since the last read grow
+ * the window (to the power of two at or above hits + 2); with none to judge
+ * by, two slots when this slot follows the last one read (a sequential
+ * pass), else one; it shrinks by at most half per read. One while free
+ * memory is below the low watermark: read-ahead must not push out pages
+ * that are used. The state is shared by every CPU and kept without a lock
+ * (a heuristic: a lost update only changes a guess). */
+static struct { uint64_t hits, slot; unsigned window; } ra = { .window = 1 };
+
+static unsigned readahead_window(pte_t e)
+{
+	uint64_t hits = atomic_load(&swap_stats.ra_hits), slot = pte_swap_slot(e);
+	uint64_t new_hits = hits - atomic_load(&ra.hits), last = atomic_load(&ra.slot);
+	unsigned w = 1, half = atomic_load(&ra.window) / 2;
+	while (new_hits && w < new_hits + 2 && w < SWAP_READAHEAD_MAX)
+		w <<= 1;
+	if (!new_hits && (slot == last + 1 || slot + 1 == last))
+		w = 2;
+	w = w < half ? half : w;
+	w = reclaim_free_above(reclaim_low) ? w : 1;
+	atomic_store(&ra.hits, hits);
+	atomic_store(&ra.slot, slot);
+	atomic_store(&ra.window, w);
+	return w;
+}
+
 /* The prot of a page brought back into v: v's access, copy-on-write. */
 static unsigned swapped_prot(const struct vma *v)
 {
@@ -167,7 +194,7 @@ int swap_in(struct addrspace *as, struct vma *v, vaddr_t va, pte_t e)
 	if (anon_vma_prepare(v) < 0)
 		return -ENOMEM;
 	struct page *pg;
-	enum swapin_result r = swap_cache_read(e, &pg);
+	enum swapin_result r = swap_cache_read(e, readahead_window(e), &pg);
 	if (r == SWAPIN_STALE)
 		return 0;
 	if (r == SWAPIN_NOMEM || r == SWAPIN_IOERR)

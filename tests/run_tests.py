@@ -170,6 +170,8 @@ def main():
                 report_suite(a.build, name, expect, res)
         for name, rc, out in scripts.result():
             record(name, rc == 0, "" if rc == 0 else "\n".join(out.split("\n")[-20:]))
+    with open(os.path.join(a.build, "test", "durations.txt"), "w") as f:
+        f.write("".join("%6.0f %s\n" % (d, n) for d, n in sorted(durations, reverse=True)))
     slow = sorted(durations, reverse=True)[:12]
     if slow:
         print("slowest runs: " + ", ".join("%s %.0fs" % (n, d) for d, n in slow))

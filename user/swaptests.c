@@ -333,14 +333,17 @@ int main(int argc, char **argv)
 			CHECK(swapon(SWAP_DISK, 0) == 0 || errno == EBUSY);
 		long long scan0 = procfs_vmstat("pgscan_anon"), steal0 = procfs_vmstat("pgsteal_anon");
 		long long out0 = procfs_vmstat("pswpout"), in0 = procfs_vmstat("pswpin");
+		long long ra0 = procfs_vmstat("swap_ra"), hit0 = procfs_vmstat("swap_ra_hit");
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		tests[i].fn();
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		printf("  (%s: %.1f s; pages scanned %lld, swapped out %lld, written %lld, read %lld)\n",
+		printf("  (%s: %.1f s; pages scanned %lld, swapped out %lld, written %lld, read %lld, "
+		       "of those read ahead %lld, used %lld)\n",
 		       tests[i].name, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		       procfs_vmstat("pgscan_anon") - scan0, procfs_vmstat("pgsteal_anon") - steal0,
-		       procfs_vmstat("pswpout") - out0, procfs_vmstat("pswpin") - in0);
+		       procfs_vmstat("pswpout") - out0, procfs_vmstat("pswpin") - in0,
+		       procfs_vmstat("swap_ra") - ra0, procfs_vmstat("swap_ra_hit") - hit0);
 		printf("TEST user.swap_%s %s\n", tests[i].name, failures ? "FAIL see above" : "PASS");
 		passed += !failures;
 		failed += failures != 0;

@@ -128,6 +128,7 @@ struct page {
 #define AF_REFERENCED 0x40 /* seen referenced once on the inactive list */
 #define AF_RECLAIM 0x80    /* the reclaimer holds a reference while it pages it out
 			      (the invariant checker's +1, mm/vmcheck.c) */
+#define AF_READAHEAD 0x100 /* read ahead of a swap-in, not asked for yet */
 
 /* page_alloc flags: PA_ZERO plus at most one type (default PG_KERNEL).
  * Every frame is written whole when it is allocated: PA_ZERO, or a copy

@@ -2,6 +2,7 @@
  * mm/frame/swap.h). */
 #include "mm/frame/swap.h"
 #include "mm/frame/kmalloc.h"
+#include "mm/frame/lru.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -399,42 +400,32 @@ static struct page *get_cached(pte_t e)
 	return pg;
 }
 
+/* The pages from pages[0] on whose slots follow each other in one area. */
+static unsigned run_length(struct page **pages, unsigned n)
+{
+	unsigned k = 1;
+	while (k < n && pages[k]->swap == pte_mkswap(pte_swap_area(pages[0]->swap),
+						     pte_swap_slot(pages[0]->swap) + k))
+		k++;
+	return k;
+}
+
 /* Cached page pg (referenced) once no I/O is under way on it: its bytes are
  * the page's unless its read failed (AF_ERROR: it left the cache). */
 static enum swapin_result cached_ready(struct page *pg, struct page **out)
 {
 	wait_io(pg);
-	if (__atomic_load_n(&pg->aflags, __ATOMIC_ACQUIRE) & AF_ERROR) {
+	uint16_t f = __atomic_fetch_and(&pg->aflags, (uint16_t)~AF_READAHEAD, __ATOMIC_ACQ_REL);
+	if (f & AF_ERROR) {
 		page_put(pg);
 		*out = NULL;
 		return SWAPIN_IOERR;
 	}
 	*out = pg;
 	stat_inc(&swap_stats.cache_hits);
+	if (f & AF_READAHEAD)
+		stat_inc(&swap_stats.ra_hits);
 	return SWAPIN_CACHED;
-}
-
-/* Read new page pg (cached, AF_LOCKED) from slot e; on failure it leaves
- * the cache (and the caller's reference is dropped). */
-static enum swapin_result read_in(pte_t e, struct page *pg, struct page **out)
-{
-	struct swap_area *a = area_of(e);
-	int r = a->io->rw(a->dev, pte_swap_slot(e), &pg, 1, SWAP_READ);
-	spin_lock(&swap_lock);
-	if (r) {
-		cache_remove(a, e, pg);
-		swap_stats.read_errors++;
-	} else {
-		swap_stats.pswpin++;
-	}
-	spin_unlock(&swap_lock);
-	end_io(pg, r ? AF_ERROR : AF_UPTODATE);
-	*out = r ? NULL : pg;
-	if (r) {
-		page_put(pg);   /* the cache's */
-		page_put(pg);   /* ours */
-	}
-	return r ? SWAPIN_IOERR : SWAPIN_READ;
 }
 
 /* Is slot e named by an entry (swap_lock held)? */
@@ -443,7 +434,99 @@ static bool named(pte_t e)
 	return *count_of(e) & SLOT_ENTRIES;
 }
 
-enum swapin_result swap_cache_read(pte_t e, struct page **pg)
+/* Does slot t of a want reading ahead: named, not cached, not bad
+ * (swap_lock held)? */
+static bool wants_read(const struct swap_area *a, uint64_t t)
+{
+	uint32_t c = a->count[t];
+	return (c & SLOT_ENTRIES) && !(c & (SLOT_CACHED | SLOT_BAD));
+}
+
+/* Up to n new frames into fresh[] while the allocator has them: how many. */
+static unsigned alloc_frames(struct page **fresh, unsigned n)
+{
+	unsigned k = 0;
+	while (k < n && (fresh[k] = page_alloc(0, PA_ANON)))
+		k++;
+	return k;
+}
+
+/* Give e's slot fresh[0] and the slots of its cluster of `window` that
+ * want reading the others (AF_READAHEAD), in the cache and under I/O;
+ * reads[] gets them in slot order (swap_lock held). How many. */
+static unsigned claim_cluster(pte_t e, unsigned window, struct page **fresh, unsigned n,
+			      struct page **reads)
+{
+	struct swap_area *a = area_of(e);
+	uint64_t s = pte_swap_slot(e), first = s & ~(uint64_t)(window - 1);
+	unsigned k = 0, used = 1;
+	for (uint64_t t = first; t < first + window && t < a->pages; t++) {
+		struct page *pg = t == s ? fresh[0] : used < n && wants_read(a, t) ? fresh[used++] : NULL;
+		if (!pg)
+			continue;
+		__atomic_fetch_or(&pg->aflags, AF_LOCKED | (t == s ? 0 : AF_READAHEAD), __ATOMIC_RELEASE);
+		(void)cache_insert(a, (int)pte_swap_area(e), t, pg);
+		reads[k++] = pg;
+	}
+	return k;
+}
+
+/* Read n cached pages under I/O from consecutive slots; a page whose read
+ * failed leaves the cache (AF_ERROR). */
+static void read_run(struct page **pages, unsigned n)
+{
+	pte_t e = pages[0]->swap;
+	struct swap_area *a = area_of(e);
+	int r = a->io->rw(a->dev, pte_swap_slot(e), pages, n, SWAP_READ);
+	spin_lock(&swap_lock);
+	for (unsigned i = 0; i < n; i++) {
+		if (r)
+			cache_remove(a, pages[i]->swap, pages[i]);
+		else if (pages[i]->aflags & AF_READAHEAD)
+			swap_stats.ra_pages++;
+	}
+	*(r ? &swap_stats.read_errors : &swap_stats.pswpin) += n;
+	spin_unlock(&swap_lock);
+	for (unsigned i = 0; i < n; i++) {
+		end_io(pages[i], r ? AF_ERROR : AF_UPTODATE);
+		(void)swap_cache_drop_unnamed(pages[i]);   /* its last entry went during the read */
+	}
+}
+
+/* Our reference on read-ahead page pg goes: it stays in the cache, on the
+ * LRU list, or (its read failed) is freed. */
+static void readahead_done(struct page *pg)
+{
+	if (pg->aflags & AF_ERROR)
+		page_put(pg);   /* the cache's (it left the cache) */
+	else
+		lru_add(pg);
+	page_put(pg);
+}
+
+/* Read reads[0..n) (in slot order; want, e's page, among them): the
+ * result for want. */
+static enum swapin_result read_cluster(struct page **reads, unsigned n, struct page *want,
+				       struct page **out)
+{
+	for (unsigned i = 0, k; i < n; i += k) {
+		k = run_length(reads + i, n - i);
+		read_run(reads + i, k);
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (reads[i] != want)
+			readahead_done(reads[i]);
+	*out = NULL;
+	if (want->aflags & AF_ERROR) {
+		page_put(want);   /* the cache's */
+		page_put(want);   /* ours */
+		return SWAPIN_IOERR;
+	}
+	*out = want;
+	return SWAPIN_READ;
+}
+
+enum swapin_result swap_cache_read(pte_t e, unsigned window, struct page **pg)
 {
 	spin_lock(&swap_lock);
 	struct page *found = get_cached(e);
@@ -454,20 +537,23 @@ enum swapin_result swap_cache_read(pte_t e, struct page **pg)
 	*pg = NULL;
 	if (!used)
 		return SWAPIN_STALE;
-	struct page *fresh = page_alloc(0, PA_ANON);
-	if (!fresh)
+	struct page *fresh[SWAP_READAHEAD_MAX], *reads[SWAP_READAHEAD_MAX];
+	if (!window || window > SWAP_READAHEAD_MAX || (window & (window - 1)))
+		window = 1;
+	unsigned n = alloc_frames(fresh, window);
+	if (!n)
 		return SWAPIN_NOMEM;
+	unsigned k = 0;
 	spin_lock(&swap_lock);
 	found = get_cached(e);   /* another task's read began meanwhile? */
 	used = named(e);
-	if (!found && used) {
-		__atomic_fetch_or(&fresh->aflags, AF_LOCKED, __ATOMIC_RELEASE);
-		(void)cache_insert(area_of(e), (int)pte_swap_area(e), pte_swap_slot(e), fresh);
-	}
-	spin_unlock(&swap_lock);
 	if (!found && used)
-		return read_in(e, fresh, pg);
-	page_put(fresh);
+		k = claim_cluster(e, window, fresh, n, reads);
+	spin_unlock(&swap_lock);
+	for (unsigned i = k; i < n; i++)
+		page_put(fresh[i]);   /* not needed (claim_cluster used the first k) */
+	if (k)
+		return read_cluster(reads, k, fresh[0], pg);
 	return found ? cached_ready(found, pg) : SWAPIN_STALE;
 }
 
@@ -480,16 +566,6 @@ static void sort_by_slot(struct page **pages, unsigned n)
 			pages[j] = pages[j - 1];
 			pages[j - 1] = t;
 		}
-}
-
-/* The pages from pages[0] on whose slots follow each other in one area. */
-static unsigned run_length(struct page **pages, unsigned n)
-{
-	unsigned k = 1;
-	while (k < n && pages[k]->swap == pte_mkswap(pte_swap_area(pages[0]->swap),
-						     pte_swap_slot(pages[0]->swap) + k))
-		k++;
-	return k;
 }
 
 /* Mark pages[0..n) under I/O (each cached, not under I/O already). */

@@ -88,6 +88,8 @@ struct swap_stats {
 	uint64_t cache_adds;       /* pages added to the swap cache */
 	uint64_t cache_hits;       /* swap-ins that found the page cached */
 	uint64_t write_errors, read_errors;
+	uint64_t ra_pages;         /* pages read ahead (Linux's swap_ra) */
+	uint64_t ra_hits;          /* of those, found by a swap-in (swap_ra_hit) */
 };
 extern struct swap_stats swap_stats;
 
@@ -156,12 +158,28 @@ enum swapin_result {
 	SWAPIN_IOERR,     /* reading it failed */
 };
 
+/* The most slots one swap-in reads (Linux: 1 << page_cluster, 8). */
+#define SWAP_READAHEAD_MAX 8
+
 /* The one way a swapped-out page comes back: the page of slot e, up to date,
  * from the swap cache or read into a new frame (which enters the cache, so
  * that another fault on e waits for this read and gets the same page).
+ * On a miss it also reads ahead: the other slots of e's aligned cluster of
+ * `window` slots (a power of two, 1 to SWAP_READAHEAD_MAX; 1 reads none)
+ * that entries name and no page caches, in the same request where their
+ * slots follow e's. Those pages enter the cache unmapped and on the LRU
+ * list (reclaim drops them if nobody asks), marked AF_READAHEAD until a
+ * swap-in finds them (swap_stats.ra_hits). Frames for them are taken only
+ * while the allocator has them; e's comes first.
+ *
+ *   slots   | 8 | 9 | 10| 11| 12| 13| 14| 15|    window 8, e = slot 11
+ *   named?    y   -   y   y   y   y   -   y      read: 8, 10..13, 15
+ *   cached?   -       C   -   -   -       -      (10 is cached: skipped)
+ *   requests: [8] [11 12 13] [15]               (one per run of slots)
+ *
  * On SWAPIN_CACHED and SWAPIN_READ *pg holds a reference for the caller.
  * Sleeps (the read, or another task's). */
-enum swapin_result swap_cache_read(pte_t e, struct page **pg);
+enum swapin_result swap_cache_read(pte_t e, unsigned window, struct page **pg);
 
 /* Write cached pages[0..n) (up to date or not; the caller holds a
  * reference on each) to their slots, pswpout: sorted by slot, each run of

@@ -161,7 +161,8 @@ static const char *const vmstat_ref[] = { "nr_free_pages", "nr_anon_pages", "nr_
 	"nr_file_pages", "nr_page_table_pages", "pgpgin", "pgpgout", "pswpin", "pswpout",
 	"pglazyfree", "pgfault", "pgmajfault",
 	"pglazyfreed", "pgreuse", "pgsteal_kswapd", "pgsteal_direct", "pgscan_direct",
-	"pgscan_anon", "pgsteal_anon", "slabs_scanned", "pageoutrun", "oom_kill", NULL };
+	"pgscan_anon", "pgsteal_anon", "slabs_scanned", "pageoutrun", "oom_kill", "swap_ra",
+	"swap_ra_hit", NULL };
 static const char *const vmstat_extra[] = { "nr_tlb_local_flush_all",
 	"nr_tlb_local_flush_one", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
 	"tlb_shootdown_pages", "tlb_shootdown_full", "tlb_shootdown_avoided", "pgfault_zero", "pgfault_zero_page", "pgfault_file",

@@ -1,0 +1,360 @@
+/* tests/unit/test_mm_swap.c -- swap areas, slots and the swap cache
+ * (mm/frame/swap.c) on simulated RAM, over a fake disk in memory: mkswap's
+ * header checked, priorities, slots given out consecutively and written in
+ * one request per run, counts of entries, a page read once for all its
+ * entries, read-ahead of a cluster (which slots, in which requests, hits),
+ * read and write errors, and swapoff's last step refused while a slot is
+ * used. */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/host_mm.h"
+#include "mm/frame/swap.h"
+#include "mm/anon_rmap.h"
+#include "arch/x86_64/memlayout.h"
+#include "lib/errno.h"
+
+#define RAM MiB(16)
+#define DISK_PAGES 64
+
+/* A disk of DISK_PAGES pages; every request is logged. */
+struct disk {
+	uint8_t page[DISK_PAGES][PAGE_SIZE];
+	unsigned requests;
+	struct { uint64_t slot; unsigned n; enum swap_dir dir; } log[64];
+	uint64_t fail_slot;       /* a request touching it fails (0: none) */
+	bool released;
+};
+
+static struct disk *d;
+
+static int fake_rw(void *dev, uint64_t slot, struct page **pages, unsigned n, enum swap_dir dir)
+{
+	struct disk *dk = dev;
+	ck_assert_uint_le(slot + n, DISK_PAGES);
+	if (dk->requests < 64)
+		dk->log[dk->requests] = (typeof(dk->log[0])){ slot, n, dir };
+	dk->requests++;
+	if (dk->fail_slot && dk->fail_slot >= slot && dk->fail_slot < slot + n)
+		return -EIO;
+	for (unsigned i = 0; i < n; i++) {
+		if (dir == SWAP_READ)
+			memcpy(page_va(pages[i]), dk->page[slot + i], PAGE_SIZE);
+		else
+			memcpy(dk->page[slot + i], page_va(pages[i]), PAGE_SIZE);
+	}
+	return 0;
+}
+
+static void fake_release(void *dev)
+{
+	((struct disk *)dev)->released = true;
+}
+
+static const struct swap_io_ops fake_io = { .rw = fake_rw, .release = fake_release };
+
+/* What mkswap writes: last_page, bad pages, the signature. */
+static void mkswap(struct disk *dk, uint32_t last_page, const uint32_t *bad, uint32_t nbad)
+{
+	memset(dk->page[0], 0, PAGE_SIZE);
+	struct swap_header *h = (struct swap_header *)dk->page[0];
+	h->version = 1;
+	h->last_page = last_page;
+	h->nr_badpages = nbad;
+	for (uint32_t i = 0; i < nbad; i++)
+		h->badpages[i] = bad[i];
+	memcpy(dk->page[0] + SWAP_MAGIC_OFFSET, SWAP_MAGIC, 10);
+}
+
+static void setup(void)
+{
+	host_mm_setup(RAM, false);
+	anon_rmap_init();   /* a freed anonymous page leaves the LRU list */
+	d = calloc(1, sizeof(*d));
+	mkswap(d, DISK_PAGES - 1, NULL, 0);
+}
+
+static void teardown(void)
+{
+	free(d);
+	host_mm_teardown();
+}
+
+/* swapoff's last step for d's area, then nothing may be left allocated. */
+static void area_off(void)
+{
+	int a = swap_area_find(d);
+	swap_area_stop(a);
+	ck_assert_int_eq(swap_area_remove(a), 0);
+	host_assert_no_leak();
+}
+
+static int add(struct disk *dk)
+{
+	return swap_area_add(&fake_io, dk, dk, DISK_PAGES * PAGE_SIZE, -1, "/dev/fake", false);
+}
+
+/* A page stamped with x, in the swap cache for a new slot named by one
+ * entry (as pgt_page_out leaves it); the caller's reference is kept. */
+static struct page *stamped_page(uint8_t x, pte_t *e)
+{
+	struct page *pg = page_alloc(0, PA_ANON);
+	memset(page_va(pg), x, PAGE_SIZE);
+	*e = swap_slot_alloc(pg);
+	ck_assert(pte_is_swap(*e));
+	swap_slot_dup(*e);
+	return pg;
+}
+
+/* n pages out: stamped x0, x0 + 1, ..., written, out of the cache and
+ * freed; only their entries (e[]) are left. */
+static void page_out(unsigned n, uint8_t x0, pte_t *e)
+{
+	struct page *pg[DISK_PAGES];
+	for (unsigned i = 0; i < n; i++)
+		pg[i] = stamped_page((uint8_t)(x0 + i), &e[i]);
+	ck_assert_uint_eq(swap_writepages(pg, n), 0);
+	for (unsigned i = 0; i < n; i++) {
+		ck_assert(swap_cache_try_remove(pg[i]));
+		page_put(pg[i]);
+	}
+}
+
+START_TEST(test_header_checked)
+{
+	struct disk *other = calloc(1, sizeof(*other));
+	ck_assert_int_eq(add(other), -EINVAL);                 /* no signature */
+	mkswap(other, DISK_PAGES, NULL, 0);
+	ck_assert_int_eq(add(other), -EINVAL);                 /* past the disk */
+	mkswap(other, SWAP_MIN_PAGES - 2, NULL, 0);
+	ck_assert_int_eq(add(other), -EINVAL);                 /* too small */
+	mkswap(other, DISK_PAGES - 1, NULL, 0);
+	((struct swap_header *)other->page[0])->version = 2;
+	ck_assert_int_eq(add(other), -EINVAL);                 /* another version */
+	uint32_t bad[] = { 5, 6 };
+	mkswap(other, 31, bad, 2);
+	int a = add(other);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(add(other), -EBUSY);                  /* on twice */
+	ck_assert_int_eq(swap_area_find(other), a);
+	struct swap_area_info info;
+	ck_assert(swap_area_info(a, &info));
+	ck_assert_str_eq(info.name, "/dev/fake");
+	ck_assert_uint_eq(info.slots, 31 - 2);                 /* header and bad pages out */
+	ck_assert_int_eq(info.prio, -2);
+	for (int i = 0; i < 29; i++) {                         /* never a bad slot */
+		pte_t e;
+		struct page *pg = stamped_page(1, &e);
+		ck_assert_uint_ne(pte_swap_slot(e), 5);
+		ck_assert_uint_ne(pte_swap_slot(e), 6);
+		ck_assert_uint_ne(pte_swap_slot(e), 0);
+		page_put(pg);   /* the cache keeps it */
+	}
+	ck_assert(!swap_space_left());
+	struct page *extra = page_alloc(0, PA_ANON);
+	ck_assert_uint_eq(swap_slot_alloc(extra), 0);          /* full */
+	page_put(extra);
+	free(other);
+}
+END_TEST
+
+START_TEST(test_priorities)
+{
+	struct disk *low = calloc(1, sizeof(*low));
+	mkswap(low, DISK_PAGES - 1, NULL, 0);
+	int a = add(d), b = add(low);
+	struct swap_area_info ia, ib;
+	ck_assert(swap_area_info(a, &ia) && swap_area_info(b, &ib));
+	ck_assert_int_eq(ia.prio, -2);                         /* Linux's defaults */
+	ck_assert_int_eq(ib.prio, -3);
+	pte_t e;
+	struct page *pg = stamped_page(1, &e);
+	ck_assert_uint_eq(pte_swap_area(e), (unsigned)a);      /* the higher priority first */
+	swap_slot_put(e);   /* not up to date yet: the page stays cached */
+	ck_assert(page_in_swap_cache(pg));
+	page_put(pg);
+	free(low);
+}
+END_TEST
+
+START_TEST(test_runs_of_slots_one_request)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e[8];
+	page_out(8, 0x10, e);
+	ck_assert_uint_eq(d->requests, 1 + 1);                 /* the header, one write */
+	ck_assert_uint_eq(d->log[1].n, 8);
+	ck_assert_int_eq(d->log[1].dir, SWAP_WRITE);
+	for (unsigned i = 0; i < 8; i++) {
+		ck_assert_uint_eq(pte_swap_slot(e[i]), 1 + i); /* consecutive slots */
+		ck_assert_uint_eq(d->page[1 + i][100], 0x10 + i);
+		ck_assert_uint_eq(swap_slot_count(e[i]), 1);
+	}
+	ck_assert_uint_eq(swap_stats.pswpout, 8);
+	uint64_t total, free_, cached;
+	swap_totals(&total, &free_, &cached);
+	ck_assert_uint_eq(total, DISK_PAGES - 1);
+	ck_assert_uint_eq(free_, DISK_PAGES - 1 - 8);
+	ck_assert_uint_eq(cached, 0);
+	for (unsigned i = 0; i < 8; i++)
+		swap_slot_put(e[i]);
+	swap_totals(&total, &free_, &cached);
+	ck_assert_uint_eq(free_, DISK_PAGES - 1);
+	area_off();
+}
+END_TEST
+
+START_TEST(test_read_once_for_every_entry)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e;
+	page_out(1, 0x42, &e);
+	swap_slot_dup(e);                                      /* a second entry (fork) */
+	struct page *p1, *p2;
+	ck_assert_int_eq(swap_cache_read(e, 1, &p1), SWAPIN_READ);
+	ck_assert_uint_eq(((uint8_t *)page_va(p1))[4095], 0x42);
+	ck_assert_int_eq(swap_cache_read(e, 1, &p2), SWAPIN_CACHED);
+	ck_assert_ptr_eq(p1, p2);                              /* one page for both */
+	ck_assert_uint_eq(swap_stats.pswpin, 1);
+	page_put(p2);
+	swap_slot_put(e);
+	ck_assert(page_in_swap_cache(p1));                     /* one entry left */
+	swap_slot_put(e);
+	ck_assert(!page_in_swap_cache(p1));                    /* none: out of the cache */
+	ck_assert_int_eq(swap_cache_read(e, 1, &p2), SWAPIN_STALE);
+	ck_assert_ptr_null(p2);
+	page_put(p1);
+	area_off();
+}
+END_TEST
+
+/* The header's picture: window 8 around slot 11; slots 9 and 14 named by
+ * no entry, 10 cached. */
+START_TEST(test_readahead_cluster)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e[16];
+	page_out(15, 1, e + 1);                                /* slots 1..15 hold 1..15 */
+	swap_slot_put(e[9]);
+	swap_slot_put(e[14]);
+	struct page *ten, *pg;
+	ck_assert_int_eq(swap_cache_read(e[10], 1, &ten), SWAPIN_READ);
+	unsigned r0 = d->requests;
+	ck_assert_int_eq(swap_cache_read(e[11], 8, &pg), SWAPIN_READ);
+	ck_assert_uint_eq(d->requests - r0, 3);
+	ck_assert_uint_eq(d->log[r0].slot, 8);
+	ck_assert_uint_eq(d->log[r0].n, 1);
+	ck_assert_uint_eq(d->log[r0 + 1].slot, 11);
+	ck_assert_uint_eq(d->log[r0 + 1].n, 3);
+	ck_assert_uint_eq(d->log[r0 + 2].slot, 15);
+	ck_assert_uint_eq(swap_stats.ra_pages, 4);
+	ck_assert_uint_eq(((uint8_t *)page_va(pg))[7], 11);
+	ck_assert_uint_eq(swap_stats.ra_hits, 0);
+	for (unsigned s = 12; s <= 15; s += 3) {               /* read ahead: cached, right */
+		struct page *q;
+		ck_assert_int_eq(swap_cache_read(e[s], 1, &q), SWAPIN_CACHED);
+		ck_assert_uint_eq(((uint8_t *)page_va(q))[0], s);
+		page_put(q);
+	}
+	ck_assert_uint_eq(swap_stats.ra_hits, 2);
+	ck_assert_uint_eq(swap_stats.pswpin, 1 + 5);
+	ck_assert_uint_eq(d->requests - r0, 3);                /* no more reads */
+	page_put(ten);
+	page_put(pg);
+	for (unsigned s = 1; s <= 15; s++)
+		if (s != 9 && s != 14)
+			swap_slot_put(e[s]);                   /* cached pages leave with them */
+	area_off();
+}
+END_TEST
+
+START_TEST(test_read_error)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e[4];
+	page_out(4, 1, e);
+	d->fail_slot = pte_swap_slot(e[2]);
+	struct page *pg;
+	/* window 4: slots 1..3 (0 is the header) in one request, which fails */
+	ck_assert_int_eq(swap_cache_read(e[0], 4, &pg), SWAPIN_IOERR);
+	ck_assert_ptr_null(pg);
+	ck_assert_uint_eq(swap_stats.read_errors, 3);
+	ck_assert_uint_eq(d->log[d->requests - 1].n, 3);
+	ck_assert_uint_eq(swap_slot_count(e[0]), 1);          /* the entry still names it */
+	d->fail_slot = 0;
+	ck_assert_int_eq(swap_cache_read(e[0], 1, &pg), SWAPIN_READ);   /* a retry reads it */
+	ck_assert_uint_eq(((uint8_t *)page_va(pg))[0], 1);
+	page_put(pg);
+	for (unsigned i = 0; i < 4; i++)
+		swap_slot_put(e[i]);
+	area_off();
+}
+END_TEST
+
+START_TEST(test_write_error_marks_slot_bad)
+{
+	int a = add(d);
+	pte_t e;
+	struct page *pg = stamped_page(7, &e);
+	d->fail_slot = pte_swap_slot(e);
+	struct page *batch[] = { pg };
+	ck_assert_uint_eq(swap_writepages(batch, 1), 1);
+	ck_assert(page_in_swap_cache(pg));                     /* the only copy stays */
+	ck_assert(!swap_cache_try_remove(pg));
+	swap_slot_put(e);
+	struct swap_area_info info;
+	ck_assert(swap_area_info(a, &info));
+	ck_assert_uint_eq(info.used, 1);                       /* bad: never free again */
+	page_put(pg);
+}
+END_TEST
+
+START_TEST(test_remove_waits_for_every_slot)
+{
+	int a = add(d);
+	pte_t e;
+	page_out(1, 3, &e);
+	swap_area_stop(a);
+	struct page *pg = page_alloc(0, PA_ANON);
+	ck_assert_uint_eq(swap_slot_alloc(pg), 0);             /* stopping: no new slots */
+	page_put(pg);
+	ck_assert_int_eq(swap_area_remove(a), -EBUSY);
+	swap_slot_put(e);
+	ck_assert_int_eq(swap_area_remove(a), 0);
+	ck_assert(d->released);
+	ck_assert_int_eq(swap_area_find(d), -EINVAL);
+	host_assert_no_leak();
+}
+END_TEST
+
+START_TEST(test_put_of_unnamed_slot_panics)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e;
+	page_out(1, 3, &e);
+	swap_slot_put(e);
+	swap_slot_put(e);
+}
+END_TEST
+
+static Suite *swap_suite(void)
+{
+	Suite *s = suite_create("mm_swap");
+	TCase *tc = host_tcase(s, "core", setup, teardown);
+	tcase_add_test(tc, test_header_checked);
+	tcase_add_test(tc, test_priorities);
+	tcase_add_test(tc, test_runs_of_slots_one_request);
+	tcase_add_test(tc, test_read_once_for_every_entry);
+	tcase_add_test(tc, test_readahead_cluster);
+	tcase_add_test(tc, test_read_error);
+	tcase_add_test(tc, test_write_error_marks_slot_bad);
+	tcase_add_test(tc, test_remove_waits_for_every_slot);
+	tcase_add_test_raise_signal(tc, test_put_of_unnamed_slot_panics, SIGABRT);
+	return s;
+}
+
+int main(void)
+{
+	return host_run_suite(swap_suite());
+}
