@@ -119,7 +119,8 @@ static void user_page_fault(struct trapframe *tf, uint64_t addr, enum fault_resu
 			oom_kill_for_fault(addr, tf->rip);
 		return;   /* retry the access */
 	case FAULT_SIGBUS:
-		signal_fault(tf, SIGBUS, BUS_ADRERR, "access past the end of the file", addr);
+		signal_fault(tf, SIGBUS, BUS_ADRERR,
+			     "access past the end of the file, or the page could not be read or stored", addr);
 		return;
 	case FAULT_BAD_ACCESS:
 		signal_fault(tf, SIGSEGV, SEGV_ACCERR, pf_reason(tf->error), addr);

@@ -2,6 +2,7 @@
 #include "kernel/proc.h"
 #include "kernel/fs.h"
 #include "lib/errno.h"
+#include "lib/mutex.h"
 #include "kernel/exec.h"
 #include "kernel/file.h"
 #include "kernel/futex.h"
@@ -543,17 +544,26 @@ static void vmcheck_one(struct addrspace *as, void *c)
  * by a /proc reader or the OOM killer) still holds references on frames
  * and tables that the processes' share (a check of the processes' alone
  * counted them as too many: seen with the threaded sysfuzz). */
+/* One check at a time (vmcheck_mutex, taken at the system call's top as
+ * swapon's is, so ranked with it): the threads of a test that check at
+ * once each get the arrays reserved at boot in turn, instead of a second
+ * allocation of them that fails under memory pressure (seen with the
+ * threaded tester over swap: -ENOMEM from pagoda_vmcheck). */
+static struct mutex vmcheck_mutex = MUTEX_INIT("vmcheck", SLEEP_RANK_MOUNT);
+
 int proc_vmcheck(void)
 {
 	struct vmcheck c;
+	mutex_lock(&vmcheck_mutex);
 	int r = vmcheck_begin(&c);
-	if (r < 0)
-		return r;
-	sched_stop_others();   /* a consistent picture of every address space */
-	as_for_each(vmcheck_one, &c);
-	vmcheck_finish(&c);
-	sched_resume_others();
-	return 0;
+	if (r == 0) {
+		sched_stop_others();   /* a consistent picture of every address space */
+		as_for_each(vmcheck_one, &c);
+		vmcheck_finish(&c);
+		sched_resume_others();
+	}
+	mutex_unlock(&vmcheck_mutex);
+	return r;
 }
 
 bool proc_is_init(const struct proc *p)

@@ -67,6 +67,8 @@ static enum out_result page_out(struct page *pg)
 	}
 	if (!ow.mapped && !page_in_swap_cache(pg))
 		return OUT_KEEP;   /* a new page not mapped yet, or mapped only where we could not look */
+	if (page_in_swap_cache(pg) && !(pg->aflags & AF_UPTODATE) && swap_slot_bad(pg->swap))
+		return OUT_KEEP;   /* its write failed: it stays, its only copy */
 	if (!page_in_swap_cache(pg) && !swap_slot_alloc(pg))
 		return OUT_KEEP;   /* no room on any area */
 	if (ow.mapped)
@@ -81,12 +83,12 @@ static enum out_result page_out(struct page *pg)
 #define OUT_BATCH 32   /* pages written together: one request when their slots follow */
 
 /* The reclaimer's reference on pg: taken by lru_next, marked so that the
- * invariant checker counts it (AF_RECLAIM), and dropped here. */
-static struct page *hold(struct page *pg)
+ * invariant checker counts it and the swap cache keeps a page waiting for
+ * its write (AF_RECLAIM), and dropped by let_go. false if the reclaimer
+ * holds pg already (in the batch: the hand came round to it again). */
+static bool hold(struct page *pg)
 {
-	if (pg)
-		__atomic_fetch_or(&pg->aflags, AF_RECLAIM, __ATOMIC_RELAXED);
-	return pg;
+	return !(__atomic_fetch_or(&pg->aflags, AF_RECLAIM, __ATOMIC_RELAXED) & AF_RECLAIM);
 }
 
 static void let_go(struct page *pg)
@@ -114,9 +116,13 @@ uint64_t swap_out(uint64_t want)
 	unsigned n = 0;
 	uint64_t freed = 0;
 	for (uint64_t budget = 2 * lru_pages(); freed + n < want && budget; budget--) {
-		struct page *pg = hold(lru_next());
+		struct page *pg = lru_next();
 		if (!pg)
 			break;
+		if (!hold(pg)) {
+			page_put(pg);   /* in the batch already */
+			continue;
+		}
 		enum out_result r = page_out(pg);
 		if (r == OUT_WRITE) {
 			batch[n++] = pg;   /* our reference goes with it */

@@ -304,14 +304,19 @@ void swap_slot_dup(pte_t e)
 	spin_unlock(&swap_lock);
 }
 
-/* Slot s of a is no longer named or cached: free (unless bad). */
+/* Slot s of a is no longer named or cached: free, or, if its write failed
+ * (bad), out of the area for good (never given out again; SwapTotal and
+ * /proc/swaps' size drop by it, as if mkswap had listed it bad). */
 static void slot_release(struct swap_area *a, uint64_t s)
 {
-	if (a->count[s] & SLOT_BAD)
-		return;   /* stays used: never given out again */
 	a->used--;
-	if (!a->stopping)
+	if (a->count[s] & SLOT_BAD) {
+		a->usable--;
+		if (!a->stopping)
+			nr_total--;
+	} else if (!a->stopping) {
 		nr_free++;
+	}
 }
 
 /* Take pg (cached for slot e of a, swap_lock held) out of the cache; the
@@ -336,6 +341,16 @@ static struct page *cached_page(pte_t e)
 	return pfn ? &frames[pfn - 1] : NULL;
 }
 
+/* May cached page pg leave the cache once no entry names its slot? Not
+ * while it is under I/O, nor while the reclaimer has yet to write it (its
+ * slot given, the write to come); a page whose write failed (not up to
+ * date, no reclaimer) may: its mapper, if any, holds its own reference. */
+static bool unneeded(const struct page *pg)
+{
+	uint16_t f = pg->aflags;
+	return !(f & AF_LOCKED) && ((f & AF_UPTODATE) || !(f & AF_RECLAIM));
+}
+
 void swap_slot_put(pte_t e)
 {
 	struct page *drop = NULL;
@@ -349,12 +364,20 @@ void swap_slot_put(pte_t e)
 		struct page *pg = cached_page(e);
 		if (!pg)
 			slot_release(a, pte_swap_slot(e));
-		else if (!(pg->aflags & AF_LOCKED) && (pg->aflags & AF_UPTODATE))
+		else if (unneeded(pg))
 			cache_remove(a, e, drop = pg);
 	}
 	spin_unlock(&swap_lock);
 	if (drop)
 		page_put(drop);
+}
+
+bool swap_slot_bad(pte_t e)
+{
+	spin_lock(&swap_lock);
+	bool bad = *count_of(e) & SLOT_BAD;
+	spin_unlock(&swap_lock);
+	return bad;
 }
 
 uint32_t swap_slot_count(pte_t e)
@@ -400,14 +423,34 @@ static struct page *get_cached(pte_t e)
 	return pg;
 }
 
-/* The pages from pages[0] on whose slots follow each other in one area. */
+/* The pages from pages[0] on whose slots follow each other in one area
+ * (at most 64: one transfer). */
 static unsigned run_length(struct page **pages, unsigned n)
 {
 	unsigned k = 1;
-	while (k < n && pages[k]->swap == pte_mkswap(pte_swap_area(pages[0]->swap),
-						     pte_swap_slot(pages[0]->swap) + k))
+	while (k < n && k < 64 && pages[k]->swap == pte_mkswap(pte_swap_area(pages[0]->swap),
+							      pte_swap_slot(pages[0]->swap) + k))
 		k++;
 	return k;
+}
+
+/* Move a run of n cached pages between memory and their consecutive slots:
+ * one request; if it fails, one per page, so that a bad sector fails only
+ * its own page. Bit i of the result: page i failed. */
+static uint64_t transfer(struct page **pages, unsigned n, enum swap_dir dir)
+{
+	pte_t e = pages[0]->swap;
+	struct swap_area *a = area_of(e);
+	if (a->io->rw(a->dev, pte_swap_slot(e), pages, n, dir) == 0)
+		return 0;
+	uint64_t failed = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (n == 1 || a->io->rw(a->dev, pte_swap_slot(e) + i, &pages[i], 1, dir)) {
+			failed |= 1ull << i;   /* as Linux's "Read-error on swap-device" */
+			printk("swap: %s error on %s, slot %lu\n", dir == SWAP_READ ? "read" : "write",
+			       a->info.name, (unsigned long)(pte_swap_slot(e) + i));
+		}
+	return failed;
 }
 
 /* Cached page pg (referenced) once no I/O is under way on it: its bytes are
@@ -475,20 +518,20 @@ static unsigned claim_cluster(pte_t e, unsigned window, struct page **fresh, uns
  * failed leaves the cache (AF_ERROR). */
 static void read_run(struct page **pages, unsigned n)
 {
-	pte_t e = pages[0]->swap;
-	struct swap_area *a = area_of(e);
-	int r = a->io->rw(a->dev, pte_swap_slot(e), pages, n, SWAP_READ);
+	struct swap_area *a = area_of(pages[0]->swap);
+	uint64_t failed = transfer(pages, n, SWAP_READ);
 	spin_lock(&swap_lock);
 	for (unsigned i = 0; i < n; i++) {
-		if (r)
+		bool bad = failed >> i & 1;
+		if (bad)
 			cache_remove(a, pages[i]->swap, pages[i]);
 		else if (pages[i]->aflags & AF_READAHEAD)
 			swap_stats.ra_pages++;
+		*(bad ? &swap_stats.read_errors : &swap_stats.pswpin) += 1;
 	}
-	*(r ? &swap_stats.read_errors : &swap_stats.pswpin) += n;
 	spin_unlock(&swap_lock);
 	for (unsigned i = 0; i < n; i++) {
-		end_io(pages[i], r ? AF_ERROR : AF_UPTODATE);
+		end_io(pages[i], failed >> i & 1 ? AF_ERROR : AF_UPTODATE);
 		(void)swap_cache_drop_unnamed(pages[i]);   /* its last entry went during the read */
 	}
 }
@@ -580,25 +623,26 @@ static void begin_writes(struct page **pages, unsigned n)
 	spin_unlock(&swap_lock);
 }
 
-/* Write a run of n pages to consecutive slots: 0 or -EIO (every slot of
- * the run then bad). */
-static int write_run(struct page **pages, unsigned n)
+/* Write a run of n pages to consecutive slots: how many failed (their
+ * slots then bad). */
+static unsigned write_run(struct page **pages, unsigned n)
 {
-	pte_t e = pages[0]->swap;
-	struct swap_area *a = area_of(e);
-	int r = a->io->rw(a->dev, pte_swap_slot(e), pages, n, SWAP_WRITE);
+	struct swap_area *a = area_of(pages[0]->swap);
+	uint64_t failed = transfer(pages, n, SWAP_WRITE);
 	spin_lock(&swap_lock);
-	for (unsigned i = 0; i < n; i++)
-		if (r)   /* the page keeps the only copy: the slot is never used again */
+	for (unsigned i = 0; i < n; i++) {
+		bool bad = failed >> i & 1;
+		if (bad)   /* the page keeps the only copy: the slot is never used again */
 			a->count[pte_swap_slot(pages[i]->swap)] |= SLOT_BAD;
-	if (r)
-		swap_stats.write_errors += n;
-	else
-		swap_stats.pswpout += n;
+		*(bad ? &swap_stats.write_errors : &swap_stats.pswpout) += 1;
+	}
 	spin_unlock(&swap_lock);
-	for (unsigned i = 0; i < n; i++)
-		end_io(pages[i], r ? 0 : AF_UPTODATE);
-	return r ? -EIO : 0;
+	unsigned bad = 0;
+	for (unsigned i = 0; i < n; i++) {
+		end_io(pages[i], failed >> i & 1 ? 0 : AF_UPTODATE);
+		bad += failed >> i & 1;
+	}
+	return bad;
 }
 
 unsigned swap_writepages(struct page **pages, unsigned n)
@@ -608,8 +652,7 @@ unsigned swap_writepages(struct page **pages, unsigned n)
 	begin_writes(pages, n);
 	for (unsigned i = 0, k; i < n; i += k) {
 		k = run_length(pages + i, n - i);
-		if (write_run(pages + i, k) < 0)
-			failed += k;
+		failed += write_run(pages + i, k);
 	}
 	return failed;
 }
@@ -640,8 +683,7 @@ bool swap_cache_drop_unnamed(struct page *pg)
 {
 	spin_lock(&swap_lock);
 	uint16_t f = pg->aflags;
-	bool gone = remove_if(pg, (f & AF_SWAPCACHE) && !(f & AF_LOCKED) && (f & AF_UPTODATE) &&
-				  !(*count_of(pg->swap) & SLOT_ENTRIES));
+	bool gone = remove_if(pg, (f & AF_SWAPCACHE) && unneeded(pg) && !named(pg->swap));
 	spin_unlock(&swap_lock);
 	if (gone)
 		page_put(pg);

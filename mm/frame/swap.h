@@ -146,6 +146,10 @@ void swap_slot_dup(pte_t e);
  * the slot is free. Any context (a PT lock held). */
 void swap_slot_put(pte_t e);
 
+/* Did a write to slot e fail (the slot is bad: its page keeps the only
+ * copy, and writing it there again would fail again)? */
+bool swap_slot_bad(pte_t e);
+
 /* How many entries name slot e now (tests, introspection). */
 uint32_t swap_slot_count(pte_t e);
 
@@ -197,9 +201,11 @@ unsigned swap_writepages(struct page **pages, unsigned n);
  * left the cache. */
 bool swap_cache_try_remove(struct page *pg);
 
-/* Take up-to-date page pg out of the swap cache whoever maps it (a page that
- * is about to be written in place: the slot's copy would be stale). Only
- * when no entry names its slot anymore; true if it left. */
+/* Take page pg out of the swap cache, whoever maps it, once no entry names
+ * its slot anymore (and it is not under I/O, nor waiting for the
+ * reclaimer's write): a page about to be written in place (the slot's copy
+ * would be stale), a page whose mapping went (Linux's free_swap_cache: the
+ * slot is free at once, not when reclaim comes by). true if it left. */
 bool swap_cache_drop_unnamed(struct page *pg);
 
 /* Is pg in the swap cache (AF_SWAPCACHE)? */

@@ -1,5 +1,6 @@
 /* mm/pt/tlb.c -- the TLB batch: flush once, then free (see mm/pt/tlb.h). */
 #include "mm/pt/tlb.h"
+#include "mm/frame/swap.h"
 #include "mm/frame/page.h"
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
@@ -82,6 +83,16 @@ static void flush_local(const struct tlb_batch *b)
 	}
 }
 
+/* A mapping's reference on pg goes; an anonymous page in the swap cache
+ * whose slot no entry names leaves it (else the cache would keep it, and
+ * its slot, until reclaim came by). */
+static void put_mapped(struct page *pg)
+{
+	if (pg->type == PG_ANON && page_in_swap_cache(pg))
+		(void)swap_cache_drop_unnamed(pg);
+	page_put(pg);
+}
+
 /* Flush the changes so far (keeps the batch open). */
 static void tlb_flush(struct tlb_batch *b)
 {
@@ -93,7 +104,7 @@ static void tlb_flush(struct tlb_batch *b)
 	b->need_flush = b->global = false;
 	b->npages_changed = 0;
 	for (int i = 0; i < b->npages; i++)
-		page_put(b->pages[i]);
+		put_mapped(b->pages[i]);
 	for (int i = 0; i < b->ntables; i++)
 		pt_table_put(b->tables[i]);
 	tlb_stats.pages_freed += (uint64_t)b->npages;

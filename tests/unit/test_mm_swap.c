@@ -171,8 +171,13 @@ START_TEST(test_priorities)
 	pte_t e;
 	struct page *pg = stamped_page(1, &e);
 	ck_assert_uint_eq(pte_swap_area(e), (unsigned)a);      /* the higher priority first */
-	swap_slot_put(e);   /* not up to date yet: the page stays cached */
-	ck_assert(page_in_swap_cache(pg));
+	pg->aflags |= AF_RECLAIM;   /* the reclaimer has yet to write it */
+	swap_slot_put(e);
+	ck_assert(page_in_swap_cache(pg));                     /* so it stays in the cache */
+	pg->aflags &= (uint16_t)~AF_RECLAIM;
+	swap_slot_dup(e);
+	swap_slot_put(e);
+	ck_assert(!page_in_swap_cache(pg));                    /* no reclaimer: unneeded */
 	page_put(pg);
 	free(low);
 }
@@ -269,22 +274,31 @@ START_TEST(test_readahead_cluster)
 }
 END_TEST
 
+/* A read-ahead run that fails is read again page by page: only the page
+ * of the bad sector fails, and only a swap-in of that slot sees it. */
 START_TEST(test_read_error)
 {
 	ck_assert_int_ge(add(d), 0);
 	pte_t e[4];
-	page_out(4, 1, e);
-	d->fail_slot = pte_swap_slot(e[2]);
-	struct page *pg;
-	/* window 4: slots 1..3 (0 is the header) in one request, which fails */
-	ck_assert_int_eq(swap_cache_read(e[0], 4, &pg), SWAPIN_IOERR);
-	ck_assert_ptr_null(pg);
-	ck_assert_uint_eq(swap_stats.read_errors, 3);
-	ck_assert_uint_eq(d->log[d->requests - 1].n, 3);
-	ck_assert_uint_eq(swap_slot_count(e[0]), 1);          /* the entry still names it */
-	d->fail_slot = 0;
-	ck_assert_int_eq(swap_cache_read(e[0], 1, &pg), SWAPIN_READ);   /* a retry reads it */
+	page_out(4, 1, e);                                     /* slots 1..4 */
+	d->fail_slot = 3;
+	struct page *pg, *q;
+	unsigned r0 = d->requests;
+	/* window 4: slots 1..3 (0 is the header) in one request, which fails;
+	 * then each alone */
+	ck_assert_int_eq(swap_cache_read(e[0], 4, &pg), SWAPIN_READ);
+	ck_assert_uint_eq(d->requests - r0, 1 + 3);
 	ck_assert_uint_eq(((uint8_t *)page_va(pg))[0], 1);
+	ck_assert_uint_eq(swap_stats.read_errors, 1);
+	ck_assert_int_eq(swap_cache_read(e[1], 1, &q), SWAPIN_CACHED);   /* read ahead, fine */
+	page_put(q);
+	ck_assert_int_eq(swap_cache_read(e[2], 1, &q), SWAPIN_IOERR);    /* not kept: read again */
+	ck_assert_ptr_null(q);
+	ck_assert_uint_eq(swap_slot_count(e[2]), 1);          /* the entry still names it */
+	d->fail_slot = 0;
+	ck_assert_int_eq(swap_cache_read(e[2], 1, &q), SWAPIN_READ);     /* a retry reads it */
+	ck_assert_uint_eq(((uint8_t *)page_va(q))[0], 3);
+	page_put(q);
 	page_put(pg);
 	for (unsigned i = 0; i < 4; i++)
 		swap_slot_put(e[i]);
@@ -292,21 +306,44 @@ START_TEST(test_read_error)
 }
 END_TEST
 
+/* A write that fails leaves the page in memory (in the cache, not up to
+ * date) and its slot bad; the other pages of its run are written. */
 START_TEST(test_write_error_marks_slot_bad)
 {
 	int a = add(d);
-	pte_t e;
-	struct page *pg = stamped_page(7, &e);
-	d->fail_slot = pte_swap_slot(e);
-	struct page *batch[] = { pg };
-	ck_assert_uint_eq(swap_writepages(batch, 1), 1);
-	ck_assert(page_in_swap_cache(pg));                     /* the only copy stays */
-	ck_assert(!swap_cache_try_remove(pg));
-	swap_slot_put(e);
+	pte_t e[4];
+	struct page *pg[4];
+	for (unsigned i = 0; i < 4; i++)
+		pg[i] = stamped_page((uint8_t)(7 + i), &e[i]);
+	d->fail_slot = pte_swap_slot(e[2]);
+	ck_assert_uint_eq(swap_writepages(pg, 4), 1);
+	ck_assert_uint_eq(swap_stats.write_errors, 1);
+	ck_assert_uint_eq(swap_stats.pswpout, 3);
+	ck_assert_uint_eq(d->page[pte_swap_slot(e[3])][0], 10);  /* the run's others written */
+	ck_assert(page_in_swap_cache(pg[2]));                  /* the only copy stays */
+	ck_assert(!swap_cache_try_remove(pg[2]));
+	for (unsigned i = 0; i < 4; i++) {
+		ck_assert(i == 2 || swap_cache_try_remove(pg[i]));
+		swap_slot_put(e[i]);
+		page_put(pg[i]);
+	}
 	struct swap_area_info info;
 	ck_assert(swap_area_info(a, &info));
-	ck_assert_uint_eq(info.used, 1);                       /* bad: never free again */
-	page_put(pg);
+	ck_assert_uint_eq(info.used, 0);
+	ck_assert_uint_eq(info.slots, DISK_PAGES - 2);         /* out of the area for good */
+	uint64_t total, free_, cached;
+	swap_totals(&total, &free_, &cached);
+	ck_assert_uint_eq(total, DISK_PAGES - 2);
+	ck_assert_uint_eq(free_, DISK_PAGES - 2);
+	d->fail_slot = 0;
+	for (unsigned i = 0; i < DISK_PAGES - 2; i++) {        /* never given out again */
+		pte_t f;
+		struct page *p = stamped_page(1, &f);
+		ck_assert_uint_ne(pte_swap_slot(f), pte_swap_slot(e[2]));
+		swap_slot_put(f);   /* leaves the cache: never written, no reclaimer */
+		page_put(p);
+	}
+	area_off();
 }
 END_TEST
 

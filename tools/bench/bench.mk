@@ -43,8 +43,8 @@
 
 BENCH_SRC   := user/bench
 BENCH_PROGS := suite proc_hello lat_syscall lat_proc lat_pagefault forkrss madvbench ebizzy phases \
-	mallocbench ptshare_stat filebench
-BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem
+	mallocbench ptshare_stat filebench replace
+BENCH_LIBS  := bench_util bench_rng bench_proc bench_mem bench_trace
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_MEM    ?= 2G
 BENCH_ROUNDS ?=
@@ -110,6 +110,24 @@ $(REPLACE_SIM): tools/bench/replace_sim.c tools/bench/policies.c tools/bench/pol
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)$(HOSTCC) $(BENCH_CFLAGS) -o $@ tools/bench/replace_sim.c tools/bench/policies.c \
 		$(BENCH_SRC)/bench_trace.c $(BENCH_SRC)/bench_rng.c
+
+# make bench-swap: page replacement on Pagoda and Linux against OPT (issue
+# 39; tools/bench/swap_bench.py): the static musl `replace` replays six
+# page-reference traces over BENCH_SWAP_PAGES pages of anonymous memory with
+# BENCH_SWAP_MEM of RAM and a fresh mkswap area of BENCH_SWAP_SIZE as /dev/vda
+# on both kernels, booted alternately BENCH_SWAP_ROUNDS times; prints major
+# faults, pages read from and written to swap, resident frames, wall time,
+# and OPT, LRU and CLOCK simulated at those frames; writes
+# build/bench/swap/results/ (results.csv, tables.txt, logs/).
+BENCH_SWAP_MEM    ?= 128M
+BENCH_SWAP_PAGES  ?= 40960
+BENCH_SWAP_SIZE   ?= 512M
+BENCH_SWAP_ROUNDS ?= 1
+.PHONY: bench-swap
+bench-swap: bench-musl $(B)/kernel.elf user $(REPLACE_SIM) | $(call deps,build newlib musl run bench)
+	$(PYTHON) tools/bench/swap_bench.py run --build $(B) --out $(B)/bench/swap/results \
+		--sim $(REPLACE_SIM) --mem $(BENCH_SWAP_MEM) --pages $(BENCH_SWAP_PAGES) \
+		--swap $(BENCH_SWAP_SIZE) --rounds $(BENCH_SWAP_ROUNDS)
 
 # The disk of filebench under make bench-linux: an empty ext2 file system
 # as mke2fs makes it, copied afresh for every boot of either kernel

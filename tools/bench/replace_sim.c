@@ -8,9 +8,11 @@
  *
  * prints one line per frame count:
  *
- *   SIM trace=zipf pages=1000 refs=20000 seed=1 frames=100 opt=... lru=... clock=... fifo=...
+ *   SIM trace=zipf pages=1000 refs=20000 seed=1 frames=100 opt=... lru=... clock=... fifo=... first=...
  *
- * (misses on a cold start). Exit status 2 on bad arguments, 1 out of memory.
+ * (misses on a cold start; first= of them are first touches, which a kernel
+ * serves without reading swap). Exit status 2 on bad arguments, 1 out of
+ * memory.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,13 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < n; i++)
 		refs[i] = trace_next(&t);
 	trace_free(&t);
+	uint64_t first = 0;
+	uint8_t *seen = calloc(pages, 1);
+	if (!seen)
+		return 1;
+	for (uint64_t i = 0; i < n; i++)
+		first += !seen[refs[i]], seen[refs[i]] = 1;
+	free(seen);
 	for (const char *f = frames; *f; f += *f == ',') {
 		char *end;
 		uint64_t k = strtoull(f, &end, 0);
@@ -67,7 +76,7 @@ int main(int argc, char **argv)
 				return 1;
 			printf(" %s=%llu", policy_name((enum policy)p), (unsigned long long)m);
 		}
-		printf("\n");
+		printf(" first=%llu\n", (unsigned long long)first);
 		f = end;
 	}
 	free(refs);

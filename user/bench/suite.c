@@ -35,7 +35,7 @@ extern char **environ;
 
 static const char *const programs[] = {
 	"lat_syscall", "lat_proc", "lat_pagefault", "forkrss", "madvbench", "ebizzy", "mallocbench",
-	"ptshare_stat", "filebench",
+	"ptshare_stat", "filebench", "replace",
 };
 #define NPROGRAMS (sizeof programs / sizeof programs[0])
 
