@@ -105,7 +105,8 @@ END_TEST
 
 /* Every trace: pages in range, the same sequence from the same seed; loop
  * is 0..P-1 in turn (with one frame too few LRU and FIFO miss every
- * reference, OPT about one a turn); zipf's first rank is its most frequent page;
+ * reference, OPT and CLOCK-Pro about one a turn; with half the frames
+ * CLOCK-Pro is within 1 % of OPT); scan's scans pass CLOCK-Pro's hot set by; zipf's first rank is its most frequent page;
  * hotcold sends about 90 % of references to a tenth of the pages. */
 START_TEST(test_trace_shapes)
 {
@@ -131,7 +132,14 @@ START_TEST(test_trace_shapes)
 			ck_assert_uint_eq(misses(POLICY_LRU, a, N, P, P - 1), N);
 			ck_assert_uint_eq(misses(POLICY_FIFO, a, N, P, P - 1), N);
 			ck_assert_uint_lt(misses(POLICY_OPT, a, N, P, P - 1), N / 10);
+			/* CLOCK-Pro keeps a hot set through the loop, as OPT does */
+			ck_assert_uint_lt(misses(POLICY_CLOCKPRO, a, N, P, P - 1), N / 10);
+			ck_assert_uint_lt(misses(POLICY_CLOCKPRO, a, N, P, P / 2),
+					  misses(POLICY_OPT, a, N, P, P / 2) * 101 / 100);
 		}
+		if (k == TRACE_SCAN)   /* and the hot eighth through the scans */
+			ck_assert_uint_lt(misses(POLICY_CLOCKPRO, a, N, P, P / 2),
+					  misses(POLICY_LRU, a, N, P, P / 2) * 9 / 10);
 		memset(count, 0, sizeof(count));
 		for (int i = 0; i < N; i++)
 			count[a[i]]++;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-static const char *const names[POLICIES] = { "opt", "lru", "clock", "fifo" };
+static const char *const names[POLICIES] = { "opt", "lru", "clock", "fifo", "clockpro" };
 
 const char *policy_name(enum policy p)
 {
@@ -121,6 +121,190 @@ static uint64_t clock_policy(const uint64_t *refs, uint64_t n, uint64_t pages, u
 	return misses;
 }
 
+/* CLOCK-Pro (Jiang, Chen and Zhang, USENIX 2005): LIRS's reuse-distance
+ * test on a clock. Every resident page and every recently evicted cold
+ * page still "in its test period" (non-resident: metadata only) sit on one
+ * circular list; new entries go in just behind the hot hand (the newest
+ * position). Three hands go round it:
+ *
+ *   cold hand  frees a frame: a cold page not referenced is evicted (kept
+ *              as a non-resident test entry if in its test period); one
+ *              referenced in its test period becomes hot, else starts one
+ *   hot hand   turns an unreferenced hot page cold (when hot pages exceed
+ *              frames - cold target), ends the test periods it passes
+ *              (lowering the cold target: cold pages did not need them)
+ *   test hand  drops non-resident entries beyond `frames` of them
+ *
+ * A miss on a page still in its test period (a short reuse distance) makes
+ * it hot and raises the cold target. Loops and scans longer than memory
+ * pass through the cold frames and leave the hot pages be. */
+struct cpro {
+	uint64_t *prev, *next;
+	unsigned char *st;    /* CP_ bits per page */
+	uint64_t hh, hc, ht;  /* the hands (pages), NONE when the list is empty */
+	uint64_t nhot, ncold, ntest, mc, m;
+};
+#define CP_LISTED 1
+#define CP_RES 2
+#define CP_HOT 4
+#define CP_REF 8
+#define CP_TEST 16
+
+static void cp_unlink(struct cpro *c, uint64_t x)
+{
+	uint64_t nx = c->next[x] == x ? NONE : c->next[x];
+	c->hh = c->hh == x ? nx : c->hh;
+	c->hc = c->hc == x ? nx : c->hc;
+	c->ht = c->ht == x ? nx : c->ht;
+	c->next[c->prev[x]] = c->next[x];
+	c->prev[c->next[x]] = c->prev[x];
+	c->st[x] &= (unsigned char)~CP_LISTED;
+}
+
+/* Insert x at the newest position: just behind the hot hand. */
+static void cp_insert(struct cpro *c, uint64_t x)
+{
+	c->st[x] |= CP_LISTED;
+	if (c->hh == NONE) {
+		c->prev[x] = c->next[x] = x;
+		c->hh = c->hc = c->ht = x;
+		return;
+	}
+	uint64_t at = c->hh;
+	c->prev[x] = c->prev[at], c->next[x] = at;
+	c->next[c->prev[at]] = x, c->prev[at] = x;
+}
+
+static void cp_fewer_cold(struct cpro *c)
+{
+	c->mc = c->mc > 1 ? c->mc - 1 : 1;
+}
+
+/* The hot hand: run until one hot page turned cold. */
+static void cp_hand_hot(struct cpro *c)
+{
+	while (c->nhot) {
+		uint64_t p = c->hh;
+		c->hh = c->next[p];
+		unsigned char s = c->st[p];
+		if (s & CP_HOT) {
+			if (s & CP_REF) {
+				c->st[p] &= (unsigned char)~CP_REF;
+				continue;
+			}
+			c->st[p] &= (unsigned char)~(CP_HOT | CP_TEST);
+			c->nhot--, c->ncold++;
+			return;
+		}
+		if (!(s & CP_TEST))
+			continue;
+		cp_fewer_cold(c);   /* a test period ran out unused */
+		c->st[p] &= (unsigned char)~CP_TEST;
+		if (!(s & CP_RES))
+			cp_unlink(c, p), c->ntest--;
+	}
+}
+
+/* The test hand: drop one non-resident entry. */
+static void cp_hand_test(struct cpro *c)
+{
+	while (c->ntest) {
+		uint64_t p = c->ht;
+		c->ht = c->next[p];
+		unsigned char s = c->st[p];
+		if ((s & CP_HOT) || !(s & CP_TEST))
+			continue;
+		cp_fewer_cold(c);
+		c->st[p] &= (unsigned char)~CP_TEST;
+		if (!(s & CP_RES)) {
+			cp_unlink(c, p), c->ntest--;
+			return;
+		}
+	}
+}
+
+/* The cold hand: free one frame. */
+static void cp_hand_cold(struct cpro *c)
+{
+	for (;;) {
+		if (!c->ncold)
+			cp_hand_hot(c);
+		uint64_t p = c->hc;
+		c->hc = c->next[p];
+		unsigned char s = c->st[p];
+		if ((s & (CP_RES | CP_HOT)) != CP_RES)
+			continue;
+		if (s & CP_REF) {   /* used: hot if in its test period, else a test period */
+			c->st[p] &= (unsigned char)~CP_REF;
+			cp_unlink(c, p);
+			if (s & CP_TEST) {
+				c->st[p] = (unsigned char)((c->st[p] & ~CP_TEST) | CP_HOT);
+				c->ncold--, c->nhot++;
+			} else {
+				c->st[p] |= CP_TEST;
+			}
+			cp_insert(c, p);
+			while (c->nhot > c->m - c->mc)
+				cp_hand_hot(c);
+			continue;
+		}
+		c->st[p] &= (unsigned char)~CP_RES;
+		c->ncold--;
+		if (s & CP_TEST)
+			c->ntest++;   /* stays on as non-resident */
+		else
+			cp_unlink(c, p);
+		return;
+	}
+}
+
+static bool cp_access(struct cpro *c, uint64_t x)
+{
+	if (c->st[x] & CP_RES) {
+		c->st[x] |= CP_REF;
+		return false;
+	}
+	if (c->nhot + c->ncold >= c->m)
+		cp_hand_cold(c);
+	if (c->st[x] & CP_LISTED) {   /* refault in its test period: hot */
+		c->mc = c->mc + 1 < c->m ? c->mc + 1 : c->mc;
+		cp_unlink(c, x);
+		c->ntest--;
+		c->st[x] = CP_RES | CP_HOT;
+		c->nhot++;
+		cp_insert(c, x);
+		while (c->nhot > c->m - c->mc)
+			cp_hand_hot(c);
+	} else if (c->nhot + c->mc < c->m) {   /* filling up: hot (LIRS's start) */
+		c->st[x] = CP_RES | CP_HOT;
+		c->nhot++;
+		cp_insert(c, x);
+	} else {
+		c->st[x] = CP_RES | CP_TEST;
+		c->ncold++;
+		cp_insert(c, x);
+	}
+	while (c->ntest > c->m)
+		cp_hand_test(c);
+	return true;
+}
+
+static uint64_t clockpro(const uint64_t *refs, uint64_t n, uint64_t pages, uint64_t frames)
+{
+	struct cpro c = { .prev = malloc(pages * sizeof(uint64_t)),
+			  .next = malloc(pages * sizeof(uint64_t)), .st = calloc(pages, 1),
+			  .hh = NONE, .hc = NONE, .ht = NONE, .m = frames,
+			  .mc = frames / 100 + 1 };
+	uint64_t misses = 0;
+	for (uint64_t i = 0; c.prev && c.next && c.st && i < n; i++)
+		misses += cp_access(&c, refs[i]);
+	misses = c.prev && c.next && c.st ? misses : NONE;
+	free(c.prev);
+	free(c.next);
+	free(c.st);
+	return misses;
+}
+
 /* A max-heap of (next use, page) with stale entries left in (OPT). */
 struct entry {
 	uint64_t when, page;
@@ -207,6 +391,7 @@ uint64_t policy_misses(enum policy p, const uint64_t *refs, uint64_t n, uint64_t
 	case POLICY_LRU: return lru(refs, n, pages, frames);
 	case POLICY_CLOCK: return clock_policy(refs, n, pages, frames);
 	case POLICY_FIFO: return fifo(refs, n, pages, frames);
+	case POLICY_CLOCKPRO: return clockpro(refs, n, pages, frames);
 	default: return NONE;
 	}
 }

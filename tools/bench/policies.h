@@ -10,13 +10,17 @@
  *   CLOCK  one Accessed bit per frame, a hand that clears it and evicts
  *          the first frame found clear (Linux's inactive list is a CLOCK)
  *   FIFO   evict the page that came in first
+ *   CLOCK-Pro  hot and cold pages on one clock, with a test period that
+ *          remembers recently evicted cold pages: a page re-referenced
+ *          within it (a short reuse distance) becomes hot; LIRS on a clock
+ *          (the policy Pagoda's kernel is to follow: policies.c)
  */
 #ifndef TOOLS_BENCH_POLICIES_H
 #define TOOLS_BENCH_POLICIES_H
 
 #include <stdint.h>
 
-enum policy { POLICY_OPT, POLICY_LRU, POLICY_CLOCK, POLICY_FIFO, POLICIES };
+enum policy { POLICY_OPT, POLICY_LRU, POLICY_CLOCK, POLICY_FIFO, POLICY_CLOCKPRO, POLICIES };
 
 /* The policy's name ("opt", ...), or NULL past the last. */
 const char *policy_name(enum policy p);
