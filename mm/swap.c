@@ -63,6 +63,8 @@ static enum out_result page_out(struct page *pg)
 	struct out_walk ow = out_walk(pg, 0);
 	if (ow.young) {   /* used since the last look: a second chance */
 		stat_inc(&swap_out_stats.referenced);
+		if (page_in_swap_cache(pg) && swap_mostly_used())
+			(void)swap_cache_drop_unnamed(pg);   /* a kept slot: give it up */
 		return OUT_KEEP;
 	}
 	if (!ow.mapped && !page_in_swap_cache(pg))
@@ -308,6 +310,7 @@ int swap_unuse(int area)
 		int r = unuse_pass(area);
 		if (r < 0)
 			return r;
+		swap_cache_drop_area(area);   /* pages back in memory that kept their slots */
 	}
 	return swap_area_used(area) ? -EBUSY : 0;
 }

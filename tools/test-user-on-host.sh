@@ -81,8 +81,17 @@ meminfo_lines() {
 	"$bin/meminfo" | awk 'NR == 1 && $1 == "MemTotal:" && $3 == "kB" { m++ }
 		$1 == "pgfault" && $2 > 0 { f++ } END { print m + 0, f + 0 }'
 }
+vmstat_lines() {
+	"$bin/vmstat" 1 2 | awk 'NR == 1 && $1 == "free" && $4 == "si/s" { h++ }
+		NR > 1 && NF == 9 && $1 > 0 { n++ } END { print h + 0, n + 0 }'
+}
 expect ps        0 "1 1"               ps_self
 expect meminfo   0 "1 1"               meminfo_lines
+expect vmstat    0 "1 2"               vmstat_lines
+expect vmstat-bad 2 "usage: vmstat [DELAY [COUNT]]" "$bin/vmstat" 0
+expect memtouch-bad 2 "usage: memtouch [-s SWAPDEV] MIB [ROUNDS]" "$bin/memtouch" x
+memtouch_ok() { "$bin/memtouch" 8 2 | grep -c " 0 bytes wrong"; }
+expect memtouch  0 "2"                 memtouch_ok
 expect ptdraw    1 "ptdraw: pid 1: Function not implemented" "$bin/ptdraw" 1
 expect ptdraw-bad 1 "usage: ptdraw [-r LO-HI] [-d DEPTH] [-t TITLE] [PID...] > pt.dot" "$bin/ptdraw" -d 9 1
 

@@ -351,6 +351,21 @@ static bool unneeded(const struct page *pg)
 	return !(f & AF_LOCKED) && ((f & AF_UPTODATE) || !(f & AF_RECLAIM));
 }
 
+bool swap_mostly_used(void)
+{
+	return atomic_load(&nr_free) * 2 <= atomic_load(&nr_total);
+}
+
+/* Does cached page pg keep its slot though no entry names it (swap_lock
+ * held)? While it is mapped (someone besides the cache holds it), up to
+ * date and swap mostly free, as Linux keeps a swapped-in page's slot: if
+ * it is paged out again unwritten, it needs no write. A write to it (the
+ * copy-on-write fault) or its unmapping drops it from the cache. */
+static bool keeps_slot(const struct page *pg)
+{
+	return (pg->aflags & AF_UPTODATE) && atomic_load(&pg->refcount) >= 2 && !swap_mostly_used();
+}
+
 void swap_slot_put(pte_t e)
 {
 	struct page *drop = NULL;
@@ -364,7 +379,7 @@ void swap_slot_put(pte_t e)
 		struct page *pg = cached_page(e);
 		if (!pg)
 			slot_release(a, pte_swap_slot(e));
-		else if (unneeded(pg))
+		else if (unneeded(pg) && !keeps_slot(pg))
 			cache_remove(a, e, drop = pg);
 	}
 	spin_unlock(&swap_lock);
@@ -677,6 +692,24 @@ bool swap_cache_try_remove(struct page *pg)
 	if (gone)
 		page_put(pg);   /* the cache's: the caller's is left */
 	return gone;
+}
+
+void swap_cache_drop_area(int area)
+{
+	for (uint64_t s = 1;; s++) {
+		struct page *drop = NULL;
+		spin_lock(&swap_lock);
+		struct swap_area *a = &areas[area];
+		bool more = a->on && s < a->pages;
+		pte_t e = pte_mkswap((unsigned)area, s);
+		if (more && a->cache[s] && !(a->count[s] & SLOT_ENTRIES) && unneeded(cached_page(e)))
+			cache_remove(a, e, drop = cached_page(e));
+		spin_unlock(&swap_lock);
+		if (drop)
+			page_put(drop);
+		if (!more)
+			return;
+	}
 }
 
 bool swap_cache_drop_unnamed(struct page *pg)

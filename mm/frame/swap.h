@@ -143,7 +143,11 @@ void swap_slot_dup(pte_t e);
 
 /* An entry naming slot e went. When none is left the slot's cached page,
  * if any and not under I/O, leaves the cache (its reference dropped), and
- * the slot is free. Any context (a PT lock held). */
+ * the slot is free -- unless the page is mapped and up to date and swap is
+ * at most half used: then it keeps the slot (Linux's swap cache after a
+ * swap-in), so that paging it out again unwritten costs no write; its
+ * unmapping, a write to it, reclaim with swap half used, or swapoff drop
+ * it. Any context (a PT lock held). */
 void swap_slot_put(pte_t e);
 
 /* Did a write to slot e fail (the slot is bad: its page keeps the only
@@ -207,6 +211,15 @@ bool swap_cache_try_remove(struct page *pg);
  * would be stale), a page whose mapping went (Linux's free_swap_cache: the
  * slot is free at once, not when reclaim comes by). true if it left. */
 bool swap_cache_drop_unnamed(struct page *pg);
+
+/* swapoff's sweep: every cached page of area whose slot no entry names
+ * (a page read back that kept its slot) leaves the cache. Sleeps not;
+ * takes swap_lock once per slot. */
+void swap_cache_drop_area(int area);
+
+/* Is swap more than half used (Linux's vm_swap_full)? Pages read back then
+ * give their slots up: reclaim drops them from the cache. */
+bool swap_mostly_used(void);
 
 /* Is pg in the swap cache (AF_SWAPCACHE)? */
 static inline bool page_in_swap_cache(const struct page *pg)

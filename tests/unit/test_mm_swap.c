@@ -226,10 +226,36 @@ START_TEST(test_read_once_for_every_entry)
 	swap_slot_put(e);
 	ck_assert(page_in_swap_cache(p1));                     /* one entry left */
 	swap_slot_put(e);
-	ck_assert(!page_in_swap_cache(p1));                    /* none: out of the cache */
+	/* none, but the page is held (mapped) and swap mostly free: it keeps
+	 * its slot, so a page-out needs no write; its unmapping drops it */
+	ck_assert(page_in_swap_cache(p1));
+	ck_assert_int_eq(swap_cache_read(e, 1, &p2), SWAPIN_CACHED);
+	page_put(p2);
+	ck_assert(swap_cache_drop_unnamed(p1));
+	ck_assert(!page_in_swap_cache(p1));
 	ck_assert_int_eq(swap_cache_read(e, 1, &p2), SWAPIN_STALE);
 	ck_assert_ptr_null(p2);
 	page_put(p1);
+	area_off();
+}
+END_TEST
+
+/* With more than half the swap in use a page read back gives its slot up
+ * at once (Linux's vm_swap_full). */
+START_TEST(test_slot_given_up_when_swap_half_used)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e[40];
+	page_out(40, 1, e);                                    /* 40 of 63 slots */
+	ck_assert(swap_mostly_used());
+	struct page *pg;
+	ck_assert_int_eq(swap_cache_read(e[0], 1, &pg), SWAPIN_READ);
+	swap_slot_put(e[0]);                                   /* mapped, but swap is full-ish */
+	ck_assert(!page_in_swap_cache(pg));
+	page_put(pg);
+	for (unsigned i = 1; i < 40; i++)
+		swap_slot_put(e[i]);
+	ck_assert(!swap_mostly_used());
 	area_off();
 }
 END_TEST
@@ -383,6 +409,7 @@ static Suite *swap_suite(void)
 	tcase_add_test(tc, test_priorities);
 	tcase_add_test(tc, test_runs_of_slots_one_request);
 	tcase_add_test(tc, test_read_once_for_every_entry);
+	tcase_add_test(tc, test_slot_given_up_when_swap_half_used);
 	tcase_add_test(tc, test_readahead_cluster);
 	tcase_add_test(tc, test_read_error);
 	tcase_add_test(tc, test_write_error_marks_slot_bad);
