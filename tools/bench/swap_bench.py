@@ -93,7 +93,7 @@ def simulate(sim, trace, pages, refs, frames):
 
 
 def cell(data, system, trace, metric):
-    c = data.get((system, "replace_" + trace, metric))
+    c = data.get((system, "replace", trace + "_" + metric))
     return c.median if c else None
 
 

@@ -12,7 +12,7 @@
  * first reference to a page writes its stamp; every later one reads the
  * page and checks the stamp, and every fourth writes a new one (so pages
  * are dirtied again, as a program's are). Per trace it prints, as BENCH
- * lines of bench "replace_NAME":
+ * lines of bench "replace" with metrics NAME_WHAT (e.g. zipf_majflt):
  *
  *   majflt   major faults of this process (/proc/self/stat)
  *   pswpin   pages read from swap, pswpout pages written (/proc/vmstat)
@@ -110,9 +110,12 @@ static void replay(struct trace *t, volatile uint64_t *m, uint32_t *version, str
 	}
 }
 
-static void report1(const char *bench, const char *metric, const char *unit, double v)
+/* One value of trace `trace`: metric TRACE_WHAT of bench "replace". */
+static void report1(const char *trace, const char *what, const char *unit, double v)
 {
-	bench_report(bench, metric, unit, &v, 1);
+	char metric[64];
+	snprintf(metric, sizeof(metric), "%s_%s", trace, what);
+	bench_report("replace", metric, unit, &v, 1);
 }
 
 /* One trace: fresh mapping, replay, BENCH lines; the pages read wrong. */
@@ -131,15 +134,14 @@ static uint64_t run_trace(enum trace_kind kind, uint64_t pages, uint64_t per_pag
 	replay(&t, m, version, &r, rss0);
 	double ms = (double)(bench_now_ns() - t0) / 1e6;
 	struct counters c1 = now();
-	char bench[64];
-	snprintf(bench, sizeof(bench), "replace_%s", trace_name(kind));
-	report1(bench, "majflt", "count", (double)(c1.majflt - c0.majflt));
-	report1(bench, "pswpin", "pages", (double)(c1.pswpin - c0.pswpin));
-	report1(bench, "pswpout", "pages", (double)(c1.pswpout - c0.pswpout));
-	report1(bench, "swap_ra", "pages", (double)(c1.swap_ra - c0.swap_ra));
-	report1(bench, "rss", "pages", r.rss_n ? (double)r.rss_sum / r.rss_n : (double)pages);
-	report1(bench, "wall", "ms", ms);
-	report1(bench, "bad", "count", (double)r.bad);
+	const char *name = trace_name(kind);
+	report1(name, "majflt", "count", (double)(c1.majflt - c0.majflt));
+	report1(name, "pswpin", "pages", (double)(c1.pswpin - c0.pswpin));
+	report1(name, "pswpout", "pages", (double)(c1.pswpout - c0.pswpout));
+	report1(name, "swap_ra", "pages", (double)(c1.swap_ra - c0.swap_ra));
+	report1(name, "rss", "pages", r.rss_n ? (double)r.rss_sum / r.rss_n : (double)pages);
+	report1(name, "wall", "ms", ms);
+	report1(name, "bad", "count", (double)r.bad);
 	bench_unmap((void *)m, len);
 	trace_free(&t);
 	free(version);
