@@ -156,8 +156,9 @@ static long sys_madvise(const uint64_t a[6])
 	as_lock(as, mode);
 	int r = as_madvise(as, a[0], a[1], (int)a[2]);
 	as_unlock(as, mode);
-	if (r == 0 && (a[2] == MADV_REMOVE || a[2] == MADV_WILLNEED))   /* with the lock let go */
-		r = as_madvise_files(as, a[0], a[1], (int)a[2]);
+	if (r == 0 && (a[2] == MADV_REMOVE || a[2] == MADV_WILLNEED || a[2] == MADV_COLD ||
+		       a[2] == MADV_PAGEOUT))   /* with the lock let go */
+		r = as_madvise_unlocked(as, a[0], a[1], (int)a[2]);
 	return r;
 }
 

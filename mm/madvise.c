@@ -9,7 +9,7 @@
  *   MADV_REMOVE    a shared mapping of a file or of shared anonymous memory
  *                  (a tmpfs file too): a hole punched, later reads see
  *                  zeros in every process that maps it (after the lock is
- *                  let go: as_madvise_files); EINVAL without an object,
+ *                  let go: as_madvise_unlocked); EINVAL without an object,
  *                  EACCES for a private mapping or a file that cannot,
  *                  EOPNOTSUPP from a file system without holes (ext2)
  *   MADV_DONTFORK, MADV_DOFORK     a child gets no copy of the range / does
@@ -18,23 +18,30 @@
  *   MADV_POPULATE_READ, MADV_POPULATE_WRITE  fault every page in now, as a
  *                  read / write would (EFAULT where that access would fault)
  *   MADV_WILLNEED  a file's pages of the range read into its cache now
- *                  (after the lock is let go: as_madvise_files), not
+ *                  (after the lock is let go: as_madvise_unlocked), not
  *                  mapped; nothing for anonymous memory (as Linux without
  *                  swap)
  *   MADV_SEQUENTIAL, MADV_RANDOM, MADV_NORMAL  how a fault reads a file
  *                  ahead (VM_SEQ_READ: a whole window after the page;
  *                  VM_RAND_READ: the page alone; neither: the stream's
  *                  read-ahead)
- *   MADV_COLD, MADV_PAGEOUT, MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP,
- *   MADV_DODUMP:   accepted, no effect: page ageing, swap, huge pages and
- *                  core dumps do not exist here.
+ *   MADV_COLD      the range's anonymous pages are aged (Accessed bits
+ *                  cleared wherever mapped) and go next under the
+ *                  reclaimer's clock hand (mm/swap.h: swap_advise)
+ *   MADV_PAGEOUT   the range's anonymous pages are swapped out now, used
+ *                  or not (nothing without swap); file pages stay. Both
+ *                  after the lock is let go (as_madvise_unlocked: the
+ *                  reverse map's walk ranks before the address space's
+ *                  lock), taking it for reading per batch of pages
+ *   MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP: accepted,
+ *                  no effect: huge pages and core dumps do not exist here.
  * Locking: the advices that change VMA flags (*FORK, the read-ahead ones) hold the
  * address-space lock for writing; every other one for reading, as Linux
  * (madvise_need_mmap_write), so the threads' page faults go on meanwhile.
  * DONTNEED therefore changes leaves only (PGT_KEEP_TABLES): a fault may be
  * walking the tables, so emptied ones stay until munmap or exit, and
  * shared PT pages in the range are made private first. (REMOVE's hole,
- * and WILLNEED's reads, come after the lock: as_madvise_files.)
+ * and WILLNEED's reads, come after the lock: as_madvise_unlocked.)
  * Errors: start not page aligned, the rounded length overflowing or an
  * unknown advice: -EINVAL; a hole in the range (also past the user top):
  * -ENOMEM after advising the mapped parts. All as Linux's madvise_walk_vmas.
@@ -43,6 +50,7 @@
 #include "mm/as.h"
 #include "mm/lazyfree.h"
 #include "mm/pt/pgtable.h"
+#include "mm/swap.h"
 #include "mm/pt/tlb.h"
 #include "mm/vma.h"
 #include "mm/vmobject.h"
@@ -83,7 +91,7 @@ static bool private_anon(const struct vma *v)
 	return !v->obj && !(v->flags & VM_SHARED);
 }
 
-/* MADV_REMOVE of v: checked only, the hole is punched by as_madvise_files. */
+/* MADV_REMOVE of v: checked only, the hole is punched by as_madvise_unlocked. */
 static int remove_check(const struct vma *v)
 {
 	if (!v->obj)
@@ -166,7 +174,7 @@ int as_madvise(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 	return hole || at < end ? -ENOMEM : 0;
 }
 
-/* Does the part of advice after the lock (as_madvise_files) apply to v:
+/* Does the part of advice after the lock (as_madvise_unlocked) apply to v:
  * MADV_REMOVE to a file mapped shared, MADV_WILLNEED to an object with a
  * store to read from. */
 static bool file_advice_applies(const struct vma *v, int advice)
@@ -197,11 +205,16 @@ static struct vmobject *next_file_piece(struct addrspace *as, int advice, vaddr_
 	return NULL;
 }
 
-int as_madvise_files(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
+int as_madvise_unlocked(struct addrspace *as, vaddr_t start, uint64_t len, int advice)
 {
 	vaddr_t at = start, end = start + ALIGN_UP(len, PAGE_SIZE);
 	uint64_t idx, n;
 	int r = 0;
+	if (advice == MADV_COLD || advice == MADV_PAGEOUT) {
+		swap_advise(as, start, MIN(end, USER_TOP),
+			    advice == MADV_COLD ? SWAP_ADVISE_COLD : SWAP_ADVISE_PAGEOUT);
+		return 0;
+	}
 	for (;;) {
 		as_lock_read(as);
 		struct vmobject *obj = next_file_piece(as, advice, &at, end, &idx, &n);

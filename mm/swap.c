@@ -55,13 +55,19 @@ enum out_result {
 	OUT_WRITE,    /* unmapped everywhere, in the cache: to be written */
 };
 
+/* Which pages page_out takes. */
+enum out_mode {
+	OUT_IF_OLD,   /* the reclaimer's: only one no mapping used since the last look */
+	OUT_NOW,      /* MADV_PAGEOUT's: used or not */
+};
+
 /* Page pg (referenced by the caller, on the list): unmap it everywhere if
- * no mapping used it since the last look. */
-static enum out_result page_out(struct page *pg)
+ * no mapping used it since the last look (or anyway: OUT_NOW). */
+static enum out_result page_out(struct page *pg, enum out_mode mode)
 {
 	stat_inc(&swap_out_stats.scanned);
-	struct out_walk ow = out_walk(pg, 0);
-	if (ow.young) {   /* used since the last look: a second chance */
+	struct out_walk ow = out_walk(pg, 0);   /* Accessed bits read and cleared */
+	if (ow.young && mode == OUT_IF_OLD) {   /* used since the last look: a second chance */
 		stat_inc(&swap_out_stats.referenced);
 		if (page_in_swap_cache(pg) && swap_mostly_used())
 			(void)swap_cache_drop_unnamed(pg);   /* a kept slot: give it up */
@@ -99,45 +105,56 @@ static void let_go(struct page *pg)
 	page_put(pg);
 }
 
+/* Pages unmapped everywhere, waiting to be written together, and the
+ * frames freed so far. */
+struct out_batch {
+	struct page *pages[OUT_BATCH];
+	unsigned n;
+	uint64_t freed;
+};
+
 /* Write the batch (references held), then free what nobody took back
- * meanwhile: the frames freed. */
-static uint64_t write_batch(struct page **batch, unsigned n)
+ * meanwhile. */
+static void write_batch(struct out_batch *ob)
 {
-	uint64_t freed = 0;
-	(void)swap_writepages(batch, n);   /* a failed one stays, its slot bad */
-	for (unsigned i = 0; i < n; i++) {
-		freed += swap_cache_try_remove(batch[i]);
-		let_go(batch[i]);
+	(void)swap_writepages(ob->pages, ob->n);   /* a failed one stays, its slot bad */
+	for (unsigned i = 0; i < ob->n; i++) {
+		ob->freed += swap_cache_try_remove(ob->pages[i]);
+		let_go(ob->pages[i]);
 	}
-	return freed;
+	ob->n = 0;
+}
+
+/* Page pg (held) through page_out: into the batch (written when full),
+ * freed, or kept. */
+static void out_one(struct out_batch *ob, struct page *pg, enum out_mode mode)
+{
+	enum out_result r = page_out(pg, mode);
+	if (r == OUT_WRITE) {
+		ob->pages[ob->n++] = pg;   /* our reference goes with it */
+		if (ob->n == OUT_BATCH)
+			write_batch(ob);
+		return;
+	}
+	ob->freed += r == OUT_FREED;
+	let_go(pg);
 }
 
 uint64_t swap_out(uint64_t want)
 {
-	struct page *batch[OUT_BATCH];
-	unsigned n = 0;
-	uint64_t freed = 0;
-	for (uint64_t budget = 2 * lru_pages(); freed + n < want && budget; budget--) {
+	struct out_batch ob = { .n = 0 };
+	for (uint64_t budget = 2 * lru_pages(); ob.freed + ob.n < want && budget; budget--) {
 		struct page *pg = lru_next();
 		if (!pg)
 			break;
-		if (!hold(pg)) {
+		if (hold(pg))
+			out_one(&ob, pg, OUT_IF_OLD);
+		else
 			page_put(pg);   /* in the batch already */
-			continue;
-		}
-		enum out_result r = page_out(pg);
-		if (r == OUT_WRITE) {
-			batch[n++] = pg;   /* our reference goes with it */
-			if (n == OUT_BATCH)
-				freed += write_batch(batch, n), n = 0;
-			continue;
-		}
-		freed += r == OUT_FREED;
-		let_go(pg);
 	}
-	freed += write_batch(batch, n);
-	stat_add(&swap_out_stats.stolen, freed);
-	return freed;
+	write_batch(&ob);
+	stat_add(&swap_out_stats.stolen, ob.freed);
+	return ob.freed;
 }
 
 /* The reclaimer's view of swap_out: a shrinker asked last, by the thread. */
@@ -154,6 +171,65 @@ static struct shrinker swap_shrinker = {
 void swap_init(void)
 {
 	reclaim_add_shrinker(&swap_shrinker);
+}
+
+/* ---- MADV_COLD and MADV_PAGEOUT ---- */
+
+#define ADVISE_BATCH 64   /* pages taken from the tables per walk */
+
+struct advise_scan {
+	unsigned n;
+	struct page *pages[ADVISE_BATCH];
+	vaddr_t resume;     /* where the next walk starts when the batch filled */
+};
+
+/* A present entry of an anonymous page (not lazy-free: reclaim's own):
+ * referenced, noted; the walk stops when the batch is full. */
+static int advise_note(struct walk *w)
+{
+	struct advise_scan *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	if (!pte_present(e) || pte_lazyfree(e))
+		return 0;
+	struct page *pg = pa_to_page(pte_addr(e));
+	if (!pg || pg->type != PG_ANON || !page_tryget(pg))
+		return 0;
+	a->pages[a->n++] = pg;
+	a->resume = w->va + PAGE_SIZE;
+	return a->n == ADVISE_BATCH ? -EAGAIN : 0;
+}
+
+static const struct walk_ops advise_ops = { .pte = advise_note };
+
+/* One page (referenced) of the range: COLD ages it and puts it next under
+ * the clock hand; PAGEOUT swaps it out now if there is swap. */
+static void advise_one(struct out_batch *ob, struct page *pg, enum swap_advice how)
+{
+	if (how == SWAP_ADVISE_COLD) {
+		(void)out_walk(pg, 0);
+		lru_move_to_head(pg);
+		page_put(pg);
+	} else if (swap_space_left() && hold(pg)) {
+		out_one(ob, pg, OUT_NOW);
+	} else {
+		page_put(pg);   /* no swap, or the reclaimer has it */
+	}
+}
+
+void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_advice how)
+{
+	struct out_batch ob = { .n = 0 };
+	for (vaddr_t at = start; at < end;) {
+		struct advise_scan a = { .n = 0 };
+		struct walk w = { .ops = &advise_ops, .pgt = as->pgt, .arg = &a };
+		as_lock_read(as);
+		at = walk_range(&w, at, end) == -EAGAIN ? a.resume : end;
+		as_unlock_read(as);
+		for (unsigned i = 0; i < a.n; i++)
+			advise_one(&ob, a.pages[i], how);
+	}
+	write_batch(&ob);
+	stat_add(&swap_out_stats.stolen, ob.freed);
 }
 
 /* ---- swap-in ---- */

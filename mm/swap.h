@@ -61,6 +61,24 @@ int swap_in(struct addrspace *as, struct vma *v, vaddr_t va, pte_t e);
  * on the area), or -EIO (a page could not be read: it stays on the area). */
 int swap_unuse(int area);
 
+/* madvise's advice about anonymous memory. */
+enum swap_advice {
+	SWAP_ADVISE_COLD,      /* MADV_COLD: the pages are not needed soon */
+	SWAP_ADVISE_PAGEOUT,   /* MADV_PAGEOUT: nor at all: out now */
+};
+
+/* MADV_COLD / MADV_PAGEOUT of [start, end) of as (not locked: taken for
+ * reading per batch of pages, as the reverse map's walk ranks before it;
+ * the range below the user top): each anonymous page mapped there has its
+ * Accessed bits cleared (everywhere it is mapped) and goes next under the
+ * clock hand (COLD), or is swapped out now, wherever mapped, as the
+ * reclaimer would but used or not (PAGEOUT; nothing without swap). Lazy-free
+ * pages are left to reclaim; a page the reclaimer holds is passed over.
+ * Linux's madvise_cold_or_pageout_pte_range, which skips pages other
+ * processes map; here a page shared copy-on-write goes out for all. Sleeps
+ * (the writes). */
+void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_advice how);
+
 /* Register swap_out with the reclaimer (a SHRINKER_LAST shrinker). At boot. */
 void swap_init(void);
 

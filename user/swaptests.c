@@ -29,6 +29,9 @@
  *             right (the pages came back, none read again), then swapon
  *             again; and swapoff with more on the area than memory can
  *             hold: ENOMEM, the area stays on, nothing lost
+ *   madvise   MADV_PAGEOUT of 4 MiB swaps it out at once (pswpout, VmSwap),
+ *             MADV_COLD leaves it mapped, every stamp right after both;
+ *             with swap off MADV_PAGEOUT does nothing
  *   eio       (only when named: vdb a swap area behind QEMU's blkdebug,
  *             tests/qemu/disks.py's "eio" disks, which fails every read of
  *             slot 1024 and every write of slot 1025) a child stamps 2 x
@@ -304,6 +307,41 @@ static void test_swapoff(void)
 	CHECK(swapon(SWAP_DISK, 0) == 0);
 }
 
+/* ---- madvise ---- */
+
+static long long vmswap_kb(void)
+{
+	char *t = procfs_read("/proc/self/status", NULL);
+	long long kb = t ? procfs_field(t, "VmSwap") : -1;
+	free(t);
+	return kb;
+}
+
+/* MADV_PAGEOUT swaps a range out now (VmSwap, pswpout), MADV_COLD leaves
+ * it mapped; every stamp stays right; without swap PAGEOUT does nothing. */
+static void test_madvise(void)
+{
+	enum { N = 1024 };   /* 4 MiB: well inside RAM, nothing else swaps it */
+	volatile uint64_t *m = map_pages(N);
+	if (!m)
+		return;
+	for (uint64_t i = 0; i < N; i++)
+		put(m, i, 6);
+	long long out0 = procfs_vmstat("pswpout"), swap0 = vmswap_kb();
+	CHECK(madvise((void *)m, N * PAGE, MADV_PAGEOUT) == 0);
+	long long out = procfs_vmstat("pswpout") - out0, swapped = vmswap_kb() - swap0;
+	printf("  madvise: MADV_PAGEOUT of %d pages: pswpout %lld, VmSwap +%lld kB\n", N, out, swapped);
+	CHECK(out >= N * 9 / 10 && swapped >= (long long)(N * 9 / 10 * PAGE / 1024));
+	CHECK(count_bad(m, N, 6) == 0);   /* read back */
+	CHECK(madvise((void *)m, N * PAGE, MADV_COLD) == 0);
+	CHECK(count_bad(m, N, 6) == 0);
+	CHECK(swapoff(SWAP_DISK) == 0);
+	CHECK(madvise((void *)m, N * PAGE, MADV_PAGEOUT) == 0);   /* no swap: nothing */
+	CHECK(vmswap_kb() == 0 && count_bad(m, N, 6) == 0);
+	CHECK(swapon(SWAP_DISK, 0) == 0);
+	CHECK(munmap((void *)m, N * PAGE) == 0);
+}
+
 /* ---- eio ---- */
 
 #define EIO_READ_SLOT (8192 * 512 / PAGE)    /* disks.py's EIO_READ_SECTOR */
@@ -362,7 +400,8 @@ static const struct {
 	int only_when_named;
 } tests[] = {
 	{ "area", test_area, 0 }, { "big", test_big, 0 }, { "fork", test_fork, 0 },
-	{ "threads", test_threads, 0 }, { "swapoff", test_swapoff, 0 }, { "eio", test_eio, 1 },
+	{ "threads", test_threads, 0 }, { "swapoff", test_swapoff, 0 }, { "madvise", test_madvise, 0 },
+	{ "eio", test_eio, 1 },
 };
 
 /* Run tests[i]? Named on the command line (NAME or NAME=ARG), or no names. */

@@ -29,6 +29,16 @@ void lru_del(struct page *pg)
 	spin_unlock(&lru_lock);
 }
 
+void lru_move_to_head(struct page *pg)
+{
+	spin_lock(&lru_lock);
+	if (pg->aflags & AF_LRU) {
+		list_del(&pg->link);
+		list_add(&lru, &pg->link);
+	}
+	spin_unlock(&lru_lock);
+}
+
 uint64_t lru_pages(void)
 {
 	return atomic_load(&nr_lru);

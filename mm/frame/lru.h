@@ -28,6 +28,9 @@ void lru_del(struct page *pg);
  * caller; NULL when the list holds none that can be referenced. */
 struct page *lru_next(void);
 
+/* Move pg (if on the list) to the head: the hand takes it next. */
+void lru_move_to_head(struct page *pg);
+
 /* Frames on the list. */
 uint64_t lru_pages(void);
 
