@@ -109,14 +109,17 @@ static long sys_swapon(const uint64_t a[6])
 }
 
 /* Could the pages on area (stopped) come back? Linux's
- * security_vm_enough_memory check: against free frames, clean cache pages
- * and the free slots of the other areas (where reclaim can put others). */
+ * security_vm_enough_memory check: the slots in use that no page in memory
+ * holds (the swap cache's are back already) against free frames, clean
+ * cache pages and the free slots of the other areas (where reclaim can
+ * put others). */
 static bool room_for(int area)
 {
-	uint64_t total, free_slots, cached;
+	uint64_t total, free_slots, cached, used = swap_area_used(area);
 	swap_totals(&total, &free_slots, &cached);
 	uint64_t clean = atomic_load(&pagecache_stats.pages) - atomic_load(&pagecache_stats.dirty);
-	return swap_area_used(area) + reclaim_low <= atomic_load(&mm_stats.free) + clean + free_slots;
+	uint64_t out = used > cached ? used - cached : 0;
+	return out + reclaim_low <= atomic_load(&mm_stats.free) + clean + free_slots;
 }
 
 static long swapoff_area(int area)
