@@ -70,6 +70,17 @@ def pt_zero_count(pa):
     return int(field(pt, N.PT_ZERO, "struct page.pt"))
 
 
+def pt_swap_count(pa):
+    """Entries of the PT page at pa that are swap entries (pages out on
+    swap: counted in its present count, not resident); 0 for a kernel
+    without swap."""
+    pg = page(pa >> 12)
+    try:
+        return int(field(pg, N.PAGE_PTSWAP, N.PAGE_STRUCT))
+    except PagodaError:
+        return 0
+
+
 def zero_frame():
     """Physical address of the shared zero page (0: none yet)."""
     return int(symbol_value(N.ZERO_FRAME_PA, N.PROVIDER_MM))

@@ -15,7 +15,7 @@ own accounting says:
 from . import headers
 from . import names as N
 from .core import Command, PagodaError, field, human_size, out, symbol_value, to_int
-from .frames import enum_name, frame_db, frame_mappers, pt_counts, pt_zero_count, zero_frame
+from .frames import enum_name, frame_db, frame_mappers, pt_counts, pt_swap_count, pt_zero_count, zero_frame
 from .layout import read_cr3
 from .paging import leaves
 from .pte import PT, PD, frame_addr
@@ -77,8 +77,9 @@ def memory_usage(cr3):
     """Memory use of the user half of cr3, in bytes unless said otherwise:
       rss         mapped by present leaf entries, the zero page excluded
                   (counted by walking them);
-      rss_counts  the same from the PT pages' present and zero counts (the
-                  kernel's way: exact only if every leaf write kept them right);
+      rss_counts  the same from the PT pages' counts less their zero-page
+                  and swap entries (the kernel's way: exact only if every
+                  leaf write kept them right);
       pss         rss with each page divided by its PT page's share count
                   and its frame's number of mapping PT pages;
       tables      page-table pages below the PML4; shared_pts: PT pages
@@ -99,7 +100,7 @@ def memory_usage(cr3):
                 share, present = 1, 0
             shares[pa] = max(share, 1)
             use["shared_pts"] += share > 1
-            use["rss_counts"] += (present - pt_zero_count(pa)) * PAGE_SIZE
+            use["rss_counts"] += (present - pt_zero_count(pa) - pt_swap_count(pa)) * PAGE_SIZE
 
     for leaf in leaves(cr3, 0, USER_END, on_table):
         # path = [PML4E, PDPTE, PDE, PTE] for a 4 KiB page: the PDE holds the PT.

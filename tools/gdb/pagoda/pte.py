@@ -85,9 +85,29 @@ def is_protnone(entry, level):
     return level == PT and not entry & P and bool(entry & mask)
 
 
+def is_swap(entry, level):
+    """A swap entry (pte.h's pte_is_swap): a PT entry, not present, not
+    PROT_NONE, with PTE_SWAP: a page out on swap, naming its area and slot."""
+    d = headers.defines(PTE_HEADER)
+    mask, protnone = d.get("PTE_SWAP", 0), d.get("PTE_PROTNONE", 0)
+    return level == PT and bool(mask) and entry & (P | protnone | mask) == mask
+
+
+def swap_area(entry):
+    """The area of a swap entry: bits 1..4 (pte.h's pte_swap_area)."""
+    return (entry >> 1) % headers.defines(PTE_HEADER).get("PTE_SWAP_AREAS", 16)
+
+
+def swap_slot(entry):
+    """The slot of a swap entry: the address bits (pte.h's pte_swap_slot)."""
+    return (entry & ADDR_MASK) >> 12
+
+
 def describe(entry, level):
     if entry & P:
         return " ".join(flag_names(entry, level))
     if is_protnone(entry, level):
         return "not present: " + " ".join(flag_names(entry, level))
+    if is_swap(entry, level):
+        return "swap: area %d, slot %d" % (swap_area(entry), swap_slot(entry))
     return "not present"

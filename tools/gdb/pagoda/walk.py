@@ -71,6 +71,11 @@ effective permissions (W and U only if EVERY level allows, NX if ANY sets it).""
             out("=> PROT_NONE: frame at PA %#x kept, entry not present (every access "
                 "faults)   [%s]" % (pte.frame_addr(last.entry, last.level), area))
             return
+        if pte.is_swap(last.entry, last.level):
+            slot = pte.swap_slot(last.entry)
+            out("=> swapped out: area %d, slot %d (bytes %#x..%#x of its disk)   [%s]" % (
+                pte.swap_area(last.entry), slot, slot * 4096, slot * 4096 + 4095, area))
+            return
         if not last.entry & pte.P:
             out("=> not mapped (no present entry at the %s level)   [%s]" % (LEVEL_NAMES[last.level], area))
             return
