@@ -73,8 +73,8 @@ bool reclaim_direct(void);
  * The OOM killer's last look before it chooses (above min: as Linux's
  * last-second allocation, a victim killed earlier may have freed its
  * memory since the fault's allocation failed, and the fault should then
- * just be retried); a system call's wait for the reclaimer (below min).
- * Reads a counter only. */
+ * just be retried); a system call's wait for the reclaimer (below min);
+ * swap-in's read-ahead (only above low). Reads a counter only. */
 bool reclaim_free_above(uint64_t mark);
 
 /* A cache outside mm that gives memory back when asked (Linux's struct

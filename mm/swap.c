@@ -238,11 +238,13 @@ void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_adv
  * outline): read-ahead pages that swap-ins found since the last read grow
  * the window (to the power of two at or above hits + 2); with none to judge
  * by, two slots when this slot follows the last one read (a sequential
- * pass), else one; it shrinks by at most half per read. Not clamped under
- * memory pressure (nor is Linux's): a paging program is always under it,
- * and read-ahead pages that go unused are clean and the first to go. The
- * state is shared by every CPU and kept without a lock (a heuristic: a
- * lost update only changes a guess). */
+ * pass), else one; it shrinks by at most half per read. One while free
+ * memory is below the low watermark: only the reclaimer thread can take
+ * read-ahead pages back (Linux's direct reclaim can, so Linux reads ahead
+ * anyway), and allocations that cannot wait for it then failed (seen: the
+ * threaded VM tester's pipe() with ENOMEM, then an OOM kill). The state is
+ * shared by every CPU and kept without a lock (a heuristic: a lost update
+ * only changes a guess). */
 static struct { uint64_t hits, slot; unsigned window; } ra = { .window = 1 };
 
 static unsigned readahead_window(pte_t e)
@@ -255,6 +257,7 @@ static unsigned readahead_window(pte_t e)
 	if (!new_hits && (slot == last + 1 || slot + 1 == last))
 		w = 2;
 	w = w < half ? half : w;
+	w = reclaim_free_above(reclaim_low) ? w : 1;
 	atomic_store(&ra.hits, hits);
 	atomic_store(&ra.slot, slot);
 	atomic_store(&ra.window, w);
