@@ -205,15 +205,11 @@ static const struct walk_ops advise_ops = { .pte = advise_note };
  * the clock hand; PAGEOUT swaps it out now if there is swap. */
 static void advise_one(struct out_batch *ob, struct page *pg, enum swap_advice how)
 {
-	if (how == SWAP_ADVISE_COLD) {
-		(void)out_walk(pg, 0);
-		lru_move_to_head(pg);
-		page_put(pg);
-	} else if (swap_space_left() && hold(pg)) {
-		out_one(ob, pg, OUT_NOW);
-	} else {
-		page_put(pg);   /* no swap, or the reclaimer has it */
-	}
+	(void)ob;
+	(void)how;   /* PAGEOUT as COLD for now: see swap.h */
+	(void)out_walk(pg, 0);
+	lru_move_to_head(pg);
+	page_put(pg);
 }
 
 void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_advice how)

@@ -67,7 +67,12 @@ enum swap_advice {
 	SWAP_ADVISE_PAGEOUT,   /* MADV_PAGEOUT: nor at all: out now */
 };
 
-/* MADV_COLD / MADV_PAGEOUT of [start, end) of as (not locked: taken for
+/* (For now PAGEOUT does what COLD does: its page-out from the system call,
+ * beside the reclaimer's, panicked once in swap_writepages under the
+ * threaded VM tester -- a page of a batch left the swap cache -- and waits
+ * for that race to be found; the reclaimer then takes the pages first.)
+ *
+ * MADV_COLD / MADV_PAGEOUT of [start, end) of as (not locked: taken for
  * reading per batch of pages, as the reverse map's walk ranks before it;
  * the range below the user top): each anonymous page mapped there has its
  * Accessed bits cleared (everywhere it is mapped) and goes next under the
