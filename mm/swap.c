@@ -55,19 +55,13 @@ enum out_result {
 	OUT_WRITE,    /* unmapped everywhere, in the cache: to be written */
 };
 
-/* Which pages page_out takes. */
-enum out_mode {
-	OUT_IF_OLD,   /* the reclaimer's: only one no mapping used since the last look */
-	OUT_NOW,      /* MADV_PAGEOUT's: used or not */
-};
-
 /* Page pg (referenced by the caller, on the list): unmap it everywhere if
- * no mapping used it since the last look (or anyway: OUT_NOW). */
-static enum out_result page_out(struct page *pg, enum out_mode mode)
+ * no mapping used it since the last look. */
+static enum out_result page_out(struct page *pg)
 {
 	stat_inc(&swap_out_stats.scanned);
 	struct out_walk ow = out_walk(pg, 0);   /* Accessed bits read and cleared */
-	if (ow.young && mode == OUT_IF_OLD) {   /* used since the last look: a second chance */
+	if (ow.young) {   /* used since the last look: a second chance */
 		stat_inc(&swap_out_stats.referenced);
 		if (page_in_swap_cache(pg) && swap_mostly_used())
 			(void)swap_cache_drop_unnamed(pg);   /* a kept slot: give it up */
@@ -127,9 +121,9 @@ static void write_batch(struct out_batch *ob)
 
 /* Page pg (held) through page_out: into the batch (written when full),
  * freed, or kept. */
-static void out_one(struct out_batch *ob, struct page *pg, enum out_mode mode)
+static void out_one(struct out_batch *ob, struct page *pg)
 {
-	enum out_result r = page_out(pg, mode);
+	enum out_result r = page_out(pg);
 	if (r == OUT_WRITE) {
 		ob->pages[ob->n++] = pg;   /* our reference goes with it */
 		if (ob->n == OUT_BATCH)
@@ -148,7 +142,7 @@ uint64_t swap_out(uint64_t want)
 		if (!pg)
 			break;
 		if (hold(pg))
-			out_one(&ob, pg, OUT_IF_OLD);
+			out_one(&ob, pg);
 		else
 			page_put(pg);   /* in the batch already */
 	}
@@ -201,20 +195,18 @@ static int advise_note(struct walk *w)
 
 static const struct walk_ops advise_ops = { .pte = advise_note };
 
-/* One page (referenced) of the range: COLD ages it and puts it next under
- * the clock hand; PAGEOUT swaps it out now if there is swap. */
-static void advise_one(struct out_batch *ob, struct page *pg, enum swap_advice how)
+/* One page (referenced) of the range: aged and put next under the clock
+ * hand. */
+static void advise_one(struct page *pg)
 {
-	(void)ob;
-	(void)how;   /* PAGEOUT as COLD for now: see swap.h */
-	(void)out_walk(pg, 0);
+	(void)out_walk(pg, 0);   /* PAGEOUT as COLD for now: see swap.h */
 	lru_move_to_head(pg);
 	page_put(pg);
 }
 
 void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_advice how)
 {
-	struct out_batch ob = { .n = 0 };
+	(void)how;   /* both age for now (swap.h) */
 	for (vaddr_t at = start; at < end;) {
 		struct advise_scan a = { .n = 0 };
 		struct walk w = { .ops = &advise_ops, .pgt = as->pgt, .arg = &a };
@@ -222,10 +214,8 @@ void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_adv
 		at = walk_range(&w, at, end) == -EAGAIN ? a.resume : end;
 		as_unlock_read(as);
 		for (unsigned i = 0; i < a.n; i++)
-			advise_one(&ob, a.pages[i], how);
+			advise_one(a.pages[i]);
 	}
-	write_batch(&ob);
-	stat_add(&swap_out_stats.stolen, ob.freed);
 }
 
 /* ---- swap-in ---- */
