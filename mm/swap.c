@@ -64,7 +64,7 @@ static enum out_result page_out(struct page *pg)
 	if (ow.young) {   /* used since the last look: a second chance */
 		stat_inc(&swap_out_stats.referenced);
 		if (page_in_swap_cache(pg) && swap_mostly_used())
-			(void)swap_cache_drop_unnamed(pg);   /* a kept slot: give it up */
+			(void)swap_cache_give_up_slot(pg);
 		return OUT_KEEP;
 	}
 	if (!ow.mapped && !page_in_swap_cache(pg))
@@ -84,21 +84,6 @@ static enum out_result page_out(struct page *pg)
 
 #define OUT_BATCH 32   /* pages written together: one request when their slots follow */
 
-/* The reclaimer's reference on pg: taken by lru_next, marked so that the
- * invariant checker counts it and the swap cache keeps a page waiting for
- * its write (AF_RECLAIM), and dropped by let_go. false if the reclaimer
- * holds pg already (in the batch: the hand came round to it again). */
-static bool hold(struct page *pg)
-{
-	return !(__atomic_fetch_or(&pg->aflags, AF_RECLAIM, __ATOMIC_RELAXED) & AF_RECLAIM);
-}
-
-static void let_go(struct page *pg)
-{
-	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_RECLAIM, __ATOMIC_RELAXED);
-	page_put(pg);
-}
-
 /* Pages unmapped everywhere, waiting to be written together, and the
  * frames freed so far. */
 struct out_batch {
@@ -114,7 +99,7 @@ static void write_batch(struct out_batch *ob)
 	(void)swap_writepages(ob->pages, ob->n);   /* a failed one stays, its slot bad */
 	for (unsigned i = 0; i < ob->n; i++) {
 		ob->freed += swap_cache_try_remove(ob->pages[i]);
-		let_go(ob->pages[i]);
+		page_let_go(ob->pages[i]);
 	}
 	ob->n = 0;
 }
@@ -131,20 +116,17 @@ static void out_one(struct out_batch *ob, struct page *pg)
 		return;
 	}
 	ob->freed += r == OUT_FREED;
-	let_go(pg);
+	page_let_go(pg);
 }
 
 uint64_t swap_out(uint64_t want)
 {
 	struct out_batch ob = { .n = 0 };
 	for (uint64_t budget = 2 * lru_pages(); ob.freed + ob.n < want && budget; budget--) {
-		struct page *pg = lru_next();
+		struct page *pg = lru_take();   /* held: pages in the batch are passed */
 		if (!pg)
 			break;
-		if (hold(pg))
-			out_one(&ob, pg);
-		else
-			page_put(pg);   /* in the batch already */
+		out_one(&ob, pg);
 	}
 	write_batch(&ob);
 	stat_add(&swap_out_stats.stolen, ob.freed);
@@ -178,7 +160,9 @@ struct advise_scan {
 };
 
 /* A present entry of an anonymous page (not lazy-free: reclaim's own):
- * referenced, noted; the walk stops when the batch is full. */
+ * held (page_hold: under the entry's PT lock; one the reclaimer holds
+ * already is on its way out), noted; the walk stops when the batch is
+ * full. */
 static int advise_note(struct walk *w)
 {
 	struct advise_scan *a = w->arg;
@@ -186,22 +170,22 @@ static int advise_note(struct walk *w)
 	if (!pte_present(e) || pte_lazyfree(e))
 		return 0;
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (!pg || pg->type != PG_ANON || !page_tryget(pg))
+	if (!pg || pg->type != PG_ANON || !page_hold(pg))
 		return 0;
 	a->pages[a->n++] = pg;
 	a->resume = w->va + PAGE_SIZE;
 	return a->n == ADVISE_BATCH ? -EAGAIN : 0;
 }
 
-static const struct walk_ops advise_ops = { .pte = advise_note };
+static const struct walk_ops advise_ops = { .pte = advise_note, .lock_leaves = true };
 
-/* One page (referenced) of the range: aged and put next under the clock
+/* One page (held) of the range: aged and put next under the clock
  * hand. */
 static void advise_one(struct page *pg)
 {
 	(void)out_walk(pg, 0);   /* PAGEOUT as COLD for now: see swap.h */
 	lru_move_to_head(pg);
-	page_put(pg);
+	page_let_go(pg);
 }
 
 void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_advice how)

@@ -62,9 +62,8 @@ void vmcheck_release(struct vmcheck *c)
  * a store would make the slot stale. */
 static void check_writable(const struct page *pg, vaddr_t va)
 {
-	bool anon = pg->type == PG_ANON, cached = anon && (pg->aflags & AF_SWAPCACHE);
-	uint32_t others = (anon && (pg->aflags & AF_RECLAIM)) + cached;
-	if (pg->refcount > 1 + others)
+	bool cached = pg->type == PG_ANON && (pg->aflags & AF_SWAPCACHE);
+	if (pg->refcount > 1 + anon_unmapped_refs(pg))
 		panic("vmcheck: va %#lx: writable private entry to frame %#lx with %u "
 		      "references (copy-on-write broken)", va, page_to_pa(pg), pg->refcount);
 	if (cached && (pg->aflags & AF_UPTODATE))
@@ -194,9 +193,7 @@ void vmcheck_finish(struct vmcheck *c)
 			page_bug(pg, "vmcheck: user mapping of a non-user frame", NULL);
 		/* +1 for a file's page (its cache's), for an anonymous page in
 		 * the swap cache, for one the reclaimer is paging out */
-		bool anon = pg->type == PG_ANON;
-		uint32_t extra = (pg->type == PG_FILE) + (anon && (pg->aflags & AF_SWAPCACHE)) +
-				 (anon && (pg->aflags & AF_RECLAIM));
+		uint32_t extra = (pg->type == PG_FILE) + anon_unmapped_refs(pg);
 		if (pg->refcount != c->maps[pfn] + extra)
 			panic("vmcheck: frame %#lx (%s): refcount %u, but %u PT pages map it "
 			      "(+%u: its file's, the swap cache's, the reclaimer's)",

@@ -44,7 +44,23 @@ uint64_t lru_pages(void)
 	return atomic_load(&nr_lru);
 }
 
-struct page *lru_next(void)
+bool page_hold(struct page *pg)
+{
+	if (__atomic_fetch_or(&pg->aflags, AF_RECLAIM, __ATOMIC_SEQ_CST) & AF_RECLAIM)
+		return false;
+	if (page_tryget(pg))
+		return true;
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_RECLAIM, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+void page_let_go(struct page *pg)
+{
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_RECLAIM, __ATOMIC_SEQ_CST);
+	page_put(pg);
+}
+
+struct page *lru_take(void)
 {
 	struct page *found = NULL;
 	spin_lock(&lru_lock);
@@ -52,7 +68,7 @@ struct page *lru_next(void)
 		struct page *pg = list_entry(lru.next, struct page, link);
 		list_del(&pg->link);
 		list_add_tail(&lru, &pg->link);
-		if (page_tryget(pg))
+		if (page_hold(pg))
 			found = pg;
 	}
 	spin_unlock(&lru_lock);

@@ -126,9 +126,18 @@ struct page {
 #define AF_LRU 0x10        /* on an anonymous LRU list (mm/swap.h) */
 #define AF_ACTIVE 0x20     /* on the active one */
 #define AF_REFERENCED 0x40 /* seen referenced once on the inactive list */
-#define AF_RECLAIM 0x80    /* the reclaimer holds a reference while it pages it out
-			      (the invariant checker's +1, mm/vmcheck.c) */
+#define AF_RECLAIM 0x80    /* the reclaimer holds a reference (page_hold, mm/frame/lru.h) */
 #define AF_READAHEAD 0x100 /* read ahead of a swap-in, not asked for yet */
+
+/* The references to anonymous page pg that are no mapping: the swap
+ * cache's and the reclaimer's (what the checkers of "a private writable
+ * entry maps a frame nobody else maps" leave out). Read the refcount
+ * before calling: the reclaimer's mark is set before its reference. */
+static inline uint32_t anon_unmapped_refs(const struct page *pg)
+{
+	uint16_t f = __atomic_load_n(&pg->aflags, __ATOMIC_SEQ_CST);
+	return pg->type == PG_ANON ? !!(f & AF_SWAPCACHE) + !!(f & AF_RECLAIM) : 0;
+}
 
 /* page_alloc flags: PA_ZERO plus at most one type (default PG_KERNEL).
  * Every frame is written whole when it is allocated: PA_ZERO, or a copy

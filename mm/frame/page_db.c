@@ -44,9 +44,9 @@ void page_bug(const struct page *pg, const char *what, const void *caller)
 	if (pg < frames || pg >= frames + max_pfn)
 		panic("%s: %p is not a frame (caller %p %s+%#lx)", what, (void *)pg,
 		      caller, fn, off);
-	panic("%s: frame pfn %#lx pa %#lx type %s refcount %u order %u "
+	panic("%s: frame pfn %#lx pa %#lx type %s refcount %u order %u count/aflags %#x "
 	      "(caller %p %s+%#lx)", what, (uint64_t)(pg - frames), page_to_pa(pg),
-	      page_type_name(pg->type), pg->refcount, pg->order, caller, fn, off);
+	      page_type_name(pg->type), pg->refcount, pg->order, pg->count, caller, fn, off);
 }
 
 static bool overlaps(paddr_t a0, paddr_t a1, const struct prange *r)

@@ -342,13 +342,16 @@ static struct page *cached_page(pte_t e)
 }
 
 /* May cached page pg leave the cache once no entry names its slot? Not
- * while it is under I/O, nor while the reclaimer has yet to write it (its
- * slot given, the write to come); a page whose write failed (not up to
- * date, no reclaimer) may: its mapper, if any, holds its own reference. */
+ * while it is under I/O, nor while the reclaimer holds it (page_hold):
+ * page_out decides on the cache state it saw (a page it found cached is
+ * unmapped to its slot, then freed or written), so until it lets go the
+ * page leaves the cache by the reclaimer's hand only
+ * (swap_cache_try_remove, swap_cache_give_up_slot). A page whose write
+ * failed (not up to date, not held) may: its mapper, if any, holds its
+ * own reference. */
 static bool unneeded(const struct page *pg)
 {
-	uint16_t f = pg->aflags;
-	return !(f & AF_LOCKED) && ((f & AF_UPTODATE) || !(f & AF_RECLAIM));
+	return !(pg->aflags & (AF_LOCKED | AF_RECLAIM));
 }
 
 bool swap_mostly_used(void)
@@ -710,6 +713,18 @@ void swap_cache_drop_area(int area)
 		if (!more)
 			return;
 	}
+}
+
+bool swap_cache_give_up_slot(struct page *pg)
+{
+	spin_lock(&swap_lock);
+	uint16_t f = pg->aflags;
+	bool gone = remove_if(pg, (f & AF_SWAPCACHE) && !(f & AF_LOCKED) && (f & AF_UPTODATE) &&
+				  !named(pg->swap));
+	spin_unlock(&swap_lock);
+	if (gone)
+		page_put(pg);
+	return gone;
 }
 
 bool swap_cache_drop_unnamed(struct page *pg)

@@ -206,11 +206,16 @@ unsigned swap_writepages(struct page **pages, unsigned n);
 bool swap_cache_try_remove(struct page *pg);
 
 /* Take page pg out of the swap cache, whoever maps it, once no entry names
- * its slot anymore (and it is not under I/O, nor waiting for the
- * reclaimer's write): a page about to be written in place (the slot's copy
- * would be stale), a page whose mapping went (Linux's free_swap_cache: the
- * slot is free at once, not when reclaim comes by). true if it left. */
+ * its slot anymore (and it is not under I/O, nor held by the reclaimer,
+ * which then decides): a page about to be written in place (the slot's
+ * copy would be stale), a page whose mapping went (Linux's free_swap_cache:
+ * the slot is free at once, not when reclaim comes by). true if it left. */
 bool swap_cache_drop_unnamed(struct page *pg);
+
+/* The reclaimer, holding pg (page_hold), gives up the slot that page in
+ * use kept (swap mostly used): out of the cache if up to date, not under
+ * I/O and no entry names the slot. true if it left. */
+bool swap_cache_give_up_slot(struct page *pg);
 
 /* swapoff's sweep: every cached page of area whose slot no entry names
  * (a page read back that kept its slot) leaves the cache. Sleeps not;

@@ -18,7 +18,9 @@ static const char *check_table(int level, pte_t e)
 }
 
 /* A user leaf e: the frame must be user memory with an owner, and a
- * private writable one must have no other owner. */
+ * private writable one must have no other owner (the references that are
+ * no mapping aside: the swap cache's, the reclaimer's while it ages or
+ * pages out the frame, mm/frame/page.h's anon_unmapped_refs). */
 static const char *check_user_leaf(struct page *f, pte_t e)
 {
 	if (!f)
@@ -26,9 +28,10 @@ static const char *check_user_leaf(struct page *f, pte_t e)
 	if (f->type != PG_ANON && f->type != PG_FILE)
 		return "user mapping of a frame that is not user memory (kernel, page table, free "
 		       "or reserved)";
-	if (f->refcount == 0)
+	uint32_t refs = __atomic_load_n(&f->refcount, __ATOMIC_SEQ_CST);
+	if (refs == 0)
 		return "user mapping of a frame with no reference";
-	if (pte_writable(e) && !pte_shared(e) && f->refcount > 1)
+	if (pte_writable(e) && !pte_shared(e) && refs > 1 + anon_unmapped_refs(f))
 		return "writable private user mapping of a frame with more than one reference "
 		       "(copy-on-write broken)";
 	return NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/host_mm.h"
+#include "mm/frame/lru.h"
 #include "mm/frame/swap.h"
 #include "mm/anon_rmap.h"
 #include "arch/x86_64/memlayout.h"
@@ -240,6 +241,33 @@ START_TEST(test_read_once_for_every_entry)
 }
 END_TEST
 
+/* A page the reclaimer holds leaves the cache by its hand only: page_out
+ * unmaps a page it found cached to that slot, so a mapper's drop (a COW
+ * write, an unmapping) must wait until it lets go. Failed before the hold
+ * counted (make fuzz, vmswap-fork: PANIC "swap_writepages: not in the swap
+ * cache": a write fault dropped a kept slot between page_out's look and
+ * its unmapping, and the page, still mapped, was queued for writing). */
+START_TEST(test_held_page_stays_cached)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e;
+	page_out(1, 0x17, &e);
+	struct page *pg;
+	ck_assert_int_eq(swap_cache_read(e, 1, &pg), SWAPIN_READ);
+	swap_slot_put(e);                                      /* mapped: keeps its slot */
+	ck_assert(page_in_swap_cache(pg));
+	ck_assert(page_hold(pg));
+	ck_assert(!swap_cache_drop_unnamed(pg));               /* the mapper's drop waits */
+	ck_assert(page_in_swap_cache(pg));
+	ck_assert(swap_cache_give_up_slot(pg));                /* the reclaimer's does not */
+	ck_assert(!page_in_swap_cache(pg));
+	page_let_go(pg);
+	ck_assert_uint_eq(pg->refcount, 1);
+	page_put(pg);
+	area_off();
+}
+END_TEST
+
 /* With more than half the swap in use a page read back gives its slot up
  * at once (Linux's vm_swap_full). */
 START_TEST(test_slot_given_up_when_swap_half_used)
@@ -410,6 +438,7 @@ static Suite *swap_suite(void)
 	tcase_add_test(tc, test_runs_of_slots_one_request);
 	tcase_add_test(tc, test_read_once_for_every_entry);
 	tcase_add_test(tc, test_slot_given_up_when_swap_half_used);
+	tcase_add_test(tc, test_held_page_stays_cached);
 	tcase_add_test(tc, test_readahead_cluster);
 	tcase_add_test(tc, test_read_error);
 	tcase_add_test(tc, test_write_error_marks_slot_bad);
