@@ -79,10 +79,10 @@ static void name_map(struct page *pg, struct anon_vma *av, uint64_t index)
 		anon_vma_put(av);
 }
 
-void anon_page_add(struct page *pg, struct vma *v, vaddr_t va)
+void anon_page_add(struct page *pg, struct vma *v, vaddr_t va, enum lru_list l)
 {
 	name_map(pg, v->anon, (v->obj_off + (va - v->start)) / PAGE_SIZE);
-	lru_add(pg);
+	lru_add(pg, l);
 }
 
 /* ---- the frame layer's hooks ---- */
@@ -99,7 +99,7 @@ static void copied(struct page *copy, struct page *src)
 {
 	if (src->anon.av)
 		name_map(copy, src->anon.av, src->anon.index);
-	lru_add(copy);
+	lru_add(copy, src->aflags & AF_HOT ? LRU_HOT : LRU_COLD);   /* as hot as its source */
 }
 
 static const struct anon_page_hooks hooks = { .released = released, .copied = copied };

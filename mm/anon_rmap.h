@@ -54,6 +54,7 @@
 #include "lib/types.h"
 #include "lib/list.h"
 #include "lib/spinlock.h"
+#include "mm/frame/lru.h"
 
 struct page;
 struct vma;
@@ -76,9 +77,10 @@ void anon_vma_unlink(struct vma *v);
 
 /* pg, a new anonymous page about to be mapped at va of v (which has its
  * anon_vma: anon_vma_prepare), names v's anon_vma and its index there, and
- * goes onto the LRU lists. A page that names one already (read back from
- * swap by another mapper) keeps it. */
-void anon_page_add(struct page *pg, struct vma *v, vaddr_t va);
+ * goes onto LRU list l (the replacement policy's choice, mm/swap.h). A
+ * page that names one already (read back from swap by another mapper)
+ * keeps it, and its list. */
+void anon_page_add(struct page *pg, struct vma *v, vaddr_t va, enum lru_list l);
 
 /* The work at one mapping of pg: va is its address in the VMA found, in as
  * (locked for reading). */

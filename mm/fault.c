@@ -134,7 +134,7 @@ static int object_page(struct vma *v, vaddr_t va, bool write, struct page **pg,
 		page_put(fp);
 		*prot = vma_pgt_prot(v);
 		if (*pg)
-			anon_page_add(*pg, v, va);
+			anon_page_add(*pg, v, va, swap_new_page_list());
 		return *pg ? major : -ENOMEM;
 	}
 	if (write && v->obj->notify_write && (r = v->obj->ops->page_mkwrite(v->obj, fp)) < 0) {
@@ -214,7 +214,7 @@ static int anon_map_absent(struct addrspace *as, struct vma *v, vaddr_t va, bool
 	if (!pg)
 		return -ENOMEM;
 	fault_count(zero);
-	anon_page_add(pg, v, va);
+	anon_page_add(pg, v, va, swap_new_page_list());
 	return map_frame(as, va, pg, vma_pgt_prot(v), NULL);
 }
 
@@ -263,7 +263,7 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	if (!copy)
 		return -ENOMEM;
 	if (!reuse)
-		anon_page_add(copy, v, va);
+		anon_page_add(copy, v, va, swap_new_page_list());
 	struct tlb_batch b;                       /* allocated first: then the batch */
 	tlb_begin(&b, as->pgt);
 	int r = pgt_replace(&b, va, pte_make(pa, e), page_to_pa(copy), vma_pgt_prot(v), NULL);

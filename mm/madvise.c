@@ -28,7 +28,8 @@
  *   MADV_COLD      the range's anonymous pages are aged (Accessed bits
  *                  cleared wherever mapped) and go next under the
  *                  reclaimer's clock hand (mm/swap.h: swap_advise)
- *   MADV_PAGEOUT   for now as MADV_COLD (mm/swap.h says why). Both
+ *   MADV_PAGEOUT   the range's anonymous pages are swapped out now, used
+ *                  or not (nothing without swap); file pages stay. Both
  *                  after the lock is let go (as_madvise_unlocked: the
  *                  reverse map's walk ranks before the address space's
  *                  lock), taking it for reading per batch of pages

@@ -18,7 +18,7 @@ struct swap_out_stats swap_out_stats;
 
 bool swap_reclaimable(void)
 {
-	return lru_pages() && swap_space_left();
+	return lru_pages_all() && swap_space_left();
 }
 
 /* ---- page-out ---- */
@@ -48,6 +48,111 @@ static struct out_walk out_walk(struct page *pg, pte_t swp)
 	return ow;
 }
 
+/* ---- the replacement policy: CLOCK-Pro's outline on two lists ----
+ *
+ * m is the frames anonymous pages have or could have without reclaim,
+ * m_c (cold_target) the share of them for cold pages; the hot hand turns
+ * hot pages cold while more than m - m_c are hot. The test periods are
+ * measured in the hot hand's steps: a page evicted at step h that comes
+ * back before the hand made as many steps as there are hot pages would
+ * have been worth keeping (CLOCK-Pro: it comes back in its test period),
+ * so m_c grows by one, and shrinks by one for a page that came back later.
+ * The state is shared by every CPU and kept without a lock: a lost update
+ * changes a guess, never a list. */
+static struct {
+	uint32_t hand;          /* the hot hand's steps so far (wraps) */
+	uint64_t cold_target;   /* m_c */
+} policy = { 0, 32 };
+
+#define NOTE_EVICTED 0x80000000u   /* a slot's note: this bit and the hand's step (31 bits) */
+
+/* m: the frames on the lists and those free above the high watermark. */
+static uint64_t frames_for_anon(void)
+{
+	uint64_t free = atomic_load(&mm_stats.free);
+	return lru_pages_all() + (free > reclaim_high ? free - reclaim_high : 0);
+}
+
+/* How the hot pages stand against their share m - m_c: <0 below, 0 at,
+ * >0 above. */
+static int hot_vs_share(void)
+{
+	uint64_t m = frames_for_anon(), hot = lru_pages(LRU_HOT) + atomic_load(&policy.cold_target);
+	return hot < m ? -1 : hot > m;
+}
+
+enum lru_list swap_new_page_list(void)
+{
+	return hot_vs_share() < 0 ? LRU_HOT : LRU_COLD;   /* filling up: hot (LIRS's start) */
+}
+
+/* The hot hand, one step: a hot page used since the last step stays (its
+ * Accessed bits cleared), one not used turns cold. false if the hot list
+ * had none to take. */
+static bool hot_hand_step(void)
+{
+	struct page *pg = lru_take(LRU_HOT);
+	if (!pg)
+		return false;
+	__atomic_add_fetch(&policy.hand, 1, __ATOMIC_RELAXED);
+	stat_inc(&swap_out_stats.hot_scanned);
+	if (!out_walk(pg, 0).young) {
+		__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
+		lru_move(pg, LRU_COLD);
+		stat_inc(&swap_out_stats.deactivated);
+	}
+	page_let_go(pg);
+	return true;
+}
+
+/* Before the cold hand: the hot pages back to their share, and a cold
+ * page at least while any is hot. Two rounds of the hot list at most. */
+static void balance_lists(void)
+{
+	for (uint64_t n = 2 * lru_pages(LRU_HOT); n; n--) {
+		if (hot_vs_share() <= 0 && lru_pages(LRU_COLD))
+			return;
+		if (!hot_hand_step())
+			return;
+	}
+}
+
+/* A cold page used since the cold hand's last look: hot if it was in its
+ * test period, else one starts. */
+static void cold_page_used(struct page *pg)
+{
+	if (!(__atomic_fetch_or(&pg->aflags, AF_TEST, __ATOMIC_RELAXED) & AF_TEST))
+		return;
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
+	lru_move(pg, LRU_HOT);
+	stat_inc(&swap_out_stats.activated);
+}
+
+/* pg leaves memory: its slot notes the hot hand's step. */
+static void note_eviction(pte_t slot)
+{
+	swap_slot_set_shadow(slot, NOTE_EVICTED | (atomic_load(&policy.hand) & ~NOTE_EVICTED));
+}
+
+/* A page came back from slot e (its note taken): back in its test period
+ * (the hot hand made fewer steps since than there are hot pages), m_c
+ * grows; after it, m_c shrinks. Either way the page starts cold, in a
+ * test period (lru_add). */
+static void note_refault(uint32_t note)
+{
+	if (!(note & NOTE_EVICTED))
+		return;
+	uint32_t steps = (atomic_load(&policy.hand) - note) & ~NOTE_EVICTED;
+	uint64_t mc = atomic_load(&policy.cold_target), m = frames_for_anon();
+	stat_inc(&swap_out_stats.refaults);
+	if (steps < lru_pages(LRU_HOT)) {
+		stat_inc(&swap_out_stats.refaults_in_test);
+		atomic_store(&policy.cold_target, mc + 1 < m ? mc + 1 : mc);
+	} else {
+		atomic_store(&policy.cold_target, mc > 1 ? mc - 1 : 1);
+	}
+}
+
 /* What page_out did with a page. */
 enum out_result {
 	OUT_KEEP,     /* stays in memory (used, not mapped yet, no slot, busy) */
@@ -55,14 +160,21 @@ enum out_result {
 	OUT_WRITE,    /* unmapped everywhere, in the cache: to be written */
 };
 
-/* Page pg (referenced by the caller, on the list): unmap it everywhere if
- * no mapping used it since the last look. */
-static enum out_result page_out(struct page *pg)
+/* Which pages page_out takes. */
+enum out_mode {
+	OUT_IF_OLD,   /* the reclaimer's: only one no mapping used since the last look */
+	OUT_NOW,      /* MADV_PAGEOUT's: used or not */
+};
+
+/* Page pg (held: page_hold): unmap it everywhere if no mapping used it
+ * since the last look (or anyway: OUT_NOW). */
+static enum out_result page_out(struct page *pg, enum out_mode mode)
 {
 	stat_inc(&swap_out_stats.scanned);
 	struct out_walk ow = out_walk(pg, 0);   /* Accessed bits read and cleared */
-	if (ow.young) {   /* used since the last look: a second chance */
+	if (ow.young && mode == OUT_IF_OLD) {   /* used since the last look: a second chance */
 		stat_inc(&swap_out_stats.referenced);
+		cold_page_used(pg);
 		if (page_in_swap_cache(pg) && swap_mostly_used())
 			(void)swap_cache_give_up_slot(pg);
 		return OUT_KEEP;
@@ -77,9 +189,15 @@ static enum out_result page_out(struct page *pg)
 		(void)out_walk(pg, pg->swap);
 	if (atomic_load(&pg->refcount) != 2 || (pg->aflags & AF_LOCKED))
 		return OUT_KEEP;   /* still mapped (used meanwhile, or a busy address space) */
-	if (!(pg->aflags & AF_UPTODATE))
+	pte_t slot = pg->swap;
+	if (!(pg->aflags & AF_UPTODATE)) {
+		note_eviction(slot);
 		return OUT_WRITE;
-	return swap_cache_try_remove(pg) ? OUT_FREED : OUT_KEEP;
+	}
+	if (!swap_cache_try_remove(pg))
+		return OUT_KEEP;
+	note_eviction(slot);
+	return OUT_FREED;
 }
 
 #define OUT_BATCH 32   /* pages written together: one request when their slots follow */
@@ -106,9 +224,9 @@ static void write_batch(struct out_batch *ob)
 
 /* Page pg (held) through page_out: into the batch (written when full),
  * freed, or kept. */
-static void out_one(struct out_batch *ob, struct page *pg)
+static void out_one(struct out_batch *ob, struct page *pg, enum out_mode mode)
 {
-	enum out_result r = page_out(pg);
+	enum out_result r = page_out(pg, mode);
 	if (r == OUT_WRITE) {
 		ob->pages[ob->n++] = pg;   /* our reference goes with it */
 		if (ob->n == OUT_BATCH)
@@ -122,11 +240,12 @@ static void out_one(struct out_batch *ob, struct page *pg)
 uint64_t swap_out(uint64_t want)
 {
 	struct out_batch ob = { .n = 0 };
-	for (uint64_t budget = 2 * lru_pages(); ob.freed + ob.n < want && budget; budget--) {
-		struct page *pg = lru_take();   /* held: pages in the batch are passed */
+	for (uint64_t budget = 2 * lru_pages_all(); ob.freed + ob.n < want && budget; budget--) {
+		balance_lists();
+		struct page *pg = lru_take(LRU_COLD);   /* held: pages in the batch are passed */
 		if (!pg)
 			break;
-		out_one(&ob, pg);
+		out_one(&ob, pg, OUT_IF_OLD);
 	}
 	write_batch(&ob);
 	stat_add(&swap_out_stats.stolen, ob.freed);
@@ -136,7 +255,7 @@ uint64_t swap_out(uint64_t want)
 /* The reclaimer's view of swap_out: a shrinker asked last, by the thread. */
 static uint64_t swap_out_count(void)
 {
-	return swap_reclaimable() ? lru_pages() : 0;
+	return swap_reclaimable() ? lru_pages_all() : 0;
 }
 
 static struct shrinker swap_shrinker = {
@@ -179,18 +298,23 @@ static int advise_note(struct walk *w)
 
 static const struct walk_ops advise_ops = { .pte = advise_note, .lock_leaves = true };
 
-/* One page (held) of the range: aged and put next under the clock
- * hand. */
-static void advise_one(struct page *pg)
+/* One page (held) of the range: COLD ages it and puts it next under the
+ * clock hand; PAGEOUT swaps it out now if there is room on swap. */
+static void advise_one(struct out_batch *ob, struct page *pg, enum swap_advice how)
 {
-	(void)out_walk(pg, 0);   /* PAGEOUT as COLD for now: see swap.h */
+	if (how == SWAP_ADVISE_PAGEOUT && swap_space_left()) {
+		out_one(ob, pg, OUT_NOW);
+		return;
+	}
+	(void)out_walk(pg, 0);
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
 	lru_move_to_head(pg);
 	page_let_go(pg);
 }
 
 void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_advice how)
 {
-	(void)how;   /* both age for now (swap.h) */
+	struct out_batch ob = { .n = 0 };
 	for (vaddr_t at = start; at < end;) {
 		struct advise_scan a = { .n = 0 };
 		struct walk w = { .ops = &advise_ops, .pgt = as->pgt, .arg = &a };
@@ -198,8 +322,10 @@ void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_adv
 		at = walk_range(&w, at, end) == -EAGAIN ? a.resume : end;
 		as_unlock_read(as);
 		for (unsigned i = 0; i < a.n; i++)
-			advise_one(a.pages[i]);
+			advise_one(&ob, a.pages[i], how);
 	}
+	write_batch(&ob);
+	stat_add(&swap_out_stats.stolen, ob.freed);
 }
 
 /* ---- swap-in ---- */
@@ -256,7 +382,8 @@ int swap_in(struct addrspace *as, struct vma *v, vaddr_t va, pte_t e)
 		return 0;
 	if (r == SWAPIN_NOMEM || r == SWAPIN_IOERR)
 		return r == SWAPIN_NOMEM ? -ENOMEM : -EIO;
-	anon_page_add(pg, v, va);
+	note_refault(swap_slot_take_shadow(e));
+	anon_page_add(pg, v, va, LRU_COLD);
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
 	int put = pgt_replace(&b, va, e, page_to_pa(pg), swapped_prot(v), NULL);   /* the slot's count down */

@@ -32,14 +32,20 @@
 
 #include "lib/types.h"
 #include "arch/x86_64/pte.h"
+#include "mm/frame/lru.h"
 
 struct page;
 struct vma;
 struct addrspace;
 
-/* Could swap_out free anything: anonymous pages on the list and a free
+/* Could swap_out free anything: anonymous pages on the lists and a free
  * slot? Reads counters only (the tick asks). */
 bool swap_reclaimable(void);
+
+/* The list a new anonymous page (a fault's, a copy-on-write copy) starts
+ * on: hot while the hot pages are below their share (memory filling up),
+ * else cold, in a test period (the policy above swap_out). */
+enum lru_list swap_new_page_list(void);
 
 /* The reclaimer thread's page-out: look at anonymous pages oldest first
  * (at most two rounds of the list), swapping out those not used since the
@@ -67,12 +73,7 @@ enum swap_advice {
 	SWAP_ADVISE_PAGEOUT,   /* MADV_PAGEOUT: nor at all: out now */
 };
 
-/* (For now PAGEOUT does what COLD does: its page-out from the system call,
- * beside the reclaimer's, panicked once in swap_writepages under the
- * threaded VM tester -- a page of a batch left the swap cache -- and waits
- * for that race to be found; the reclaimer then takes the pages first.)
- *
- * MADV_COLD / MADV_PAGEOUT of [start, end) of as (not locked: taken for
+/* MADV_COLD / MADV_PAGEOUT of [start, end) of as (not locked: taken for
  * reading per batch of pages, as the reverse map's walk ranks before it;
  * the range below the user top): each anonymous page mapped there has its
  * Accessed bits cleared (everywhere it is mapped) and goes next under the
@@ -92,6 +93,13 @@ struct swap_out_stats {
 	uint64_t referenced;    /* of those, used since the last look */
 	uint64_t stolen;        /* pages freed by swapping them out (pgsteal_anon) */
 	uint64_t busy;          /* address spaces passed over (a writer held them) */
+	uint64_t hot_scanned;   /* hot pages the hot hand looked at */
+	uint64_t deactivated;   /* of those, turned cold (pgdeactivate) */
+	uint64_t activated;     /* cold pages used in their test period, made hot (pgactivate) */
+	uint64_t refaults;      /* pages back from swap whose eviction was noted
+				   (workingset_refault_anon) */
+	uint64_t refaults_in_test; /* of those, back within their test period
+				      (workingset_activate_anon) */
 };
 extern struct swap_out_stats swap_out_stats;
 

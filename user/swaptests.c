@@ -29,8 +29,9 @@
  *             right (the pages came back, none read again), then swapon
  *             again; and swapoff with more on the area than memory can
  *             hold: ENOMEM, the area stays on, nothing lost
- *   madvise   MADV_PAGEOUT (for now as MADV_COLD) and MADV_COLD of 4 MiB
- *             succeed and leave every stamp right; with swap off too
+ *   madvise   MADV_PAGEOUT of 4 MiB swaps it out at once (pswpout, VmSwap),
+ *             MADV_COLD leaves it mapped, every stamp right after both;
+ *             with swap off MADV_PAGEOUT does nothing
  *   eio       (only when named: vdb a swap area behind QEMU's blkdebug,
  *             tests/qemu/disks.py's "eio" disks, which fails every read of
  *             slot 1024 and every write of slot 1025) a child stamps 2 x
@@ -330,7 +331,7 @@ static void test_madvise(void)
 	CHECK(madvise((void *)m, N * PAGE, MADV_PAGEOUT) == 0);
 	long long out = procfs_vmstat("pswpout") - out0, swapped = vmswap_kb() - swap0;
 	printf("  madvise: MADV_PAGEOUT of %d pages: pswpout %lld, VmSwap +%lld kB\n", N, out, swapped);
-	CHECK(out >= 0 && swapped >= 0);   /* PAGEOUT ages only for now (mm/swap.h) */
+	CHECK(out >= N * 9 / 10 && swapped >= (long long)(N * 9 / 10 * PAGE / 1024));
 	CHECK(count_bad(m, N, 6) == 0);   /* read back */
 	CHECK(madvise((void *)m, N * PAGE, MADV_COLD) == 0);
 	CHECK(count_bad(m, N, 6) == 0);

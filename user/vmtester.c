@@ -8,7 +8,8 @@
  * operations on it: mmap (private or shared anonymous, private file mappings
  * of its own binary, shared and private mappings of a scratch file,
  * MAP_FIXED, sometimes MAP_POPULATE), munmap, mprotect,
- * MADV_DONTNEED, MADV_FREE, partial-page writes, reads, read()/write() of a
+ * MADV_DONTNEED, MADV_FREE, MADV_PAGEOUT and MADV_COLD, partial-page
+ * writes, reads, read()/write() of a
  * pipe into and out of the window (the kernel's own accesses), fork (mode A:
  * the child verifies everything, runs steps of its own, verifies again and
  * exits while the parent waits; mode B: the parent runs steps while the child
@@ -675,6 +676,22 @@ static void op_free(void)
 	expect_ok(r, "madvise(MADV_FREE)");
 }
 
+/* op_pageout: MADV_PAGEOUT or MADV_COLD of mapped pages of any kind: the
+ * anonymous ones swapped out now or aged (with swap: -S), the others left;
+ * nothing a program can see changes (the model stays). */
+static void op_pageout(void)
+{
+	size_t a, n;
+	int cold = rnd(2);
+
+	pick_range(&a, &n);
+	if (!(n = mapped_run(&a, n, is_mapped)))
+		return;
+	trace("madvise %zu+%zu %s", a, n, cold ? "COLD" : "PAGEOUT");
+	expect_ok(madvise(page_addr(a), n * PAGE, cold ? MADV_COLD : MADV_PAGEOUT),
+		  cold ? "madvise(MADV_COLD)" : "madvise(MADV_PAGEOUT)");
+}
+
 /* write_words: store the pattern of base into words [w0, w1) of page i;
  * the signal the first store raised, or 0. */
 static uint64_t pattern(uint64_t base, size_t w)
@@ -1253,6 +1270,7 @@ static const struct op ops[] = {
 	{ op_dontneed, 5, 0 }, { op_free, 6, 0 }, { op_write, 22, 0 },
 	{ op_read, 10, 0 }, { op_protect_write, 6, 0 }, { op_kio, 6, 0 }, { op_fork, 5, 1 }, { op_pressure, 1, 0 },
 	{ op_fwrite, 4, 0 }, { op_fread, 3, 0 }, { op_ftruncate, 2, 0 }, { op_fsync, 2, 0 },
+	{ op_pageout, 3, 0 },
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 

@@ -1,19 +1,42 @@
-/* mm/frame/lru.c -- the list of anonymous frames (see mm/frame/lru.h). */
+/* mm/frame/lru.c -- the lists of anonymous frames (see mm/frame/lru.h). */
 #include "mm/frame/lru.h"
 #include "lib/atomic.h"
 #include "lib/list.h"
 
 static struct spinlock lru_lock = SPINLOCK_INIT("anon-lru", LOCK_RANK_ANON_LRU);
-static struct list lru = { &lru, &lru };
-static uint64_t nr_lru;
+static struct list lists[LRU_LISTS] = { { &lists[0], &lists[0] }, { &lists[1], &lists[1] } };
+static uint64_t nr[LRU_LISTS];
 
-void lru_add(struct page *pg)
+static enum lru_list list_of(const struct page *pg)
+{
+	return pg->aflags & AF_HOT ? LRU_HOT : LRU_COLD;
+}
+
+/* Link pg at the tail (or head) of l and mark it (lru_lock held). */
+static void link(struct page *pg, enum lru_list l, bool at_head)
+{
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_HOT, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&pg->aflags, AF_LRU | (l == LRU_HOT ? AF_HOT : 0), __ATOMIC_RELAXED);
+	if (at_head)
+		list_add(&lists[l], &pg->link);
+	else
+		list_add_tail(&lists[l], &pg->link);
+	nr[l]++;
+}
+
+/* Unlink pg (on a list; lru_lock held); its AF_LRU stays to the caller. */
+static void unlink(struct page *pg)
+{
+	list_del(&pg->link);
+	nr[list_of(pg)]--;
+}
+
+void lru_add(struct page *pg, enum lru_list l)
 {
 	spin_lock(&lru_lock);
 	if (!(pg->aflags & AF_LRU)) {
-		__atomic_fetch_or(&pg->aflags, AF_LRU, __ATOMIC_RELAXED);
-		list_add_tail(&lru, &pg->link);
-		nr_lru++;
+		__atomic_fetch_or(&pg->aflags, AF_TEST, __ATOMIC_RELAXED);
+		link(pg, l, false);
 	}
 	spin_unlock(&lru_lock);
 }
@@ -22,9 +45,18 @@ void lru_del(struct page *pg)
 {
 	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
-		__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_LRU, __ATOMIC_RELAXED);
-		list_del(&pg->link);
-		nr_lru--;
+		unlink(pg);
+		__atomic_fetch_and(&pg->aflags, (uint16_t)~(AF_LRU | AF_HOT), __ATOMIC_RELAXED);
+	}
+	spin_unlock(&lru_lock);
+}
+
+void lru_move(struct page *pg, enum lru_list l)
+{
+	spin_lock(&lru_lock);
+	if (pg->aflags & AF_LRU) {
+		unlink(pg);
+		link(pg, l, false);
 	}
 	spin_unlock(&lru_lock);
 }
@@ -33,15 +65,20 @@ void lru_move_to_head(struct page *pg)
 {
 	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
-		list_del(&pg->link);
-		list_add(&lru, &pg->link);
+		unlink(pg);
+		link(pg, LRU_COLD, true);
 	}
 	spin_unlock(&lru_lock);
 }
 
-uint64_t lru_pages(void)
+uint64_t lru_pages(enum lru_list l)
 {
-	return atomic_load(&nr_lru);
+	return atomic_load(&nr[l]);
+}
+
+uint64_t lru_pages_all(void)
+{
+	return lru_pages(LRU_COLD) + lru_pages(LRU_HOT);
 }
 
 bool page_hold(struct page *pg)
@@ -60,14 +97,14 @@ void page_let_go(struct page *pg)
 	page_put(pg);
 }
 
-struct page *lru_take(void)
+struct page *lru_take(enum lru_list l)
 {
 	struct page *found = NULL;
 	spin_lock(&lru_lock);
-	for (uint64_t n = nr_lru; n && !found; n--) {
-		struct page *pg = list_entry(lru.next, struct page, link);
+	for (uint64_t n = nr[l]; n && !found; n--) {
+		struct page *pg = list_entry(lists[l].next, struct page, link);
 		list_del(&pg->link);
-		list_add_tail(&lru, &pg->link);
+		list_add_tail(&lists[l], &pg->link);
 		if (page_hold(pg))
 			found = pg;
 	}

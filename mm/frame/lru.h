@@ -1,14 +1,19 @@
-/* mm/frame/lru.h -- the list of anonymous frames that page replacement
- * chooses from (Linux's LRU lists). A list of frames, as the free lists
- * are: which ones to take and what to do with them is the policy of the
- * caller (mm/swap.h's CLOCK); here only the list.
+/* mm/frame/lru.h -- the lists of anonymous frames that page replacement
+ * chooses from (Linux's active and inactive LRU lists; CLOCK-Pro's hot and
+ * cold pages). Lists of frames, as the free lists are: which ones to take,
+ * where to move them and when is the policy of the caller (mm/swap.h);
+ * here only the lists.
  *
- *   head (oldest) [pg] <-> [pg] <-> ... <-> [pg] tail (newest, or just passed)
- *                  ^ lru_take: moved to the tail, held, returned
+ *   LRU_HOT   head (oldest) [pg] <-> ... <-> [pg] tail (newest, or just passed)
+ *   LRU_COLD  head (oldest) [pg] <-> ... <-> [pg] tail
+ *              ^ lru_take(l): moved to l's tail, held, returned
  *
- * A frame is on it from its first mapping (anon_page_add) to its release
- * (page_put's last reference: mm/frame/anon_page.h), its struct page.link
- * the list's link and AF_LRU set. Locking: lru_lock (a spinlock, rank
+ * A frame is on one of them from its first mapping (anon_page_add) to its
+ * release (page_put's last reference: mm/frame/anon_page.h), its struct
+ * page.link the list's link, AF_LRU set, and AF_HOT set on the hot list.
+ * AF_TEST (the policy's: a cold page in its test period) is set by
+ * lru_add, which puts a page on a list for the first time, and left to
+ * the policy after. Locking: lru_lock (a spinlock, rank
  * LOCK_RANK_ANON_LRU, above the PT locks: a release may come from under
  * one); lru_take holds only a frame whose refcount is not 0
  * (page_tryget), so a frame being released is never revived.
@@ -25,16 +30,25 @@
 
 #include "mm/frame/page.h"
 
-/* Put pg (an anonymous frame) at the tail unless it is on the list. */
-void lru_add(struct page *pg);
+enum lru_list { LRU_COLD, LRU_HOT, LRU_LISTS };
 
-/* Take pg off the list if it is on it. */
+/* Put pg (an anonymous frame) at the tail of list l, in its test period
+ * (AF_TEST), unless it is on a list. */
+void lru_add(struct page *pg, enum lru_list l);
+
+/* Take pg off its list if it is on one. */
 void lru_del(struct page *pg);
 
-/* The frame at the head, moved to the tail, held for the caller
+/* The frame at the head of l, moved to l's tail, held for the caller
  * (page_hold; page_let_go ends it); frames held already are passed over.
- * NULL when the list holds none that can be held. */
-struct page *lru_take(void);
+ * NULL when l holds none that can be held. */
+struct page *lru_take(enum lru_list l);
+
+/* Move pg (if on a list) to the tail of l. */
+void lru_move(struct page *pg, enum lru_list l);
+
+/* Move pg (if on a list) to the head of the cold list: taken next. */
+void lru_move_to_head(struct page *pg);
 
 /* Hold anonymous frame pg for the reclaimer (above). The caller keeps pg
  * from being freed meanwhile: the lru lock with pg on the list, or the PT
@@ -45,10 +59,10 @@ bool page_hold(struct page *pg);
 /* End a hold: the mark, then the reference (pg may be freed by it). */
 void page_let_go(struct page *pg);
 
-/* Move pg (if on the list) to the head: the hand takes it next. */
-void lru_move_to_head(struct page *pg);
+/* Frames on list l. */
+uint64_t lru_pages(enum lru_list l);
 
-/* Frames on the list. */
-uint64_t lru_pages(void);
+/* Frames on both lists. */
+uint64_t lru_pages_all(void);
 
 #endif

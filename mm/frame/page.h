@@ -123,9 +123,9 @@ struct page {
 #define AF_LOCKED 0x2      /* being read from or written to its slot */
 #define AF_UPTODATE 0x4    /* holds its slot's data (read in or written out) */
 #define AF_ERROR 0x8       /* reading its slot failed */
-#define AF_LRU 0x10        /* on an anonymous LRU list (mm/swap.h) */
-#define AF_ACTIVE 0x20     /* on the active one */
-#define AF_REFERENCED 0x40 /* seen referenced once on the inactive list */
+#define AF_LRU 0x10        /* on an anonymous LRU list (mm/frame/lru.h) */
+#define AF_HOT 0x20        /* on the hot list (mm/frame/lru.h) */
+#define AF_TEST 0x40       /* a cold page in its test period (mm/swap.c's policy) */
 #define AF_RECLAIM 0x80    /* the reclaimer holds a reference (page_hold, mm/frame/lru.h) */
 #define AF_READAHEAD 0x100 /* read ahead of a swap-in, not asked for yet */
 

@@ -27,6 +27,7 @@ struct swap_area {
 	uint64_t cursor;          /* the next slot to try */
 	uint32_t *count;          /* per slot: SLOT_ bits | entries */
 	uint32_t *cache;          /* per slot: pfn + 1 of its cached page, or 0 */
+	uint32_t *shadow;         /* per slot: the policy's note of its page's eviction, or 0 */
 	struct swap_area_info info;
 };
 
@@ -124,12 +125,13 @@ int swap_area_add(const struct swap_io_ops *io, void *dev, const void *key, uint
 		return (int)pages;
 	}
 	uint32_t *count = kzalloc(pages * sizeof(uint32_t)), *cache = kzalloc(pages * sizeof(uint32_t));
+	uint32_t *shadow = kzalloc(pages * sizeof(uint32_t));
 	spin_lock(&swap_lock);
-	int n = count && cache ? free_area(key) : -ENOMEM;
+	int n = count && cache && shadow ? free_area(key) : -ENOMEM;
 	if (n >= 0) {
 		struct swap_area *a = &areas[n];
 		*a = (struct swap_area){ .io = io, .dev = dev, .key = key, .pages = (uint64_t)pages,
-					 .count = count, .cache = cache, .cursor = 1,
+					 .count = count, .cache = cache, .shadow = shadow, .cursor = 1,
 					 .prio = prio >= 0 ? prio : next_default_prio-- };
 		mark_bad(a, h);
 		for (size_t i = 0; i < sizeof(a->info.name) - 1 && name[i]; i++)
@@ -144,6 +146,7 @@ int swap_area_add(const struct swap_io_ops *io, void *dev, const void *key, uint
 	if (n < 0) {
 		kfree(count);
 		kfree(cache);
+		kfree(shadow);
 	}
 	return n;
 }
@@ -195,10 +198,11 @@ int swap_area_remove(int area)
 	struct swap_area gone = *a;
 	a->on = false;
 	a->io = NULL;
-	a->count = a->cache = NULL;
+	a->count = a->cache = a->shadow = NULL;
 	spin_unlock(&swap_lock);
 	kfree(gone.count);
 	kfree(gone.cache);
+	kfree(gone.shadow);
 	if (gone.io->release)
 		gone.io->release(gone.dev);
 	return 0;
@@ -310,6 +314,7 @@ void swap_slot_dup(pte_t e)
 static void slot_release(struct swap_area *a, uint64_t s)
 {
 	a->used--;
+	a->shadow[s] = 0;
 	if (a->count[s] & SLOT_BAD) {
 		a->usable--;
 		if (!a->stopping)
@@ -388,6 +393,22 @@ void swap_slot_put(pte_t e)
 	spin_unlock(&swap_lock);
 	if (drop)
 		page_put(drop);
+}
+
+void swap_slot_set_shadow(pte_t e, uint32_t note)
+{
+	spin_lock(&swap_lock);
+	area_of(e)->shadow[pte_swap_slot(e)] = note;
+	spin_unlock(&swap_lock);
+}
+
+uint32_t swap_slot_take_shadow(pte_t e)
+{
+	spin_lock(&swap_lock);
+	uint32_t *sh = &area_of(e)->shadow[pte_swap_slot(e)], note = *sh;
+	*sh = 0;
+	spin_unlock(&swap_lock);
+	return note;
 }
 
 bool swap_slot_bad(pte_t e)
@@ -561,7 +582,7 @@ static void readahead_done(struct page *pg)
 	if (pg->aflags & AF_ERROR)
 		page_put(pg);   /* the cache's (it left the cache) */
 	else
-		lru_add(pg);
+		lru_add(pg, LRU_COLD);
 	page_put(pg);
 }
 

@@ -150,6 +150,13 @@ void swap_slot_dup(pte_t e);
  * it. Any context (a PT lock held). */
 void swap_slot_put(pte_t e);
 
+/* The replacement policy's note on slot e (named by an entry): set when
+ * its page is evicted (not 0), taken back (read and cleared) when it comes
+ * back: Linux's shadow entries (mm/workingset.c), which keep such a note
+ * in the page cache's tree. A slot given out anew or freed has none (0). */
+void swap_slot_set_shadow(pte_t e, uint32_t note);
+uint32_t swap_slot_take_shadow(pte_t e);
+
 /* Did a write to slot e fail (the slot is bad: its page keeps the only
  * copy, and writing it there again would fail again)? */
 bool swap_slot_bad(pte_t e);

@@ -268,6 +268,68 @@ START_TEST(test_held_page_stays_cached)
 }
 END_TEST
 
+/* The two lists: a page starts on the one asked for, in its test period;
+ * the hand takes the oldest, moves it to the tail and holds it (passing a
+ * held page); moves keep AF_HOT true to the list; a freed page leaves. */
+START_TEST(test_lru_lists)
+{
+	struct page *p[4];
+	for (int i = 0; i < 4; i++)
+		p[i] = page_alloc(0, PA_ANON);
+	for (int i = 0; i < 3; i++)
+		lru_add(p[i], LRU_COLD);
+	lru_add(p[3], LRU_HOT);
+	lru_add(p[3], LRU_COLD);                               /* listed already: stays hot */
+	ck_assert_uint_eq(lru_pages(LRU_COLD), 3);
+	ck_assert_uint_eq(lru_pages(LRU_HOT), 1);
+	ck_assert((p[0]->aflags & (AF_LRU | AF_TEST)) == (AF_LRU | AF_TEST));
+	ck_assert(p[3]->aflags & AF_HOT);
+	ck_assert_ptr_eq(lru_take(LRU_COLD), p[0]);            /* oldest first, held */
+	ck_assert_ptr_eq(lru_take(LRU_COLD), p[1]);
+	ck_assert_ptr_eq(lru_take(LRU_COLD), p[2]);
+	ck_assert_ptr_null(lru_take(LRU_COLD));                /* all held */
+	page_let_go(p[1]);
+	ck_assert_ptr_eq(lru_take(LRU_COLD), p[1]);
+	lru_move(p[1], LRU_HOT);                               /* made hot */
+	ck_assert(p[1]->aflags & AF_HOT);
+	ck_assert_uint_eq(lru_pages(LRU_HOT), 2);
+	lru_move_to_head(p[3]);                                /* MADV_COLD: cold, taken next */
+	ck_assert(!(p[3]->aflags & AF_HOT));
+	ck_assert_uint_eq(lru_pages(LRU_COLD), 3);
+	for (int i = 0; i < 3; i++)
+		page_let_go(p[i]);
+	ck_assert_ptr_eq(lru_take(LRU_COLD), p[3]);
+	page_let_go(p[3]);
+	for (int i = 0; i < 4; i++)
+		page_put(p[i]);                                /* freed: off the lists */
+	ck_assert_uint_eq(lru_pages_all(), 0);
+}
+END_TEST
+
+/* A slot's note (the policy's shadow entry) stays until taken, and a slot
+ * freed and given out again has none. */
+START_TEST(test_slot_note)
+{
+	ck_assert_int_ge(add(d), 0);
+	pte_t e;
+	page_out(1, 0x33, &e);
+	ck_assert_uint_eq(swap_slot_take_shadow(e), 0);
+	swap_slot_set_shadow(e, 0x80000007);
+	ck_assert_uint_eq(swap_slot_take_shadow(e), 0x80000007);
+	ck_assert_uint_eq(swap_slot_take_shadow(e), 0);        /* taken */
+	swap_slot_set_shadow(e, 0x80000009);
+	swap_slot_put(e);                                      /* the slot is free */
+	ck_assert_uint_eq(swap_slot_take_shadow(e), 0);        /* and its note gone */
+	pte_t again;
+	struct page *pg = stamped_page(0x34, &again);          /* a new slot: no note */
+	ck_assert_uint_eq(swap_slot_take_shadow(again), 0);
+	swap_slot_put(again);                                  /* unwritten: leaves the cache */
+	ck_assert(!page_in_swap_cache(pg));
+	page_put(pg);
+	area_off();
+}
+END_TEST
+
 /* With more than half the swap in use a page read back gives its slot up
  * at once (Linux's vm_swap_full). */
 START_TEST(test_slot_given_up_when_swap_half_used)
@@ -439,6 +501,8 @@ static Suite *swap_suite(void)
 	tcase_add_test(tc, test_read_once_for_every_entry);
 	tcase_add_test(tc, test_slot_given_up_when_swap_half_used);
 	tcase_add_test(tc, test_held_page_stays_cached);
+	tcase_add_test(tc, test_lru_lists);
+	tcase_add_test(tc, test_slot_note);
 	tcase_add_test(tc, test_readahead_cluster);
 	tcase_add_test(tc, test_read_error);
 	tcase_add_test(tc, test_write_error_marks_slot_bad);
