@@ -1,17 +1,20 @@
-/* mm/swap.h -- anonymous pages out to swap and back: the LRU list they are
- * chosen from, the reclaimer's page-out, the fault's swap-in, and swapoff's
- * bringing everything back. The slots and the swap cache are
- * mm/frame/swap.h; the reverse map that finds a page's entries is
- * mm/anon_rmap.h.
+/* mm/swap.h -- anonymous pages out to swap and back: the replacement
+ * policy that chooses them, the reclaimer's page-out, the fault's
+ * swap-in, and swapoff's bringing everything back. The slots and the swap
+ * cache are mm/frame/swap.h; the hot and cold lists mm/frame/lru.h; the
+ * reverse map that finds a page's entries mm/anon_rmap.h.
  *
- * A page's life:
+ * A page's life (the policy: CLOCK-Pro's outline on two lists, mm/swap.c
+ * and docs/swap-and-replacement.md):
  *
- *   fault (new, COW copy) --> on the LRU list (tail), mapped
- *        |
- *        | reclaim, at the head: any entry accessed since the last look?
- *        |    yes --> Accessed cleared, to the tail (a second chance: CLOCK)
- *        v    no
- *   a slot (swap_slot_alloc): in the swap cache
+ *   fault (new, COW copy) --> hot while the hot pages are below their
+ *        |                    share m - m_c, else cold (swap_new_page_list)
+ *        | hot hand: unused since its last look --> cold
+ *        | cold hand (the reclaimer): used since its last look? in a test
+ *        |    period --> hot; else a test period starts (a second chance)
+ *        v    not used
+ *   a slot (swap_slot_alloc): in the swap cache; the slot notes the hot
+ *        |  hand's step (its eviction)
  *        |  every entry --> the slot's swap entry (pgt_page_out, all sharers)
  *        |  unmapped everywhere? written to the slot (swap_writepages,
  *        |  32 at a time: one request when their slots follow)
@@ -19,13 +22,15 @@
  *   out of the cache, frame freed            ...  a fault on a swap entry:
  *                                                 swap_cache_read (cache or
  *                                                 disk), mapped copy-on-write,
- *                                                 the slot's count down; at 0
- *                                                 the page leaves the cache
+ *                                                 cold; the note says whether
+ *                                                 m_c grows or shrinks; the
+ *                                                 slot's count down, at 0 the
+ *                                                 page leaves the cache
  *
  * Who runs what: swap_out only in the reclaimer thread (kernel/reclaimd.c:
  * it sleeps on I/O and takes address-space locks -- tried, never waited
  * for); swap_in in a page fault (the address space locked for reading);
- * swap_unuse in swapoff. The list itself is mm/frame/lru.h.
+ * swap_unuse in swapoff; swap_advise in madvise.
  */
 #ifndef MM_SWAP_H
 #define MM_SWAP_H
@@ -47,10 +52,11 @@ bool swap_reclaimable(void);
  * else cold, in a test period (the policy above swap_out). */
 enum lru_list swap_new_page_list(void);
 
-/* The reclaimer thread's page-out: look at anonymous pages oldest first
- * (at most two rounds of the list), swapping out those not used since the
- * last look, until `want` frames were freed. Returns the frames freed.
- * Sleeps; holds nothing on entry. */
+/* The reclaimer thread's page-out: the hot hand as the policy needs it,
+ * the cold hand over the cold pages oldest first (at most two rounds of the
+ * lists), swapping out those not used since the last look, until `want`
+ * frames were freed. Returns the frames freed. Sleeps; holds nothing on
+ * entry. */
 uint64_t swap_out(uint64_t want);
 
 /* A fault (as locked for reading, v the VMA of va, allowing the access)
@@ -77,7 +83,7 @@ enum swap_advice {
  * reading per batch of pages, as the reverse map's walk ranks before it;
  * the range below the user top): each anonymous page mapped there has its
  * Accessed bits cleared (everywhere it is mapped) and goes next under the
- * clock hand (COLD), or is swapped out now, wherever mapped, as the
+ * cold hand (COLD), or is swapped out now, wherever mapped, as the
  * reclaimer would but used or not (PAGEOUT; nothing without swap). Lazy-free
  * pages are left to reclaim; a page the reclaimer holds is passed over.
  * Linux's madvise_cold_or_pageout_pte_range, which skips pages other

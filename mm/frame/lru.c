@@ -35,7 +35,7 @@ void lru_add(struct page *pg, enum lru_list l)
 {
 	spin_lock(&lru_lock);
 	if (!(pg->aflags & AF_LRU)) {
-		__atomic_fetch_or(&pg->aflags, AF_TEST, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
 		link(pg, l, false);
 	}
 	spin_unlock(&lru_lock);

@@ -11,7 +11,7 @@
  * A frame is on one of them from its first mapping (anon_page_add) to its
  * release (page_put's last reference: mm/frame/anon_page.h), its struct
  * page.link the list's link, AF_LRU set, and AF_HOT set on the hot list.
- * AF_TEST (the policy's: a cold page in its test period) is set by
+ * AF_TEST (the policy's: a cold page in its test period) is cleared by
  * lru_add, which puts a page on a list for the first time, and left to
  * the policy after. Locking: lru_lock (a spinlock, rank
  * LOCK_RANK_ANON_LRU, above the PT locks: a release may come from under
@@ -32,8 +32,8 @@
 
 enum lru_list { LRU_COLD, LRU_HOT, LRU_LISTS };
 
-/* Put pg (an anonymous frame) at the tail of list l, in its test period
- * (AF_TEST), unless it is on a list. */
+/* Put pg (an anonymous frame) at the tail of list l, not in a test
+ * period (AF_TEST clear), unless it is on a list. */
 void lru_add(struct page *pg, enum lru_list l);
 
 /* Take pg off its list if it is on one. */

@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-static const char *const names[POLICIES] = { "opt", "lru", "clock", "fifo", "clockpro" };
+static const char *const names[POLICIES] = { "opt", "lru", "clock", "fifo", "clockpro",
+						 "twolist" };
 
 const char *policy_name(enum policy p)
 {
@@ -305,6 +306,146 @@ static uint64_t clockpro(const uint64_t *refs, uint64_t n, uint64_t pages, uint6
 	return misses;
 }
 
+/* Two lists, CLOCK-Pro's outline: what the kernel does (mm/swap.c's
+ * policy), with exact reference bits. Hot and cold pages on two clocks
+ * (lists whose head is the hand); m = frames, m_c the cold pages' share:
+ *
+ *   a miss, filling up    hot while fewer than m - m_c are hot, else cold
+ *   a miss, memory full   the reclaimer's run: TL_RUN(m) evictions by
+ *   cold hand             a referenced cold page in its test period turns
+ *                         hot, one not in it starts one; an unreferenced
+ *                         one is evicted, its slot noting the count of
+ *                         evictions so far
+ *   hot hand              (while more than m - m_c are hot, or none cold)
+ *                         clears a reference, or turns the page cold
+ *   m_c                   never below two runs' worth (TL_FLOOR)
+ *   a refault             cold, in a test period; m_c + 1 if fewer pages
+ *                         were evicted since it was than there are cold
+ *                         pages (back within a cold page's stay: more
+ *                         cold room would have kept it), else - 1
+ *
+ * Unlike CLOCK-Pro no non-resident page is listed: its test period is the
+ * note and the count of hot pages. */
+#define TL_RUN(m) ((m) * 3 / 128 + 1)   /* the kernel's run: high less min watermark, 3/128 of RAM */
+#define TL_FLOOR(m) (2 * TL_RUN(m) < (m) ? 2 * TL_RUN(m) : (m) - 1)
+struct twolist {
+	uint64_t *prev, *next, *note;   /* note: evictions before its own + 1, 0: none */
+	unsigned char *st;               /* TL_ bits per page */
+	uint64_t head[2], n[2];          /* [0] cold, [1] hot: the oldest (NONE: empty), counts */
+	uint64_t evictions, mc, m;
+};
+#define TL_RES 1
+#define TL_REF 2
+#define TL_TEST 4
+
+static void tl_insert(struct twolist *t, int hot, uint64_t x)
+{
+	uint64_t h = t->head[hot];
+	if (h == NONE) {
+		t->prev[x] = t->next[x] = x;
+		t->head[hot] = x;
+	} else {   /* behind the hand: the newest */
+		t->prev[x] = t->prev[h], t->next[x] = h;
+		t->next[t->prev[h]] = x, t->prev[h] = x;
+	}
+	t->n[hot]++;
+}
+
+static void tl_remove(struct twolist *t, int hot, uint64_t x)
+{
+	if (t->next[x] == x)
+		t->head[hot] = NONE;
+	else if (t->head[hot] == x)
+		t->head[hot] = t->next[x];
+	t->next[t->prev[x]] = t->next[x];
+	t->prev[t->next[x]] = t->prev[x];
+	t->n[hot]--;
+}
+
+/* The hand of list `hot`: its page, the hand one further. */
+static uint64_t tl_hand(struct twolist *t, int hot)
+{
+	uint64_t x = t->head[hot];
+	t->head[hot] = t->next[x];
+	return x;
+}
+
+static void tl_balance(struct twolist *t)
+{
+	while (t->n[1] && (t->n[1] + t->mc > t->m || !t->n[0])) {
+		uint64_t p = tl_hand(t, 1);
+		if (t->st[p] & TL_REF) {
+			t->st[p] &= (unsigned char)~TL_REF;
+			continue;
+		}
+		tl_remove(t, 1, p);
+		t->st[p] &= (unsigned char)~TL_TEST;
+		tl_insert(t, 0, p);
+	}
+}
+
+/* Free a frame: the cold hand until it evicts. */
+static void tl_evict(struct twolist *t)
+{
+	for (;;) {
+		tl_balance(t);
+		uint64_t p = tl_hand(t, 0);
+		unsigned char s = t->st[p];
+		if (!(s & TL_REF)) {
+			tl_remove(t, 0, p);
+			t->st[p] = 0;
+			t->note[p] = ++t->evictions;
+			return;
+		}
+		t->st[p] = (unsigned char)((s & ~TL_REF) | TL_TEST);
+		if (s & TL_TEST) {   /* used in its test period: hot */
+			t->st[p] &= (unsigned char)~TL_TEST;
+			tl_remove(t, 0, p);
+			tl_insert(t, 1, p);
+		}
+	}
+}
+
+static bool tl_access(struct twolist *t, uint64_t x)
+{
+	if (t->st[x] & TL_RES) {
+		t->st[x] |= TL_REF;
+		return false;
+	}
+	if (t->n[0] + t->n[1] >= t->m)
+		for (uint64_t k = TL_RUN(t->m); k && t->n[0] + t->n[1]; k--)
+			tl_evict(t);
+	int hot = 0;
+	if (t->note[x]) {   /* a refault: cold either way, m_c as it says */
+		bool in_test = t->evictions - t->note[x] < t->n[0];
+		t->mc = in_test ? (t->mc + 1 < t->m ? t->mc + 1 : t->mc) :
+			(t->mc > TL_FLOOR(t->m) ? t->mc - 1 : t->mc);
+		t->note[x] = 0;
+	} else {
+		hot = t->n[1] + t->mc < t->m;
+	}
+	t->st[x] = TL_RES | TL_TEST;
+	tl_insert(t, hot, x);
+	return true;
+}
+
+static uint64_t twolist(const uint64_t *refs, uint64_t n, uint64_t pages, uint64_t frames)
+{
+	struct twolist t = { .prev = malloc(pages * sizeof(uint64_t)),
+			     .next = malloc(pages * sizeof(uint64_t)),
+			     .note = calloc(pages, sizeof(uint64_t)), .st = calloc(pages, 1),
+			     .head = { NONE, NONE }, .m = frames, .mc = TL_FLOOR(frames) };
+	bool ok = t.prev && t.next && t.note && t.st;
+	uint64_t misses = 0;
+	for (uint64_t i = 0; ok && i < n; i++)
+		misses += tl_access(&t, refs[i]);
+	free(t.prev);
+	free(t.next);
+	free(t.note);
+	free(t.st);
+	return ok ? misses : NONE;
+}
+
 /* A max-heap of (next use, page) with stale entries left in (OPT). */
 struct entry {
 	uint64_t when, page;
@@ -392,6 +533,7 @@ uint64_t policy_misses(enum policy p, const uint64_t *refs, uint64_t n, uint64_t
 	case POLICY_CLOCK: return clock_policy(refs, n, pages, frames);
 	case POLICY_FIFO: return fifo(refs, n, pages, frames);
 	case POLICY_CLOCKPRO: return clockpro(refs, n, pages, frames);
+	case POLICY_TWOLIST: return twolist(refs, n, pages, frames);
 	default: return NONE;
 	}
 }

@@ -13,14 +13,17 @@
  *   CLOCK-Pro  hot and cold pages on one clock, with a test period that
  *          remembers recently evicted cold pages: a page re-referenced
  *          within it (a short reuse distance) becomes hot; LIRS on a clock
- *          (the policy Pagoda's kernel is to follow: policies.c)
+ *   twolist  CLOCK-Pro's outline on two lists, as Pagoda's kernel does it
+ *          (mm/swap.c): no non-resident pages listed, a test period
+ *          measured in the hot hand's steps (policies.c)
  */
 #ifndef TOOLS_BENCH_POLICIES_H
 #define TOOLS_BENCH_POLICIES_H
 
 #include <stdint.h>
 
-enum policy { POLICY_OPT, POLICY_LRU, POLICY_CLOCK, POLICY_FIFO, POLICY_CLOCKPRO, POLICIES };
+enum policy { POLICY_OPT, POLICY_LRU, POLICY_CLOCK, POLICY_FIFO, POLICY_CLOCKPRO, POLICY_TWOLIST,
+	      POLICIES };
 
 /* The policy's name ("opt", ...), or NULL past the last. */
 const char *policy_name(enum policy p);

@@ -17,6 +17,11 @@
  *   majflt   major faults of this process (/proc/self/stat)
  *   pswpin   pages read from swap, pswpout pages written (/proc/vmstat)
  *   swap_ra  of the pages read, those read ahead (/proc/vmstat)
+ *   activate, deactivate  pages the policy moved to the active (hot) list
+ *            and back (pgactivate, pgdeactivate)
+ *   refault, refault_active  pages back from swap whose eviction the
+ *            kernel noted, and of those the ones it judged part of the
+ *            working set (workingset_refault_anon, workingset_activate_anon)
  *   rss      mean resident pages of the mapping over the second half of
  *            the references (VmRSS sampled 64 times, less what it was
  *            before the mapping): the frames the kernel let the trace keep
@@ -46,7 +51,7 @@
 #define SAMPLES 64
 
 struct counters {
-	long long majflt, pswpin, pswpout, swap_ra;
+	long long majflt, pswpin, pswpout, swap_ra, activate, deactivate, refault, refault_active;
 };
 
 /* This process's major faults: field 12 of /proc/self/stat. */
@@ -66,7 +71,9 @@ static long long own_majflt(void)
 static struct counters now(void)
 {
 	struct counters c = { own_majflt(), procfs_vmstat("pswpin"), procfs_vmstat("pswpout"),
-			      procfs_vmstat("swap_ra") };
+			      procfs_vmstat("swap_ra"), procfs_vmstat("pgactivate"),
+			      procfs_vmstat("pgdeactivate"), procfs_vmstat("workingset_refault_anon"),
+			      procfs_vmstat("workingset_activate_anon") };
 	return c;
 }
 
@@ -139,6 +146,10 @@ static uint64_t run_trace(enum trace_kind kind, uint64_t pages, uint64_t per_pag
 	report1(name, "pswpin", "pages", (double)(c1.pswpin - c0.pswpin));
 	report1(name, "pswpout", "pages", (double)(c1.pswpout - c0.pswpout));
 	report1(name, "swap_ra", "pages", (double)(c1.swap_ra - c0.swap_ra));
+	report1(name, "activate", "pages", (double)(c1.activate - c0.activate));
+	report1(name, "deactivate", "pages", (double)(c1.deactivate - c0.deactivate));
+	report1(name, "refault", "pages", (double)(c1.refault - c0.refault));
+	report1(name, "refault_active", "pages", (double)(c1.refault_active - c0.refault_active));
 	report1(name, "rss", "pages", r.rss_n ? (double)r.rss_sum / r.rss_n : (double)pages);
 	report1(name, "wall", "ms", ms);
 	report1(name, "bad", "count", (double)r.bad);
