@@ -134,9 +134,11 @@ void procfs_show_vmstat(struct textbuf *tb)
 	mm_meminfo(&m);
 	const struct fault_stats fs = fault_stats_sum(), *f = &fs;
 	vmstat_line(tb, "nr_free_pages", m.free);
-	vmstat_line(tb, "nr_anon_pages", m.anon);
 	vmstat_line(tb, "nr_inactive_anon", lru_pages(LRU_COLD));
 	vmstat_line(tb, "nr_active_anon", lru_pages(LRU_HOT));
+	vmstat_line(tb, "workingset_refault_anon", swap_out_stats.refaults);
+	vmstat_line(tb, "workingset_activate_anon", swap_out_stats.refaults_in_test);
+	vmstat_line(tb, "nr_anon_pages", m.anon);
 	vmstat_line(tb, "nr_mapped", m.file_mapped);
 	vmstat_line(tb, "nr_file_pages", m.file);
 	vmstat_line(tb, "nr_page_table_pages", m.pagetable);
@@ -144,6 +146,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgpgout", disk_kib(1));
 	vmstat_line(tb, "pswpin", swap_stats.pswpin);
 	vmstat_line(tb, "pswpout", swap_stats.pswpout);
+	vmstat_line(tb, "pgactivate", swap_out_stats.activated);
+	vmstat_line(tb, "pgdeactivate", swap_out_stats.deactivated);
 	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
 	vmstat_line(tb, "pgfault", fault_stats_total());
 	vmstat_line(tb, "pgmajfault", fault_stats_sum().major);
@@ -155,10 +159,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
 	vmstat_line(tb, "pgscan_anon", swap_out_stats.scanned);
 	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen);
-	vmstat_line(tb, "pgactivate", swap_out_stats.activated);
-	vmstat_line(tb, "pgdeactivate", swap_out_stats.deactivated);
-	vmstat_line(tb, "workingset_refault_anon", swap_out_stats.refaults);
-	vmstat_line(tb, "workingset_activate_anon", swap_out_stats.refaults_in_test);
+
 	vmstat_line(tb, "slabs_scanned", reclaim_stats.shrink_scanned);
 	vmstat_line(tb, "pageoutrun", reclaim_stats.background_runs);
 	vmstat_line(tb, "oom_kill", f->oom_kills);

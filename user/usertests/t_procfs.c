@@ -157,9 +157,10 @@ static const char *const rollup_ref[] = { "Rss", "Pss", "Pss_Dirty", "Pss_Anon",
 	"Pss_File", "Pss_Shmem", SMAPS_COUNTS, NULL };
 static const char *const none[] = { NULL };
 
-static const char *const vmstat_ref[] = { "nr_free_pages", "nr_anon_pages", "nr_mapped",
+static const char *const vmstat_ref[] = { "nr_free_pages", "nr_inactive_anon", "nr_active_anon",
+	"workingset_refault_anon", "workingset_activate_anon", "nr_anon_pages", "nr_mapped",
 	"nr_file_pages", "nr_page_table_pages", "pgpgin", "pgpgout", "pswpin", "pswpout",
-	"pglazyfree", "pgfault", "pgmajfault",
+	"pgactivate", "pgdeactivate", "pglazyfree", "pgfault", "pgmajfault",
 	"pglazyfreed", "pgreuse", "pgsteal_kswapd", "pgsteal_direct", "pgscan_direct",
 	"pgscan_anon", "pgsteal_anon", "slabs_scanned", "pageoutrun", "oom_kill", "swap_ra",
 	"swap_ra_hit", NULL };
