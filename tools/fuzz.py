@@ -36,6 +36,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -106,8 +107,12 @@ def run_host(build, tester, seed, seconds):
     prog, args = TESTERS[tester][:2]
     cmd = [os.path.join(os.path.abspath(build), "rootfs", "bin", prog), "-s", str(seed)] + args.split(",") + \
         ["-T", str(seconds)]
-    p = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(build, "fuzz"),
-                       timeout=seconds + 600)
+    scratch = os.path.join(build, "fuzz", "%s-host.cwd" % tester)   # what its calls create, removed after
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=scratch, timeout=seconds + 600)
+    subprocess.run(["chmod", "-R", "u+rwx", scratch], stderr=subprocess.DEVNULL)
+    shutil.rmtree(scratch, ignore_errors=True)
     log = p.stdout + p.stderr
     name = "%s-host" % tester
     with open(os.path.join(build, "fuzz", name + ".log"), "w") as f:

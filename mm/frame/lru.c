@@ -12,12 +12,14 @@ static enum lru_list list_of(const struct page *pg)
 	return pg->aflags & AF_HOT ? LRU_HOT : LRU_COLD;
 }
 
-/* Link pg at the tail (or head) of l and mark it (lru_lock held). */
-static void link(struct page *pg, enum lru_list l, bool at_head)
+enum list_end { AT_TAIL, AT_HEAD };
+
+/* Link pg at end `at` of l and mark it (lru_lock held). */
+static void put_on(struct page *pg, enum lru_list l, enum list_end at)
 {
 	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_HOT, __ATOMIC_RELAXED);
 	__atomic_fetch_or(&pg->aflags, AF_LRU | (l == LRU_HOT ? AF_HOT : 0), __ATOMIC_RELAXED);
-	if (at_head)
+	if (at == AT_HEAD)
 		list_add(&lists[l], &pg->link);
 	else
 		list_add_tail(&lists[l], &pg->link);
@@ -25,7 +27,7 @@ static void link(struct page *pg, enum lru_list l, bool at_head)
 }
 
 /* Unlink pg (on a list; lru_lock held); its AF_LRU stays to the caller. */
-static void unlink(struct page *pg)
+static void take_off(struct page *pg)
 {
 	list_del(&pg->link);
 	nr[list_of(pg)]--;
@@ -36,7 +38,7 @@ void lru_add(struct page *pg, enum lru_list l)
 	spin_lock(&lru_lock);
 	if (!(pg->aflags & AF_LRU)) {
 		__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
-		link(pg, l, false);
+		put_on(pg, l, AT_TAIL);
 	}
 	spin_unlock(&lru_lock);
 }
@@ -45,7 +47,7 @@ void lru_del(struct page *pg)
 {
 	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
-		unlink(pg);
+		take_off(pg);
 		__atomic_fetch_and(&pg->aflags, (uint16_t)~(AF_LRU | AF_HOT), __ATOMIC_RELAXED);
 	}
 	spin_unlock(&lru_lock);
@@ -55,8 +57,8 @@ void lru_move(struct page *pg, enum lru_list l)
 {
 	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
-		unlink(pg);
-		link(pg, l, false);
+		take_off(pg);
+		put_on(pg, l, AT_TAIL);
 	}
 	spin_unlock(&lru_lock);
 }
@@ -65,8 +67,8 @@ void lru_move_to_head(struct page *pg)
 {
 	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
-		unlink(pg);
-		link(pg, LRU_COLD, true);
+		take_off(pg);
+		put_on(pg, LRU_COLD, AT_HEAD);
 	}
 	spin_unlock(&lru_lock);
 }
