@@ -398,7 +398,11 @@ void swap_slot_put(pte_t e)
 void swap_slot_set_shadow(pte_t e, uint32_t note)
 {
 	spin_lock(&swap_lock);
-	area_of(e)->shadow[pte_swap_slot(e)] = note;
+	unsigned n = pte_swap_area(e);
+	struct swap_area *a = n < SWAP_MAX_AREAS ? &areas[n] : NULL;
+	uint64_t s = pte_swap_slot(e);
+	if (a && a->on && s < a->pages && (a->count[s] & SLOT_ENTRIES))
+		a->shadow[s] = note;
 	spin_unlock(&swap_lock);
 }
 

@@ -150,10 +150,13 @@ void swap_slot_dup(pte_t e);
  * it. Any context (a PT lock held). */
 void swap_slot_put(pte_t e);
 
-/* The replacement policy's note on slot e (named by an entry): set when
- * its page is evicted (not 0), taken back (read and cleared) when it comes
- * back: Linux's shadow entries (mm/workingset.c), which keep such a note
- * in the page cache's tree. A slot given out anew or freed has none (0). */
+/* The replacement policy's note on slot e: set when its page is evicted
+ * (not 0), taken back (read and cleared: e must name a slot of an area
+ * that is on) when it comes back: Linux's shadow entries (mm/workingset.c),
+ * which keep such a note in the page cache's tree. A slot that no entry
+ * names keeps none: a set then is ignored (the page's last mapper went
+ * meanwhile, or swapoff took the area), and a slot freed or given out anew
+ * has none (0). */
 void swap_slot_set_shadow(pte_t e, uint32_t note);
 uint32_t swap_slot_take_shadow(pte_t e);
 

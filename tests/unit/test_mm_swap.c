@@ -320,6 +320,8 @@ START_TEST(test_slot_note)
 	swap_slot_set_shadow(e, 0x80000009);
 	swap_slot_put(e);                                      /* the slot is free */
 	ck_assert_uint_eq(swap_slot_take_shadow(e), 0);        /* and its note gone */
+	swap_slot_set_shadow(e, 0x8000000b);                   /* named by no entry: ignored */
+	ck_assert_uint_eq(swap_slot_take_shadow(e), 0);
 	pte_t again;
 	struct page *pg = stamped_page(0x34, &again);          /* a new slot: no note */
 	ck_assert_uint_eq(swap_slot_take_shadow(again), 0);
