@@ -252,9 +252,11 @@ static int fault_cow(struct addrspace *as, struct vma *v, vaddr_t va, paddr_t pa
 	if (page_in_swap_cache(old))   /* its slot named by no entry: not needed */
 		swap_cache_drop_unnamed(old);
 	/* The last sharer keeps its frame: the entry's reference stays (no
-	 * second one, which pv=checked would see on a writable entry). Its
-	 * count cannot rise while the entry is unchanged: fork takes the
-	 * address space for writing, and the PT page is private. */
+	 * second one, which pv=checked would see on a writable entry). No
+	 * second mapping can come while the entry is unchanged: fork takes
+	 * the address space for writing, and the PT page is private. The
+	 * reclaimer's hold may come meanwhile (page_hold): no mapping, and
+	 * the checkers leave it out. */
 	bool reuse = atomic_load(&old->refcount) == 1 && old->type == PG_ANON && !pte_file(e);
 	if (reuse)
 		fault_count(cow_reuse);
