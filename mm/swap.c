@@ -126,7 +126,7 @@ static bool hot_hand_step(void)
 	stat_inc(&swap_out_stats.hot_scanned);
 	if (!out_walk(pg, 0).young) {
 		__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
-		lru_move(pg, LRU_COLD);
+		lru_move(pg, LRU_COLD, AT_TAIL);
 		stat_inc(&swap_out_stats.deactivated);
 	}
 	page_let_go(pg);
@@ -154,7 +154,7 @@ static void cold_page_used(struct page *pg)
 	if (!(__atomic_fetch_or(&pg->aflags, AF_TEST, __ATOMIC_RELAXED) & AF_TEST))
 		return;
 	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
-	lru_move(pg, LRU_HOT);
+	lru_move(pg, LRU_HOT, AT_TAIL);
 	stat_inc(&swap_out_stats.activated);
 }
 
@@ -346,7 +346,7 @@ static void advise_one(struct out_batch *ob, struct page *pg, enum swap_advice h
 	}
 	(void)out_walk(pg, 0);
 	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_TEST, __ATOMIC_RELAXED);
-	lru_move_to_head(pg);
+	lru_move(pg, LRU_COLD, AT_HEAD);
 	page_let_go(pg);
 }
 

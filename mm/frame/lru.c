@@ -12,8 +12,6 @@ static enum lru_list list_of(const struct page *pg)
 	return pg->aflags & AF_HOT ? LRU_HOT : LRU_COLD;
 }
 
-enum list_end { AT_TAIL, AT_HEAD };
-
 /* Link pg at end `at` of l and mark it (lru_lock held). */
 static void put_on(struct page *pg, enum lru_list l, enum list_end at)
 {
@@ -53,22 +51,12 @@ void lru_del(struct page *pg)
 	spin_unlock(&lru_lock);
 }
 
-void lru_move(struct page *pg, enum lru_list l)
+void lru_move(struct page *pg, enum lru_list l, enum list_end at)
 {
 	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
 		take_off(pg);
-		put_on(pg, l, AT_TAIL);
-	}
-	spin_unlock(&lru_lock);
-}
-
-void lru_move_to_head(struct page *pg)
-{
-	spin_lock(&lru_lock);
-	if (pg->aflags & AF_LRU) {
-		take_off(pg);
-		put_on(pg, LRU_COLD, AT_HEAD);
+		put_on(pg, l, at);
 	}
 	spin_unlock(&lru_lock);
 }

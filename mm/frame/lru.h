@@ -44,11 +44,13 @@ void lru_del(struct page *pg);
  * NULL when l holds none that can be held. */
 struct page *lru_take(enum lru_list l);
 
-/* Move pg (if on a list) to the tail of l. */
-void lru_move(struct page *pg, enum lru_list l);
+/* Which end of a list: the tail (newest, just passed by the hand) or the
+ * head (taken next). */
+enum list_end { AT_TAIL, AT_HEAD };
 
-/* Move pg (if on a list) to the head of the cold list: taken next. */
-void lru_move_to_head(struct page *pg);
+/* Move pg (if on a list) to end `at` of l: the policy's promotions and
+ * demotions (AT_TAIL), MADV_COLD (LRU_COLD, AT_HEAD: taken next). */
+void lru_move(struct page *pg, enum lru_list l, enum list_end at);
 
 /* Hold anonymous frame pg for the reclaimer (above). The caller keeps pg
  * from being freed meanwhile: the lru lock with pg on the list, or the PT

@@ -290,10 +290,10 @@ START_TEST(test_lru_lists)
 	ck_assert_ptr_null(lru_take(LRU_COLD));                /* all held */
 	page_let_go(p[1]);
 	ck_assert_ptr_eq(lru_take(LRU_COLD), p[1]);
-	lru_move(p[1], LRU_HOT);                               /* made hot */
+	lru_move(p[1], LRU_HOT, AT_TAIL);                             /* made hot */
 	ck_assert(p[1]->aflags & AF_HOT);
 	ck_assert_uint_eq(lru_pages(LRU_HOT), 2);
-	lru_move_to_head(p[3]);                                /* MADV_COLD: cold, taken next */
+	lru_move(p[3], LRU_COLD, AT_HEAD);                           /* MADV_COLD: cold, taken next */
 	ck_assert(!(p[3]->aflags & AF_HOT));
 	ck_assert_uint_eq(lru_pages(LRU_COLD), 3);
 	for (int i = 0; i < 3; i++)
