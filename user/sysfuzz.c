@@ -31,7 +31,10 @@
  * SIGSEGV/SIGBUS after it changed its own mappings, installed a handler at a
  * bad address or changed its FS base, anything after a forged rt_sigreturn,
  * SIGPIPE on a write, a hang guard's SIGKILL while a call that may block
- * (read, pause, ...) was in flight in every thread still running. Anything
+ * (read, pause, ...) was in flight in every thread still running, SIGKILL
+ * after it changed its mappings when the OOM killer ran meanwhile (Linux's
+ * oom_kill count in /proc/vmstat rose: a MAP_POPULATE of 2 GiB of shared
+ * memory fills RAM on Linux too, and its owner is the largest). Anything
  * else, a kernel panic (the run dies) or a failed check prints the seed and
  * the step (call index) and exits 1: `sysfuzz -s SEED -n STEP ...` (the
  * printed replay line) makes the same calls again; with several threads or
@@ -1121,9 +1124,26 @@ static void wait_children(struct child *ch, int n)
 	}
 }
 
-/* unexplained: NULL if the calls ch's threads made explain how it ended,
- * else what is wrong. */
-static const char *unexplained(const struct child *ch)
+/* oom_kills: the OOM killer's victims so far (Linux's oom_kill line of
+ * /proc/vmstat; 0 where there is none). */
+static unsigned long oom_kills(void)
+{
+	char line[128];
+	unsigned long n = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "oom_kill %lu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* unexplained: NULL if the calls ch's threads made explain how it ended
+ * (oom: the OOM killer ran while it lived), else what is wrong. */
+static const char *unexplained(const struct child *ch, int oom)
 {
 	static char why[80];
 	unsigned sticky = 0, cur = 0;
@@ -1147,6 +1167,8 @@ static const char *unexplained(const struct child *ch)
 		return NULL;
 	if (sig == LSIG_PIPE && (cur & C_PIPE))
 		return NULL;
+	if (sig == LSIG_KILL && oom && (sticky & C_MEM))
+		return NULL;
 	snprintf(why, sizeof why, "the child was killed by signal %d, which no call explains", sig);
 	return why;
 }
@@ -1168,10 +1190,11 @@ static struct record *in_flight_record(const struct child *ch)
 	return ch->recs;
 }
 
-/* judge: fail unless how ch ended is explained; count it. */
-static void judge(const struct child *ch)
+/* judge: fail unless how ch ended is explained (oom: the OOM killer ran
+ * meanwhile); count it. */
+static void judge(const struct child *ch, int oom)
 {
-	const char *why = unexplained(ch);
+	const char *why = unexplained(ch, oom);
 
 	F.rec = in_flight_record(ch);
 	if (ch->hung == 1 && !why)
@@ -1203,6 +1226,7 @@ static void run_batch(long first, uint64_t rng)
 								  child's MADV_REMOVE */
 	open_files();
 	fflush(stdout);
+	unsigned long oom_before = oom_kills();
 	for (int k = 0; k < F.procs && (k == 0 || thread_first(first, k, 0) < F.calls); k++) {
 		ch[k].recs = &F.recs[k * F.threads];
 		ch[k].recs[0].step = thread_first(first, k, 0);
@@ -1217,8 +1241,9 @@ static void run_batch(long first, uint64_t rng)
 		n++;
 	wait_children(ch, n);
 	close_files();
+	int oom = oom_kills() != oom_before;
 	for (int k = 0; k < n; k++)
-		judge(&ch[k]);
+		judge(&ch[k], oom);
 	if (on_pagoda() && pagoda_vmcheck() != 0)
 		fail(first, "pagoda_vmcheck: %s", strerror(errno));
 }
