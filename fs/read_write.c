@@ -314,18 +314,30 @@ static int zero_part(struct inode *ip, uint64_t off, uint64_t end)
 	return off < end ? pagecache_write_part(ip->mapping, off, zeros, (uint32_t)(end - off)) : 0;
 }
 
-/* Pages [first, last] out of every mapping and out of the cache. A fault
- * that took a page before the first unmap installs nothing after it (its
- * guard); one that maps the page between that unmap and the drop is undone
- * by the second unmap (Linux's shmem punch does the same). Private
- * copies stay. */
+#define PUNCH_BATCH 32   /* pages a hole punch takes out of the cache per look */
+
+/* Pages [first, last] out of the cache and out of every mapping, a batch at
+ * a time: taken out of the cache first (under ip->invalidate: no fault
+ * finds them after, a fault then gets a new page for the hole), then out
+ * of every mapping, then freed -- so no page is ever mapped and out of
+ * its cache with nobody's reference for it (Linux unmaps a mapped page
+ * before it leaves the cache, under its page lock). A fault that took a
+ * page before the unmap installs nothing after it (its guard, mm/rmap.h).
+ * Private copies stay. */
 static void drop_pages(struct inode *ip, uint64_t first, uint64_t last)
 {
-	vmobject_unmap(&ip->vmobj, first, last - first + 1, UNMAP_PUNCH);
-	down_write(&ip->invalidate);
-	pagecache_truncate(ip->mapping, first, last);
-	up_write(&ip->invalidate);
-	vmobject_unmap(&ip->vmobj, first, last - first + 1, UNMAP_PUNCH);
+	struct page *pg[PUNCH_BATCH];
+	for (uint64_t at = first, from;;) {
+		from = at;
+		down_write(&ip->invalidate);
+		unsigned n = pagecache_detach(ip->mapping, &at, last, pg, PUNCH_BATCH);
+		up_write(&ip->invalidate);
+		if (!n)
+			return;
+		vmobject_unmap(&ip->vmobj, from, at - from, UNMAP_PUNCH);
+		while (n)
+			page_put(pg[--n]);
+	}
 }
 
 int vfs_punch_hole(struct inode *ip, uint64_t off, uint64_t len)

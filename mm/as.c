@@ -105,12 +105,16 @@ void as_destroy(struct addrspace *as)
 	if (rwsem_is_locked(&as->lock))
 		panic("as_destroy: address space (PML4 %#lx) freed while locked",
 		      pgt_root_pa(as->pgt));
+	/* Off the checker's list and its tables gone in one step that never
+	 * sleeps (a VMA's file may, as it goes): a check that stops the other
+	 * CPUs never sees the shares and references of tables it no longer
+	 * counts (mm/vmcheck.h). */
 	spin_lock(&all_spaces_lock);
 	list_del(&as->all);
 	spin_unlock(&all_spaces_lock);
+	pgt_destroy(as->pgt);
 	while (as->vmas)
 		vma_delete(as, as->vmas);
-	pgt_destroy(as->pgt);
 	bool victim = as->oom_victim;
 	kfree(as);
 	ptshare_text_release_unused();

@@ -180,8 +180,9 @@ static void wait_while(struct pagecache *pc, struct page *pg, uint16_t busy)
 		wait_on(pg, &pc->lock);
 }
 
-/* Take pg out of the cache (pc->lock held) and drop the cache's reference. */
-static void evict(struct pagecache *pc, struct page *pg)
+/* Take pg out of the cache (pc->lock held): no look-up finds it any more;
+ * the cache's reference is the caller's now. */
+static void detach(struct pagecache *pc, struct page *pg)
 {
 	tree_remove(pc, pg->cache.index);
 	count_pages(pc, -1);
@@ -189,6 +190,12 @@ static void evict(struct pagecache *pc, struct page *pg)
 		count_dirty(pc, -1);
 	pg->cache.flags = 0;
 	pg->cache.dirty = 0;
+}
+
+/* Take pg out of the cache (pc->lock held) and drop the cache's reference. */
+static void evict(struct pagecache *pc, struct page *pg)
+{
+	detach(pc, pg);
 	page_put(pg);
 }
 
@@ -637,11 +644,13 @@ int pagecache_error_since(struct pagecache *pc, uint32_t *mark)
 	return e;
 }
 
-void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last)
+unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
+			  struct page **pages, unsigned max)
 {
+	unsigned n = 0;
 	spin_lock(&pc->lock);
 	struct page *pg;
-	for (uint64_t i = first; (pg = tree_next(pc, &i)) && i <= last;) {
+	for (uint64_t i = *at; n < max && (pg = tree_next(pc, &i)) && i <= last;) {
 		if (pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK)) {
 			page_get(pg);
 			wait_while(pc, pg, PGC_LOCKED | PGC_WRITEBACK);
@@ -650,10 +659,23 @@ void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last)
 			spin_lock(&pc->lock);
 			continue;   /* look at index i again */
 		}
-		evict(pc, pg);
-		i++;
+		detach(pc, pg);
+		pages[n++] = pg;
+		*at = ++i;
 	}
 	spin_unlock(&pc->lock);
+	return n;
+}
+
+#define DETACH_BATCH 32   /* pages a truncation takes out per look */
+
+void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last)
+{
+	struct page *pg[DETACH_BATCH];
+	unsigned n;
+	for (uint64_t at = first; (n = pagecache_detach(pc, &at, last, pg, DETACH_BATCH));)
+		while (n)
+			page_put(pg[--n]);
 }
 
 void pagecache_truncate_at(struct pagecache *pc, uint64_t size)

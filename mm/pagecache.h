@@ -247,9 +247,16 @@ uint32_t pagecache_error_mark(struct pagecache *pc);
 int pagecache_error_since(struct pagecache *pc, uint32_t *mark);
 
 /* Drop every page with an index in [first, last], dirty ones too (what
- * lies past a file's new end: last PC_MAX_INDEX; a hole punched). Waits
- * for pages being read or written. */
+ * lies past a file's new end: last PC_MAX_INDEX). Waits for pages being
+ * read or written. */
 void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last);
+/* Take up to max pages with an index in [*at, last] out of pc, dirty ones
+ * too, waiting for pages being read or written: no look-up finds them any
+ * more, and each one's cache reference is the caller's, in pages[] (to
+ * put once it has left every mapping: a hole punched, fs/read_write.c).
+ * *at moves past the last page taken; 0 when none is left. */
+unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
+			  struct page **pages, unsigned max);
 /* A file shrank to size bytes: its pages past it dropped, and the bytes
  * past it in the page that holds the end zeroed and the page dirtied (a
  * later growth reads zeros, on the store too), after any write-back of

@@ -12,13 +12,15 @@
  *   record { file, 2 MiB base, layout of the VMAs in it } --> PT page
  *
  * The record holds a share of its PT page, as Linux's page cache holds a
- * reference on its pages: the page is a cache, kept when the last process
- * running the program exits (the next exec of it attaches at once), and a
- * process's share is an ordinary one: teardown, unmap and unshare drop it
- * or copy the page like any other shared table's (mm/pt/share.h), and
- * never meet the last share. Under memory pressure the reclaimer (and
- * drop_caches) unpublishes the pages only their record holds and puts
- * that share (ptshare_text_shrink): the tables layer never calls up here.
+ * reference on its pages, and a process's share is an ordinary one:
+ * teardown, unmap and unshare drop it or copy the page like any other
+ * shared table's (mm/pt/share.h), and never meet the last share. When the
+ * last process using the page lets go of it (as_destroy, the unlocks that
+ * release stale tables: ptshare_text_release_unused), and under memory
+ * pressure (the reclaimer, drop_caches: ptshare_text_shrink), the records
+ * whose share is the page's last are unpublished and the page freed: the
+ * tables layer never calls up here. Pages leaving the file (truncation, a
+ * hole punched: vmobject_unmap) take its records away first.
  * RSS and PSS count a process's sharers, not the record (pt.text, one
  * share, mm/memstat.c).
  *

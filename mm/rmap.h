@@ -17,7 +17,7 @@
  *
  *   vmobject_unmap(obj, first, n)
  *     obj->rmap_seq++            faults that took a page before see it
- *     text records of obj go      (mm/ptshare_text.c: none maps it again)
+ *     text records of obj go      (pages leaving obj: mm/ptshare_text.c)
  *     for each address space A on obj->mappings, once:
  *       A's lock for reading; for each VMA of A on obj:
  *         pgt_unmap(PGT_KEEP_TABLES | PGT_ALL_SHARERS) of its part of the range
@@ -61,7 +61,11 @@ enum unmap_how {
 			    copies of them go too (an access there is SIGBUS in
 			    every mapping), and so do the object's published
 			    text tables */
-	UNMAP_PUNCH,     /* they leave the object (a hole): private copies stay */
+	UNMAP_PUNCH,     /* they leave the object (a hole): private copies stay;
+			    the object's published text tables go (one that no
+			    process uses is out of every walk's reach: it kept
+			    a page the cache dropped, and the next exec of the
+			    file ran it) */
 	UNMAP_RECLAIM,   /* they leave memory, not the object (the reclaimer):
 			    private copies stay, entries accessed since the last
 			    look stay (their A bit cleared: a second chance),

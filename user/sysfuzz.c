@@ -28,8 +28,9 @@
  * they started.
  *
  * A child may die only of what its calls explain: a signal it sent itself,
- * SIGSEGV/SIGBUS after it changed its own mappings, installed a handler at a
- * bad address or changed its FS base, anything after a forged rt_sigreturn,
+ * SIGSEGV/SIGBUS (or SIGILL/SIGFPE/SIGTRAP: running bytes that are not its
+ * code) after it changed its own mappings, installed a handler at a bad
+ * address or changed its FS base, anything after a forged rt_sigreturn,
  * SIGPIPE on a write, a hang guard's SIGKILL while a call that may block
  * (read, pause, ...) was in flight in every thread still running, SIGKILL
  * after it changed its mappings when the OOM killer ran meanwhile (Linux's
@@ -109,7 +110,7 @@ enum { NR_brk = 12, NR_clone = 56, NR_execve = 59, NR_exit = 60, NR_fcntl = 72, 
 
 /* Linux signal numbers (the calls are raw; newlib numbers signals its own
  * way, so the parent waits with the raw wait4 too). */
-enum { LSIG_BUS = 7, LSIG_KILL = 9, LSIG_SEGV = 11, LSIG_PIPE = 13, LSIG_ALRM = 14,
+enum { LSIG_ILL = 4, LSIG_TRAP = 5, LSIG_BUS = 7, LSIG_FPE = 8, LSIG_KILL = 9, LSIG_SEGV = 11, LSIG_PIPE = 13, LSIG_ALRM = 14,
        LSIG_VTALRM = 26, LSIG_PROF = 27 };
 
 /* Argument kinds: what a call's argument means. */
@@ -1124,6 +1125,15 @@ static void wait_children(struct child *ch, int n)
 	}
 }
 
+/* wild_code_signal: can sig come from running what is not the program's
+ * code (its text unmapped or mapped over, a handler at a random address),
+ * or from a bad access? */
+static int wild_code_signal(int sig)
+{
+	return sig == LSIG_SEGV || sig == LSIG_BUS || sig == LSIG_ILL || sig == LSIG_FPE ||
+	       sig == LSIG_TRAP;
+}
+
 /* oom_kills: the OOM killer's victims so far (Linux's oom_kill line of
  * /proc/vmstat; 0 where there is none). */
 static unsigned long oom_kills(void)
@@ -1163,7 +1173,7 @@ static const char *unexplained(const struct child *ch, int oom)
 		return ch->hung == 1 ? NULL : "hang: the child did not finish (hang guard)";
 	if (!sig || (sent & (1ULL << (sig & 63))))
 		return NULL;
-	if ((sig == LSIG_SEGV || sig == LSIG_BUS) && (sticky & (C_MEM | C_HANDLER)))
+	if (wild_code_signal(sig) && (sticky & (C_MEM | C_HANDLER)))
 		return NULL;
 	if (sig == LSIG_PIPE && (cur & C_PIPE))
 		return NULL;

@@ -8,6 +8,7 @@
 #include <check.h>
 #include "lib/types.h"
 #include "mm/frame/page.h"
+#include "mm/rmap.h"
 
 /* Fake kernel image inside simulated memory: [HOST_IMAGE_PA, +HOST_IMAGE_LEN)
  * at KERNEL_VMA + pa: text, rodata, data, 16 KiB each. */
@@ -82,6 +83,12 @@ int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct v
  * v's 1 GiB shared whole). */
 int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const struct vma *v,
 			  unsigned flags);
+
+/* tests/unit/host_fs.c: called by its vmobject_unmap (the reverse-map
+ * walk, which finds no mapping on the host) with the walk's arguments,
+ * when set: a test looks at the file at that moment. */
+extern void (*host_unmap_hook)(struct vmobject *obj, uint64_t first, uint64_t n,
+			       enum unmap_how how);
 
 /* A test case named name in s, each test run between setup and teardown. */
 TCase *host_tcase(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));

@@ -705,6 +705,60 @@ void test_files_punch_hole(void)
 	leave_scratch();
 }
 
+/* Copy open file `in` (closed after) to `to` (mode 0755). */
+static void copy_file(int in, const char *to)
+{
+	char buf[4096];
+	ssize_t n;
+	int out = CHECK_OK(open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755));
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		CHECK(write(out, buf, (size_t)n) == n);
+	CHECK(n == 0);
+	CHECK_OK(close(in));
+	CHECK_OK(close(out));
+}
+
+/* Run program path to its end: its wait status. */
+static int run_program(const char *path)
+{
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		char *argv[] = { (char *)path, NULL };
+		execv(path, argv);
+		_exit(127);
+	}
+	int status;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	return status;
+}
+
+/* files_punch_exec: a hole punched over a program's code (after it ran:
+ * no ETXTBSY) is zeros for the next exec too, which cannot run it. On
+ * Pagoda the first exec published the program's text page table (ptshare
+ * all or pd); the punch must take it away with the pages -- it kept the
+ * dropped pages, and the second run attached it and ran the old code. */
+void test_files_punch_exec(void)
+{
+	enum { P = 4096, PUNCH = 2, KEEP = 1 };
+	char from[300];
+	struct stat st;
+	snprintf(from, sizeof from, "%s/true", ut_bindir);   /* may be relative */
+	int in = CHECK_OK(open(from, O_RDONLY));
+	enter_scratch("punchexec");
+	copy_file(in, "t");
+	int status = run_program("./t");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	int fd = CHECK_OK(open("t", O_RDWR));
+	CHECK_OK(fstat(fd, &st));
+	CHECK_OK(syscall(285, fd, PUNCH | KEEP, (long)P, (long)st.st_size - P));   /* the ELF header stays */
+	CHECK_OK(close(fd));
+	status = run_program("./t");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		ut_fail(__FILE__, __LINE__, "a program whose code is a hole ran to exit 0");
+	CHECK_OK(unlink("t"));
+	leave_scratch();
+}
+
 /* Byte i of files_fault_around's file. */
 static char around_byte(long i)
 {

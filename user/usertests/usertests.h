@@ -40,7 +40,8 @@
 	X(pipe_atomic) X(pipe_fault_keeps)                                       \
 	X(files_create_rw) X(files_errors) X(files_mkdir_rmdir) X(files_rename)  \
 	X(files_links) X(files_unlink_open) X(files_readdir) X(files_truncate)   \
-	X(files_truncate_mapped) X(files_punch_hole) X(files_fault_around)     \
+	X(files_truncate_mapped) X(files_punch_hole) X(files_punch_exec)          \
+	X(files_fault_around)                                                    \
 	X(files_fadvise) X(procfs_vmflags_advice) X(exec_data_mapped)          \
 	X(files_cwd) X(files_mmap_shared) X(files_devices) X(files_mounts)       \
 	X(files_times) X(files_statx) X(files_fallocate) X(files_locks)         \
