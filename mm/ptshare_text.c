@@ -127,16 +127,24 @@ static pte_t *chunk_pde(struct pagetable *pgt, vaddr_t base, unsigned flags)
 
 /* Another process published chunk base (record r) while this one built
  * its own PT page under *pde (text_lock held): point the PD entry at the
- * published page instead; ours, and the frame references in it, go when no
- * reader can be in it any more (record s: pgt_defer_put; this runs under
- * the address-space lock held for reading, and b flushes first). Under the
- * PD page's lock (its entry and count) and our page's: a thread faulting
- * in it meanwhile finds the PD entry changed and walks again. */
-static void switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_t *pde,
+ * published page instead; the page it points at now (ours, or the private
+ * copy another thread's unshare made of it meanwhile) and the frame
+ * references in it go when no reader can be in it any more (record s:
+ * pgt_defer_put; this runs under the address-space lock held for reading,
+ * and b flushes first). The entry is read and written under the PD page's
+ * lock, which an unshare's switch to its copy takes too (mm/pt/share.c),
+ * and the old page's: a thread faulting in it meanwhile finds the PD
+ * entry changed and walks again. False (s unused) when the entry points
+ * at the published page already (another thread of ours switched first). */
+static bool switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_t *pde,
 				vaddr_t base, const struct text_pt *r, struct stale_table *s)
 {
-	struct page *own = pa_to_page(pte_addr(pte_read(pde)));
 	spin_lock(pt_lock(ptpage_of(pde)));   /* the PD page's entry and count */
+	struct page *own = pa_to_page(pte_addr(pte_read(pde)));
+	if (own == r->pt) {
+		spin_unlock(pt_lock(ptpage_of(pde)));
+		return false;
+	}
 	spin_lock(pt_lock(own));
 	pt_table_unlink(pgt, pde, PGL_PD);
 	pt_table_link_shared(pgt, pde, PGL_PD, r->pt);
@@ -144,6 +152,7 @@ static void switch_to_published(struct tlb_batch *b, struct pagetable *pgt, pte_
 	spin_unlock(pt_lock(ptpage_of(pde)));
 	tlb_changed_range(b, base, base + LARGE_PAGE_SIZE);
 	pgt_defer_put(pgt, s, own);
+	return true;
 }
 
 /* Write-protect the PD entry of the (fully faulted) chunk at base and
@@ -176,8 +185,7 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 		atomic_inc(&pt->pt.share);   /* the record's own share */
 		*r = (struct text_pt){ records, file, base, layout, pt };
 		records = r;
-	} else if (!stale) {
-		switch_to_published(&b, as->pgt, pde, base, published, s);
+	} else if (!stale && switch_to_published(&b, as->pgt, pde, base, published, s)) {
 		s = NULL;
 	}
 	spin_unlock(&text_lock);

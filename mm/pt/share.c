@@ -99,7 +99,10 @@ static void switch_to_copy(struct pagetable *pgt, pte_t *ep, int level, vaddr_t 
 			   struct page *t, struct page *copy, struct stale_table *s)
 {
 	vaddr_t base = ALIGN_DOWN(va, pgl_entry_size(level));
+	struct spinlock *holder = pt_lock(ptpage_of(ep));   /* against a text switch, */
+	spin_lock(holder);                                   /* mm/ptshare_text.c */
 	pt_set_table(ep, level, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(pte_read(ep)))));
+	spin_unlock(holder);
 	flush_unshared(pgt, base, base + pgl_entry_size(level));
 	pgt_defer_put(pgt, s, t);
 }
