@@ -180,7 +180,9 @@ static void publish_pt(struct addrspace *as, vaddr_t base, struct vmobject *file
 	 * private, its entries are that walk's to clear. */
 	bool stale = __atomic_load_n(&file->rmap_seq, __ATOMIC_SEQ_CST) != seq;
 	if (!stale && !published) {
+		spin_lock(pt_lock(ptpage_of(pde)));   /* mm/pt/ptpage.h, "Table structure" */
 		pt_set_table(pde, PGL_PD, pte_wrprotect(pte_read(pde)));
+		spin_unlock(pt_lock(ptpage_of(pde)));
 		pt->pt.text = 1;
 		atomic_inc(&pt->pt.share);   /* the record's own share */
 		*r = (struct text_pt){ records, file, base, layout, pt };

@@ -67,7 +67,7 @@ static inline uint64_t pt_resident(const struct page *pt)
  *     fork, exit), or held for reading plus the lock of the table that
  *     holds the entry: a fault linking a new table (pt_table_alloc), a
  *     text attach or publish (mm/ptshare_text.c), an unshare switching
- *     to its copy (under pgt->unshare_lock, presence unchanged).
+ *     to its copy (and under pgt->unshare_lock; presence unchanged).
  *   - Tables are unlinked and freed only by the address space's owner on
  *     those paths; reclaim changes leaves only (an emptied PT page stays
  *     until munmap or exit, as after MADV_DONTNEED). A table unlinked under
