@@ -90,6 +90,19 @@ static struct page *pd_copy_shared(struct page *old)
 	return new;
 }
 
+/* Write table entry *ep (level) as an unshare does, under the address-
+ * space lock held for reading and pgt->unshare_lock: under the lock of the
+ * table holding it too, as every writer of such an entry under the read
+ * lock (a text switch, mm/ptshare_text.c; mm/pt/ptpage.h, "Table
+ * structure"). */
+static void set_unshared(pte_t *ep, int level, pte_t e)
+{
+	struct spinlock *holder = pt_lock(ptpage_of(ep));
+	spin_lock(holder);
+	pt_set_table(ep, level, e);
+	spin_unlock(holder);
+}
+
 /* Point *ep (level) at private copy `copy` of the shared table t, with W,
  * and flush. pgt's share of t is dropped later (record s: pgt_defer_put):
  * this runs under the address-space lock held for reading, and another
@@ -99,10 +112,7 @@ static void switch_to_copy(struct pagetable *pgt, pte_t *ep, int level, vaddr_t 
 			   struct page *t, struct page *copy, struct stale_table *s)
 {
 	vaddr_t base = ALIGN_DOWN(va, pgl_entry_size(level));
-	struct spinlock *holder = pt_lock(ptpage_of(ep));   /* against a text switch, */
-	spin_lock(holder);                                   /* mm/ptshare_text.c */
-	pt_set_table(ep, level, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(pte_read(ep)))));
-	spin_unlock(holder);
+	set_unshared(ep, level, pte_make(page_to_pa(copy), pte_mkwrite(pte_flags(pte_read(ep)))));
 	flush_unshared(pgt, base, base + pgl_entry_size(level));
 	pgt_defer_put(pgt, s, t);
 }
@@ -119,7 +129,7 @@ static void take_last(pte_t *ep, int level, struct page *t)
 {
 	if (t->pt.text)   /* its record holds a share: never the last */
 		page_bug(t, "table_unshare: took over a published text table", NULL);
-	pt_set_table(ep, level, pte_mkwrite(pte_read(ep)));
+	set_unshared(ep, level, pte_mkwrite(pte_read(ep)));
 }
 
 int pt_unshare(struct pagetable *pgt, pte_t *pde, vaddr_t va)
