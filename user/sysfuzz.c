@@ -1441,12 +1441,13 @@ static int in_snapshot(int i, const char *name)
 	return 0;
 }
 
-/* rm -r path (not following links). */
-static void remove_tree(const char *path)
+/* rm -r path (not following links): 0, or the errno of path's lstat
+ * (gone meanwhile: nothing to remove). */
+static int remove_tree(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0)
-		return;
+		return errno;
 	if (S_ISDIR(st.st_mode)) {
 		DIR *d = opendir(path);
 		struct dirent *e;
@@ -1464,6 +1465,20 @@ static void remove_tree(const char *path)
 	} else if (unlink(path) < 0) {
 		fail(F.calls, "cleanup: unlink %s: %s", path, strerror(errno));
 	}
+	return 0;
+}
+
+/* printable: s with bytes outside printable ASCII as \xHH (a fuzzed name
+ * is random bytes), in a static buffer. */
+static const char *printable(const char *s)
+{
+	static char out[4 * 300 + 1];
+	size_t n = 0;
+	for (; *s && n + 5 < sizeof out; s++)
+		n += (size_t)snprintf(out + n, sizeof out - n, *s > 32 && *s < 127 ? "%c" : "\\x%02x",
+				      (unsigned char)*s);
+	out[n] = 0;
+	return out;
 }
 
 static void fuzz_fs_setup(void)
@@ -1496,10 +1511,16 @@ static void fuzz_fs_cleanup(void)
 	for (int i = 0; i < NWATCHED; i++) {
 		DIR *d = opendir(watched[i]);
 		struct dirent *e;
+		char last[300] = "";
+		int err = 0;
 		while (d && (e = readdir(d)))
 			if (!in_snapshot(i, e->d_name)) {
 				snprintf(path, sizeof path, "%s/%s", i ? watched[i] : "", e->d_name);
-				remove_tree(path);
+				if (!strcmp(path, last))   /* rewinddir would find it for ever */
+					fail(F.calls, "cleanup: %s is listed again after its removal "
+					     "(lstat: %s)", printable(path), err ? strerror(err) : "found");
+				strcpy(last, path);
+				err = remove_tree(path);
 				rewinddir(d);
 			}
 		if (d)
