@@ -8,6 +8,7 @@
  */
 #include "fs/vfs.h"
 #include "lib/atomic.h"
+#include "lib/errno.h"
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/frame/kmalloc.h"
@@ -220,9 +221,17 @@ void dentry_drop(struct dentry *d)
 	dentry_put(parent);
 }
 
-void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len)
+int dentry_name_prepare(size_t len, char **buf)
 {
-	char *nn = len < sizeof(d->iname) ? NULL : kmalloc(len + 1);
+	*buf = NULL;
+	if (len < sizeof(((struct dentry *)0)->iname))
+		return 0;
+	*buf = kmalloc(len + 1);
+	return *buf ? 0 : -ENOMEM;
+}
+
+void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len, char *buf)
+{
 	spin_lock(&dcache_lock);
 	struct dentry *old = d->parent;
 	list_del(&d->sibling);
@@ -231,14 +240,7 @@ void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t
 	d->seq = ndir->next_seq++;
 	list_add_tail(&ndir->children, &d->sibling);
 	char *oldname = d->name != d->iname ? d->name : NULL;
-	d->name = len < sizeof(d->iname) ? d->iname : nn;
-	if (!d->name) {
-		/* no memory for the long name: keep the name in the tree right
-		 * by forgetting d's (the next lookup asks the file system) */
-		d->name = d->iname;
-		d->flags |= DENTRY_VOLATILE;
-		len = 0;
-	}
+	d->name = buf ? buf : d->iname;
 	memcpy(d->name, name, len);
 	d->name[len] = '\0';
 	d->len = len;

@@ -248,6 +248,7 @@ static int rename_locked(struct path *odir, const char *olast, size_t olen,
 			 struct path *ndir, const char *nlast, size_t nlen, unsigned flags)
 {
 	struct dentry *d = NULL, *nd = NULL;
+	char *nbuf = NULL;   /* the new name's room, made first */
 	int r = child_locked(odir->dentry, olast, olen, &d);
 	if (r == 0 && !d)
 		r = -ENOENT;
@@ -260,6 +261,8 @@ static int rename_locked(struct path *odir, const char *olast, size_t olen,
 	struct inode *odip = odir->dentry->inode, *ndip = ndir->dentry->inode;
 	if (r == 0 && !(odip->op && odip->op->rename))
 		r = -EPERM;
+	if (r == 0 && !(flags & RENAME_EXCHANGE))
+		r = dentry_name_prepare(nlen, &nbuf);
 	if (r == 0)
 		r = odip->op->rename(odip, olast, olen, d->inode, ndip, nlast, nlen,
 				     nd ? nd->inode : NULL, flags);
@@ -268,8 +271,10 @@ static int rename_locked(struct path *odir, const char *olast, size_t olen,
 	} else if (r == 0) {
 		if (nd)
 			dentry_drop(nd);
-		dentry_move(d, ndir->dentry, nlast, nlen);
+		dentry_move(d, ndir->dentry, nlast, nlen, nbuf);
+		nbuf = NULL;
 	}
+	kfree(nbuf);
 out:
 	dentry_put(nd);
 	dentry_put(d);

@@ -400,8 +400,14 @@ void dentry_put(struct dentry *d);
 /* d's name was unlinked or replaced: take it out of the tree (open files
  * keep it; its inode goes with its last reference). */
 void dentry_drop(struct dentry *d);
-/* Move d under ndir with name (rename; dcache_lock taken inside). */
-void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len);
+/* The room a name of len bytes needs beyond a dentry's inline buffer, made
+ * before a rename changes anything (a tmpfs name lives only in its dentry:
+ * it must not be lost for want of memory after the rename): 0 with *buf
+ * NULL (the inline buffer holds it) or a new buffer, or -ENOMEM. */
+int dentry_name_prepare(size_t len, char **buf);
+/* Move d under ndir with name (rename; dcache_lock taken inside); buf:
+ * dentry_name_prepare's, now d's. */
+void dentry_move(struct dentry *d, struct dentry *ndir, const char *name, size_t len, char *buf);
 /* Trade the places (parents and names) of a and b (RENAME_EXCHANGE). */
 void dentry_exchange(struct dentry *a, struct dentry *b);
 /* Every cached, unused dentry of sb's tree is dropped (umount). */

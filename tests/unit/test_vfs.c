@@ -294,6 +294,43 @@ START_TEST(punch_drops_pages_before_the_unmap)
 }
 END_TEST
 
+/* A rename to a name longer than a dentry's inline buffer when no memory
+ * is left for it: -ENOMEM and the old name still works (a tmpfs name lives
+ * only in its dentry; the rename once went ahead and the dentry lost its
+ * name: readdir listed an entry no lookup found, and make fuzz's cleanup
+ * looped for ever); with memory back, the rename works. */
+START_TEST(rename_keeps_the_name_without_memory)
+{
+	enum { MAXP = RAM / PAGE_SIZE, MAXO = 1 << 16 };
+	static struct page *pages[MAXP];
+	static void *objs[MAXO];
+	char name[202] = "/";   /* a size class of its own, far from the walks' */
+	memset(name + 1, 'n', 200);
+	setup();
+	make_file("/a", "kept");
+	unsigned np = 0, no = 0;
+	void *small[9];   /* room kept for the path walks' small allocations */
+	for (int i = 0; i < 9; i++)
+		small[i] = kmalloc(16);   /* small[8] keeps their slab a slab */
+	while (np < MAXP && (pages[np] = page_alloc(0, 0)))
+		np++;
+	while (no < MAXO && (objs[no] = kmalloc(sizeof(name))))
+		no++;
+	for (int i = 0; i < 8; i++)
+		kfree(small[i]);
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/a", NULL, name, 0), -ENOMEM);
+	check_text("/a", "kept");
+	kfree(small[8]);
+	while (no)
+		kfree(objs[--no]);
+	while (np)
+		page_free(pages[--np], 0);
+	ck_assert_int_eq(vfs_rename(&fs, NULL, "/a", NULL, name, 0), 0);
+	check_text(name, "kept");
+	ck_assert_int_eq(walk("/a", 0, NULL), -ENOENT);
+}
+END_TEST
+
 /* Shared anonymous memory is an unnamed tmpfs file: zeros until written,
  * one frame per index for every get, nothing past its end; MADV_REMOVE's
  * op empties a page (the next get is a new page of zeros); the last
@@ -563,6 +600,7 @@ int main(void)
 	tcase_add_test(tc, all_given_back_at_umount);
 	tcase_add_test(tc, truncate_zeroes_the_tail);
 	tcase_add_test(tc, punch_drops_pages_before_the_unmap);
+	tcase_add_test(tc, rename_keeps_the_name_without_memory);
 	tcase_add_test(tc, tmpfs_names_never_shrunk);
 	tcase_add_test(tc, shmem_object_is_an_unnamed_file);
 	suite_add_tcase(s, tc);
