@@ -1455,7 +1455,10 @@ static int remove_tree(const char *path)
 		while (d && sub && (e = readdir(d)))
 			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
 				snprintf(sub, 4096, "%s/%s", path, e->d_name);
-				remove_tree(sub);
+				int err = remove_tree(sub);
+				if (err)
+					fail(F.calls, "cleanup: lstat: %s (%zu bytes): %.120s",
+					     strerror(err), strlen(sub), printable(sub));
 			}
 		free(sub);
 		if (d)
@@ -1517,8 +1520,9 @@ static void fuzz_fs_cleanup(void)
 			if (!in_snapshot(i, e->d_name)) {
 				snprintf(path, sizeof path, "%s/%s", i ? watched[i] : "", e->d_name);
 				if (!strcmp(path, last))   /* rewinddir would find it for ever */
-					fail(F.calls, "cleanup: %s is listed again after its removal "
-					     "(lstat: %s)", printable(path), err ? strerror(err) : "found");
+					fail(F.calls, "cleanup: lstat: %s; listed again after its removal "
+					     "(%zu bytes): %.120s", err ? strerror(err) : "found",
+					     strlen(path), printable(path));
 				strcpy(last, path);
 				err = remove_tree(path);
 				rewinddir(d);
