@@ -1441,6 +1441,19 @@ static int in_snapshot(int i, const char *name)
 	return 0;
 }
 
+/* printable: s with bytes outside printable ASCII as \xHH (a fuzzed name
+ * is random bytes), in a static buffer. */
+static const char *printable(const char *s)
+{
+	static char out[4 * 300 + 1];
+	size_t n = 0;
+	for (; *s && n + 5 < sizeof out; s++)
+		n += (size_t)snprintf(out + n, sizeof out - n, *s > 32 && *s < 127 ? "%c" : "\\x%02x",
+				      (unsigned char)*s);
+	out[n] = 0;
+	return out;
+}
+
 /* rm -r path (not following links): 0, or the errno of path's lstat
  * (gone meanwhile: nothing to remove). */
 static int remove_tree(const char *path)
@@ -1471,18 +1484,6 @@ static int remove_tree(const char *path)
 	return 0;
 }
 
-/* printable: s with bytes outside printable ASCII as \xHH (a fuzzed name
- * is random bytes), in a static buffer. */
-static const char *printable(const char *s)
-{
-	static char out[4 * 300 + 1];
-	size_t n = 0;
-	for (; *s && n + 5 < sizeof out; s++)
-		n += (size_t)snprintf(out + n, sizeof out - n, *s > 32 && *s < 127 ? "%c" : "\\x%02x",
-				      (unsigned char)*s);
-	out[n] = 0;
-	return out;
-}
 
 static void fuzz_fs_setup(void)
 {
