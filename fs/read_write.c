@@ -314,8 +314,6 @@ static int zero_part(struct inode *ip, uint64_t off, uint64_t end)
 	return off < end ? pagecache_write_part(ip->mapping, off, zeros, (uint32_t)(end - off)) : 0;
 }
 
-#define PUNCH_BATCH 32   /* pages a hole punch takes out of the cache per look */
-
 /* Pages [first, last] out of the cache and out of every mapping, a batch at
  * a time: taken out of the cache first (under ip->invalidate: no fault
  * finds them after, a fault then gets a new page for the hole), then out
@@ -326,11 +324,11 @@ static int zero_part(struct inode *ip, uint64_t off, uint64_t end)
  * Private copies stay. */
 static void drop_pages(struct inode *ip, uint64_t first, uint64_t last)
 {
-	struct page *pg[PUNCH_BATCH];
+	struct page *pg[PC_DETACH_BATCH];
 	for (uint64_t at = first, from;;) {
 		from = at;
 		down_write(&ip->invalidate);
-		unsigned n = pagecache_detach(ip->mapping, &at, last, pg, PUNCH_BATCH);
+		unsigned n = pagecache_detach(ip->mapping, &at, last, pg, PC_DETACH_BATCH);
 		up_write(&ip->invalidate);
 		if (!n)
 			return;

@@ -667,13 +667,11 @@ unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
 	return n;
 }
 
-#define DETACH_BATCH 32   /* pages a truncation takes out per look */
-
 void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last)
 {
-	struct page *pg[DETACH_BATCH];
+	struct page *pg[PC_DETACH_BATCH];
 	unsigned n;
-	for (uint64_t at = first; (n = pagecache_detach(pc, &at, last, pg, DETACH_BATCH));)
+	for (uint64_t at = first; (n = pagecache_detach(pc, &at, last, pg, PC_DETACH_BATCH));)
 		while (n)
 			page_put(pg[--n]);
 }

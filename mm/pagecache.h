@@ -257,6 +257,7 @@ void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last);
  * *at moves past the last page taken; 0 when none is left. */
 unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
 			  struct page **pages, unsigned max);
+#define PC_DETACH_BATCH 32   /* pages a truncation or a hole punch takes out per look */
 /* A file shrank to size bytes: its pages past it dropped, and the bytes
  * past it in the page that holds the end zeroed and the page dirtied (a
  * later growth reads zeros, on the store too), after any write-back of
