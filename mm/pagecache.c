@@ -602,11 +602,14 @@ int pagecache_write_back(struct pagecache *pc, uint64_t first, uint64_t last)
 	struct page *pg;
 	uint64_t i = first;
 	while ((pg = tree_next(pc, &i)) && i <= last) {
-		if (pg->cache.flags & PGC_WRITEBACK) {   /* another task's: ours first, then wait */
-			int r = write_batch(pc, &b);
+		if ((pg->cache.flags & PGC_WRITEBACK) && b.n) {   /* another task's: ours first, */
+			int r = write_batch(pc, &b);   /* which lets go of the lock: pg may be gone */
 			err = err ? err : r;
-			wait_written(pc, pg);
 			continue;   /* look at page i again */
+		}
+		if (pg->cache.flags & PGC_WRITEBACK) {   /* then wait for it */
+			wait_written(pc, pg);
+			continue;
 		}
 		if (pg->cache.flags & PGC_DIRTY)
 			batch_add(pc, &b, pg);
