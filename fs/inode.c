@@ -298,14 +298,15 @@ static unsigned file_get_ready(struct vmobject *obj, uint64_t first, unsigned n,
  * hole filled; once while the page is cached: PGC_BLOCKS), and the file
  * was modified (Linux's file_update_time in its page_mkwrite). Under ip->invalidate (shared), so that the page
  * stays in the cache, and its index inside the file's blocks that a
- * truncation frees after. -EAGAIN: truncated meanwhile; the file
- * system's -ENOSPC, -ENOMEM, -EIO (the page is dirty then but unchanged:
- * no store happens). */
+ * truncation frees after. -EAGAIN: truncated meanwhile; -ETXTBSY: the
+ * file is an active swap area (its blocks are swap's: no page of its cache
+ * is ever written back over them); the file system's -ENOSPC, -ENOMEM,
+ * -EIO (the page is dirty then but unchanged: no store happens). */
 static int file_page_mkwrite(struct vmobject *obj, struct page *pg)
 {
 	struct inode *ip = obj_inode(obj);
 	down_read(&ip->invalidate);
-	int r = pagecache_mkwrite(ip->mapping, pg);
+	int r = ip->swapfile ? -ETXTBSY : pagecache_mkwrite(ip->mapping, pg);
 	if (r == 0 && ip->op && ip->op->prepare_mmap_write &&   /* once while it is cached */
 	    !pagecache_test_flags(ip->mapping, pg, PGC_BLOCKS) &&
 	    (r = ip->op->prepare_mmap_write(ip, pg->cache.index)) == 1) {

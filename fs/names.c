@@ -174,6 +174,13 @@ static int dot_error(enum unlink_kind kind, const char *last, size_t len)
 	return len == 1 ? -EINVAL : -ENOTEMPTY;
 }
 
+/* Does d (or NULL) name an active swap file? Its names stay as they are
+ * (Linux's may_delete: -EPERM). */
+static bool is_swapfile(const struct dentry *d)
+{
+	return d && __atomic_load_n(&d->inode->swapfile, __ATOMIC_RELAXED);
+}
+
 /* May d (with inode ip) go as kind says? 0 or the error (sb->ns held). */
 static int check_victim(struct dentry *d, enum unlink_kind kind)
 {
@@ -184,6 +191,8 @@ static int check_victim(struct dentry *d, enum unlink_kind kind)
 		return -ENOTDIR;
 	if (d->mounts)
 		return -EBUSY;
+	if (is_swapfile(d))
+		return -EPERM;
 	if (kind == UNLINK_DIR && ip->op && ip->op->empty) {
 		int e = ip->op->empty(ip);
 		return e < 0 ? e : e ? 0 : -ENOTEMPTY;
@@ -230,6 +239,8 @@ static int check_rename(struct dentry *d, struct dentry *ndir, struct dentry *nd
 		return flags & RENAME_EXCHANGE ? -EINVAL : -ENOTEMPTY;
 	if (d->mounts || (nd && nd->mounts))
 		return -EBUSY;
+	if (is_swapfile(d) || is_swapfile(nd))
+		return -EPERM;
 	if (flags & RENAME_EXCHANGE)
 		return nd ? 0 : -ENOENT;     /* two names trade places: any types */
 	if (!nd)

@@ -112,6 +112,8 @@ static long page_read(struct file *f, vaddr_t ubuf, uint64_t n)
 /* Write under ip->lock: bytes written, or -errno when none were. */
 static long write_locked(struct file *f, struct inode *ip, vaddr_t ubuf, uint64_t n)
 {
+	if (ip->swapfile)
+		return -ETXTBSY;   /* its blocks are swap's (Linux's generic_write_checks) */
 	if (f->flags & O_APPEND)
 		f->off = ip->size;
 	if (f->off >= MAX_FILE_SIZE)
@@ -265,6 +267,18 @@ long dir_getdents(struct file *f, vaddr_t ubuf, uint64_t n)
 
 /* ---- truncate and stat ---- */
 
+/* ip->lock, for a change of the file's size or blocks: 0, or -ETXTBSY
+ * (not locked) while the file is a swap area (Linux's IS_SWAPFILE checks
+ * in truncate and fallocate). */
+static int lock_for_change(struct inode *ip)
+{
+	mutex_lock(&ip->lock);
+	if (!ip->swapfile)
+		return 0;
+	mutex_unlock(&ip->lock);
+	return -ETXTBSY;
+}
+
 /* ip shrank to ip->size (inode->lock held): its pages past the end leave
  * every mapping (a later access there is SIGBUS) and then the cache, the
  * end page's tail zeroed (Linux's truncate_pagecache). Faults that took a
@@ -291,7 +305,8 @@ int vfs_truncate(struct inode *ip, uint64_t size)
 		return -EINVAL;
 	if (size > MAX_FILE_SIZE)
 		return -EFBIG;
-	mutex_lock(&ip->lock);
+	if (lock_for_change(ip) < 0)
+		return -ETXTBSY;
 	uint64_t old = ip->size;
 	int r = 0;
 	ip->size = size;
@@ -342,7 +357,8 @@ int vfs_punch_hole(struct inode *ip, uint64_t off, uint64_t len)
 {
 	if (!ip->op || !ip->op->punch_hole || !ip->mapping)
 		return -EOPNOTSUPP;
-	mutex_lock(&ip->lock);
+	if (lock_for_change(ip) < 0)
+		return -ETXTBSY;
 	uint64_t end = MIN(off + len, ip->size);   /* nothing past the end: the size stays */
 	uint64_t first = ALIGN_UP(off, PAGE_SIZE) / PAGE_SIZE, stop = end / PAGE_SIZE;
 	int r = 0;
@@ -403,7 +419,8 @@ int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size)
 {
 	if (off + len > MAX_FILE_SIZE)
 		return -EFBIG;
-	mutex_lock(&ip->lock);
+	if (lock_for_change(ip) < 0)
+		return -ETXTBSY;
 	uint64_t old = ip->size;
 	if (keep_size)   /* nothing past the end: a disk format may not allow it (ext2) */
 		len = off >= old ? 0 : MIN(len, old - off);

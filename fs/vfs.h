@@ -176,7 +176,17 @@ struct inode_ops {
 	 * inode->lock held). NULL: the file system cannot (-EOPNOTSUPP, as
 	 * Linux's ext2). */
 	int (*punch_hole)(struct inode *ip, uint64_t off, uint64_t len);
+	/* Where page index of ip (wholly inside the file) lies on sb->bdev,
+	 * for a swap file (Linux's bmap): PAGE_CONTIGUOUS with *sector its
+	 * first sector, PAGE_SCATTERED (its blocks are not neighbours on the
+	 * disk), PAGE_HOLE (a block is missing), or -EIO / -EUCLEAN (a block
+	 * map that cannot be read). inode->lock held. NULL: this file
+	 * system's files cannot be swap files (tmpfs's, as on Linux). */
+	int (*bmap_page)(struct inode *ip, uint64_t index, uint64_t *sector);
 };
+
+/* bmap_page's answers. */
+enum page_blocks { PAGE_CONTIGUOUS, PAGE_SCATTERED, PAGE_HOLE };
 
 struct inode {
 	struct super_block *sb;
@@ -198,6 +208,11 @@ struct inode {
 	struct rwsem invalidate;    /* faults against truncation (see the top) */
 	struct list mapped_link;    /* on the list of mapped files while a VMA maps it */
 	uint64_t reclaim_at;        /* where reclaim looks for its mapped pages next */
+	bool swapfile;              /* an active swap area (kernel/swapfile.c): its blocks hold
+				     * swapped-out pages, so write, truncate and fallocate fail
+				     * (-ETXTBSY), a store through a mapping too (SIGBUS), and
+				     * unlink and rename (-EPERM), as Linux's S_SWAPFILE; set and
+				     * cleared under lock and invalidate (exclusive) */
 	void *ptshare;              /* shared text page tables (mm/ptshare_text.c) */
 	struct dentry *alias;       /* a name of it, for /proc/PID/maps (not counted) */
 	bool dirty;                 /* fields changed since op->write_inode last wrote them */
@@ -550,17 +565,17 @@ int vfs_rename(const struct fs_root *fs, const struct path *ostart, const char *
 long vfs_readlink(const struct fs_root *fs, const struct path *start, const char *name,
 		  char *buf, uint64_t n);
 /* Change ip's size (truncate, ftruncate, O_TRUNC): 0, -EISDIR, -EINVAL,
- * -EFBIG, -EROFS, -errno of the file system. */
+ * -EFBIG, -EROFS, -ETXTBSY (a swap file), -errno of the file system. */
 int vfs_truncate(struct inode *ip, uint64_t size);
 /* fallocate mode 0: the blocks of [off, off + len) made on the store
  * (prepare_write), the size grown to cover it; keep_size: only the part
  * inside the file (blocks past the end are not valid on every disk
- * format). 0, -ENOSPC, -EFBIG, -errno. */
+ * format). 0, -ENOSPC, -EFBIG, -ETXTBSY (a swap file), -errno. */
 int vfs_fallocate(struct inode *ip, uint64_t off, uint64_t len, bool keep_size);
 /* fallocate's PUNCH_HOLE (with KEEP_SIZE), MADV_REMOVE: [off, off + len)
  * of ip, inside the file, reads zeros from now on, in every mapping
  * (private copies stay, as Linux's) and on the store; the size stays.
- * 0, -EOPNOTSUPP (the file system has no punch_hole), -errno. */
+ * 0, -EOPNOTSUPP (the file system has no punch_hole), -ETXTBSY, -errno. */
 int vfs_punch_hole(struct inode *ip, uint64_t off, uint64_t len);
 /* posix_fadvise's advice (Linux's values). */
 enum {

@@ -9,7 +9,8 @@
  *                                     private mapping takes a private copy;
  *                                     past the object's end: -EIO (SIGBUS)
  *                                     (also a failed read, and -ENOSPC of a
- *                                     store with no room on the disk)
+ *                                     store with no room on the disk, or
+ *                                     to a file that is a swap area)
  *   a swap entry                   -> the page back from the swap cache or
  *                                     the area (mm/swap.h), copy-on-write;
  *                                     -EIO if the area cannot read it
@@ -395,7 +396,7 @@ static enum fault_result fault_decide(struct addrspace *as, vaddr_t va, unsigned
 		return FAULT_BAD_ACCESS;
 	int r = resolve(as, v, ALIGN_DOWN(va, PAGE_SIZE), flags);
 	return r == 0 ? FAULT_HANDLED : r > 0 ? FAULT_HANDLED_MAJOR : r == -ENOMEM ? FAULT_OOM :
-	       r == -EIO || r == -ENOSPC ? FAULT_SIGBUS : FAULT_BAD_ACCESS;
+	       r == -EIO || r == -ENOSPC || r == -ETXTBSY ? FAULT_SIGBUS : FAULT_BAD_ACCESS;
 }
 
 /* Attempts of one fault when allocations fail and direct reclaim freed

@@ -76,7 +76,9 @@ struct vmobject_ops {
 	 * page_mkwrite). Called only for an object with notify_write set. 0,
 	 * -EAGAIN when pg is no longer the object's (truncated meanwhile: the
 	 * fault retries, and finds the new end), -ENOSPC or -EIO (no room on
-	 * the store, or it failed: the storer gets SIGBUS), -ENOMEM. The caller holds a reference, or read pg from an entry a
+	 * the store, or it failed: the storer gets SIGBUS), -ETXTBSY (the
+	 * object may not be written now: a swap file; SIGBUS too), -ENOMEM.
+	 * The caller holds a reference, or read pg from an entry a
 	 * truncation may clear meanwhile (then the frame may be free: only
 	 * its cache state is read, under the cache's lock). */
 	int (*page_mkwrite)(struct vmobject *obj, struct page *pg);

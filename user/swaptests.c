@@ -4,7 +4,8 @@
  *
  * Runs as pid 1 on Pagoda with the disks the test runner makes for the
  * suite (tests/suites.txt): vda a plain disk (not a swap area), vdb made by
- * mkswap (tests/qemu/disks.py's "swap" disks). It turns vdb on itself. On
+ * mkswap (tests/qemu/disks.py's "swap" disks). It turns vdb on itself
+ * (`swaptests -d DEV TEST...`: DEV instead, for a run with one disk). On
  * Linux the same calls need root and a spare disk, so it refuses to run
  * unless it is pid 1 (the init of a test VM). Every page a test writes
  * holds a stamp of (page, round) in every 8-byte word it checks, so a page
@@ -32,6 +33,16 @@
  *   madvise   MADV_PAGEOUT of 4 MiB swaps it out at once (pswpout, VmSwap),
  *             MADV_COLD leaves it mapped, every stamp right after both;
  *             with swap off MADV_PAGEOUT does nothing
+ *   file      (only when named: the root an ext2 disk, no vdb) swap files:
+ *             one on tmpfs, one with holes, one too small, one with no
+ *             header: EINVAL; then a file written whole with mkswap's
+ *             header turned on ("file" in /proc/swaps, scattered pages of
+ *             1 KiB blocks left out), twice EBUSY; while on, write,
+ *             ftruncate, fallocate ETXTBSY, unlink and rename EPERM, a
+ *             store through a shared mapping SIGBUS; 2 x RAM stamped and
+ *             read back through it; swapoff, then the file is a file again
+ *             (written, removed); the test runner's e2fsck finds the disk
+ *             clean (swap wrote only the file's blocks)
  *   eio       (only when named: vdb a swap area behind QEMU's blkdebug,
  *             tests/qemu/disks.py's "eio" disks, which fails every read of
  *             slot 1024 and every write of slot 1025) a child stamps 2 x
@@ -52,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,12 +71,12 @@
 #include <pagoda/procfs.h>
 
 #define PAGE 4096UL
-#define SWAP_DISK "/dev/vdb"
 #define PLAIN_DISK "/dev/vda"
 #define SWAP_FLAG_PREFER 0x8000
 
 static int failures;
 static const char *test_arg;
+static const char *swap_disk = "/dev/vdb";   /* -d DEV: another */
 
 static void fail(int line, const char *fmt, ...)
 {
@@ -154,24 +166,24 @@ static void test_area(void)
 	CHECK_ERR(swapon("/no/such/disk", 0), ENOENT);
 	CHECK_ERR(swapon(PLAIN_DISK, 0), EINVAL);       /* no SWAPSPACE2 */
 	CHECK_ERR(swapon("/dev/null", 0), EINVAL);
-	CHECK_ERR(swapon(SWAP_DISK, 0x100000), EINVAL);  /* a flag Linux does not have */
-	CHECK_ERR(swapoff(SWAP_DISK), EINVAL);           /* not on */
+	CHECK_ERR(swapon(swap_disk, 0x100000), EINVAL);  /* a flag Linux does not have */
+	CHECK_ERR(swapoff(swap_disk), EINVAL);           /* not on */
 	CHECK_ERR(swapoff(PLAIN_DISK), EINVAL);
-	CHECK(swapon(SWAP_DISK, SWAP_FLAG_PREFER | 7) == 0);
-	CHECK_ERR(swapon(SWAP_DISK, 0), EBUSY);
+	CHECK(swapon(swap_disk, SWAP_FLAG_PREFER | 7) == 0);
+	CHECK_ERR(swapon(swap_disk, 0), EBUSY);
 	char *t = procfs_read("/proc/swaps", NULL);
-	CHECK(t && strstr(t, "Filename") == t && strstr(t, SWAP_DISK) && strstr(t, "partition"));
+	CHECK(t && strstr(t, "Filename") == t && strstr(t, swap_disk) && strstr(t, "partition"));
 	CHECK(t && strstr(t, "\t7\n"));
 	free(t);
 	long long total = meminfo("SwapTotal"), free_kb = meminfo("SwapFree");
 	printf("  SwapTotal %lld kB, SwapFree %lld kB\n", total, free_kb);
 	CHECK(total0 == 0 && total > 0 && free_kb > 0 && free_kb <= total);
-	CHECK(swapoff(SWAP_DISK) == 0);
+	CHECK(swapoff(swap_disk) == 0);
 	CHECK(meminfo("SwapTotal") == 0);
 	t = procfs_read("/proc/swaps", NULL);
-	CHECK(t && !strstr(t, SWAP_DISK));
+	CHECK(t && !strstr(t, swap_disk));
 	free(t);
-	CHECK(swapon(SWAP_DISK, 0) == 0);   /* on for the tests that follow */
+	CHECK(swapon(swap_disk, 0) == 0);   /* on for the tests that follow */
 }
 
 /* ---- big ---- */
@@ -288,7 +300,7 @@ static void test_swapoff(void)
 		return;
 	for (uint64_t i = 0; i < n; i++)
 		put(m, i, 4);
-	CHECK_ERR(swapoff(SWAP_DISK), ENOMEM);   /* 1.5 x RAM cannot come back */
+	CHECK_ERR(swapoff(swap_disk), ENOMEM);   /* 1.5 x RAM cannot come back */
 	CHECK(meminfo("SwapTotal") > 0);
 	CHECK(count_bad(m, n, 4) == 0);
 	/* three quarters of it freed: what is left (3/8 of the RAM) fits in memory
@@ -296,7 +308,7 @@ static void test_swapoff(void)
 	CHECK(munmap((void *)(m + n / 4 * (PAGE / 8)), (n - n / 4) * PAGE) == 0);
 	n /= 4;
 	long long used = meminfo("SwapTotal") - meminfo("SwapFree");
-	CHECK(swapoff(SWAP_DISK) == 0);
+	CHECK(swapoff(swap_disk) == 0);
 	CHECK(meminfo("SwapTotal") == 0 && meminfo("SwapCached") == 0);
 	long long in0 = procfs_vmstat("pswpin");
 	uint64_t bad = count_bad(m, n, 4);
@@ -304,7 +316,7 @@ static void test_swapoff(void)
 	       used, (unsigned long long)bad, procfs_vmstat("pswpin") - in0);
 	CHECK(used > 0 && bad == 0 && procfs_vmstat("pswpin") == in0);
 	CHECK(munmap((void *)m, n * PAGE) == 0);
-	CHECK(swapon(SWAP_DISK, 0) == 0);
+	CHECK(swapon(swap_disk, 0) == 0);
 }
 
 /* ---- madvise ---- */
@@ -335,11 +347,135 @@ static void test_madvise(void)
 	CHECK(count_bad(m, N, 6) == 0);   /* read back */
 	CHECK(madvise((void *)m, N * PAGE, MADV_COLD) == 0);
 	CHECK(count_bad(m, N, 6) == 0);
-	CHECK(swapoff(SWAP_DISK) == 0);
+	CHECK(swapoff(swap_disk) == 0);
 	CHECK(madvise((void *)m, N * PAGE, MADV_PAGEOUT) == 0);   /* no swap: nothing */
 	CHECK(vmswap_kb() == 0 && count_bad(m, N, 6) == 0);
-	CHECK(swapon(SWAP_DISK, 0) == 0);
+	CHECK(swapon(swap_disk, 0) == 0);
 	CHECK(munmap((void *)m, N * PAGE) == 0);
+}
+
+/* ---- file ---- */
+
+#define SWAP_FILE "/swapfile"
+
+/* What mkswap writes in page 0 of an area of `pages` pages: version 1, the
+ * last page, no bad pages, a UUID, SWAPSPACE2 at the end. */
+static void swap_header(unsigned char *buf, uint32_t pages)
+{
+	memset(buf, 0, PAGE);
+	uint32_t w[3] = { 1, pages - 1, 0 };
+	memcpy(buf + 1024, w, sizeof(w));
+	memcpy(buf + 1024 + sizeof(w), "swaptests uuid..", 16);
+	memcpy(buf + PAGE - 10, "SWAPSPACE2", 10);
+}
+
+enum file_shape { SHAPE_WHOLE, SHAPE_HOLES, SHAPE_NO_HEADER };
+
+/* A file of `pages` pages at path: written whole (zeros after the header),
+ * or with holes (only the header written, the size set by ftruncate), or
+ * whole with no header. 0, or -1 (reported). */
+static int make_swap_file(const char *path, uint64_t pages, enum file_shape shape)
+{
+	static unsigned char buf[64 * PAGE];
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600), ok = fd >= 0;
+	memset(buf, 0, sizeof(buf));
+	if (shape != SHAPE_NO_HEADER)
+		swap_header(buf, (uint32_t)pages);
+	if (ok && shape == SHAPE_HOLES)
+		ok = write(fd, buf, PAGE) == PAGE && ftruncate(fd, (off_t)(pages * PAGE)) == 0;
+	for (uint64_t at = 0; ok && shape != SHAPE_HOLES && at < pages; at += 64) {
+		size_t n = (size_t)(pages - at < 64 ? pages - at : 64) * PAGE;
+		ok = write(fd, buf, n) == (ssize_t)n;
+		memset(buf, 0, PAGE);   /* the header in page 0 only */
+	}
+	ok = ok && fsync(fd) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		fail(__LINE__, "making %s (%llu pages)", path, (unsigned long long)pages);
+	return ok ? 0 : -1;
+}
+
+/* Files that are not swap areas: each EINVAL, and a file again after. */
+static void file_refused(void)
+{
+	CHECK(mkdir("/swaptmp", 0700) == 0);
+	CHECK(syscall(SYS_mount, "tmpfs", "/swaptmp", "tmpfs", 0L, NULL) == 0);
+	if (make_swap_file("/swaptmp/swap", 256, SHAPE_WHOLE) == 0)
+		CHECK_ERR(swapon("/swaptmp/swap", 0), EINVAL);   /* tmpfs: no blocks */
+	CHECK(syscall(SYS_umount2, "/swaptmp", 0L) == 0 && rmdir("/swaptmp") == 0);
+	const struct { const char *path; uint64_t pages; enum file_shape shape; } bad[] = {
+		{ "/swap-holes", 256, SHAPE_HOLES }, { "/swap-small", 4, SHAPE_WHOLE },
+		{ "/swap-noheader", 256, SHAPE_NO_HEADER },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (make_swap_file(bad[i].path, bad[i].pages, bad[i].shape) < 0)
+			continue;
+		CHECK_ERR(swapon(bad[i].path, 0), EINVAL);
+		int fd = open(bad[i].path, O_WRONLY);
+		CHECK(fd >= 0 && write(fd, "x", 1) == 1 && close(fd) == 0);   /* not left marked */
+		CHECK(unlink(bad[i].path) == 0);
+	}
+	CHECK(meminfo("SwapTotal") == 0);
+}
+
+/* A store through a shared mapping of the swap file: the child's SIGBUS. */
+static void file_store_refused(void)
+{
+	int fd = open(SWAP_FILE, O_RDWR);
+	CHECK(fd >= 0);
+	char *m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	pid_t pid = fork();
+	if (pid == 0) {
+		m[100] = 'x';
+		_exit(0);
+	}
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS);
+	CHECK(memcmp(m + PAGE - 10, "SWAPSPACE2", 10) == 0 && m[100] == 0);
+	munmap(m, PAGE);
+	close(fd);
+}
+
+/* While the file is on, nothing changes it. */
+static void file_guarded(void)
+{
+	int fd = open(SWAP_FILE, O_WRONLY);
+	CHECK(fd >= 0);
+	CHECK_ERR(write(fd, "x", 1), ETXTBSY);
+	CHECK_ERR(ftruncate(fd, PAGE), ETXTBSY);
+	CHECK_ERR(syscall(285 /* fallocate */, fd, 0, 0L, (long)PAGE), ETXTBSY);
+	close(fd);
+	CHECK_ERR(truncate(SWAP_FILE, 0), ETXTBSY);
+	CHECK_ERR(unlink(SWAP_FILE), EPERM);
+	CHECK_ERR(rename(SWAP_FILE, "/swapfile2"), EPERM);
+	file_store_refused();
+}
+
+static void test_file(void)
+{
+	file_refused();
+	uint64_t pages = mem_pages() * 9 / 4;   /* 2 x RAM stamped, and room to spare */
+	if (make_swap_file(SWAP_FILE, pages, SHAPE_WHOLE) < 0)
+		return;
+	CHECK(swapon(SWAP_FILE, SWAP_FLAG_PREFER | 3) == 0);
+	CHECK_ERR(swapon(SWAP_FILE, 0), EBUSY);
+	char *t = procfs_read("/proc/swaps", NULL);
+	CHECK(t && strstr(t, SWAP_FILE) && strstr(t, "file") && strstr(t, "\t3\n"));
+	free(t);
+	long long total = meminfo("SwapTotal");
+	printf("  file: %llu pages, SwapTotal %lld kB (%lld pages left out: not whole on the disk)\n",
+	       (unsigned long long)pages, total, (long long)pages - 1 - total * 1024 / (long long)PAGE);
+	CHECK(total > 0 && total * 1024 <= (long long)((pages - 1) * PAGE) &&
+	      total * 1024 >= (long long)(pages * PAGE * 3 / 4));
+	file_guarded();
+	test_big();   /* 2 x RAM through the file */
+	CHECK(swapoff(SWAP_FILE) == 0);
+	CHECK(meminfo("SwapTotal") == 0);
+	int fd = open(SWAP_FILE, O_WRONLY);
+	CHECK(fd >= 0 && write(fd, "x", 1) == 1 && ftruncate(fd, PAGE) == 0 && close(fd) == 0);
+	CHECK(unlink(SWAP_FILE) == 0);
 }
 
 /* ---- eio ---- */
@@ -401,7 +537,7 @@ static const struct {
 } tests[] = {
 	{ "area", test_area, 0 }, { "big", test_big, 0 }, { "fork", test_fork, 0 },
 	{ "threads", test_threads, 0 }, { "swapoff", test_swapoff, 0 }, { "madvise", test_madvise, 0 },
-	{ "eio", test_eio, 1 },
+	{ "eio", test_eio, 1 }, { "file", test_file, 1 },
 };
 
 /* Run tests[i]? Named on the command line (NAME or NAME=ARG), or no names. */
@@ -426,12 +562,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 2 && strcmp(argv[1], "-d") == 0) {
+		swap_disk = argv[2];
+		argv[2] = argv[0];
+		argc -= 2;
+		argv += 2;
+	}
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		if (!selected(i, argc, argv))
 			continue;
 		failures = 0;
-		if (tests[i].fn != test_area)   /* area begins with swap off, ends with it on */
-			CHECK(swapon(SWAP_DISK, 0) == 0 || errno == EBUSY);
+		if (tests[i].fn != test_area && tests[i].fn != test_file)   /* (area: begins with
+			swap off, ends with it on; file: no swap disk) */
+			CHECK(swapon(swap_disk, 0) == 0 || errno == EBUSY);
 		long long scan0 = procfs_vmstat("pgscan_anon"), steal0 = procfs_vmstat("pgsteal_anon");
 		long long out0 = procfs_vmstat("pswpout"), in0 = procfs_vmstat("pswpin");
 		long long ra0 = procfs_vmstat("swap_ra"), hit0 = procfs_vmstat("swap_ra_hit");

@@ -246,6 +246,29 @@ static int ext2_vfs_prepare_mmap_write(struct inode *v, uint64_t index)
 	return e ? e : n == PAGE_SIZE / bs;
 }
 
+/* bmap_page: the page's blocks, in file order, must follow one another on
+ * the disk to be one swap slot (with 1 KiB blocks a page is four). */
+static int ext2_vfs_bmap_page(struct inode *v, uint64_t index, uint64_t *sector)
+{
+	struct ext2_inode *ip = ext2_i(v);
+	uint32_t bs = ip->fs->block_size, per_page = PAGE_SIZE / bs, first = 0;
+	int how = PAGE_CONTIGUOUS;
+	for (uint32_t i = 0; i < per_page; i++) {
+		uint32_t b;
+		int e = ext2_bmap(ip, index * per_page + i, &b);
+		if (e)
+			return e;
+		if (!b)
+			return PAGE_HOLE;
+		if (i == 0)
+			first = b;
+		else if (b != first + i)
+			how = PAGE_SCATTERED;
+	}
+	*sector = (uint64_t)first * (bs / SECTOR_SIZE);
+	return how;
+}
+
 static int ext2_vfs_write_inode(struct inode *v)
 {
 	return ext2_write_inode(ext2_i(v), false);
@@ -287,7 +310,7 @@ static const struct inode_ops link_ops = {
 static const struct inode_ops file_ops = {
 	.set_size = ext2_vfs_set_size, .prepare_write = ext2_vfs_prepare_write,
 	.prepare_mmap_write = ext2_vfs_prepare_mmap_write,
-	.write_inode = ext2_vfs_write_inode,
+	.write_inode = ext2_vfs_write_inode, .bmap_page = ext2_vfs_bmap_page,
 };
 
 void ext2_set_ops(struct ext2_inode *ip)

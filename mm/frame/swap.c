@@ -67,18 +67,25 @@ static int64_t header_pages(const struct swap_header *h, const uint8_t *page, ui
 	return (int64_t)pages;
 }
 
-/* Fill a's maps: the header and the bad pages of h are SLOT_BAD. */
+static void mark_slot_bad(struct swap_area *a, uint64_t s)
+{
+	if (s > 0 && s < a->pages && !(a->count[s] & SLOT_BAD)) {
+		a->count[s] = SLOT_BAD;
+		a->usable--;
+	}
+}
+
+/* Fill a's maps: the header, the bad pages of h and the slots the storage
+ * cannot hold (io->usable) are SLOT_BAD. */
 static void mark_bad(struct swap_area *a, const struct swap_header *h)
 {
 	a->count[0] = SLOT_BAD;
 	a->usable = a->pages - 1;
-	for (uint32_t i = 0; i < h->nr_badpages; i++) {
-		uint32_t b = h->badpages[i];
-		if (b > 0 && b < a->pages && !(a->count[b] & SLOT_BAD)) {
-			a->count[b] = SLOT_BAD;
-			a->usable--;
-		}
-	}
+	for (uint32_t i = 0; i < h->nr_badpages; i++)
+		mark_slot_bad(a, h->badpages[i]);
+	for (uint64_t s = 1; a->io->usable && s < a->pages; s++)
+		if (!a->io->usable(a->dev, s))
+			mark_slot_bad(a, s);
 }
 
 /* A free area slot, or -EPERM; -EBUSY if key's storage is on already
@@ -134,6 +141,13 @@ int swap_area_add(const struct swap_io_ops *io, void *dev, const void *key, uint
 					 .count = count, .cache = cache, .shadow = shadow, .cursor = 1,
 					 .prio = prio >= 0 ? prio : next_default_prio-- };
 		mark_bad(a, h);
+		if (!a->usable) {   /* every page bad (Linux: "Empty swap-file") */
+			*a = (struct swap_area){ 0 };
+			n = -EINVAL;
+		}
+	}
+	if (n >= 0) {
+		struct swap_area *a = &areas[n];
 		for (size_t i = 0; i < sizeof(a->info.name) - 1 && name[i]; i++)
 			a->info.name[i] = name[i];   /* zeroed above: ends in a 0 */
 		a->info.is_file = is_file;

@@ -72,6 +72,11 @@ struct swap_io_ops {
 	int (*rw)(void *dev, uint64_t slot, struct page **pages, unsigned n, enum swap_dir dir);
 	/* The area was turned off: dev is no longer used. */
 	void (*release)(void *dev);
+	/* Can slot hold a page? NULL: every slot can. A swap file's page whose
+	 * blocks are not neighbours on the disk cannot (Linux leaves such
+	 * pages out too): it counts as a bad page. Must not sleep (swap_lock
+	 * is held). */
+	bool (*usable)(void *dev, uint64_t slot);
 };
 
 /* What /proc/swaps and swapon(8) show of an area. */
@@ -98,7 +103,7 @@ extern struct swap_stats swap_stats;
  * storage twice is -EBUSY); prio < 0 asks for the next default priority
  * (Linux's: -2, -3, ... ). Returns the area's number, or -EINVAL (no
  * SWAPSPACE2 signature, version not 1, last page past the storage, fewer
- * than SWAP_MIN_PAGES usable pages), -EBUSY, -EPERM (too many areas),
+ * than SWAP_MIN_PAGES pages, no usable slot), -EBUSY, -EPERM (too many areas),
  * -ENOMEM or -EIO. On success the area holds dev until swap_area_remove. */
 int swap_area_add(const struct swap_io_ops *io, void *dev, const void *key, uint64_t dev_bytes,
 		  int prio, const char *name, bool is_file);

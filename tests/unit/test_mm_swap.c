@@ -160,6 +160,49 @@ START_TEST(test_header_checked)
 }
 END_TEST
 
+/* A swap file's storage: slots 3 and 7 are left out (their blocks are
+ * not neighbours on the disk), all of them when `none` is set. */
+static bool none_usable;
+static bool file_usable(void *dev, uint64_t slot)
+{
+	(void)dev;
+	return !none_usable && slot != 3 && slot != 7;
+}
+
+static const struct swap_io_ops file_io = { .rw = fake_rw, .release = fake_release,
+					    .usable = file_usable };
+
+START_TEST(test_storage_leaves_slots_out)
+{
+	uint32_t bad[] = { 7 };   /* the header's list and the storage's overlap */
+	mkswap(d, 15, bad, 1);
+	none_usable = true;
+	ck_assert_int_eq(swap_area_add(&file_io, d, d, DISK_PAGES * PAGE_SIZE, -1, "/swapfile", true),
+			 -EINVAL);   /* no usable slot */
+	none_usable = false;
+	int a = swap_area_add(&file_io, d, d, DISK_PAGES * PAGE_SIZE, -1, "/swapfile", true);
+	ck_assert_int_ge(a, 0);
+	struct swap_area_info info;
+	ck_assert(swap_area_info(a, &info));
+	ck_assert(info.is_file);
+	ck_assert_uint_eq(info.slots, 15 - 2);   /* 16 pages: the header, 3 and 7 out */
+	struct page *pg[13];
+	for (int i = 0; i < 13; i++) {
+		pte_t e;
+		pg[i] = stamped_page(1, &e);
+		ck_assert_uint_ne(pte_swap_slot(e), 3);
+		ck_assert_uint_ne(pte_swap_slot(e), 7);
+	}
+	ck_assert(!swap_space_left());
+	ck_assert_uint_eq(swap_writepages(pg, 13), 0);
+	for (unsigned r = 0; r < d->requests; r++)   /* no request touches them */
+		ck_assert(d->log[r].slot > 7 || d->log[r].slot + d->log[r].n <= 3 ||
+			  (d->log[r].slot > 3 && d->log[r].slot + d->log[r].n <= 7));
+	for (int i = 0; i < 13; i++)
+		page_put(pg[i]);
+}
+END_TEST
+
 START_TEST(test_priorities)
 {
 	struct disk *low = calloc(1, sizeof(*low));
@@ -498,6 +541,7 @@ static Suite *swap_suite(void)
 	Suite *s = suite_create("mm_swap");
 	TCase *tc = host_tcase(s, "core", setup, teardown);
 	tcase_add_test(tc, test_header_checked);
+	tcase_add_test(tc, test_storage_leaves_slots_out);
 	tcase_add_test(tc, test_priorities);
 	tcase_add_test(tc, test_runs_of_slots_one_request);
 	tcase_add_test(tc, test_read_once_for_every_entry);

@@ -75,6 +75,11 @@ VMA = "struct vma"                # .as, .start, .end, .prot, .flags, .obj, .obj
 VMA_OBJ_LINK = "obj_link"
 ADDRSPACE = "struct addrspace"
 PROVIDER_RMAP = "it comes with the reverse map of file pages (mm/vmobject.h, mm/rmap.c)"
+ANON_VMA = "struct anon_vma"      # mm/anon_rmap.h: .vmas (struct list of VMAs), .refs
+ANON_VMAS = "vmas"
+VMA_ANON_LINK = "anon_link"
+PAGE_ANON = "anon"                # struct page's .anon.av, .anon.index
+PROVIDER_ANON_RMAP = "it comes with the reverse map of anonymous pages (mm/anon_rmap.h)"
 
 # mm/pagecache.h -- page caches (files, tmpfs, disks).
 PAGECACHES = "all_caches"         # struct list of every struct pagecache (.link)
