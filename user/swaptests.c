@@ -42,7 +42,8 @@
  *             store through a shared mapping SIGBUS; 2 x RAM stamped and
  *             read back through it; swapoff, then the file is a file again
  *             (written, removed); the test runner's e2fsck finds the disk
- *             clean (swap wrote only the file's blocks)
+ *             clean (swap wrote only the file's blocks); a swap file on
+ *             vdb (ext2) mounted: umount EBUSY until swapoff
  *   eio       (only when named: vdb a swap area behind QEMU's blkdebug,
  *             tests/qemu/disks.py's "eio" disks, which fails every read of
  *             slot 1024 and every write of slot 1025) a child stamps 2 x
@@ -453,9 +454,24 @@ static void file_guarded(void)
 	file_store_refused();
 }
 
+/* A swap file on a mounted file system (vdb, ext2) keeps it mounted. */
+static void file_keeps_mount(void)
+{
+	CHECK(mkdir("/swapmnt", 0700) == 0);
+	CHECK(syscall(SYS_mount, "/dev/vdb", "/swapmnt", "ext2", 0L, NULL) == 0);
+	if (make_swap_file("/swapmnt/swap", 1024, SHAPE_WHOLE) == 0) {
+		CHECK(swapon("/swapmnt/swap", 0) == 0);
+		CHECK_ERR(syscall(SYS_umount2, "/swapmnt", 0L), EBUSY);
+		CHECK(swapoff("/swapmnt/swap") == 0);
+		CHECK(unlink("/swapmnt/swap") == 0);
+	}
+	CHECK(syscall(SYS_umount2, "/swapmnt", 0L) == 0 && rmdir("/swapmnt") == 0);
+}
+
 static void test_file(void)
 {
 	file_refused();
+	file_keeps_mount();
 	uint64_t pages = mem_pages() * 9 / 4;   /* 2 x RAM stamped, and room to spare */
 	if (make_swap_file(SWAP_FILE, pages, SHAPE_WHOLE) < 0)
 		return;
