@@ -368,34 +368,51 @@ void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_adv
 
 /* ---- swap-in ---- */
 
-/* How many slots the next swap-in reads (Linux's __swapin_nr_pages, in
+/* How many pages the next swap-in reads (Linux's __swapin_nr_pages, in
  * outline): read-ahead pages that swap-ins found since the last read grow
  * the window (to the power of two at or above hits + 2); with none to judge
- * by, two slots when this slot follows the last one read (a sequential
- * pass), else one; it shrinks by at most half per read. One while free
- * memory is below the low watermark: only the reclaimer thread can take
- * read-ahead pages back (Linux's direct reclaim can, so Linux reads ahead
- * anyway), and allocations that cannot wait for it then failed (seen: the
- * threaded VM tester's pipe() with ENOMEM, then an OOM kill). The state is
- * shared by every CPU and kept without a lock (a heuristic: a lost update
- * only changes a guess). */
-static struct { uint64_t hits, slot; unsigned window; } ra = { .window = 1 };
+ * by, two pages when this fault is next to the last one that read (a
+ * sequential pass), else one; it shrinks by at most half per read. Its
+ * frames are user pages (PA_USER): read-ahead stops at the reserve that
+ * the kernel's own allocations keep (the threaded VM tester's pipe() got
+ * ENOMEM before there was one). The state is shared by every CPU and kept
+ * without a lock (a heuristic: a lost update only changes a guess). */
+static struct { uint64_t hits; vaddr_t va; unsigned window; } ra = { .window = 1 };
 
-static unsigned readahead_window(pte_t e)
+static unsigned readahead_window(vaddr_t va)
 {
-	uint64_t hits = atomic_load(&swap_stats.ra_hits), slot = pte_swap_slot(e);
-	uint64_t new_hits = hits - atomic_load(&ra.hits), last = atomic_load(&ra.slot);
+	uint64_t hits = atomic_load(&swap_stats.ra_hits), new_hits = hits - atomic_load(&ra.hits);
+	vaddr_t last = atomic_load(&ra.va);
 	unsigned w = 1, half = atomic_load(&ra.window) / 2;
 	while (new_hits && w < new_hits + 2 && w < SWAP_READAHEAD_MAX)
 		w <<= 1;
-	if (!new_hits && (slot == last + 1 || slot + 1 == last))
+	if (!new_hits && (va == last + PAGE_SIZE || va + PAGE_SIZE == last))
 		w = 2;
 	w = w < half ? half : w;
-	w = reclaim_free_above(reclaim_low) ? w : 1;
 	atomic_store(&ra.hits, hits);
-	atomic_store(&ra.slot, slot);
+	atomic_store(&ra.va, va);
 	atomic_store(&ra.window, w);
 	return w;
+}
+
+/* The swap entries to read ahead with va's page (Linux's VMA-based
+ * read-ahead, swap_vma_readahead): the others of va's aligned window of
+ * `window` pages, inside v, that are swap entries -- the pages a program
+ * that walks its memory reads next, in whichever slots they went out to.
+ * The window lies inside va's PT page (at most 8 pages, aligned). Into
+ * ahead[] (room for window - 1): how many. */
+static unsigned readahead_entries(struct addrspace *as, struct vma *v, vaddr_t va,
+				  unsigned window, pte_t *ahead)
+{
+	vaddr_t first = ALIGN_DOWN(va, (vaddr_t)window * PAGE_SIZE);
+	vaddr_t end = MIN(first + (vaddr_t)window * PAGE_SIZE, v->end);
+	unsigned n = 0;
+	for (vaddr_t a = MAX(first, v->start); a < end; a += PAGE_SIZE) {
+		pte_t e;
+		if (a != va && pgt_lookup_at(as->pgt, a, 0, NULL, &e) == PGT_SWAPPED)
+			ahead[n++] = e;
+	}
+	return n;
 }
 
 /* The prot of a page brought back into v: v's access, copy-on-write. */
@@ -415,7 +432,9 @@ int swap_in(struct addrspace *as, struct vma *v, vaddr_t va, pte_t e)
 	if (anon_vma_prepare(v) < 0)
 		return -ENOMEM;
 	struct page *pg;
-	enum swapin_result r = swap_cache_read(e, readahead_window(e), &pg);
+	pte_t ahead[SWAP_READAHEAD_MAX];
+	unsigned n = readahead_entries(as, v, va, readahead_window(va), ahead);
+	enum swapin_result r = swap_cache_read(e, ahead, n, &pg);
 	if (r == SWAPIN_STALE)
 		return 0;
 	if (r == SWAPIN_NOMEM || r == SWAPIN_IOERR)

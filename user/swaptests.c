@@ -31,7 +31,9 @@
  *             again; and swapoff with more on the area than memory can
  *             hold: ENOMEM, the area stays on, nothing lost
  *   madvise   MADV_PAGEOUT of 4 MiB swaps it out at once (pswpout, VmSwap),
- *             MADV_COLD leaves it mapped, every stamp right after both;
+ *             read back in order it takes at most a major fault for two
+ *             pages (read-ahead), MADV_COLD leaves it mapped, every stamp
+ *             right after both;
  *             with swap off MADV_PAGEOUT does nothing
  *   file      (only when named: the root an ext2 disk, no vdb) swap files:
  *             one on tmpfs, one with holes, one too small, one with no
@@ -346,6 +348,15 @@ static void test_madvise(void)
 	printf("  madvise: MADV_PAGEOUT of %d pages: pswpout %lld, VmSwap +%lld kB\n", N, out, swapped);
 	CHECK(out >= N * 9 / 10 && swapped >= (long long)(N * 9 / 10 * PAGE / 1024));
 	CHECK(count_bad(m, N, 6) == 0);   /* read back */
+	CHECK(madvise((void *)m, N * PAGE, MADV_PAGEOUT) == 0);
+	long long maj0 = procfs_vmstat("pgmajfault");
+	uint64_t bad = 0;
+	for (uint64_t i = 0; i < N; i++)   /* in order: read ahead */
+		bad += !good(m, i, 6);
+	long long maj = procfs_vmstat("pgmajfault") - maj0;
+	printf("  madvise: read back in order after MADV_PAGEOUT: %lld major faults for %d pages\n",
+	       maj, N);
+	CHECK(bad == 0 && maj > 0 && maj <= N / 2);
 	CHECK(madvise((void *)m, N * PAGE, MADV_COLD) == 0);
 	CHECK(count_bad(m, N, 6) == 0);
 	CHECK(swapoff(swap_disk) == 0);

@@ -259,6 +259,12 @@ struct page *page_alloc(unsigned order, unsigned flags)
 		stat_inc(&mm_stats.failed);
 		return NULL;
 	}
+	if ((flags & PA_USER) &&
+	    atomic_load(&mm_stats.free) < atomic_load(&mm_stats.reserve) + (1ull << order)) {
+		stat_inc(&mm_stats.reserve_refused);
+		stat_inc(&mm_stats.failed);
+		return NULL;
+	}
 	struct page *pg = take_any(order);
 	if (!pg) {
 		stat_inc(&mm_stats.failed);

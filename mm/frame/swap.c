@@ -37,11 +37,19 @@ static int next_default_prio = -2;
 static uint64_t nr_free, nr_total, nr_cached;   /* totals, under swap_lock */
 struct swap_stats swap_stats;
 
+/* The area of entry e if it names a slot of one that is on, else NULL
+ * (swap_lock held, or the answer may be stale). */
+static struct swap_area *area_if_on(pte_t e)
+{
+	struct swap_area *a = pte_swap_area(e) < SWAP_MAX_AREAS ? &areas[pte_swap_area(e)] : NULL;
+	return pte_is_swap(e) && a && a->on && pte_swap_slot(e) < a->pages ? a : NULL;
+}
+
 /* The area of entry e, which must name a slot of one that is on. */
 static struct swap_area *area_of(pte_t e)
 {
-	struct swap_area *a = pte_swap_area(e) < SWAP_MAX_AREAS ? &areas[pte_swap_area(e)] : NULL;
-	if (!pte_is_swap(e) || !a || !a->on || pte_swap_slot(e) >= a->pages)
+	struct swap_area *a = area_if_on(e);
+	if (!a)
 		panic("swap: entry %#lx names no slot of an area that is on", e);
 	return a;
 }
@@ -546,28 +554,39 @@ static bool wants_read(const struct swap_area *a, uint64_t t)
 static unsigned alloc_frames(struct page **fresh, unsigned n)
 {
 	unsigned k = 0;
-	while (k < n && (fresh[k] = page_alloc(0, PA_ANON)))
+	while (k < n && (fresh[k] = page_alloc(0, PA_ANON | PA_USER)))
 		k++;
 	return k;
 }
 
-/* Give e's slot fresh[0] and the slots of its cluster of `window` that
- * want reading the others (AF_READAHEAD), in the cache and under I/O;
- * reads[] gets them in slot order (swap_lock held). How many. */
-static unsigned claim_cluster(pte_t e, unsigned window, struct page **fresh, unsigned n,
-			      struct page **reads)
+static void sort_by_slot(struct page **pages, unsigned n);
+
+/* Slot e gets page pg, in the cache and under I/O (swap_lock held). */
+static void claim_slot(pte_t e, struct page *pg, uint16_t mark)
 {
-	struct swap_area *a = area_of(e);
-	uint64_t s = pte_swap_slot(e), first = s & ~(uint64_t)(window - 1);
-	unsigned k = 0, used = 1;
-	for (uint64_t t = first; t < first + window && t < a->pages; t++) {
-		struct page *pg = t == s ? fresh[0] : used < n && wants_read(a, t) ? fresh[used++] : NULL;
-		if (!pg)
-			continue;
-		__atomic_fetch_or(&pg->aflags, AF_LOCKED | (t == s ? 0 : AF_READAHEAD), __ATOMIC_RELEASE);
-		(void)cache_insert(a, (int)pte_swap_area(e), t, pg);
-		reads[k++] = pg;
+	__atomic_fetch_or(&pg->aflags, AF_LOCKED | mark, __ATOMIC_RELEASE);
+	(void)cache_insert(area_of(e), (int)pte_swap_area(e), pte_swap_slot(e), pg);
+}
+
+/* Give e's slot fresh[0], and fresh[1..n) to the slots of ahead[] that
+ * want reading (AF_READAHEAD; an entry that names no slot of an area that
+ * is on, read stale, is passed over); reads[] gets them in slot order
+ * (swap_lock held). How many. */
+static unsigned claim_slots(pte_t e, const pte_t *ahead, unsigned n_ahead, struct page **fresh,
+			    unsigned n, struct page **reads)
+{
+	unsigned k = 0;
+	claim_slot(e, fresh[0], 0);
+	reads[k++] = fresh[0];
+	for (unsigned i = 0; i < n_ahead && k < n; i++) {
+		struct swap_area *a = area_if_on(ahead[i]);
+		if (!a || !wants_read(a, pte_swap_slot(ahead[i])))
+			continue;   /* (e's own slot is cached now: passed over too) */
+		claim_slot(ahead[i], fresh[k], AF_READAHEAD);
+		reads[k] = fresh[k];
+		k++;
 	}
+	sort_by_slot(reads, k);
 	return k;
 }
 
@@ -626,7 +645,8 @@ static enum swapin_result read_cluster(struct page **reads, unsigned n, struct p
 	return SWAPIN_READ;
 }
 
-enum swapin_result swap_cache_read(pte_t e, unsigned window, struct page **pg)
+enum swapin_result swap_cache_read(pte_t e, const pte_t *ahead, unsigned n_ahead,
+				   struct page **pg)
 {
 	spin_lock(&swap_lock);
 	struct page *found = get_cached(e);
@@ -638,9 +658,7 @@ enum swapin_result swap_cache_read(pte_t e, unsigned window, struct page **pg)
 	if (!used)
 		return SWAPIN_STALE;
 	struct page *fresh[SWAP_READAHEAD_MAX], *reads[SWAP_READAHEAD_MAX];
-	if (!window || window > SWAP_READAHEAD_MAX || (window & (window - 1)))
-		window = 1;
-	unsigned n = alloc_frames(fresh, window);
+	unsigned n = alloc_frames(fresh, 1 + MIN(n_ahead, SWAP_READAHEAD_MAX - 1));
 	if (!n)
 		return SWAPIN_NOMEM;
 	unsigned k = 0;
@@ -648,10 +666,10 @@ enum swapin_result swap_cache_read(pte_t e, unsigned window, struct page **pg)
 	found = get_cached(e);   /* another task's read began meanwhile? */
 	used = named(e);
 	if (!found && used)
-		k = claim_cluster(e, window, fresh, n, reads);
+		k = claim_slots(e, ahead, n_ahead, fresh, n, reads);
 	spin_unlock(&swap_lock);
 	for (unsigned i = k; i < n; i++)
-		page_put(fresh[i]);   /* not needed (claim_cluster used the first k) */
+		page_put(fresh[i]);   /* not needed (claim_slots used the first k) */
 	if (k)
 		return read_cluster(reads, k, fresh[0], pg);
 	return found ? cached_ready(found, pg) : SWAPIN_STALE;

@@ -187,22 +187,27 @@ enum swapin_result {
 /* The one way a swapped-out page comes back: the page of slot e, up to date,
  * from the swap cache or read into a new frame (which enters the cache, so
  * that another fault on e waits for this read and gets the same page).
- * On a miss it also reads ahead: the other slots of e's aligned cluster of
- * `window` slots (a power of two, 1 to SWAP_READAHEAD_MAX; 1 reads none)
- * that entries name and no page caches, in the same request where their
- * slots follow e's. Those pages enter the cache unmapped and on the LRU
- * list (reclaim drops them if nobody asks), marked AF_READAHEAD until a
- * swap-in finds them (swap_stats.ra_hits). Frames for them are taken only
- * while the allocator has them; e's comes first.
+ * On a miss it also reads ahead the slots of ahead[0..n_ahead) -- which
+ * ones is the caller's choice (mm/swap.c: the swap entries around the
+ * faulting address, Linux's VMA-based read-ahead) -- that entries name and
+ * no page caches, at most SWAP_READAHEAD_MAX - 1 of them; an entry that
+ * names no slot of an area that is on (read stale) is passed over. All
+ * are read in slot order, one request per run of consecutive slots. The
+ * read-ahead pages enter the cache unmapped and on the LRU list (reclaim
+ * drops them if nobody asks), marked AF_READAHEAD until a swap-in finds
+ * them (swap_stats.ra_hits). Frames for them are taken only while the
+ * allocator has them; e's comes first.
  *
- *   slots   | 8 | 9 | 10| 11| 12| 13| 14| 15|    window 8, e = slot 11
- *   named?    y   -   y   y   y   y   -   y      read: 8, 10..13, 15
- *   cached?   -       C   -   -   -       -      (10 is cached: skipped)
- *   requests: [8] [11 12 13] [15]               (one per run of slots)
+ *   fault at va 0x...3000, entry e = slot 20; its neighbours' entries:
+ *   va      0x..0  0x..1  0x..2  [0x..3] 0x..4  0x..5  0x..6  0x..7
+ *   slot    17     (mapped) 19    20     21     (mapped) 40    41
+ *   ahead = 17, 19, 21, 40, 41 (19 cached already: passed over)
+ *   requests: [17] [20 21] [40 41]             (one per run of slots)
  *
  * On SWAPIN_CACHED and SWAPIN_READ *pg holds a reference for the caller.
  * Sleeps (the read, or another task's). */
-enum swapin_result swap_cache_read(pte_t e, unsigned window, struct page **pg);
+enum swapin_result swap_cache_read(pte_t e, const pte_t *ahead, unsigned n_ahead,
+				   struct page **pg);
 
 /* Write cached pages[0..n) (up to date or not; the caller holds a
  * reference on each) to their slots, pswpout: sorted by slot, each run of

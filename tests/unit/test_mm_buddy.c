@@ -115,6 +115,35 @@ START_TEST(test_exhaustion)
 }
 END_TEST
 
+/* User pages (PA_USER) stop at the reserve; the kernel's own allocations
+ * go on into it. */
+START_TEST(test_user_pages_leave_the_reserve)
+{
+	enum { RESERVE = 40 };
+	mm_stats.reserve = RESERVE;
+	struct list users, kernel;
+	list_init(&users);
+	list_init(&kernel);
+	struct page *pg;
+	while ((pg = page_alloc(0, PA_ANON | PA_USER)))
+		list_add_tail(&users, &pg->link);
+	ck_assert_uint_eq(mm_stats.free, RESERVE);   /* not one below */
+	ck_assert_uint_eq(mm_stats.reserve_refused, 1);
+	ck_assert_ptr_null(page_alloc(0, PA_ANON | PA_USER));
+	for (int i = 0; i < RESERVE; i++) {          /* the kernel's: all of it */
+		pg = page_alloc(0, 0);
+		ck_assert_ptr_nonnull(pg);
+		list_add_tail(&kernel, &pg->link);
+	}
+	ck_assert_uint_eq(mm_stats.free, 0);
+	ck_assert_uint_eq(mm_stats.reserve_refused, 2);
+	mm_stats.reserve = 0;
+	host_release_all(&kernel);
+	host_release_all(&users);
+	ck_assert_uint_eq(buddy_check(), mm_stats.free);
+}
+END_TEST
+
 /* ---- the per-CPU free-frame caches ---- */
 
 /* A freed frame waits in this CPU's cache and is the next one it gets; it
@@ -327,6 +356,7 @@ static Suite *buddy_suite(void)
 	TCase *tc = host_tcase(s, "core", setup, host_mm_teardown);
 	tcase_add_test(tc, test_database);
 	tcase_add_test(tc, test_split_merge);
+	tcase_add_test(tc, test_user_pages_leave_the_reserve);
 	tcase_add_test(tc, test_every_order);
 	tcase_add_test(tc, test_exhaustion);
 	tcase_add_test(tc, test_zeroing);

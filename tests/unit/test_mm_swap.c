@@ -2,7 +2,8 @@
  * (mm/frame/swap.c) on simulated RAM, over a fake disk in memory: mkswap's
  * header checked, priorities, slots given out consecutively and written in
  * one request per run, counts of entries, a page read once for all its
- * entries, read-ahead of a cluster (which slots, in which requests, hits),
+ * entries, read-ahead of the entries given (which slots, in which requests,
+ * hits; stale ones passed over), slots a swap file leaves out,
  * read and write errors, and swapoff's last step refused while a slot is
  * used. */
 #include <check.h>
@@ -261,9 +262,9 @@ START_TEST(test_read_once_for_every_entry)
 	page_out(1, 0x42, &e);
 	swap_slot_dup(e);                                      /* a second entry (fork) */
 	struct page *p1, *p2;
-	ck_assert_int_eq(swap_cache_read(e, 1, &p1), SWAPIN_READ);
+	ck_assert_int_eq(swap_cache_read(e, NULL, 0, &p1), SWAPIN_READ);
 	ck_assert_uint_eq(((uint8_t *)page_va(p1))[4095], 0x42);
-	ck_assert_int_eq(swap_cache_read(e, 1, &p2), SWAPIN_CACHED);
+	ck_assert_int_eq(swap_cache_read(e, NULL, 0, &p2), SWAPIN_CACHED);
 	ck_assert_ptr_eq(p1, p2);                              /* one page for both */
 	ck_assert_uint_eq(swap_stats.pswpin, 1);
 	page_put(p2);
@@ -273,11 +274,11 @@ START_TEST(test_read_once_for_every_entry)
 	/* none, but the page is held (mapped) and swap mostly free: it keeps
 	 * its slot, so a page-out needs no write; its unmapping drops it */
 	ck_assert(page_in_swap_cache(p1));
-	ck_assert_int_eq(swap_cache_read(e, 1, &p2), SWAPIN_CACHED);
+	ck_assert_int_eq(swap_cache_read(e, NULL, 0, &p2), SWAPIN_CACHED);
 	page_put(p2);
 	ck_assert(swap_cache_drop_unnamed(p1));
 	ck_assert(!page_in_swap_cache(p1));
-	ck_assert_int_eq(swap_cache_read(e, 1, &p2), SWAPIN_STALE);
+	ck_assert_int_eq(swap_cache_read(e, NULL, 0, &p2), SWAPIN_STALE);
 	ck_assert_ptr_null(p2);
 	page_put(p1);
 	area_off();
@@ -296,7 +297,7 @@ START_TEST(test_held_page_stays_cached)
 	pte_t e;
 	page_out(1, 0x17, &e);
 	struct page *pg;
-	ck_assert_int_eq(swap_cache_read(e, 1, &pg), SWAPIN_READ);
+	ck_assert_int_eq(swap_cache_read(e, NULL, 0, &pg), SWAPIN_READ);
 	swap_slot_put(e);                                      /* mapped: keeps its slot */
 	ck_assert(page_in_swap_cache(pg));
 	ck_assert(page_hold(pg));
@@ -384,7 +385,7 @@ START_TEST(test_slot_given_up_when_swap_half_used)
 	page_out(40, 1, e);                                    /* 40 of 63 slots */
 	ck_assert(swap_mostly_used());
 	struct page *pg;
-	ck_assert_int_eq(swap_cache_read(e[0], 1, &pg), SWAPIN_READ);
+	ck_assert_int_eq(swap_cache_read(e[0], NULL, 0, &pg), SWAPIN_READ);
 	swap_slot_put(e[0]);                                   /* mapped, but swap is full-ish */
 	ck_assert(!page_in_swap_cache(pg));
 	page_put(pg);
@@ -395,41 +396,45 @@ START_TEST(test_slot_given_up_when_swap_half_used)
 }
 END_TEST
 
-/* The header's picture: window 8 around slot 11; slots 9 and 14 named by
- * no entry, 10 cached. */
-START_TEST(test_readahead_cluster)
+/* The header's picture: a fault on slot 20 with its neighbours' entries
+ * (slots 17, 19, 21, 40, 41; 19 cached already), and two stale entries: a
+ * slot no entry names any more (30) and an area that is not on. */
+START_TEST(test_readahead_given_entries)
 {
 	ck_assert_int_ge(add(d), 0);
-	pte_t e[16];
-	page_out(15, 1, e + 1);                                /* slots 1..15 hold 1..15 */
-	swap_slot_put(e[9]);
-	swap_slot_put(e[14]);
-	struct page *ten, *pg;
-	ck_assert_int_eq(swap_cache_read(e[10], 1, &ten), SWAPIN_READ);
+	pte_t e[46];
+	page_out(45, 1, e + 1);                                /* slots 1..45 hold 1..45 */
+	swap_slot_put(e[30]);
+	struct page *nineteen, *pg;
+	ck_assert_int_eq(swap_cache_read(e[19], NULL, 0, &nineteen), SWAPIN_READ);
 	unsigned r0 = d->requests;
-	ck_assert_int_eq(swap_cache_read(e[11], 8, &pg), SWAPIN_READ);
-	ck_assert_uint_eq(d->requests - r0, 3);
-	ck_assert_uint_eq(d->log[r0].slot, 8);
+	pte_t ahead[] = { e[17], e[19], e[21], e[40], e[41], e[30], pte_mkswap(5, 3) };
+	ck_assert_int_eq(swap_cache_read(e[20], ahead, 7, &pg), SWAPIN_READ);
+	ck_assert_uint_eq(d->requests - r0, 3);                /* [17] [20 21] [40 41] */
+	ck_assert_uint_eq(d->log[r0].slot, 17);
 	ck_assert_uint_eq(d->log[r0].n, 1);
-	ck_assert_uint_eq(d->log[r0 + 1].slot, 11);
-	ck_assert_uint_eq(d->log[r0 + 1].n, 3);
-	ck_assert_uint_eq(d->log[r0 + 2].slot, 15);
+	ck_assert_uint_eq(d->log[r0 + 1].slot, 20);
+	ck_assert_uint_eq(d->log[r0 + 1].n, 2);
+	ck_assert_uint_eq(d->log[r0 + 2].slot, 40);
+	ck_assert_uint_eq(d->log[r0 + 2].n, 2);
 	ck_assert_uint_eq(swap_stats.ra_pages, 4);
-	ck_assert_uint_eq(((uint8_t *)page_va(pg))[7], 11);
+	ck_assert_uint_eq(((uint8_t *)page_va(pg))[7], 20);
 	ck_assert_uint_eq(swap_stats.ra_hits, 0);
-	for (unsigned s = 12; s <= 15; s += 3) {               /* read ahead: cached, right */
+	unsigned read_ahead[] = { 17, 21, 40, 41 };
+	for (unsigned i = 0; i < 4; i++) {                     /* cached, right */
 		struct page *q;
-		ck_assert_int_eq(swap_cache_read(e[s], 1, &q), SWAPIN_CACHED);
+		unsigned s = read_ahead[i];
+		ck_assert_int_eq(swap_cache_read(e[s], NULL, 0, &q), SWAPIN_CACHED);
 		ck_assert_uint_eq(((uint8_t *)page_va(q))[0], s);
 		page_put(q);
 	}
-	ck_assert_uint_eq(swap_stats.ra_hits, 2);
+	ck_assert_uint_eq(swap_stats.ra_hits, 4);
 	ck_assert_uint_eq(swap_stats.pswpin, 1 + 5);
 	ck_assert_uint_eq(d->requests - r0, 3);                /* no more reads */
-	page_put(ten);
+	page_put(nineteen);
 	page_put(pg);
-	for (unsigned s = 1; s <= 15; s++)
-		if (s != 9 && s != 14)
+	for (unsigned s = 1; s <= 45; s++)
+		if (s != 30)
 			swap_slot_put(e[s]);                   /* cached pages leave with them */
 	area_off();
 }
@@ -445,19 +450,19 @@ START_TEST(test_read_error)
 	d->fail_slot = 3;
 	struct page *pg, *q;
 	unsigned r0 = d->requests;
-	/* window 4: slots 1..3 (0 is the header) in one request, which fails;
-	 * then each alone */
-	ck_assert_int_eq(swap_cache_read(e[0], 4, &pg), SWAPIN_READ);
+	/* slots 1..3 in one request, which fails; then each alone */
+	pte_t ahead[] = { e[1], e[2] };
+	ck_assert_int_eq(swap_cache_read(e[0], ahead, 2, &pg), SWAPIN_READ);
 	ck_assert_uint_eq(d->requests - r0, 1 + 3);
 	ck_assert_uint_eq(((uint8_t *)page_va(pg))[0], 1);
 	ck_assert_uint_eq(swap_stats.read_errors, 1);
-	ck_assert_int_eq(swap_cache_read(e[1], 1, &q), SWAPIN_CACHED);   /* read ahead, fine */
+	ck_assert_int_eq(swap_cache_read(e[1], NULL, 0, &q), SWAPIN_CACHED);   /* read ahead, fine */
 	page_put(q);
-	ck_assert_int_eq(swap_cache_read(e[2], 1, &q), SWAPIN_IOERR);    /* not kept: read again */
+	ck_assert_int_eq(swap_cache_read(e[2], NULL, 0, &q), SWAPIN_IOERR);    /* not kept: read again */
 	ck_assert_ptr_null(q);
 	ck_assert_uint_eq(swap_slot_count(e[2]), 1);          /* the entry still names it */
 	d->fail_slot = 0;
-	ck_assert_int_eq(swap_cache_read(e[2], 1, &q), SWAPIN_READ);     /* a retry reads it */
+	ck_assert_int_eq(swap_cache_read(e[2], NULL, 0, &q), SWAPIN_READ);     /* a retry reads it */
 	ck_assert_uint_eq(((uint8_t *)page_va(q))[0], 3);
 	page_put(q);
 	page_put(pg);
@@ -549,7 +554,7 @@ static Suite *swap_suite(void)
 	tcase_add_test(tc, test_held_page_stays_cached);
 	tcase_add_test(tc, test_lru_lists);
 	tcase_add_test(tc, test_slot_note);
-	tcase_add_test(tc, test_readahead_cluster);
+	tcase_add_test(tc, test_readahead_given_entries);
 	tcase_add_test(tc, test_read_error);
 	tcase_add_test(tc, test_write_error_marks_slot_bad);
 	tcase_add_test(tc, test_remove_waits_for_every_slot);
