@@ -8,7 +8,7 @@
  * two): a node per process, a node per page-table page drawn ONCE however
  * many of the processes point at it (level, physical address, present and
  * share count; PT pages add their leaf entries: cow, lazy-free, file, zero
- * page), an edge per table entry labelled with the first address it maps,
+ * page, and swap entries when there are some), an edge per table entry labelled with the first address it maps,
  * dashed when the entry is write-protected. PIDs default to every process
  * but ptdraw itself; -r limits the picture to the tables mapping part of
  * [LO, HI) (default: all of user space), -d to DEPTH levels (4: PML4 to PT,
@@ -84,6 +84,8 @@ static void print_node(const struct pagoda_ptnode *n)
 	if (n->level == PTN_PT)
 		printf("\\ncow %u, lazy-free %u, file %u, zero %u", n->leaf_cow, n->leaf_lazyfree,
 		       n->leaf_file, n->leaf_zero);
+	if (n->level == PTN_PT && n->leaf_swap)
+		printf("\\nswap %u", n->leaf_swap);
 	printf("\", fillcolor=\"%s\"];\n", n->share > 1 ? SHARED_COLOUR : level_colour[n->level]);
 }
 

@@ -25,7 +25,10 @@
  * mapped by a subject (more references); then again after sync (clean);
  * then the file's first 8 pages mapped by three processes, two shared (one
  * stores) and one private (its store copies a page): their page tables and
- * the cache's references.
+ * the cache's references. Then, if the run has a swap area (/dev/vdb, or
+ * `ptpictures swap=DEV`), a subject forks, pages its written pages out
+ * (MADV_PAGEOUT: swap entries in the PT page both share) and its child
+ * reads one back (the child's PT page unshared first).
  * Exits 0, or 1 after a message if a step failed.
  */
 #include <errno.h>
@@ -91,7 +94,8 @@ static void reply(int value)
 
 /* Serve commands from fd until it closes: 'f' fork (the child serves
  * child_fd, the parent replies the child's pid), 'w' write the first page,
- * 'm' MADV_FREE FREED written pages. */
+ * 'm' MADV_FREE FREED written pages, 'o' MADV_PAGEOUT the written pages,
+ * 'r' read the first page. */
 static __attribute__((noreturn)) void subject_serve(int fd, int child_fd)
 {
 	volatile unsigned char *p = subject_region();
@@ -110,6 +114,10 @@ static __attribute__((noreturn)) void subject_serve(int fd, int child_fd)
 			reply(0);
 		} else if (c == 'm') {
 			reply(madvise((void *)(p + (WRITTEN - FREED) * PAGE), FREED * PAGE, MADV_FREE));
+		} else if (c == 'o') {
+			reply(madvise((void *)p, WRITTEN * PAGE, MADV_PAGEOUT));
+		} else if (c == 'r') {
+			reply(p[0]);
 		}
 	}
 	_exit(0);
@@ -376,8 +384,39 @@ static void cache_pictures(void)
 		die("umount");
 }
 
-int main(void)
+/* With a swap area on swap_disk: a subject and its child sharing their PT
+ * pages, the subject's written pages paged out (one swap entry in the
+ * shared PT page for both), then the child reading one back (the swap-in
+ * writes an entry: the child's PT page is its own first). */
+static void swap_pictures(const char *swap_disk)
 {
+	struct subject s, c;
+	if (syscall(SYS_swapon, swap_disk, 0L) != 0)
+		return;   /* no swap area: no swap pictures */
+	if (pipe(s.cmd) < 0 || pipe(c.cmd) < 0)
+		die("pipe");
+	subject_start(&s, c.cmd[0]);
+	c.pid = command(&s, 'f');
+	pid_t both[2] = { s.pid, c.pid };
+	if (command(&s, 'o') != 0)
+		die("madvise(MADV_PAGEOUT)");
+	picture("swapped-out", "MADV_PAGEOUT of the parent's 32 written pages: swap entries in "
+		"the PT page both share, paged out once for both", both, 2);
+	if (command(&c, 'r') != 0)
+		die("swap-in");
+	picture("child-swap-in", "the child reads page 0 back: its own PT page first, "
+		"one page in, 31 still out", both, 2);
+	kill(c.pid, SIGKILL);
+	kill(s.pid, SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	if (syscall(SYS_swapoff, swap_disk) != 0)
+		die("swapoff");
+}
+
+int main(int argc, char **argv)
+{
+	const char *swap_disk = argc > 1 && strncmp(argv[1], "swap=", 5) == 0 ? argv[1] + 5 : "/dev/vdb";
 	struct subject s, c, m;
 	if (pipe(reply_pipe) < 0 || pipe(s.cmd) < 0 || pipe(c.cmd) < 0 || pipe(m.cmd) < 0)
 		die("pipe");
@@ -410,7 +449,9 @@ int main(void)
 		kill(all[i], SIGKILL);
 	while (wait(NULL) > 0)
 		;
-	cache_pictures();
+	if (strcmp(swap_disk, "/dev/vda") != 0)
+		cache_pictures();   /* (vda is an ext2 disk unless it is the swap area) */
+	swap_pictures(swap_disk);
 	printf("#### done\n");
 	return 0;
 }

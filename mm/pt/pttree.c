@@ -42,7 +42,14 @@ static int leaf_count(struct walk *w)
 	return 0;
 }
 
-static const struct walk_ops leaf_ops = { .pte = leaf_count };
+/* A swap entry of a PT page: counted apart (not present). */
+static int swap_count(struct walk *w)
+{
+	((struct pagoda_ptnode *)w->arg)->leaf_swap++;
+	return 0;
+}
+
+static const struct walk_ops leaf_ops = { .pte = leaf_count, .swap = swap_count };
 
 /* Summarise all 512 leaf entries of the PT page mapping the 2 MiB at va
  * (not only those in the walked range: the PT page is drawn whole). */

@@ -1,18 +1,18 @@
 """tests/gdb/mappers_anon.py -- gdb batch test: pg-mappers -p, the reverse map
 of an anonymous page, at the moment reclaim chose it (swap_slot_alloc: it is
-still mapped everywhere), in `swaptests fork` over a swap disk: a parent
-stamps 1.25 x RAM and forks; the child reads it all (page tables shared
-with the parent) while reclaim pages it out.
+still mapped everywhere), in the pictures scenario's swap step
+(user/ptpictures.c, swap=/dev/vda: a swap disk): a subject forks -- its
+child shares its PT pages and waits in read() -- and pages its 32 written
+pages out with MADV_PAGEOUT. The first page swap_slot_alloc is called for
+is one of those (swap is off before that step).
 
 Checks that:
-  * pg-mappers -p PA of the chosen page lists the VMAs of its anon_vma, each
-    with a process, and for each the entry it reaches (the PT page and its
-    sharers) and what that entry holds; the page is mapped somewhere;
-  * its closing count of VMAs and distinct entries matches the lines;
-  * within the first stops after the fork (at pages 2+ VMAs may map),
-    some page is reached from two address spaces through a shared PT
-    page: fewer distinct entries than address spaces that map it (one
-    entry serves both, which reclaim writes once);
+  * pg-mappers -p PA of that page lists the two VMAs of its anon_vma (the
+    subject's and its child's), each with a process, and for each the entry
+    it reaches: the same entry of the same PT page, shared by 2, which
+    maps the page;
+  * its closing line says 2 mappings reach 1 distinct entry (one entry
+    serves both: the page goes out once for both);
   * pg-mappers -p of a kernel frame, and -p without an address, fail with a
     one-line message.
 """
@@ -29,48 +29,22 @@ VMA = re.compile(r"^  as (0x[0-9a-f]+) \[(.*?)\]\s+(0x[0-9a-f]+)-(0x[0-9a-f]+) "
 AT = re.compile(r"^    at (0x[0-9a-f]+): entry (\d+) of PT page (0x[0-9a-f]+) \((\d+) sharer\(s\)\): (.*)$",
                 re.M)
 TOTAL = re.compile(r"^(\d+) mapping\(s\) reach (\d+) distinct entr(?:y|ies)$", re.M)
-STOPS = 100
-
-
-def look(out):
-    """(VMA rows, entry rows, total) of one pg-mappers -p listing."""
-    total = TOTAL.search(out)
-    return VMA.findall(out), AT.findall(out), (int(total.group(1)), int(total.group(2))) if total else None
-
-
-def shared_case(vmas, ats):
-    """Is the page mapped from 2+ address spaces through fewer entries?"""
-    mapping = [(v[0], a[2], a[1]) for v, a in zip(vmas, ats) if a[4] == "maps it"]
-    spaces = {m[0] for m in mapping}
-    return len(spaces) >= 2 and len({m[1:] for m in mapping}) < len(spaces)
 
 
 def body():
-    t.stop_in("proc_fork_req")
-    gdb.execute("finish", to_string=True)
-    bp = gdb.Breakpoint("swap_slot_alloc", type=gdb.BP_HARDWARE_BREAKPOINT)
-    bp.condition = "pg->anon.av->vmas.next->next != &pg->anon.av->vmas"   # 2+ VMAs may map it
-    first, found = None, None
-    for _ in range(STOPS):
-        gdb.execute("continue", to_string=True)
-        pa = t.value("((struct page *)pg - frames) * 4096")
-        out = gdb.execute("pg-mappers -p %#x" % pa, to_string=True)
-        vmas, ats, total = look(out)
-        first = first or out
-        if shared_case(vmas, ats):
-            found = out
-            break
-    bp.delete()
-    vmas, ats, total = look(first)
-    t.check(len(vmas) > 0 and all(v[1] and v[1] != "no process" for v in vmas),
-            "the first page's VMAs each have a process", first[-2000:])
-    t.check(total is not None and total[0] == len(vmas), "the count of VMAs closes the list", first[-500:])
-    t.check(any(a[4] == "maps it" for a in ats), "the page is mapped somewhere", first[-2000:])
-    t.check(total is not None and total[1] == len({(a[2], a[1]) for a in ats}),
-            "distinct entries counted right", first[-2000:])
-    print(found or first)   # the listing, for the log (docs/swap-and-replacement.md shows one)
-    t.check(found is not None, "within %d pages reclaim chose, one mapped by 2+ spaces through a "
-            "shared PT page" % STOPS)
+    t.stop_in("swap_slot_alloc")
+    pa = t.value("((struct page *)pg - frames) * 4096")
+    out = t.run("pg-mappers -p %#x" % pa)
+    print(out)   # the listing, for the log (docs/swap-and-replacement.md shows one)
+    vmas, ats, total = VMA.findall(out), AT.findall(out), TOTAL.search(out)
+    t.check(len(vmas) == 2 and len({v[0] for v in vmas}) == 2 and
+            all(v[1] and v[1] != "no process" for v in vmas),
+            "two VMAs in two address spaces, each with a process", out[-2000:])
+    t.check(len(ats) == 2 and len({(a[2], a[1]) for a in ats}) == 1 and
+            all(a[3] == "2" and a[4] == "maps it" for a in ats),
+            "both reach one entry of one PT page shared by 2, which maps the page", out[-2000:])
+    t.check(total is not None and total.groups() == ("2", "1"), "2 mappings reach 1 distinct entry",
+            out[-300:])
     t.run_error("pg-mappers -p")
     t.run_error("pg-mappers -p 0x1000")
 

@@ -17,7 +17,13 @@ and what each step is about shows in the graph:
                 with COW entries, and the parent's has share 1 now;
   three-shells  one PT node (the text) with three parents, share 3;
   madv-free     the region's PT page has 16 lazy-free entries;
-  reclaimed     they are gone: lazy-free 0, 16 fewer present entries.
+  reclaimed     they are gone: lazy-free 0, 16 fewer present entries;
+  swapped-out   (the run's swap area: --disk 16M:swap, ptpictures swap=/dev/vda)
+                a new subject forked, then MADV_PAGEOUT of its 32 written
+                pages: ONE PT node for the region, share 2, with 32 swap
+                entries -- paged out once for both;
+  child-swap-in the child read page 0 back: its own PT page (share 1) with
+                31 swap entries, the parent's (share 1) still 32.
 """
 import os
 import sys
@@ -31,7 +37,7 @@ import ptgraph  # noqa: E402
 sys.path.insert(0, os.path.join(t.REPO, "tools"))
 import pictures  # noqa: E402
 
-PICTURES = 6
+PICTURES = 8
 REGION_PTS = {}     # picture name -> graph, for the checks across steps
 
 
@@ -78,6 +84,17 @@ def step_checks(sec, g):
         t.check(after.get("lazy-free") == 0 and after.get("present") == before.get("present", 0) - 16,
                 "after reclaim: no lazy-free entries, 16 fewer present (%s -> %s)"
                 % (before.get("present"), after.get("present")))
+    elif name == "swapped-out":
+        n = region_pt(g, pids[0])
+        f = g.fields(n) if n else {}
+        t.check(n and f.get("share") == 2 and len(g.parents(n)) == 2 and f.get("swap") == 32,
+                "MADV_PAGEOUT: one PT page for both (share 2) with 32 swap entries", str(f))
+    elif name == "child-swap-in":
+        mine, theirs = region_pt(g, pids[1]), region_pt(g, pids[0])
+        a, b = (g.fields(mine) if mine else {}), (g.fields(theirs) if theirs else {})
+        t.check(mine and theirs and mine != theirs and a.get("share") == 1 and b.get("share") == 1 and
+                a.get("swap") == 31 and b.get("swap") == 32,
+                "the child's swap-in: its own PT page with 31 swap entries, the parent's 32", "%s %s" % (a, b))
 
 
 def body():

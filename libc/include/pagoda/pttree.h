@@ -43,9 +43,10 @@ struct pagoda_ptnode {
 	uint32_t present;     /* present entries in it (its frame's count)    */
 	/* PT pages only (else 0): its present leaf entries, and how many of
 	 * them are copy-on-write, lazy-free (MADV_FREE), file-backed, and
-	 * map the shared zero page */
+	 * map the shared zero page; and its swap entries (pages out on swap:
+	 * not present, each naming a slot) */
 	uint32_t leaf_present, leaf_cow, leaf_lazyfree, leaf_file, leaf_zero;
-	uint32_t reserved;    /* 0 */
+	uint32_t leaf_swap;
 };
 
 #endif

@@ -6,7 +6,8 @@ compared line for line, tests/gdb/ptdraw.py):
   * one node per page-table page, drawn ONCE however many address spaces
     point at it, labelled with its level, physical address, present count
     and share count (from its struct page); a PT page also gets a summary of
-    its leaf entries: present, COW, lazy-free, file and zero-page entries;
+    its leaf entries: present, COW, lazy-free, file and zero-page entries,
+    and its swap entries when it has some;
   * one edge per table entry pointing at a lower table, labelled with the
     first virtual address the entry maps; dashed when the entry is
     write-protected (a PD entry above a PT page shared by fork). A PT page
@@ -45,13 +46,14 @@ def zero_page_pa():
 
 
 def leaf_summary(pt_pa, zero_pa):
-    """{present, cow, lazy, file, zero}: the entries of the PT page at pt_pa
-    that map a frame (pte.is_mapped), and how many of them carry each
-    software state."""
+    """{present, cow, lazy, file, zero, swap}: the entries of the PT page at
+    pt_pa that map a frame (pte.is_mapped), how many of them carry each
+    software state, and its swap entries (pages out on swap)."""
     masks = {k: headers.require(pte.PTE_HEADER, "PTE_" + name)
              for k, name in (("cow", "COW"), ("lazy", "LAZYFREE"), ("file", "FILE"))}
-    s = dict(present=0, cow=0, lazy=0, file=0, zero=0)
+    s = dict(present=0, cow=0, lazy=0, file=0, zero=0, swap=0)
     for e in read_u64s(pt_pa, pte.ENTRIES):
+        s["swap"] += pte.is_swap(e, PT)
         if not pte.is_mapped(e):
             continue
         s["present"] += 1
@@ -65,6 +67,8 @@ def table_label(level, pa, share, present, summary):
     lines = ["%s %#x" % (LEVEL_NAMES[level], pa), "present %d, share %d" % (present, share)]
     if summary is not None:
         lines.append("cow %(cow)d, lazy-free %(lazy)d, file %(file)d, zero %(zero)d" % summary)
+    if summary is not None and summary["swap"]:
+        lines.append("swap %(swap)d" % summary)
     return "\\n".join(lines)
 
 
@@ -148,7 +152,7 @@ Usage: pg-draw [-o FILE] [-r LO-HI] [-d DEPTH] [-t TITLE] [PID...]
   -t TITLE  a title on the picture
 Nodes: PML4/PDPT/PD/PT pages with physical address, present and share count
 (orange: shared); PT pages add their leaf entries: cow, lazy-free, file, zero
-page. Edges: table entries, labelled with the first address they map, dashed
+page, and swap entries when there are some. Edges: table entries, labelled with the first address they map, dashed
 when write-protected (the PD entries above a PT page shared by fork).
 The same picture without gdb: ptdraw PID... in the guest (docs/debugging.md)."""
 
