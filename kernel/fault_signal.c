@@ -55,6 +55,8 @@ static enum fault_result mm_resolves(struct proc *p, const struct trapframe *tf,
 	if ((tf->error & PF_PRESENT) && (tf->error & PF_RSVD))
 		return FAULT_BAD_ACCESS;    /* a reserved bit in an entry: mm's bug */
 	reclaim_if_low();   /* direct reclaim before any lock (mm/reclaim.h) */
+	if (trap_from_user(tf))
+		reclaimd_throttle();   /* in the reserve: the reclaimer first */
 	as_lock(p->as, fault_lock_mode(AS_LOCK_READ));
 	enum fault_result r = as_fault(p->as, addr, fault_flags(tf->error));
 	as_unlock(p->as, fault_lock_mode(AS_LOCK_READ));

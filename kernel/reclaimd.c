@@ -46,6 +46,13 @@ bool reclaimd_wait(void)
 	return freed;
 }
 
+void reclaimd_throttle(void)
+{
+	for (int i = 0; i < RECLAIMD_THROTTLE_RUNS && !reclaim_free_above(reclaim_min); i++)
+		if (!reclaimd_wait())
+			return;   /* nothing it alone can do, or it freed nothing */
+}
+
 void reclaimd_start(void)
 {
 	int r = kthread_start("kreclaimd", kreclaimd, NULL);

@@ -28,4 +28,16 @@ void reclaimd_kick(void);
  * the thread takes address-space locks. */
 bool reclaimd_wait(void);
 
+/* A user page fault is about to allocate: while free memory is in the
+ * reserve below the min watermark and the thread has work only it can do
+ * (pages to write out to swap, mapped file pages), wait for its runs
+ * first, up to RECLAIMD_THROTTLE_RUNS and while they free something
+ * (Linux's throttle_direct_reclaim). Faults swapping pages in on every
+ * CPU would otherwise take the frames faster than the thread writes pages
+ * out, down to the last, and a system call's kmalloc (a pipe's buffer)
+ * would fail. Without such work (no swap) nothing waits: the fault takes
+ * what is left, then the OOM killer's turn comes. No lock held. */
+#define RECLAIMD_THROTTLE_RUNS 4
+void reclaimd_throttle(void);
+
 #endif

@@ -87,7 +87,7 @@ static unsigned vma_pgt_prot(const struct vma *v)
 static struct page *new_anon_frame(const struct page *src)
 {
 	uint64_t t0 = phase_begin();
-	struct page *pg = page_alloc(0, PA_ANON | PA_USER | (src ? 0 : PA_ZERO));
+	struct page *pg = page_alloc(0, PA_ANON | (src ? 0 : PA_ZERO));
 	phase_end(PH_FAULT_ALLOC, t0);
 	if (pg && src)
 		page_copy(pg, src);

@@ -301,5 +301,5 @@ void reclaim_init(void)
 	reclaim_low = mm_stats.managed / WATERMARK_LOW_DIV;
 	reclaim_min = reclaim_low / 2;
 	reclaim_high = reclaim_low * WATERMARK_HIGH_MUL;
-	atomic_store(&mm_stats.reserve, reclaim_min);   /* user pages leave it (PA_USER) */
+	atomic_store(&mm_stats.reserve, reclaim_min);   /* read-ahead leaves it (PA_NORESERVE) */
 }

@@ -373,10 +373,11 @@ void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_adv
  * the window (to the power of two at or above hits + 2); with none to judge
  * by, two pages when this fault is next to the last one that read (a
  * sequential pass), else one; it shrinks by at most half per read. Its
- * frames are user pages (PA_USER): read-ahead stops at the reserve that
- * the kernel's own allocations keep (the threaded VM tester's pipe() got
- * ENOMEM before there was one). The state is shared by every CPU and kept
- * without a lock (a heuristic: a lost update only changes a guess). */
+ * frames stop at the allocator's reserve (PA_NORESERVE), and faults wait
+ * for the reclaimer while free memory is in it (reclaimd_throttle): the
+ * threaded VM tester's pipe() got ENOMEM when faults on 4 CPUs could take
+ * every frame. The state is shared by every CPU and kept without a lock
+ * (a heuristic: a lost update only changes a guess). */
 static struct { uint64_t hits; vaddr_t va; unsigned window; } ra = { .window = 1 };
 
 static unsigned readahead_window(vaddr_t va)

@@ -259,7 +259,7 @@ struct page *page_alloc(unsigned order, unsigned flags)
 		stat_inc(&mm_stats.failed);
 		return NULL;
 	}
-	if ((flags & PA_USER) &&
+	if ((flags & PA_NORESERVE) &&
 	    atomic_load(&mm_stats.free) < atomic_load(&mm_stats.reserve) + (1ull << order)) {
 		stat_inc(&mm_stats.reserve_refused);
 		stat_inc(&mm_stats.failed);

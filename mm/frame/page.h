@@ -151,14 +151,11 @@ static inline uint32_t anon_unmapped_refs(const struct page *pg)
  * self-modifying-code path (a hot spinlock in a slab on a frame GRUB had
  * run from made fork+exit+wait twice as slow, docs/benchmarks.md). */
 #define PA_ZERO 0x1
-/* A user page (a fault's, a swap-in's): not from the reserve. Below
- * mm_stats.reserve free frames only the kernel's own allocations succeed
- * (Linux's min watermark, which user allocations do not cross): a fault
- * then waits for the reclaimer (mm/fault.c, kernel/reclaimd.h), and a
- * system call's kmalloc (a pipe's buffer, a file's name) still finds
- * frames while faults on every CPU swap pages in faster than the reclaimer
- * writes others out. */
-#define PA_USER 0x2
+/* A frame the caller can do without (swap read-ahead): not from the
+ * reserve, the last mm_stats.reserve free frames, which stay for what
+ * must be had -- a fault's own page, a system call's kmalloc (a pipe's
+ * buffer, a name). */
+#define PA_NORESERVE 0x2
 #define PA_ANON (PG_ANON << 8)
 #define PA_FILE (PG_FILE << 8)
 #define PA_PAGETABLE (PG_PAGETABLE << 8)
@@ -173,9 +170,9 @@ struct mm_stats {
 	uint64_t by_type[PG_NTYPES]; /* frames of each type now */
 	uint64_t allocs, frees;      /* page_alloc / page_free calls */
 	uint64_t failed;             /* page_alloc calls that returned NULL */
-	uint64_t reserve;            /* free frames PA_USER allocations leave (set by
-				      * mm/reclaim.c: its min watermark) */
-	uint64_t reserve_refused;    /* PA_USER allocations refused for it */
+	uint64_t reserve;            /* free frames PA_NORESERVE allocations leave
+				      * (set by mm/reclaim.c: its min watermark) */
+	uint64_t reserve_refused;    /* PA_NORESERVE allocations refused for it */
 };
 extern struct mm_stats mm_stats;
 

@@ -550,11 +550,12 @@ static bool wants_read(const struct swap_area *a, uint64_t t)
 	return (c & SLOT_ENTRIES) && !(c & (SLOT_CACHED | SLOT_BAD));
 }
 
-/* Up to n new frames into fresh[] while the allocator has them: how many. */
+/* Up to n new frames into fresh[] while the allocator has them, the
+ * read-ahead ones (all but the first) only above the reserve: how many. */
 static unsigned alloc_frames(struct page **fresh, unsigned n)
 {
 	unsigned k = 0;
-	while (k < n && (fresh[k] = page_alloc(0, PA_ANON | PA_USER)))
+	while (k < n && (fresh[k] = page_alloc(0, PA_ANON | (k ? PA_NORESERVE : 0))))
 		k++;
 	return k;
 }

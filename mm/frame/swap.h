@@ -196,7 +196,7 @@ enum swapin_result {
  * read-ahead pages enter the cache unmapped and on the LRU list (reclaim
  * drops them if nobody asks), marked AF_READAHEAD until a swap-in finds
  * them (swap_stats.ra_hits). Frames for them are taken only while the
- * allocator has them; e's comes first.
+ * allocator has them above its reserve (PA_NORESERVE); e's comes first.
  *
  *   fault at va 0x...3000, entry e = slot 20; its neighbours' entries:
  *   va      0x..0  0x..1  0x..2  [0x..3] 0x..4  0x..5  0x..6  0x..7

@@ -115,9 +115,9 @@ START_TEST(test_exhaustion)
 }
 END_TEST
 
-/* User pages (PA_USER) stop at the reserve; the kernel's own allocations
- * go on into it. */
-START_TEST(test_user_pages_leave_the_reserve)
+/* Frames a caller can do without (PA_NORESERVE) stop at the reserve; the
+ * others go on into it. */
+START_TEST(test_noreserve_leaves_the_reserve)
 {
 	enum { RESERVE = 40 };
 	mm_stats.reserve = RESERVE;
@@ -125,11 +125,11 @@ START_TEST(test_user_pages_leave_the_reserve)
 	list_init(&users);
 	list_init(&kernel);
 	struct page *pg;
-	while ((pg = page_alloc(0, PA_ANON | PA_USER)))
+	while ((pg = page_alloc(0, PA_ANON | PA_NORESERVE)))
 		list_add_tail(&users, &pg->link);
 	ck_assert_uint_eq(mm_stats.free, RESERVE);   /* not one below */
 	ck_assert_uint_eq(mm_stats.reserve_refused, 1);
-	ck_assert_ptr_null(page_alloc(0, PA_ANON | PA_USER));
+	ck_assert_ptr_null(page_alloc(0, PA_ANON | PA_NORESERVE));
 	for (int i = 0; i < RESERVE; i++) {          /* the kernel's: all of it */
 		pg = page_alloc(0, 0);
 		ck_assert_ptr_nonnull(pg);
@@ -356,7 +356,7 @@ static Suite *buddy_suite(void)
 	TCase *tc = host_tcase(s, "core", setup, host_mm_teardown);
 	tcase_add_test(tc, test_database);
 	tcase_add_test(tc, test_split_merge);
-	tcase_add_test(tc, test_user_pages_leave_the_reserve);
+	tcase_add_test(tc, test_noreserve_leaves_the_reserve);
 	tcase_add_test(tc, test_every_order);
 	tcase_add_test(tc, test_exhaustion);
 	tcase_add_test(tc, test_zeroing);
