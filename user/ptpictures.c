@@ -400,8 +400,8 @@ static void swap_pictures(const char *swap_disk)
 	pid_t both[2] = { s.pid, c.pid };
 	if (command(&s, 'o') != 0)
 		die("madvise(MADV_PAGEOUT)");
-	picture("swapped-out", "MADV_PAGEOUT of the parent's 32 written pages: swap entries in "
-		"the PT page both share, paged out once for both", both, 2);
+	picture("swapped-out", "MADV_PAGEOUT of the parent's 32 written pages: 32 swap entries in "
+		"the page tables both share, paged out once for both", both, 2);
 	if (command(&c, 'r') != 0)
 		die("swap-in");
 	picture("child-swap-in", "the child reads page 0 back: its own PT page first, "
