@@ -79,7 +79,9 @@ def image_path(build, suite, name):
 
 
 def prepare(build, suite, spec):
-    """Make the images; QEMU's arguments that attach them."""
+    """Make the images (in BUILD/test, made if missing: make fuzz on a
+    fresh build has none); QEMU's arguments that attach them."""
+    os.makedirs(os.path.join(build, "test"), exist_ok=True)
     args = []
     for i, (name, size, ro, ext2, eio) in enumerate(parse(spec)):
         path = image_path(build, suite, name)
