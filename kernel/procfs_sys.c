@@ -23,7 +23,7 @@
 #include "arch/x86_64/percpu.h"
 #include "mm/fault.h"
 #include "mm/pt/share.h"
-#include "mm/pt/lazyfree_rec.h"
+#include "mm/lazyfree.h"
 #include "mm/memstat.h"
 #include "mm/frame/phasetime.h"
 #include "mm/ptshare.h"
@@ -154,9 +154,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pglazyfreed", lazyfree_stats.discarded);
 	vmstat_line(tb, "pgreuse", f->cow_reuse);
 	vmstat_line(tb, "pgsteal_kswapd", reclaim_stats.background_discarded);
-	vmstat_line(tb, "pgsteal_direct",
-		    lazyfree_stats.discarded - reclaim_stats.background_discarded);
-	vmstat_line(tb, "pgscan_direct", reclaim_stats.scans);
+	vmstat_line(tb, "pgsteal_direct", reclaim_stats.direct_freed);
+	vmstat_line(tb, "pgscan_direct", lazyfree_stats.scanned);
 	vmstat_line(tb, "pgscan_anon", swap_out_stats.scanned);
 	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen);
 

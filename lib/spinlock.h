@@ -53,7 +53,6 @@ enum lock_rank {
 	LOCK_RANK_PTL_UPPER = 39, /* one PD/PDPT/PML4 page's entries (mm/pt/ptpage.h): before its PT pages' */
 	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/pt/ptpage.h: the split PT lock) */
 	LOCK_RANK_SWAP = 45,      /* swap slots and the swap cache (mm/frame/swap.h): inside PT locks */
-	LOCK_RANK_LAZYFREE = 50,  /* the lazy-free list and records (mm/lazyfree.c) */
 	LOCK_RANK_ANON_LRU = 55,  /* the anonymous LRU lists (mm/swap.h): page_put's release takes it */
 	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/frame/kmalloc.c) */
 	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/pt/kstack.c) */

@@ -35,7 +35,6 @@
 #include "mm/pt/tlb.h"
 #include "mm/ptshare.h"
 #include "mm/pt/share.h"
-#include "mm/pt/lazyfree_rec.h"
 #include "mm/vma.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
@@ -50,11 +49,7 @@ static unsigned mapshared(const struct vma *v)
 /* Give the child its part of parent VMA v with strategy s, in the fork's
  * one TLB batch b (the parent's): an eager copy (FORK_COPY: the parent
  * does not change), copy-on-write entries (FORK_COW), or shared table
- * pages (FORK_SHARE, _PD; flags: PGT_SHARE_PD or 0). A table to be shared
- * loses its lazy-free records first (lazyfree_forget_range, under
- * lazyfree_lock: a reclaim working on it finishes before, and none finds
- * it after): a page reachable from two address spaces is not reclaimed.
- * 0 or -ENOMEM. */
+ * pages (FORK_SHARE, _PD; flags: PGT_SHARE_PD or 0). 0 or -ENOMEM. */
 static int fork_vma(struct tlb_batch *b, struct pagetable *child, const struct vma *v,
 		    enum fork_strategy s, unsigned flags)
 {
@@ -65,8 +60,7 @@ static int fork_vma(struct tlb_batch *b, struct pagetable *child, const struct v
 		return pgt_copy(b, child, v->start, v->end, v->flags & VM_SHARED);
 	case FORK_SHARE:
 	case FORK_SHARE_PD:
-		return pgt_share(b, child, v->start, v->end, flags | mapshared(v),
-				 lazyfree_forget_range);
+		return pgt_share(b, child, v->start, v->end, flags | mapshared(v));
 	default:
 		panic("as_fork_with: bad fork strategy %d", (int)s);
 	}

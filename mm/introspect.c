@@ -4,7 +4,7 @@
 #include "mm/pt/share.h"
 #include "mm/as.h"
 #include "mm/fault.h"
-#include "mm/pt/lazyfree_rec.h"
+#include "mm/lazyfree.h"
 #include "mm/memstat.h"
 #include "mm/frame/page.h"
 #include "mm/pt/pgtable.h"
@@ -61,7 +61,7 @@ static int vmq_pte(struct walk *w)
 	q->page_size = (uint32_t)pgl_entry_size(w->level);
 	q->pa = pte_addr(e) + (w->va & (q->page_size - 1));
 	q->prot = vmq_prot(e);
-	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pte_lazyfree(e) ? VMQ_LAZYFREE : 0) |
+	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pg && pg->type == PG_ANON && (pg->aflags & AF_LAZYFREE) ? VMQ_LAZYFREE : 0) |
 		  (pte_file(e) ? VMQ_FILE : 0) | (pte_dirty(e) ? VMQ_DIRTY : 0) |
 		  (pte_accessed(e) ? VMQ_ACCESSED : 0);
 	q->frame_refcount = pg ? pg->refcount : 0;
@@ -96,7 +96,7 @@ static void fill_events(struct pagoda_meminfo *m)
 	m->tlb_flushes = tlb_stats.flush_one + tlb_stats.flush_full;
 	m->pglazyfree = lazyfree_stats.marked;
 	m->pglazyfreed = lazyfree_stats.discarded;
-	m->reclaim_scans = reclaim_stats.scans;
+	m->reclaim_scans = lazyfree_stats.scanned;
 	m->oom_kills = fs.oom_kills;
 	m->fork_shared_pt = ptshare_stats.fork_shared;
 	m->fork_shared_pd = ptshare_stats.fork_shared_pd;

@@ -1,180 +1,155 @@
-/* mm/lazyfree.c -- MADV_FREE marking and the lazy-free list (see
- * mm/lazyfree.h; reclaim, which consumes the list, is mm/reclaim.c). */
+/* mm/lazyfree.c -- MADV_FREE's marking and the discard of lazy-free pages
+ * (see mm/lazyfree.h). */
 #include "mm/lazyfree.h"
-#include "mm/frame/kmalloc.h"
+#include "mm/anon_rmap.h"
+#include "mm/as.h"
+#include "mm/reclaim.h"
+#include "mm/swap.h"
+#include "mm/frame/lru.h"
 #include "mm/frame/page.h"
-#include "mm/pt/pgtable.h"
 #include "mm/frame/phasetime.h"
+#include "mm/frame/swap.h"
+#include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
 #include "mm/pt/tlb.h"
 #include "mm/pt/walk.h"
 #include "mm/pt/share.h"
-#include "lib/printk.h"
+#include "lib/atomic.h"
 #include "arch/x86_64/memlayout.h"
 
+struct lazyfree_stats lazyfree_stats;
+
 /* ---- marking: one walk over the range ---- */
-
-/* Where the marking stands in the PT page it visits. */
-enum mark_state {
-	MARK_LOOK,      /* no markable entry seen yet: record not looked up */
-	MARK_REC,       /* lazyfree_lock held, a->rec is the PT page's record */
-	MARK_SKIP,      /* nothing to do in this PT page */
-};
-
-struct mark_arg {
-	struct tlb_batch b;
-	struct list spare;        /* records allocated before the walk */
-	uint32_t call;            /* this call's stamp on the records it marks */
-	bool second;              /* the second pass: PT pages the first skipped */
-	uint64_t missing;         /* PT pages left alone for want of a record */
-	enum mark_state state;
-	struct lazyfree_rec *rec;
-};
 
 /* A PD entry (or PDPT entry): a PT page (PD page) shared by several
  * address spaces is skipped. Its frames are mapped more than once, so
  * after unsharing (the general rule for leaf writes: mark_ops.shared is
- * walk_unshare) none of them could be marked anyway -- skipping
- * gives the same result without copying the PT page. */
+ * walk_unshare) none of them could be marked anyway -- skipping gives the
+ * same result without copying the PT page. */
 static int mark_pde(struct walk *w)
 {
 	pte_t e = pte_read(w->ep);
 	if (pte_is_leaf(e, w->level))
 		return 0;                       /* a 2 MiB page: never user anon */
-	((struct mark_arg *)w->arg)->state = MARK_LOOK;
 	return ptpage_shared(pa_to_page(pte_addr(e))) ? WALK_SKIP : 0;
 }
 
-/* After a PT page's entries: let the list go. */
-static int mark_table_done(struct walk *w)
-{
-	struct mark_arg *a = w->arg;
-	if (w->level == PGL_PD && a->state == MARK_REC)
-		spin_unlock(&lazyfree_lock);
-	a->state = MARK_LOOK;
-	return 0;
-}
-
-/* The anonymous frame entry e maps if MADV_FREE may mark it (mapped
- * once), else NULL. */
+/* The anonymous frame entry e maps if MADV_FREE may make it lazy-free:
+ * on a list, mapped once, not held by the reclaimer, and out of the swap
+ * cache (its slot's copy would be stale once the page is written again,
+ * and a lazy-free page is never written out); else NULL. */
 static struct page *markable(pte_t e)
 {
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (!pg || pg->type != PG_ANON || pte_file(e) || pg->refcount != 1)
+	if (!pte_present(e) || !pg || pg->type != PG_ANON || pte_file(e))
+		return NULL;
+	uint32_t refs = atomic_load(&pg->refcount);
+	uint16_t f = atomic_load(&pg->aflags);
+	if (!(f & AF_LRU) || (f & AF_RECLAIM) || refs != 1 + anon_unmapped_refs(pg))
+		return NULL;
+	if (page_in_swap_cache(pg) && !swap_cache_drop_unnamed(pg))
 		return NULL;
 	return pg;
 }
 
-/* The first markable entry of a PT page: take the list lock (held until
- * mark_table_done) and find the PT page's record, moved to the young end,
- * or give it a spare. MARK_SKIP if there is none, and in the second pass
- * if this call marked the PT page in its first. (A record this call did
- * not mark may have come meanwhile from another thread's MADV_FREE:
- * madvise runs under the address-space lock for reading.) */
-static void mark_look(struct mark_arg *a, struct walk *w)
-{
-	spin_lock(&lazyfree_lock);
-	struct lazyfree_rec *r = lazyfree_rec_find(w->pgt, w->va);
-	if (r && !(a->second && r->call == a->call)) {
-		list_del(&r->link);
-		list_add_tail(&lazyfree_list, &r->link);
-	} else if (!r && !list_empty(&a->spare)) {
-		r = list_entry(a->spare.next, struct lazyfree_rec, link);
-		list_del(&r->link);
-		lazyfree_rec_add(r, w->pgt, w->va);
-	} else {
-		a->missing += !r;       /* no record: leave the PT page alone */
-		spin_unlock(&lazyfree_lock);
-		a->state = MARK_SKIP;
-		return;
-	}
-	r->call = a->call;
-	a->rec = r;
-	a->state = MARK_REC;
-}
-
-/* A present PTE: mark it lazy-free and clean if its frame is anonymous and
- * mapped once. */
+/* A present PTE of a page MADV_FREE may take: clean, and at the young end
+ * of the lazy list. */
 static int mark_pte(struct walk *w)
 {
-	struct mark_arg *a = w->arg;
-	pte_t e = pte_read(w->ep);
-	if (a->state == MARK_SKIP || !markable(e))
-		return 0;
-	if (a->state == MARK_LOOK)
-		mark_look(a, w);
-	if (a->state != MARK_REC)
-		return 0;
-	bool counted = !lazyfree_rec_set(a->rec, lazyfree_rec_index(w->va));
-	lazyfree_stats.marked++;
-	/* Counted, LAZYFREE and still clean: not written since the MADV_FREE
-	 * that cleaned it and flushed, so no TLB caches it dirty (only a walk
-	 * that sets D in the entry makes such a TLB entry): nothing to do. */
-	if (counted && pte_lazyfree(e) && !pte_dirty(e))
+	struct tlb_batch *b = w->arg;
+	struct page *pg = markable(pte_read(w->ep));
+	if (!pg)
 		return 0;
 	/* Cleared atomically: a D the MMU of another CPU sets meanwhile is
 	 * either in the old value (and then flushed) or set again later. A
 	 * TLB may cache D=1 only if the entry had it: then flush, else a write
 	 * through that cached D=1 would not set D again, and reclaim would
 	 * drop a written page. */
-	if (pte_dirty(pt_leaf_mklazyfree(w->pgt, w->va, w->ep)))
-		tlb_changed(&a->b, w->va);
+	if (pte_dirty(pt_leaf_mkclean(w->pgt, w->va, w->ep)))
+		tlb_changed(b, w->va);
+	lru_move(pg, LRU_LAZY, AT_TAIL);
+	stat_inc(&lazyfree_stats.marked);
 	return 0;
 }
 
 static const struct walk_ops mark_ops = {
-	.pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte,
-	.table_done = mark_table_done, .lock_leaves = true,
+	.pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte, .lock_leaves = true,
 	.shared = walk_unshare,
 };
 
-/* Allocate up to n records onto *spare (fewer if kmalloc fails), before
- * the second pass: the first found their PT pages without one, and the
- * lazyfree_lock it holds across a PT page is no place to allocate. */
-static void alloc_spares(struct list *spare, uint64_t n)
-{
-	for (; n; n--) {
-		struct lazyfree_rec *r = kmalloc(sizeof(*r));
-		if (!r)
-			return;
-		list_add(spare, &r->link);
-	}
-}
-
-/* One marking pass over [start, end) in a TLB batch of its own. */
-static void mark_pass(struct mark_arg *a, struct pagetable *pgt, vaddr_t start, vaddr_t end)
-{
-	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = a };
-	a->missing = 0;
-	a->state = MARK_LOOK;
-	tlb_begin(&a->b, pgt);
-	walk_range(&w, start, end);
-	uint64_t t0 = phase_begin();
-	tlb_end(&a->b);
-	phase_end(PH_LAZYFREE_FLUSH, t0);
-}
-
-/* The first pass marks the pages of PT pages that have a record already
- * (memory given back again and again: one walk, nothing allocated); if
- * some PT pages had none, their records are allocated outside any batch
- * and a second pass marks those. */
 void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
 	uint64_t t0 = phase_begin();
-	static uint32_t calls;
-	struct mark_arg a = { .call = atomic_add_return(&calls, 1) };
-	list_init(&a.spare);
-	mark_pass(&a, pgt, start, end);
-	if (a.missing) {
-		alloc_spares(&a.spare, a.missing);
-		a.second = true;
-		mark_pass(&a, pgt, start, end);
-	}
-	while (!list_empty(&a.spare)) {
-		struct list *it = a.spare.next;
-		list_del(it);
-		kfree(list_entry(it, struct lazyfree_rec, link));
-	}
+	struct tlb_batch b;
+	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &b };
+	tlb_begin(&b, pgt);
+	walk_range(&w, start, end);
+	uint64_t t1 = phase_begin();
+	tlb_end(&b);
+	phase_end(PH_LAZYFREE_FLUSH, t1);
 	phase_end(PH_LAZYFREE, t0);
 }
 
+/* ---- reclaim: the lazy list, oldest first ---- */
+
+/* What the walk of a page's mappings found. */
+struct discard_walk {
+	unsigned done;      /* entries cleared */
+	unsigned dirty;     /* entries written since MADV_FREE */
+};
+
+static void discard_step(struct addrspace *as, vaddr_t va, struct page *pg, void *arg)
+{
+	struct discard_walk *dw = arg;
+	struct tlb_batch b;
+	tlb_begin(&b, as->pgt);
+	enum page_out_result r = pgt_page_out(&b, va, pg, PAGE_OUT_DISCARD, 0);
+	tlb_end(&b);     /* the cleared entry's reference goes after the flush */
+	dw->done += r == PAGE_OUT_DONE;
+	dw->dirty += r == PAGE_OUT_DIRTY;
+}
+
+/* Page pg (held: page_hold) from the lazy list: discarded if its entries
+ * are clean (1: freed when the hold ends), back among the normal pages if
+ * one was written, else left for a later look (at the list's tail). */
+static uint64_t discard_one(struct page *pg)
+{
+	struct discard_walk dw = { 0, 0 };
+	stat_inc(&lazyfree_stats.scanned);
+	(void)anon_rmap_walk(pg, discard_step, &dw);
+	if (dw.dirty) {
+		lru_move(pg, swap_new_page_list(), AT_TAIL);   /* as a new page */
+		stat_inc(&lazyfree_stats.reused);
+	} else if (dw.done) {
+		stat_inc(&lazyfree_stats.discarded);
+	}
+	page_let_go(pg);
+	return dw.done && !dw.dirty;
+}
+
+uint64_t lazyfree_reclaim(uint64_t want)
+{
+	uint64_t freed = 0;
+	for (uint64_t budget = lru_pages(LRU_LAZY); budget && freed < want; budget--) {
+		struct page *pg = lru_take(LRU_LAZY);
+		if (!pg)
+			break;
+		freed += discard_one(pg);
+	}
+	return freed;
+}
+
+static uint64_t lazyfree_count(void)
+{
+	return lru_pages(LRU_LAZY);
+}
+
+static struct shrinker lazyfree_shrinker = {
+	.name = "lazyfree", .count = lazyfree_count, .scan = lazyfree_reclaim,
+	.flags = SHRINKER_FIRST | SHRINKER_BACKGROUND,
+};
+
+void lazyfree_init(void)
+{
+	reclaim_add_shrinker(&lazyfree_shrinker);
+}

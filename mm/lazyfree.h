@@ -1,33 +1,67 @@
-/* mm/lazyfree.h -- MADV_FREE: anonymous pages given up that reclaim may
- * take back while nobody writes them.
+/* mm/lazyfree.h -- MADV_FREE: anonymous pages given up, which reclaim
+ * takes first and never writes out, while nobody writes them again.
  *
- * MADV_FREE on a page mapped once (refcount 1, in a private PT page) makes
- * its entry LAZYFREE and clean (hardware D bit cleared atomically, one TLB
- * flush for the whole range) and sets the entry's bit in the record of its
- * PT page (mm/pt/lazyfree_rec.h: one record per PT page, oldest MADV_FREE
- * first). A page written again keeps its data: reclaim sees D set and
- * leaves it. Reclaim takes the oldest record and looks at every page it
- * names (mm/reclaim.c): "oldest first" is per PT page. A PT page shared
- * by several address spaces is never marked: its frames are mapped more
- * than once.
+ * A lazy-free page is an anonymous frame on the lazy list of the
+ * replacement lists (LRU_LAZY, mm/frame/lru.h; its AF_LAZYFREE flag), as
+ * Linux puts such a folio on its inactive file list with PG_swapbacked
+ * clear. Nothing in the page tables says "lazy": the entry is only clean.
  *
- *   madvise(MADV_FREE) --> lazyfree_range (here: which pages may be marked)
- *                             | marks entries, sets record bits
- *                             v
- *                       mm/pt/lazyfree_rec (the records, kept exact by the
- *                             |             leaf writer as entries change)
- *                             v
- *   low memory -----> reclaim (mm/reclaim.c: which pages are discarded)
+ *   madvise(MADV_FREE)              a page mapped once, in a private PT page:
+ *     lazyfree_range ------------>  entry's D cleared (one TLB flush for the
+ *                                   range), out of the swap cache, to the
+ *                                   tail of LRU_LAZY
+ *                                           |
+ *   a write: the MMU sets D again           |  (the page stays on the list)
+ *                                           v
+ *   low memory: lazyfree_reclaim ---->  head of LRU_LAZY, through the reverse
+ *   (a shrinker, asked first)           map (mm/anon_rmap.h) to its entry:
+ *                                       clean --> cleared (the next touch is
+ *                                                 a zero-fill fault), frame
+ *                                                 freed after the flush
+ *                                       dirty --> written: normal memory
+ *                                                 again, onto the list a new
+ *                                                 page starts on
+ *
+ * A page fork shares afterwards (one entry in a shared PT page, or a
+ * second entry copy-on-write) stays on the list: its entries are cleared
+ * for every mapper at once when all are clean, as Linux discards a
+ * lazy-free folio from every VMA that maps it; one with another reference
+ * (a second entry, a reference of the kernel's) is passed over until it
+ * has none. Reclaim never unshares and never writes a page out.
  */
 #ifndef MM_LAZYFREE_H
 #define MM_LAZYFREE_H
 
-#include "mm/pt/lazyfree_rec.h"
+#include "lib/types.h"
+
+struct pagetable;
 
 /* MADV_FREE of the present pages of [start, end) in pgt (the caller checked
- * that the range is private anonymous memory). Pages mapped more than once
- * are left alone; so is a PT page's part when no record can be allocated
- * for it (the advice is only a hint). One TLB batch for the range. */
+ * that the range is private anonymous memory, and holds the address space
+ * for reading). Pages mapped more than once, in a PT page shared by several
+ * address spaces, or held by the reclaimer are left alone (the advice is
+ * only a hint); a page in the swap cache leaves it (its slot is freed) or
+ * is left alone. Allocates nothing; one TLB batch for the range. */
 void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end);
+
+/* Discard lazy-free pages oldest first until `want` frames were freed or
+ * each page on the list was looked at once. Holds nothing on entry (it
+ * takes address-space locks, tried only, and sleeps on the reverse map's
+ * walk). Returns the frames freed. The reclaimer thread asks it first (a
+ * SHRINKER_FIRST | SHRINKER_BACKGROUND shrinker, lazyfree_init): the
+ * reverse map's walk ranks before the address-space lock a faulting task
+ * holds, so a task out of memory waits for the thread, as for swap. */
+uint64_t lazyfree_reclaim(uint64_t want);
+
+/* Register lazyfree_reclaim with the reclaimer. At boot. */
+void lazyfree_init(void);
+
+struct lazyfree_stats {
+	uint64_t scanned;      /* pages reclaim looked at (pgscan of the lazy list) */
+	uint64_t marked;       /* pages MADV_FREE made lazy-free (pglazyfree) */
+	uint64_t discarded;    /* clean pages reclaim freed (pglazyfreed) */
+	uint64_t reused;       /* written again before reclaim: kept (pglazyfree_reused) */
+};
+extern struct lazyfree_stats lazyfree_stats;
 
 #endif

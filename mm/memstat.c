@@ -6,7 +6,7 @@
 #include "mm/as.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/page.h"
-#include "mm/pt/lazyfree_rec.h"
+#include "mm/frame/lru.h"
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
 #include "mm/pt/walk.h"
@@ -146,8 +146,8 @@ static int vma_leaf(struct walk *w)
 	uint64_t sharers = w->level == PGL_PT ? frame_sharers(ptpage_of(w->ep), s->pd_sharers, e) : 1;
 	uint64_t n = pgl_entry_size(w->level) / PAGE_SIZE;
 	account_pages(w->arg, pg, e, n, sharers);
-	if (pg->type == PG_ANON && pte_lazyfree(e) && lazyfree_counted(w->pgt, w->va))
-		s->st->lazyfree += n;   /* MADV_FREE'd, not yet reclaimed or reused */
+	if (page_lazyfree_mapping(pg, e))
+		s->st->lazyfree += n;   /* MADV_FREE'd, not yet reclaimed or written */
 	return 0;
 }
 
@@ -214,7 +214,7 @@ void mm_meminfo(struct mm_meminfo *m)
 		.kernel = mm_stats.by_type[PG_KERNEL], .anon = mm_stats.by_type[PG_ANON],
 		.file = mm_stats.by_type[PG_FILE],
 		.pagetable = mm_stats.by_type[PG_PAGETABLE],
-		.lazyfree = lazyfree_stats.pages,
+		.lazyfree = lru_pages(LRU_LAZY),
 		.cached = pagecache_stats.pages, .buffers = pagecache_stats.blockdev,
 		.shmem = pagecache_stats.shmem,
 		.dirty = pagecache_stats.dirty, .writeback = pagecache_stats.writeback,

@@ -8,6 +8,7 @@
  */
 #include "mm/anon_rmap.h"
 #include "mm/swap.h"
+#include "mm/lazyfree.h"
 #include "mm/mm.h"
 #include "mm/fault.h"
 #include "mm/frame/page.h"
@@ -111,6 +112,7 @@ void mm_init(void)
 	fault_init();
 	anon_rmap_init();
 	swap_init();
+	lazyfree_init();
 	pv_checked_register(&ptwrite_check_ops);   /* mm's rules, if pv=checked */
 	tlb_batching = strcmp(cmdline_get_or("tlb", "batch"), "nobatch") != 0;
 	frame_cache_on = strcmp(cmdline_get_or("pcp", "on"), "off") != 0;

@@ -1,4 +1,5 @@
-/* mm/reclaim.h -- taking lazy-free pages back under memory pressure.
+/* mm/reclaim.h -- the reclaimer: frames back under memory pressure, from
+ * whoever can give them (the shrinkers below).
  *
  * The allocator never reclaims (mm/frame/page.h): any code may allocate,
  * inside a TLB batch or a table lock too. Free memory is kept up from
@@ -14,16 +15,15 @@
  *     0                 an allocation fails: a page fault reclaims what it
  *                       can (reclaim_direct) and retries, then OOM
  *
- * Direct reclaim runs only where its caller holds no TLB batch and no
- * table lock: at system-call entry, and in as_fault between attempts.
+ * Direct reclaim runs only where its caller holds no TLB batch, no table
+ * lock and no spinlock, and may sleep: at system-call entry, and in
+ * as_fault between attempts.
  *
- * The reclaimer takes lazy-free records oldest first. A page whose entry is
- * still clean (D clear), mapped once and in a private PT page is discarded:
- * entry cleared (the next read is a zero-fill fault), frame freed after the
- * TLB batch flush; a PT page left empty is freed after that flush too.
- * Reclaim never unshares and never gives a PD entry its W bit back. Any
- * other page was written or is shared: it becomes
- * normal anonymous memory again. A written page is never lost.
+ * Each round asks, in order: lazy-free pages (MADV_FREE, mm/lazyfree.h: a
+ * clean one is dropped, no I/O ever), clean page-cache pages, the caches'
+ * shrinkers for their share, and last, by the reclaimer thread only,
+ * anonymous pages out to swap (mm/swap.h). Reclaim never unshares and
+ * never gives a PD entry its W bit back; a written page is never lost.
  * If nothing is reclaimable the allocation fails: a user page fault then
  * kills the process with the largest RSS (kernel/oom.c, counted in
  * fault_stats_sum().oom_kills) and retries, a system call returns -ENOMEM. The
@@ -35,10 +35,10 @@
 #include "lib/types.h"
 
 struct reclaim_stats {
-	uint64_t runs;        /* reclaimer invocations that scanned something */
-	uint64_t scans;       /* lazy-free pages looked at */
+	uint64_t runs;        /* reclaim rounds (reclaim_some: a task's or the thread's) */
 	uint64_t background_runs;       /* reclaim_background calls (pageoutrun) */
 	uint64_t background_discarded;  /* pages they freed (pgsteal_kswapd) */
+	uint64_t direct_freed;          /* pages tasks' own rounds freed (pgsteal_direct) */
 	uint64_t shrink_scanned;        /* objects shrinkers were asked to free (slabs_scanned) */
 };
 extern struct reclaim_stats reclaim_stats;
@@ -106,6 +106,9 @@ struct shrinker {
  * address space's lock. A fault that finds no memory waits for the thread
  * instead (reclaim_background_pending, kernel/reclaimd.h). */
 #define SHRINKER_BACKGROUND 0x1
+/* shrinker.flags: asked first, for all that is wanted (lazy-free pages,
+ * mm/lazyfree.h: freeing them costs nothing, and they were given up). */
+#define SHRINKER_FIRST 0x4
 /* shrinker.flags: asked last, and for all that is still wanted rather than
  * a share (with SHRINKER_BACKGROUND: anonymous pages out to swap, which
  * costs a write each, after every cache that costs none). */
@@ -117,9 +120,5 @@ uint64_t reclaim_background_pending(void);
 
 /* Add s to the shrinkers reclaim calls (at boot; never removed). */
 void reclaim_add_shrinker(struct shrinker *s);
-
-/* Scan lazy-free pages oldest first until `want` frames were discarded or
- * the list is empty. Returns the frames discarded. */
-uint64_t reclaim_lazyfree(uint64_t want);
 
 #endif

@@ -34,7 +34,8 @@ static void out_step(struct addrspace *as, vaddr_t va, struct page *pg, void *ar
 	struct out_walk *ow = arg;
 	struct tlb_batch b;
 	tlb_begin(&b, as->pgt);
-	enum page_out_result r = pgt_page_out(&b, va, pg, ow->swp);
+	enum page_out_result r = pgt_page_out(&b, va, pg, ow->swp ? PAGE_OUT_SWAP : PAGE_OUT_AGE,
+					       ow->swp);
 	tlb_end(&b);
 	ow->mapped += r != PAGE_OUT_NOT_MAPPED;
 	ow->young += r == PAGE_OUT_YOUNG;
@@ -316,7 +317,7 @@ struct advise_scan {
 	vaddr_t resume;     /* where the next walk starts when the batch filled */
 };
 
-/* A present entry of an anonymous page (not lazy-free: reclaim's own):
+/* A present entry of an anonymous page (not lazy-free: the lazy list's):
  * held (page_hold: under the entry's PT lock; one the reclaimer holds
  * already is on its way out), noted; the walk stops when the batch is
  * full. */
@@ -324,10 +325,10 @@ static int advise_note(struct walk *w)
 {
 	struct advise_scan *a = w->arg;
 	pte_t e = pte_read(w->ep);
-	if (!pte_present(e) || pte_lazyfree(e))
+	if (!pte_present(e))
 		return 0;
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (!pg || pg->type != PG_ANON || !page_hold(pg))
+	if (!pg || pg->type != PG_ANON || (pg->aflags & AF_LAZYFREE) || !page_hold(pg))
 		return 0;
 	a->pages[a->n++] = pg;
 	a->resume = w->va + PAGE_SIZE;

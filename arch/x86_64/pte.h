@@ -30,14 +30,13 @@ typedef uint64_t pte_t;
 
 /* software bits: ignored by the CPU, named for the VM */
 #define PTE_COW (1UL << 9)       /* write fault copies the frame */
-#define PTE_LAZYFREE (1UL << 10) /* MADV_FREE'd: reclaim may drop it if clean */
 #define PTE_FILE (1UL << 11)     /* frame belongs to a file (initrd) */
 #define PTE_SHARED (1UL << 52)   /* MAP_SHARED: never COW */
 #define PTE_PINNED (1UL << 53)   /* never reclaimed */
 #define PTE_PROTNONE (1UL << 54) /* PROT_NONE leaf: kept NOT present, frame and
 				    bits intact (Linux's _PAGE_PROTNONE) */
 #define PTE_SWAP (1UL << 55)     /* swap entry (below): never with P or PROTNONE */
-#define PTE_SOFT_MASK (PTE_COW | PTE_LAZYFREE | PTE_FILE | (0x7fUL << 52))
+#define PTE_SOFT_MASK (PTE_COW | PTE_FILE | (0x7fUL << 52))
 
 #define PTE_ADDR_MASK 0x000ffffffffff000UL
 #define PTE_FLAGS_MASK (~PTE_ADDR_MASK)
@@ -89,7 +88,6 @@ static inline bool pte_exec(pte_t e) { return !(e & PTE_NX); }
 static inline bool pte_accessed(pte_t e) { return e & PTE_A; }
 static inline bool pte_dirty(pte_t e) { return e & PTE_D; }
 static inline bool pte_cow(pte_t e) { return e & PTE_COW; }
-static inline bool pte_lazyfree(pte_t e) { return e & PTE_LAZYFREE; }
 static inline bool pte_file(pte_t e) { return e & PTE_FILE; }
 static inline pte_t pte_set(pte_t e, pte_t bits) { return e | bits; }
 static inline pte_t pte_clear(pte_t e, pte_t bits) { return e & ~bits; }
@@ -130,9 +128,6 @@ static inline pte_t pte_keep_on_protect(pte_t e)
 {
 	return pte_flags(e) & (PTE_A | PTE_D | PTE_SOFT_MASK) & ~PTE_PROTNONE;
 }
-/* MADV_FREE'd: clean (so a later write shows) and marked lazy-free. */
-static inline pte_t pte_mklazyfree(pte_t e) { return pte_set(pte_mkclean(e), PTE_LAZYFREE); }
-static inline pte_t pte_clear_lazyfree(pte_t e) { return pte_clear(e, PTE_LAZYFREE); }
 /* Not accessed since now (reclaim's look: a page used again gets A back). */
 static inline pte_t pte_mkold(pte_t e) { return pte_clear(e, PTE_A); }
 

@@ -20,7 +20,7 @@
 #include "lib/atomic.h"
 #include "mm/pt/kstack.h"
 #include "mm/lazyfree.h"
-#include "mm/reclaim.h"
+#include "mm/frame/lru.h"
 #include "mm/frame/page.h"
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
@@ -37,7 +37,7 @@
 #define WRITER_CPU 1
 #define CLEANER_CPU 0
 
-enum clean_verb { CLEAN_MKLAZYFREE, CLEAN_XCHG };
+enum clean_verb { CLEAN_MKCLEAN, CLEAN_XCHG };
 
 struct race {
 	vaddr_t va;            /* the page written (kernel half) */
@@ -83,8 +83,8 @@ static void writer(struct race *r)
 /* One clear of D with the verb under test: did the entry have D? */
 static bool clean_once(struct race *r)
 {
-	if (r->verb == CLEAN_MKLAZYFREE)
-		return pte_dirty(pt_leaf_mklazyfree(&kernel_pgt, r->va, r->ep));
+	if (r->verb == CLEAN_MKCLEAN)
+		return pte_dirty(pt_leaf_mkclean(&kernel_pgt, r->va, r->ep));
 	return pte_dirty(pt_xchg_leaf(&kernel_pgt, r->va, r->ep, PGL_PT, r->clean));
 }
 
@@ -132,7 +132,7 @@ static void run_race(enum clean_verb verb)
 	r.clean = pte_mkclean(pte_read(r.ep));
 	ipi_call_here_too(cpumask_of(WRITER_CPU) | cpumask_of(CLEANER_CPU), race_cpu, &r);
 	printk("pte: race (%s): %d rounds: D reported by clear 1 in %lu, by clear 2 "
-	       "in %lu, lost in %lu\n", verb == CLEAN_XCHG ? "xchg" : "mklazyfree",
+	       "in %lu, lost in %lu\n", verb == CLEAN_XCHG ? "xchg" : "mkclean",
 	       RACE_ROUNDS, r.first, r.second, r.lost);
 	KEXPECT_EQ(r.written, RACE_ROUNDS);
 	KEXPECT_EQ(*(volatile uint64_t *)r.va, RACE_ROUNDS);
@@ -148,9 +148,9 @@ static void run_race(enum clean_verb verb)
 }
 
 /* MADV_FREE's clean (compare-exchange) never loses a D set meanwhile. */
-KTEST(pte, mklazyfree_keeps_concurrent_dirty)
+KTEST(pte, mkclean_keeps_concurrent_dirty)
 {
-	run_race(CLEAN_MKLAZYFREE);
+	run_race(CLEAN_MKCLEAN);
 }
 
 /* The exchange (get_and_clear, replace) reports every D set before it. */
@@ -162,12 +162,14 @@ KTEST(pte, xchg_reports_concurrent_dirty)
 /* ---- MADV_FREE'd pages rewritten on one CPU while another reclaims ----
  *
  * A test address space maps FREE_PAGES anonymous pages, each given back
- * with MADV_FREE's marking (lazyfree_range: clean, LAZYFREE, on the list).
+ * with MADV_FREE's marking (lazyfree_range: clean, on the lazy list).
  * Then, at once: the writer CPU, running on that page table, writes each
  * page once (its TLB entry flushed first, so the write walks the table:
  * it sets D, or faults if reclaim already took the page -- the fault is
- * caught and the page noted as not written); the reclaiming CPU runs
- * reclaim_lazyfree over all of them. Afterwards every page the writer
+ * caught and the page noted as not written); the reclaiming CPU does
+ * reclaim's step at each page's entry (pgt_page_out with
+ * PAGE_OUT_DISCARD, the page held as lazyfree_reclaim holds it; the
+ * pages have no reverse map: no VMA). Afterwards every page the writer
  * wrote must still be mapped and hold what it wrote: no written byte is
  * lost. (The writer does not publish its CR3, so reclaim's flushes send it
  * no IPI -- it is inside this test's own cross-CPU call -- and it needs
@@ -185,6 +187,7 @@ struct free_race {
 	int cleaned;                /* the cleaner's reclaim is done (this round) */
 	int ready;                  /* CPUs at this round's start line */
 	uint64_t written, faulted, kept, discarded, lost;
+	uint64_t unmarked;          /* kept though never written */
 };
 
 static void write_one(void *arg)
@@ -217,6 +220,25 @@ static void free_start_line(struct free_race *f)
 		cpu_relax();
 }
 
+/* Reclaim's step at every page, in page order, each in a batch. */
+static void free_discard_all(struct free_race *f)
+{
+	for (int i = 0; i < FREE_PAGES; i++) {
+		vaddr_t va = FREE_VA + (vaddr_t)i * PAGE_SIZE;
+		paddr_t pa;
+		if (!pgt_lookup(f->pgt, va, &pa, NULL))
+			continue;
+		struct page *pg = pa_to_page(pa);
+		if (!page_hold(pg))
+			continue;
+		struct tlb_batch b;
+		tlb_begin(&b, f->pgt);
+		(void)pgt_page_out(&b, va, pg, PAGE_OUT_DISCARD, 0);
+		tlb_end(&b);
+		page_let_go(pg);
+	}
+}
+
 static void free_race_cpu(void *arg)
 {
 	struct free_race *f = arg;
@@ -238,7 +260,7 @@ static void free_race_cpu(void *arg)
 		while (!writer_waits &&
 		       atomic_load(&f->writing) < FREE_VA + FREE_PAGES / 2 * PAGE_SIZE)
 			cpu_relax();
-		reclaim_lazyfree(FREE_PAGES);
+		free_discard_all(f);
 		atomic_store(&f->cleaned, 1);
 	}
 }
@@ -251,6 +273,7 @@ static void free_setup(struct free_race *f)
 		KEXPECT(pg != NULL);
 		KEXPECT_EQ(pgt_map(f->pgt, FREE_VA + (vaddr_t)i * PAGE_SIZE, page_to_pa(pg),
 				   PAGE_SIZE, VM_READ | VM_WRITE), 0);
+		lru_add(pg, LRU_COLD);     /* as a fault's page: on a list */
 	}
 	lazyfree_range(f->pgt, FREE_VA, FREE_VA + FREE_PAGES * PAGE_SIZE);
 	memset(f->wrote, 0, sizeof(f->wrote));
@@ -271,6 +294,7 @@ static void free_verify(struct free_race *f)
 		f->faulted += !f->wrote[i];
 		f->kept += mapped;
 		f->discarded += !mapped;
+		f->unmarked += mapped && !f->wrote[i];
 		if (f->wrote[i] && (!mapped ||
 		    ((uint64_t *)P2V(ALIGN_DOWN(pa, PAGE_SIZE)))[f->round % 64] != f->round))
 			f->lost++;
@@ -286,6 +310,7 @@ KTEST(pte, madv_free_rewrite_races_reclaim)
 	KEXPECT(ncpus >= 2);
 	struct free_race f = { .pgt = pgt_create() };
 	KEXPECT(f.pgt != NULL);
+	uint64_t marked0 = lazyfree_stats.marked, lazy0 = lru_pages(LRU_LAZY);
 	for (f.round = 1; f.round <= FREE_ROUNDS; f.round++) {
 		free_setup(&f);
 		ipi_call_here_too(cpumask_of(WRITER_CPU) | cpumask_of(CLEANER_CPU),
@@ -298,7 +323,9 @@ KTEST(pte, madv_free_rewrite_races_reclaim)
 	KEXPECT(f.written > 0 && f.faulted > 0);   /* both sides won races */
 	KEXPECT_EQ(f.lost, 0);
 	KEXPECT_EQ(f.kept, f.written);   /* and every page not written was taken */
-	KEXPECT_EQ(lazyfree_check(), 0);
+	KEXPECT_EQ(f.unmarked, 0);
+	KEXPECT_EQ(lazyfree_stats.marked - marked0, (uint64_t)FREE_ROUNDS * FREE_PAGES);
+	KEXPECT_EQ(lru_pages(LRU_LAZY), lazy0);   /* the unmapped pages left the list */
 	pgt_destroy(f.pgt);
 }
 

@@ -4,31 +4,43 @@
 #include "lib/list.h"
 
 static struct spinlock lru_lock = SPINLOCK_INIT("anon-lru", LOCK_RANK_ANON_LRU);
-static struct list lists[LRU_LISTS] = { { &lists[0], &lists[0] }, { &lists[1], &lists[1] } };
-static uint64_t nr[LRU_LISTS];
+/* The lists and their lengths (named for gdb: pg-lazyfree reads them). */
+struct list lru_lists[LRU_LISTS] = {
+	{ &lru_lists[0], &lru_lists[0] }, { &lru_lists[1], &lru_lists[1] },
+	{ &lru_lists[2], &lru_lists[2] },
+};
+uint64_t lru_nr[LRU_LISTS];
 
 static enum lru_list list_of(const struct page *pg)
 {
+	if (pg->aflags & AF_LAZYFREE)
+		return LRU_LAZY;
 	return pg->aflags & AF_HOT ? LRU_HOT : LRU_COLD;
+}
+
+/* The flag that names list l (0 for the cold list). */
+static uint16_t list_flag(enum lru_list l)
+{
+	return l == LRU_HOT ? AF_HOT : l == LRU_LAZY ? AF_LAZYFREE : 0;
 }
 
 /* Link pg at end `at` of l and mark it (lru_lock held). */
 static void put_on(struct page *pg, enum lru_list l, enum list_end at)
 {
-	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_HOT, __ATOMIC_RELAXED);
-	__atomic_fetch_or(&pg->aflags, AF_LRU | (l == LRU_HOT ? AF_HOT : 0), __ATOMIC_RELAXED);
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~(AF_HOT | AF_LAZYFREE), __ATOMIC_RELAXED);
+	__atomic_fetch_or(&pg->aflags, AF_LRU | list_flag(l), __ATOMIC_RELAXED);
 	if (at == AT_HEAD)
-		list_add(&lists[l], &pg->link);
+		list_add(&lru_lists[l], &pg->link);
 	else
-		list_add_tail(&lists[l], &pg->link);
-	nr[l]++;
+		list_add_tail(&lru_lists[l], &pg->link);
+	lru_nr[l]++;
 }
 
 /* Unlink pg (on a list; lru_lock held); its AF_LRU stays to the caller. */
 static void take_off(struct page *pg)
 {
 	list_del(&pg->link);
-	nr[list_of(pg)]--;
+	lru_nr[list_of(pg)]--;
 }
 
 void lru_add(struct page *pg, enum lru_list l)
@@ -46,7 +58,8 @@ void lru_del(struct page *pg)
 	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
 		take_off(pg);
-		__atomic_fetch_and(&pg->aflags, (uint16_t)~(AF_LRU | AF_HOT), __ATOMIC_RELAXED);
+		__atomic_fetch_and(&pg->aflags, (uint16_t)~(AF_LRU | AF_HOT | AF_LAZYFREE),
+				   __ATOMIC_RELAXED);
 	}
 	spin_unlock(&lru_lock);
 }
@@ -63,7 +76,7 @@ void lru_move(struct page *pg, enum lru_list l, enum list_end at)
 
 uint64_t lru_pages(enum lru_list l)
 {
-	return atomic_load(&nr[l]);
+	return atomic_load(&lru_nr[l]);
 }
 
 uint64_t lru_pages_all(void)
@@ -91,10 +104,10 @@ struct page *lru_take(enum lru_list l)
 {
 	struct page *found = NULL;
 	spin_lock(&lru_lock);
-	for (uint64_t n = nr[l]; n && !found; n--) {
-		struct page *pg = list_entry(lists[l].next, struct page, link);
+	for (uint64_t n = lru_nr[l]; n && !found; n--) {
+		struct page *pg = list_entry(lru_lists[l].next, struct page, link);
 		list_del(&pg->link);
-		list_add_tail(&lists[l], &pg->link);
+		list_add_tail(&lru_lists[l], &pg->link);
 		if (page_hold(pg))
 			found = pg;
 	}

@@ -1,16 +1,20 @@
 /* mm/frame/lru.h -- the lists of anonymous frames that page replacement
  * chooses from (Linux's active and inactive LRU lists; CLOCK-Pro's hot and
- * cold pages). Lists of frames, as the free lists are: which ones to take,
- * where to move them and when is the policy of the caller (mm/swap.h);
- * here only the lists.
+ * cold pages; MADV_FREE's lazy-free pages). Lists of frames, as the free
+ * lists are: which ones to take, where to move them and when is the policy
+ * of the callers (mm/swap.h, mm/lazyfree.h); here only the lists.
  *
  *   LRU_HOT   head (oldest) [pg] <-> ... <-> [pg] tail (newest, or just passed)
  *   LRU_COLD  head (oldest) [pg] <-> ... <-> [pg] tail
- *              ^ lru_take(l): moved to l's tail, held, returned
+ *   LRU_LAZY  head (oldest MADV_FREE) ... tail: the reclaimer's first, never
+ *              ^                        written out (Linux puts them on
+ *              |                        its inactive file list)
+ *              lru_take(l): moved to l's tail, held, returned
  *
  * A frame is on one of them from its first mapping (anon_page_add) to its
  * release (page_put's last reference: mm/frame/anon_page.h), its struct
- * page.link the list's link, AF_LRU set, and AF_HOT set on the hot list.
+ * page.link the list's link, AF_LRU set, AF_HOT set on the hot list and
+ * AF_LAZYFREE on the lazy one (so a page's flags say its list).
  * AF_TEST (the policy's: a cold page in its test period) is cleared by
  * lru_add, which puts a page on a list for the first time, and left to
  * the policy after. Locking: lru_lock (a spinlock, rank
@@ -30,7 +34,7 @@
 
 #include "mm/frame/page.h"
 
-enum lru_list { LRU_COLD, LRU_HOT, LRU_LISTS };
+enum lru_list { LRU_COLD, LRU_HOT, LRU_LAZY, LRU_LISTS };
 
 /* Put pg (an anonymous frame) at the tail of list l, not in a test
  * period (AF_TEST clear), unless it is on a list. */
@@ -49,7 +53,9 @@ struct page *lru_take(enum lru_list l);
 enum list_end { AT_TAIL, AT_HEAD };
 
 /* Move pg (if on a list) to end `at` of l: the policy's promotions and
- * demotions (AT_TAIL), MADV_COLD (LRU_COLD, AT_HEAD: taken next). */
+ * demotions (AT_TAIL), MADV_COLD (LRU_COLD, AT_HEAD: taken next),
+ * MADV_FREE (LRU_LAZY, AT_TAIL), a lazy-free page written again (off
+ * LRU_LAZY). */
 void lru_move(struct page *pg, enum lru_list l, enum list_end at);
 
 /* Hold anonymous frame pg for the reclaimer (above). The caller keeps pg
@@ -61,10 +67,15 @@ bool page_hold(struct page *pg);
 /* End a hold: the mark, then the reference (pg may be freed by it). */
 void page_let_go(struct page *pg);
 
+/* The lists and their lengths, under lru_lock (global for gdb's
+ * pg-lazyfree only: everyone else goes through the functions here). */
+extern struct list lru_lists[LRU_LISTS];
+extern uint64_t lru_nr[LRU_LISTS];
+
 /* Frames on list l. */
 uint64_t lru_pages(enum lru_list l);
 
-/* Frames on both lists. */
+/* Frames on the hot and cold lists: those swap could take. */
 uint64_t lru_pages_all(void);
 
 #endif

@@ -128,6 +128,16 @@ struct page {
 #define AF_TEST 0x40       /* a cold page in its test period (mm/swap.c's policy) */
 #define AF_RECLAIM 0x80    /* the reclaimer holds a reference (page_hold, mm/frame/lru.h) */
 #define AF_READAHEAD 0x100 /* read ahead of a swap-in, not asked for yet */
+#define AF_LAZYFREE 0x200  /* on the lazy-free list: MADV_FREE'd, discarded while clean */
+
+/* Would a mapping of pg by entry e be dropped by reclaim as lazy-free
+ * (mm/lazyfree.h): pg on the lazy list and e clean (Linux's smaps
+ * LazyFree rule)? What smaps, pictures and queries count. */
+static inline bool page_lazyfree_mapping(const struct page *pg, pte_t e)
+{
+	return pg && pg->type == PG_ANON && !pte_dirty(e) &&
+	       (__atomic_load_n(&pg->aflags, __ATOMIC_RELAXED) & AF_LAZYFREE);
+}
 
 /* The references to anonymous page pg that are no mapping: the swap
  * cache's and the reclaimer's (what the checkers of "a private writable

@@ -253,7 +253,7 @@ static int teardown_table_entry(struct walk *w)
 	struct page *t = pa_to_page(pte_addr(e));
 	if (ptpage_sole(t))   /* ours alone: walk in, free it */
 		return 0;
-	pt_table_put(pt_table_unlink_shared(w->pgt, w->ep, w->level, w->va));   /* not active: no flush */
+	pt_table_put(pt_table_unlink_shared(w->pgt, w->ep, w->level));   /* not active: no flush */
 	return WALK_SKIP;
 }
 

@@ -250,25 +250,40 @@ int pgt_protect(struct tlb_batch *b, vaddr_t start, vaddr_t end, unsigned prot,
 int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsigned prot,
 		const struct map_guard *g);
 
+/* What pgt_page_out is asked to do at a mapping of the frame. */
+enum page_out_how {
+	PAGE_OUT_AGE,         /* read and clear the Accessed bit only */
+	PAGE_OUT_SWAP,        /* as AGE if accessed, else put swap entry swp in its place */
+	PAGE_OUT_DISCARD,     /* a lazy-free page (MADV_FREE): clear the entry if it is
+				 clean and nothing but it and the caller's hold
+				 references the frame; Accessed does not matter */
+};
+
 /* What pgt_page_out found and did. */
 enum page_out_result {
 	PAGE_OUT_NOT_MAPPED,  /* no present entry at va maps the frame */
 	PAGE_OUT_YOUNG,       /* it was accessed since the last look: A cleared */
-	PAGE_OUT_OLD,         /* not accessed (swp 0: nothing changed) */
-	PAGE_OUT_DONE,        /* replaced by swap entry swp */
+	PAGE_OUT_OLD,         /* not accessed (AGE: nothing changed) */
+	PAGE_OUT_DONE,        /* replaced by swap entry swp, or cleared (DISCARD) */
+	PAGE_OUT_DIRTY,       /* DISCARD: written since MADV_FREE cleaned it: kept */
+	PAGE_OUT_PINNED,      /* DISCARD: another reference (a second mapping, the
+				 kernel's): kept */
 };
 
 /* Reclaim's step at one mapping of frame pg (the anonymous reverse map
- * found it at va of b->pgt): if the present entry at va maps pg, clear its
- * Accessed bit when set (PAGE_OUT_YOUNG: a second chance), else, with swp
- * (the swap entry of pg's slot), put swp in its place: the slot gains the
- * entry's reference and the frame's is dropped after b's flush. Like
- * pgt_unmap with PGT_ALL_SHARERS, nothing is unshared: an entry of a PT
- * page that several address spaces share changes for all of them at once
- * (one entry, one page-out for every sharer; the flush then reaches every
- * CPU). Allocates nothing; the caller holds b->pgt's address-space lock
- * for reading. */
-enum page_out_result pgt_page_out(struct tlb_batch *b, vaddr_t va, struct page *pg, pte_t swp);
+ * found it at va of b->pgt), as `how` says (above). SWAP: the slot gains
+ * the entry's reference; SWAP and DISCARD: the frame's reference is dropped
+ * after b's flush. DISCARD clears the entry atomically and puts it back if
+ * the MMU of another CPU set D meanwhile or a reference came (Linux's
+ * try_to_unmap_one for a lazy-free folio): a write is never lost. The
+ * caller holds pg (page_hold: AF_RECLAIM, counted by anon_unmapped_refs).
+ * Like pgt_unmap with PGT_ALL_SHARERS, nothing is unshared: an entry of a
+ * PT page that several address spaces share changes for all of them at
+ * once (one entry, one page-out for every sharer; the flush then reaches
+ * every CPU). Allocates nothing; the caller holds b->pgt's address-space
+ * lock for reading. */
+enum page_out_result pgt_page_out(struct tlb_batch *b, vaddr_t va, struct page *pg,
+				  enum page_out_how how, pte_t swp);
 
 /* Entry e (a present 4 KiB leaf at va) with protection prot: frame,
  * accessed, dirty and software bits kept. A private user entry gets W only

@@ -8,6 +8,7 @@
 #include "mm/pt/tlb.h"
 #include "mm/pt/walk.h"
 #include "mm/frame/swap.h"
+#include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
 #include "arch/x86_64/memlayout.h"
@@ -158,7 +159,7 @@ static int unmap_pde(struct walk *w)
 	if (w->end - w->va != pgl_entry_size(w->level))
 		return 0;                  /* part of it: the walker unshares */
 	tlb_changed_range(a->b, w->va, w->end);
-	tlb_defer_table(a->b, w->va, pt_table_unlink_shared(w->pgt, w->ep, w->level, w->va));
+	tlb_defer_table(a->b, w->va, pt_table_unlink_shared(w->pgt, w->ep, w->level));
 	return WALK_SKIP;
 }
 
@@ -413,28 +414,28 @@ int pgt_replace(struct tlb_batch *b, vaddr_t va, pte_t expect, paddr_t pa, unsig
 struct page_out_arg {
 	struct tlb_batch *b;
 	struct page *pg;
+	enum page_out_how how;
 	pte_t swp;
 	struct sharers sh;
 	enum page_out_result r;
 };
 
-/* The entry: if it maps the frame, age it or swap it out. */
-static int page_out_pte(struct walk *w)
+/* Accessed since the last look: a second chance, A cleared (no flush for
+ * A, as Linux's ptep_clear_flush_young on x86). */
+static enum page_out_result page_out_age(struct walk *w, struct page_out_arg *a, pte_t e)
 {
-	struct page_out_arg *a = w->arg;
-	pte_t e = pte_read(w->ep);
-	if (!small_leaf(w, "pgt_page_out") || !pte_present(e) || pa_to_page(pte_addr(e)) != a->pg)
-		return 0;
-	if (pte_accessed(e) || !a->swp) {
-		a->r = pte_accessed(e) ? PAGE_OUT_YOUNG : PAGE_OUT_OLD;
-		if (!pte_accessed(e))
-			return 0;
-		if (a->sh.pt)   /* no flush for A, as Linux's ptep_clear_flush_young on x86 */
-			pt_modify_shared_leaf(w->ep, verb_mkold, NULL);
-		else
-			pt_modify_leaf(w->pgt, w->va, w->ep, verb_mkold, NULL);
-		return 0;
-	}
+	if (!pte_accessed(e))
+		return PAGE_OUT_OLD;
+	if (a->sh.pt)
+		pt_modify_shared_leaf(w->ep, verb_mkold, NULL);
+	else
+		pt_modify_leaf(w->pgt, w->va, w->ep, verb_mkold, NULL);
+	return PAGE_OUT_YOUNG;
+}
+
+/* Not accessed: the swap entry in its place, for every sharer. */
+static enum page_out_result page_out_swap(struct walk *w, struct page_out_arg *a)
+{
 	swap_slot_dup(a->swp);
 	if (a->sh.pt) {
 		tlb_reach_sharers(a->b);
@@ -443,7 +444,42 @@ static int page_out_pte(struct walk *w)
 		pt_xchg_leaf(w->pgt, w->va, w->ep, PGL_PT, a->swp);
 	}
 	tlb_defer_put(a->b, w->va, a->pg);
-	a->r = PAGE_OUT_DONE;
+	return PAGE_OUT_DONE;
+}
+
+/* A lazy-free page: cleared if clean and referenced by this entry and the
+ * caller's hold only, not in the swap cache (a reference comes only through an entry, under this
+ * PT page's lock, which is held: none can come before the clear). */
+static enum page_out_result page_out_discard(struct walk *w, struct page_out_arg *a, pte_t e)
+{
+	if (pte_dirty(e))
+		return PAGE_OUT_DIRTY;
+	if (atomic_load(&a->pg->refcount) != 1 + anon_unmapped_refs(a->pg) ||
+	    page_in_swap_cache(a->pg))      /* MADV_FREE took it out; back since? */
+		return PAGE_OUT_PINNED;
+	if (a->sh.pt)
+		tlb_reach_sharers(a->b);
+	pte_t old = a->sh.pt ? pt_clear_clean_shared_leaf(w->ep)
+			     : pt_clear_clean_leaf(w->pgt, w->va, w->ep);
+	if (pte_dirty(old))                 /* written between the look and the clear */
+		return PAGE_OUT_DIRTY;
+	tlb_defer_put(a->b, w->va, a->pg);
+	return PAGE_OUT_DONE;
+}
+
+/* The entry: if it maps the frame, what a->how says. */
+static int page_out_pte(struct walk *w)
+{
+	struct page_out_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	if (!small_leaf(w, "pgt_page_out") || !pte_present(e) || pa_to_page(pte_addr(e)) != a->pg)
+		return 0;
+	if (a->how == PAGE_OUT_DISCARD)
+		a->r = page_out_discard(w, a, e);
+	else if (a->how == PAGE_OUT_AGE || pte_accessed(e))
+		a->r = page_out_age(w, a, e);
+	else
+		a->r = page_out_swap(w, a);
 	return 0;
 }
 
@@ -462,9 +498,11 @@ static const struct walk_ops page_out_ops = {
 	.lock_leaves = true,
 };
 
-enum page_out_result pgt_page_out(struct tlb_batch *b, vaddr_t va, struct page *pg, pte_t swp)
+enum page_out_result pgt_page_out(struct tlb_batch *b, vaddr_t va, struct page *pg,
+				  enum page_out_how how, pte_t swp)
 {
-	struct page_out_arg a = { .b = b, .pg = pg, .swp = swp, .r = PAGE_OUT_NOT_MAPPED };
+	struct page_out_arg a = { .b = b, .pg = pg, .how = how, .swp = swp,
+				  .r = PAGE_OUT_NOT_MAPPED };
 	struct walk w = { .ops = &page_out_ops, .pgt = b->pgt, .arg = &a };
 	spin_lock(&b->pgt->unshare_lock);   /* as pgt_unmap's PGT_ALL_SHARERS */
 	walk_range(&w, va, va + PAGE_SIZE);

@@ -2,7 +2,6 @@
  * functions through which every entry write passes (see mm/pt/ptpage.h). */
 #include "mm/pt/ptpage.h"
 #include "mm/frame/buddy.h"
-#include "mm/pt/lazyfree_rec.h"
 #include "mm/frame/phasetime.h"
 #include "mm/pt/pgtable.h"
 #include "mm/frame/swap.h"
@@ -123,29 +122,26 @@ static struct page *leaf_private(struct page *pt, vaddr_t va)
 	return pt;
 }
 
-/* Before leaf *ep of pgt (mapping va) becomes e: the table must be
- * private, and an entry that stops being a page's lazy-free mapping drops
- * its record. Returns the table page. */
-static struct page *leaf_prepare(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level,
-				 pte_t e, const void *caller)
+/* Before leaf *ep (mapping va) becomes e: the table must be private.
+ * Returns the table page. */
+static struct page *leaf_prepare(vaddr_t va, pte_t *ep, int level, pte_t e, const void *caller)
 {
 	struct page *pt = leaf_private(table_of(ep, level, caller), va);
-	pte_t old = pte_read(ep);
-	if (pte_addr(old) != pte_addr(e) || !pte_lazyfree(e))
-		lazyfree_forget(pgt, va, old);   /* stops being the lazy-free mapping */
-	account(pt, level, old, e, caller);
+	account(pt, level, pte_read(ep), e, caller);
 	return pt;
 }
 
 void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e)
 {
-	leaf_prepare(pgt, va, ep, level, e, __builtin_return_address(0));
+	(void)pgt;   /* the entry's address space: the callers name it, nothing here needs it */
+	leaf_prepare(va, ep, level, e, __builtin_return_address(0));
 	pv_set_entry(ep, level, e);
 }
 
 pte_t pt_xchg_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e)
 {
-	leaf_prepare(pgt, va, ep, level, e, __builtin_return_address(0));
+	(void)pgt;
+	leaf_prepare(va, ep, level, e, __builtin_return_address(0));
 	if (level == PGL_PT)
 		return pv_xchg_pte(ep, e);
 	pte_t old = pte_read(ep);   /* a large page: kernel only, A/D unused */
@@ -155,7 +151,8 @@ pte_t pt_xchg_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_
 
 void pt_leaf_account(struct pagetable *pgt, vaddr_t va, pte_t *ep, pte_t e, const void *caller)
 {
-	leaf_prepare(pgt, va, ep, PGL_PT, e, caller);
+	(void)pgt;
+	leaf_prepare(va, ep, PGL_PT, e, caller);
 }
 
 void pt_leaf_bug(pte_t *ep, vaddr_t va, const void *caller)
@@ -221,6 +218,37 @@ pte_t pt_xchg_shared_leaf(pte_t *ep, pte_t e)
 	return old;
 }
 
+/* Clear *ep of PT page pt if it is present and clean (see
+ * pt_clear_clean_leaf): compare-exchange, again when an MMU set A or D
+ * meanwhile. */
+static pte_t clear_if_clean(struct page *pt, pte_t *ep, const void *caller)
+{
+	pte_t old = pte_read(ep);
+	while (pte_present(old) && !pte_dirty(old)) {
+		pte_t seen = pv_cmpxchg_pte(ep, old, 0);
+		if (seen == old) {
+			account(pt, PGL_PT, old, 0, caller);
+			return old;
+		}
+		old = seen;
+	}
+	return old;
+}
+
+pte_t pt_clear_clean_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep)
+{
+	const void *caller = __builtin_return_address(0);
+	(void)pgt;
+	return clear_if_clean(leaf_private(table_of(ep, PGL_PT, caller), va), ep, caller);
+}
+
+pte_t pt_clear_clean_shared_leaf(pte_t *ep)
+{
+	const void *caller = __builtin_return_address(0);
+	return clear_if_clean(shared_leaf_table(ep, "pt_clear_clean_shared_leaf without the "
+						"table's lock", caller), ep, caller);
+}
+
 pte_t pt_modify_shared_leaf(pte_t *ep, pte_modify_fn f, const void *arg)
 {
 	const void *caller = __builtin_return_address(0);
@@ -282,11 +310,9 @@ struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level)
 	return t;
 }
 
-struct page *pt_table_unlink_shared(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va)
+struct page *pt_table_unlink_shared(struct pagetable *pgt, pte_t *ep, int level)
 {
 	struct page *t = pa_to_page(pte_addr(pte_read(ep)));
-	if (level == PGL_PD)
-		lazyfree_forget_table(pgt, t, va);
 	pt_set_table(ep, level, 0);
 	atomic_add(&pgt->nr_tables, -tables_below(t));
 	return t;

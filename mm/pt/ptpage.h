@@ -82,25 +82,26 @@ static inline uint64_t pt_resident(const struct page *pt)
  *     where there was none. Leaf writers under the read lock either unshare
  *     as they go outside a batch, or skip such a page (pgt_unmap with
  *     PGT_KEEP_TABLES: it maps the file's pages alone). Fork, which shares
- *     tables, holds the lock for writing and first drops the lazy-free
- *     records of every PT page it shares (under lazyfree_lock, which
- *     reclaim holds while it works), so reclaim never writes a leaf of a
- *     PT page that became shared.
+ *     tables, holds the lock for writing; reclaim (a page-out, a lazy-free
+ *     discard: pgt_page_out) holds it for reading and writes a shared PT
+ *     page's leaf for all its sharers at once, under the table's lock.
  *
  * A PT page's lock is held by every path that changes its
  * leaf entries in an address space others may use at the same time --
  * fault install, COW break, unmap, protect, MADV_FREE, reclaim, exit
  * teardown, fork's write-protect: the walker takes it around a PT page's
- * entries for walk_ops with lock_leaves (mm/pt/walk.h), reclaim with a trylock.
+ * entries for walk_ops with lock_leaves (mm/pt/walk.h).
  * It orders the software writers of the entries, and with them the present
- * counts and lazy-free records; the MMUs' A/D writes are handled by the
+ * counts; the MMUs' A/D writes are handled by the
  * atomic verbs below. Nothing allocates while holding it (an allocation
  * may reclaim, which takes PT locks), and no other PT lock nests in it.
  * The leaves of a PT page shared by several address spaces are written by
  * two paths only (every other writer unshares first): pt_wrprotect_shared,
  * one atomic write per entry made by an unsharer under the PD page's
- * write-protection; and pt_clear_shared_leaf, an object's page leaving
- * every sharer at once (mm/rmap.h), under the shared page's lock -- which
+ * write-protection; and pt_xchg_shared_leaf / pt_clear_clean_shared_leaf,
+ * a page leaving every sharer at once (an object's truncated page,
+ * mm/rmap.h; a page-out or a lazy-free discard, pgt_page_out), under the
+ * shared page's lock -- which
  * pt_unshare also holds while it copies the page, so no copy keeps an
  * entry being cleared. */
 static inline struct spinlock *pt_lock(struct page *pt)
@@ -140,16 +141,15 @@ pte_t *pt_root(struct pagetable *pgt);
 
 /* Write leaf entry *ep (mapping va at level) of pgt, keeping the present
  * count of its table. Panics if the table is shared (unshare first). An
- * entry that stops being a page's lazy-free mapping drops its record
- * (mm/pt/lazyfree_rec.h). */
+ */
 void pt_set_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep, int level, pte_t e);
 
 /* The read-modify-writes of a live leaf, atomic against the MMUs of all
  * CPUs, which may set Accessed and Dirty in a present entry at any time
  * (docs/smp-and-locking.md): nothing they set before the write is lost,
  * and the entry returned (the one replaced) has every bit they set up to
- * that moment. The bookkeeping is pt_set_leaf's (private table, counts,
- * lazy-free record); the caller holds the PT page's lock.
+ * that moment. The bookkeeping is pt_set_leaf's (private table, counts);
+ * the caller holds the PT page's lock.
  *
  * pt_xchg_leaf     store e; returns the old entry (Linux's ptep_get_and_clear
  *                  with e == 0: pt_get_and_clear). A large page (kernel
@@ -167,25 +167,20 @@ static inline pte_t pt_modify_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep,
 				   pte_modify_fn f, const void *arg);
 
 /* Named pt_modify_leaf verbs; each returns the entry before the change.
- * mkcow: write-protect for copy-on-write (fork); mklazyfree: clean and
- * LAZYFREE (MADV_FREE; the result's D says whether the page was written
- * since the last clean); clear_lazyfree: a kept lazy-free page (reclaim).
- * Inline, as pt_modify_leaf: they run once per page of fork and MADV_FREE. */
+ * mkcow: write-protect for copy-on-write (fork); mkclean: clear D
+ * (MADV_FREE; the result's D says whether the page was written since the
+ * last clean). Inline, as pt_modify_leaf: they run once per page of fork
+ * and MADV_FREE. */
 static inline pte_t verb_mkcow(pte_t e, const void *arg) { (void)arg; return pte_mkcow(e); }
 static inline pte_t verb_mkold(pte_t e, const void *arg) { (void)arg; return pte_mkold(e); }
-static inline pte_t verb_mklazyfree(pte_t e, const void *arg) { (void)arg; return pte_mklazyfree(e); }
-static inline pte_t verb_clear_lazyfree(pte_t e, const void *arg) { (void)arg; return pte_clear_lazyfree(e); }
+static inline pte_t verb_mkclean(pte_t e, const void *arg) { (void)arg; return pte_mkclean(e); }
 static inline pte_t pt_leaf_mkcow(struct pagetable *pgt, vaddr_t va, pte_t *ep)
 {
 	return pt_modify_leaf(pgt, va, ep, verb_mkcow, NULL);
 }
-static inline pte_t pt_leaf_mklazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep)
+static inline pte_t pt_leaf_mkclean(struct pagetable *pgt, vaddr_t va, pte_t *ep)
 {
-	return pt_modify_leaf(pgt, va, ep, verb_mklazyfree, NULL);
-}
-static inline pte_t pt_leaf_clear_lazyfree(struct pagetable *pgt, vaddr_t va, pte_t *ep)
-{
-	return pt_modify_leaf(pgt, va, ep, verb_clear_lazyfree, NULL);
+	return pt_modify_leaf(pgt, va, ep, verb_mkclean, NULL);
 }
 
 /* Write-protect PT entry *ep of a SHARED PT page: e must be the same
@@ -203,13 +198,24 @@ void pt_wrprotect_shared(pte_t *ep, pte_t e);
  * table), or when a page goes out to swap (pt_xchg_shared_leaf with e its
  * swap entry: pgt_page_out). Returns the entry it replaced (0: none); the
  * caller drops its frame's (or slot's) reference, a frame's after a flush
- * of every CPU (tlb_reach_sharers). The tables below a shared PD page have
- * no lazy-free records (fork dropped them), so there is none to drop. */
+ * of every CPU (tlb_reach_sharers). */
 pte_t pt_xchg_shared_leaf(pte_t *ep, pte_t e);
 static inline pte_t pt_clear_shared_leaf(pte_t *ep)
 {
 	return pt_xchg_shared_leaf(ep, 0);
 }
+
+/* Clear PT entry *ep if it is present and clean (D clear), atomically
+ * against the MMUs: a D that one sets before the clear keeps the entry, a
+ * write after it faults (the MMU sets D in the entry, which is gone). The
+ * discard of a lazy-free page (pgt_page_out's PAGE_OUT_DISCARD), under
+ * the table's lock: pt_clear_clean_leaf in pgt's private PT page,
+ * pt_clear_clean_shared_leaf in one that several address spaces use (for
+ * all of them). Returns the entry it found: cleared if it was present and
+ * clean, else left as it is. The frame's reference is the caller's to drop
+ * after the flush. */
+pte_t pt_clear_clean_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep);
+pte_t pt_clear_clean_shared_leaf(pte_t *ep);
 
 /* Replace PT entry *ep of such a table by f(old, arg) for every address
  * space that uses it, atomically against the MMUs (pt_modify_leaf's rule):
@@ -239,15 +245,13 @@ void pt_table_link(struct pagetable *pgt, pte_t *ep, int level, struct page *t, 
  * PT pages below it (nr_tables counts every table an address space reaches). */
 void pt_table_link_shared(struct pagetable *pgt, pte_t *ep, int level, struct page *t);
 
-/* Unlink the shared table that entry *ep (level PGL_PD or PGL_PDPT,
- * covering va) points at (for a PT page, its lazy-free records for pgt go;
- * under a shared PD page there are none, see mm/fork.c) and
- * return it: pgt's share is now the caller's, to drop with pt_table_put
+/* Unlink the shared table that entry *ep (level PGL_PD or PGL_PDPT) of
+ * pgt points at and return it: pgt's share is now the caller's, to drop with pt_table_put
  * AFTER every CPU running pgt flushed (tlb_defer_table): until then the
  * other sharers must not become its sole owner, which may then write it
  * (W back) while stale read-only translations through it remain on
  * pgt's CPUs. O(1) for a PD page. */
-struct page *pt_table_unlink_shared(struct pagetable *pgt, pte_t *ep, int level, vaddr_t va);
+struct page *pt_table_unlink_shared(struct pagetable *pgt, pte_t *ep, int level);
 
 /* Take W away from table entry *ep of a SHARED PD page (pd_unshare, for
  * all its sharers at once: their write-protected PDPT entries already keep
@@ -281,8 +285,8 @@ struct page *pt_table_unlink(struct pagetable *pgt, pte_t *ep, int level);
  * returns per page, which TCG pays dearly: the MADV_FREE call on 1 MiB
  * took 68 us, 35 inline. */
 
-/* The bookkeeping of a leaf write that changes the frame, presence or
- * lazy-free state (pt_set_leaf's, out of line); caller names the call site
+/* The bookkeeping of a leaf write that changes the frame or presence
+ * (pt_set_leaf's, out of line); caller names the call site
  * for the panic. */
 void pt_leaf_account(struct pagetable *pgt, vaddr_t va, pte_t *ep, pte_t e, const void *caller);
 
@@ -291,14 +295,12 @@ void pt_leaf_account(struct pagetable *pgt, vaddr_t va, pte_t *ep, pte_t e, cons
  * is shared). */
 void pt_leaf_bug(pte_t *ep, vaddr_t va, const void *caller);
 
-/* Does old -> e change what the counts and records follow (the frame,
- * presence, being a lazy-free mapping)? The verbs mostly change
- * permissions and software bits only. */
+/* Does old -> e change what the counts follow (the frame, presence, a
+ * swap entry)? The verbs change permissions and software bits only. */
 static inline bool pte_changes_bookkeeping(pte_t old, pte_t e)
 {
 	return pte_addr(e) != pte_addr(old) || pte_mapped(e) != pte_mapped(old) ||
-	       pte_is_swap(e) != pte_is_swap(old) ||
-	       (pte_lazyfree(old) && !pte_lazyfree(e));
+	       pte_is_swap(e) != pte_is_swap(old);
 }
 
 static inline pte_t pt_modify_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep,

@@ -36,7 +36,7 @@ static int leaf_count(struct walk *w)
 	pte_t e = pte_read(w->ep);
 	n->leaf_present++;
 	n->leaf_cow += pte_cow(e);
-	n->leaf_lazyfree += pte_lazyfree(e);
+	n->leaf_lazyfree += page_lazyfree_mapping(pa_to_page(pte_addr(e)), e);
 	n->leaf_file += pte_file(e);
 	n->leaf_zero += pte_maps_zero(e);
 	return 0;

@@ -221,7 +221,6 @@ int pt_share_into(struct pagetable *pgt, pte_t *slot, struct page *pt)
 struct fork_arg {
 	struct pagetable *dst;
 	unsigned flags;       /* PGT_SHARE_* */
-	pgt_share_fn before;  /* the caller's, before a table is shared */
 	struct tlb_batch *b;  /* the parent's */
 	pte_t *dst_pd;        /* the child's PD table for the 1 GiB at dst_pd_base */
 	vaddr_t dst_pd_base;
@@ -267,15 +266,12 @@ static bool fork_shares_pd(struct walk *w, const struct fork_arg *a)
 	return (a->flags & PGT_SHARE_PD) || pt_needs_unshare(pte_read(w->ep), w->va);
 }
 
-/* Give the child the parent's table under *w->ep (level, mapping the
- * `size` bytes at base): the caller's `before` first, then the child's
+/* Give the child the parent's table under *w->ep (level): the child's
  * slot (allocated), then the parent's entry write-protected (noted in the
  * batch) and the table installed in the child with one more sharer. */
 static int fork_share(struct walk *w, struct fork_arg *a, int level)
 {
 	vaddr_t size = pgl_entry_size(level), base = ALIGN_DOWN(w->va, size);
-	if (a->before)
-		a->before(w->pgt, base, base + size);
 	pte_t *slot = child_slot(a, w->va, level);
 	if (!slot)
 		return -ENOMEM;
@@ -323,9 +319,9 @@ static int share_pdpte(struct walk *w)
 static const struct walk_ops share_ops = { .pdpte = share_pdpte, .pde = share_pde };
 
 int pgt_share(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
-	      unsigned flags, pgt_share_fn before)
+	      unsigned flags)
 {
-	struct fork_arg a = { .dst = dst, .flags = flags, .before = before, .b = b };
+	struct fork_arg a = { .dst = dst, .flags = flags, .b = b };
 	struct walk w = { .ops = &share_ops, .pgt = b->pgt, .arg = &a, .leaf_level = PGL_PD };
 	return walk_range(&w, start, end);
 }

@@ -109,20 +109,15 @@ int pt_share_into(struct pagetable *pgt, pte_t *slot, struct page *pt);
 #define PGT_SHARE_MAPSHARED 0x2   /* a MAP_SHARED range: chunks it covers in
 				     part are copied as shared mappings */
 
-/* Called by pgt_share for [start, end) of src (a 2 MiB chunk, or the
- * 1 GiB of a PD page) before its table is shared: the caller's own
- * bookkeeping (fork drops the lazy-free records there). */
-typedef void (*pgt_share_fn)(struct pagetable *src, vaddr_t start, vaddr_t end);
-
 /* Give dst the tables of b->pgt (src) for [start, end), in src's TLB batch
  * b: the PD page of the 1 GiB whole with PGT_SHARE_PD (or when it is
  * already shared), else every PT page whose 2 MiB lies inside the range
  * (or is already shared) -- src's entry write-protected (noted in b), one
- * more sharer, `before` called first -- and the rest copied entry by entry
+ * more sharer -- and the rest copied entry by entry
  * (pgt_copy: src's PT pages there are private, as only a shared one may be
  * met partly). dst's tables are allocated as it goes. 0, or -ENOMEM (dst
  * partly filled: pgt_destroy frees it). */
 int pgt_share(struct tlb_batch *b, struct pagetable *dst, vaddr_t start, vaddr_t end,
-	      unsigned flags, pgt_share_fn before);
+	      unsigned flags);
 
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "tests/unit/host_mm.h"
 #include "mm/pt/kvm.h"
-#include "mm/lazyfree.h"
+#include "mm/frame/lru.h"
 #include "mm/vma.h"
 #include "mm/pt/share.h"
 #include "mm/pt/pgtable.h"
@@ -219,6 +219,21 @@ struct page *host_pt_of(struct pagetable *pgt, vaddr_t va)
 	return ptpage_of(ep);
 }
 
+enum page_out_result host_discard(struct pagetable *pgt, vaddr_t va)
+{
+	paddr_t pa;
+	if (!pgt_lookup(pgt, va, &pa, NULL))
+		return PAGE_OUT_NOT_MAPPED;
+	struct page *pg = pa_to_page(pa);
+	ck_assert(page_hold(pg));
+	struct tlb_batch b;
+	tlb_begin(&b, pgt);
+	enum page_out_result r = pgt_page_out(&b, va, pg, PAGE_OUT_DISCARD, 0);
+	tlb_end(&b);
+	page_let_go(pg);
+	return r;
+}
+
 int host_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags)
 {
 	int r = pgt_unshare(pgt, start, end, PGT_KEEP_WHOLE);
@@ -271,7 +286,7 @@ int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const st
 	flags |= v->flags & VM_SHARED ? PGT_SHARE_MAPSHARED : 0;
 	struct tlb_batch b;
 	tlb_begin(&b, src);
-	int r = pgt_share(&b, dst, v->start, v->end, flags, lazyfree_forget_range);
+	int r = pgt_share(&b, dst, v->start, v->end, flags);
 	tlb_end(&b);
 	pgt_release_stale(src);   /* as as_unlock_write does */
 	return r;

@@ -9,6 +9,7 @@
 #include "lib/types.h"
 #include "mm/frame/page.h"
 #include "mm/rmap.h"
+#include "mm/pt/pgtable.h"
 
 /* Fake kernel image inside simulated memory: [HOST_IMAGE_PA, +HOST_IMAGE_LEN)
  * at KERNEL_VMA + pa: text, rodata, data, 16 KiB each. */
@@ -71,6 +72,12 @@ int host_unmap(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned flags
 int host_protect(struct pagetable *pgt, vaddr_t start, vaddr_t end, unsigned prot,
 		 unsigned flags);
 void host_replace(struct pagetable *pgt, vaddr_t va, paddr_t pa, unsigned prot);
+
+/* Reclaim's step at the lazy-free page mapped at va of pgt, as
+ * lazyfree_reclaim takes it (mm/lazyfree.c: the page held, one batch):
+ * pgt_page_out with PAGE_OUT_DISCARD. PAGE_OUT_NOT_MAPPED if nothing is
+ * mapped at va. */
+enum page_out_result host_discard(struct pagetable *pgt, vaddr_t va);
 
 /* fork's two steps as mm/fork.c takes them (prepare, then the change in
  * src's batch): the copy-on-write copy of [start, end) (flags: VM_SHARED

@@ -14,7 +14,6 @@
 #include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/pt/share.h"
-#include "mm/lazyfree.h"
 #include "mm/memstat.h"
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
@@ -299,22 +298,19 @@ START_TEST(test_mixed_strategies)
 }
 END_TEST
 
-/* The parent's lazy-free records below a PD page it shares go at fork
- * (no record lives below a shared PD page); reclaim then frees nothing
- * the child maps. */
-START_TEST(test_lazyfree_records_go_at_fork)
+/* Below a PD page fork shares whole: reclaim's discard reaches the entry
+ * through the shared PD and PT pages, for both address spaces. */
+START_TEST(test_lazyfree_discard_below_shared_pd)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	map_anon(p, BASE, 6);
-	lazyfree_range(p, BASE, BASE + 6 * PAGE_SIZE);
-	ck_assert_uint_eq(lazyfree_stats.pages, 6);
 	struct vma v = vma_of(1);
 	ck_assert_int_eq(host_fork_share_flags(c, p, &v, PGT_SHARE_PD), 0);
-	ck_assert_uint_eq(lazyfree_stats.pages, 0);
-	ck_assert_uint_eq(lazyfree_check(), 0);
-	lazyfree_range(c, BASE, BASE + 6 * PAGE_SIZE);   /* shared: skipped */
-	ck_assert_uint_eq(lazyfree_stats.pages, 0);
+	ck_assert_int_eq(host_discard(c, BASE + 2 * PAGE_SIZE), PAGE_OUT_DONE);
+	ck_assert(!pgt_lookup(p, BASE + 2 * PAGE_SIZE, NULL, NULL));
 	ck_assert_uint_eq(read_at(c, BASE + 5 * PAGE_SIZE), 6);
+	ck_assert_uint_eq(read_at(p, BASE + 5 * PAGE_SIZE), 6);
+	ck_assert_uint_eq(pgt_rss(p), 5);
 	pgt_destroy(p);
 	pgt_destroy(c);
 	host_assert_no_leak();
@@ -375,7 +371,7 @@ int main(void)
 	tcase_add_test(tc, test_unmap_whole_and_part);
 	tcase_add_test(tc, test_unmap_drops_share_after_flush);
 	tcase_add_test(tc, test_mixed_strategies);
-	tcase_add_test(tc, test_lazyfree_records_go_at_fork);
+	tcase_add_test(tc, test_lazyfree_discard_below_shared_pd);
 	tcase_add_test(tc, test_pss_halves);
 	tcase_add_test_raise_signal(tc, test_checker_catches_writable_pdpte, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_table_write_into_shared_pd_panics, SIGABRT);

@@ -9,7 +9,6 @@
 #include "lib/errno.h"
 #include "mm/as.h"
 #include "mm/pt/share.h"
-#include "mm/lazyfree.h"
 #include "mm/pt/tlb.h"
 #include "mm/pt/pgtable.h"
 #include "mm/pt/ptpage.h"
@@ -317,49 +316,48 @@ START_TEST(test_unmap_protect_enomem_change_nothing)
 END_TEST
 
 /* Reclaim after fork shared a PT page holding lazy-free pages (issue 14,
- * defect 2): fork drops the records of the PT page it shares (issue 35,
- * defect 3), so reclaim finds nothing of it, and the shared PT page is
- * reachable through read-only PD entries only. */
+ * defect 2): the discard clears the one entry for both address spaces
+ * (pgt_page_out writes a shared PT page for all its sharers), the PT page
+ * stays shared and reachable through read-only PD entries only -- reclaim
+ * never unshares and never gives a PD entry its W bit back (issue 35,
+ * defect 3). */
 START_TEST(test_reclaim_inside_fork_keeps_pd_readonly)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	map_anon(p, BASE, 8);
-	lazyfree_range(p, BASE + PAGE_SIZE, BASE + 8 * PAGE_SIZE);
 	struct vma v = vma_of(BASE, BASE + CHUNK);
 	ck_assert_int_eq(host_fork_share(c, p, &v), 0);
-	reclaim_lazyfree(100);
-	ck_assert_uint_eq(lazyfree_stats.discarded, 0);   /* no record left to reclaim */
-	ck_assert_uint_eq(lazyfree_stats.pages, 0);
+	pgt_activate(p);
+	int flushes0 = host_pv.flush_one + host_pv.flush_user;
+	for (int i = 1; i < 8; i++)
+		ck_assert_int_eq(host_discard(p, BASE + i * PAGE_SIZE), PAGE_OUT_DONE);
+	ck_assert_int_gt(host_pv.flush_one + host_pv.flush_user, flushes0);
+	ck_assert_uint_eq(pgt_rss(c), 1);
+	ck_assert_uint_eq(pgt_rss(p), 1);
 	ck_assert_ptr_eq(pt_of(p, BASE), pt_of(c, BASE));
 	ck_assert_uint_eq(pt_of(p, BASE)->pt.share, 2);
 	ck_assert(!pte_writable(*pde_of(p, BASE)) && !pte_writable(*pde_of(c, BASE)));
+	pgt_activate(&kernel_pgt);
 	destroy_both(c, p);
 }
 END_TEST
 
-/* Reclaim never gives a write-protected PD entry its W bit back (it finds
- * no record under one: fork dropped them), and leaves a PT page it empties
- * linked (issue 35, defect 3), flushing what it discarded. */
+/* A PT page reclaim empties stays linked (issue 35, defect 3: reclaim
+ * changes leaves only), and its PD entry keeps what it had: read-only
+ * after the other sharer left. */
 START_TEST(test_reclaim_keeps_wrprotect_frees_empty_pt)
 {
 	struct pagetable *p = pgt_create(), *c = pgt_create();
 	map_anon(p, BASE, 8);
-	lazyfree_range(p, BASE + PAGE_SIZE, BASE + 8 * PAGE_SIZE);
 	struct vma v = vma_of(BASE, BASE + CHUNK);
 	ck_assert_int_eq(host_fork_share(c, p, &v), 0);
 	pgt_destroy(c);                          /* share 1, PD entry still read-only */
-	reclaim_lazyfree(100);
-	ck_assert_uint_eq(lazyfree_stats.discarded, 0);
-	ck_assert(!pte_writable(*pde_of(p, BASE)));
-	lazyfree_range(p, BASE, BASE + 8 * PAGE_SIZE);   /* unshares (W back), marks 8 */
-	pgt_activate(p);
-	int flushes0 = host_pv.flush_one + host_pv.flush_user;
 	uint64_t tables0 = p->nr_tables;
-	reclaim_lazyfree(100);
-	ck_assert_uint_eq(lazyfree_stats.discarded, 8);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(host_discard(p, BASE + i * PAGE_SIZE), PAGE_OUT_DONE);
+	ck_assert(!pte_writable(*pde_of(p, BASE)));
 	ck_assert_uint_eq(p->nr_tables, tables0);       /* the emptied PT page stays */
-	ck_assert_int_gt(host_pv.flush_one + host_pv.flush_user, flushes0);
-	pgt_activate(&kernel_pgt);
+	ck_assert_uint_eq(pgt_rss(p), 0);
 	pgt_destroy(p);
 	host_assert_no_leak();
 }
@@ -391,7 +389,7 @@ START_TEST(test_fork_flushes_in_parent_batch)
 	ck_assert(pte_writable(leaf_of(p, BASE + CHUNK)));
 	struct tlb_batch b;
 	tlb_begin(&b, p);
-	ck_assert_int_eq(pgt_share(&b, c, v.start, v.end, 0, lazyfree_forget_range), 0);
+	ck_assert_int_eq(pgt_share(&b, c, v.start, v.end, 0), 0);
 	ck_assert(!pte_writable(*pde_of(p, BASE)));
 	ck_assert(pte_cow(leaf_of(p, BASE + CHUNK)));
 	ck_assert_int_eq(host_pv.flush_one + host_pv.flush_user + host_pv.flush_all, flushes);

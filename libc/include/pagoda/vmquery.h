@@ -27,7 +27,7 @@
 
 /* Bits of pagoda_vmquery.soft: Pagoda's software PTE state. */
 #define VMQ_COW       0x1u  /* private page shared copy-on-write             */
-#define VMQ_LAZYFREE  0x2u  /* MADV_FREE'd, discardable while clean           */
+#define VMQ_LAZYFREE  0x2u  /* on the lazy list (MADV_FREE'd): dropped if clean */
 #define VMQ_FILE      0x4u  /* backed by a file (initrd) frame                */
 #define VMQ_DIRTY     0x8u  /* hardware dirty bit                             */
 #define VMQ_ACCESSED  0x10u /* hardware accessed bit                          */

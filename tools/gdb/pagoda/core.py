@@ -134,10 +134,24 @@ def field(value, name, what):
     return value[name]
 
 
+def member_offset(t, member):
+    """Byte offset of `member` in struct type t, looking inside anonymous
+    unions and structs (struct page's link is in one); None if absent."""
+    for f in t.fields():
+        if f.name == member:
+            return f.bitpos // 8
+        if f.name is None and f.type.strip_typedefs().code in (gdb.TYPE_CODE_UNION,
+                                                               gdb.TYPE_CODE_STRUCT):
+            inner = member_offset(f.type.strip_typedefs(), member)
+            if inner is not None:
+                return f.bitpos // 8 + inner
+    return None
+
+
 def container_of(ptr, type_name, member):
     """The struct type_name whose member `member` lives at address ptr."""
     t = gdb.lookup_type(type_name)
-    off = next((f.bitpos // 8 for f in t.fields() if f.name == member), None)
+    off = member_offset(t, member)
     if off is None:
         raise PagodaError("%s has no member '%s'" % (type_name, member))
     return gdb.Value(int(ptr) - off).cast(t.pointer()).dereference()

@@ -21,12 +21,13 @@ from . import headers
 from . import names as N
 from . import pte
 from .core import REPO_ROOT, Command, PagodaError, out, symbol_value, to_int
-from .frames import frame_db, pt_counts, pt_sharers
+from .frames import frame_db, page, pt_counts, pt_sharers, type_name
 from .layout import read_u64s
 from .paging import tables
 from .proc import USER_END, address_space_cr3, find_process, processes
 from .pte import LEVEL_NAMES, PT
 
+PAGE_HEADER = "mm/frame/page.h"
 LEVEL_COLOURS = {4: "#dbe8f6", 3: "#e4f2dc", 2: "#fdf3cf", 1: "#ffffff"}
 SHARED_COLOUR = "#f8c08a"
 HEADER = ['digraph pagetables {',
@@ -45,12 +46,23 @@ def zero_page_pa():
     return int(zp - frames) << 12 if int(zp) else None
 
 
+def lazy_mapping(e):
+    """Is entry e a lazy-free page's clean entry (page_lazyfree_mapping:
+    its frame on the lazy list, AF_LAZYFREE, and D clear)?"""
+    if e & pte.D or not e & pte.P:
+        return False
+    pg = page(pte.frame_addr(e, PT) >> 12)
+    return type_name(pg).endswith("ANON") and \
+        bool(int(pg["aflags"]) & headers.require(PAGE_HEADER, "AF_LAZYFREE"))
+
+
 def leaf_summary(pt_pa, zero_pa):
     """{present, cow, lazy, file, zero, swap}: the entries of the PT page at
     pt_pa that map a frame (pte.is_mapped), how many of them carry each
-    software state, and its swap entries (pages out on swap)."""
+    software state or map a lazy-free page, and its swap entries (pages out
+    on swap)."""
     masks = {k: headers.require(pte.PTE_HEADER, "PTE_" + name)
-             for k, name in (("cow", "COW"), ("lazy", "LAZYFREE"), ("file", "FILE"))}
+             for k, name in (("cow", "COW"), ("file", "FILE"))}
     s = dict(present=0, cow=0, lazy=0, file=0, zero=0, swap=0)
     for e in read_u64s(pt_pa, pte.ENTRIES):
         s["swap"] += pte.is_swap(e, PT)
@@ -60,6 +72,7 @@ def leaf_summary(pt_pa, zero_pa):
         for k, m in masks.items():
             s[k] += bool(e & m)
         s["zero"] += pte.frame_addr(e, PT) == zero_pa
+        s["lazy"] += lazy_mapping(e)
     return s
 
 

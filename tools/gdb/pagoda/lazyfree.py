@@ -1,52 +1,58 @@
-"""pagoda.lazyfree -- pg-lazyfree: the MADV_FREE lazy-free list (mm/lazyfree.h).
+"""pagoda.lazyfree -- pg-lazyfree: the pages MADV_FREE gave up (mm/lazyfree.h).
 
-Each record on lazyfree_list covers one PT page of one address space (2 MiB
-at rec.va) and has a bit per lazy-free page in it (rec.lazy[]); the page's
-state is in its leaf entry: LAZYFREE set, and the hardware dirty bit D clear
-until the program writes the page again.
+A lazy-free page is an anonymous frame on the replacement lists' lazy list
+(lru_lists[LRU_LAZY], mm/frame/lru.h; AF_LAZYFREE in its flags). Nothing in
+the page table says "lazy": the entry is only clean. Reclaim takes the list
+oldest first and finds each page's entry through the reverse map: still
+clean, the entry is cleared and the frame freed; dirty (written since
+MADV_FREE), the page is kept as normal memory.
 """
+import gdb
+
 from . import names as N
 from . import pte
-from .core import Command, PagodaError, list_entries, out, symbol_value
-from .paging import walk
-from .proc import owner_of, pagetable_cr3
+from .core import Command, list_entries, lookup_type, out, symbol_value
+from .frames import frame_db
+from .proc import owner_of
+from .rmap import anon_places, anon_vma_of
 
 
-PAGE = 4096
-BITS = 64
+def lazy_list():
+    """(the lazy list's head, its length as the kernel counts it)."""
+    l = int(gdb.parse_and_eval(N.LRU_LAZY))
+    return symbol_value(N.LRU_LISTS, N.PROVIDER_LAZYFREE)[l], \
+        int(symbol_value(N.LRU_NR, N.PROVIDER_LAZYFREE)[l])
 
 
-def record_pages(rec):
-    """The virtual addresses of the pages record rec counts, in order."""
-    base, words = int(rec["va"]), rec["lazy"]
-    n = words.type.sizeof // words[0].type.sizeof
-    return [base + (w * BITS + b) * PAGE for w in range(n)
-            for b in range(BITS) if int(words[w]) >> b & 1]
+def page_pfn(pg):
+    frames, _ = frame_db()
+    return (int(pg.address) - int(frames)) // pg.type.sizeof
 
 
-def entry_state(cr3, va):
-    """(leaf entry or None, what reclaim would do with it)."""
-    last = walk(cr3, va)[-1]
-    e = last.entry
-    if last.level != pte.PT or not pte.is_mapped(e):
-        return None, "NOT MAPPED (stale record?)"
-    names = pte.flag_names(e, pte.PT)
-    if "LAZYFREE" not in names:
-        return e, "no LAZYFREE bit (stale record?)"
-    return e, "dirty: rewritten, reclaim keeps it" if e & pte.D else "clean: reclaim may discard it"
+def mapping(pg, pa):
+    """(owner, va, entry) of the first entry that maps pg, or None."""
+    av, avp, index = anon_vma_of(pg)
+    if not av:
+        return None
+    for v, va, last in anon_places(avp, index):
+        if va is not None and last.level == pte.PT and last.entry & pte.P \
+                and pte.frame_addr(last.entry, pte.PT) == pa:
+            aspace = gdb.Value(int(v["as"])).cast(lookup_type(N.ADDRSPACE, N.PROVIDER_LAZYFREE).pointer())
+            return owner_of(aspace.dereference()[N.AS_PGT]), va, last.entry
+    return None
 
 
 class PgLazyfree(Command):
     """Show the lazy-free list: pages given back with MADV_FREE.
 
 Usage: pg-lazyfree [MAX]
-Walks the kernel's lazy-free list oldest first, the order reclaim takes
-them (one record per PT page, its pages in address order), and prints up to
-MAX pages (default 50): the process and virtual address, the frame, the
-leaf entry and what reclaim would do with the page:
-discard it if the dirty bit D is still clear (nobody wrote it since
-MADV_FREE), keep it if D is set. Ends with the count, and a warning if it
-differs from lazyfree_stats.pages (what meminfo shows as LazyFree)."""
+Walks the kernel's lazy list oldest first, the order reclaim takes the
+pages, and prints up to MAX of them (default 50): the process and virtual
+address of the entry mapping it (found through its anon_vma), the frame,
+the entry and what reclaim would do with the page: discard it if the
+dirty bit D is still clear (nobody wrote it since MADV_FREE), keep it if D
+is set. Ends with the count, and a warning if it differs from the list's
+length as the kernel counts it (what meminfo shows as LazyFree)."""
 
     NAME = "pg-lazyfree"
 
@@ -54,30 +60,30 @@ differs from lazyfree_stats.pages (what meminfo shows as LazyFree)."""
         if len(args) > 1:
             self.usage_error()
         limit = int(args[0], 0) if args else 50
-        head = symbol_value(N.LAZYFREE_LIST, N.PROVIDER_LAZYFREE)
+        head, counted = lazy_list()
         n = 0
-        for rec in list_entries(head, N.LAZYFREE_REC, "link"):
-            for va in record_pages(rec):
-                if n < limit:
-                    self.show(rec, va)
-                n += 1
+        for pg in list_entries(head, N.PAGE_STRUCT, N.PAGE_LINK):
+            if n < limit:
+                self.show(pg)
+            n += 1
         if n > limit:
             out("  ... %d more" % (n - limit))
         out("%d page(s) on the lazy-free list" % n)
-        try:
-            kept = int(symbol_value(N.LAZYFREE_STATS, N.PROVIDER_LAZYFREE)["pages"])
-        except PagodaError:
-            return
-        if kept != n:
-            out("warning: %s.pages says %d" % (N.LAZYFREE_STATS, kept))
+        if counted != n:
+            out("warning: %s[%s] says %d" % (N.LRU_NR, N.LRU_LAZY, counted))
 
     @staticmethod
-    def show(rec, va):
+    def show(pg):
         """One page's line: owner, address, frame, entry, reclaim's verdict."""
-        e, state = entry_state(pagetable_cr3(rec["pgt"]), va)
-        pfn = pte.frame_addr(e, pte.PT) >> 12 if e is not None else 0
-        out("  %-22s VA %#014x  PFN %#8x  pte %s  %s"
-            % (owner_of(rec["pgt"]), va, pfn, "%#018x" % e if e is not None else "-", state))
+        pfn = page_pfn(pg)
+        found = mapping(pg, pfn << 12)
+        if found is None:
+            out("  %-22s VA %-14s  PFN %#8x  pte %-18s  %s"
+                % ("-", "-", pfn, "-", "unmapped (being freed or swapped in)"))
+            return
+        who, va, e = found
+        out("  %-22s VA %#014x  PFN %#8x  pte %#018x  %s"
+            % (who, va, pfn, e, "dirty" if e & pte.D else "clean"))
 
 
 PgLazyfree()

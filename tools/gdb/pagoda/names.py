@@ -22,7 +22,7 @@ PT_LEVEL = "level"
 PT_TEXT = "text"                  # PT page published as shared text: its record holds a share
 PT_ZERO = "zero"                  # PT page: present entries mapping the zero page
 ZERO_FRAME_PA = "zero_frame_pa"   # mm/pt/ptpage.c: the shared zero page
-PAGE_LINK = "link"                # struct list: buddy / lazy-free list links
+PAGE_LINK = "link"                # struct list: buddy / LRU list links
 PROVIDER_MM = "it comes with the frame database (mm/frame/page.h)"
 ZERO_PAGE = "zero_page"           # mm/fault.c: struct page * of the shared zero page
 PROVIDER_FAULT = "it comes with the shared zero page (mm/fault.c)"
@@ -39,11 +39,11 @@ PGT_ROOT = "root"                 # struct pagetable.root: struct page of the PM
 KERNEL_PGT = "kernel_pgt"
 PROVIDER_PROC = "it comes with processes (kernel/proc.h)"
 
-# mm/ lazy-free list (MADV_FREE) and arch/ pv_ops call sites.
-LAZYFREE_LIST = "lazyfree_list"   # struct list of records, oldest first
-LAZYFREE_REC = "struct lazyfree_rec"   # .link (list), .pgt, .va (2 MiB), .lazy[] (a bit per page)
-LAZYFREE_STATS = "lazyfree_stats"      # .pages = pages the records count
-PROVIDER_LAZYFREE = "it comes with MADV_FREE (mm/madvise.c, mm/reclaim.c)"
+# mm/ replacement lists (the lazy one: MADV_FREE) and arch/ pv_ops call sites.
+LRU_LISTS = "lru_lists"           # struct list[LRU_LISTS]: struct page via .link, oldest first
+LRU_NR = "lru_nr"                 # uint64_t[LRU_LISTS]: their lengths
+LRU_LAZY = "LRU_LAZY"             # enum lru_list: the lazy-free pages' list
+PROVIDER_LAZYFREE = "it comes with MADV_FREE on the replacement lists (mm/lazyfree.h, mm/frame/lru.h)"
 PVSITES_START = "_pvsites_start"  # linker.ld: the .pvsites section
 PVSITES_END = "_pvsites_end"
 PVSITE_STRUCT = "struct pv_site"  # .addr (site), .len (bytes), .slot (pv_ops slot)

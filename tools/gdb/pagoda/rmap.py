@@ -72,6 +72,28 @@ def entry_text(entry, pa):
     return "not mapped"
 
 
+def anon_vma_of(pg):
+    """(anon_vma pointer as int, its struct, the page's index) of an
+    anonymous page, or (0, None, index) when it is on no reverse map."""
+    anon = pg[N.PAGE_ANON]
+    av, index = int(anon["av"]), int(anon["index"])
+    if av == 0:
+        return 0, None, index
+    return av, gdb.Value(av).cast(lookup_type(N.ANON_VMA, N.PROVIDER_ANON_RMAP).pointer()
+                                  ).dereference(), index
+
+
+def anon_places(avp, index):
+    """For each VMA of anon_vma avp: (vma, va of the index there or None,
+    the last walk step at va or None)."""
+    for v in list_entries(avp[N.ANON_VMAS], N.VMA, N.VMA_ANON_LINK):
+        va = int(v["start"]) + index * PAGE_SIZE - int(v["obj_off"])
+        if not int(v["start"]) <= va < int(v["end"]):
+            yield v, None, None
+            continue
+        yield v, va, walk(vma_cr3(v), va)[-1]
+
+
 def anon_mappers(pa):
     """pg-mappers -p/-v: the VMAs of an anonymous page's anon_vma, the entry
     each reaches and the PT page holding it."""
@@ -79,22 +101,18 @@ def anon_mappers(pa):
     if not type_name(pg).endswith("ANON"):
         raise PagodaError("pg-mappers: frame %#x is not an anonymous page (type %s); for a "
                           "file's page give its object: pg-mappers OBJ INDEX" % (pa, type_name(pg)))
-    anon = pg[N.PAGE_ANON]
-    av, index = int(anon["av"]), int(anon["index"])
+    av, avp, index = anon_vma_of(pg)
     if av == 0:
         raise PagodaError("pg-mappers: anonymous page %#x is on no reverse map yet" % pa)
-    avp = gdb.Value(av).cast(lookup_type(N.ANON_VMA, N.PROVIDER_ANON_RMAP).pointer()).dereference()
     out("anonymous page PA %#x: anon_vma %#x (refs %d), index %#x, refcount %d" % (
         pa, av, int(avp["refs"]), index, int(pg[N.PAGE_REFCOUNT])))
     vmas, entries = 0, {}
-    for v in list_entries(avp[N.ANON_VMAS], N.VMA, N.VMA_ANON_LINK):
+    for v, va, last in anon_places(avp, index):
         vmas += 1
         out(vma_line(v))
-        va = int(v["start"]) + index * PAGE_SIZE - int(v["obj_off"])
-        if not int(v["start"]) <= va < int(v["end"]):
+        if va is None:
             out("    not in this VMA (index outside it)")
             continue
-        last = walk(vma_cr3(v), va)[-1]
         if last.level != pte.PT:
             out("    at %#x: no PT page there" % va)
             continue
