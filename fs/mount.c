@@ -136,9 +136,11 @@ int vfs_mount_root(const char *type, struct blkdev *bdev, const char *source)
 	struct super_block *sb;
 	if (!t)
 		return -ENODEV;
-	int r = t->mount(t, bdev, 0, NULL, &sb);
+	int r = bdev ? blkdev_claim(bdev, t) : 0;
+	if (r == 0)
+		r = t->mount(t, bdev, 0, NULL, &sb);
 	if (r < 0)
-		return r;
+		return r;   /* (no root: boot stops) */
 	root_mount = mount_add(sb, NULL, NULL, source, 0);
 	if (!root_mount)
 		return -ENOMEM;
@@ -201,6 +203,21 @@ static int remount(const struct fs_root *fs, const char *target, unsigned flags)
 	return r;
 }
 
+/* A new super block of t on bdev (NULL for a file system without a disk),
+ * which it claims for t while mounted (blkdev_claim: -EBUSY when a swap
+ * area or another file system type has it; sb_unmounted lets it go). */
+static int mount_new(const struct fs_type *t, struct blkdev *bdev, unsigned flags,
+		     const char *data, struct super_block **sb)
+{
+	int r = bdev ? blkdev_claim(bdev, t) : 0;
+	if (r < 0)
+		return r;
+	r = t->mount(t, bdev, flags, data, sb);
+	if (r < 0 && bdev)
+		blkdev_unclaim(bdev, t);
+	return r;
+}
+
 /* mount(2) with the lock held. */
 static int do_mount(const struct fs_root *fs, const char *source, const char *target,
 		    const char *type, unsigned flags, const char *data)
@@ -223,7 +240,7 @@ static int do_mount(const struct fs_root *fs, const char *source, const char *ta
 	if (!S_ISDIR(at.dentry->inode->mode))
 		r = -ENOTDIR;
 	else if (!sb)
-		r = t->mount(t, bdev, flags, data, &sb);
+		r = mount_new(t, bdev, flags, data, &sb);
 	struct mount *m = NULL;
 	if (r == 0 && !(m = mount_add(sb, at.mnt, at.dentry, t->needs_disk ? source : type,
 				      flags)))
@@ -279,6 +296,17 @@ static void sb_kill(struct super_block *sb)
 	sb_release(sb);
 }
 
+/* The last mount of sb went: written back and released, its disk's claim
+ * let go. */
+static void sb_unmounted(struct super_block *sb)
+{
+	struct blkdev *bdev = sb->bdev;
+	const struct fs_type *t = sb->type;
+	sb_kill(sb);
+	if (bdev)
+		blkdev_unclaim(bdev, t);
+}
+
 static int do_umount(const struct fs_root *fs, const char *target)
 {
 	struct path p;
@@ -304,7 +332,7 @@ static int do_umount(const struct fs_root *fs, const char *target)
 	struct super_block *sb = m->sb;
 	kfree(m);
 	if (last)
-		sb_kill(sb);
+		sb_unmounted(sb);
 	return 0;
 }
 

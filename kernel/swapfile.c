@@ -77,7 +77,17 @@ static int disk_rw(void *dev, uint64_t slot, struct page **pages, unsigned n, en
 	return blk_plug_finish(&p) < 0 ? -EIO : 0;
 }
 
-static const struct swap_io_ops disk_io = { .rw = disk_rw };
+/* The swap code's claim on the disks it uses (blkdev_claim): a disk a file
+ * system is mounted on cannot become a swap area, nor the other way round
+ * (Linux: swapon's and mount's exclusive opens, EBUSY). */
+static const char swap_holder[] = "swap";
+
+static void disk_release(void *dev)
+{
+	blkdev_unclaim(dev, swap_holder);
+}
+
+static const struct swap_io_ops disk_io = { .rw = disk_rw, .release = disk_release };
 
 /* What a swapon or swapoff path names: a disk, or a regular file (its
  * path, with references: put_target). The disk or the file's inode is the
@@ -311,7 +321,11 @@ static long swapon_file(const struct path *path, const char *name, int prio)
 
 static long swapon_disk(struct blkdev *d, const char *name, int prio)
 {
+	if (blkdev_claim(d, swap_holder) < 0)
+		return -EBUSY;          /* a file system is mounted on it */
 	int r = swap_area_add(&disk_io, d, d, d->sectors * SECTOR_SIZE, prio, name, false);
+	if (r < 0)
+		blkdev_unclaim(d, swap_holder);   /* (the area's own claim, if on, stays) */
 	return r < 0 ? r : 0;
 }
 

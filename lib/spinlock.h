@@ -38,6 +38,7 @@ enum lock_rank {
 	LOCK_RANK_RWSEM = 14,     /* a sleeping lock's own guard (lib/rwsem.c) */
 	LOCK_RANK_FILE_LOCKS = 15, /* every inode's advisory locks, their waiters (fs/locks.c): wakes take proc_lock */
 	LOCK_RANK_BLK_QUEUE = 16, /* one disk's request queue (drivers/virtio/virtio_blk.c) */
+	LOCK_RANK_BLK_CLAIM = 16, /* the disks' exclusive holders (drivers/block/blkdev.c): taken alone */
 	LOCK_RANK_BLK_DONE = 17,  /* block requests' completion (drivers/block/blkdev.c): wakes take proc_lock */
 	LOCK_RANK_FUTEX = 18,     /* one futex hash bucket (kernel/futex.c): wakes take proc_lock */
 	LOCK_RANK_SB_INODES = 19, /* one file system's list of inodes (fs/inode.c) */

@@ -13,7 +13,8 @@
  *
  *   area      swapon's and swapoff's errnos: a missing path ENOENT, a disk
  *             that is not a swap area EINVAL, a character device EINVAL,
- *             unknown flags EINVAL, the area on twice EBUSY, swapoff of
+ *             unknown flags EINVAL, the area on twice EBUSY, mounting it
+ *             while on EBUSY (EINVAL once off), swapoff of
  *             something not on EINVAL; /proc/swaps and SwapTotal/SwapFree
  *             show the area (with its priority), and drop it after swapoff
  *   big       (MIB, default 2 x RAM) anonymous memory stamped page by page,
@@ -45,7 +46,8 @@
  *             read back through it; swapoff, then the file is a file again
  *             (written, removed); the test runner's e2fsck finds the disk
  *             clean (swap wrote only the file's blocks); a swap file on
- *             vdb (ext2) mounted: umount EBUSY until swapoff
+ *             vdb (ext2) mounted: umount EBUSY until swapoff; swapon of
+ *             the mounted vdb itself EBUSY (EINVAL once unmounted)
  *   eio       (only when named: vdb a swap area behind QEMU's blkdebug,
  *             tests/qemu/disks.py's "eio" disks, which fails every read of
  *             slot 1024 and every write of slot 1025) a child stamps 2 x
@@ -163,6 +165,19 @@ static volatile uint64_t *map_pages(uint64_t n)
 
 /* ---- area ---- */
 
+/* An active swap disk cannot be mounted (EBUSY: swap holds it, as Linux's
+ * exclusive open), and once swap is off only its contents say no (EINVAL:
+ * no ext2 super block). Called with swap_disk on; leaves it on. */
+static void area_claims_disk(void)
+{
+	CHECK(mkdir("/swapclaim", 0700) == 0);
+	CHECK_ERR(syscall(SYS_mount, swap_disk, "/swapclaim", "ext2", 0L, NULL), EBUSY);
+	CHECK(swapoff(swap_disk) == 0);
+	CHECK_ERR(syscall(SYS_mount, swap_disk, "/swapclaim", "ext2", 0L, NULL), EINVAL);
+	CHECK(rmdir("/swapclaim") == 0);
+	CHECK(swapon(swap_disk, SWAP_FLAG_PREFER | 7) == 0);
+}
+
 static void test_area(void)
 {
 	long long total0 = meminfo("SwapTotal");
@@ -174,6 +189,7 @@ static void test_area(void)
 	CHECK_ERR(swapoff(PLAIN_DISK), EINVAL);
 	CHECK(swapon(swap_disk, SWAP_FLAG_PREFER | 7) == 0);
 	CHECK_ERR(swapon(swap_disk, 0), EBUSY);
+	area_claims_disk();
 	char *t = procfs_read("/proc/swaps", NULL);
 	CHECK(t && strstr(t, "Filename") == t && strstr(t, swap_disk) && strstr(t, "partition"));
 	CHECK(t && strstr(t, "\t7\n"));
@@ -470,6 +486,7 @@ static void file_keeps_mount(void)
 {
 	CHECK(mkdir("/swapmnt", 0700) == 0);
 	CHECK(syscall(SYS_mount, "/dev/vdb", "/swapmnt", "ext2", 0L, NULL) == 0);
+	CHECK_ERR(swapon("/dev/vdb", 0), EBUSY);   /* the disk itself: mounted */
 	if (make_swap_file("/swapmnt/swap", 1024, SHAPE_WHOLE) == 0) {
 		CHECK(swapon("/swapmnt/swap", 0) == 0);
 		CHECK_ERR(syscall(SYS_umount2, "/swapmnt", 0L), EBUSY);
@@ -477,6 +494,7 @@ static void file_keeps_mount(void)
 		CHECK(unlink("/swapmnt/swap") == 0);
 	}
 	CHECK(syscall(SYS_umount2, "/swapmnt", 0L) == 0 && rmdir("/swapmnt") == 0);
+	CHECK_ERR(swapon("/dev/vdb", 0), EINVAL);  /* unmounted: no swap header */
 }
 
 static void test_file(void)

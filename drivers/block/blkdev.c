@@ -15,6 +15,7 @@
 static struct blkdev *disks[BLKDEV_MAX];
 static int ndisks;
 static struct spinlock blk_done_lock = SPINLOCK_INIT("blk-done", LOCK_RANK_BLK_DONE);
+static struct spinlock blk_claim_lock = SPINLOCK_INIT("blk-claim", LOCK_RANK_BLK_CLAIM);
 
 static const struct pagecache_ops blkdev_cache_ops;
 
@@ -27,6 +28,29 @@ int blkdev_register(struct blkdev *d)
 	pagecache_init(&d->cache, &blkdev_cache_ops, d, PC_KIND_BLOCKDEV);
 	disks[ndisks++] = d;
 	return 0;
+}
+
+int blkdev_claim(struct blkdev *d, const void *holder)
+{
+	spin_lock(&blk_claim_lock);
+	bool ok = !d->claims || d->holder == holder;
+	if (ok) {
+		d->holder = holder;
+		d->claims++;
+	}
+	spin_unlock(&blk_claim_lock);
+	return ok ? 0 : -EBUSY;
+}
+
+void blkdev_unclaim(struct blkdev *d, const void *holder)
+{
+	spin_lock(&blk_claim_lock);
+	if (!d->claims || d->holder != holder)
+		panic("blkdev_unclaim: %s is not claimed by %p (holder %p, %u claims)", d->name,
+		      holder, d->holder, d->claims);
+	if (--d->claims == 0)
+		d->holder = NULL;
+	spin_unlock(&blk_claim_lock);
 }
 
 struct blkdev *blkdev_find(const char *name)

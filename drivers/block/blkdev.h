@@ -98,11 +98,25 @@ struct blkdev {
 	uint64_t merged[2];
 	struct pagecache cache;         /* its bytes by 4 KiB page (blkdev_read/write) */
 	uint32_t sync_mark;             /* cache's write-back errors blkdev_sync reported */
+	/* its exclusive user (blkdev_claim), and how many claims it holds */
+	const void *holder;
+	uint32_t claims;
 };
 
 /* Add d to the disks (its name, size and ops set by the caller; its page
  * cache is set up here). 0, or -ENOSPC. */
 int blkdev_register(struct blkdev *d);
+
+/* Exclusive use of disk d (Linux's blkdev_get_by_dev with a holder):
+ * a file system mounted on it (holder: its fs_type), a swap area (the swap
+ * code's token). The disk has one holder at a time; the same holder may
+ * claim it again (each claim counted, each let go by blkdev_unclaim).
+ * 0, or -EBUSY: another holder has it. Takes a spinlock of its own. */
+int blkdev_claim(struct blkdev *d, const void *holder);
+
+/* Let one claim of holder's on d go (the last one frees the disk for
+ * another holder). Panics naming the disk if holder holds none. */
+void blkdev_unclaim(struct blkdev *d, const void *holder);
 
 /* The disk called name, or NULL. */
 struct blkdev *blkdev_find(const char *name);
