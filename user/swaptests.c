@@ -31,6 +31,10 @@
  *             right (the pages came back, none read again), then swapon
  *             again; and swapoff with more on the area than memory can
  *             hold: ENOMEM, the area stays on, nothing lost
+ *   policy    the replacement policy's victims: a hog writing 1.5 x RAM
+ *             once (a scan) loses its own pages, not a region written
+ *             before it (its hot quarter, read after every MiB of the scan,
+ *             all but whole; the rest mostly: mincore); stamps right
  *   madvise   MADV_PAGEOUT of 4 MiB swaps it out at once (pswpout, VmSwap),
  *             read back in order it takes at most a major fault for two
  *             pages (read-ahead), MADV_COLD leaves it mapped, every stamp
@@ -338,6 +342,58 @@ static void test_swapoff(void)
 	CHECK(swapon(swap_disk, 0) == 0);
 }
 
+/* ---- policy ---- */
+
+/* Resident pages of [m + first, m + first + n) pages (mincore). */
+static uint64_t resident(volatile uint64_t *m, uint64_t first, uint64_t n)
+{
+	unsigned char v[1024];
+	uint64_t in = 0;
+	for (uint64_t i = 0; i < n; i += sizeof v) {
+		uint64_t k = n - i < sizeof v ? n - i : sizeof v;
+		if (mincore((void *)(m + (first + i) * (PAGE / 8)), k * PAGE, v) != 0)
+			return 0;
+		for (uint64_t j = 0; j < k; j++)
+			in += v[j] & 1;
+	}
+	return in;
+}
+
+/* The replacement policy chooses its victims (mm/swap.c, CLOCK-Pro's
+ * outline): a region is written, then a hog writes 1.5 x RAM once (a scan),
+ * reading the region's first quarter (the hot set) again after every MiB.
+ * The scan's own pages go out -- used once, they never leave the cold
+ * list -- and the region stays: the hot set all but whole, the rest
+ * mostly (mincore). LRU, which evicts the oldest pages first, would take
+ * the unread three quarters before any of the scan's (docs/swap-and-
+ * replacement.md: the scan trace). Every stamp reads back right. */
+static void test_policy(void)
+{
+	enum { N = 1024, HOT = N / 4, STEP = 256 };
+	uint64_t hog_n = mem_pages() * 3 / 2;
+	volatile uint64_t *m = map_pages(N), *hog = map_pages(hog_n);
+	if (!m || !hog)
+		return;
+	for (uint64_t i = 0; i < N; i++)
+		put(m, i, 7);
+	uint64_t sum = 0;
+	for (uint64_t i = 0; i < hog_n; i++) {
+		put(hog, i, 7);
+		for (uint64_t h = 0; i % STEP == 0 && h < HOT; h++)
+			sum += m[h * (PAGE / 8)];   /* the hot set, read */
+	}
+	uint64_t hot_in = resident(m, 0, HOT), cold_in = resident(m, HOT, N - HOT);
+	uint64_t hog_in = resident(hog, 0, hog_n);
+	printf("  policy: hot set %llu of %d resident, the rest %llu of %d, the scan %llu of %llu "
+	       "(sum %llx)\n", (unsigned long long)hot_in, HOT, (unsigned long long)cold_in, N - HOT,
+	       (unsigned long long)hog_in, (unsigned long long)hog_n, (unsigned long long)sum);
+	CHECK(hot_in >= HOT * 9 / 10);
+	CHECK(cold_in >= (N - HOT) / 2);
+	CHECK(hog_in < hog_n / 2);
+	CHECK(count_bad(m, N, 7) == 0);
+	CHECK(munmap((void *)hog, hog_n * PAGE) == 0 && munmap((void *)m, N * PAGE) == 0);
+}
+
 /* ---- madvise ---- */
 
 static long long vmswap_kb(void)
@@ -582,6 +638,7 @@ static const struct {
 } tests[] = {
 	{ "area", test_area, 0 }, { "big", test_big, 0 }, { "fork", test_fork, 0 },
 	{ "threads", test_threads, 0 }, { "swapoff", test_swapoff, 0 }, { "madvise", test_madvise, 0 },
+	{ "policy", test_policy, 0 },
 	{ "eio", test_eio, 1 }, { "file", test_file, 1 },
 };
 
