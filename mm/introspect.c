@@ -51,6 +51,25 @@ static uint32_t vmq_prot(pte_t e)
 	       (pte_exec(e) ? VMQ_EXEC : 0) | (pte_user(e) ? VMQ_USER : 0);
 }
 
+/* VMQ_ bits of anonymous page pg's place on the replacement lists. */
+static uint32_t vmq_lists(const struct page *pg)
+{
+	if (!pg || pg->type != PG_ANON)
+		return 0;
+	uint16_t f = __atomic_load_n(&pg->aflags, __ATOMIC_RELAXED);
+	return (f & AF_LAZYFREE ? VMQ_LAZYFREE : 0) | (f & AF_HOT ? VMQ_HOT : 0) |
+	       (f & AF_TEST ? VMQ_TEST : 0);
+}
+
+/* A swap entry: the page is out. */
+static int vmq_swap(struct walk *w)
+{
+	struct pagoda_vmquery *q = ((struct vmq_walk *)w->arg)->q;
+	q->pte = pte_read(w->ep);
+	q->soft = VMQ_SWAPPED;
+	return 0;
+}
+
 static int vmq_pte(struct walk *w)
 {
 	struct pagoda_vmquery *q = ((struct vmq_walk *)w->arg)->q;
@@ -61,14 +80,15 @@ static int vmq_pte(struct walk *w)
 	q->page_size = (uint32_t)pgl_entry_size(w->level);
 	q->pa = pte_addr(e) + (w->va & (q->page_size - 1));
 	q->prot = vmq_prot(e);
-	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pg && pg->type == PG_ANON && (pg->aflags & AF_LAZYFREE) ? VMQ_LAZYFREE : 0) |
-		  (pte_file(e) ? VMQ_FILE : 0) | (pte_dirty(e) ? VMQ_DIRTY : 0) |
-		  (pte_accessed(e) ? VMQ_ACCESSED : 0);
+	q->soft = (pte_cow(e) ? VMQ_COW : 0) | (pte_file(e) ? VMQ_FILE : 0) |
+		  (pte_dirty(e) ? VMQ_DIRTY : 0) | (pte_accessed(e) ? VMQ_ACCESSED : 0) |
+		  vmq_lists(pg);
 	q->frame_refcount = pg ? pg->refcount : 0;
 	return 0;
 }
 
-static const struct walk_ops vmq_ops = { .pdpte = vmq_pdpte, .pde = vmq_pde, .pte = vmq_pte };
+static const struct walk_ops vmq_ops = { .pdpte = vmq_pdpte, .pde = vmq_pde, .pte = vmq_pte,
+					  .swap = vmq_swap };
 
 void as_vmquery(struct addrspace *as, vaddr_t va, struct pagoda_vmquery *q)
 {

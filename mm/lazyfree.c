@@ -95,7 +95,8 @@ void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 /* What the walk of a page's mappings found. */
 struct discard_walk {
 	unsigned done;      /* entries cleared */
-	unsigned dirty;     /* entries written since MADV_FREE */
+	unsigned kept;      /* entries written since MADV_FREE, or reaching a page
+			       another address space or the kernel reaches too */
 };
 
 static void discard_step(struct addrspace *as, vaddr_t va, struct page *pg, void *arg)
@@ -106,25 +107,26 @@ static void discard_step(struct addrspace *as, vaddr_t va, struct page *pg, void
 	enum page_out_result r = pgt_page_out(&b, va, pg, PAGE_OUT_DISCARD, 0);
 	tlb_end(&b);     /* the cleared entry's reference goes after the flush */
 	dw->done += r == PAGE_OUT_DONE;
-	dw->dirty += r == PAGE_OUT_DIRTY;
+	dw->kept += r == PAGE_OUT_DIRTY || r == PAGE_OUT_SHARED;
 }
 
-/* Page pg (held: page_hold) from the lazy list: discarded if its entries
- * are clean (1: freed when the hold ends), back among the normal pages if
- * one was written, else left for a later look (at the list's tail). */
+/* Page pg (held: page_hold) from the lazy list: discarded if its entry is
+ * clean and its own (1: freed when the hold ends), back among the normal
+ * pages if it was written or is reachable otherwise too, else (no entry
+ * found: a busy address space) left for a later look at the list's tail. */
 static uint64_t discard_one(struct page *pg)
 {
 	struct discard_walk dw = { 0, 0 };
 	stat_inc(&lazyfree_stats.scanned);
 	(void)anon_rmap_walk(pg, discard_step, &dw);
-	if (dw.dirty) {
+	if (dw.kept) {
 		lru_move(pg, swap_new_page_list(), AT_TAIL);   /* as a new page */
 		stat_inc(&lazyfree_stats.reused);
 	} else if (dw.done) {
 		stat_inc(&lazyfree_stats.discarded);
 	}
 	page_let_go(pg);
-	return dw.done && !dw.dirty;
+	return dw.done && !dw.kept;
 }
 
 uint64_t lazyfree_reclaim(uint64_t want)

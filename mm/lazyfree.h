@@ -18,16 +18,15 @@
  *                                       clean --> cleared (the next touch is
  *                                                 a zero-fill fault), frame
  *                                                 freed after the flush
- *                                       dirty --> written: normal memory
- *                                                 again, onto the list a new
- *                                                 page starts on
+ *                                       dirty, or reachable otherwise too -->
+ *                                                 normal memory again, onto
+ *                                                 the list a new page starts on
  *
- * A page fork shares afterwards (one entry in a shared PT page, or a
- * second entry copy-on-write) stays on the list: its entries are cleared
- * for every mapper at once when all are clean, as Linux discards a
- * lazy-free folio from every VMA that maps it; one with another reference
- * (a second entry, a reference of the kernel's) is passed over until it
- * has none. Reclaim never unshares and never writes a page out.
+ * A page another address space reaches too (fork after MADV_FREE: a
+ * second entry, or the PT page they share) or that the kernel holds is
+ * kept as a written one is: both processes keep the data, whether or not
+ * fork shared the tables. Reclaim never unshares and never writes a page
+ * out.
  */
 #ifndef MM_LAZYFREE_H
 #define MM_LAZYFREE_H
@@ -60,7 +59,8 @@ struct lazyfree_stats {
 	uint64_t scanned;      /* pages reclaim looked at (pgscan of the lazy list) */
 	uint64_t marked;       /* pages MADV_FREE made lazy-free (pglazyfree) */
 	uint64_t discarded;    /* clean pages reclaim freed (pglazyfreed) */
-	uint64_t reused;       /* written again before reclaim: kept (pglazyfree_reused) */
+	uint64_t reused;       /* written again, or reachable from another address
+				  space, when reclaim looked: kept (pglazyfree_reused) */
 };
 extern struct lazyfree_stats lazyfree_stats;
 

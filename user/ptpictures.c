@@ -28,7 +28,11 @@
  * the cache's references. Then, if the run has a swap area (/dev/vdb, or
  * `ptpictures swap=DEV`), a subject forks, pages its written pages out
  * (MADV_PAGEOUT: swap entries in the PT page both share) and its child
- * reads one back (the child's PT page unshared first).
+ * reads one back (the child's PT page unshared first); then the
+ * replacement lists: a region of 64 pages, its last 8 MADV_FREE'd, a scan
+ * of free memory and 6 MiB more reading the region's first 16 pages after
+ * every MiB, drawn page by page by list (pagoda_vmquery: hot, cold, in
+ * test, lazy-free, on swap) with the scan's first pages.
  * Exits 0, or 1 after a message if a step failed.
  */
 #include <errno.h>
@@ -187,26 +191,41 @@ static void ptdraw(char *title, const char *range, const pid_t *pids, int n)
 
 /* One picture: page tables of pids (of the part of user space range says,
  * NULL: all), or (file set) the page cache of file, which pids map. */
-static void picture_of(const char *name, const char *title, const pid_t *pids, int n,
-		       const char *file, const char *range)
+/* The marker before a picture (numbered in order) and the title line. */
+static int picture_begin(const char *name, const char *title, const pid_t *pids, int n)
 {
 	static int number;
-	char list[64] = "", full[160];
+	char list[64] = "";
 	number++;
 	for (int i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", (int)pids[i]);
+	printf("#### picture %02d %s pids %s | %d. %s\n", number, name, list, number, title);
+	return number;
+}
+
+/* The marker after picture `number`, then the kernel's invariant checker
+ * (the gdb test stops there). */
+static void picture_end_of(int number)
+{
+	printf("#### end %02d\n", number);
+	fflush(stdout);
+	if (pagoda_vmcheck() != 0)
+		die("vmcheck");
+}
+
+static void picture_of(const char *name, const char *title, const pid_t *pids, int n,
+		       const char *file, const char *range)
+{
+	char full[160];
+	int number = picture_begin(name, title, pids, n);
 	snprintf(full, sizeof full, "%d. %s", number, title);
-	printf("#### picture %02d %s pids %s | %s\n", number, name, list, full);
 	if (file) {
 		char *argv[] = { "cachedraw", "-t", full, (char *)file, NULL };
 		run_tool(argv);
 	} else {
 		ptdraw(full, range, pids, n);
 	}
-	printf("#### end %02d\n", number);
-	fflush(stdout);
-	if (pagoda_vmcheck() != 0)
-		die("vmcheck");
+	picture_end_of(number);
 }
 
 static void picture(const char *name, const char *title, const pid_t *pids, int n)
@@ -384,6 +403,112 @@ static void cache_pictures(void)
 		die("umount");
 }
 
+/* ---- the replacement lists (when there is a swap area) ---- */
+
+#define LIST_PAGES 64            /* the region drawn: 8 rows of 8 */
+#define LIST_HOT 16              /* its first pages, read during the scan */
+#define LIST_FREED 8             /* its last pages, MADV_FREE'd before it */
+#define SCAN_EXTRA (6u << 20)    /* the scan: free memory and this much more */
+
+/* A page's place as pagoda_vmquery reports it: (cell colour, short name). */
+static void page_state(const volatile void *va, const char **colour, const char **name)
+{
+	struct pagoda_vmquery q;
+	*colour = "#ffffff", *name = "-";
+	if (pagoda_vmquery((const void *)va, &q) != 0)
+		return;
+	if (q.soft & VMQ_SWAPPED)
+		*colour = "#bdbdbd", *name = "swap";
+	else if (!q.mapped)
+		return;
+	else if (q.soft & VMQ_LAZYFREE)
+		*colour = "#ece2f0", *name = "lazy";
+	else if (q.soft & VMQ_HOT)
+		*colour = "#f4a582", *name = "hot";
+	else if (q.soft & VMQ_TEST)
+		*colour = "#d1e5f0", *name = "test";
+	else
+		*colour = "#92c5de", *name = "cold";
+}
+
+/* One table of the picture: label, then n pages from base, `stride`
+ * bytes apart, in rows of 8, each cell named by its page number (or, with
+ * a stride of a MiB or more, its MiB). */
+static void lists_grid(const char *label, volatile unsigned char *base, unsigned n, size_t stride)
+{
+	printf("<TR><TD COLSPAN=\"8\" BORDER=\"0\" ALIGN=\"LEFT\"><B>%s</B></TD></TR>\n", label);
+	for (unsigned i = 0; i < n; i++) {
+		const char *colour, *name;
+		page_state(base + i * stride, &colour, &name);
+		printf("%s<TD BGCOLOR=\"%s\">%zu%s %s</TD>%s", i % 8 ? "" : "<TR>", colour,
+		       stride >= HOG_STEP ? i * stride >> 20 : i, stride >= HOG_STEP ? "M" : "", name,
+		       i % 8 == 7 || i + 1 == n ? "</TR>\n" : "");
+	}
+}
+
+/* The picture: the region's pages and the scan's, one per MiB, by list. */
+static void lists_draw(const char *title, volatile unsigned char *region,
+		       volatile unsigned char *scan, size_t scan_len)
+{
+	printf("digraph lists {\n\tnode [shape=plaintext, fontname=\"Helvetica\", fontsize=10];\n");
+	printf("\tlists [label=<<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"4\">\n");
+	printf("<TR><TD COLSPAN=\"8\" BORDER=\"0\"><B>%s</B></TD></TR>\n", title);
+	lists_grid("the region: pages 0-15 read during the scan, 56-63 MADV_FREE'd before it",
+		   region, LIST_PAGES, PAGE);
+	lists_grid("the scan, written once: its first page of every MiB", scan,
+		   (unsigned)(scan_len / HOG_STEP), HOG_STEP);
+	printf("<TR><TD BGCOLOR=\"#f4a582\">hot</TD><TD BGCOLOR=\"#92c5de\">cold</TD>"
+	       "<TD BGCOLOR=\"#d1e5f0\">cold, in test</TD><TD BGCOLOR=\"#ece2f0\">lazy-free</TD>"
+	       "<TD BGCOLOR=\"#bdbdbd\">on swap</TD><TD>- not mapped</TD>"
+	       "<TD COLSPAN=\"2\" BORDER=\"0\"></TD></TR>\n");
+	printf("</TABLE>>];\n}\n");
+}
+
+/* Free memory in bytes (pagoda_meminfo). */
+static uint64_t free_bytes(void)
+{
+	struct pagoda_meminfo m;
+	return pagoda_meminfo(&m) == 0 ? m.free_pages * PAGE : 0;
+}
+
+/* With swap on: a region of 64 pages written, its last 8 given back with
+ * MADV_FREE, then a scan (free memory and 6 MiB more, written once)
+ * reading the region's first 16 pages after every 1 MiB; drawn by list
+ * with the scan's, one per MiB. The policy's choice shows: the lazy-free
+ * pages went first, then the scan's own pages (those that came once
+ * memory was full, cold), while the region stayed. */
+static void lists_picture(void)
+{
+	volatile unsigned char *region = mmap(NULL, LIST_PAGES * PAGE, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t scan_len = (free_bytes() + SCAN_EXTRA) & ~(size_t)(HOG_STEP - 1);
+	volatile unsigned char *scan = mmap(NULL, scan_len, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED || scan == MAP_FAILED)
+		die("mmap");
+	for (unsigned i = 0; i < LIST_PAGES; i++)
+		region[i * PAGE] = (unsigned char)i;
+	if (madvise((void *)(region + (LIST_PAGES - LIST_FREED) * PAGE), LIST_FREED * PAGE,
+		    MADV_FREE) != 0)
+		die("madvise(MADV_FREE)");
+	unsigned sum = 0;
+	for (size_t off = 0; off < scan_len; off += PAGE) {
+		scan[off] = 1;
+		for (unsigned i = 0; off % HOG_STEP == 0 && i < LIST_HOT; i++)
+			sum += region[i * PAGE];
+	}
+	char title[120], full[160];
+	snprintf(title, sizeof title, "the replacement lists after a scan of %zu MiB, written once "
+		 "(the region's sum %u)", scan_len >> 20, sum);
+	pid_t me = getpid();
+	int number = picture_begin("lists", title, &me, 1);
+	snprintf(full, sizeof full, "%d. %s", number, title);
+	lists_draw(full, region, scan, scan_len);
+	picture_end_of(number);
+	munmap((void *)scan, scan_len);
+	munmap((void *)region, LIST_PAGES * PAGE);
+}
+
 /* With a swap area on swap_disk: a subject and its child sharing their PT
  * pages, the subject's written pages paged out (one swap entry in the
  * shared PT page for both), then the child reading one back (the swap-in
@@ -410,6 +535,7 @@ static void swap_pictures(const char *swap_disk)
 	kill(s.pid, SIGKILL);
 	while (wait(NULL) > 0)
 		;
+	lists_picture();
 	if (syscall(SYS_swapoff, swap_disk) != 0)
 		die("swapoff");
 }

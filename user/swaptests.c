@@ -34,7 +34,9 @@
  *   policy    the replacement policy's victims: a hog writing 1.5 x RAM
  *             once (a scan) loses its own pages, not a region written
  *             before it (its hot quarter, read after every MiB of the scan,
- *             all but whole; the rest mostly: mincore); stamps right
+ *             all but whole; the rest mostly: mincore); each page of the
+ *             scan not resident is a swap entry (pagoda_vmquery's
+ *             VMQ_SWAPPED); stamps right
  *   madvise   MADV_PAGEOUT of 4 MiB swaps it out at once (pswpout, VmSwap),
  *             read back in order it takes at most a major fault for two
  *             pages (read-ahead), MADV_COLD leaves it mapped, every stamp
@@ -67,6 +69,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +80,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <pagoda/pagoda.h>
 #include <pagoda/procfs.h>
 
 #define PAGE 4096UL
@@ -359,6 +363,24 @@ static uint64_t resident(volatile uint64_t *m, uint64_t first, uint64_t n)
 	return in;
 }
 
+/* Pages of [m, m + n pages) that pagoda_vmquery finds out on swap
+ * (VMQ_SWAPPED: a swap entry where the page was); *either: those mapped
+ * or out (every page written is one or the other). */
+static uint64_t swapped(volatile uint64_t *m, uint64_t n, uint64_t *either)
+{
+	uint64_t out = 0;
+	struct pagoda_vmquery q;
+	*either = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (pagoda_vmquery((const void *)(m + i * (PAGE / 8)), &q) != 0)
+			continue;
+		bool is_out = !q.mapped && (q.soft & VMQ_SWAPPED);
+		out += is_out;
+		*either += is_out || q.mapped;
+	}
+	return out;
+}
+
 /* The replacement policy chooses its victims (mm/swap.c, CLOCK-Pro's
  * outline): a region is written, then a hog writes 1.5 x RAM once (a scan),
  * reading the region's first quarter (the hot set) again after every MiB.
@@ -390,6 +412,8 @@ static void test_policy(void)
 	CHECK(hot_in >= HOT * 9 / 10);
 	CHECK(cold_in >= (N - HOT) / 2);
 	CHECK(hog_in < hog_n / 2);
+	uint64_t either, out = swapped(hog, hog_n, &either);
+	CHECK(either == hog_n && out >= hog_n / 2);   /* each page not mapped is a swap entry */
 	CHECK(count_bad(m, N, 7) == 0);
 	CHECK(munmap((void *)hog, hog_n * PAGE) == 0 && munmap((void *)m, N * PAGE) == 0);
 }

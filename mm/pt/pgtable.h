@@ -255,7 +255,8 @@ enum page_out_how {
 	PAGE_OUT_AGE,         /* read and clear the Accessed bit only */
 	PAGE_OUT_SWAP,        /* as AGE if accessed, else put swap entry swp in its place */
 	PAGE_OUT_DISCARD,     /* a lazy-free page (MADV_FREE): clear the entry if it is
-				 clean and nothing but it and the caller's hold
+				 clean, in a PT page of this address space alone,
+				 and nothing but it and the caller's hold
 				 references the frame; Accessed does not matter */
 };
 
@@ -266,15 +267,16 @@ enum page_out_result {
 	PAGE_OUT_OLD,         /* not accessed (AGE: nothing changed) */
 	PAGE_OUT_DONE,        /* replaced by swap entry swp, or cleared (DISCARD) */
 	PAGE_OUT_DIRTY,       /* DISCARD: written since MADV_FREE cleaned it: kept */
-	PAGE_OUT_PINNED,      /* DISCARD: another reference (a second mapping, the
-				 kernel's): kept */
+	PAGE_OUT_SHARED,      /* DISCARD: reachable otherwise too (a second entry, a
+				 PT page fork shared, a reference of the kernel's):
+				 kept */
 };
 
 /* Reclaim's step at one mapping of frame pg (the anonymous reverse map
  * found it at va of b->pgt), as `how` says (above). SWAP: the slot gains
  * the entry's reference; SWAP and DISCARD: the frame's reference is dropped
- * after b's flush. DISCARD clears the entry atomically and puts it back if
- * the MMU of another CPU set D meanwhile or a reference came (Linux's
+ * after b's flush. DISCARD clears the entry with a compare-exchange that
+ * fails once the MMU of another CPU set D (pt_clear_clean_leaf; Linux's
  * try_to_unmap_one for a lazy-free folio): a write is never lost. The
  * caller holds pg (page_hold: AF_RECLAIM, counted by anon_unmapped_refs).
  * Like pgt_unmap with PGT_ALL_SHARERS, nothing is unshared: an entry of a

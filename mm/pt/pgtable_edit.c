@@ -33,7 +33,10 @@ static bool small_leaf(struct walk *w, const char *op)
  * or a PT page with more than one sharer. */
 struct sharers {
 	bool pd;    /* the PDPT entry above is write-protected */
-	bool pt;    /* the PT page visited is used by others too */
+	bool pt;    /* the PT page visited is used by others too (or may be:
+		       reached through a write-protected entry) */
+	bool pd_others, others;   /* the PD page above / the PT page visited
+				     is used by another address space now */
 };
 
 /* Note the sharing of the table that table entry w->ep (a PDPT or PD
@@ -41,10 +44,14 @@ struct sharers {
 static void note_sharers(struct walk *w, struct sharers *s)
 {
 	pte_t e = pte_read(w->ep);
-	if (w->level == PGL_PDPT)
+	bool sole = ptpage_sole(pa_to_page(pte_addr(e)));
+	if (w->level == PGL_PDPT) {
 		s->pd = pt_needs_unshare(e, w->va);
-	else
-		s->pt = s->pd || pt_needs_unshare(e, w->va) || !ptpage_sole(pa_to_page(pte_addr(e)));
+		s->pd_others = !sole;
+	} else {
+		s->pt = s->pd || pt_needs_unshare(e, w->va) || !sole;
+		s->others = s->pd_others || !sole;
+	}
 }
 
 struct unmap_arg {
@@ -447,20 +454,20 @@ static enum page_out_result page_out_swap(struct walk *w, struct page_out_arg *a
 	return PAGE_OUT_DONE;
 }
 
-/* A lazy-free page: cleared if clean and referenced by this entry and the
- * caller's hold only, not in the swap cache (a reference comes only through an entry, under this
- * PT page's lock, which is held: none can come before the clear). */
+/* A lazy-free page: cleared if clean, reachable from this address space
+ * alone (no shared table above it) and referenced by this entry and the
+ * caller's hold only, not in the swap cache. (A reference comes only
+ * through an entry, under this PT page's lock, which is held: none can come
+ * before the clear.) A page fork made reachable from two address spaces
+ * is kept for both, as MADV_FREE leaves a page mapped twice alone. */
 static enum page_out_result page_out_discard(struct walk *w, struct page_out_arg *a, pte_t e)
 {
 	if (pte_dirty(e))
 		return PAGE_OUT_DIRTY;
-	if (atomic_load(&a->pg->refcount) != 1 + anon_unmapped_refs(a->pg) ||
+	if (a->sh.others || atomic_load(&a->pg->refcount) != 1 + anon_unmapped_refs(a->pg) ||
 	    page_in_swap_cache(a->pg))      /* MADV_FREE took it out; back since? */
-		return PAGE_OUT_PINNED;
-	if (a->sh.pt)
-		tlb_reach_sharers(a->b);
-	pte_t old = a->sh.pt ? pt_clear_clean_shared_leaf(w->ep)
-			     : pt_clear_clean_leaf(w->pgt, w->va, w->ep);
+		return PAGE_OUT_SHARED;
+	pte_t old = pt_clear_clean_leaf(w->pgt, w->va, w->ep);
 	if (pte_dirty(old))                 /* written between the look and the clear */
 		return PAGE_OUT_DIRTY;
 	tlb_defer_put(a->b, w->va, a->pg);

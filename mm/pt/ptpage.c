@@ -219,7 +219,7 @@ pte_t pt_xchg_shared_leaf(pte_t *ep, pte_t e)
 }
 
 /* Clear *ep of PT page pt if it is present and clean (see
- * pt_clear_clean_leaf): compare-exchange, again when an MMU set A or D
+ * pt_clear_clean_leaf): compare-exchange, again when an MMU set A
  * meanwhile. */
 static pte_t clear_if_clean(struct page *pt, pte_t *ep, const void *caller)
 {
@@ -240,13 +240,6 @@ pte_t pt_clear_clean_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep)
 	const void *caller = __builtin_return_address(0);
 	(void)pgt;
 	return clear_if_clean(leaf_private(table_of(ep, PGL_PT, caller), va), ep, caller);
-}
-
-pte_t pt_clear_clean_shared_leaf(pte_t *ep)
-{
-	const void *caller = __builtin_return_address(0);
-	return clear_if_clean(shared_leaf_table(ep, "pt_clear_clean_shared_leaf without the "
-						"table's lock", caller), ep, caller);
 }
 
 pte_t pt_modify_shared_leaf(pte_t *ep, pte_modify_fn f, const void *arg)

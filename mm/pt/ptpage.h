@@ -98,10 +98,9 @@ static inline uint64_t pt_resident(const struct page *pt)
  * The leaves of a PT page shared by several address spaces are written by
  * two paths only (every other writer unshares first): pt_wrprotect_shared,
  * one atomic write per entry made by an unsharer under the PD page's
- * write-protection; and pt_xchg_shared_leaf / pt_clear_clean_shared_leaf,
- * a page leaving every sharer at once (an object's truncated page,
- * mm/rmap.h; a page-out or a lazy-free discard, pgt_page_out), under the
- * shared page's lock -- which
+ * write-protection; and pt_xchg_shared_leaf, a page leaving every sharer
+ * at once (an object's truncated page, mm/rmap.h; a page-out,
+ * pgt_page_out), under the shared page's lock -- which
  * pt_unshare also holds while it copies the page, so no copy keeps an
  * entry being cleared. */
 static inline struct spinlock *pt_lock(struct page *pt)
@@ -205,17 +204,14 @@ static inline pte_t pt_clear_shared_leaf(pte_t *ep)
 	return pt_xchg_shared_leaf(ep, 0);
 }
 
-/* Clear PT entry *ep if it is present and clean (D clear), atomically
- * against the MMUs: a D that one sets before the clear keeps the entry, a
- * write after it faults (the MMU sets D in the entry, which is gone). The
- * discard of a lazy-free page (pgt_page_out's PAGE_OUT_DISCARD), under
- * the table's lock: pt_clear_clean_leaf in pgt's private PT page,
- * pt_clear_clean_shared_leaf in one that several address spaces use (for
- * all of them). Returns the entry it found: cleared if it was present and
- * clean, else left as it is. The frame's reference is the caller's to drop
- * after the flush. */
+/* Clear PT entry *ep of pgt's private PT page if it is present and clean
+ * (D clear), atomically against the MMUs: a D that one sets before the
+ * clear keeps the entry, a write after it faults (the MMU sets D in the
+ * entry, which is gone). The discard of a lazy-free page (pgt_page_out's
+ * PAGE_OUT_DISCARD), under the table's lock. Returns the entry it found:
+ * cleared if it was present and clean, else left as it is. The frame's
+ * reference is the caller's to drop after the flush. */
 pte_t pt_clear_clean_leaf(struct pagetable *pgt, vaddr_t va, pte_t *ep);
-pte_t pt_clear_clean_shared_leaf(pte_t *ep);
 
 /* Replace PT entry *ep of such a table by f(old, arg) for every address
  * space that uses it, atomically against the MMUs (pt_modify_leaf's rule):

@@ -3,8 +3,8 @@
  * loop, mm/lazyfree.c, run in the kernel: test=user t_madv, threadtests,
  * the VM tester): reclaim's discard step at an entry (pgt_page_out with
  * PAGE_OUT_DISCARD: a clean page goes after a flush, a written one stays,
- * a page with another reference stays, through a shared PT page for every
- * sharer), the atomic clear it uses, the lazy list and its flag, and the
+ * a page with another reference or reachable through a PT page fork
+ * shared stays), the atomic clear it uses, the lazy list and its flag, and the
  * reclaimer's order (the SHRINKER_FIRST shrinker first, for all that is
  * wanted), its watermarks and that allocation never reclaims. */
 #include <check.h>
@@ -123,7 +123,7 @@ START_TEST(test_discard_passes_referenced_page)
 	map_pages(2);
 	struct page *pg = page_at(VA(1));
 	page_get(pg);
-	ck_assert_int_eq(host_discard(pgt, VA(1)), PAGE_OUT_PINNED);
+	ck_assert_int_eq(host_discard(pgt, VA(1)), PAGE_OUT_SHARED);
 	ck_assert(pte_present(entry(VA(1))));
 	page_put(pg);
 	ck_assert_int_eq(host_discard(pgt, VA(1)), PAGE_OUT_DONE);
@@ -152,10 +152,9 @@ START_TEST(test_clear_clean_leaf)
 }
 END_TEST
 
-/* Through a PT page fork shares: the one entry goes for both address
- * spaces at once (a page mapped once, by one entry, reached by two), the
- * PD entries stay read-only, nothing is unshared; a written page stays
- * for both. */
+/* Through a PT page fork shares: a page one entry maps for two address
+ * spaces is kept for both (as one mapped twice: usertests madv_free_fork),
+ * written or not; nothing is unshared. */
 START_TEST(test_discard_through_shared_pt)
 {
 	map_pages(8);
@@ -166,13 +165,14 @@ START_TEST(test_discard_through_shared_pt)
 	ck_assert_int_eq(host_fork_share(child, pgt, &v), 0);
 	struct page *pt = host_pt_of(pgt, VA(0));
 	ck_assert_ptr_eq(pt, host_pt_of(child, VA(0)));
-	ck_assert_int_eq(host_discard(pgt, VA(2)), PAGE_OUT_DONE);
+	ck_assert_int_eq(host_discard(pgt, VA(2)), PAGE_OUT_SHARED);
 	ck_assert_int_eq(host_discard(child, VA(5)), PAGE_OUT_DIRTY);
-	ck_assert(!pgt_lookup(child, VA(2), NULL, NULL) && !pgt_lookup(pgt, VA(2), NULL, NULL));
+	ck_assert(pgt_lookup(child, VA(2), NULL, NULL) && pgt_lookup(pgt, VA(2), NULL, NULL));
 	ck_assert(pgt_lookup(child, VA(5), NULL, NULL));
 	ck_assert_uint_eq(pt->pt.share, 2);
 	ck_assert_ptr_eq(pt, host_pt_of(child, VA(0)));
 	pgt_destroy(child);
+	ck_assert_int_eq(host_discard(pgt, VA(2)), PAGE_OUT_DONE);   /* its own again */
 	check_all_gone();
 }
 END_TEST
@@ -337,13 +337,18 @@ START_TEST(test_table_frees_are_flushed)
 }
 END_TEST
 
-/* pt_clear_clean_shared_leaf without the shared table's lock: a panic
- * naming the table. */
-START_TEST(test_shared_clear_needs_lock)
+/* pt_clear_clean_leaf into a PT page several address spaces share: a
+ * panic naming the table (reclaim keeps such pages; only
+ * pt_xchg_shared_leaf may clear a shared table's entry). */
+START_TEST(test_clean_clear_of_shared_table_panics)
 {
 	map_pages(1);
+	struct vma v = { .start = UVA, .end = UVA + LARGE_PAGE_SIZE,
+			 .prot = PROT_READ | PROT_WRITE, .flags = VM_ANON };
+	struct pagetable *child = pgt_create();
+	ck_assert_int_eq(host_fork_share(child, pgt, &v), 0);
 	struct page *pt = host_pt_of(pgt, VA(0));
-	(void)pt_clear_clean_shared_leaf((pte_t *)page_va(pt));
+	(void)pt_clear_clean_leaf(pgt, VA(0), (pte_t *)page_va(pt) + pgl_index(VA(0), PGL_PT));
 }
 END_TEST
 
@@ -362,7 +367,7 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_table_frees_are_flushed);
 
 	TCase *bad = host_tcase(s, "panics", setup, teardown);
-	tcase_add_test_raise_signal(bad, test_shared_clear_needs_lock, SIGABRT);
+	tcase_add_test_raise_signal(bad, test_clean_clear_of_shared_table_panics, SIGABRT);
 	return s;
 }
 

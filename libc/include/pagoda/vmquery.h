@@ -33,6 +33,11 @@
 #define VMQ_ACCESSED  0x10u /* hardware accessed bit                          */
 #define VMQ_PT_WRPROT 0x20u /* the PD entry above is write-protected (shared) */
 #define VMQ_PD_WRPROT 0x40u /* the PDPT entry above is write-protected (shared PD) */
+/* The page's place on the replacement lists (mm/frame/lru.h): hot, or
+ * cold (neither bit) and maybe in its test period; or out on swap. */
+#define VMQ_HOT       0x80u  /* on the hot list                              */
+#define VMQ_TEST      0x100u /* a cold page in its test period               */
+#define VMQ_SWAPPED   0x200u /* not present: a swap entry (pte holds it)     */
 
 struct pagoda_vmquery {
 	uint64_t va;               /* addr rounded down to its page            */
