@@ -37,7 +37,9 @@
  */
 #include "kernel/syscall.h"
 #include "kernel/fs.h"
+#include "kernel/proc.h"
 #include "kernel/procfs.h"
+#include "arch/x86_64/timer.h"
 #include "fs/textbuf.h"
 #include "drivers/block/blkdev.h"
 #include "fs/vfs.h"
@@ -363,10 +365,28 @@ static bool room_for(int area)
 	return out + reclaim_low <= atomic_load(&mm_stats.free) + clean + free_slots;
 }
 
+#define UNUSE_WAITS 50              /* swapoff's waits for slots still busy ... */
+#define UNUSE_WAIT_NS 10000000ull   /* ... 10 ms each */
+
+/* swap_unuse, again while it leaves slots in use (-EBUSY): pages the
+ * reclaimer still holds for a write in flight keep theirs until the write
+ * ends and the page leaves the cache (swapoff right after a munmap of
+ * swapped memory failed with ENOMEM now and then: make pictures' lists
+ * step). Linux's try_to_unuse waits on the page lock the same way. */
+static int unuse_waiting(int area)
+{
+	int r = swap_unuse(area);
+	for (int i = 0; r == -EBUSY && i < UNUSE_WAITS; i++) {
+		sleep_until_ns(clock_ns() + UNUSE_WAIT_NS);
+		r = swap_unuse(area);
+	}
+	return r;
+}
+
 static long swapoff_area(int area)
 {
 	swap_area_stop(area);
-	int r = room_for(area) ? swap_unuse(area) : -ENOMEM;
+	int r = room_for(area) ? unuse_waiting(area) : -ENOMEM;
 	if (r == 0)
 		r = swap_area_remove(area);
 	if (r < 0)

@@ -36,7 +36,8 @@
  *             before it (its hot quarter, read after every MiB of the scan,
  *             all but whole; the rest mostly: mincore); each page of the
  *             scan not resident is a swap entry (pagoda_vmquery's
- *             VMQ_SWAPPED); stamps right
+ *             VMQ_SWAPPED); stamps right; swapoff right after the
+ *             munmap succeeds (it waits for writes in flight)
  *   madvise   MADV_PAGEOUT of 4 MiB swaps it out at once (pswpout, VmSwap),
  *             read back in order it takes at most a major fault for two
  *             pages (read-ahead), MADV_COLD leaves it mapped, every stamp
@@ -416,6 +417,9 @@ static void test_policy(void)
 	CHECK(either == hog_n && out >= hog_n / 2);   /* each page not mapped is a swap entry */
 	CHECK(count_bad(m, N, 7) == 0);
 	CHECK(munmap((void *)hog, hog_n * PAGE) == 0 && munmap((void *)m, N * PAGE) == 0);
+	/* at once, while the reclaimer may still be writing pages it took: */
+	CHECK(swapoff(swap_disk) == 0);   /* (ENOMEM now and then before it waited) */
+	CHECK(swapon(swap_disk, 0) == 0);
 }
 
 /* ---- madvise ---- */
