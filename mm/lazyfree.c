@@ -110,16 +110,12 @@ static void discard_step(struct addrspace *as, vaddr_t va, struct page *pg, void
 	dw->kept += r == PAGE_OUT_DIRTY || r == PAGE_OUT_SHARED;
 }
 
-/* Page pg (held: page_hold) from the lazy list: discarded if its entry is
- * clean and its own (1: freed when the hold ends), back among the normal
- * pages if it was written or is reachable otherwise too, else (no entry
- * found: a busy address space) left for a later look at the list's tail. */
-static uint64_t discard_one(struct page *pg)
+bool lazyfree_discard(struct page *pg)
 {
 	struct discard_walk dw = { 0, 0 };
 	stat_inc(&lazyfree_stats.scanned);
-	(void)anon_rmap_walk(pg, discard_step, &dw);
-	if (dw.kept) {
+	unsigned busy = anon_rmap_walk(pg, discard_step, &dw);
+	if (dw.kept || (!dw.done && !busy)) {
 		lru_move(pg, swap_new_page_list(), AT_TAIL);   /* as a new page */
 		stat_inc(&lazyfree_stats.reused);
 	} else if (dw.done) {
@@ -136,7 +132,7 @@ uint64_t lazyfree_reclaim(uint64_t want)
 		struct page *pg = lru_take(LRU_LAZY);
 		if (!pg)
 			break;
-		freed += discard_one(pg);
+		freed += lazyfree_discard(pg);
 	}
 	return freed;
 }

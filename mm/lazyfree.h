@@ -33,6 +33,7 @@
 
 #include "lib/types.h"
 
+struct page;
 struct pagetable;
 
 /* MADV_FREE of the present pages of [start, end) in pgt (the caller checked
@@ -51,6 +52,15 @@ void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end);
  * reverse map's walk ranks before the address-space lock a faulting task
  * holds, so a task out of memory waits for the thread, as for swap. */
 uint64_t lazyfree_reclaim(uint64_t want);
+
+/* Lazy-free page pg, held by the caller (page_hold; the hold is let go
+ * here): discarded if its entry is clean and its own (true: the frame is
+ * freed); left on the list for a later look if an address space that may
+ * map it was busy; else back among the normal pages: it was written, is
+ * reachable otherwise too, or has no present entry to clear (PROT_NONE),
+ * which would keep the reclaimer coming back for it. Reclaim's step, and
+ * MADV_PAGEOUT's for such a page. Sleeps (the reverse map's walk). */
+bool lazyfree_discard(struct page *pg);
 
 /* Register lazyfree_reclaim with the reclaimer. At boot. */
 void lazyfree_init(void);

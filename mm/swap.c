@@ -1,6 +1,7 @@
 /* mm/swap.c -- anonymous pages out to swap and back (see mm/swap.h). */
 #include "mm/swap.h"
 #include "mm/anon_rmap.h"
+#include "mm/lazyfree.h"
 #include "mm/as.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/lru.h"
@@ -312,12 +313,14 @@ void swap_init(void)
 #define ADVISE_BATCH 64   /* pages taken from the tables per walk */
 
 struct advise_scan {
+	enum swap_advice how;
 	unsigned n;
 	struct page *pages[ADVISE_BATCH];
 	vaddr_t resume;     /* where the next walk starts when the batch filled */
 };
 
-/* A present entry of an anonymous page (not lazy-free: the lazy list's):
+/* A present entry of an anonymous page (a lazy-free one only for PAGEOUT,
+ * which discards it; COLD leaves it on the lazy list, taken first anyway):
  * held (page_hold: under the entry's PT lock; one the reclaimer holds
  * already is on its way out), noted; the walk stops when the batch is
  * full. */
@@ -328,7 +331,8 @@ static int advise_note(struct walk *w)
 	if (!pte_present(e))
 		return 0;
 	struct page *pg = pa_to_page(pte_addr(e));
-	if (!pg || pg->type != PG_ANON || (pg->aflags & AF_LAZYFREE) || !page_hold(pg))
+	bool lazy_kept = (pg && (pg->aflags & AF_LAZYFREE)) && a->how == SWAP_ADVISE_COLD;
+	if (!pg || pg->type != PG_ANON || lazy_kept || !page_hold(pg))
 		return 0;
 	a->pages[a->n++] = pg;
 	a->resume = w->va + PAGE_SIZE;
@@ -338,9 +342,15 @@ static int advise_note(struct walk *w)
 static const struct walk_ops advise_ops = { .pte = advise_note, .lock_leaves = true };
 
 /* One page (held) of the range: COLD ages it and puts it next under the
- * cold hand; PAGEOUT swaps it out now if there is room on swap. */
+ * cold hand; PAGEOUT discards a lazy-free one still clean (as reclaim
+ * would: no swap needed, Linux's reclaim_pages) and swaps any other out
+ * now if there is room on swap. */
 static void advise_one(struct out_batch *ob, struct page *pg, enum swap_advice how)
 {
+	if (pg->aflags & AF_LAZYFREE) {
+		ob->freed += lazyfree_discard(pg);
+		return;
+	}
 	if (how == SWAP_ADVISE_PAGEOUT && swap_space_left()) {
 		out_one(ob, pg, OUT_NOW);
 		return;
@@ -355,7 +365,7 @@ void swap_advise(struct addrspace *as, vaddr_t start, vaddr_t end, enum swap_adv
 {
 	struct out_batch ob = { .n = 0 };
 	for (vaddr_t at = start; at < end;) {
-		struct advise_scan a = { .n = 0 };
+		struct advise_scan a = { .how = how, .n = 0 };
 		struct walk w = { .ops = &advise_ops, .pgt = as->pgt, .arg = &a };
 		as_lock_read(as);
 		at = walk_range(&w, at, end) == -EAGAIN ? a.resume : end;

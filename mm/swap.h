@@ -84,8 +84,10 @@ enum swap_advice {
  * the range below the user top): each anonymous page mapped there has its
  * Accessed bits cleared (everywhere it is mapped) and goes next under the
  * cold hand (COLD), or is swapped out now, wherever mapped, as the
- * reclaimer would but used or not (PAGEOUT; nothing without swap). Lazy-free
- * pages are left to reclaim; a page the reclaimer holds is passed over.
+ * reclaimer would but used or not (PAGEOUT; nothing without swap). A
+ * lazy-free page is discarded by PAGEOUT if still clean (swap or not:
+ * lazyfree_discard), left on its list by COLD; a page the reclaimer holds
+ * is passed over.
  * Linux's madvise_cold_or_pageout_pte_range, which skips pages other
  * processes map; here a page shared copy-on-write goes out for all. Sleeps
  * (the writes). */

@@ -42,7 +42,8 @@
  *             read back in order it takes at most a major fault for two
  *             pages (read-ahead), MADV_COLD leaves it mapped, every stamp
  *             right after both;
- *             with swap off MADV_PAGEOUT does nothing
+ *             with swap off MADV_PAGEOUT does nothing but drop the clean
+ *             lazy-free pages (MADV_FREE'd, one written again: kept)
  *   file      (only when named: the root an ext2 disk, no vdb) swap files:
  *             one on tmpfs, one with holes, one too small, one with no
  *             header: EINVAL; then a file written whole with mkswap's
@@ -432,8 +433,30 @@ static long long vmswap_kb(void)
 	return kb;
 }
 
+/* Swap off: MADV_PAGEOUT still drops lazy-free pages that are clean (no
+ * swap needed, as Linux's reclaim_pages), keeps the one written again and
+ * leaves every other page as it was. */
+static void madvise_pageout_lazy(volatile uint64_t *m, uint64_t n)
+{
+	enum { FREED = 64 };
+	CHECK(madvise((void *)m, FREED * PAGE, MADV_FREE) == 0);
+	put(m, 1, 8);                                  /* written again: kept */
+	long long freed0 = procfs_vmstat("pglazyfreed");
+	CHECK(madvise((void *)m, n * PAGE, MADV_PAGEOUT) == 0);
+	long long freed = procfs_vmstat("pglazyfreed") - freed0;
+	printf("  madvise: MADV_PAGEOUT without swap dropped %lld of %d lazy-free pages\n",
+	       freed, FREED);
+	CHECK(freed == FREED - 1 && m[0] == 0 && m[2 * (PAGE / 8)] == 0 && good(m, 1, 8));
+	CHECK(meminfo("LazyFree") == 0);
+	uint64_t bad = 0;
+	for (uint64_t i = FREED; i < n; i++)
+		bad += !good(m, i, 6);
+	CHECK(bad == 0);
+}
+
 /* MADV_PAGEOUT swaps a range out now (VmSwap, pswpout), MADV_COLD leaves
- * it mapped; every stamp stays right; without swap PAGEOUT does nothing. */
+ * it mapped; every stamp stays right; without swap PAGEOUT does nothing
+ * but drop lazy-free pages. */
 static void test_madvise(void)
 {
 	enum { N = 1024 };   /* 4 MiB: well inside RAM, nothing else swaps it */
@@ -462,6 +485,7 @@ static void test_madvise(void)
 	CHECK(swapoff(swap_disk) == 0);
 	CHECK(madvise((void *)m, N * PAGE, MADV_PAGEOUT) == 0);   /* no swap: nothing */
 	CHECK(vmswap_kb() == 0 && count_bad(m, N, 6) == 0);
+	madvise_pageout_lazy(m, N);
 	CHECK(swapon(swap_disk, 0) == 0);
 	CHECK(munmap((void *)m, N * PAGE) == 0);
 }
