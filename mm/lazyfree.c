@@ -144,7 +144,7 @@ static uint64_t lazyfree_count(void)
 
 static struct shrinker lazyfree_shrinker = {
 	.name = "lazyfree", .count = lazyfree_count, .scan = lazyfree_reclaim,
-	.flags = SHRINKER_FIRST | SHRINKER_BACKGROUND,
+	.flags = SHRINKER_FIRST | SHRINKER_UNLOCKED,
 };
 
 void lazyfree_init(void)

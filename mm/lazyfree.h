@@ -47,10 +47,11 @@ void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end);
 /* Discard lazy-free pages oldest first until `want` frames were freed or
  * each page on the list was looked at once. Holds nothing on entry (it
  * takes address-space locks, tried only, and sleeps on the reverse map's
- * walk). Returns the frames freed. The reclaimer thread asks it first (a
- * SHRINKER_FIRST | SHRINKER_BACKGROUND shrinker, lazyfree_init): the
- * reverse map's walk ranks before the address-space lock a faulting task
- * holds, so a task out of memory waits for the thread, as for swap. */
+ * walk). Returns the frames freed. Reclaim asks it first (a
+ * SHRINKER_FIRST | SHRINKER_UNLOCKED shrinker, lazyfree_init): the reclaimer
+ * thread and a task at a system call's or fault's entry; the reverse map's
+ * walk ranks before the address-space lock a fault between attempts holds,
+ * so such a fault waits for the thread, as for swap. */
 uint64_t lazyfree_reclaim(uint64_t want);
 
 /* Lazy-free page pg, held by the caller (page_hold; the hold is let go

@@ -45,16 +45,25 @@ static bool reclaimable(void)
 	       shrinkable();
 }
 
-/* Who reclaims: the reclaimer thread, or a task that needs memory now
- * (which may hold its address space's lock: SHRINKER_BACKGROUND ones are
- * not its to run). */
-enum reclaimer_kind { RECLAIM_BY_TASK, RECLAIM_BY_THREAD };
+/* Who reclaims: the reclaimer thread; a task that holds nothing (system
+ * call or page fault entry); a page fault between attempts, which holds its
+ * address space's lock. */
+enum reclaimer_kind { RECLAIM_BY_FAULT, RECLAIM_BY_TASK, RECLAIM_BY_THREAD };
+
+/* May `who` run s's scan (SHRINKER_BACKGROUND: the thread's only;
+ * SHRINKER_UNLOCKED: not under an address-space lock)? */
+static bool may_run(const struct shrinker *s, enum reclaimer_kind who)
+{
+	if (s->flags & SHRINKER_BACKGROUND)
+		return who == RECLAIM_BY_THREAD;
+	return !(s->flags & SHRINKER_UNLOCKED) || who != RECLAIM_BY_FAULT;
+}
 
 uint64_t reclaim_background_pending(void)
 {
 	uint64_t n = 0;
 	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next)
-		if (s->flags & SHRINKER_BACKGROUND)
+		if (!may_run(s, RECLAIM_BY_FAULT))
 			n += s->count();
 	return n;
 }
@@ -66,8 +75,7 @@ static uint64_t shrink_caches(uint64_t want, enum reclaimer_kind who)
 	uint64_t before = atomic_load(&mm_stats.free);
 	uint64_t cached = atomic_load(&pagecache_stats.pages);
 	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next) {
-		if (((s->flags & SHRINKER_BACKGROUND) && who != RECLAIM_BY_THREAD) ||
-		    (s->flags & (SHRINKER_FIRST | SHRINKER_LAST)))
+		if (!may_run(s, who) || (s->flags & (SHRINKER_FIRST | SHRINKER_LAST)))
 			continue;
 		uint64_t n = s->count();
 		n = n * want / (cached + want) + (n != 0);
@@ -84,8 +92,7 @@ static uint64_t shrink_all_of(unsigned flag, uint64_t want, enum reclaimer_kind 
 {
 	uint64_t freed = 0;
 	for (struct shrinker *s = atomic_load(&shrinkers); s && freed < want; s = s->next)
-		if ((s->flags & flag) && (who == RECLAIM_BY_THREAD || !(s->flags & SHRINKER_BACKGROUND)) &&
-		    s->count())
+		if ((s->flags & flag) && may_run(s, who) && s->count())
 			freed += s->scan(want - freed);
 	return freed;
 }
@@ -123,9 +130,9 @@ uint64_t reclaim_background(void)
 }
 
 /* A task's own round: frames freed. */
-static uint64_t reclaim_by_task(uint64_t want)
+static uint64_t reclaim_by_task(uint64_t want, enum reclaimer_kind who)
 {
-	uint64_t freed = reclaim_some(want, RECLAIM_BY_TASK);
+	uint64_t freed = reclaim_some(want, who);
 	stat_add(&reclaim_stats.direct_freed, freed);
 	return freed;
 }
@@ -133,7 +140,7 @@ static uint64_t reclaim_by_task(uint64_t want)
 void reclaim_if_low(void)
 {
 	if (atomic_load(&mm_stats.free) < reclaim_min && reclaimable())
-		reclaim_by_task(short_of(reclaim_low));
+		reclaim_by_task(short_of(reclaim_low), RECLAIM_BY_TASK);
 }
 
 bool reclaim_free_above(uint64_t mark)
@@ -144,7 +151,7 @@ bool reclaim_free_above(uint64_t mark)
 bool reclaim_direct(void)
 {
 	uint64_t want = short_of(reclaim_high);
-	return reclaim_by_task(want ? want : 1) > 0;
+	return reclaim_by_task(want ? want : 1, RECLAIM_BY_FAULT) > 0;
 }
 
 void reclaim_init(void)

@@ -64,8 +64,8 @@ uint64_t reclaim_background(void);
  * the low one. Cheap (one compare) above it. */
 void reclaim_if_low(void);
 
-/* An allocation failed (a page fault's, between attempts, holding no
- * lock): reclaim what is needed for the high watermark. true if it freed
+/* An allocation failed (a page fault's, between attempts, holding its
+ * address space's lock and no spinlock): reclaim what is needed for the high watermark. true if it freed
  * anything (retry), false if nothing is reclaimable (OOM). */
 bool reclaim_direct(void);
 
@@ -91,10 +91,11 @@ struct shrinker {
 	/* Objects it could free now; cheap (a counter or a short list),
 	 * called from the tick. */
 	uint64_t (*count)(void);
-	/* Free up to n objects: how many were freed. Called holding no lock
-	 * (the reclaimer thread, or a task at a system call's entry or in a
-	 * page fault between attempts); takes only spinlocks of its own --
-	 * unless SHRINKER_BACKGROUND. */
+	/* Free up to n objects: how many were freed. Called holding no
+	 * spinlock (the reclaimer thread; a task at a system call's or a page
+	 * fault's entry, holding nothing; a page fault between attempts,
+	 * holding its address space's lock); takes only spinlocks of its own
+	 * -- unless SHRINKER_BACKGROUND or SHRINKER_UNLOCKED. */
 	uint64_t (*scan)(uint64_t n);
 	unsigned flags;
 	struct shrinker *next;      /* the registry's */
@@ -109,13 +110,19 @@ struct shrinker {
 /* shrinker.flags: asked first, for all that is wanted (lazy-free pages,
  * mm/lazyfree.h: freeing them costs nothing, and they were given up). */
 #define SHRINKER_FIRST 0x4
+/* shrinker.flags: its scan walks the reverse map and takes address-space
+ * locks (tried), whose walk ranks before them: run by the thread and by a
+ * task that holds nothing, not by a fault between attempts (which waits
+ * for the thread instead: reclaim_background_pending). */
+#define SHRINKER_UNLOCKED 0x8
 /* shrinker.flags: asked last, and for all that is still wanted rather than
  * a share (with SHRINKER_BACKGROUND: anonymous pages out to swap, which
  * costs a write each, after every cache that costs none). */
 #define SHRINKER_LAST 0x2
 
-/* Objects the SHRINKER_BACKGROUND shrinkers could free now: a fault out
- * of memory waits for the reclaimer thread while there are any. */
+/* Objects that shrinkers a fault between attempts may not run
+ * (SHRINKER_BACKGROUND, SHRINKER_UNLOCKED) could free now: a fault out of
+ * memory waits for the reclaimer thread while there are any. */
 uint64_t reclaim_background_pending(void);
 
 /* Add s to the shrinkers reclaim calls (at boot; never removed). */

@@ -265,6 +265,31 @@ START_TEST(test_first_shrinker_asked_first)
 }
 END_TEST
 
+/* A SHRINKER_UNLOCKED shrinker (the lazy list's: it walks the reverse
+ * map) runs at a system call's or fault's entry (reclaim_if_low, nothing
+ * held) but not in a fault between attempts (reclaim_direct, under the
+ * address space's lock): that one waits for the thread instead, which
+ * reclaim_background_pending counts it for. */
+START_TEST(test_unlocked_shrinker_not_under_lock)
+{
+	static struct shrinker unlocked = { .name = "test-unlocked", .count = fake_count,
+					    .scan = first_scan,
+					    .flags = SHRINKER_FIRST | SHRINKER_UNLOCKED };
+	reclaim_add_shrinker(&unlocked);
+	fake_fill(64);
+	ck_assert_uint_eq(reclaim_background_pending(), 64);
+	reclaim_min = reclaim_low = mm_stats.free + 16;
+	reclaim_high = reclaim_low + 8;
+	ck_assert(!reclaim_direct());       /* a fault between attempts: not its to run */
+	ck_assert_uint_eq(first_calls, 0);
+	reclaim_if_low();                   /* entry, nothing held: runs */
+	ck_assert_uint_eq(first_calls, 1);
+	ck_assert_uint_ge(mm_stats.free, reclaim_low);
+	fake_free(fake_n);
+	check_all_gone();
+}
+END_TEST
+
 /* The allocator never reclaims (mm/frame/page.h): with free memory below
  * every watermark and a shrinker able to free, an allocation (inside an
  * open TLB batch, which is allowed now) takes a free frame and asks
@@ -362,6 +387,7 @@ static Suite *lazyfree_suite(void)
 	tcase_add_test(tc, test_discard_through_shared_pt);
 	tcase_add_test(tc, test_lazy_list);
 	tcase_add_test(tc, test_first_shrinker_asked_first);
+	tcase_add_test(tc, test_unlocked_shrinker_not_under_lock);
 	tcase_add_test(tc, test_alloc_never_reclaims);
 	tcase_add_test(tc, test_watermarks);
 	tcase_add_test(tc, test_table_frees_are_flushed);
