@@ -52,40 +52,81 @@ static struct page *markable(pte_t e)
 	return pg;
 }
 
-/* A present PTE of a page MADV_FREE may take: clean, and at the young end
- * of the lazy list. */
+#define MARK_BATCH 64   /* pages moved to the lazy list under one lock */
+
+struct mark_arg {
+	struct tlb_batch b;
+	unsigned n, marked;
+	struct page *pages[MARK_BATCH];   /* to move, each with a reference */
+};
+
+/* The pages noted: to the young end of the lazy list under one lock
+ * (lru_move_all), then their references dropped (a page unmapped
+ * meanwhile is freed here, and leaves the list). */
+static void mark_flush(struct mark_arg *a)
+{
+	lru_move_all(a->pages, a->n, LRU_LAZY, AT_TAIL);
+	for (unsigned i = 0; i < a->n; i++)
+		page_put(a->pages[i]);
+	a->n = 0;
+}
+
+/* A present PTE of a page MADV_FREE may take: clean, and noted for the
+ * young end of the lazy list unless it is on it already (given up again
+ * before reclaim came: only its entry is cleaned, as Linux leaves a
+ * lazy-free folio where it is). The reference taken keeps the page until
+ * the move, which may come after the PT lock is let go. */
 static int mark_pte(struct walk *w)
 {
-	struct tlb_batch *b = w->arg;
-	struct page *pg = markable(pte_read(w->ep));
+	struct mark_arg *a = w->arg;
+	pte_t e = pte_read(w->ep);
+	struct page *pg = markable(e);
 	if (!pg)
 		return 0;
+	a->marked++;
+	bool listed = atomic_load(&pg->aflags) & AF_LAZYFREE;
+	if (listed && !pte_dirty(e))
+		return 0;   /* clean since it was given up: no TLB caches it dirty */
 	/* Cleared atomically: a D the MMU of another CPU sets meanwhile is
 	 * either in the old value (and then flushed) or set again later. A
 	 * TLB may cache D=1 only if the entry had it: then flush, else a write
 	 * through that cached D=1 would not set D again, and reclaim would
 	 * drop a written page. */
 	if (pte_dirty(pt_leaf_mkclean(w->pgt, w->va, w->ep)))
-		tlb_changed(b, w->va);
-	lru_move(pg, LRU_LAZY, AT_TAIL);
-	stat_inc(&lazyfree_stats.marked);
+		tlb_changed(&a->b, w->va);
+	if (listed)
+		return 0;
+	page_get(pg);
+	a->pages[a->n++] = pg;
+	if (a->n == MARK_BATCH)
+		mark_flush(a);   /* (under the PT lock: each page still mapped, no put is the last) */
+	return 0;
+}
+
+/* After a PT page (its lock let go): move what is noted. */
+static int mark_table_done(struct walk *w)
+{
+	if (w->level == PGL_PD)
+		mark_flush(w->arg);
 	return 0;
 }
 
 static const struct walk_ops mark_ops = {
-	.pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte, .lock_leaves = true,
-	.shared = walk_unshare,
+	.pdpte = mark_pde, .pde = mark_pde, .pte = mark_pte, .table_done = mark_table_done,
+	.lock_leaves = true, .shared = walk_unshare,
 };
 
 void lazyfree_range(struct pagetable *pgt, vaddr_t start, vaddr_t end)
 {
 	uint64_t t0 = phase_begin();
-	struct tlb_batch b;
-	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &b };
-	tlb_begin(&b, pgt);
+	struct mark_arg a = { .n = 0, .marked = 0 };
+	struct walk w = { .ops = &mark_ops, .pgt = pgt, .arg = &a };
+	tlb_begin(&a.b, pgt);
 	walk_range(&w, start, end);
+	mark_flush(&a);   /* (a walk stopped early) */
+	stat_add(&lazyfree_stats.marked, a.marked);
 	uint64_t t1 = phase_begin();
-	tlb_end(&b);
+	tlb_end(&a.b);
 	phase_end(PH_LAZYFREE_FLUSH, t1);
 	phase_end(PH_LAZYFREE, t0);
 }

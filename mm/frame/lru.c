@@ -64,13 +64,27 @@ void lru_del(struct page *pg)
 	spin_unlock(&lru_lock);
 }
 
-void lru_move(struct page *pg, enum lru_list l, enum list_end at)
+/* Move pg to end `at` of l if it is on a list (lru_lock held). */
+static void move_locked(struct page *pg, enum lru_list l, enum list_end at)
 {
-	spin_lock(&lru_lock);
 	if (pg->aflags & AF_LRU) {
 		take_off(pg);
 		put_on(pg, l, at);
 	}
+}
+
+void lru_move(struct page *pg, enum lru_list l, enum list_end at)
+{
+	lru_move_all(&pg, 1, l, at);
+}
+
+void lru_move_all(struct page *const *pages, unsigned n, enum lru_list l, enum list_end at)
+{
+	if (!n)
+		return;
+	spin_lock(&lru_lock);
+	for (unsigned i = 0; i < n; i++)
+		move_locked(pages[i], l, at);
 	spin_unlock(&lru_lock);
 }
 

@@ -58,6 +58,9 @@ enum list_end { AT_TAIL, AT_HEAD };
  * LRU_LAZY). */
 void lru_move(struct page *pg, enum lru_list l, enum list_end at);
 
+/* lru_move of each of pages[0..n), under one lock (MADV_FREE's batch). */
+void lru_move_all(struct page *const *pages, unsigned n, enum lru_list l, enum list_end at);
+
 /* Hold anonymous frame pg for the reclaimer (above). The caller keeps pg
  * from being freed meanwhile: the lru lock with pg on the list, or the PT
  * lock of an entry mapping it. false if pg is held already (by another
