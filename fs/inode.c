@@ -101,13 +101,13 @@ void inode_init(struct inode *ip, struct super_block *sb, uint32_t mode,
 	ip->atime = ip->mtime = ip->ctime = vfs_now();
 	mutex_init(&ip->lock, "inode", SLEEP_RANK_INODE);
 	rwsem_init(&ip->invalidate, "invalidate", SLEEP_RANK_INVALIDATE);
-	list_init(&ip->mapped_link);
 	list_init(&ip->sb_link);
 	list_init(&ip->locks);
 	stat_inc(&inode_stats.inodes);
 	if ((S_ISREG(mode) || S_ISLNK(mode) || S_ISDIR(mode)) && pc_ops) {
 		pagecache_init(&ip->data, pc_ops, ip, PC_KIND_FILE);
 		ip->data.mkclean = file_mkclean;
+		ip->data.obj = &ip->vmobj;   /* reclaim unmaps its pages through it */
 		ip->mapping = &ip->data;
 		vmobject_init(&ip->vmobj, &file_obj_ops, VMOBJ_FILE);
 	}
@@ -341,110 +341,16 @@ static int file_resident(struct vmobject *obj, uint64_t idx)
 	return 1;
 }
 
-/* ---- files that processes map, and reclaim of their pages ---- */
-
-/* The files with a store (a disk's: tmpfs pages cannot be freed) that some
- * VMA maps, from the first hold to the last release, in the order reclaim
- * visits them: it takes the head and puts it at the tail. */
-static struct list mapped_files = { &mapped_files, &mapped_files };
-static struct spinlock mapped_lock = SPINLOCK_INIT("mapped-files", LOCK_RANK_MAPPED_FILES);
+/* ---- the object's holds: a mapping holds the inode ---- */
 
 static void file_hold(struct vmobject *obj)
 {
-	struct inode *ip = obj_inode(obj);
-	inode_get(ip);
-	if (!ip->mapping->ops->write_pages)
-		return;
-	spin_lock(&mapped_lock);
-	if (list_empty(&ip->mapped_link))
-		list_add_tail(&mapped_files, &ip->mapped_link);
-	spin_unlock(&mapped_lock);
+	inode_get(obj_inode(obj));
 }
 
 static void file_release(struct vmobject *obj)
 {
-	struct inode *ip = obj_inode(obj);
-	spin_lock(&mapped_lock);
-	if (atomic_load(&obj->refs) == 0)   /* not mapped again meanwhile (and not listed: nothing) */
-		list_del(&ip->mapped_link);
-	spin_unlock(&mapped_lock);
-	inode_put(ip);
-}
-
-/* The pages of the listed files' caches (pages) or the files (else). */
-enum mapped_count { COUNT_PAGES, COUNT_FILES };
-
-static uint64_t count_mapped(enum mapped_count what)
-{
-	uint64_t n = 0;
-	spin_lock(&mapped_lock);
-	list_for_each(l, &mapped_files)
-		n += what == COUNT_FILES ? 1 :
-		     atomic_load(&list_entry(l, struct inode, mapped_link)->mapping->nrpages);
-	spin_unlock(&mapped_lock);
-	return n;
-}
-
-uint64_t mapped_file_pages(void)
-{
-	return count_mapped(COUNT_PAGES);
-}
-
-/* The next mapped file for reclaim, with a reference on its object (so
- * it stays mapped-or-held while reclaim works), moved to the list's tail;
- * NULL when none. */
-static struct inode *next_mapped_file(void)
-{
-	struct inode *found = NULL;
-	spin_lock(&mapped_lock);
-	list_for_each(l, &mapped_files) {
-		struct inode *ip = list_entry(l, struct inode, mapped_link);
-		if (vmobject_tryget(&ip->vmobj)) {
-			list_del(&ip->mapped_link);
-			list_add_tail(&mapped_files, &ip->mapped_link);
-			found = ip;
-			break;
-		}
-	}
-	spin_unlock(&mapped_lock);
-	return found;
-}
-
-#define RECLAIM_WINDOW 64   /* pages one look at a file takes out of its mappings */
-
-/* One window of ip's mapped pages, from where the last look ended (from
- * the start again at the end): out of the mappings but those used since
- * the last look, the dirty ones written, then freed if nobody else holds
- * them. Pages freed (up to want). */
-static uint64_t reclaim_window(struct inode *ip, uint64_t want)
-{
-	struct pagecache *pc = ip->mapping;
-	uint64_t at = ip->reclaim_at;
-	if (!pagecache_next_held(pc, &at) && (at = 0, !pagecache_next_held(pc, &at))) {
-		ip->reclaim_at = 0;
-		return 0;   /* nothing of it mapped now */
-	}
-	uint64_t last = at + RECLAIM_WINDOW - 1;
-	vmobject_unmap(&ip->vmobj, at, RECLAIM_WINDOW, UNMAP_RECLAIM);
-	(void)pagecache_write_back(pc, at, last);   /* an error is the next fsync's */
-	ip->reclaim_at = last + 1;
-	return pagecache_shrink(pc, at, last, want);
-}
-
-uint64_t mapped_pages_shrink(uint64_t n)
-{
-	uint64_t freed = 0;
-	/* a window of each mapped file per round, n / window rounds (at least
-	 * two: the first may only age what was used since the last look) */
-	uint64_t looks = count_mapped(COUNT_FILES) * (2 + n / RECLAIM_WINDOW);
-	for (; freed < n && looks; looks--) {
-		struct inode *ip = next_mapped_file();
-		if (!ip)
-			break;
-		freed += reclaim_window(ip, n - freed);
-		vmobject_put(&ip->vmobj);
-	}
-	return freed;
+	inode_put(obj_inode(obj));
 }
 
 static const struct vmobject_ops file_obj_ops = {

@@ -90,17 +90,12 @@ static struct shrinker dentry_shrinker = { .name = "dentries", .count = unused_d
 					   .scan = dcache_shrink };
 static struct shrinker inode_shrinker = { .name = "inodes", .count = idle_inodes,
 					  .scan = inode_shrink };
-static struct shrinker mapped_shrinker = { .name = "mapped file pages",
-					   .count = mapped_file_pages,
-					   .scan = mapped_pages_shrink,
-					   .flags = SHRINKER_BACKGROUND };
 
 void vfs_init(void)
 {
 	mutex_init(&mount_lock, "mount", SLEEP_RANK_MOUNT);
-	reclaim_add_shrinker(&mapped_shrinker);    /* the registry is a stack: */
-	reclaim_add_shrinker(&inode_shrinker);     /* dentries are asked first, */
-	reclaim_add_shrinker(&dentry_shrinker);    /* mapped pages last */
+	reclaim_add_shrinker(&inode_shrinker);     /* the registry is a stack: */
+	reclaim_add_shrinker(&dentry_shrinker);    /* dentries are asked first */
 }
 
 static void locked(void)

@@ -206,8 +206,6 @@ struct inode {
 	struct vmobject vmobj;      /* what mmap maps: the pages of mapping */
 	struct mutex lock;          /* size and contents (see the top) */
 	struct rwsem invalidate;    /* faults against truncation (see the top) */
-	struct list mapped_link;    /* on the list of mapped files while a VMA maps it */
-	uint64_t reclaim_at;        /* where reclaim looks for its mapped pages next */
 	bool swapfile;              /* an active swap area (kernel/swapfile.c): its blocks hold
 				     * swapped-out pages, so write, truncate and fallocate fail
 				     * (-ETXTBSY), a store through a mapping too (SIGBUS), and
@@ -364,14 +362,6 @@ bool sb_drop_inodes(struct super_block *sb);
  * pages), those idle longest first, with their cached pages; a later
  * lookup reads them again. Inodes freed. No lock may be held. */
 uint64_t inode_shrink(uint64_t n);
-/* Memory is short (the reclaimer thread alone: it sleeps): free up to n
- * pages of files that processes map -- each file in turn, a window of its
- * pages at a time from where the last look ended: out of every mapping
- * but where used since the last look (vmobject_unmap, UNMAP_RECLAIM), the
- * dirty ones written, then freed if nobody holds them. Pages freed.
- * mapped_file_pages: the pages such files have in their caches. */
-uint64_t mapped_pages_shrink(uint64_t n);
-uint64_t mapped_file_pages(void);
 /* Inodes in memory, and of them idle ones of SB_RECLAIMABLE file systems
  * (/proc/sys/fs/inode-nr). */
 struct inode_stats {

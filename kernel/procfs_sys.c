@@ -29,6 +29,7 @@
 #include "mm/ptshare.h"
 #include "mm/reclaim.h"
 #include "mm/pagecache.h"
+#include "mm/pagecache_lru.h"
 #include "mm/frame/page.h"
 #include "mm/pt/tlb.h"
 #include "arch/x86_64/shootdown.h"
@@ -136,6 +137,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "nr_free_pages", m.free);
 	vmstat_line(tb, "nr_inactive_anon", lru_pages(LRU_COLD));
 	vmstat_line(tb, "nr_active_anon", lru_pages(LRU_HOT));
+	vmstat_line(tb, "nr_inactive_file", lru_pages(LRU_FILE_COLD));
+	vmstat_line(tb, "nr_active_file", lru_pages(LRU_FILE_HOT));
 	vmstat_line(tb, "workingset_refault_anon", swap_out_stats.refaults);
 	vmstat_line(tb, "workingset_activate_anon", swap_out_stats.refaults_in_test);
 	vmstat_line(tb, "nr_anon_pages", m.anon);
@@ -146,8 +149,9 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgpgout", disk_kib(1));
 	vmstat_line(tb, "pswpin", swap_stats.pswpin);
 	vmstat_line(tb, "pswpout", swap_stats.pswpout);
-	vmstat_line(tb, "pgactivate", swap_out_stats.activated);
-	vmstat_line(tb, "pgdeactivate", swap_out_stats.deactivated);
+	vmstat_line(tb, "pgactivate", swap_out_stats.activated + pagecache_stats.activated +
+		    pagecache_lru_stats.activated);
+	vmstat_line(tb, "pgdeactivate", swap_out_stats.deactivated + pagecache_lru_stats.deactivated);
 	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
 	vmstat_line(tb, "pgfault", fault_stats_total());
 	vmstat_line(tb, "pgmajfault", fault_stats_sum().major);
@@ -158,6 +162,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgscan_direct", lazyfree_stats.scanned);
 	vmstat_line(tb, "pgscan_anon", swap_out_stats.scanned);
 	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen);
+	vmstat_line(tb, "pgscan_file", pagecache_lru_stats.scanned);
+	vmstat_line(tb, "pgsteal_file", pagecache_lru_stats.stolen);
 
 	vmstat_line(tb, "slabs_scanned", reclaim_stats.shrink_scanned);
 	vmstat_line(tb, "pageoutrun", reclaim_stats.background_runs);
@@ -298,7 +304,7 @@ int procfs_store_drop_caches(const char *text, size_t n)
 	if (v < 1 || v > 4)
 		return -EINVAL;
 	if (v & 1)
-		(void)pagecache_reclaim(~0ull);   /* clean pages nobody else holds */
+		(void)pagecache_drop_clean();   /* clean pages nobody else holds */
 	if (v & 2)
 		while (dcache_shrink(~0ull) + inode_shrink(~0ull))
 			;   /* dentries freed leave inodes idle, inodes freed free pages */

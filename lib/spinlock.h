@@ -46,7 +46,6 @@ enum lock_rank {
 	LOCK_RANK_DCACHE = 21,    /* dentries, the mount table (fs/dcache.c, fs/mount.c): /proc's maps names files under proc_lock */
 	LOCK_RANK_AS_LIST = 22,   /* the list of every address space (mm/as.c) */
 	LOCK_RANK_RMAP = 23,      /* one object's list of the VMAs mapping it (mm/rmap.h) */
-	LOCK_RANK_MAPPED_FILES = 24, /* the files some process maps (fs/inode.c): reclaim's */
 	LOCK_RANK_KSTACK_MAP = 25,
 	LOCK_RANK_ANON_VMA = 26,  /* one anon_vma's list of VMAs (mm/anon_rmap.h) */ /* the kernel stacks' page tables (mm/pt/kstack.c) */
 	LOCK_RANK_UNSHARE = 28,   /* one address space's table unsharing (mm/ptshare.c) */
@@ -54,7 +53,7 @@ enum lock_rank {
 	LOCK_RANK_PTL_UPPER = 39, /* one PD/PDPT/PML4 page's entries (mm/pt/ptpage.h): before its PT pages' */
 	LOCK_RANK_PTL = 40,       /* one page-table page's leaves (mm/pt/ptpage.h: the split PT lock) */
 	LOCK_RANK_SWAP = 45,      /* swap slots and the swap cache (mm/frame/swap.h): inside PT locks */
-	LOCK_RANK_ANON_LRU = 55,  /* the anonymous LRU lists (mm/swap.h): page_put's release takes it */
+	LOCK_RANK_LRU = 55,       /* the replacement lists (mm/frame/lru.h): page_put's release and the page cache's insertions take it */
 	LOCK_RANK_KMALLOC = 60,   /* kmalloc's partial lists (mm/frame/kmalloc.c) */
 	LOCK_RANK_KSTACK = 65,    /* kernel-stack slots (mm/pt/kstack.c) */
 	LOCK_RANK_PCP = 68,       /* one CPU's free-frame cache (mm/frame/buddy.c) */

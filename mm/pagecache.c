@@ -1,6 +1,7 @@
 /* mm/pagecache.c -- the page cache (see mm/pagecache.h). */
 #include "mm/pagecache.h"
 #include "mm/frame/kmalloc.h"
+#include "mm/frame/lru.h"
 #include "mm/frame/page.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
@@ -190,6 +191,8 @@ static void detach(struct pagecache *pc, struct page *pg)
 		count_dirty(pc, -1);
 	pg->cache.flags = 0;
 	pg->cache.dirty = 0;
+	lru_del(pg);
+	__atomic_store_n(&pg->pagecache, NULL, __ATOMIC_RELEASE);
 }
 
 /* Take pg out of the cache (pc->lock held) and drop the cache's reference. */
@@ -209,6 +212,36 @@ static void mark_dirty(struct pagecache *pc, struct page *pg, uint8_t sectors)
 	}
 }
 
+/* Put fresh page pg at index of pc (a free slot; pc->lock held) in state
+ * `flags`, on the inactive file list unless pc has no store (tmpfs: its
+ * pages cannot leave memory): 0 or -ENOMEM (no node: nothing changed). */
+static int attach(struct pagecache *pc, uint64_t index, struct page *pg, uint16_t flags)
+{
+	if (tree_insert(pc, index, pg) < 0)
+		return -ENOMEM;
+	pg->cache.index = (uint32_t)index;
+	pg->cache.flags = flags;
+	pg->cache.dirty = 0;
+	__atomic_store_n(&pg->pagecache, pc, __ATOMIC_RELEASE);
+	count_pages(pc, 1);
+	if (pc->kind != PC_KIND_SHMEM)
+		lru_add(pg, LRU_FILE_COLD);
+	return 0;
+}
+
+/* pg was used (a read, a write, a fault: pagecache_get): a second use
+ * since it came, or since the reclaimer last looked, makes an inactive
+ * page active (Linux's folio_mark_accessed). */
+static void mark_accessed(struct page *pg)
+{
+	uint16_t f = __atomic_fetch_or(&pg->aflags, AF_REFERENCED, __ATOMIC_RELAXED);
+	if ((f & (AF_LRU | AF_HOT | AF_REFERENCED)) != (AF_LRU | AF_REFERENCED))
+		return;
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
+	lru_move(pg, LRU_FILE_HOT, AT_TAIL);
+	stat_inc(&pagecache_stats.activated);
+}
+
 /* The new page fresh at index, or the page another task put there first
  * (pc->lock held): a page with a reference for the caller, *mine set when
  * it is fresh (then it holds the cache's reference too); NULL: no node. */
@@ -218,12 +251,8 @@ static struct page *insert(struct pagecache *pc, uint64_t index, struct page *fr
 	struct page *pg = tree_lookup(pc, index);
 	*mine = false;
 	if (!pg) {
-		if (tree_insert(pc, index, fresh) < 0)
+		if (attach(pc, index, fresh, how == PC_READ ? PGC_LOCKED : PGC_UPTODATE) < 0)
 			return NULL;
-		fresh->cache.index = (uint32_t)index;
-		fresh->cache.flags = how == PC_READ ? PGC_LOCKED : PGC_UPTODATE;
-		fresh->cache.dirty = 0;
-		count_pages(pc, 1);
 		pg = fresh;
 		*mine = true;
 	}
@@ -243,11 +272,8 @@ static int read_in(struct pagecache *pc, struct page **pages, unsigned n)
 		struct page *pg = pages[i];
 		pg->cache.flags = r == 0 ? PGC_UPTODATE | (pg->cache.flags & PGC_BLOCKS) : 0;
 		wait_wake(pg);
-		if (r != 0) {
-			tree_remove(pc, pg->cache.index);
-			count_pages(pc, -1);
-			page_put(pg);                   /* the cache's reference */
-		}
+		if (r != 0)
+			evict(pc, pg);
 	}
 	return r;
 }
@@ -282,6 +308,8 @@ static int get_once(struct pagecache *pc, uint64_t index, enum pc_how how, struc
 		wait_while(pc, pg, PGC_LOCKED);
 	bool ok = pg && (pg->cache.flags & PGC_UPTODATE);
 	spin_unlock(&pc->lock);
+	if (ok && how != PC_FIND)
+		mark_accessed(pg);
 	if (fresh && !mine)
 		page_put(fresh);   /* another task's page won, or no node for ours */
 	if (!ok && pg)
@@ -332,11 +360,9 @@ static unsigned read_run(struct pagecache *pc, uint64_t index, uint64_t stop)
 	while (got < want && (pages[got] = page_alloc(0, PA_FILE | PA_ZERO)))
 		got++;
 	spin_lock(&pc->lock);
-	while (n < got && !tree_lookup(pc, index + n) && tree_insert(pc, index + n, pages[n]) == 0) {
-		pages[n]->cache = (typeof(pages[n]->cache)){ (uint32_t)(index + n), PGC_LOCKED, 0 };
-		count_pages(pc, 1);
+	while (n < got && !tree_lookup(pc, index + n) &&
+	       attach(pc, index + n, pages[n], PGC_LOCKED) == 0)
 		n++;
-	}
 	if (n)
 		(void)read_in(pc, pages, n);   /* (errors: the reader's own get reports them) */
 	spin_unlock(&pc->lock);
@@ -701,35 +727,34 @@ uint64_t pagecache_shrink(struct pagecache *pc, uint64_t first, uint64_t last, u
 	uint64_t freed = 0;
 	spin_lock(&pc->lock);
 	struct page *pg;
-	for (uint64_t i = first; freed < want && (pg = tree_next(pc, &i)) && i <= last; i++) {
-		bool unused = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1;
-		if ((pg->cache.flags & ~PGC_BLOCKS) == PGC_UPTODATE && unused) {   /* clean, idle */
-			evict(pc, pg);
-			freed++;
-		}
-	}
+	for (uint64_t i = first; freed < want && (pg = tree_next(pc, &i)) && i <= last; i++)
+		freed += pagecache_evict_idle(pc, pg, 0);
 	spin_unlock(&pc->lock);
 	return freed;
 }
 
-/* Up to date, not being read or written, held by more than the cache? */
-static bool held_idle(const struct page *pg)
+bool pagecache_evict_idle(struct pagecache *pc, struct page *pg, uint32_t holds)
 {
-	return (pg->cache.flags & PGC_UPTODATE) &&
-	       !(pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK)) &&
-	       __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 1;
+	bool idle = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1 + holds;
+	if ((pg->cache.flags & ~PGC_BLOCKS) != PGC_UPTODATE || !idle || pg->pagecache != pc)
+		return false;   /* dirty, busy, used, or not pc's any more */
+	evict(pc, pg);
+	return true;
 }
 
-bool pagecache_next_held(struct pagecache *pc, uint64_t *at)
+struct pagecache *pagecache_lock_page(struct page *pg)
 {
-	spin_lock(&pc->lock);
-	struct page *pg;
-	uint64_t i = *at;
-	while ((pg = tree_next(pc, &i)) && !held_idle(pg))
-		i++;
-	spin_unlock(&pc->lock);
-	*at = i;
-	return pg != NULL;
+	spin_lock(&all_lock);   /* no cache on the list is freed meanwhile (pagecache_destroy) */
+	struct pagecache *pc = __atomic_load_n(&pg->pagecache, __ATOMIC_ACQUIRE);
+	if (pc) {
+		spin_lock(&pc->lock);
+		if (pg->pagecache != pc) {   /* detached meanwhile */
+			spin_unlock(&pc->lock);
+			pc = NULL;
+		}
+	}
+	spin_unlock(&all_lock);
+	return pc;
 }
 
 void pagecache_destroy(struct pagecache *pc)
@@ -738,15 +763,17 @@ void pagecache_destroy(struct pagecache *pc)
 	spin_lock(&all_lock);
 	list_del(&pc->link);
 	spin_unlock(&all_lock);
+	spin_lock(&pc->lock);   /* a reclaimer that locked it through a page is done */
+	spin_unlock(&pc->lock);
 }
 
-uint64_t pagecache_reclaim(uint64_t want)
+uint64_t pagecache_drop_clean(void)
 {
 	uint64_t freed = 0;
 	spin_lock(&all_lock);
-	for (struct list *l = all_caches.next; l != &all_caches && freed < want; l = l->next)
+	list_for_each(l, &all_caches)
 		freed += pagecache_shrink(list_entry(l, struct pagecache, link), 0, PC_MAX_INDEX,
-					  want - freed);
+					  UINT64_MAX);
 	spin_unlock(&all_lock);
 	return freed;
 }

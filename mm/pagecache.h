@@ -38,8 +38,15 @@
  *
  * References: the cache holds one on each page it has; pagecache_get
  * hands out one more, which the caller drops with page_put. A page leaves
- * the cache only by truncation, by pagecache_shrink (clean and unused:
- * nobody else holds a reference), or when reading it failed.
+ * the cache only by truncation, by reclaim (clean and unused: nobody else
+ * holds a reference; mm/pagecache_lru.h chooses which), or when reading it
+ * failed.
+ *
+ * Replacement (caches with a store; tmpfs pages stay): a page joins the
+ * inactive file list when it enters the cache (mm/frame/lru.h); its
+ * second use through pagecache_get makes it active (AF_REFERENCED, then
+ * LRU_FILE_HOT: Linux's mark_page_accessed), so a file read once does
+ * not push out one read again and again.
  *
  * Who changes what: the tree, the counts and every page's cache state
  * under pc->lock (LOCK_RANK_PAGECACHE; taken before the frame allocator's
@@ -66,6 +73,7 @@
 struct page;
 struct pagecache;
 struct pc_node;
+struct vmobject;
 
 #define PC_MAX_INDEX 0xffffffffull   /* page->cache.index is 32 bits: 16 TiB */
 
@@ -122,6 +130,10 @@ struct pagecache {
 	 * file's: vmobject_wrprotect, Linux's page_mkclean); NULL: the pages
 	 * are never mapped writable (a disk's own cache). Set by the owner. */
 	void (*mkclean)(struct pagecache *pc, uint64_t first, uint64_t n);
+	/* The object whose mappings map these pages (a file's), or NULL (a
+	 * disk's own cache: never mapped). Set by the owner; the reclaimer
+	 * unmaps an inactive page through it (mm/pagecache_lru.h). */
+	struct vmobject *obj;
 	uint64_t ra_expect;          /* where a read that goes on sequentially starts */
 	uint64_t ra_end;             /* where the last read-ahead window ended: a
 				      * mapping read in order faults there next
@@ -136,6 +148,7 @@ struct pagecache_stats {
 	uint64_t writeback;          /* of pages: being written out now */
 	uint64_t blockdev;           /* of pages: in disks' own caches (Buffers) */
 	uint64_t shmem;              /* of pages: in tmpfs files (Shmem) */
+	uint64_t activated;          /* made active by a second use (pgactivate, file) */
 };
 extern struct pagecache_stats pagecache_stats;
 
@@ -270,19 +283,24 @@ void pagecache_truncate_at(struct pagecache *pc, uint64_t size);
 void pagecache_destroy(struct pagecache *pc);
 
 /* Free up to `want` clean pages with an index in [first, last] that nobody
- * but the cache uses (memory is short): how many were freed. */
+ * but the cache uses: how many were freed. */
 uint64_t pagecache_shrink(struct pagecache *pc, uint64_t first, uint64_t last, uint64_t want);
 
-/* The first index >= *at of an up-to-date page that someone besides the
- * cache holds (a mapping, mostly) and that is not being read or written:
- * in *at, true; false when there is none. Reclaim's search for mapped
- * pages to unmap (fs/inode.c). */
-bool pagecache_next_held(struct pagecache *pc, uint64_t *at);
+/* Every clean page of every cache that nobody but its cache uses, freed
+ * (/proc/sys/vm/drop_caches): how many. Takes the list's lock, then each
+ * cache's. */
+uint64_t pagecache_drop_clean(void);
 
-/* pagecache_shrink over every cache until `want` pages are freed (the
- * reclaimer's, mm/reclaim.c): how many were. Takes the list's lock, then
- * each cache's. */
-uint64_t pagecache_reclaim(uint64_t want);
+/* The reclaimer's access to one page of the replacement lists
+ * (mm/pagecache_lru.h), which it holds by a reference:
+ * pagecache_lock_page locks and returns the cache pg is in (alive while
+ * its lock is held: pagecache_destroy waits for it), or NULL when pg left
+ * its cache; pagecache_evict_idle (pc->lock held) takes pg out of pc and
+ * drops the cache's reference if it is clean, up to date, not being read
+ * or written and used by nobody but the cache and the `holds` references
+ * of the caller: true then. */
+struct pagecache *pagecache_lock_page(struct page *pg);
+bool pagecache_evict_idle(struct pagecache *pc, struct page *pg, uint32_t holds);
 
 struct pagoda_cachenode;
 /* Describe pc's tree into out[0..max) as pagoda_filecache reports it

@@ -1,6 +1,8 @@
 /* mm/reclaim.c -- the reclaimer's rounds and watermarks (see mm/reclaim.h). */
 #include "mm/reclaim.h"
 #include "mm/pagecache.h"
+#include "mm/pagecache_lru.h"
+#include "mm/frame/lru.h"
 #include "mm/frame/page.h"
 #include "lib/atomic.h"
 
@@ -61,7 +63,7 @@ static bool may_run(const struct shrinker *s, enum reclaimer_kind who)
 
 uint64_t reclaim_background_pending(void)
 {
-	uint64_t n = 0;
+	uint64_t n = lru_pages(LRU_FILE_COLD) + lru_pages(LRU_FILE_HOT);   /* mapped ones: the thread's */
 	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next)
 		if (!may_run(s, RECLAIM_BY_FAULT))
 			n += s->count();
@@ -98,7 +100,8 @@ static uint64_t shrink_all_of(unsigned flag, uint64_t want, enum reclaimer_kind 
 }
 
 /* Up to want frames back: lazy-free pages first (dropping them costs no
- * I/O ever: SHRINKER_FIRST), then clean page-cache pages, and the
+ * I/O ever: SHRINKER_FIRST), then page-cache pages off the inactive file
+ * list (mapped and dirty ones by the thread only: mm/pagecache_lru.h), and the
  * shrinkers' share; then, by the reclaimer thread only, what is still
  * wanted from the SHRINKER_LAST ones (anonymous pages out to swap,
  * mm/swap.h). How many. */
@@ -107,7 +110,8 @@ static uint64_t reclaim_some(uint64_t want, enum reclaimer_kind who)
 	stat_inc(&reclaim_stats.runs);
 	uint64_t freed = shrink_all_of(SHRINKER_FIRST, want, who);
 	if (freed < want)
-		freed += pagecache_reclaim(want - freed);
+		freed += pagecache_lru_reclaim(want - freed,
+					       who == RECLAIM_BY_THREAD ? PCR_UNMAP : PCR_IDLE);
 	freed += shrink_caches(want, who);
 	if (freed < want)
 		freed += shrink_all_of(SHRINKER_LAST, want - freed, who);

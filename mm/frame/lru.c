@@ -1,18 +1,21 @@
-/* mm/frame/lru.c -- the lists of anonymous frames (see mm/frame/lru.h). */
+/* mm/frame/lru.c -- the lists of frames page replacement chooses from (see mm/frame/lru.h). */
 #include "mm/frame/lru.h"
 #include "lib/atomic.h"
 #include "lib/list.h"
 
-static struct spinlock lru_lock = SPINLOCK_INIT("anon-lru", LOCK_RANK_ANON_LRU);
+static struct spinlock lru_lock = SPINLOCK_INIT("lru", LOCK_RANK_LRU);
 /* The lists and their lengths (named for gdb: pg-lazyfree reads them). */
 struct list lru_lists[LRU_LISTS] = {
 	{ &lru_lists[0], &lru_lists[0] }, { &lru_lists[1], &lru_lists[1] },
-	{ &lru_lists[2], &lru_lists[2] },
+	{ &lru_lists[2], &lru_lists[2] }, { &lru_lists[3], &lru_lists[3] },
+	{ &lru_lists[4], &lru_lists[4] },
 };
 uint64_t lru_nr[LRU_LISTS];
 
 static enum lru_list list_of(const struct page *pg)
 {
+	if (pg->type == PG_FILE)
+		return pg->aflags & AF_HOT ? LRU_FILE_HOT : LRU_FILE_COLD;
 	if (pg->aflags & AF_LAZYFREE)
 		return LRU_LAZY;
 	return pg->aflags & AF_HOT ? LRU_HOT : LRU_COLD;
@@ -21,7 +24,7 @@ static enum lru_list list_of(const struct page *pg)
 /* The flag that names list l (0 for the cold list). */
 static uint16_t list_flag(enum lru_list l)
 {
-	return l == LRU_HOT ? AF_HOT : l == LRU_LAZY ? AF_LAZYFREE : 0;
+	return l == LRU_HOT || l == LRU_FILE_HOT ? AF_HOT : l == LRU_LAZY ? AF_LAZYFREE : 0;
 }
 
 /* Link pg at end `at` of l and mark it (lru_lock held). */

@@ -1,24 +1,31 @@
-/* mm/frame/lru.h -- the lists of anonymous frames that page replacement
- * chooses from (Linux's active and inactive LRU lists; CLOCK-Pro's hot and
- * cold pages; MADV_FREE's lazy-free pages). Lists of frames, as the free
- * lists are: which ones to take, where to move them and when is the policy
- * of the callers (mm/swap.h, mm/lazyfree.h); here only the lists.
+/* mm/frame/lru.h -- the lists of frames that page replacement chooses
+ * from (Linux's active and inactive LRU lists; CLOCK-Pro's hot and cold
+ * pages; MADV_FREE's lazy-free pages; the page cache's active and inactive
+ * pages). Lists of frames, as the free lists are: which ones to take, where
+ * to move them and when is the policy of the callers (mm/swap.h,
+ * mm/lazyfree.h, mm/pagecache_lru.h); here only the lists.
  *
+ *   anonymous pages (PG_ANON):
  *   LRU_HOT   head (oldest) [pg] <-> ... <-> [pg] tail (newest, or just passed)
  *   LRU_COLD  head (oldest) [pg] <-> ... <-> [pg] tail
  *   LRU_LAZY  head (oldest MADV_FREE) ... tail: the reclaimer's first, never
  *              ^                        written out (Linux puts them on
  *              |                        its inactive file list)
  *              lru_take(l): moved to l's tail, held, returned
+ *   page-cache pages (PG_FILE, of caches with a store: not tmpfs's):
+ *   LRU_FILE_HOT   used twice (Linux's active file list)
+ *   LRU_FILE_COLD  new, or turned cold (the inactive file list)
  *
- * A frame is on one of them from its first mapping (anon_page_add) to its
- * release (page_put's last reference: mm/frame/anon_page.h), its struct
- * page.link the list's link, AF_LRU set, AF_HOT set on the hot list and
- * AF_LAZYFREE on the lazy one (so a page's flags say its list).
+ * An anonymous frame is on one of them from its first mapping
+ * (anon_page_add) to its release (page_put's last reference:
+ * mm/frame/anon_page.h); a page-cache page from its insertion into its
+ * cache to its removal (mm/pagecache.c). Its struct page.link is the
+ * list's link, AF_LRU set, AF_HOT set on a hot list and AF_LAZYFREE on the
+ * lazy one (so a page's type and flags say its list).
  * AF_TEST (the policy's: a cold page in its test period) is cleared by
  * lru_add, which puts a page on a list for the first time, and left to
  * the policy after. Locking: lru_lock (a spinlock, rank
- * LOCK_RANK_ANON_LRU, above the PT locks: a release may come from under
+ * LOCK_RANK_LRU, above the PT and page-cache locks: a release may come from under
  * one); lru_take holds only a frame whose refcount is not 0
  * (page_tryget), so a frame being released is never revived.
  *
@@ -34,9 +41,9 @@
 
 #include "mm/frame/page.h"
 
-enum lru_list { LRU_COLD, LRU_HOT, LRU_LAZY, LRU_LISTS };
+enum lru_list { LRU_COLD, LRU_HOT, LRU_LAZY, LRU_FILE_COLD, LRU_FILE_HOT, LRU_LISTS };
 
-/* Put pg (an anonymous frame) at the tail of list l, not in a test
+/* Put pg (a frame of l's kind) at the tail of list l, not in a test
  * period (AF_TEST clear), unless it is on a list. */
 void lru_add(struct page *pg, enum lru_list l);
 
@@ -61,7 +68,7 @@ void lru_move(struct page *pg, enum lru_list l, enum list_end at);
 /* lru_move of each of pages[0..n), under one lock (MADV_FREE's batch). */
 void lru_move_all(struct page *const *pages, unsigned n, enum lru_list l, enum list_end at);
 
-/* Hold anonymous frame pg for the reclaimer (above). The caller keeps pg
+/* Hold frame pg (anonymous, or a page-cache page) for the reclaimer (above). The caller keeps pg
  * from being freed meanwhile: the lru lock with pg on the list, or the PT
  * lock of an entry mapping it. false if pg is held already (by another
  * pass of the reclaimer) or its last reference is going. */

@@ -35,10 +35,11 @@
  *             which of its sectors are dirty (a disk's metadata: in part).
  *   swap      anonymous page in the swap cache (mm/frame/swap.h): the swap
  *             entry (arch/x86_64/pte.h) of the slot it is the page of.
- *   aflags    anonymous page (in count's place): AF_* below.
+ *   aflags    anonymous page, and page-cache page (in count's place): AF_* below.
  *   anon      anonymous page: the reverse map it is on (anon.av, mm/anon_rmap.h;
  *             NULL until it is first mapped) and its page index there,
  *             which names its address in every VMA of that map.
+ *   pagecache page of a page cache: the cache it is in (NULL once out).
  *   ptswap    page-table page (PT level): of its entries that hold something
  *             (count), those holding a swap entry (not resident).
  *
@@ -60,6 +61,7 @@
 #include "arch/x86_64/pte.h"
 
 struct anon_vma;
+struct pagecache;
 
 enum page_type {
 	PG_FREE,        /* in the buddy allocator */
@@ -112,13 +114,17 @@ struct page {
 			struct anon_vma *av;   /* PG_ANON: its reverse map, or NULL */
 			uint64_t index;        /* its page index in av's VMAs */
 		} anon;
+		struct pagecache *pagecache;   /* PG_FILE in a cache: that cache (set and
+					* cleared under its lock; Linux's folio->mapping) */
 		uint16_t ptswap;       /* PG_PAGETABLE, PT level: swap entries in it */
 		uint64_t meta2[2];     /* the whole union (claim_block clears it) */
 	};
 };
 
-/* aflags of an anonymous page (PG_ANON). Changed with atomic or/and: the
- * swap cache's bits under its lock, AF_LRU under the LRU's. */
+/* aflags of an anonymous page (PG_ANON); a page-cache page (PG_FILE) has
+ * those of the replacement lists (AF_LRU, AF_HOT, AF_RECLAIM,
+ * AF_REFERENCED). Changed with atomic or/and: the swap cache's bits under
+ * its lock, AF_LRU under the LRU's. */
 #define AF_SWAPCACHE 0x1   /* in the swap cache: page.swap names its slot */
 #define AF_LOCKED 0x2      /* being read from or written to its slot */
 #define AF_UPTODATE 0x4    /* holds its slot's data (read in or written out) */
@@ -129,6 +135,9 @@ struct page {
 #define AF_RECLAIM 0x80    /* the reclaimer holds a reference (page_hold, mm/frame/lru.h) */
 #define AF_READAHEAD 0x100 /* read ahead of a swap-in, not asked for yet */
 #define AF_LAZYFREE 0x200  /* on the lazy-free list: MADV_FREE'd, discarded while clean */
+#define AF_REFERENCED 0x400 /* page-cache page: used once since it came or was last
+			     * looked at (Linux's PG_referenced: a second use makes it
+			     * hot, mm/pagecache_lru.h) */
 
 /* Would a mapping of pg by entry e be dropped by reclaim as lazy-free
  * (mm/lazyfree.h): pg on the lazy list and e clean (Linux's smaps

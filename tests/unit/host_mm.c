@@ -7,6 +7,7 @@
 #include "mm/pt/kvm.h"
 #include "mm/frame/lru.h"
 #include "mm/vma.h"
+#include "mm/vmobject.h"
 #include "mm/pt/share.h"
 #include "mm/pt/pgtable.h"
 #include "mm/pt/tlb.h"
@@ -316,4 +317,25 @@ void ptshare_text_for_each(void (*fn)(struct page *pt, void *arg), void *arg)
 uint64_t clock_ns(void)
 {
 	return 1000;
+}
+
+void (*host_unmap_hook)(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_how how);
+
+/* The host has no address spaces, so no object is ever mapped here: the
+ * walk would find nothing (a mapping on the list is a harness bug); a
+ * test may look at the object, or play the mappings' part (drop the
+ * references it holds for them), when the walk would run
+ * (host_unmap_hook). */
+void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_how how)
+{
+	if (!list_empty(&obj->mappings))
+		abort();
+	__atomic_add_fetch(&obj->rmap_seq, 1, __ATOMIC_SEQ_CST);
+	if (host_unmap_hook)
+		host_unmap_hook(obj, first, n, how);
+}
+
+void vmobject_wrprotect(struct vmobject *obj, uint64_t first, uint64_t n)
+{
+	vmobject_unmap(obj, first, n, UNMAP_PUNCH);   /* the same: nothing is mapped */
 }

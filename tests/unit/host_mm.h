@@ -91,9 +91,9 @@ int host_fork_share(struct pagetable *dst, struct pagetable *src, const struct v
 int host_fork_share_flags(struct pagetable *dst, struct pagetable *src, const struct vma *v,
 			  unsigned flags);
 
-/* tests/unit/host_fs.c: called by its vmobject_unmap (the reverse-map
- * walk, which finds no mapping on the host) with the walk's arguments,
- * when set: a test looks at the file at that moment. */
+/* Called by the harness's vmobject_unmap (the reverse-map walk, which
+ * finds no mapping on the host) with the walk's arguments, when set: a
+ * test looks at the object at that moment, or plays its mappings' part. */
 extern void (*host_unmap_hook)(struct vmobject *obj, uint64_t first, uint64_t n,
 			       enum unmap_how how);
 

@@ -3,8 +3,10 @@
  * once and shared, sparse indices across every tree height, dirty pages
  * written back by range and in index order, read and write errors (the
  * page not kept; the write error reported once), truncation, shrinking
- * what nobody uses, and a seeded random sequence against a model of the
- * object's bytes (PAGECACHE_SEED replays one; a failure prints it). */
+ * what nobody uses, the replacement lists (a second use makes a page
+ * active; the reclaimer frees inactive pages oldest first, unmaps mapped
+ * ones through the object, leaves dirty unmapped ones to the flusher),
+ * and a seeded random sequence against a model of the object's bytes (PAGECACHE_SEED replays one; a failure prints it). */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +14,9 @@
 #include <string.h>
 #include "tests/unit/host_mm.h"
 #include "mm/pagecache.h"
+#include "mm/pagecache_lru.h"
+#include "mm/vmobject.h"
+#include "mm/frame/lru.h"
 #include "mm/frame/kmalloc.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
@@ -419,6 +424,170 @@ START_TEST(test_shrink_only_idle_clean)
 }
 END_TEST
 
+/* ---- the replacement lists (mm/pagecache_lru.h) ---- */
+
+/* Get page index and put it back: one use. */
+static void use(uint64_t index)
+{
+	page_put(get(index, PC_READ));
+}
+
+static bool cached(uint64_t index)
+{
+	struct page *pg;
+	if (pagecache_get(&o->pc, index, PC_FIND, &pg) < 0)
+		return false;
+	page_put(pg);
+	return true;
+}
+
+/* A page joins the inactive list when it enters; a second use makes it
+ * active, a look-up that is no use (PC_FIND: mincore) does not; pages of
+ * a cache with no store (tmpfs) are on no list; truncation takes pages
+ * off their lists. */
+START_TEST(test_lists_second_use_activates)
+{
+	use(0), use(1), use(1);
+	ck_assert_uint_eq(lru_pages(LRU_FILE_COLD), 1);
+	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 1);
+	ck_assert_uint_eq(pagecache_stats.activated, 1);
+	ck_assert(cached(0) && cached(0));                      /* PC_FIND: still inactive */
+	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 1);
+	pagecache_readahead(&o->pc, 4, 1, NPAGES);              /* read ahead: inactive, unused */
+	ck_assert_uint_eq(lru_pages(LRU_FILE_COLD), 1 + o->pc.nrpages - 2);
+	struct pagecache shm;
+	pagecache_init(&shm, &fake_ops, o, PC_KIND_SHMEM);
+	struct page *pg;
+	ck_assert_int_eq(pagecache_get(&shm, 0, PC_READ, &pg), 0);
+	ck_assert(!(pg->aflags & AF_LRU));                      /* tmpfs: no list */
+	page_put(pg);
+	pagecache_destroy(&shm);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	ck_assert_uint_eq(lru_pages(LRU_FILE_COLD) + lru_pages(LRU_FILE_HOT), 0);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* The reclaimer frees inactive pages oldest first, and active ones only
+ * after turning them inactive, while the active list is the longer: a
+ * file read once (pages 10..19) goes before pages read twice (0..3), two
+ * of which stay (the inactive list keeps a held and a dirty page); dirty
+ * pages and pages someone holds stay (no unmapping by a task: PCR_IDLE),
+ * and reclaim writes nothing. */
+START_TEST(test_reclaim_inactive_first)
+{
+	for (int i = 0; i < 4; i++)
+		use(i), use(i);
+	struct page *held = get(30, PC_READ);
+	page_put(get(31, PC_READ));
+	struct page *dirty = get(31, PC_FIND);
+	pagecache_set_dirty(&o->pc, dirty);
+	page_put(dirty);
+	for (int i = 10; i < 20; i++)
+		use(i);
+	ck_assert_uint_eq(pagecache_lru_reclaim(5, PCR_IDLE), 5);
+	for (int i = 0; i < 4; i++)
+		ck_assert(cached(i));
+	ck_assert(cached(30) && cached(31));
+	ck_assert(!cached(10) && !cached(14) && cached(15));     /* oldest first */
+	ck_assert_uint_eq(pagecache_lru_stats.stolen, 5);
+	ck_assert_uint_eq(pagecache_lru_reclaim(100, PCR_IDLE), 7);   /* 15..19, then 0, 1 */
+	ck_assert(cached(30) && cached(31));                     /* held, dirty: kept */
+	ck_assert(!cached(0) && !cached(1) && cached(2) && cached(3));
+	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 2);            /* as many as inactive */
+	ck_assert_uint_eq(o->writes, 0);                          /* the flusher's, not reclaim's */
+	ck_assert_uint_eq(pagecache_lru_stats.deactivated, 2);
+	page_put(held);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* A "mapping" of the tests' object: one reference per page, dropped when
+ * the reclaimer's unmap runs unless the page was used since the last look
+ * (young). */
+static struct page *mapped[NPAGES];
+static bool young[NPAGES];
+
+static void unmap_mapped(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_how how)
+{
+	(void)obj;
+	ck_assert_int_eq(how, UNMAP_RECLAIM);
+	for (uint64_t i = first; i < first + n && i < NPAGES; i++) {
+		if (young[i]) {
+			young[i] = false;   /* a second chance: the A bit cleared */
+		} else if (mapped[i]) {
+			page_put(mapped[i]);
+			mapped[i] = NULL;
+		}
+	}
+}
+
+static const struct vmobject_ops map_ops = { 0 };
+
+/* The reclaimer thread (PCR_UNMAP) unmaps a mapped inactive page through
+ * the cache's object: not used since the last look, it leaves its
+ * mappings and is freed; used, it stays, marked, and turns active at its
+ * second use (a fault's get and then the entry's Accessed bit, or the bit
+ * at two looks). A dirty mapped page is written first. A task's scan
+ * (PCR_IDLE) leaves mapped pages alone. */
+START_TEST(test_reclaim_unmaps_mapped)
+{
+	struct vmobject obj;
+	vmobject_init(&obj, &map_ops, VMOBJ_FILE);
+	vmobject_get(&obj);   /* a VMA maps it */
+	o->pc.obj = &obj;
+	host_unmap_hook = unmap_mapped;
+	for (int i = 0; i < 3; i++)
+		mapped[i] = get(i, PC_READ);            /* faults: a use each */
+	pagecache_fill(&o->pc, 3, 4);
+	ck_assert_uint_eq(pagecache_get_ready(&o->pc, 3, 1, &mapped[3]), 1);   /* mapped around */
+	young[1] = young[3] = true;
+	pagecache_set_dirty(&o->pc, mapped[2]);
+	ck_assert_uint_eq(pagecache_lru_reclaim(3, PCR_IDLE), 0);
+	ck_assert_uint_eq(obj.rmap_seq, 0);                      /* no unmap by a task */
+	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_UNMAP), 2);   /* 0, and 2 once written */
+	ck_assert(!cached(0) && cached(1) && !cached(2) && cached(3));
+	ck_assert_uint_eq(o->writes, 1);
+	ck_assert_uint_eq(o->written[0], 2);
+	ck_assert_uint_eq(pagecache_lru_stats.written, 1);
+	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 1);            /* 1: fault, then young */
+	ck_assert_uint_eq(pagecache_lru_stats.activated, 1);
+	use(5);
+	ck_assert_uint_eq(pagecache_lru_reclaim(1, PCR_UNMAP), 1);   /* 3: young, marked, kept; 5 */
+	ck_assert_ptr_nonnull(mapped[3]);
+	ck_assert(cached(3) && !cached(5));
+	young[3] = true;
+	ck_assert_uint_eq(pagecache_lru_reclaim(1, PCR_UNMAP), 1);   /* 3 used again: active; 1 */
+	ck_assert(!cached(1) && cached(3));                       /* deactivated, then freed */
+	ck_assert_uint_eq(pagecache_lru_stats.activated, 2);
+	page_put(mapped[3]);
+	host_unmap_hook = NULL;
+	vmobject_put(&obj);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* A page the reclaimer holds that a truncation takes out meanwhile: its
+ * cache is no longer found through it, and the hold's end frees it. */
+START_TEST(test_lock_page_after_truncate)
+{
+	use(7);
+	struct page *pg = lru_take(LRU_FILE_COLD);
+	ck_assert_ptr_nonnull(pg);
+	struct pagecache *pc = pagecache_lock_page(pg);
+	ck_assert_ptr_eq(pc, &o->pc);
+	ck_assert(!pagecache_evict_idle(pc, pg, 0));              /* our hold is a use */
+	spin_unlock(&pc->lock);
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	ck_assert_ptr_null(pagecache_lock_page(pg));
+	ck_assert(!(pg->aflags & AF_LRU));
+	page_let_go(pg);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* Read-ahead: a read at the start reads its pages and a window in one
  * call; reads going on sequentially double the window (up to PC_RA_MAX)
  * and wait until half of it is used; a random read reads only its own
@@ -647,6 +816,10 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_mkwrite_of_truncated_page);
 	tcase_add_test(tc, test_write_without_memory_stays_dirty);
 	tcase_add_test(tc, test_random_against_model);
+	tcase_add_test(tc, test_lists_second_use_activates);
+	tcase_add_test(tc, test_reclaim_inactive_first);
+	tcase_add_test(tc, test_reclaim_unmaps_mapped);
+	tcase_add_test(tc, test_lock_page_after_truncate);
 	return s;
 }
 

@@ -20,7 +20,7 @@ UNIT_SRCS_pv_ptcheck := $(MM_HOST_SRCS) mm/pt/ptwrite_check.c
 UNIT_SRCS_rwsem := $(MM_HOST_SRCS) lib/rwsem.c
 UNIT_SRCS_virtqueue := drivers/virtio/virtqueue.c
 UNIT_SRCS_replace := tools/bench/policies.c user/bench/bench_trace.c user/bench/bench_rng.c
-FS_HOST_SRCS := $(MM_HOST_SRCS) lib/rwsem.c lib/string.c lib/format.c mm/vmobject.c \
+FS_HOST_SRCS := $(MM_HOST_SRCS) lib/rwsem.c lib/string.c lib/format.c \
 	drivers/block/blkdev.c fs/inode.c fs/dcache.c fs/namei.c fs/names.c fs/mount.c \
 	fs/tmpfs.c fs/textbuf.c fs/read_write.c fs/file.c fs/locks.c fs/chrdev.c fs/blockdev_file.c \
 	tests/unit/host_fs.c

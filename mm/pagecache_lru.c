@@ -1,0 +1,125 @@
+/* mm/pagecache_lru.c -- which page-cache pages leave memory (see
+ * mm/pagecache_lru.h). */
+#include "mm/pagecache_lru.h"
+#include "mm/pagecache.h"
+#include "mm/rmap.h"
+#include "mm/vmobject.h"
+#include "mm/frame/lru.h"
+#include "mm/frame/page.h"
+#include "lib/atomic.h"
+
+struct pagecache_lru_stats pagecache_lru_stats;
+
+#define WRITE_CLUSTER 64   /* a dirty mapped page is written with the dirty pages after it */
+
+/* The active list back to at most the inactive one's length: the oldest
+ * active page used since the last look stays (the mark cleared), one not
+ * used turns inactive. One round of the active list at most. */
+static void balance_file_lists(void)
+{
+	for (uint64_t n = lru_pages(LRU_FILE_HOT); n; n--) {
+		if (lru_pages(LRU_FILE_HOT) <= lru_pages(LRU_FILE_COLD))
+			return;
+		struct page *pg = lru_take(LRU_FILE_HOT);
+		if (!pg)
+			return;
+		uint16_t f = __atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
+		if (!(f & AF_REFERENCED)) {
+			lru_move(pg, LRU_FILE_COLD, AT_TAIL);
+			stat_inc(&pagecache_lru_stats.deactivated);
+		}
+		page_let_go(pg);
+	}
+}
+
+/* What the scan did with an inactive page. */
+enum file_verdict {
+	FILE_FREED,      /* out of its cache: free once the hold goes */
+	FILE_KEEP,       /* stays inactive (busy, dirty, used once, or left its cache) */
+	FILE_ACTIVATE,   /* used twice: active */
+	FILE_UNMAP,      /* mapped or dirty: the thread's to unmap and write */
+};
+
+/* Look at held page pg without sleeping: freed when idle and clean. */
+static enum file_verdict look(struct page *pg, struct vmobject **obj)
+{
+	struct pagecache *pc = pagecache_lock_page(pg);
+	if (!pc)
+		return FILE_KEEP;   /* truncated meanwhile: our hold frees it */
+	enum file_verdict v = FILE_KEEP;
+	bool busy = pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK);
+	bool used = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 2;   /* cache + hold */
+	if (pagecache_evict_idle(pc, pg, 1))
+		v = FILE_FREED;
+	else if (!busy && (used || (pg->cache.flags & PGC_DIRTY)) && pc->obj &&
+		 vmobject_tryget(pc->obj)) {
+		*obj = pc->obj;   /* mapped (or held by a reader now): the object keeps pc alive */
+		v = FILE_UNMAP;
+	}
+	spin_unlock(&pc->lock);
+	return v;
+}
+
+/* The thread's part for held page pg of obj (referenced): out of the
+ * mappings that did not use it since the last look, written if dirty,
+ * freed if idle now; still mapped, a second use makes it active. */
+static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
+{
+	uint64_t index = pg->cache.index;
+	vmobject_unmap(obj, index, 1, UNMAP_RECLAIM);
+	stat_inc(&pagecache_lru_stats.unmapped);
+	struct pagecache *pc = pagecache_lock_page(pg);
+	if (!pc)
+		return FILE_KEEP;
+	bool dirty = pg->cache.flags & PGC_DIRTY;
+	spin_unlock(&pc->lock);
+	if (dirty) {   /* pc stays alive: obj holds its file */
+		(void)pagecache_write_back(pc, index, index + WRITE_CLUSTER - 1);   /* errors: fsync's */
+		stat_inc(&pagecache_lru_stats.written);
+	}
+	if ((pc = pagecache_lock_page(pg))) {
+		bool freed = pagecache_evict_idle(pc, pg, 1);
+		spin_unlock(&pc->lock);
+		if (freed)
+			return FILE_FREED;
+	}
+	if (atomic_load(&pg->refcount) <= 2)
+		return FILE_KEEP;   /* unmapped, but held by a reader or dirty again */
+	uint16_t f = __atomic_fetch_or(&pg->aflags, AF_REFERENCED, __ATOMIC_RELAXED);
+	return f & AF_REFERENCED ? FILE_ACTIVATE : FILE_KEEP;
+}
+
+/* One inactive page (held) through the scan: what became of it. */
+static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
+{
+	struct vmobject *obj = NULL;
+	stat_inc(&pagecache_lru_stats.scanned);
+	enum file_verdict v = look(pg, &obj);
+	if (v == FILE_UNMAP) {
+		v = how == PCR_UNMAP ? unmap_and_write(pg, obj) : FILE_KEEP;
+		vmobject_put(obj);
+	}
+	return v;
+}
+
+uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how)
+{
+	uint64_t freed = 0;
+	for (uint64_t budget = 2 * (lru_pages(LRU_FILE_COLD) + lru_pages(LRU_FILE_HOT));
+	     freed < want && budget; budget--) {
+		balance_file_lists();
+		struct page *pg = lru_take(LRU_FILE_COLD);   /* to the tail, held */
+		if (!pg)
+			break;
+		enum file_verdict v = scan_one(pg, how);
+		if (v == FILE_ACTIVATE) {
+			__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
+			lru_move(pg, LRU_FILE_HOT, AT_TAIL);
+			stat_inc(&pagecache_lru_stats.activated);
+		}
+		freed += v == FILE_FREED;
+		page_let_go(pg);
+	}
+	stat_add(&pagecache_lru_stats.stolen, freed);
+	return freed;
+}

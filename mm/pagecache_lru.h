@@ -1,0 +1,61 @@
+/* mm/pagecache_lru.h -- which page-cache pages leave memory: the file
+ * side of page replacement (Linux's active and inactive file lists,
+ * shrink_inactive_list and shrink_active_list, in outline). The lists are
+ * mm/frame/lru.h's LRU_FILE_COLD (inactive) and LRU_FILE_HOT (active);
+ * the page cache puts a page on the inactive list when it enters and
+ * makes it active on its second use (mm/pagecache.h). Here the
+ * reclaimer's side:
+ *
+ *   LRU_FILE_HOT   head --> used again since the last look (AF_REFERENCED)?
+ *        |                  stays, the mark cleared; else --> inactive tail
+ *        |                  (only while the active list is the longer one:
+ *        v                  Linux keeps inactive >= active at this size)
+ *   LRU_FILE_COLD  head --> busy (read or written now): passed
+ *                           clean, nobody but the cache holds it: freed
+ *                           mapped (the thread only): out of every mapping
+ *                             not used since the last look (vmobject_unmap,
+ *                             UNMAP_RECLAIM); still mapped (used): a second
+ *                             use makes it active, a first is marked
+ *                           dirty and mapped (the thread only): written
+ *                             with its dirty neighbours, then freed if idle
+ *                           dirty and not mapped: passed (the flusher
+ *                             writes it: Linux's reclaim leaves file pages
+ *                             to the flusher too)
+ *
+ * Who runs what: any task may free idle clean pages (PCR_IDLE: never
+ * sleeps, takes only spinlocks); unmapping and writing sleep and take the
+ * reverse map's walk and address-space locks, so only the reclaimer thread
+ * does them (PCR_UNMAP). Pages of tmpfs (no store) are on no list.
+ * The reclaimer holds each page it looks at (lru_take); its cache stays
+ * alive while locked through the page (pagecache_lock_page) and, across
+ * the sleeps, by a reference on the file's object (vmobject_tryget).
+ */
+#ifndef MM_PAGECACHE_LRU_H
+#define MM_PAGECACHE_LRU_H
+
+#include "lib/types.h"
+
+/* What one scan may do to a page. */
+enum pagecache_scan {
+	PCR_IDLE,    /* free clean pages nobody else uses: any task, never sleeps */
+	PCR_UNMAP,   /* also unmap mapped ones and write dirty mapped ones: the
+		      * reclaimer thread (sleeps) */
+};
+
+/* Free up to `want` frames of page-cache pages, inactive ones oldest
+ * first, after turning active pages inactive while the active list is the
+ * longer (both lists looked at twice at most). How many were freed. No
+ * lock may be held. */
+uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how);
+
+struct pagecache_lru_stats {
+	uint64_t scanned;        /* inactive pages looked at (pgscan_file) */
+	uint64_t stolen;         /* of those, freed (pgsteal_file) */
+	uint64_t unmapped;       /* mapped ones taken out of every mapping */
+	uint64_t written;        /* dirty mapped ones written back first */
+	uint64_t activated;      /* mapped ones used twice, made active */
+	uint64_t deactivated;    /* active pages turned inactive (pgdeactivate, file) */
+};
+extern struct pagecache_lru_stats pagecache_lru_stats;
+
+#endif
