@@ -140,7 +140,9 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "nr_inactive_file", lru_pages(LRU_FILE_COLD));
 	vmstat_line(tb, "nr_active_file", lru_pages(LRU_FILE_HOT));
 	vmstat_line(tb, "workingset_refault_anon", swap_out_stats.refaults);
+	vmstat_line(tb, "workingset_refault_file", pagecache_lru_stats.refaults);
 	vmstat_line(tb, "workingset_activate_anon", swap_out_stats.refaults_in_test);
+	vmstat_line(tb, "workingset_activate_file", pagecache_lru_stats.refaults_activated);
 	vmstat_line(tb, "nr_anon_pages", m.anon);
 	vmstat_line(tb, "nr_mapped", m.file_mapped);
 	vmstat_line(tb, "nr_file_pages", m.file);
@@ -161,8 +163,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgsteal_direct", reclaim_stats.direct_freed);
 	vmstat_line(tb, "pgscan_direct", lazyfree_stats.scanned);
 	vmstat_line(tb, "pgscan_anon", swap_out_stats.scanned);
-	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen);
 	vmstat_line(tb, "pgscan_file", pagecache_lru_stats.scanned);
+	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen);
 	vmstat_line(tb, "pgsteal_file", pagecache_lru_stats.stolen);
 
 	vmstat_line(tb, "slabs_scanned", reclaim_stats.shrink_scanned);

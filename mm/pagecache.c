@@ -2,6 +2,7 @@
 #include "mm/pagecache.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/lru.h"
+#include "mm/pagecache_lru.h"
 #include "mm/frame/page.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
@@ -16,11 +17,28 @@
 #define PC_SLOTS (1u << PC_SHIFT)
 #define PC_MAX_HEIGHT 6              /* 64^6 = 2^36 > PC_MAX_INDEX + 1 */
 
-/* An inner node (height > 1: children) or a leaf node (height 1: pages). */
+/* An inner node (height > 1: children) or a leaf node (height 1: pages,
+ * and shadows of pages the reclaimer evicted). */
 struct pc_node {
 	void *slot[PC_SLOTS];
 	unsigned count;                  /* slots in use */
 };
+
+/* A leaf slot holds a page, or a shadow: odd (a struct page is aligned),
+ * the reclaimer's eviction count when the page that was there left
+ * (mm/pagecache_lru.h: a page that comes back soon is active at once). */
+static bool is_shadow(const void *e)
+{
+	return (uintptr_t)e & 1;
+}
+
+static void *make_shadow(uint64_t evicted_at)
+{
+	return (void *)(uintptr_t)(evicted_at << 1 | 1);
+}
+
+/* What the slot of index holds: a page, a shadow or NULL. */
+static void *tree_entry(struct pagecache *pc, uint64_t index);
 
 struct pagecache_stats pagecache_stats;
 static struct list all_caches = { &all_caches, &all_caches };
@@ -69,7 +87,7 @@ static unsigned slot_of(uint64_t index, int level)
 	return (index >> (PC_SHIFT * (level - 1))) & (PC_SLOTS - 1);
 }
 
-static struct page *tree_lookup(struct pagecache *pc, uint64_t index)
+static void *tree_entry(struct pagecache *pc, uint64_t index)
 {
 	if (!pc->root || index >= capacity(pc->height))
 		return NULL;
@@ -77,6 +95,13 @@ static struct page *tree_lookup(struct pagecache *pc, uint64_t index)
 	for (int l = pc->height; l > 1 && n; l--)
 		n = n->slot[slot_of(index, l)];
 	return n ? n->slot[slot_of(index, 1)] : NULL;
+}
+
+/* The page at index, or NULL (nothing, or a shadow). */
+static struct page *tree_lookup(struct pagecache *pc, uint64_t index)
+{
+	void *e = tree_entry(pc, index);
+	return is_shadow(e) ? NULL : e;
 }
 
 /* Add levels on top until index fits: 0 or -ENOMEM. */
@@ -99,10 +124,12 @@ static int tree_grow(struct pagecache *pc, uint64_t index)
 	return 0;
 }
 
-/* Put pg at index (a free slot): 0 or -ENOMEM (nothing changed but
- * empty nodes, which later inserts use). */
-static int tree_insert(struct pagecache *pc, uint64_t index, struct page *pg)
+/* Put pg at index (a slot free or with a shadow, which goes to *shadow,
+ * else NULL): 0 or -ENOMEM (nothing changed but empty nodes, which later
+ * inserts use). */
+static int tree_insert(struct pagecache *pc, uint64_t index, struct page *pg, void **shadow)
 {
+	*shadow = NULL;
 	if (tree_grow(pc, index) < 0)
 		return -ENOMEM;
 	if (!pc->root && !(pc->root = kzalloc(sizeof(struct pc_node))))
@@ -117,12 +144,26 @@ static int tree_insert(struct pagecache *pc, uint64_t index, struct page *pg)
 		}
 		n = *s;
 	}
-	n->slot[slot_of(index, 1)] = pg;
-	n->count++;
+	void **leaf = &n->slot[slot_of(index, 1)];
+	if (*leaf)
+		*shadow = *leaf;   /* (tree_lookup found no page there) */
+	else
+		n->count++;
+	*leaf = pg;
 	return 0;
 }
 
-/* Clear the slot of index (it holds a page); free the nodes it empties. */
+/* Replace what the slot of index holds (a page) by e. */
+static void tree_set_leaf(struct pagecache *pc, uint64_t index, void *e)
+{
+	struct pc_node *n = pc->root;
+	for (int l = pc->height; l > 1; l--)
+		n = n->slot[slot_of(index, l)];
+	n->slot[slot_of(index, 1)] = e;
+}
+
+/* Clear the slot of index (it holds a page or a shadow); free the nodes
+ * it empties. */
 static void tree_remove(struct pagecache *pc, uint64_t index)
 {
 	struct pc_node *path[PC_MAX_HEIGHT + 1];
@@ -142,9 +183,13 @@ static void tree_remove(struct pagecache *pc, uint64_t index)
 	pc->height = 0;
 }
 
-/* The first page at or after *index under node n (covering [base, ...)
- * at `level`); *index becomes its index. */
-static struct page *next_in(struct pc_node *n, int level, uint64_t base, uint64_t *index)
+/* Which leaf entries a search finds. */
+enum entry_kind { PAGES, SHADOWS };
+
+/* The first entry of kind k at or after *index under node n (covering
+ * [base, ...) at `level`); *index becomes its index. */
+static void *next_in(struct pc_node *n, int level, uint64_t base, uint64_t *index,
+		     enum entry_kind k)
 {
 	uint64_t span = capacity(level - 1);
 	for (unsigned s = (unsigned)((*index - base) / span); s < PC_SLOTS; s++) {
@@ -152,24 +197,42 @@ static struct page *next_in(struct pc_node *n, int level, uint64_t base, uint64_
 		if (!n->slot[s])
 			continue;
 		if (level == 1) {
+			if (is_shadow(n->slot[s]) != (k == SHADOWS))
+				continue;
 			*index = b;
 			return n->slot[s];
 		}
-		struct page *pg = next_in(n->slot[s], level - 1, b, &from);
-		if (pg) {
+		void *e = next_in(n->slot[s], level - 1, b, &from, k);
+		if (e) {
 			*index = from;
-			return pg;
+			return e;
 		}
 	}
 	return NULL;
 }
 
-/* The first page with an index >= *index (set to it), or NULL. */
-static struct page *tree_next(struct pagecache *pc, uint64_t *index)
+/* The first entry of kind k with an index >= *index (set to it), or NULL. */
+static void *tree_next_of(struct pagecache *pc, uint64_t *index, enum entry_kind k)
 {
 	if (!pc->root || *index >= capacity(pc->height))
 		return NULL;
-	return next_in(pc->root, pc->height, 0, index);
+	return next_in(pc->root, pc->height, 0, index, k);
+}
+
+/* The first page with an index >= *index (set to it), or NULL. */
+static struct page *tree_next(struct pagecache *pc, uint64_t *index)
+{
+	return tree_next_of(pc, index, PAGES);
+}
+
+/* Forget the shadows of [first, last] (pc->lock held): their pages left
+ * the object, or the cache goes. */
+static void forget_shadows(struct pagecache *pc, uint64_t first, uint64_t last)
+{
+	for (uint64_t i = first; tree_next_of(pc, &i, SHADOWS) && i <= last; i++) {
+		tree_remove(pc, i);
+		pc->nrshadows--;
+	}
 }
 
 /* ---- pages in and out ---- */
@@ -181,11 +244,15 @@ static void wait_while(struct pagecache *pc, struct page *pg, uint16_t busy)
 		wait_on(pg, &pc->lock);
 }
 
-/* Take pg out of the cache (pc->lock held): no look-up finds it any more;
- * the cache's reference is the caller's now. */
-static void detach(struct pagecache *pc, struct page *pg)
+/* Take pg out of the cache (pc->lock held): no look-up finds it any more,
+ * its slot emptied or holding `shadow` (non-NULL: make_shadow's); the
+ * cache's reference is the caller's now. */
+static void detach_leaving(struct pagecache *pc, struct page *pg, void *shadow)
 {
-	tree_remove(pc, pg->cache.index);
+	if (shadow)
+		tree_set_leaf(pc, pg->cache.index, shadow), pc->nrshadows++;
+	else
+		tree_remove(pc, pg->cache.index);
 	count_pages(pc, -1);
 	if (pg->cache.flags & PGC_DIRTY)
 		count_dirty(pc, -1);
@@ -193,6 +260,11 @@ static void detach(struct pagecache *pc, struct page *pg)
 	pg->cache.dirty = 0;
 	lru_del(pg);
 	__atomic_store_n(&pg->pagecache, NULL, __ATOMIC_RELEASE);
+}
+
+static void detach(struct pagecache *pc, struct page *pg)
+{
+	detach_leaving(pc, pg, NULL);
 }
 
 /* Take pg out of the cache (pc->lock held) and drop the cache's reference. */
@@ -212,20 +284,25 @@ static void mark_dirty(struct pagecache *pc, struct page *pg, uint8_t sectors)
 	}
 }
 
-/* Put fresh page pg at index of pc (a free slot; pc->lock held) in state
- * `flags`, on the inactive file list unless pc has no store (tmpfs: its
- * pages cannot leave memory): 0 or -ENOMEM (no node: nothing changed). */
+/* Put fresh page pg at index of pc (no page there; pc->lock held) in
+ * state `flags`, on a file list unless pc has no store (tmpfs: its pages
+ * cannot leave memory): the inactive one, or the active one when a shadow
+ * says its page left so recently that it belongs to the working set
+ * (pagecache_lru_refault). 0 or -ENOMEM (no node: nothing changed). */
 static int attach(struct pagecache *pc, uint64_t index, struct page *pg, uint16_t flags)
 {
-	if (tree_insert(pc, index, pg) < 0)
+	void *shadow;
+	if (tree_insert(pc, index, pg, &shadow) < 0)
 		return -ENOMEM;
+	if (shadow)
+		pc->nrshadows--;
 	pg->cache.index = (uint32_t)index;
 	pg->cache.flags = flags;
 	pg->cache.dirty = 0;
 	__atomic_store_n(&pg->pagecache, pc, __ATOMIC_RELEASE);
 	count_pages(pc, 1);
 	if (pc->kind != PC_KIND_SHMEM)
-		lru_add(pg, LRU_FILE_COLD);
+		lru_add(pg, shadow ? pagecache_lru_refault((uintptr_t)shadow >> 1) : LRU_FILE_COLD);
 	return 0;
 }
 
@@ -677,6 +754,7 @@ unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
 			  struct page **pages, unsigned max)
 {
 	unsigned n = 0;
+	uint64_t start = *at;
 	spin_lock(&pc->lock);
 	struct page *pg;
 	for (uint64_t i = *at; n < max && (pg = tree_next(pc, &i)) && i <= last;) {
@@ -692,6 +770,8 @@ unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
 		pages[n++] = pg;
 		*at = ++i;
 	}
+	if (n < max)   /* no page left in the range: nor any shadow */
+		forget_shadows(pc, start, last);
 	spin_unlock(&pc->lock);
 	return n;
 }
@@ -728,17 +808,20 @@ uint64_t pagecache_shrink(struct pagecache *pc, uint64_t first, uint64_t last, u
 	spin_lock(&pc->lock);
 	struct page *pg;
 	for (uint64_t i = first; freed < want && (pg = tree_next(pc, &i)) && i <= last; i++)
-		freed += pagecache_evict_idle(pc, pg, 0);
+		freed += pagecache_evict_idle(pc, pg, 0, NULL);
 	spin_unlock(&pc->lock);
 	return freed;
 }
 
-bool pagecache_evict_idle(struct pagecache *pc, struct page *pg, uint32_t holds)
+bool pagecache_evict_idle(struct pagecache *pc, struct page *pg, uint32_t holds,
+			  const uint64_t *evicted_at)
 {
 	bool idle = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1 + holds;
 	if ((pg->cache.flags & ~PGC_BLOCKS) != PGC_UPTODATE || !idle || pg->pagecache != pc)
 		return false;   /* dirty, busy, used, or not pc's any more */
-	evict(pc, pg);
+	bool room = evicted_at && pc->nrshadows < atomic_load(&mm_stats.managed);
+	detach_leaving(pc, pg, room ? make_shadow(*evicted_at) : NULL);
+	page_put(pg);
 	return true;
 }
 
@@ -827,6 +910,8 @@ static void describe_node(struct describe *d, const struct pc_node *n, int level
 			continue;
 		}
 		const struct page *pg = n->slot[s];
+		if (is_shadow(pg))
+			continue;   /* (pagoda_filecache shows pages only) */
 		describe_add(d, (struct pagoda_cachenode){ .parent = id, .kind = PCN_PAGE, .slot = s,
 			.index = base + s, .pa = page_to_pa(pg), .flags = page_flags(pg),
 			.refs = (uint32_t)atomic_load(&pg->refcount), .dirty_sectors = pg->cache.dirty });

@@ -122,6 +122,8 @@ struct pagecache {
 	struct pc_node *root;
 	int height;                  /* levels of nodes: indices < 64^height */
 	uint64_t nrpages, ndirty;
+	uint64_t nrshadows;          /* shadows of evicted pages in the tree (at most
+				      * the frames of RAM: older ones tell nothing) */
 	uint64_t dirtied_ns;         /* clock_ns() when ndirty last went from 0 (the flusher's age) */
 	int wb_error;                /* the last write-back error (0: none yet) */
 	uint32_t wb_seq;             /* write-back errors so far */
@@ -298,9 +300,13 @@ uint64_t pagecache_drop_clean(void);
  * its cache; pagecache_evict_idle (pc->lock held) takes pg out of pc and
  * drops the cache's reference if it is clean, up to date, not being read
  * or written and used by nobody but the cache and the `holds` references
- * of the caller: true then. */
+ * of the caller: true then. With evicted_at, its slot keeps a shadow of
+ * it holding *evicted_at (the reclaimer's count of evictions: Linux's
+ * workingset shadow entry), which the page's return hands to
+ * pagecache_lru_refault; truncation and hole punching forget shadows. */
 struct pagecache *pagecache_lock_page(struct page *pg);
-bool pagecache_evict_idle(struct pagecache *pc, struct page *pg, uint32_t holds);
+bool pagecache_evict_idle(struct pagecache *pc, struct page *pg, uint32_t holds,
+			  const uint64_t *evicted_at);
 
 struct pagoda_cachenode;
 /* Describe pc's tree into out[0..max) as pagoda_filecache reports it

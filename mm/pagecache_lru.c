@@ -12,6 +12,31 @@ struct pagecache_lru_stats pagecache_lru_stats;
 
 #define WRITE_CLUSTER 64   /* a dirty mapped page is written with the dirty pages after it */
 
+/* Inactive pages the reclaimer evicted so far: the clock a shadow is read
+ * against (Linux's nonresident_age, counting evictions only). */
+static uint64_t evictions;
+
+/* Evict held page pg of pc (locked) if idle, leaving a shadow: true if
+ * it went. */
+static bool evict_with_shadow(struct pagecache *pc, struct page *pg)
+{
+	uint64_t now = atomic_load(&evictions);
+	if (!pagecache_evict_idle(pc, pg, 1, &now))
+		return false;
+	stat_inc(&evictions);
+	return true;
+}
+
+enum lru_list pagecache_lru_refault(uint64_t evicted_at)
+{
+	uint64_t distance = atomic_load(&evictions) - evicted_at;
+	stat_inc(&pagecache_lru_stats.refaults);
+	if (distance > lru_pages(LRU_FILE_HOT))
+		return LRU_FILE_COLD;
+	stat_inc(&pagecache_lru_stats.refaults_activated);
+	return LRU_FILE_HOT;
+}
+
 /* The active list back to at most the inactive one's length: the oldest
  * active page used since the last look stays (the mark cleared), one not
  * used turns inactive. One round of the active list at most. */
@@ -49,7 +74,7 @@ static enum file_verdict look(struct page *pg, struct vmobject **obj)
 	enum file_verdict v = FILE_KEEP;
 	bool busy = pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK);
 	bool used = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 2;   /* cache + hold */
-	if (pagecache_evict_idle(pc, pg, 1))
+	if (evict_with_shadow(pc, pg))
 		v = FILE_FREED;
 	else if (!busy && (used || (pg->cache.flags & PGC_DIRTY)) && pc->obj &&
 		 vmobject_tryget(pc->obj)) {
@@ -78,7 +103,7 @@ static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
 		stat_inc(&pagecache_lru_stats.written);
 	}
 	if ((pc = pagecache_lock_page(pg))) {
-		bool freed = pagecache_evict_idle(pc, pg, 1);
+		bool freed = evict_with_shadow(pc, pg);
 		spin_unlock(&pc->lock);
 		if (freed)
 			return FILE_FREED;

@@ -11,7 +11,9 @@
  *        |                  (only while the active list is the longer one:
  *        v                  Linux keeps inactive >= active at this size)
  *   LRU_FILE_COLD  head --> busy (read or written now): passed
- *                           clean, nobody but the cache holds it: freed
+ *                           clean, nobody but the cache holds it: freed,
+ *                             a shadow left in its slot (the count of
+ *                             evictions then)
  *                           mapped (the thread only): out of every mapping
  *                             not used since the last look (vmobject_unmap,
  *                             UNMAP_RECLAIM); still mapped (used): a second
@@ -21,6 +23,14 @@
  *                           dirty and not mapped: passed (the flusher
  *                             writes it: Linux's reclaim leaves file pages
  *                             to the flusher too)
+ *
+ * Refaults (Linux's workingset detection): a page that comes back to a
+ * slot with a shadow left after fewer evictions than there are active
+ * pages would have stayed had the active pages made room for it (its
+ * refault distance fits in the active list): it starts active, so a file
+ * that is read in a loop a little larger than the inactive list is not
+ * read from the disk every time. Otherwise it starts inactive, as any new
+ * page.
  *
  * Who runs what: any task may free idle clean pages (PCR_IDLE: never
  * sleeps, takes only spinlocks); unmapping and writing sleep and take the
@@ -34,6 +44,7 @@
 #define MM_PAGECACHE_LRU_H
 
 #include "lib/types.h"
+#include "mm/frame/lru.h"
 
 /* What one scan may do to a page. */
 enum pagecache_scan {
@@ -48,6 +59,10 @@ enum pagecache_scan {
  * lock may be held. */
 uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how);
 
+/* The list a page starts on that comes back to a slot whose shadow holds
+ * evicted_at (mm/pagecache.c's insertion, under the cache's lock). */
+enum lru_list pagecache_lru_refault(uint64_t evicted_at);
+
 struct pagecache_lru_stats {
 	uint64_t scanned;        /* inactive pages looked at (pgscan_file) */
 	uint64_t stolen;         /* of those, freed (pgsteal_file) */
@@ -55,6 +70,8 @@ struct pagecache_lru_stats {
 	uint64_t written;        /* dirty mapped ones written back first */
 	uint64_t activated;      /* mapped ones used twice, made active */
 	uint64_t deactivated;    /* active pages turned inactive (pgdeactivate, file) */
+	uint64_t refaults;       /* pages back to a slot with a shadow (workingset_refault_file) */
+	uint64_t refaults_activated; /* of those, started active (workingset_activate_file) */
 };
 extern struct pagecache_lru_stats pagecache_lru_stats;
 

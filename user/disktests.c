@@ -80,6 +80,10 @@
  *                MADV_SEQUENTIAL, MADV_WILLNEED and posix_fadvise's
  *                WILLNEED and DONTNEED on a file out of the cache: what
  *                each reads or drops, seen with mincore
+ *   workingset   (only when named, after bigwrite: the ext2 root) a file
+ *                read twice stays in memory while a file larger than
+ *                the RAM is read once through read(): the second read
+ *                made its pages active, the stream's are inactive
  *   bigwrite[=MIB], bigread[=MIB]
  *                (only when named; the ext2 root) a sparse file of MIB MiB
  *                (default 2048) written through a shared mapping and
@@ -1088,6 +1092,60 @@ static void test_bigwrite(void)
 	       (unsigned long long)(len >> 20), (unsigned long long)(ram >> 20));
 }
 
+/* workingset (after bigwrite, whose file is larger than the RAM): a file
+ * of 512 pages written, dropped from the cache and read twice with read()
+ * (its second read makes its pages active: nr_active_file), then
+ * /bigwrite read once, whole, with read(): the reclaimer frees the
+ * stream's pages (inactive) and none of the file read twice -- all 512
+ * still in memory (mincore). With the caches' pages freed cache by cache
+ * in the order the caches were made, as before the lists, they went first
+ * (the stream's inode is read again after the file's: drop_caches 3).
+ * Its first 8 MiB read again come back to their shadows
+ * (workingset_refault_file). */
+static void test_workingset(void)
+{
+	enum { PAGES = 512 };
+	static char buf[64 * 4096];
+	const char *path = "/workingset";
+	struct stat st;
+	CHECK(stat("/bigwrite", &st) == 0 &&
+	      st.st_size > proc_value("/proc/meminfo", "MemTotal", procfs_field) * 1024);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	memset(buf, 'w', sizeof(buf));
+	for (int i = 0; i < PAGES; i += 64)
+		CHECK(pwrite(fd, buf, sizeof(buf), (off_t)i * 4096) == (ssize_t)sizeof(buf));
+	CHECK(fsync(fd) == 0);
+	CHECK(sysctl_write("/proc/sys/vm/drop_caches", "3") == 1);   /* pages, idle inodes */
+	int big = open("/bigwrite", O_RDONLY);   /* its inode (and cache) made after ours */
+	CHECK(fd >= 0 && big >= 0);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < PAGES; i += 64)
+			CHECK(pread(fd, buf, sizeof(buf), (off_t)i * 4096) == (ssize_t)sizeof(buf));
+	CHECK(vmstat("nr_active_file") >= PAGES);
+	long long stolen = vmstat("pgsteal_file");
+	uint64_t read_mib = 0;
+	for (ssize_t n; (n = read(big, buf, sizeof(buf))) > 0;)
+		read_mib += (uint64_t)n;
+	CHECK(read_mib == (uint64_t)st.st_size);
+	void *m = mmap(NULL, PAGES * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	int resident = m == MAP_FAILED ? -1 : resident_pages(m, PAGES);
+	CHECK(resident == PAGES);
+	CHECK(vmstat("pgsteal_file") - stolen > (long long)(st.st_size / 4096) / 2);
+	printf("  workingset: %d of %d pages read twice still in memory after %llu MiB read "
+	       "once; %lld cache pages freed meanwhile\n", resident, PAGES,
+	       (unsigned long long)(read_mib >> 20), vmstat("pgsteal_file") - stolen);
+	long long refaults = vmstat("workingset_refault_file");   /* the stream's start again: */
+	for (int i = 0; i < 2048; i += 64)                         /* each page's shadow found */
+		CHECK(pread(big, buf, sizeof(buf), (off_t)i * 4096) == (ssize_t)sizeof(buf));
+	CHECK(vmstat("workingset_refault_file") - refaults >= 2048);
+	if (m != MAP_FAILED)
+		CHECK(munmap(m, PAGES * 4096) == 0);
+	close(big);
+	close(fd);
+	CHECK(unlink(path) == 0);
+}
+
 /* bigread[=MIB] (default 4096: issue 38's 4 GiB with 512 MiB): a file of
  * MIB MiB written with write() (big_word(i, 0) in the first and last words
  * of page i, a fill between), fsync'ed and dropped from the cache, then
@@ -1138,7 +1196,7 @@ static const struct {
 	{ "ext2", test_ext2, 1 }, { "ext2rw", test_ext2rw, 1 }, { "rootdisk", test_rootdisk, 1 },
 	{ "flush", test_flush, 1 }, { "eio", test_eio, 1 }, { "caches", test_caches, 1 },
 	{ "mmap", test_mmap, 1 }, { "bigmap", test_bigmap, 1 }, { "bigwrite", test_bigwrite, 1 },
-	{ "bigread", test_bigread, 1 }, { "advice", test_advice, 1 },
+	{ "workingset", test_workingset, 1 }, { "bigread", test_bigread, 1 }, { "advice", test_advice, 1 },
 };
 
 /* Run tests[i]? Named on the command line, or no names and not alone. */

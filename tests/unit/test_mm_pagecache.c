@@ -569,6 +569,42 @@ START_TEST(test_reclaim_unmaps_mapped)
 }
 END_TEST
 
+/* Refaults: an evicted page leaves a shadow; back after fewer evictions
+ * than there are active pages it starts active (workingset_activate_file),
+ * back later inactive; a truncation or a hole forgets the shadows of its
+ * range, and the last one frees the tree. */
+START_TEST(test_refault_distance)
+{
+	use(0), use(1), use(2), use(3);
+	for (int i = 10; i < 14; i++)
+		use(i), use(i);                                      /* 4 active */
+	for (int i = 30; i < 60; i++)
+		use(i);
+	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_IDLE), 2);   /* 0 and 1: evictions 0, 1 */
+	ck_assert_uint_eq(o->pc.nrshadows, 2);
+	ck_assert(!cached(0));
+	use(0);                                                   /* distance 2 <= 4 active */
+	ck_assert_uint_eq(pagecache_lru_stats.refaults, 1);
+	ck_assert_uint_eq(pagecache_lru_stats.refaults_activated, 1);
+	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 5);
+	ck_assert_uint_eq(o->pc.nrshadows, 1);
+	ck_assert_uint_eq(pagecache_lru_reclaim(10, PCR_IDLE), 10);  /* 2, 3, 30..37 */
+	use(1);                                                   /* distance 11 > 5 active */
+	ck_assert_uint_eq(pagecache_lru_stats.refaults, 2);
+	ck_assert_uint_eq(pagecache_lru_stats.refaults_activated, 1);
+	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 5);
+	ck_assert_uint_eq(o->pc.nrshadows, 10);
+	pagecache_truncate(&o->pc, 2, 3);                          /* a hole: its shadows go */
+	ck_assert_uint_eq(o->pc.nrshadows, 8);
+	use(2);
+	ck_assert_uint_eq(pagecache_lru_stats.refaults, 2);      /* no shadow: a new page */
+	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
+	ck_assert_uint_eq(o->pc.nrshadows, 0);
+	ck_assert_ptr_null(o->pc.root);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* A page the reclaimer holds that a truncation takes out meanwhile: its
  * cache is no longer found through it, and the hold's end frees it. */
 START_TEST(test_lock_page_after_truncate)
@@ -578,7 +614,7 @@ START_TEST(test_lock_page_after_truncate)
 	ck_assert_ptr_nonnull(pg);
 	struct pagecache *pc = pagecache_lock_page(pg);
 	ck_assert_ptr_eq(pc, &o->pc);
-	ck_assert(!pagecache_evict_idle(pc, pg, 0));              /* our hold is a use */
+	ck_assert(!pagecache_evict_idle(pc, pg, 0, NULL));              /* our hold is a use */
 	spin_unlock(&pc->lock);
 	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
 	ck_assert_ptr_null(pagecache_lock_page(pg));
@@ -820,6 +856,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_reclaim_inactive_first);
 	tcase_add_test(tc, test_reclaim_unmaps_mapped);
 	tcase_add_test(tc, test_lock_page_after_truncate);
+	tcase_add_test(tc, test_refault_distance);
 	return s;
 }
 

@@ -158,12 +158,13 @@ static const char *const rollup_ref[] = { "Rss", "Pss", "Pss_Dirty", "Pss_Anon",
 static const char *const none[] = { NULL };
 
 static const char *const vmstat_ref[] = { "nr_free_pages", "nr_inactive_anon", "nr_active_anon",
-	"workingset_refault_anon", "workingset_activate_anon", "nr_anon_pages", "nr_mapped",
-	"nr_file_pages", "nr_page_table_pages", "pgpgin", "pgpgout", "pswpin", "pswpout",
-	"pgactivate", "pgdeactivate", "pglazyfree", "pgfault", "pgmajfault",
-	"pglazyfreed", "pgreuse", "pgsteal_kswapd", "pgsteal_direct", "pgscan_direct",
-	"pgscan_anon", "pgsteal_anon", "slabs_scanned", "pageoutrun", "oom_kill", "swap_ra",
-	"swap_ra_hit", NULL };
+	"nr_inactive_file", "nr_active_file", "workingset_refault_anon",
+	"workingset_refault_file", "workingset_activate_anon", "workingset_activate_file",
+	"nr_anon_pages", "nr_mapped", "nr_file_pages", "nr_page_table_pages", "pgpgin",
+	"pgpgout", "pswpin", "pswpout", "pgactivate", "pgdeactivate", "pglazyfree", "pgfault",
+	"pgmajfault", "pglazyfreed", "pgreuse", "pgsteal_kswapd", "pgsteal_direct",
+	"pgscan_direct", "pgscan_anon", "pgscan_file", "pgsteal_anon", "pgsteal_file",
+	"slabs_scanned", "pageoutrun", "oom_kill", "swap_ra", "swap_ra_hit", NULL };
 static const char *const vmstat_extra[] = { "nr_tlb_local_flush_all",
 	"nr_tlb_local_flush_one", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
 	"tlb_shootdown_pages", "tlb_shootdown_full", "tlb_shootdown_avoided", "pgfault_zero", "pgfault_zero_page", "pgfault_file",
