@@ -285,8 +285,8 @@ static void mark_dirty(struct pagecache *pc, struct page *pg, uint8_t sectors)
 }
 
 /* Put fresh page pg at index of pc (no page there; pc->lock held) in
- * state `flags`, on a file list unless pc has no store (tmpfs: its pages
- * cannot leave memory): the inactive one, or the active one when a shadow
+ * state `flags`, on a file list unless pc has no store to write them to
+ * (tmpfs's files, directories and links: their pages cannot leave memory): the inactive one, or the active one when a shadow
  * says its page left so recently that it belongs to the working set
  * (pagecache_lru_refault). 0 or -ENOMEM (no node: nothing changed). */
 static int attach(struct pagecache *pc, uint64_t index, struct page *pg, uint16_t flags)
@@ -301,7 +301,7 @@ static int attach(struct pagecache *pc, uint64_t index, struct page *pg, uint16_
 	pg->cache.dirty = 0;
 	__atomic_store_n(&pg->pagecache, pc, __ATOMIC_RELEASE);
 	count_pages(pc, 1);
-	if (pc->kind != PC_KIND_SHMEM)
+	if (pc->ops->write_pages)
 		lru_add(pg, shadow ? pagecache_lru_refault((uintptr_t)shadow >> 1) : LRU_FILE_COLD);
 	return 0;
 }
@@ -542,7 +542,9 @@ static bool set_dirty_flags(struct pagecache *pc, struct page *pg, uint16_t flag
 	return ours;
 }
 
-void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
+/* Never inlined: one place with pc and pg at hand, where gdb stops to
+ * look at a cache being written (tests/gdb/cache.py). */
+__attribute__((noinline)) void pagecache_set_dirty(struct pagecache *pc, struct page *pg)
 {
 	if (!set_dirty_flags(pc, pg, 0))
 		panic("pagecache_set_dirty: frame %#lx is not an up-to-date page of cache %p",

@@ -455,8 +455,9 @@ START_TEST(test_lists_second_use_activates)
 	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 1);
 	pagecache_readahead(&o->pc, 4, 1, NPAGES);              /* read ahead: inactive, unused */
 	ck_assert_uint_eq(lru_pages(LRU_FILE_COLD), 1 + o->pc.nrpages - 2);
+	static const struct pagecache_ops no_store_ops = { .read_pages = fake_read };
 	struct pagecache shm;
-	pagecache_init(&shm, &fake_ops, o, PC_KIND_SHMEM);
+	pagecache_init(&shm, &no_store_ops, o, PC_KIND_SHMEM);
 	struct page *pg;
 	ck_assert_int_eq(pagecache_get(&shm, 0, PC_READ, &pg), 0);
 	ck_assert(!(pg->aflags & AF_LRU));                      /* tmpfs: no list */
