@@ -82,8 +82,9 @@ meminfo_lines() {
 		$1 == "pgfault" && $2 > 0 { f++ } END { print m + 0, f + 0 }'
 }
 vmstat_lines() {
-	"$bin/vmstat" 1 2 | awk 'NR == 1 && $1 == "free" && $4 == "si/s" { h++ }
-		NR > 1 && NF == 9 && $1 > 0 { n++ } END { print h + 0, n + 0 }'
+	"$bin/vmstat" 1 2 | awk 'NR == 1 && $1 == "free" && $4 == "si/s" && $10 == "fsteal/s" &&
+		$11 == "refault/s" { h++ } NR > 1 && NF == 12 && $1 > 0 { n++ }
+		END { print h + 0, n + 0 }'
 }
 expect ps        0 "1 1"               ps_self
 expect meminfo   0 "1 1"               meminfo_lines
