@@ -12,6 +12,7 @@ it). Modules, one job each:
   frames    pg-page (the struct page frame database)
   proc      pg-ps, pg-vmas
   lazyfree  pg-lazyfree
+  lru       pg-lru (the replacement lists)
   cache     pg-cache (page caches and their pages)
   rmap      pg-mappers (who maps an object's pages: the reverse map)
   disk      pg-disk (disks, their counters, the requests in flight)
@@ -21,4 +22,4 @@ it). Modules, one job each:
   session   pg-help, pg-log, pg-hello
   names     the kernel names the helpers depend on
 """
-from . import walk, draw, frames, proc, lazyfree, cache, rmap, disk, pvsites, syms, session, cpus  # noqa: F401
+from . import walk, draw, frames, proc, lazyfree, lru, cache, rmap, disk, pvsites, syms, session, cpus  # noqa: F401
