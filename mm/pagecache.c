@@ -37,8 +37,10 @@ static void *make_shadow(uint64_t evicted_at)
 	return (void *)(uintptr_t)(evicted_at << 1 | 1);
 }
 
-/* What the slot of index holds: a page, a shadow or NULL. */
-static void *tree_entry(struct pagecache *pc, uint64_t index);
+static uint64_t shadow_evicted_at(const void *shadow)
+{
+	return (uintptr_t)shadow >> 1;
+}
 
 struct pagecache_stats pagecache_stats;
 static struct list all_caches = { &all_caches, &all_caches };
@@ -87,6 +89,7 @@ static unsigned slot_of(uint64_t index, int level)
 	return (index >> (PC_SHIFT * (level - 1))) & (PC_SLOTS - 1);
 }
 
+/* What the slot of index holds: a page, a shadow or NULL. */
 static void *tree_entry(struct pagecache *pc, uint64_t index)
 {
 	if (!pc->root || index >= capacity(pc->height))
@@ -249,10 +252,12 @@ static void wait_while(struct pagecache *pc, struct page *pg, uint16_t busy)
  * cache's reference is the caller's now. */
 static void detach_leaving(struct pagecache *pc, struct page *pg, void *shadow)
 {
-	if (shadow)
-		tree_set_leaf(pc, pg->cache.index, shadow), pc->nrshadows++;
-	else
+	if (shadow) {
+		tree_set_leaf(pc, pg->cache.index, shadow);
+		pc->nrshadows++;
+	} else {
 		tree_remove(pc, pg->cache.index);
+	}
 	count_pages(pc, -1);
 	if (pg->cache.flags & PGC_DIRTY)
 		count_dirty(pc, -1);
@@ -285,9 +290,10 @@ static void mark_dirty(struct pagecache *pc, struct page *pg, uint8_t sectors)
 }
 
 /* Put fresh page pg at index of pc (no page there; pc->lock held) in
- * state `flags`, on a file list unless pc has no store to write them to
- * (tmpfs's files, directories and links: their pages cannot leave memory): the inactive one, or the active one when a shadow
- * says its page left so recently that it belongs to the working set
+ * state `flags`, on a file list unless pc has no store to write it to
+ * (tmpfs's files, directories and links: their pages cannot leave
+ * memory): the inactive one, or the active one when a shadow says its
+ * page left so recently that it belongs to the working set
  * (pagecache_lru_refault). 0 or -ENOMEM (no node: nothing changed). */
 static int attach(struct pagecache *pc, uint64_t index, struct page *pg, uint16_t flags)
 {
@@ -302,7 +308,7 @@ static int attach(struct pagecache *pc, uint64_t index, struct page *pg, uint16_
 	__atomic_store_n(&pg->pagecache, pc, __ATOMIC_RELEASE);
 	count_pages(pc, 1);
 	if (pc->ops->write_pages)
-		lru_add(pg, shadow ? pagecache_lru_refault((uintptr_t)shadow >> 1) : LRU_FILE_COLD);
+		lru_add(pg, shadow ? pagecache_lru_refault(shadow_evicted_at(shadow)) : LRU_FILE_COLD);
 	return 0;
 }
 
@@ -772,8 +778,7 @@ unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
 		pages[n++] = pg;
 		*at = ++i;
 	}
-	if (n < max)   /* no page left in the range: nor any shadow */
-		forget_shadows(pc, start, last);
+	forget_shadows(pc, start, n < max ? last : *at - 1);   /* the part looked at */
 	spin_unlock(&pc->lock);
 	return n;
 }

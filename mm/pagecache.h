@@ -42,11 +42,15 @@
  * holds a reference; mm/pagecache_lru.h chooses which), or when reading it
  * failed.
  *
- * Replacement (caches with a store; tmpfs pages stay): a page joins the
- * inactive file list when it enters the cache (mm/frame/lru.h); its
+ * Replacement (caches with a store, ops->write_pages; tmpfs's pages stay):
+ * a page joins the inactive file list when it enters the cache
+ * (mm/frame/lru.h), or the active one when the shadow its last eviction
+ * left in its slot says it came back soon (mm/pagecache_lru.h); its
  * second use through pagecache_get makes it active (AF_REFERENCED, then
  * LRU_FILE_HOT: Linux's mark_page_accessed), so a file read once does
  * not push out one read again and again.
+ *
+ *   leaf slot:  NULL | struct page * | shadow (odd: eviction count << 1 | 1)
  *
  * Who changes what: the tree, the counts and every page's cache state
  * under pc->lock (LOCK_RANK_PAGECACHE; taken before the frame allocator's
@@ -269,7 +273,8 @@ void pagecache_truncate(struct pagecache *pc, uint64_t first, uint64_t last);
  * too, waiting for pages being read or written: no look-up finds them any
  * more, and each one's cache reference is the caller's, in pages[] (to
  * put once it has left every mapping: a hole punched, fs/read_write.c).
- * *at moves past the last page taken; 0 when none is left. */
+ * *at moves past the last page taken; 0 when none is left. The shadows
+ * of evicted pages in the part looked at go too. */
 unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
 			  struct page **pages, unsigned max);
 #define PC_DETACH_BATCH 32   /* pages a truncation or a hole punch takes out per look */
