@@ -151,8 +151,7 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgpgout", disk_kib(1));
 	vmstat_line(tb, "pswpin", swap_stats.pswpin);
 	vmstat_line(tb, "pswpout", swap_stats.pswpout);
-	vmstat_line(tb, "pgactivate", swap_out_stats.activated + pagecache_stats.activated +
-		    pagecache_lru_stats.activated);
+	vmstat_line(tb, "pgactivate", swap_out_stats.activated + pagecache_lru_stats.activated);
 	vmstat_line(tb, "pgdeactivate", swap_out_stats.deactivated + pagecache_lru_stats.deactivated);
 	vmstat_line(tb, "pglazyfree", lazyfree_stats.marked);
 	vmstat_line(tb, "pgfault", fault_stats_total());

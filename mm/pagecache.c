@@ -322,7 +322,7 @@ static void mark_accessed(struct page *pg)
 		return;
 	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
 	lru_move(pg, LRU_FILE_HOT, AT_TAIL);
-	stat_inc(&pagecache_stats.activated);
+	stat_inc(&pagecache_lru_stats.activated);
 }
 
 /* The new page fresh at index, or the page another task put there first

@@ -154,7 +154,6 @@ struct pagecache_stats {
 	uint64_t writeback;          /* of pages: being written out now */
 	uint64_t blockdev;           /* of pages: in disks' own caches (Buffers) */
 	uint64_t shmem;              /* of pages: in tmpfs files (Shmem) */
-	uint64_t activated;          /* made active by a second use (pgactivate, file) */
 };
 extern struct pagecache_stats pagecache_stats;
 

@@ -68,7 +68,9 @@ struct pagecache_lru_stats {
 	uint64_t stolen;         /* of those, freed (pgsteal_file) */
 	uint64_t unmapped;       /* mapped ones taken out of every mapping */
 	uint64_t written;        /* dirty mapped ones written back first */
-	uint64_t activated;      /* mapped ones used twice, made active */
+	uint64_t activated;      /* inactive pages made active: a second use through
+				  * pagecache_get (mm/pagecache.c), or a mapped
+				  * page used at two looks (pgactivate, file) */
 	uint64_t deactivated;    /* active pages turned inactive (pgdeactivate, file) */
 	uint64_t refaults;       /* pages back to a slot with a shadow (workingset_refault_file) */
 	uint64_t refaults_activated; /* of those, started active (workingset_activate_file) */

@@ -453,7 +453,7 @@ START_TEST(test_lists_second_use_activates)
 	use(0), use(1), use(1);
 	ck_assert_uint_eq(lru_pages(LRU_FILE_COLD), 1);
 	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 1);
-	ck_assert_uint_eq(pagecache_stats.activated, 1);
+	ck_assert_uint_eq(pagecache_lru_stats.activated, 1);
 	ck_assert(cached(0) && cached(0));                      /* PC_FIND: still inactive */
 	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 1);
 	pagecache_readahead(&o->pc, 4, 1, NPAGES);              /* read ahead: inactive, unused */
