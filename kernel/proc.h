@@ -53,6 +53,9 @@ struct proc {
 	struct trapframe *tf;        /* saved user registers, top of kstack */
 	struct context *ctx;         /* saved kernel registers (swtch) */
 	const void *wait_chan;       /* what a SLEEPING process waits for */
+	uint64_t wait_site;          /* where it sleeps: the first return address
+	                                outside SLEEP_TEXT (/proc/PID/wchan); 0
+	                                when not sleeping; under proc_lock */
 	uint64_t wait_deadline;      /* sleep_on_until: clock_ns() to wake at; 0: none */
 	bool killed;                 /* dies on its way back to user mode */
 	int kill_signal;             /* signal that killed it (wait status) */

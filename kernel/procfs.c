@@ -106,6 +106,7 @@ static const struct pid_file pid_files[] = {
 	{ "stat", procfs_show_stat },
 	{ "statm", procfs_show_statm },
 	{ "status", procfs_show_status },
+	{ "wchan", procfs_show_wchan },
 };
 #define NPIDFILES (sizeof(pid_files) / sizeof(pid_files[0]))
 

@@ -20,6 +20,8 @@ void procfs_show_status(struct proc *p, struct textbuf *tb);
 void procfs_show_stat(struct proc *p, struct textbuf *tb);
 void procfs_show_statm(struct proc *p, struct textbuf *tb);
 void procfs_show_cmdline(struct proc *p, struct textbuf *tb);
+/* wchan: the function p sleeps in (lib/wait.h's SLEEP_TEXT skipped), or "0". */
+void procfs_show_wchan(struct proc *p, struct textbuf *tb);
 void procfs_show_maps(struct proc *p, struct textbuf *tb);
 void procfs_show_smaps(struct proc *p, struct textbuf *tb);
 void procfs_show_smaps_rollup(struct proc *p, struct textbuf *tb);

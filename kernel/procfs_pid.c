@@ -9,6 +9,7 @@
  */
 #include "kernel/fs.h"
 #include "lib/format.h"
+#include "lib/ksyms.h"
 #include "kernel/proc.h"
 #include "kernel/procfs.h"
 #include "lib/string.h"
@@ -196,6 +197,16 @@ void procfs_show_cmdline(struct proc *p, struct textbuf *tb)
 {
 	if (p->state != P_ZOMBIE)
 		tb_write(tb, p->cmdline, p->cmdline_len);
+}
+
+/* Linux's wchan: the function the task sleeps in, no newline; "0" when it
+ * does not sleep (running, runnable, stopped, a zombie). */
+void procfs_show_wchan(struct proc *p, struct textbuf *tb)
+{
+	uint64_t off;
+	const char *name = p->state == P_SLEEPING && p->wait_site
+				   ? ksym_lookup(p->wait_site - 1, &off) : NULL;
+	tb_printf(tb, "%s", name ? name : "0");
 }
 
 /* ---- maps, smaps, smaps_rollup ---- */

@@ -16,6 +16,7 @@
 #include "lib/rwsem.h"
 #include "lib/wait.h"
 #include "mm/as.h"
+#include "arch/x86_64/backtrace.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/ipi.h"
@@ -54,7 +55,7 @@ static struct sleep_locks_held *current_sleep_locks(void)
 }
 
 /* lib/wait.h's wait: sleep, or spin where there is no process. */
-static void wait_sleep(const void *chan, struct spinlock *lk)
+SLEEP_TEXT static void wait_sleep(const void *chan, struct spinlock *lk)
 {
 	if (current_proc()) {
 		sleep_on(chan, lk);
@@ -66,7 +67,7 @@ static void wait_sleep(const void *chan, struct spinlock *lk)
 }
 
 /* wait_on_signal's: a task's sleep that a signal ends (-EINTR). */
-static int wait_sleep_signal(const void *chan, struct spinlock *lk)
+SLEEP_TEXT static int wait_sleep_signal(const void *chan, struct spinlock *lk)
 {
 	struct proc *p = current_proc();
 	if (!p) {
@@ -258,7 +259,7 @@ enum sleep_kind { SLEEP_PLAIN, SLEEP_SIGNAL };
 
 /* Sleep on chan, lk given up for proc_lock meanwhile; a SLEEP_SIGNAL sleep
  * is skipped when a signal interrupts it already. */
-static void sleep_locked(const void *chan, struct spinlock *lk, enum sleep_kind kind)
+SLEEP_TEXT static void sleep_locked(const void *chan, struct spinlock *lk, enum sleep_kind kind)
 {
 	struct proc *p = current_proc();
 	if (lk != &proc_lock) {
@@ -267,9 +268,12 @@ static void sleep_locked(const void *chan, struct spinlock *lk, enum sleep_kind 
 	}
 	if (kind == SLEEP_PLAIN || !signal_interrupted(p)) {
 		p->wait_chan = chan;
+		p->wait_site = backtrace_first_outside((uint64_t)_sleep_text_start,
+							(uint64_t)_sleep_text_end);
 		p->state = P_SLEEPING;
 		sched();
 		p->wait_chan = NULL;
+		p->wait_site = 0;
 	}
 	if (lk != &proc_lock) {
 		spin_unlock(&proc_lock);
@@ -277,7 +281,7 @@ static void sleep_locked(const void *chan, struct spinlock *lk, enum sleep_kind 
 	}
 }
 
-static void sleep_until(const void *chan, struct spinlock *lk, uint64_t deadline,
+SLEEP_TEXT static void sleep_until(const void *chan, struct spinlock *lk, uint64_t deadline,
 			enum sleep_kind kind)
 {
 	current_proc()->wait_deadline = deadline ? deadline : 1;
@@ -285,22 +289,22 @@ static void sleep_until(const void *chan, struct spinlock *lk, uint64_t deadline
 	current_proc()->wait_deadline = 0;
 }
 
-void sleep_on(const void *chan, struct spinlock *lk)
+SLEEP_TEXT void sleep_on(const void *chan, struct spinlock *lk)
 {
 	sleep_locked(chan, lk, SLEEP_PLAIN);
 }
 
-void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline)
+SLEEP_TEXT void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline)
 {
 	sleep_until(chan, lk, deadline, SLEEP_PLAIN);
 }
 
-void sleep_on_signal(const void *chan, struct spinlock *lk)
+SLEEP_TEXT void sleep_on_signal(const void *chan, struct spinlock *lk)
 {
 	sleep_locked(chan, lk, SLEEP_SIGNAL);
 }
 
-void sleep_on_signal_until(const void *chan, struct spinlock *lk, uint64_t deadline)
+SLEEP_TEXT void sleep_on_signal_until(const void *chan, struct spinlock *lk, uint64_t deadline)
 {
 	sleep_until(chan, lk, deadline, SLEEP_SIGNAL);
 }

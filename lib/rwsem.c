@@ -55,7 +55,7 @@ static const void *self(void)
 }
 
 /* Wait for l to change (l->lk held; it is held again on return). */
-static void wait(struct rwsem *l)
+SLEEP_TEXT static void wait(struct rwsem *l)
 {
 	wait_on(l, &l->lk);
 }
@@ -120,7 +120,7 @@ static void wake_all(struct rwsem *l)
 
 /* ---- readers ---- */
 
-void down_read(struct rwsem *l)
+SLEEP_TEXT void down_read(struct rwsem *l)
 {
 	check_may_sleep(l);
 	check_order(l);
@@ -172,7 +172,7 @@ bool down_write_trylock(struct rwsem *l)
 	return true;
 }
 
-void down_write(struct rwsem *l)
+SLEEP_TEXT void down_write(struct rwsem *l)
 {
 	check_may_sleep(l);
 	check_order(l);

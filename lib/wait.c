@@ -5,7 +5,7 @@ void (*wait_sleep_hook)(const void *chan, struct spinlock *lk);
 void (*wait_wake_hook)(const void *chan);
 int (*wait_sleep_signal_hook)(const void *chan, struct spinlock *lk);
 
-void wait_on(const void *chan, struct spinlock *lk)
+SLEEP_TEXT void wait_on(const void *chan, struct spinlock *lk)
 {
 	if (wait_sleep_hook) {
 		wait_sleep_hook(chan, lk);
@@ -16,7 +16,7 @@ void wait_on(const void *chan, struct spinlock *lk)
 	spin_lock(lk);
 }
 
-int wait_on_signal(const void *chan, struct spinlock *lk)
+SLEEP_TEXT int wait_on_signal(const void *chan, struct spinlock *lk)
 {
 	if (wait_sleep_signal_hook)
 		return wait_sleep_signal_hook(chan, lk);

@@ -26,6 +26,14 @@
 
 #include "lib/spinlock.h"
 
+/* SLEEP_TEXT marks the functions a task goes to sleep through (wait_on,
+ * the scheduler's sleep_on, an rwsem's down_*): they are linked together
+ * (linker.ld's _sleep_text_start.._sleep_text_end), and where a task
+ * sleeps -- /proc/PID/wchan -- is the first caller outside them (Linux's
+ * __sched), e.g. pipe_read rather than wait_on. */
+#define SLEEP_TEXT __attribute__((section(".text.sleep"), noinline))
+extern const char _sleep_text_start[], _sleep_text_end[];
+
 /* Wait once for a wake-up on chan: lk (held) is released meanwhile and
  * held again on return. Wake-ups may be spurious: test the condition again. */
 void wait_on(const void *chan, struct spinlock *lk);

@@ -1,7 +1,10 @@
 /* libc/procfs.c -- reading /proc files (pagoda/procfs.h). Plain C over
  * open/read, so it builds against newlib and musl and runs on Linux. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,4 +140,48 @@ int procfs_diskstats(const char *name, unsigned long long f[17])
 		found = diskstats_line(l, name, f);
 	free(t);
 	return found;
+}
+
+/* One line for the thread whose /proc directory is dir: its status's Name,
+ * State and PPid and its wchan. */
+static void print_task(const char *prefix, const char *pid, const char *dir)
+{
+	char path[600], name[32] = "?", state[32] = "?", ppid[16] = "?";
+	snprintf(path, sizeof path, "%s/status", dir);
+	char *st = procfs_read(path, NULL);
+	if (!st)
+		return;   /* gone meanwhile */
+	procfs_string(st, "Name", name, sizeof name);
+	procfs_string(st, "State", state, sizeof state);
+	procfs_string(st, "PPid", ppid, sizeof ppid);
+	free(st);
+	snprintf(path, sizeof path, "%s/wchan", dir);
+	char *wchan = procfs_read(path, NULL);
+	printf("%s pid %s tid %s parent %s (%s) %s, wchan %s\n", prefix, pid,
+	       strrchr(dir, '/') + 1, ppid, name, state, wchan && *wchan ? wchan : "?");
+	free(wchan);
+}
+
+void procfs_print_tasks(const char *prefix)
+{
+	char self[16], path[540];
+	snprintf(self, sizeof self, "%d", (int)getpid());
+	DIR *procs = opendir("/proc");
+	for (struct dirent *p; procs && (p = readdir(procs));) {
+		if (!isdigit((unsigned char)p->d_name[0]) || !strcmp(p->d_name, self))
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/task", p->d_name);
+		DIR *tasks = opendir(path);
+		for (struct dirent *t; tasks && (t = readdir(tasks));) {
+			if (!isdigit((unsigned char)t->d_name[0]))
+				continue;
+			snprintf(path, sizeof path, "/proc/%s/task/%s", p->d_name, t->d_name);
+			print_task(prefix, p->d_name, path);
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	if (procs)
+		closedir(procs);
+	fflush(stdout);
 }

@@ -83,6 +83,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
 #include "fuzz_rand.h"
 
 #define PAGE 4096
@@ -1039,14 +1040,11 @@ static double now(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* dump_procs: on Pagoda, every process and its state (for a hang). */
+/* dump_procs: every thread but this one, its state and where it sleeps
+ * (for a hang). */
 static void dump_procs(void)
 {
-	struct pagoda_procinfo pi;
-
-	for (long k = 0; pagoda_procinfo(k, &pi) == 0; k++)
-		printf("sysfuzz: process %d (parent %d) %s: state %c\n", pi.pid, pi.ppid, pi.name,
-		       (char)pi.state);
+	procfs_print_tasks("sysfuzz:");
 }
 
 /* A child of the batch, as the parent watches it. */

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pagoda/pagoda.h>
+#include <pagoda/procfs.h>
 #include "usertests.h"
 
 struct usertest {
@@ -166,6 +167,21 @@ static void note_free_change(const char *name)
 	last = m.free_pages;
 }
 
+/* explain_leak: where the frames missing at the end are -- the kernel's
+ * counters that moved, and every process still there (a test's straggler
+ * holds its memory; where it sleeps says why it did not end). */
+static void explain_leak(const struct pagoda_meminfo *b, const struct pagoda_meminfo *a)
+{
+	printf("  kernel %+lld, anon %+lld, file %+lld, page tables %+lld, lazy-free %+lld pages, "
+	       "kmalloc objects %+lld\n",
+	       (long long)(a->kernel_pages - b->kernel_pages), (long long)(a->anon_pages - b->anon_pages),
+	       (long long)(a->file_pages - b->file_pages),
+	       (long long)(a->pagetable_pages - b->pagetable_pages),
+	       (long long)(a->lazyfree_pages - b->lazyfree_pages),
+	       (long long)(a->kmalloc_objects - b->kmalloc_objects));
+	procfs_print_tasks("  still there:");
+}
+
 int main(int argc, char **argv)
 {
 	struct pagoda_meminfo before, after;
@@ -200,6 +216,8 @@ int main(int argc, char **argv)
 		snprintf(why, sizeof why, "free pages before %llu, after %llu",
 			 (unsigned long long)before.free_pages,
 			 (unsigned long long)after.free_pages);
+		if (!ok)
+			explain_leak(&before, &after);
 		report("leakcheck", ok, why);
 	}
 	printf("USERTESTS END %d passed, %d failed\n", passed, failed);

@@ -292,25 +292,6 @@ void test_kill_child(void)
 	CHECK_ERR(kill(getpid(), 12345), EINVAL);
 }
 
-/* Does /proc/PID/stat's state field become c (polling, about 5 s at most)? */
-static int proc_state_becomes(pid_t pid, char c)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 5000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		char *end = strrchr(buf, ')');
-		if (end && end[1] == ' ' && end[2] == c)
-			return 1;
-		usleep(1000);
-	}
-	return 0;
-}
-
 /* kill_zombie: a child that exited and is not reaped yet still exists:
  * kill(pid, 0) and kill(pid, SIGTERM) succeed (Linux: the signal is
  * dropped), and wait then reports the plain exit, not the signal. Pagoda
@@ -329,7 +310,7 @@ void test_kill_zombie(void)
 	close(fds[1]);
 	CHECK(read(fds[0], &c, 1) == 0);
 	close(fds[0]);
-	CHECK(proc_state_becomes(pid, 'Z'));   /* exited, not reaped */
+	CHECK(ut_state_becomes(pid, 'Z'));   /* exited, not reaped */
 	CHECK_OK(kill(pid, 0));
 	CHECK_OK(kill(pid, SIGTERM));
 	int st = ut_wait(pid);

@@ -816,6 +816,47 @@ void test_procfs_stale(void)
 	ut_wait(next);
 }
 
+/* wchan_of: /proc/PID/wchan's text (no newline, as Linux prints it). */
+static const char *wchan_of(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+	return slurp(path);
+}
+
+/* procfs_wchan: where a task sleeps -- the function that waits, not the
+ * scheduler's sleep or wait_on (lib/wait.h's SLEEP_TEXT): a child blocked
+ * reading an empty pipe sleeps in a pipe function (Pagoda: pipe_read or
+ * pipe_wait; Linux 6.1: pipe_read, later ones anon_pipe_read); a running
+ * task and a zombie read "0". Linux may hide the name ("0") where its
+ * unwinder cannot say, so there "0" passes too. */
+void test_procfs_wchan(void)
+{
+	int fds[2];
+	char c;
+	CHECK(strcmp(slurp("/proc/self/wchan"), "0") == 0);
+	CHECK_OK(pipe(fds));
+	pid_t pid = ut_fork();
+	if (pid == 0) {
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(fds[0]);
+	CHECK(ut_state_becomes(pid, 'S'));
+	char w[64];
+	snprintf(w, sizeof w, "%s", wchan_of(pid));
+	if (!strstr(w, "pipe") && !(ut_on_linux() && !strcmp(w, "0")))
+		ut_fail(__FILE__, __LINE__, "a reader of an empty pipe sleeps in \"%s\"", w);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", (int)pid, (int)pid);
+	CHECK(strcmp(slurp(path), w) == 0);
+	CHECK(write(fds[1], "x", 1) == 1);
+	CHECK(ut_state_becomes(pid, 'Z'));
+	CHECK(strcmp(wchan_of(pid), "0") == 0);
+	CHECK(ut_wait(pid) == 0);
+	close(fds[1]);
+}
+
 /* mmap_populate (here for smaps_of): MAP_POPULATE faults a mapping in at
  * once, by writes where it is private and writable (its own pages: Rss and
  * Anonymous), by reads where it is read-only (the zero page: resident for

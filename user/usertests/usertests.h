@@ -77,7 +77,8 @@
 	X(forkbench_errors) X(forkbench_run)                                    \
 	X(procfs_meminfo) X(procfs_vmstat) X(procfs_status) X(procfs_fork)      \
 	X(procfs_maps) X(procfs_smaps) X(procfs_stat_statm) X(procfs_cmdline)   \
-	X(procfs_misc) X(procfs_ptshare) X(procfs_links) X(procfs_stale) X(procfs_lockstat)                                     \
+	X(procfs_misc) X(procfs_ptshare) X(procfs_links) X(procfs_stale)        \
+	X(procfs_lockstat) X(procfs_wchan)                                      \
 	X(forkbomb) X(oom) X(oom_victim) X(oom_syscall)
 
 #define UT_DECLARE(name) void test_##name(void);
@@ -130,6 +131,10 @@ void ut_expect_signal_at(int sig, const char *sname, void (*fn)(void *), void *a
  * bodies that ut_expect_signal runs to prove an address faults. */
 void ut_poke(void *p);
 void ut_peek(void *p);
+
+/* ut_state_becomes: does /proc/PID/stat's state field become c (polling,
+ * about 5 s at most)? 1 or 0. */
+int ut_state_becomes(pid_t pid, char c);
 
 /* ut_procinfo: pid's entry of the process table (pagoda_procinfo) into
  * *pi: 0, or -1 when no live process has that pid or the kernel has no

@@ -149,6 +149,24 @@ long long ut_vmstat(const char *name)
 	return v;
 }
 
+int ut_state_becomes(pid_t pid, char c)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		char *end = strrchr(buf, ')');
+		if (end && end[1] == ' ' && end[2] == c)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
 int ut_procinfo(pid_t pid, struct pagoda_procinfo *pi)
 {
 	for (long i = 0; pagoda_procinfo(i, pi) == 0; i++)

@@ -41,4 +41,10 @@ char *procfs_string(const char *text, const char *name, char *buf, size_t n);
  * into f[0..16]: 1 if found, 0 if not (or unreadable). */
 int procfs_diskstats(const char *name, unsigned long long f[17]);
 
+/* Print a line per thread of every process but the caller's, to stdout:
+ * "<prefix> pid P tid T parent PP (name) S (sleeping), wchan F" -- where
+ * each one sleeps (/proc/PID/task/TID/wchan), for a report of a hang or of
+ * memory still held after a test. */
+void procfs_print_tasks(const char *prefix);
+
 #endif
