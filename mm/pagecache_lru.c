@@ -65,24 +65,50 @@ enum file_verdict {
 	FILE_UNMAP,      /* mapped or dirty: the thread's to unmap and write */
 };
 
-/* Look at held page pg without sleeping: freed when idle and clean. */
-static enum file_verdict look(struct page *pg, struct vmobject **obj)
+/* Evict held page pg if it is idle and still in its cache: true if it went. */
+static bool try_evict(struct page *pg)
+{
+	struct pagecache *pc = pagecache_lock_page(pg);
+	if (!pc)
+		return false;   /* truncated meanwhile: our hold frees it */
+	bool freed = evict_with_shadow(pc, pg);
+	spin_unlock(&pc->lock);
+	return freed;
+}
+
+/* Look at held page pg without sleeping: freed when idle and clean; one
+ * mapped or dirty is the thread's (PCR_UNMAP: FILE_UNMAP with a reference
+ * on its object in *obj), which keeps its cache alive meanwhile. */
+static enum file_verdict look(struct page *pg, enum pagecache_scan how, struct vmobject **obj)
 {
 	struct pagecache *pc = pagecache_lock_page(pg);
 	if (!pc)
 		return FILE_KEEP;   /* truncated meanwhile: our hold frees it */
-	enum file_verdict v = FILE_KEEP;
+	if (evict_with_shadow(pc, pg)) {
+		spin_unlock(&pc->lock);
+		return FILE_FREED;
+	}
 	bool busy = pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK);
 	bool used = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 2;   /* cache + hold */
-	if (evict_with_shadow(pc, pg))
-		v = FILE_FREED;
-	else if (!busy && (used || (pg->cache.flags & PGC_DIRTY)) && pc->obj &&
-		 vmobject_tryget(pc->obj)) {
-		*obj = pc->obj;   /* mapped (or held by a reader now): the object keeps pc alive */
+	enum file_verdict v = FILE_KEEP;
+	if (how == PCR_UNMAP && !busy && (used || (pg->cache.flags & PGC_DIRTY)) && pc->obj &&
+	    vmobject_tryget(pc->obj)) {
+		*obj = pc->obj;
 		v = FILE_UNMAP;
 	}
 	spin_unlock(&pc->lock);
 	return v;
+}
+
+/* Is held page pg dirty in its cache (false: not in one any more)? */
+static bool cache_dirty(struct page *pg, struct pagecache **pcp)
+{
+	struct pagecache *pc = *pcp = pagecache_lock_page(pg);
+	if (!pc)
+		return false;
+	bool dirty = pg->cache.flags & PGC_DIRTY;
+	spin_unlock(&pc->lock);
+	return dirty;
 }
 
 /* The thread's part for held page pg of obj (referenced): out of the
@@ -91,23 +117,15 @@ static enum file_verdict look(struct page *pg, struct vmobject **obj)
 static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
 {
 	uint64_t index = pg->cache.index;
+	struct pagecache *pc;
 	vmobject_unmap(obj, index, 1, UNMAP_RECLAIM);
 	stat_inc(&pagecache_lru_stats.unmapped);
-	struct pagecache *pc = pagecache_lock_page(pg);
-	if (!pc)
-		return FILE_KEEP;
-	bool dirty = pg->cache.flags & PGC_DIRTY;
-	spin_unlock(&pc->lock);
-	if (dirty) {   /* pc stays alive: obj holds its file */
+	if (cache_dirty(pg, &pc)) {   /* pc stays alive: obj holds its file */
 		(void)pagecache_write_back(pc, index, index + WRITE_CLUSTER - 1);   /* errors: fsync's */
 		stat_inc(&pagecache_lru_stats.written);
 	}
-	if ((pc = pagecache_lock_page(pg))) {
-		bool freed = evict_with_shadow(pc, pg);
-		spin_unlock(&pc->lock);
-		if (freed)
-			return FILE_FREED;
-	}
+	if (try_evict(pg))
+		return FILE_FREED;
 	if (atomic_load(&pg->refcount) <= 2)
 		return FILE_KEEP;   /* unmapped, but held by a reader or dirty again */
 	uint16_t f = __atomic_fetch_or(&pg->aflags, AF_REFERENCED, __ATOMIC_RELAXED);
@@ -119,9 +137,9 @@ static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
 {
 	struct vmobject *obj = NULL;
 	stat_inc(&pagecache_lru_stats.scanned);
-	enum file_verdict v = look(pg, &obj);
+	enum file_verdict v = look(pg, how, &obj);
 	if (v == FILE_UNMAP) {
-		v = how == PCR_UNMAP ? unmap_and_write(pg, obj) : FILE_KEEP;
+		v = unmap_and_write(pg, obj);
 		vmobject_put(obj);
 	}
 	return v;
