@@ -71,6 +71,7 @@ void procfs_show_meminfo(struct textbuf *tb)
 	meminfo_line(tb, "SharedPT", m.shared_pt);
 	meminfo_line(tb, "SharedPD", m.shared_pd);
 	meminfo_line(tb, "PTSaved", m.pt_saved);
+	meminfo_line(tb, "ShmemSwapped", atomic_load(&pagecache_stats.shmem_swapped));
 	uint64_t pss_frac, frames;
 	proc_pss_census(&pss_frac, &frames);
 	if (frames != ~0ULL) {   /* ~0: no memory to count */
@@ -135,8 +136,8 @@ void procfs_show_vmstat(struct textbuf *tb)
 	mm_meminfo(&m);
 	const struct fault_stats fs = fault_stats_sum(), *f = &fs;
 	vmstat_line(tb, "nr_free_pages", m.free);
-	vmstat_line(tb, "nr_inactive_anon", lru_pages(LRU_COLD));
-	vmstat_line(tb, "nr_active_anon", lru_pages(LRU_HOT));
+	vmstat_line(tb, "nr_inactive_anon", lru_pages(LRU_COLD) + lru_pages(LRU_SHMEM_COLD));
+	vmstat_line(tb, "nr_active_anon", lru_pages(LRU_HOT) + lru_pages(LRU_SHMEM_HOT));
 	vmstat_line(tb, "nr_inactive_file", lru_pages(LRU_FILE_COLD));
 	vmstat_line(tb, "nr_active_file", lru_pages(LRU_FILE_HOT));
 	vmstat_line(tb, "workingset_refault_anon", swap_out_stats.refaults);
@@ -161,9 +162,9 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "pgsteal_kswapd", reclaim_stats.background_discarded);
 	vmstat_line(tb, "pgsteal_direct", reclaim_stats.direct_freed);
 	vmstat_line(tb, "pgscan_direct", lazyfree_stats.scanned);
-	vmstat_line(tb, "pgscan_anon", swap_out_stats.scanned);
+	vmstat_line(tb, "pgscan_anon", swap_out_stats.scanned + pagecache_lru_stats.shmem_scanned);
 	vmstat_line(tb, "pgscan_file", pagecache_lru_stats.scanned);
-	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen);
+	vmstat_line(tb, "pgsteal_anon", swap_out_stats.stolen + pagecache_lru_stats.shmem_stolen);
 	vmstat_line(tb, "pgsteal_file", pagecache_lru_stats.stolen);
 
 	vmstat_line(tb, "slabs_scanned", reclaim_stats.shrink_scanned);

@@ -4,6 +4,7 @@
 #include "mm/frame/lru.h"
 #include "mm/pagecache_lru.h"
 #include "mm/frame/page.h"
+#include "mm/frame/swap.h"
 #include "lib/atomic.h"
 #include "lib/errno.h"
 #include "lib/printk.h"
@@ -24,22 +25,42 @@ struct pc_node {
 	unsigned count;                  /* slots in use */
 };
 
-/* A leaf slot holds a page, or a shadow: odd (a struct page is aligned),
- * the reclaimer's eviction count when the page that was there left
- * (mm/pagecache_lru.h: a page that comes back soon is active at once). */
-static bool is_shadow(const void *e)
+/* A leaf slot holds a page (a struct page is aligned), or a value (odd):
+ *
+ *   shadow   evictions << 2 | 1   the reclaimer's eviction count when the
+ *                                 page that was there left
+ *                                 (mm/pagecache_lru.h: a page that comes
+ *                                 back soon is active at once)
+ *   swapped  swap entry << 2 | 3  a tmpfs page out on swap: the leaf names
+ *                                 its slot, as a PT entry would
+ *                                 (mm/frame/swap.h) */
+enum leaf_kind { LEAF_PAGE, LEAF_SHADOW, LEAF_SWAPPED };
+#define LEAF_BIT(k) (1u << (k))
+
+static enum leaf_kind leaf_kind(const void *e)
 {
-	return (uintptr_t)e & 1;
+	uintptr_t v = (uintptr_t)e;
+	return !(v & 1) ? LEAF_PAGE : (v & 2) ? LEAF_SWAPPED : LEAF_SHADOW;
 }
 
 static void *make_shadow(uint64_t evicted_at)
 {
-	return (void *)(uintptr_t)(evicted_at << 1 | 1);
+	return (void *)(uintptr_t)(evicted_at << 2 | 1);
 }
 
 static uint64_t shadow_evicted_at(const void *shadow)
 {
-	return (uintptr_t)shadow >> 1;
+	return (uintptr_t)shadow >> 2;
+}
+
+static void *make_swapped(pte_t e)
+{
+	return (void *)(uintptr_t)(e << 2 | 3);
+}
+
+static pte_t swapped_entry(const void *leaf)
+{
+	return (uintptr_t)leaf >> 2;
 }
 
 struct pagecache_stats pagecache_stats;
@@ -100,11 +121,11 @@ static void *tree_entry(struct pagecache *pc, uint64_t index)
 	return n ? n->slot[slot_of(index, 1)] : NULL;
 }
 
-/* The page at index, or NULL (nothing, or a shadow). */
+/* The page at index, or NULL (nothing, or a value). */
 static struct page *tree_lookup(struct pagecache *pc, uint64_t index)
 {
 	void *e = tree_entry(pc, index);
-	return is_shadow(e) ? NULL : e;
+	return leaf_kind(e) == LEAF_PAGE ? e : NULL;
 }
 
 /* Add levels on top until index fits: 0 or -ENOMEM. */
@@ -127,12 +148,12 @@ static int tree_grow(struct pagecache *pc, uint64_t index)
 	return 0;
 }
 
-/* Put pg at index (a slot free or with a shadow, which goes to *shadow,
- * else NULL): 0 or -ENOMEM (nothing changed but empty nodes, which later
+/* Put pg at index (a slot free or with a value, which goes to *old, else
+ * NULL): 0 or -ENOMEM (nothing changed but empty nodes, which later
  * inserts use). */
-static int tree_insert(struct pagecache *pc, uint64_t index, struct page *pg, void **shadow)
+static int tree_insert(struct pagecache *pc, uint64_t index, struct page *pg, void **old)
 {
-	*shadow = NULL;
+	*old = NULL;
 	if (tree_grow(pc, index) < 0)
 		return -ENOMEM;
 	if (!pc->root && !(pc->root = kzalloc(sizeof(struct pc_node))))
@@ -149,14 +170,14 @@ static int tree_insert(struct pagecache *pc, uint64_t index, struct page *pg, vo
 	}
 	void **leaf = &n->slot[slot_of(index, 1)];
 	if (*leaf)
-		*shadow = *leaf;   /* (tree_lookup found no page there) */
+		*old = *leaf;   /* (tree_lookup found no page there) */
 	else
 		n->count++;
 	*leaf = pg;
 	return 0;
 }
 
-/* Replace what the slot of index holds (a page) by e. */
+/* Replace what the slot of index holds (a page or a value) by e. */
 static void tree_set_leaf(struct pagecache *pc, uint64_t index, void *e)
 {
 	struct pc_node *n = pc->root;
@@ -165,7 +186,7 @@ static void tree_set_leaf(struct pagecache *pc, uint64_t index, void *e)
 	n->slot[slot_of(index, 1)] = e;
 }
 
-/* Clear the slot of index (it holds a page or a shadow); free the nodes
+/* Clear the slot of index (it holds a page or a value); free the nodes
  * it empties. */
 static void tree_remove(struct pagecache *pc, uint64_t index)
 {
@@ -186,13 +207,10 @@ static void tree_remove(struct pagecache *pc, uint64_t index)
 	pc->height = 0;
 }
 
-/* Which leaf entries a search finds. */
-enum entry_kind { PAGES, SHADOWS };
-
-/* The first entry of kind k at or after *index under node n (covering
- * [base, ...) at `level`); *index becomes its index. */
+/* The first entry of a kind in `kinds` (LEAF_BITs) at or after *index
+ * under node n (covering [base, ...) at `level`); *index becomes its index. */
 static void *next_in(struct pc_node *n, int level, uint64_t base, uint64_t *index,
-		     enum entry_kind k)
+		     unsigned kinds)
 {
 	uint64_t span = capacity(level - 1);
 	for (unsigned s = (unsigned)((*index - base) / span); s < PC_SLOTS; s++) {
@@ -200,12 +218,12 @@ static void *next_in(struct pc_node *n, int level, uint64_t base, uint64_t *inde
 		if (!n->slot[s])
 			continue;
 		if (level == 1) {
-			if (is_shadow(n->slot[s]) != (k == SHADOWS))
+			if (!(kinds & LEAF_BIT(leaf_kind(n->slot[s]))))
 				continue;
 			*index = b;
 			return n->slot[s];
 		}
-		void *e = next_in(n->slot[s], level - 1, b, &from, k);
+		void *e = next_in(n->slot[s], level - 1, b, &from, kinds);
 		if (e) {
 			*index = from;
 			return e;
@@ -214,27 +232,44 @@ static void *next_in(struct pc_node *n, int level, uint64_t base, uint64_t *inde
 	return NULL;
 }
 
-/* The first entry of kind k with an index >= *index (set to it), or NULL. */
-static void *tree_next_of(struct pagecache *pc, uint64_t *index, enum entry_kind k)
+/* The first entry of a kind in `kinds` with an index >= *index (set to
+ * it), or NULL. */
+static void *tree_next_of(struct pagecache *pc, uint64_t *index, unsigned kinds)
 {
 	if (!pc->root || *index >= capacity(pc->height))
 		return NULL;
-	return next_in(pc->root, pc->height, 0, index, k);
+	return next_in(pc->root, pc->height, 0, index, kinds);
 }
 
 /* The first page with an index >= *index (set to it), or NULL. */
 static struct page *tree_next(struct pagecache *pc, uint64_t *index)
 {
-	return tree_next_of(pc, index, PAGES);
+	return tree_next_of(pc, index, LEAF_BIT(LEAF_PAGE));
 }
 
-/* Forget the shadows of [first, last] (pc->lock held): their pages left
- * the object, or the cache goes. */
-static void forget_shadows(struct pagecache *pc, uint64_t first, uint64_t last)
+/* A value enters (+1) or leaves (-1) the tree: its kind's count. */
+static void count_value(struct pagecache *pc, const void *value, int delta)
 {
-	for (uint64_t i = first; tree_next_of(pc, &i, SHADOWS) && i <= last; i++) {
+	if (leaf_kind(value) == LEAF_SHADOW)
+		pc->nrshadows += (uint64_t)(int64_t)delta;
+	else if (leaf_kind(value) == LEAF_SWAPPED) {
+		pc->nrswapped += (uint64_t)(int64_t)delta;
+		stat_add(&pagecache_stats.shmem_swapped, (uint64_t)(int64_t)delta);
+	}
+}
+
+/* Forget the values of [first, last] (pc->lock held): their pages left
+ * the object, or the cache goes; a swapped page's slot is put. */
+static void forget_values(struct pagecache *pc, uint64_t first, uint64_t last)
+{
+	void *v;
+	for (uint64_t i = first;
+	     (v = tree_next_of(pc, &i, LEAF_BIT(LEAF_SHADOW) | LEAF_BIT(LEAF_SWAPPED))) && i <= last;
+	     i++) {
 		tree_remove(pc, i);
-		pc->nrshadows--;
+		count_value(pc, v, -1);
+		if (leaf_kind(v) == LEAF_SWAPPED)
+			swap_slot_put(swapped_entry(v));   /* (swap_lock ranks after ours) */
 	}
 }
 
@@ -248,13 +283,13 @@ static void wait_while(struct pagecache *pc, struct page *pg, uint16_t busy)
 }
 
 /* Take pg out of the cache (pc->lock held): no look-up finds it any more,
- * its slot emptied or holding `shadow` (non-NULL: make_shadow's); the
- * cache's reference is the caller's now. */
-static void detach_leaving(struct pagecache *pc, struct page *pg, void *shadow)
+ * its slot emptied or holding value `left` (make_shadow's, make_swapped's);
+ * the cache's reference is the caller's now. */
+static void detach_leaving(struct pagecache *pc, struct page *pg, void *left)
 {
-	if (shadow) {
-		tree_set_leaf(pc, pg->cache.index, shadow);
-		pc->nrshadows++;
+	if (left) {
+		tree_set_leaf(pc, pg->cache.index, left);
+		count_value(pc, left, 1);
 	} else {
 		tree_remove(pc, pg->cache.index);
 	}
@@ -264,6 +299,7 @@ static void detach_leaving(struct pagecache *pc, struct page *pg, void *shadow)
 	pg->cache.flags = 0;
 	pg->cache.dirty = 0;
 	lru_del(pg);
+	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_SHMEM, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->pagecache, NULL, __ATOMIC_RELEASE);
 }
 
@@ -289,26 +325,41 @@ static void mark_dirty(struct pagecache *pc, struct page *pg, uint8_t sectors)
 	}
 }
 
-/* Put fresh page pg at index of pc (no page there; pc->lock held) in
- * state `flags`, on a file list unless pc has no store to write it to
- * (tmpfs's files, directories and links: their pages cannot leave
- * memory): the inactive one, or the active one when a shadow says its
+/* The list a page that enters pc starts on, its slot having held `old`:
+ * a tmpfs page's inactive list (its pages go to swap: LRU_SHMEM_COLD);
+ * else the inactive file list, or the active one when a shadow says its
  * page left so recently that it belongs to the working set
- * (pagecache_lru_refault). 0 or -ENOMEM (no node: nothing changed). */
+ * (pagecache_lru_refault). */
+static enum lru_list first_list(struct pagecache *pc, const void *old)
+{
+	if (pc->kind == PC_KIND_SHMEM)
+		return LRU_SHMEM_COLD;
+	if (leaf_kind(old) == LEAF_SHADOW)
+		return pagecache_lru_refault(shadow_evicted_at(old));
+	return LRU_FILE_COLD;
+}
+
+/* Put fresh page pg at index of pc (no page there, maybe a value, which
+ * goes -- a swapped page's slot is then the caller's to put; pc->lock
+ * held) in state `flags`, on a list (first_list) if its pages can leave
+ * memory: those of a cache with a store or of tmpfs's files (not a disk
+ * cache without a store). 0 or -ENOMEM (no node: nothing changed). */
 static int attach(struct pagecache *pc, uint64_t index, struct page *pg, uint16_t flags)
 {
-	void *shadow;
-	if (tree_insert(pc, index, pg, &shadow) < 0)
+	void *old;
+	if (tree_insert(pc, index, pg, &old) < 0)
 		return -ENOMEM;
-	if (shadow)
-		pc->nrshadows--;
+	if (old)
+		count_value(pc, old, -1);
 	pg->cache.index = (uint32_t)index;
 	pg->cache.flags = flags;
 	pg->cache.dirty = 0;
 	__atomic_store_n(&pg->pagecache, pc, __ATOMIC_RELEASE);
 	count_pages(pc, 1);
-	if (pc->ops->write_pages)
-		lru_add(pg, shadow ? pagecache_lru_refault(shadow_evicted_at(shadow)) : LRU_FILE_COLD);
+	if (pc->kind == PC_KIND_SHMEM)
+		__atomic_fetch_or(&pg->aflags, AF_SHMEM, __ATOMIC_RELAXED);
+	if (pc->ops->write_pages || pc->kind == PC_KIND_SHMEM)
+		lru_add(pg, first_list(pc, old));
 	return 0;
 }
 
@@ -321,7 +372,7 @@ static void mark_accessed(struct page *pg)
 	if ((f & (AF_LRU | AF_HOT | AF_REFERENCED)) != (AF_LRU | AF_REFERENCED))
 		return;
 	__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
-	lru_move(pg, LRU_FILE_HOT, AT_TAIL);
+	lru_move(pg, f & AF_SHMEM ? LRU_SHMEM_HOT : LRU_FILE_HOT, AT_TAIL);
 	stat_inc(&pagecache_lru_stats.activated);
 }
 
@@ -366,20 +417,72 @@ static int read_in(struct pagecache *pc, struct page **pages, unsigned n)
  * error: -ENOMEM under memory pressure is no I/O error). */
 #define PC_GET_TRIES 3
 
+/* Bring back the tmpfs page whose slot `swapped` (index's leaf) names
+ * (pc->lock held on entry, not on return), as a file page is read in: a
+ * fresh page stands in the leaf's place LOCKED while the slot is read, so
+ * that other tasks that want it wait; then it is up to date and dirty
+ * (its only copy), and the slot's name, the tree's until then, is put.
+ * 0 with *out referenced; 1: the leaf changed meanwhile (look again);
+ * -ENOMEM; -EIO: the read failed, the page stays on swap. */
+static int swap_in(struct pagecache *pc, uint64_t index, void *swapped, struct page **out)
+{
+	spin_unlock(&pc->lock);
+	struct page *pg = page_alloc(0, PA_FILE);
+	if (!pg)
+		return -ENOMEM;
+	spin_lock(&pc->lock);
+	if (tree_entry(pc, index) != swapped || attach(pc, index, pg, PGC_LOCKED) < 0) {
+		spin_unlock(&pc->lock);
+		page_put(pg);
+		return 1;
+	}
+	pte_t e = swapped_entry(swapped);   /* named by us now */
+	page_get(pg);                       /* the caller's */
+	spin_unlock(&pc->lock);
+	int r = swap_slot_rw(e, pg, SWAP_READ);
+	spin_lock(&pc->lock);
+	if (r == 0) {
+		pg->cache.flags = PGC_UPTODATE;
+		mark_dirty(pc, pg, PC_SECTORS_ALL);
+	} else {
+		detach_leaving(pc, pg, swapped);   /* the tree names e again */
+	}
+	wait_wake(pg);
+	spin_unlock(&pc->lock);
+	if (r == 0) {
+		swap_slot_put(e);
+		stat_inc(&pagecache_lru_stats.swapped_in);
+		*out = pg;
+		return 0;
+	}
+	page_put(pg);   /* the caller's, */
+	page_put(pg);   /* and the cache's, which detach_leaving handed over */
+	return r;
+}
+
 /* pagecache_get, once: 1 when the page another task was reading failed
- * (look again), else pagecache_get's result. */
+ * or a swapped page came back meanwhile (look again), else
+ * pagecache_get's result. */
 static int get_once(struct pagecache *pc, uint64_t index, enum pc_how how, struct page **out)
 {
 	struct page *fresh = NULL, *pg;
 	bool mine = false;
+	spin_lock(&pc->lock);
+	void *leaf = tree_entry(pc, index);
+	if (leaf_kind(leaf) == LEAF_SWAPPED && how != PC_FIND)
+		return swap_in(pc, index, leaf, out);
 	if (how == PC_READ && pc->kind == PC_KIND_SHMEM)
 		how = PC_OVERWRITE;   /* no store: a hole is zeros, up to date at once */
-	spin_lock(&pc->lock);
 	if (!(pg = tree_lookup(pc, index)) && how != PC_FIND) {
 		spin_unlock(&pc->lock);
 		if (!(fresh = page_alloc(0, PA_FILE | PA_ZERO)))
 			return -ENOMEM;
 		spin_lock(&pc->lock);
+		if (leaf_kind(tree_entry(pc, index)) == LEAF_SWAPPED) {
+			spin_unlock(&pc->lock);   /* made and swapped out meanwhile */
+			page_put(fresh);
+			return 1;
+		}
 		pg = insert(pc, index, fresh, how, &mine);
 	} else if (pg) {
 		page_get(pg);
@@ -778,7 +881,7 @@ unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
 		pages[n++] = pg;
 		*at = ++i;
 	}
-	forget_shadows(pc, start, n < max ? last : *at - 1);   /* the part looked at */
+	forget_values(pc, start, n < max ? last : *at - 1);   /* the part looked at */
 	spin_unlock(&pc->lock);
 	return n;
 }
@@ -826,10 +929,129 @@ bool pagecache_evict_idle(struct pagecache *pc, struct page *pg, uint32_t holds,
 	bool idle = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1 + holds;
 	if ((pg->cache.flags & ~PGC_BLOCKS) != PGC_UPTODATE || !idle || pg->pagecache != pc)
 		return false;   /* dirty, busy, used, or not pc's any more */
-	bool room = evicted_at && pc->nrshadows < atomic_load(&mm_stats.managed);
+	bool room = evicted_at && pc->kind != PC_KIND_SHMEM &&   /* (a tmpfs hole: no refaults) */
+		    pc->nrshadows < atomic_load(&mm_stats.managed);
 	detach_leaving(pc, pg, room ? make_shadow(*evicted_at) : NULL);
 	page_put(pg);
 	return true;
+}
+
+/* ---- tmpfs pages out to swap ---- */
+
+/* May held page pg of tmpfs cache pc (locked) go out now: pc not going
+ * (pagecache_destroy: its truncation would wait for each write), pg up to
+ * date, not under I/O, in nobody's hands but the cache's and the `holds`? Then it is
+ * marked WRITEBACK and clean: a write or a new mapping meanwhile (which
+ * dirties it: pagecache_set_dirty, pagecache_mkwrite) keeps it. */
+static bool swap_out_begin(struct pagecache *pc, struct page *pg, uint32_t holds)
+{
+	uint16_t f = pg->cache.flags & ~(PGC_BLOCKS | PGC_MAPWRITE | PGC_DIRTY);
+	if (pc->kind != PC_KIND_SHMEM || pc->dying || f != PGC_UPTODATE ||
+	    atomic_load(&pg->refcount) != 1 + holds)
+		return false;
+	if (pg->cache.flags & PGC_DIRTY)
+		count_dirty(pc, -1);
+	pg->cache.flags = PGC_UPTODATE | PGC_WRITEBACK;
+	pg->cache.dirty = 0;
+	return true;
+}
+
+/* The write of pg to slot e ended (`written`; pc->lock held): pg leaves
+ * the cache, the slot's name in its place, if still unused and clean;
+ * else it stays, dirty again (its only copy). true if it left. */
+static bool swap_out_end(struct pagecache *pc, struct page *pg, uint32_t holds, pte_t e,
+			 bool written)
+{
+	pg->cache.flags &= (uint16_t)~PGC_WRITEBACK;
+	wait_wake(pg);
+	if (written && !(pg->cache.flags & PGC_DIRTY) && atomic_load(&pg->refcount) == 1 + holds) {
+		detach_leaving(pc, pg, make_swapped(e));
+		page_put(pg);   /* the cache's */
+		return true;
+	}
+	mark_dirty(pc, pg, PC_SECTORS_ALL);
+	return false;
+}
+
+bool pagecache_swap_out(struct page *pg, uint32_t holds)
+{
+	pte_t e = swap_slot_take();
+	struct pagecache *pc = e ? pagecache_lock_page(pg) : NULL;
+	bool out = pc && swap_out_begin(pc, pg, holds);
+	if (pc)
+		spin_unlock(&pc->lock);
+	if (out) {   /* pc stays: its truncation waits for our WRITEBACK */
+		bool written = swap_slot_rw(e, pg, SWAP_WRITE) == 0;
+		spin_lock(&pc->lock);
+		out = swap_out_end(pc, pg, holds, e, written);
+		spin_unlock(&pc->lock);
+	}
+	if (e && !out)
+		swap_slot_put(e);   /* free again (bad if its write failed) */
+	if (out)
+		stat_inc(&pagecache_lru_stats.swapped_out);
+	return out;
+}
+
+/* Up to max indices of swapped pages of area in pc, from *from on (pc->lock
+ * held): how many, in idx[]. */
+static unsigned swapped_of_area(struct pagecache *pc, int area, uint64_t *from, uint64_t *idx,
+				unsigned max)
+{
+	unsigned n = 0;
+	void *v;
+	for (; n < max && (v = tree_next_of(pc, from, LEAF_BIT(LEAF_SWAPPED))); (*from)++)
+		if ((int)pte_swap_area(swapped_entry(v)) == area)
+			idx[n++] = *from;
+	return n;
+}
+
+/* A tmpfs cache with pages of area on swap, pinned (pagecache_destroy
+ * waits for its pins), and up to max of their indices; NULL when none is
+ * left. */
+static struct pagecache *find_swapped(int area, uint64_t *idx, unsigned max, unsigned *n)
+{
+	struct pagecache *found = NULL;
+	spin_lock(&all_lock);
+	list_for_each(l, &all_caches) {
+		struct pagecache *pc = list_entry(l, struct pagecache, link);
+		uint64_t from = 0;
+		spin_lock(&pc->lock);
+		*n = pc->nrswapped ? swapped_of_area(pc, area, &from, idx, max) : 0;
+		spin_unlock(&pc->lock);
+		if (*n) {
+			found = pc;
+			pc->pins++;
+			break;
+		}
+	}
+	spin_unlock(&all_lock);
+	return found;
+}
+
+static void unpin(struct pagecache *pc)
+{
+	spin_lock(&all_lock);
+	if (--pc->pins == 0)
+		wait_wake(pc);
+	spin_unlock(&all_lock);
+}
+
+int pagecache_swap_unuse(int area)
+{
+	uint64_t idx[32];
+	struct pagecache *pc;
+	unsigned n;
+	int r = 0;
+	while (r == 0 && (pc = find_swapped(area, idx, 32, &n))) {
+		for (unsigned i = 0; i < n && r == 0; i++) {
+			struct page *pg;
+			if ((r = pagecache_get(pc, idx[i], PC_READ, &pg)) == 0)
+				page_put(pg);
+		}
+		unpin(pc);
+	}
+	return r;
 }
 
 struct pagecache *pagecache_lock_page(struct page *pg)
@@ -849,10 +1071,15 @@ struct pagecache *pagecache_lock_page(struct page *pg)
 
 void pagecache_destroy(struct pagecache *pc)
 {
-	pagecache_truncate(pc, 0, PC_MAX_INDEX);
 	spin_lock(&all_lock);
-	list_del(&pc->link);
+	list_del(&pc->link);    /* found by no one any more, */
+	while (pc->pins)        /* and swapoff done with it: */
+		wait_on(pc, &all_lock);
 	spin_unlock(&all_lock);
+	spin_lock(&pc->lock);
+	pc->dying = true;       /* no page of it is written to swap any more */
+	spin_unlock(&pc->lock);
+	pagecache_truncate(pc, 0, PC_MAX_INDEX);   /* (pages, shadows, slots) */
 	spin_lock(&pc->lock);   /* a reclaimer that locked it through a page is done */
 	spin_unlock(&pc->lock);
 }
@@ -917,7 +1144,7 @@ static void describe_node(struct describe *d, const struct pc_node *n, int level
 			continue;
 		}
 		const struct page *pg = n->slot[s];
-		if (is_shadow(pg))
+		if (leaf_kind(pg) != LEAF_PAGE)
 			continue;   /* (pagoda_filecache shows pages only) */
 		describe_add(d, (struct pagoda_cachenode){ .parent = id, .kind = PCN_PAGE, .slot = s,
 			.index = base + s, .pa = page_to_pa(pg), .flags = page_flags(pg),

@@ -42,15 +42,17 @@
  * holds a reference; mm/pagecache_lru.h chooses which), or when reading it
  * failed.
  *
- * Replacement (caches with a store, ops->write_pages; tmpfs's pages stay):
- * a page joins the inactive file list when it enters the cache
+ * Replacement (caches with a store, ops->write_pages, and tmpfs's, whose
+ * pages go to swap: below): a page joins the inactive file list (tmpfs's:
+ * LRU_SHMEM_COLD) when it enters the cache
  * (mm/frame/lru.h), or the active one when the shadow its last eviction
  * left in its slot says it came back soon (mm/pagecache_lru.h); its
  * second use through pagecache_get makes it active (AF_REFERENCED, then
  * LRU_FILE_HOT: Linux's mark_page_accessed), so a file read once does
  * not push out one read again and again.
  *
- *   leaf slot:  NULL | struct page * | shadow (odd: eviction count << 1 | 1)
+ *   leaf slot:  NULL | struct page * | shadow (eviction count << 2 | 1)
+ *                                    | swapped (tmpfs: swap entry << 2 | 3)
  *
  * Who changes what: the tree, the counts and every page's cache state
  * under pc->lock (LOCK_RANK_PAGECACHE; taken before the frame allocator's
@@ -128,6 +130,11 @@ struct pagecache {
 	uint64_t nrpages, ndirty;
 	uint64_t nrshadows;          /* shadows of evicted pages in the tree (at most
 				      * the frames of RAM: older ones tell nothing) */
+	uint64_t nrswapped;          /* tmpfs pages out on swap (their leaves name slots) */
+	uint32_t pins;               /* swapoff's holds (under the list of caches'
+				      * lock): pagecache_destroy waits for none */
+	bool dying;                  /* pagecache_destroy under way: none of its
+				      * pages is written to swap any more */
 	uint64_t dirtied_ns;         /* clock_ns() when ndirty last went from 0 (the flusher's age) */
 	int wb_error;                /* the last write-back error (0: none yet) */
 	uint32_t wb_seq;             /* write-back errors so far */
@@ -154,6 +161,7 @@ struct pagecache_stats {
 	uint64_t writeback;          /* of pages: being written out now */
 	uint64_t blockdev;           /* of pages: in disks' own caches (Buffers) */
 	uint64_t shmem;              /* of pages: in tmpfs files (Shmem) */
+	uint64_t shmem_swapped;      /* tmpfs pages out on swap (ShmemSwapped) */
 };
 extern struct pagecache_stats pagecache_stats;
 
@@ -284,9 +292,34 @@ unsigned pagecache_detach(struct pagecache *pc, uint64_t *at, uint64_t last,
  * old bytes past the end is under way: the caller may free the blocks. */
 void pagecache_truncate_at(struct pagecache *pc, uint64_t size);
 
-/* Empty pc (pagecache_truncate of everything) and take it off the list of
- * caches: its owner may free it then. */
+/* Take pc off the list of caches, wait until swapoff lets go of it, and
+ * empty it (pagecache_truncate of everything: pages, shadows and the slots
+ * of pages on swap): its owner may free it then. Sleeps. */
 void pagecache_destroy(struct pagecache *pc);
+
+/* ---- tmpfs pages on swap (Linux's shmem_writeout, shmem_swapin_folio) ----
+ *
+ *   a tmpfs page, unmapped, unused --pagecache_swap_out--> written to a
+ *   new slot (WRITEBACK meanwhile: a write or a mapping keeps it), then
+ *   out of memory; its leaf names the slot    [page] --> [swapped: slot]
+ *
+ *   pagecache_get (not PC_FIND) on that leaf --> a fresh page LOCKED in
+ *   its place while the slot is read; up to date and dirty, slot freed
+ *
+ * Truncation and hole punching free the slots of their range; swapoff
+ * brings every page of its area back (pagecache_swap_unuse). PC_FIND and
+ * pagecache_get_ready see a page on swap as absent (mincore: not resident). */
+
+/* Swap tmpfs page pg out: pg is held by the caller (`holds` references
+ * besides the cache's, taken by the reclaimer after unmapping it) and
+ * goes if it is up to date, not under I/O and nobody else holds it, a
+ * slot is free, and its write succeeds. true if it left memory (its frame
+ * goes with the caller's holds). Sleeps (the write). */
+bool pagecache_swap_out(struct page *pg, uint32_t holds);
+
+/* swapoff: bring back every tmpfs page whose leaf names a slot of area.
+ * 0, -ENOMEM, or -EIO (a slot could not be read: that page stays on swap). */
+int pagecache_swap_unuse(int area);
 
 /* Free up to `want` clean pages with an index in [first, last] that nobody
  * but the cache uses: how many were freed. */

@@ -6,6 +6,7 @@
 #include "mm/vmobject.h"
 #include "mm/frame/lru.h"
 #include "mm/frame/page.h"
+#include "mm/frame/swap.h"
 #include "lib/atomic.h"
 
 struct pagecache_lru_stats pagecache_lru_stats;
@@ -37,20 +38,32 @@ enum lru_list pagecache_lru_refault(uint64_t evicted_at)
 	return LRU_FILE_HOT;
 }
 
+/* An inactive list and its active one, the file pages' or tmpfs's, and
+ * their counts of pages looked at and freed (vmstat's pgscan_file and
+ * pgsteal_file; tmpfs's in pgscan_anon and pgsteal_anon, as Linux's). */
+struct list_pair {
+	enum lru_list cold, hot;
+	uint64_t *scanned, *stolen;
+};
+static const struct list_pair file_lists = { LRU_FILE_COLD, LRU_FILE_HOT,
+	&pagecache_lru_stats.scanned, &pagecache_lru_stats.stolen };
+static const struct list_pair shmem_lists = { LRU_SHMEM_COLD, LRU_SHMEM_HOT,
+	&pagecache_lru_stats.shmem_scanned, &pagecache_lru_stats.shmem_stolen };
+
 /* The active list back to at most the inactive one's length: the oldest
  * active page used since the last look stays (the mark cleared), one not
  * used turns inactive. One round of the active list at most. */
-static void balance_file_lists(void)
+static void balance_lists(const struct list_pair *lp)
 {
-	for (uint64_t n = lru_pages(LRU_FILE_HOT); n; n--) {
-		if (lru_pages(LRU_FILE_HOT) <= lru_pages(LRU_FILE_COLD))
+	for (uint64_t n = lru_pages(lp->hot); n; n--) {
+		if (lru_pages(lp->hot) <= lru_pages(lp->cold))
 			return;
-		struct page *pg = lru_take(LRU_FILE_HOT);
+		struct page *pg = lru_take(lp->hot);
 		if (!pg)
 			return;
 		uint16_t f = __atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
 		if (!(f & AF_REFERENCED)) {
-			lru_move(pg, LRU_FILE_COLD, AT_TAIL);
+			lru_move(pg, lp->cold, AT_TAIL);
 			stat_inc(&pagecache_lru_stats.deactivated);
 		}
 		page_let_go(pg);
@@ -62,7 +75,9 @@ enum file_verdict {
 	FILE_FREED,      /* out of its cache: free once the hold goes */
 	FILE_KEEP,       /* stays inactive (busy, dirty, used once, or left its cache) */
 	FILE_ACTIVATE,   /* used twice: active */
-	FILE_UNMAP,      /* mapped or dirty: the thread's to unmap and write */
+	FILE_UNMAP,      /* mapped or dirty: the thread's to unmap and write (a
+			  * tmpfs page: to swap) */
+	FILE_SWAP,       /* a tmpfs page nobody maps: the thread's to swap out */
 };
 
 /* Evict held page pg if it is idle and still in its cache: true if it went. */
@@ -90,9 +105,12 @@ static enum file_verdict look(struct page *pg, enum pagecache_scan how, struct v
 	}
 	bool busy = pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK);
 	bool used = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 2;   /* cache + hold */
+	bool shmem = pc->kind == PC_KIND_SHMEM, stuck = shmem && !swap_space_left();
 	enum file_verdict v = FILE_KEEP;
-	if (how == PCR_UNMAP && !busy && (used || (pg->cache.flags & PGC_DIRTY)) && pc->obj &&
-	    vmobject_tryget(pc->obj)) {
+	if (how == PCR_UNMAP && !busy && !stuck && shmem && !used) {
+		v = FILE_SWAP;   /* (its cache stays while it is written: WRITEBACK) */
+	} else if (how == PCR_UNMAP && !busy && !stuck && (used || (pg->cache.flags & PGC_DIRTY)) &&
+		   pc->obj && vmobject_tryget(pc->obj)) {
 		*obj = pc->obj;
 		v = FILE_UNMAP;
 	}
@@ -112,15 +130,19 @@ static bool cache_dirty(struct page *pg, struct pagecache **pcp)
 }
 
 /* The thread's part for held page pg of obj (referenced): out of the
- * mappings that did not use it since the last look, written if dirty,
- * freed if idle now; still mapped, a second use makes it active. */
+ * mappings that did not use it since the last look, written if dirty (a
+ * tmpfs page: to swap, and then freed), freed if idle now; still mapped,
+ * a second use makes it active. */
 static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
 {
 	uint64_t index = pg->cache.index;
 	struct pagecache *pc;
 	vmobject_unmap(obj, index, 1, UNMAP_RECLAIM);
 	stat_inc(&pagecache_lru_stats.unmapped);
-	if (cache_dirty(pg, &pc)) {   /* pc stays alive: obj holds its file */
+	if (pg->aflags & AF_SHMEM) {
+		if (pagecache_swap_out(pg, 1))
+			return FILE_FREED;
+	} else if (cache_dirty(pg, &pc)) {   /* pc stays alive: obj holds its file */
 		(void)pagecache_write_back(pc, index, index + WRITE_CLUSTER - 1);   /* errors: fsync's */
 		stat_inc(&pagecache_lru_stats.written);
 	}
@@ -136,8 +158,9 @@ static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
 static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
 {
 	struct vmobject *obj = NULL;
-	stat_inc(&pagecache_lru_stats.scanned);
 	enum file_verdict v = look(pg, how, &obj);
+	if (v == FILE_SWAP)
+		v = pagecache_swap_out(pg, 1) ? FILE_FREED : FILE_KEEP;
 	if (v == FILE_UNMAP) {
 		v = unmap_and_write(pg, obj);
 		vmobject_put(obj);
@@ -145,24 +168,40 @@ static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
 	return v;
 }
 
-uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how)
+/* Up to want frames off one pair of lists, inactive pages oldest first. */
+static uint64_t reclaim_lists(const struct list_pair *lp, uint64_t want, enum pagecache_scan how)
 {
 	uint64_t freed = 0;
-	for (uint64_t budget = 2 * (lru_pages(LRU_FILE_COLD) + lru_pages(LRU_FILE_HOT));
+	for (uint64_t budget = 2 * (lru_pages(lp->cold) + lru_pages(lp->hot));
 	     freed < want && budget; budget--) {
-		balance_file_lists();
-		struct page *pg = lru_take(LRU_FILE_COLD);   /* to the tail, held */
+		balance_lists(lp);
+		struct page *pg = lru_take(lp->cold);   /* to the tail, held */
 		if (!pg)
 			break;
+		stat_inc(lp->scanned);
 		enum file_verdict v = scan_one(pg, how);
 		if (v == FILE_ACTIVATE) {
 			__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
-			lru_move(pg, LRU_FILE_HOT, AT_TAIL);
+			lru_move(pg, lp->hot, AT_TAIL);
 			stat_inc(&pagecache_lru_stats.activated);
 		}
 		freed += v == FILE_FREED;
 		page_let_go(pg);
 	}
-	stat_add(&pagecache_lru_stats.stolen, freed);
+	stat_add(lp->stolen, freed);
 	return freed;
+}
+
+uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how)
+{
+	uint64_t freed = reclaim_lists(&file_lists, want, how);
+	if (freed < want && how == PCR_UNMAP && swap_space_left())
+		freed += reclaim_lists(&shmem_lists, want - freed, how);
+	return freed;
+}
+
+uint64_t pagecache_lru_pending(void)
+{
+	uint64_t n = lru_pages(LRU_FILE_COLD) + lru_pages(LRU_FILE_HOT);
+	return n + (swap_space_left() ? lru_pages(LRU_SHMEM_COLD) + lru_pages(LRU_SHMEM_HOT) : 0);
 }

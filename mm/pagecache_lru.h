@@ -35,7 +35,15 @@
  * Who runs what: any task may free idle clean pages (PCR_IDLE: never
  * sleeps, takes only spinlocks); unmapping and writing sleep and take the
  * reverse map's walk and address-space locks, so only the reclaimer thread
- * does them (PCR_UNMAP). Pages of tmpfs (no store) are on no list.
+ * does them (PCR_UNMAP).
+ *
+ * tmpfs's pages (mm/frame/lru.h's LRU_SHMEM_COLD and LRU_SHMEM_HOT) go the
+ * same way, except that "written" means to swap (pagecache_swap_out: the
+ * page leaves memory, its slot named in its place): the thread only, and
+ * only while swap has a free slot; after the file pages (Linux weighs them
+ * with the anonymous ones, by swappiness) and before the anonymous pages
+ * (mm/swap.h). A tmpfs page leaves no shadow: one back from swap starts
+ * inactive.
  * The reclaimer holds each page it looks at (lru_take); its cache stays
  * alive while locked through the page (pagecache_lock_page) and, across
  * the sleeps, by a reference on the file's object (vmobject_tryget).
@@ -55,9 +63,14 @@ enum pagecache_scan {
 
 /* Free up to `want` frames of page-cache pages, inactive ones oldest
  * first, after turning active pages inactive while the active list is the
- * longer (both lists looked at twice at most). How many were freed. No
- * lock may be held. */
+ * longer (both lists looked at twice at most): file pages, then (the
+ * thread, with swap free) tmpfs pages. How many were freed. No lock may
+ * be held. */
 uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how);
+
+/* Pages on the lists the reclaimer thread could take (the tmpfs ones only
+ * while swap has room): for mm/reclaim.h's background_pending. */
+uint64_t pagecache_lru_pending(void);
 
 /* The list a page starts on that comes back to a slot whose shadow holds
  * evicted_at (mm/pagecache.c's insertion, under the cache's lock). */
@@ -74,6 +87,10 @@ struct pagecache_lru_stats {
 	uint64_t deactivated;    /* active pages turned inactive (pgdeactivate, file) */
 	uint64_t refaults;       /* pages back to a slot with a shadow (workingset_refault_file) */
 	uint64_t refaults_activated; /* of those, started active (workingset_activate_file) */
+	uint64_t shmem_scanned;  /* inactive tmpfs pages looked at (in pgscan_anon) */
+	uint64_t shmem_stolen;   /* of those, freed (in pgsteal_anon) */
+	uint64_t swapped_out;    /* tmpfs pages written to swap and freed (in pswpout) */
+	uint64_t swapped_in;     /* tmpfs pages read back from swap (in pswpin) */
 };
 extern struct pagecache_lru_stats pagecache_lru_stats;
 

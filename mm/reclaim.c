@@ -63,7 +63,7 @@ static bool may_run(const struct shrinker *s, enum reclaimer_kind who)
 
 uint64_t reclaim_background_pending(void)
 {
-	uint64_t n = lru_pages(LRU_FILE_COLD) + lru_pages(LRU_FILE_HOT);   /* mapped ones: the thread's */
+	uint64_t n = pagecache_lru_pending();   /* mapped ones, tmpfs's: the thread's */
 	for (struct shrinker *s = atomic_load(&shrinkers); s; s = s->next)
 		if (!may_run(s, RECLAIM_BY_FAULT))
 			n += s->count();

@@ -2,6 +2,7 @@
 #include "mm/swap.h"
 #include "mm/anon_rmap.h"
 #include "mm/lazyfree.h"
+#include "mm/pagecache.h"
 #include "mm/as.h"
 #include "mm/frame/kmalloc.h"
 #include "mm/frame/lru.h"
@@ -553,6 +554,8 @@ int swap_unuse(int area)
 	for (uint64_t before = UINT64_MAX; swap_area_used(area) && swap_area_used(area) < before;) {
 		before = swap_area_used(area);
 		int r = unuse_pass(area);
+		if (r == 0)
+			r = pagecache_swap_unuse(area);   /* tmpfs pages */
 		if (r < 0)
 			return r;
 		swap_cache_drop_area(area);   /* pages back in memory that kept their slots */

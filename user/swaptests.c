@@ -44,6 +44,11 @@
  *             right after both;
  *             with swap off MADV_PAGEOUT does nothing but drop the clean
  *             lazy-free pages (MADV_FREE'd, one written again: kept)
+ *   tmpfs     tmpfs pages to swap and back: shared anonymous memory of 1.5 x
+ *             RAM stamped and read back; a tmpfs file of 1.5 x RAM written
+ *             and read (read(2), a shared mapping); cut in a page that is
+ *             out, its tail zeros; swapoff brings the rest back; the file's
+ *             removal frees its slots (SwapFree as before)
  *   file      (only when named: the root an ext2 disk, no vdb) swap files:
  *             one on tmpfs, one with holes, one too small, one with no
  *             header: EINVAL; then a file written whole with mkswap's
@@ -58,12 +63,12 @@
  *             the mounted vdb itself EBUSY (EINVAL once unmounted)
  *   eio       (only when named: vdb a swap area behind QEMU's blkdebug,
  *             tests/qemu/disks.py's "eio" disks, which fails every read of
- *             slot 1024 and every write of slot 1025) a child stamps 2 x
+ *             slot 16384 and every write of slot 16385) a child stamps 2 x
  *             RAM and reads it back: it alone dies of SIGBUS (the page of
- *             slot 1024); the slot whose write failed left the area
+ *             slot 16384); the slot whose write failed left the area
  *             (SwapTotal 4 kB less: its page stayed in memory) and every
  *             other slot of the child's is free again (what is in use is
- *             this process's VmSwap)
+ *             this process's VmSwap and tmpfs's ShmemSwapped)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -490,6 +495,126 @@ static void test_madvise(void)
 	CHECK(munmap((void *)m, N * PAGE) == 0);
 }
 
+/* ---- tmpfs ---- */
+
+#define TMPFS_FILE "/swaptests-tmpfs"
+
+/* Write file fd's pages [0, n) stamped for round r, 16 at a time. */
+static int write_stamped(int fd, uint64_t n, uint64_t r)
+{
+	static uint64_t buf[16 * PAGE / 8];
+	for (uint64_t at = 0; at < n; at += 16) {
+		uint64_t k = n - at < 16 ? n - at : 16;
+		memset(buf, 0, sizeof(buf));
+		for (uint64_t i = 0; i < k; i++) {
+			uint64_t *p = buf + i * (PAGE / 8);
+			p[0] = p[PAGE / 16] = p[PAGE / 8 - 1] = stamp(at + i, r);
+		}
+		if (pwrite(fd, buf, k * PAGE, (off_t)(at * PAGE)) != (ssize_t)(k * PAGE))
+			return -1;
+	}
+	return 0;
+}
+
+/* Pages of file fd [0, n) (read with read(2)) not holding round r's stamps. */
+static uint64_t file_bad(int fd, uint64_t n, uint64_t r)
+{
+	static uint64_t page[PAGE / 8];
+	uint64_t bad = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t i = (k * 7919) % n, s = stamp(i, r);
+		bool ok = pread(fd, page, PAGE, (off_t)(i * PAGE)) == (ssize_t)PAGE && page[0] == s &&
+			  page[PAGE / 16] == s && page[PAGE / 8 - 1] == s && page[1] == 0;
+		if (!ok && bad++ < 4)
+			printf("  page %llu of the file: %#llx, want %#llx\n", (unsigned long long)i,
+			       (unsigned long long)page[0], (unsigned long long)s);
+	}
+	return bad;
+}
+
+/* Did dropping `pages` pages of tmpfs data (a shared object unmapped, a
+ * file cut), of which at most shmem_kb were in memory (Shmem counts every
+ * tmpfs page), free their slots: SwapFree up from free0 by all the rest
+ * (less 1 MiB: other tmpfs pages, the root's programs, come and go
+ * meanwhile)? Polled for a few seconds: the last reference to a shared
+ * object may be the reclaimer's, dropped when done with its page. */
+static bool slots_freed(long long free0, uint64_t pages, long long shmem_kb)
+{
+	long long want = (long long)(pages * PAGE / 1024) - shmem_kb - 1024, got = 0;
+	for (int i = 0; i < 500; i++) {
+		if ((got = meminfo("SwapFree") - free0) >= want)
+			return true;
+		usleep(10000);
+	}
+	printf("  tmpfs: %lld kB of swap freed, want %lld kB at least\n", got, want);
+	return false;
+}
+
+/* tmpfs pages go to swap too (mm/pagecache.h): shared anonymous memory of
+ * 1.5 x RAM stamped and read back (its pages are a tmpfs file's), its
+ * slots freed by its munmap; a tmpfs file of 1.5 x RAM written and read
+ * with write(2) and read(2), and through a shared mapping; cut in the
+ * middle of a page that is out on swap: the slots past the cut freed, the
+ * tail reads as zeros; swapoff brings the rest back (no read after). */
+static void test_tmpfs(void)
+{
+	uint64_t n = mem_pages() * 3 / 2;
+	long long out0 = procfs_vmstat("pswpout");
+	volatile uint64_t *m = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		put(m, i, 7);
+	long long shmem_kb = meminfo("Shmem");
+	uint64_t bad = count_bad(m, n, 7);
+	printf("  tmpfs: shared anonymous %llu MiB stamped and read back, %llu pages wrong; Shmem "
+	       "%lld kB after stamping, pswpout %lld\n", (unsigned long long)(n * PAGE >> 20),
+	       (unsigned long long)bad, shmem_kb, procfs_vmstat("pswpout") - out0);
+	CHECK(bad == 0 && shmem_kb * 1024 < (long long)(n * PAGE));
+	CHECK(procfs_vmstat("pswpout") > out0);
+	long long free0 = meminfo("SwapFree");
+	shmem_kb = meminfo("Shmem");
+	CHECK(munmap((void *)m, n * PAGE) == 0);
+	CHECK(slots_freed(free0, n, shmem_kb));
+	int fd = open(TMPFS_FILE, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	CHECK(fd >= 0 && write_stamped(fd, n, 8) == 0);
+	bad = file_bad(fd, n, 8);
+	m = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	uint64_t mapped_bad = m == MAP_FAILED ? n : count_bad(m, n, 8);
+	printf("  tmpfs: a file of %llu MiB written and read, %llu pages wrong; through a "
+	       "mapping %llu; swap in use %lld kB\n", (unsigned long long)(n * PAGE >> 20),
+	       (unsigned long long)bad, (unsigned long long)mapped_bad,
+	       meminfo("SwapTotal") - meminfo("SwapFree"));
+	CHECK(bad == 0 && mapped_bad == 0);
+	if (m != MAP_FAILED)
+		CHECK(munmap((void *)m, n * PAGE) == 0);
+	uint64_t keep = mem_pages() / 4;   /* what is left fits in memory */
+	free0 = meminfo("SwapFree");
+	shmem_kb = meminfo("Shmem");
+	CHECK(ftruncate(fd, (off_t)(keep * PAGE - 100)) == 0);
+	CHECK(slots_freed(free0, n - keep, shmem_kb));
+	CHECK(ftruncate(fd, (off_t)(keep * PAGE)) == 0);
+	uint64_t tail[100 / 8 + 1] = { 1 };
+	CHECK(pread(fd, tail, 100, (off_t)(keep * PAGE - 100)) == 100);
+	bool zeros = true;
+	for (int i = 0; i < 100 / 8; i++)
+		zeros &= tail[i] == 0;
+	CHECK(zeros);
+	CHECK(swapoff(swap_disk) == 0);
+	long long in0 = procfs_vmstat("pswpin");
+	bad = file_bad(fd, keep - 1, 8);
+	printf("  tmpfs: swapoff brought back the file's %llu pages: %llu wrong, read from swap "
+	       "after: %lld\n", (unsigned long long)keep, (unsigned long long)bad,
+	       procfs_vmstat("pswpin") - in0);
+	CHECK(bad == 0 && procfs_vmstat("pswpin") == in0);
+	CHECK(swapon(swap_disk, 0) == 0);
+	close(fd);
+	CHECK(unlink(TMPFS_FILE) == 0);
+}
+
 /* ---- file ---- */
 
 #define SWAP_FILE "/swapfile"
@@ -633,8 +758,9 @@ static void test_file(void)
 
 /* ---- eio ---- */
 
-#define EIO_READ_SLOT (8192 * 512 / PAGE)    /* disks.py's EIO_READ_SECTOR */
-#define EIO_WRITE_SLOT (8200 * 512 / PAGE)   /* and EIO_WRITE_SECTOR */
+#define EIO_READ_SLOT 16384    /* disks.py's SWAP_EIO_READ_SECTOR / 8: past the
+				* slots the root's tmpfs pages take first */
+#define EIO_WRITE_SLOT 16385   /* and SWAP_EIO_WRITE_SECTOR / 8 */
 
 /* The child: 2 x RAM stamped, then read back in order; exits 0 only if no
  * read failed (which the test does not want), 1 on a wrong stamp. */
@@ -669,16 +795,19 @@ static void test_eio(void)
 	CHECK(meminfo("SwapTotal") == total - (long long)(PAGE / 1024));
 	/* the child's slots are free once the reclaimer's writes in flight
 	 * end: what is used is this process's own pages (it is pid 1, alone),
-	 * swapped out or read back keeping their slots (SwapCached) */
+	 * swapped out or read back keeping their slots (SwapCached), and the
+	 * tmpfs pages out on swap (the root's programs: ShmemSwapped) */
 	long long used = -1, ours = -2;
 	for (int i = 0; i < 100 && used > ours; i++) {
 		usleep(20000);
 		char *t = procfs_read("/proc/self/status", NULL);
-		ours = t ? procfs_field(t, "VmSwap") + meminfo("SwapCached") : -3;
+		ours = t ? procfs_field(t, "VmSwap") + meminfo("SwapCached") + meminfo("ShmemSwapped")
+			 : -3;
 		free(t);
 		used = meminfo("SwapTotal") - meminfo("SwapFree");
 	}
-	printf("  eio: swap in use %lld kB, this process's VmSwap + SwapCached %lld kB\n", used, ours);
+	printf("  eio: swap in use %lld kB, this process's VmSwap + SwapCached + ShmemSwapped %lld kB\n",
+	       used, ours);
 	CHECK(used <= ours);
 	CHECK(EIO_WRITE_SLOT == EIO_READ_SLOT + 1);
 }
@@ -690,7 +819,7 @@ static const struct {
 } tests[] = {
 	{ "area", test_area, 0 }, { "big", test_big, 0 }, { "fork", test_fork, 0 },
 	{ "threads", test_threads, 0 }, { "swapoff", test_swapoff, 0 }, { "madvise", test_madvise, 0 },
-	{ "policy", test_policy, 0 },
+	{ "policy", test_policy, 0 }, { "tmpfs", test_tmpfs, 0 },
 	{ "eio", test_eio, 1 }, { "file", test_file, 1 },
 };
 

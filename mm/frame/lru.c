@@ -8,12 +8,15 @@ static struct spinlock lru_lock = SPINLOCK_INIT("lru", LOCK_RANK_LRU);
 struct list lru_lists[LRU_LISTS] = {
 	{ &lru_lists[0], &lru_lists[0] }, { &lru_lists[1], &lru_lists[1] },
 	{ &lru_lists[2], &lru_lists[2] }, { &lru_lists[3], &lru_lists[3] },
-	{ &lru_lists[4], &lru_lists[4] },
+	{ &lru_lists[4], &lru_lists[4] }, { &lru_lists[5], &lru_lists[5] },
+	{ &lru_lists[6], &lru_lists[6] },
 };
 uint64_t lru_nr[LRU_LISTS];
 
 static enum lru_list list_of(const struct page *pg)
 {
+	if (pg->type == PG_FILE && (pg->aflags & AF_SHMEM))
+		return pg->aflags & AF_HOT ? LRU_SHMEM_HOT : LRU_SHMEM_COLD;
 	if (pg->type == PG_FILE)
 		return pg->aflags & AF_HOT ? LRU_FILE_HOT : LRU_FILE_COLD;
 	if (pg->aflags & AF_LAZYFREE)
@@ -24,7 +27,8 @@ static enum lru_list list_of(const struct page *pg)
 /* The flag that names list l (0 for the cold list). */
 static uint16_t list_flag(enum lru_list l)
 {
-	return l == LRU_HOT || l == LRU_FILE_HOT ? AF_HOT : l == LRU_LAZY ? AF_LAZYFREE : 0;
+	return l == LRU_HOT || l == LRU_FILE_HOT || l == LRU_SHMEM_HOT ? AF_HOT :
+	       l == LRU_LAZY ? AF_LAZYFREE : 0;
 }
 
 /* Link pg at end `at` of l and mark it (lru_lock held). */

@@ -12,9 +12,12 @@
  *              ^                        written out (Linux puts them on
  *              |                        its inactive file list)
  *              lru_take(l): moved to l's tail, held, returned
- *   page-cache pages (PG_FILE, of caches with a store: not tmpfs's):
+ *   page-cache pages (PG_FILE, of caches with a store):
  *   LRU_FILE_HOT   used twice (Linux's active file list)
  *   LRU_FILE_COLD  new, or turned cold (the inactive file list)
+ *   tmpfs's pages (PG_FILE with AF_SHMEM: they go to swap, so Linux keeps
+ *   them on its anonymous lists; here a pair of their own):
+ *   LRU_SHMEM_HOT, LRU_SHMEM_COLD   as the file lists
  *
  * An anonymous frame is on one of them from its first mapping
  * (anon_page_add) to its release (page_put's last reference:
@@ -41,7 +44,8 @@
 
 #include "mm/frame/page.h"
 
-enum lru_list { LRU_COLD, LRU_HOT, LRU_LAZY, LRU_FILE_COLD, LRU_FILE_HOT, LRU_LISTS };
+enum lru_list { LRU_COLD, LRU_HOT, LRU_LAZY, LRU_FILE_COLD, LRU_FILE_HOT, LRU_SHMEM_COLD,
+		LRU_SHMEM_HOT, LRU_LISTS };
 
 /* Put pg (a frame of l's kind) at the tail of list l, not in a test
  * period (AF_TEST clear), unless it is on a list. */

@@ -123,7 +123,7 @@ struct page {
 
 /* aflags of an anonymous page (PG_ANON); a page-cache page (PG_FILE) has
  * those of the replacement lists (AF_LRU, AF_HOT, AF_RECLAIM,
- * AF_REFERENCED). Changed with atomic or/and: the swap cache's bits under
+ * AF_REFERENCED, AF_SHMEM). Changed with atomic or/and: the swap cache's bits under
  * its lock, AF_LRU under the LRU's. */
 #define AF_SWAPCACHE 0x1   /* in the swap cache: page.swap names its slot */
 #define AF_LOCKED 0x2      /* being read from or written to its slot */
@@ -138,6 +138,8 @@ struct page {
 #define AF_REFERENCED 0x400 /* page-cache page: used once since it came or was last
 			     * looked at (Linux's PG_referenced: a second use makes it
 			     * hot, mm/pagecache_lru.h) */
+#define AF_SHMEM 0x800     /* page-cache page of a tmpfs file: on the tmpfs lists,
+			     * goes to swap (mm/pagecache.h) */
 
 /* Would a mapping of pg by entry e be dropped by reclaim as lazy-free
  * (mm/lazyfree.h): pg on the lazy list and e clean (Linux's smaps

@@ -320,6 +320,20 @@ pte_t swap_slot_alloc(struct page *pg)
 	return e;
 }
 
+pte_t swap_slot_take(void)
+{
+	spin_lock(&swap_lock);
+	int n = 0;
+	struct swap_area *a = pick_area(&n);
+	uint64_t s = a ? find_free(a) : 0;
+	if (s) {
+		a->count[s] = 1;   /* the caller's name */
+		a->used++, nr_free--;
+	}
+	spin_unlock(&swap_lock);
+	return s ? pte_mkswap((unsigned)n, s) : 0;
+}
+
 void swap_slot_dup(pte_t e)
 {
 	spin_lock(&swap_lock);
@@ -719,6 +733,24 @@ static unsigned write_run(struct page **pages, unsigned n)
 		bad += failed >> i & 1;
 	}
 	return bad;
+}
+
+int swap_slot_rw(pte_t e, struct page *pg, enum swap_dir dir)
+{
+	struct swap_area *a = area_of(e);   /* on: the caller names the slot */
+	int r = a->io->rw(a->dev, pte_swap_slot(e), &pg, 1, dir) ? -EIO : 0;
+	if (r)
+		printk("swap: %s error on %s, slot %lu\n", dir == SWAP_READ ? "read" : "write",
+		       a->info.name, (unsigned long)pte_swap_slot(e));
+	spin_lock(&swap_lock);
+	if (r && dir == SWAP_WRITE)
+		a->count[pte_swap_slot(e)] |= SLOT_BAD;   /* never given out again */
+	if (dir == SWAP_READ)
+		*(r ? &swap_stats.read_errors : &swap_stats.pswpin) += 1;
+	else
+		*(r ? &swap_stats.write_errors : &swap_stats.pswpout) += 1;
+	spin_unlock(&swap_lock);
+	return r;
 }
 
 unsigned swap_writepages(struct page **pages, unsigned n)

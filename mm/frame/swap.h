@@ -142,6 +142,19 @@ bool swap_space_left(void);
  * swap entry, or 0 when every area is full (or none is on). */
 pte_t swap_slot_alloc(struct page *pg);
 
+/* A free slot for a page kept outside the swap cache (a tmpfs file's,
+ * whose tree then names the slot: mm/pagecache.h), named once -- by the
+ * caller, who puts that name with swap_slot_put -- from the area of
+ * highest priority, in runs as swap_slot_alloc's. 0 when every area is
+ * full (or none is on). */
+pte_t swap_slot_take(void);
+
+/* Move page pg to or from slot e, which the caller names (so its area
+ * stays on), in one transfer: 0, or -EIO (a write's slot is marked bad,
+ * as swap_writepages marks it). pswpin/pswpout and the error counts as for
+ * the swap cache's I/O. Sleeps. */
+int swap_slot_rw(pte_t e, struct page *pg, enum swap_dir dir);
+
 /* One more entry names slot e (fork copying an entry, an unshare copying a
  * PT page, mremap moving one). Any context (a PT lock held). */
 void swap_slot_dup(pte_t e);

@@ -5,9 +5,9 @@ inactive list as they come in), stopped in the virtio disk's queue() once
 the disk has served a few reads.
 
 Checks that:
-  * pg-lru lists the five lists, each with as many pages as its walk and
+  * pg-lru lists the seven lists, each with as many pages as its walk and
     the kernel's lru_nr agree on (no warning), the inactive file list not
-    empty;
+    empty, nor the inactive tmpfs list (the root's programs, in tmpfs);
   * pg-lru file_cold lists as many pages as lru_nr[LRU_FILE_COLD], every
     one a page-cache page of vda's cache (disks[0]->cache), at indices
     inside the disk, no more of them than the cache holds;
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest as t  # noqa: E402
 import gdb  # noqa: E402
 
-LISTS = ("cold", "hot", "lazy", "file_cold", "file_hot")
+LISTS = ("cold", "hot", "lazy", "file_cold", "file_hot", "shmem_cold", "shmem_hot")
 SUMMARY = re.compile(r"^  (\w+)\s+.*?\s+(\d+) page\(s\)(.*)$", re.M)
 PAGE = re.compile(r"^  PFN\s+(0x[0-9a-f]+)\s+(\w+)\s+(\S+)\s+cache (0x[0-9a-f]+) index (\d+)$", re.M)
 
@@ -40,13 +40,14 @@ def body():
     stop_after_reads()
     out = t.run("pg-lru")
     rows = {m.group(1): (int(m.group(2)), m.group(3)) for m in SUMMARY.finditer(out)}
-    t.check(tuple(rows) == LISTS, "pg-lru lists the five lists in enum order", out)
+    t.check(tuple(rows) == LISTS, "pg-lru lists the seven lists in enum order", out)
     for i, name in enumerate(LISTS):
         if name in rows:
             want = t.value("lru_nr[%d]" % i)
             t.check(rows[name] == (want, ""), "%s: %d page(s), as lru_nr says, no warning" % (name, want),
                     str(rows[name]))
     t.check(rows.get("file_cold", (0,))[0] > 0, "the inactive file list has vda's pages", out)
+    t.check(rows.get("shmem_cold", (0,))[0] > 0, "the inactive tmpfs list has the root's pages", out)
     cache = t.value("&disks[0]->cache")
     nrpages = t.value("disks[0]->cache.nrpages")
     out = t.run("pg-lru file_cold 100000")

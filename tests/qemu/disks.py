@@ -27,7 +27,10 @@ image clean; so must it every ext2 disk whose spec says "fsck" (e.g.
 
 An "eio" disk goes through QEMU's blkdebug driver, which fails (EIO) every
 request that reads sector EIO_READ_SECTOR or writes EIO_WRITE_SECTOR, as a
-failing disk would (user/disktests.c's eio test knows the two numbers).
+failing disk would (user/disktests.c's eio test knows the two numbers); a
+swap disk's, SWAP_EIO_READ_SECTOR and SWAP_EIO_WRITE_SECTOR: slots 16384
+and 16385, past those the root's tmpfs pages take first
+(user/swaptests.c's eio test knows them).
 """
 import os
 import re
@@ -37,6 +40,8 @@ import subprocess
 SECTOR = 512
 EIO_READ_SECTOR = 8192
 EIO_WRITE_SECTOR = 8200
+SWAP_EIO_READ_SECTOR = 16384 * 8
+SWAP_EIO_WRITE_SECTOR = 16385 * 8
 BLKDEBUG_RULES = """[inject-error]
 event = "read_aio"
 errno = "5"
@@ -48,7 +53,7 @@ event = "write_aio"
 errno = "5"
 sector = "%d"
 once = "off"
-""" % (EIO_READ_SECTOR, EIO_WRITE_SECTOR)
+"""
 WROTE = re.compile(r"KTEST DISK-WROTE (\w+) (\d+) (\d+)")
 EXT2_FILE = re.compile(r"KTEST EXT2-FILE (\w+) (\S+) (\d+) (\d+)")
 EXT2_GONE = re.compile(r"KTEST EXT2-GONE (\w+) (\S+)")
@@ -102,7 +107,8 @@ def prepare(build, suite, spec):
         if eio:
             rules = path + ".blkdebug"
             with open(rules, "w") as f:
-                f.write(BLKDEBUG_RULES)
+                f.write(BLKDEBUG_RULES % ((SWAP_EIO_READ_SECTOR, SWAP_EIO_WRITE_SECTOR) if swap else
+                                         (EIO_READ_SECTOR, EIO_WRITE_SECTOR)))
             path = "blkdebug:%s:%s" % (rules, path)
         args += ["-drive", "file=%s,if=none,format=raw,id=%s%s" % (path, name, ",readonly=on" if ro else ""),
                  "-device", "virtio-blk-pci,drive=%s%s" % (name, ",disable-legacy=on" if i == 0 else "")]

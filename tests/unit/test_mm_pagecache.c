@@ -18,6 +18,7 @@
 #include "mm/vmobject.h"
 #include "mm/frame/lru.h"
 #include "mm/frame/kmalloc.h"
+#include "mm/frame/swap.h"
 #include "arch/x86_64/memlayout.h"
 #include "lib/errno.h"
 
@@ -445,9 +446,9 @@ static bool cached(uint64_t index)
 }
 
 /* A page joins the inactive list when it enters; a second use makes it
- * active, a look-up that is no use (PC_FIND: mincore) does not; pages of
- * a cache with no store (tmpfs) are on no list; truncation takes pages
- * off their lists. */
+ * active, a look-up that is no use (PC_FIND: mincore) does not; tmpfs's
+ * pages are on lists of their own; truncation takes pages off their
+ * lists. */
 START_TEST(test_lists_second_use_activates)
 {
 	use(0), use(1), use(1);
@@ -463,7 +464,8 @@ START_TEST(test_lists_second_use_activates)
 	pagecache_init(&shm, &no_store_ops, o, PC_KIND_SHMEM);
 	struct page *pg;
 	ck_assert_int_eq(pagecache_get(&shm, 0, PC_READ, &pg), 0);
-	ck_assert(!(pg->aflags & AF_LRU));                      /* tmpfs: no list */
+	ck_assert_uint_eq(lru_pages(LRU_SHMEM_COLD), 1);         /* tmpfs: lists of its own */
+	ck_assert(pg->aflags & AF_SHMEM);
 	page_put(pg);
 	pagecache_destroy(&shm);
 	pagecache_truncate(&o->pc, 0, PC_MAX_INDEX);
@@ -842,6 +844,250 @@ START_TEST(test_random_against_model)
 }
 END_TEST
 
+
+/* ---- tmpfs pages on swap ---- */
+
+#define SWAP_PAGES 32
+
+/* A swap disk in memory (page 0: mkswap's header); transfers touching
+ * swap_fail_slot fail (0: none), and every write while swap_fail_writes. */
+static uint8_t swap_disk[SWAP_PAGES][PAGE_SIZE];
+static uint64_t swap_fail_slot;
+static bool swap_fail_writes;
+
+static int swap_rw(void *dev, uint64_t slot, struct page **pages, unsigned n, enum swap_dir dir)
+{
+	(void)dev;
+	ck_assert_uint_le(slot + n, SWAP_PAGES);
+	if ((swap_fail_slot && swap_fail_slot >= slot && swap_fail_slot < slot + n) ||
+	    (swap_fail_writes && dir == SWAP_WRITE))
+		return -EIO;
+	for (unsigned i = 0; i < n; i++)
+		memcpy(dir == SWAP_READ ? page_va(pages[i]) : swap_disk[slot + i],
+		       dir == SWAP_READ ? swap_disk[slot + i] : page_va(pages[i]), PAGE_SIZE);
+	return 0;
+}
+
+static void swap_release(void *dev)
+{
+	(void)dev;
+}
+
+static const struct swap_io_ops swap_io = { .rw = swap_rw, .release = swap_release };
+
+/* Turn the disk on as a swap area: its number. */
+static int swap_on(void)
+{
+	memset(swap_disk, 0, sizeof(swap_disk));
+	struct swap_header *h = (struct swap_header *)swap_disk[0];
+	h->version = 1;
+	h->last_page = SWAP_PAGES - 1;
+	memcpy(swap_disk[0] + SWAP_MAGIC_OFFSET, SWAP_MAGIC, 10);
+	swap_fail_slot = 0;
+	swap_fail_writes = false;
+	int a = swap_area_add(&swap_io, swap_disk, swap_disk, sizeof(swap_disk), -1, "/fake", false);
+	ck_assert_int_ge(a, 0);
+	return a;
+}
+
+/* swapoff: every page back, then the area goes. */
+static void swap_off(int a)
+{
+	swap_area_stop(a);
+	ck_assert_int_eq(pagecache_swap_unuse(a), 0);
+	ck_assert_int_eq(swap_area_remove(a), 0);
+}
+
+static const struct pagecache_ops shm_ops = { .read_pages = fake_read };
+static struct pagecache shm;   /* a tmpfs file's cache */
+
+/* Fill page index of shm with byte c, as a write call does. */
+static void shm_write(uint64_t index, int c)
+{
+	struct page *pg;
+	ck_assert_int_eq(pagecache_get(&shm, index, PC_READ, &pg), 0);
+	memset(page_va(pg), c, PAGE_SIZE);
+	pagecache_set_dirty(&shm, pg);
+	page_put(pg);
+}
+
+/* Is page index of shm all byte c (read back from swap if it is there)? */
+static bool shm_holds(uint64_t index, int c)
+{
+	struct page *pg;
+	ck_assert_int_eq(pagecache_get(&shm, index, PC_READ, &pg), 0);
+	bool all = true;
+	for (size_t i = 0; i < PAGE_SIZE; i++)
+		all &= ((uint8_t *)page_va(pg))[i] == (uint8_t)c;
+	page_put(pg);
+	return all;
+}
+
+/* Swap page index of shm out as the reclaimer does, holding it: went? */
+static bool shm_swap_out(uint64_t index)
+{
+	struct page *pg;
+	if (pagecache_get(&shm, index, PC_FIND, &pg) < 0)
+		return false;
+	bool out = pagecache_swap_out(pg, 1);
+	page_put(pg);
+	return out;
+}
+
+/* A tmpfs page written out to a slot leaves memory, its leaf naming the
+ * slot (PC_FIND: absent, as mincore says); a get brings it back, whole,
+ * dirty (its only copy), and frees the slot; truncation frees the slots of
+ * the pages still out. */
+START_TEST(test_shmem_swap_out_and_in)
+{
+	pagecache_init(&shm, &shm_ops, NULL, PC_KIND_SHMEM);
+	int a = swap_on();
+	for (int i = 0; i < 4; i++)
+		shm_write((uint64_t)i, 'a' + i);
+	ck_assert_uint_eq(lru_pages(LRU_SHMEM_COLD), 4);
+	ck_assert(shm_swap_out(1) && shm_swap_out(2));
+	ck_assert_uint_eq(shm.nrpages, 2);
+	ck_assert_uint_eq(shm.nrswapped, 2);
+	ck_assert_uint_eq(pagecache_stats.shmem_swapped, 2);   /* meminfo's ShmemSwapped */
+	ck_assert_uint_eq(pagecache_stats.shmem, 2);           /* Shmem: in memory only */
+	ck_assert_uint_eq(swap_area_used(a), 2);
+	ck_assert_uint_eq(lru_pages(LRU_SHMEM_COLD), 2);
+	struct page *pg;
+	ck_assert_int_eq(pagecache_get(&shm, 1, PC_FIND, &pg), -ENOENT);
+	ck_assert(shm_holds(1, 'b'));
+	ck_assert_uint_eq(shm.nrswapped, 1);
+	ck_assert_uint_eq(swap_area_used(a), 1);
+	ck_assert_int_eq(pagecache_get(&shm, 1, PC_FIND, &pg), 0);
+	ck_assert(pagecache_test_flags(&shm, pg, PGC_DIRTY));
+	page_put(pg);
+	ck_assert_uint_eq(pagecache_lru_stats.swapped_out, 2);
+	ck_assert_uint_eq(pagecache_lru_stats.swapped_in, 1);
+	pagecache_truncate(&shm, 0, PC_MAX_INDEX);
+	ck_assert_uint_eq(shm.nrswapped, 0);
+	ck_assert_uint_eq(pagecache_stats.shmem_swapped, 0);
+	ck_assert_uint_eq(swap_area_used(a), 0);
+	swap_off(a);
+	pagecache_destroy(&shm);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* A page someone else holds (a mapping, a reader) stays and its slot is
+ * free again; with no swap nothing goes; a failed write keeps the page
+ * (dirty, whole) and marks the slot bad, never given out again. */
+START_TEST(test_shmem_swap_out_refused)
+{
+	pagecache_init(&shm, &shm_ops, NULL, PC_KIND_SHMEM);
+	shm_write(0, 'x');
+	ck_assert(!shm_swap_out(0));                          /* no swap */
+	int a = swap_on();
+	struct page *held;
+	ck_assert_int_eq(pagecache_get(&shm, 0, PC_FIND, &held), 0);
+	ck_assert(!shm_swap_out(0));                          /* held by another */
+	page_put(held);
+	ck_assert_uint_eq(swap_area_used(a), 0);
+	uint64_t total, free_before, free_after, cached;
+	swap_totals(&total, &free_before, &cached);
+	swap_fail_writes = true;
+	ck_assert(!shm_swap_out(0));
+	swap_totals(&total, &free_after, &cached);
+	ck_assert_uint_eq(free_after, free_before - 1);        /* the bad slot is gone */
+	ck_assert(shm_holds(0, 'x'));
+	ck_assert_int_eq(pagecache_get(&shm, 0, PC_FIND, &held), 0);
+	ck_assert(pagecache_test_flags(&shm, held, PGC_DIRTY));
+	page_put(held);
+	swap_fail_writes = false;
+	ck_assert(shm_swap_out(0));                           /* another slot */
+	ck_assert(shm_holds(0, 'x'));
+	swap_off(a);
+	pagecache_destroy(&shm);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* A slot that cannot be read: the get fails (-EIO: SIGBUS for a fault),
+ * the page stays on swap, and a later get reads it. */
+START_TEST(test_shmem_swap_read_error)
+{
+	pagecache_init(&shm, &shm_ops, NULL, PC_KIND_SHMEM);
+	int a = swap_on();
+	shm_write(3, 'q');
+	ck_assert(shm_swap_out(3));
+	swap_fail_slot = 1;
+	struct page *pg;
+	ck_assert_int_eq(pagecache_get(&shm, 3, PC_READ, &pg), -EIO);
+	ck_assert_uint_eq(shm.nrswapped, 1);
+	ck_assert_uint_eq(shm.nrpages, 0);
+	swap_fail_slot = 0;
+	ck_assert(shm_holds(3, 'q'));
+	swap_off(a);
+	pagecache_destroy(&shm);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* swapoff brings every page of its area back; truncation to the middle of
+ * a page on swap reads it back to clear its tail; the cache's end frees
+ * the slots of the pages still out. */
+START_TEST(test_shmem_swapoff_and_truncate)
+{
+	pagecache_init(&shm, &shm_ops, NULL, PC_KIND_SHMEM);
+	int a = swap_on();
+	for (int i = 0; i < 6; i++) {
+		shm_write((uint64_t)i * 100, 'k' + i);   /* sparse: several tree levels */
+		ck_assert(shm_swap_out((uint64_t)i * 100));
+	}
+	swap_area_stop(a);
+	ck_assert_int_eq(pagecache_swap_unuse(a), 0);
+	ck_assert_uint_eq(shm.nrswapped, 0);
+	ck_assert_int_eq(swap_area_remove(a), 0);
+	for (int i = 0; i < 6; i++)
+		ck_assert(shm_holds((uint64_t)i * 100, 'k' + i));
+	a = swap_on();
+	shm_write(7, 'z');
+	ck_assert(shm_swap_out(7));
+	pagecache_truncate_at(&shm, 7 * PAGE_SIZE + 100);
+	struct page *pg;
+	ck_assert_int_eq(pagecache_get(&shm, 7, PC_FIND, &pg), 0);
+	const uint8_t *b = page_va(pg);
+	ck_assert(b[0] == 'z' && b[99] == 'z' && b[100] == 0 && b[PAGE_SIZE - 1] == 0);
+	page_put(pg);
+	ck_assert(shm_swap_out(0) && shm_swap_out(7));
+	ck_assert_uint_eq(swap_area_used(a), 2);
+	pagecache_destroy(&shm);
+	ck_assert_uint_eq(swap_area_used(a), 0);
+	swap_off(a);
+	host_assert_no_leak();
+}
+END_TEST
+
+/* The reclaimer thread swaps inactive tmpfs pages out (after the file
+ * pages), a task's scan does not, nor anyone without swap. */
+START_TEST(test_reclaim_swaps_tmpfs)
+{
+	struct vmobject obj;
+	vmobject_init(&obj, &map_ops, VMOBJ_FILE);
+	vmobject_get(&obj);
+	pagecache_init(&shm, &shm_ops, NULL, PC_KIND_SHMEM);
+	shm.obj = &obj;
+	for (int i = 0; i < 4; i++)
+		shm_write((uint64_t)i, '0' + i);
+	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_UNMAP), 0);   /* no swap */
+	int a = swap_on();
+	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_IDLE), 0);
+	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_UNMAP), 2);
+	ck_assert_uint_eq(shm.nrswapped, 2);
+	ck_assert_uint_eq(pagecache_lru_pending(), 2);
+	for (int i = 0; i < 4; i++)
+		ck_assert(shm_holds((uint64_t)i, '0' + i));
+	swap_off(a);
+	ck_assert_uint_eq(pagecache_lru_pending(), 0);   /* no swap: tmpfs pages stay */
+	pagecache_destroy(&shm);
+	vmobject_put(&obj);
+	host_assert_no_leak();
+}
+END_TEST
+
 static Suite *pagecache_suite(void)
 {
 	Suite *s = suite_create("mm_pagecache");
@@ -871,6 +1117,11 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_lock_page_after_truncate);
 	tcase_add_test(tc, test_refault_distance);
 	tcase_add_test(tc, test_truncate_forgets_every_shadow);
+	tcase_add_test(tc, test_shmem_swap_out_and_in);
+	tcase_add_test(tc, test_shmem_swap_out_refused);
+	tcase_add_test(tc, test_shmem_swap_read_error);
+	tcase_add_test(tc, test_shmem_swapoff_and_truncate);
+	tcase_add_test(tc, test_reclaim_swaps_tmpfs);
 	return s;
 }
 

@@ -139,7 +139,7 @@ static const char *const meminfo_ref[] = { "MemTotal", "MemFree", "MemAvailable"
 	"Buffers", "Cached", "SwapCached", "SwapTotal", "SwapFree", "Dirty", "Writeback",
 	"AnonPages", "Mapped", "Shmem", "PageTables", NULL };
 static const char *const meminfo_extra[] = { "Kernel", "LazyFree", "SharedPT", "SharedPD",
-	"PTSaved", "UserFrames", "PssTotal", NULL };
+	"PTSaved", "ShmemSwapped", "UserFrames", "PssTotal", NULL };
 
 static const char *const status_ref[] = { "Name", "State", "Tgid", "Ngid", "Pid", "PPid",
 	"TracerPid", "Uid", "Gid", "FDSize", "Groups", "NStgid", "NSpid", "VmSize", "VmLck",

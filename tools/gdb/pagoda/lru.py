@@ -17,10 +17,12 @@ from .lazyfree import page_pfn
 PAGE_HEADER = "mm/frame/page.h"
 PROVIDER = "it comes with the replacement lists (mm/frame/lru.h)"
 # The lists by the names pg-lru takes (enum lru_list's, lower case, less LRU_).
-LISTS = ("cold", "hot", "lazy", "file_cold", "file_hot")
+LISTS = ("cold", "hot", "lazy", "file_cold", "file_hot", "shmem_cold", "shmem_hot")
 WHAT = {"cold": "anonymous, cold", "hot": "anonymous, hot", "lazy": "lazy-free (MADV_FREE)",
-        "file_cold": "page cache, inactive", "file_hot": "page cache, active"}
-FLAGS = ("AF_HOT", "AF_TEST", "AF_RECLAIM", "AF_REFERENCED", "AF_SWAPCACHE", "AF_READAHEAD")
+        "file_cold": "page cache, inactive", "file_hot": "page cache, active",
+        "shmem_cold": "tmpfs, inactive", "shmem_hot": "tmpfs, active"}
+FLAGS = ("AF_HOT", "AF_TEST", "AF_RECLAIM", "AF_REFERENCED", "AF_SWAPCACHE", "AF_READAHEAD",
+         "AF_SHMEM")
 
 
 def list_head(name):
@@ -57,8 +59,9 @@ Usage: pg-lru                 every list: its pages walked, and the length
                               page-cache page, the anon_vma and index of an
                               anonymous one
 LIST is one of cold, hot, lazy (anonymous pages), file_cold, file_hot (the
-page cache's inactive and active pages). A walked count that differs from
-the kernel's is printed as a warning."""
+page cache's inactive and active pages), shmem_cold, shmem_hot (tmpfs's,
+which go to swap). A walked count that differs from the kernel's is printed
+as a warning."""
 
     NAME = "pg-lru"
 
