@@ -222,8 +222,10 @@ static enum out_result page_out(struct page *pg, enum out_mode mode)
 	}
 	if (!ow.mapped && !page_in_swap_cache(pg))
 		return OUT_KEEP;   /* a new page not mapped yet, or mapped only where we could not look */
-	if (page_in_swap_cache(pg) && !(pg->aflags & AF_UPTODATE) && swap_slot_bad(pg->swap))
+	if (page_in_swap_cache(pg) && !(pg->aflags & AF_UPTODATE) && swap_slot_bad(pg->swap)) {
+		(void)swap_cache_give_up_slot(pg);   /* its last entry went while we held it */
 		return OUT_KEEP;   /* its write failed: it stays, its only copy */
+	}
 	if (!page_in_swap_cache(pg) && !swap_slot_alloc(pg))
 		return OUT_KEEP;   /* no room on any area */
 	if (ow.mapped)
@@ -257,8 +259,11 @@ static void write_batch(struct out_batch *ob)
 {
 	(void)swap_writepages(ob->pages, ob->n);   /* a failed one stays, its slot bad */
 	for (unsigned i = 0; i < ob->n; i++) {
-		ob->freed += swap_cache_try_remove(ob->pages[i]);
-		page_let_go(ob->pages[i]);
+		struct page *pg = ob->pages[i];
+		ob->freed += swap_cache_try_remove(pg);
+		if (page_in_swap_cache(pg) && !(pg->aflags & AF_UPTODATE))
+			(void)swap_cache_give_up_slot(pg);   /* failed, and its mapper went meanwhile */
+		page_let_go(pg);
 	}
 	ob->n = 0;
 }

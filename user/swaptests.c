@@ -792,13 +792,13 @@ static void test_eio(void)
 	       WEXITSTATUS(st), total, meminfo("SwapTotal"), meminfo("SwapFree"),
 	       procfs_vmstat("pswpout") - out0);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS);
-	CHECK(meminfo("SwapTotal") == total - (long long)(PAGE / 1024));
 	/* the child's slots are free once the reclaimer's writes in flight
-	 * end: what is used is this process's own pages (it is pid 1, alone),
-	 * swapped out or read back keeping their slots (SwapCached), and the
-	 * tmpfs pages out on swap (the root's programs: ShmemSwapped) */
-	long long used = -1, ours = -2;
-	for (int i = 0; i < 100 && used > ours; i++) {
+	 * end (the bad one then leaves the area): what is used is this
+	 * process's own pages (it is pid 1, alone), swapped out or read back
+	 * keeping their slots (SwapCached), and the tmpfs pages out on swap
+	 * (the root's programs: ShmemSwapped) */
+	long long used = -1, ours = -2, want_total = total - (long long)(PAGE / 1024);
+	for (int i = 0; i < 100 && (used > ours || meminfo("SwapTotal") != want_total); i++) {
 		usleep(20000);
 		char *t = procfs_read("/proc/self/status", NULL);
 		ours = t ? procfs_field(t, "VmSwap") + meminfo("SwapCached") + meminfo("ShmemSwapped")
@@ -806,9 +806,10 @@ static void test_eio(void)
 		free(t);
 		used = meminfo("SwapTotal") - meminfo("SwapFree");
 	}
-	printf("  eio: swap in use %lld kB, this process's VmSwap + SwapCached + ShmemSwapped %lld kB\n",
-	       used, ours);
+	printf("  eio: swap in use %lld kB, this process's VmSwap + SwapCached + ShmemSwapped %lld kB; "
+	       "SwapTotal %lld kB\n", used, ours, meminfo("SwapTotal"));
 	CHECK(used <= ours);
+	CHECK(meminfo("SwapTotal") == want_total);
 	CHECK(EIO_WRITE_SLOT == EIO_READ_SLOT + 1);
 }
 

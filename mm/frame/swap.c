@@ -809,8 +809,9 @@ bool swap_cache_give_up_slot(struct page *pg)
 {
 	spin_lock(&swap_lock);
 	uint16_t f = pg->aflags;
-	bool gone = remove_if(pg, (f & AF_SWAPCACHE) && !(f & AF_LOCKED) && (f & AF_UPTODATE) &&
-				  !named(pg->swap));
+	bool cached = (f & AF_SWAPCACHE) && !(f & AF_LOCKED);
+	bool failed = cached && !(f & AF_UPTODATE) && (*count_of(pg->swap) & SLOT_BAD);
+	bool gone = remove_if(pg, cached && ((f & AF_UPTODATE) || failed) && !named(pg->swap));
 	spin_unlock(&swap_lock);
 	if (gone)
 		page_put(pg);

@@ -246,8 +246,11 @@ bool swap_cache_try_remove(struct page *pg);
 bool swap_cache_drop_unnamed(struct page *pg);
 
 /* The reclaimer, holding pg (page_hold), gives up the slot that page in
- * use kept (swap mostly used): out of the cache if up to date, not under
- * I/O and no entry names the slot. true if it left. */
+ * use kept (swap mostly used), or the bad slot of a page whose write
+ * failed: out of the cache if up to date (or its write failed), not under
+ * I/O and no entry names the slot -- a bad one then leaves the area. A
+ * page whose last entry went while the reclaimer held it stays in the
+ * cache until the reclaimer does this. true if it left. */
 bool swap_cache_give_up_slot(struct page *pg);
 
 /* swapoff's sweep: every cached page of area whose slot no entry names
