@@ -53,9 +53,6 @@ struct proc {
 	struct trapframe *tf;        /* saved user registers, top of kstack */
 	struct context *ctx;         /* saved kernel registers (swtch) */
 	const void *wait_chan;       /* what a SLEEPING process waits for */
-	uint64_t wait_site;          /* where it sleeps: the first return address
-	                                outside SLEEP_TEXT (/proc/PID/wchan); 0
-	                                when not sleeping; under proc_lock */
 	uint64_t wait_deadline;      /* sleep_on_until: clock_ns() to wake at; 0: none */
 	bool killed;                 /* dies on its way back to user mode */
 	int kill_signal;             /* signal that killed it (wait status) */
@@ -235,6 +232,11 @@ void sleep_on_until(const void *chan, struct spinlock *lk, uint64_t deadline);
  * caller checks again after (its loop). */
 void sleep_on_signal(const void *chan, struct spinlock *lk);
 void sleep_on_signal_until(const void *chan, struct spinlock *lk, uint64_t deadline);
+/* Where p sleeps (/proc/PID/wchan): the first return address on its saved
+ * stack outside SLEEP_TEXT (lib/wait.h), found when asked, as Linux's
+ * get_wchan, not at every sleep; 0 when p does not sleep. proc_lock held:
+ * p cannot wake and run on its stack meanwhile. */
+uint64_t sleep_site(struct proc *p);
 void wakeup(const void *chan);            /* proc_lock NOT held */
 void wakeup_locked(const void *chan);     /* proc_lock held */
 /* Make p RUNNABLE (proc_lock held) and kick an idle CPU to come and run it. */

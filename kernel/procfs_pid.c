@@ -203,9 +203,8 @@ void procfs_show_cmdline(struct proc *p, struct textbuf *tb)
  * does not sleep (running, runnable, stopped, a zombie). */
 void procfs_show_wchan(struct proc *p, struct textbuf *tb)
 {
-	uint64_t off;
-	const char *name = p->state == P_SLEEPING && p->wait_site
-				   ? ksym_lookup(p->wait_site - 1, &off) : NULL;
+	uint64_t off, site = sleep_site(p);
+	const char *name = site ? ksym_lookup(site - 1, &off) : NULL;
 	tb_printf(tb, "%s", name ? name : "0");
 }
 

@@ -255,6 +255,14 @@ void sched_yield(void)
 	spin_unlock(&proc_lock);
 }
 
+uint64_t sleep_site(struct proc *p)
+{
+	if (p->state != P_SLEEPING || !p->ctx)
+		return 0;
+	return backtrace_first_outside(p->ctx->rbp, (uint64_t)_sleep_text_start,
+				       (uint64_t)_sleep_text_end);
+}
+
 enum sleep_kind { SLEEP_PLAIN, SLEEP_SIGNAL };
 
 /* Sleep on chan, lk given up for proc_lock meanwhile; a SLEEP_SIGNAL sleep
@@ -268,12 +276,9 @@ SLEEP_TEXT static void sleep_locked(const void *chan, struct spinlock *lk, enum 
 	}
 	if (kind == SLEEP_PLAIN || !signal_interrupted(p)) {
 		p->wait_chan = chan;
-		p->wait_site = backtrace_first_outside((uint64_t)_sleep_text_start,
-							(uint64_t)_sleep_text_end);
 		p->state = P_SLEEPING;
 		sched();
 		p->wait_chan = NULL;
-		p->wait_site = 0;
 	}
 	if (lk != &proc_lock) {
 		spin_unlock(&proc_lock);

@@ -91,6 +91,28 @@ static bool try_evict(struct page *pg)
 	return freed;
 }
 
+/* What the thread does with held page pg of pc (locked; not idle and
+ * clean): a tmpfs page nobody maps is swapped out as it is (its cache stays
+ * while it is written: WRITEBACK); one mapped or dirty is unmapped and
+ * written, with a reference on its object in *obj; a busy page, or a tmpfs
+ * page with no swap to go to, stays. */
+static enum file_verdict verdict_for_thread(struct pagecache *pc, struct page *pg,
+					    struct vmobject **obj)
+{
+	bool used = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 2;   /* cache + hold */
+	bool shmem = pc->kind == PC_KIND_SHMEM;
+	if ((pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK)) || (shmem && !swap_space_left()))
+		return FILE_KEEP;
+	if (shmem && !used)
+		return FILE_SWAP;
+	if (!used && !(pg->cache.flags & PGC_DIRTY))
+		return FILE_KEEP;
+	if (!pc->obj || !vmobject_tryget(pc->obj))
+		return FILE_KEEP;
+	*obj = pc->obj;
+	return FILE_UNMAP;
+}
+
 /* Look at held page pg without sleeping: freed when idle and clean; one
  * mapped or dirty is the thread's (PCR_UNMAP: FILE_UNMAP with a reference
  * on its object in *obj), which keeps its cache alive meanwhile. */
@@ -103,17 +125,7 @@ static enum file_verdict look(struct page *pg, enum pagecache_scan how, struct v
 		spin_unlock(&pc->lock);
 		return FILE_FREED;
 	}
-	bool busy = pg->cache.flags & (PGC_LOCKED | PGC_WRITEBACK);
-	bool used = __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) > 2;   /* cache + hold */
-	bool shmem = pc->kind == PC_KIND_SHMEM, stuck = shmem && !swap_space_left();
-	enum file_verdict v = FILE_KEEP;
-	if (how == PCR_UNMAP && !busy && !stuck && shmem && !used) {
-		v = FILE_SWAP;   /* (its cache stays while it is written: WRITEBACK) */
-	} else if (how == PCR_UNMAP && !busy && !stuck && (used || (pg->cache.flags & PGC_DIRTY)) &&
-		   pc->obj && vmobject_tryget(pc->obj)) {
-		*obj = pc->obj;
-		v = FILE_UNMAP;
-	}
+	enum file_verdict v = how == PCR_UNMAP ? verdict_for_thread(pc, pg, obj) : FILE_KEEP;
 	spin_unlock(&pc->lock);
 	return v;
 }

@@ -43,9 +43,8 @@ void backtrace_from(uint64_t rip, uint64_t rbp)
 	}
 }
 
-uint64_t backtrace_first_outside(uint64_t lo, uint64_t hi)
+uint64_t backtrace_first_outside(uint64_t rbp, uint64_t lo, uint64_t hi)
 {
-	uint64_t rbp = read_rbp();
 	for (int i = 0; i < BT_MAX && plausible_frame(rbp); i++) {
 		uint64_t *frame = (uint64_t *)rbp;
 		uint64_t ret = frame[1];

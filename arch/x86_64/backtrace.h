@@ -11,10 +11,12 @@ void print_symbol(uint64_t addr);
 /* Print the call chain starting at rip with frame pointer rbp. */
 void backtrace_from(uint64_t rip, uint64_t rbp);
 
-/* The first return address on the caller's call chain that lies outside
- * [lo, hi): where a run of functions linked together there (lib/wait.h's
- * SLEEP_TEXT) was called from. 0 when the chain ends first. */
-uint64_t backtrace_first_outside(uint64_t lo, uint64_t hi);
+/* The first return address on the call chain whose innermost frame is rbp
+ * that lies outside [lo, hi): where a run of functions linked together
+ * there (lib/wait.h's SLEEP_TEXT) was called from. 0 when the chain ends
+ * first. The stack must hold still: the caller's own, or a switched-out
+ * thread's that cannot run meanwhile. */
+uint64_t backtrace_first_outside(uint64_t rbp, uint64_t lo, uint64_t hi);
 
 /* Print the call chain of the caller. */
 void backtrace_here(void);

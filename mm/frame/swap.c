@@ -502,6 +502,18 @@ static struct page *get_cached(pte_t e)
 	return pg;
 }
 
+/* Count one page's transfer to or from slot s of a (swap_lock held); a
+ * failed write makes the slot bad: never given out again. */
+static void account_transfer(struct swap_area *a, uint64_t s, bool failed, enum swap_dir dir)
+{
+	if (failed && dir == SWAP_WRITE)
+		a->count[s] |= SLOT_BAD;
+	if (dir == SWAP_READ)
+		*(failed ? &swap_stats.read_errors : &swap_stats.pswpin) += 1;
+	else
+		*(failed ? &swap_stats.write_errors : &swap_stats.pswpout) += 1;
+}
+
 /* The pages from pages[0] on whose slots follow each other in one area
  * (at most 64: one transfer). */
 static unsigned run_length(struct page **pages, unsigned n)
@@ -513,22 +525,27 @@ static unsigned run_length(struct page **pages, unsigned n)
 	return k;
 }
 
-/* Move a run of n cached pages between memory and their consecutive slots:
- * one request; if it fails, one per page, so that a bad sector fails only
- * its own page. Bit i of the result: page i failed. */
-static uint64_t transfer(struct page **pages, unsigned n, enum swap_dir dir)
+/* Move n pages between memory and the consecutive slots from e on (in an
+ * area that is on): one request; if it fails, one per page, so that a bad
+ * sector fails only its own page. Each page counts in pswpin / pswpout or
+ * as an error; a slot whose write failed is bad from now on (its page keeps
+ * the only copy). Bit i of the result: page i failed. */
+static uint64_t transfer(pte_t e, struct page **pages, unsigned n, enum swap_dir dir)
 {
-	pte_t e = pages[0]->swap;
 	struct swap_area *a = area_of(e);
-	if (a->io->rw(a->dev, pte_swap_slot(e), pages, n, dir) == 0)
-		return 0;
 	uint64_t failed = 0;
+	if (a->io->rw(a->dev, pte_swap_slot(e), pages, n, dir))
+		for (unsigned i = 0; i < n; i++)
+			if (n == 1 || a->io->rw(a->dev, pte_swap_slot(e) + i, &pages[i], 1, dir)) {
+				failed |= 1ull << i;   /* as Linux's "Read-error on swap-device" */
+				printk("swap: %s error on %s, slot %lu\n",
+				       dir == SWAP_READ ? "read" : "write", a->info.name,
+				       (unsigned long)(pte_swap_slot(e) + i));
+			}
+	spin_lock(&swap_lock);
 	for (unsigned i = 0; i < n; i++)
-		if (n == 1 || a->io->rw(a->dev, pte_swap_slot(e) + i, &pages[i], 1, dir)) {
-			failed |= 1ull << i;   /* as Linux's "Read-error on swap-device" */
-			printk("swap: %s error on %s, slot %lu\n", dir == SWAP_READ ? "read" : "write",
-			       a->info.name, (unsigned long)(pte_swap_slot(e) + i));
-		}
+		account_transfer(a, pte_swap_slot(e) + i, failed >> i & 1, dir);
+	spin_unlock(&swap_lock);
 	return failed;
 }
 
@@ -610,15 +627,13 @@ static unsigned claim_slots(pte_t e, const pte_t *ahead, unsigned n_ahead, struc
 static void read_run(struct page **pages, unsigned n)
 {
 	struct swap_area *a = area_of(pages[0]->swap);
-	uint64_t failed = transfer(pages, n, SWAP_READ);
+	uint64_t failed = transfer(pages[0]->swap, pages, n, SWAP_READ);
 	spin_lock(&swap_lock);
 	for (unsigned i = 0; i < n; i++) {
-		bool bad = failed >> i & 1;
-		if (bad)
+		if (failed >> i & 1)
 			cache_remove(a, pages[i]->swap, pages[i]);
 		else if (pages[i]->aflags & AF_READAHEAD)
 			swap_stats.ra_pages++;
-		*(bad ? &swap_stats.read_errors : &swap_stats.pswpin) += 1;
 	}
 	spin_unlock(&swap_lock);
 	for (unsigned i = 0; i < n; i++) {
@@ -717,16 +732,7 @@ static void begin_writes(struct page **pages, unsigned n)
  * slots then bad). */
 static unsigned write_run(struct page **pages, unsigned n)
 {
-	struct swap_area *a = area_of(pages[0]->swap);
-	uint64_t failed = transfer(pages, n, SWAP_WRITE);
-	spin_lock(&swap_lock);
-	for (unsigned i = 0; i < n; i++) {
-		bool bad = failed >> i & 1;
-		if (bad)   /* the page keeps the only copy: the slot is never used again */
-			a->count[pte_swap_slot(pages[i]->swap)] |= SLOT_BAD;
-		*(bad ? &swap_stats.write_errors : &swap_stats.pswpout) += 1;
-	}
-	spin_unlock(&swap_lock);
+	uint64_t failed = transfer(pages[0]->swap, pages, n, SWAP_WRITE);
 	unsigned bad = 0;
 	for (unsigned i = 0; i < n; i++) {
 		end_io(pages[i], failed >> i & 1 ? 0 : AF_UPTODATE);
@@ -737,20 +743,7 @@ static unsigned write_run(struct page **pages, unsigned n)
 
 int swap_slot_rw(pte_t e, struct page *pg, enum swap_dir dir)
 {
-	struct swap_area *a = area_of(e);   /* on: the caller names the slot */
-	int r = a->io->rw(a->dev, pte_swap_slot(e), &pg, 1, dir) ? -EIO : 0;
-	if (r)
-		printk("swap: %s error on %s, slot %lu\n", dir == SWAP_READ ? "read" : "write",
-		       a->info.name, (unsigned long)pte_swap_slot(e));
-	spin_lock(&swap_lock);
-	if (r && dir == SWAP_WRITE)
-		a->count[pte_swap_slot(e)] |= SLOT_BAD;   /* never given out again */
-	if (dir == SWAP_READ)
-		*(r ? &swap_stats.read_errors : &swap_stats.pswpin) += 1;
-	else
-		*(r ? &swap_stats.write_errors : &swap_stats.pswpout) += 1;
-	spin_unlock(&swap_lock);
-	return r;
+	return transfer(e, &pg, 1, dir) ? -EIO : 0;   /* on: the caller names the slot */
 }
 
 unsigned swap_writepages(struct page **pages, unsigned n)
