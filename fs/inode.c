@@ -250,13 +250,14 @@ static int file_get_page(struct vmobject *obj, uint64_t idx, enum vmobject_ra ra
 	down_read(&ip->invalidate);
 	uint64_t end = ALIGN_UP(ip->size, PAGE_SIZE) / PAGE_SIZE;
 	int r = idx < end ? pagecache_get(ip->mapping, idx, PC_FIND, out) : -EIO;   /* -EIO: SIGBUS */
-	if (r == -ENOENT) {
+	if (r == -ENOENT || r == -ENODATA) {
+		bool store = ip->mapping->ops->write_pages || r == -ENODATA;   /* tmpfs: swap */
 		if (ra == VMOBJ_RA_NORMAL)
 			pagecache_readahead(ip->mapping, idx, 1, end);
 		else if (ra == VMOBJ_RA_SEQUENTIAL)
 			pagecache_fill(ip->mapping, idx, MIN(idx + 1 + PC_RA_MAX, end));
 		r = pagecache_get(ip->mapping, idx, PC_READ, out);
-		r = r == 0 && ip->mapping->ops->write_pages ? 1 : r;   /* tmpfs: a hole, no I/O */
+		r = r == 0 && store ? 1 : r;   /* tmpfs: from swap, or a hole (no I/O) */
 	}
 	up_read(&ip->invalidate);
 	/* tmpfs keeps what a mapping may write (no first-store fault there) */

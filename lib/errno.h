@@ -43,6 +43,7 @@
 #define ENOSYS 38
 #define ENOTEMPTY 39
 #define ELOOP 40
+#define ENODATA 61       /* no data available: a tmpfs page out on swap (mm/pagecache.h PC_FIND) */
 #define EOVERFLOW 75
 #define ENOTSUP 95
 #define EOPNOTSUPP 95

@@ -469,8 +469,13 @@ static int get_once(struct pagecache *pc, uint64_t index, enum pc_how how, struc
 	bool mine = false;
 	spin_lock(&pc->lock);
 	void *leaf = tree_entry(pc, index);
-	if (leaf_kind(leaf) == LEAF_SWAPPED && how != PC_FIND)
-		return swap_in(pc, index, leaf, out);
+	if (leaf_kind(leaf) == LEAF_SWAPPED) {
+		if (how != PC_FIND)
+			return swap_in(pc, index, leaf, out);
+		spin_unlock(&pc->lock);
+		*out = NULL;
+		return -ENODATA;
+	}
 	if (how == PC_READ && pc->kind == PC_KIND_SHMEM)
 		how = PC_OVERWRITE;   /* no store: a hole is zeros, up to date at once */
 	if (!(pg = tree_lookup(pc, index)) && how != PC_FIND) {

@@ -63,7 +63,8 @@
  * Errors: -ENOMEM (no frame or node), read_pages's error for the task that
  * read (the page is not kept; a task that was waiting for it looks again,
  * and reads it itself: its own error; -EIO after a few such failures),
- * -ENOENT (PC_FIND of an absent page),
+ * -ENOENT (PC_FIND of an absent page), -ENODATA (PC_FIND of a tmpfs
+ * page that is out on swap: a get that may bring it back finds it),
  * -EFBIG (an index past PC_MAX_INDEX). Write-back errors are counted
  * in pc (Linux's errseq_t): each open file reports each error once, at
  * its next fsync (pagecache_error_mark, pagecache_error_since). Panics:

@@ -152,9 +152,10 @@ static void unmap_part(struct addrspace *as, struct vma *v, vaddr_t s, vaddr_t e
 
 void vmobject_unmap(struct vmobject *obj, uint64_t first, uint64_t n, enum unmap_how how)
 {
-	raise_seq(obj);
-	if (how != UNMAP_RECLAIM)   /* after the count: a build under way does not publish */
-		ptshare_text_unpublish(obj);
+	if (how != UNMAP_RECLAIM) {   /* pages leave obj: faults that took one retry */
+		raise_seq(obj);
+		ptshare_text_unpublish(obj);   /* after the count: a build under way does not publish */
+	}
 	rmap_walk(obj, first, n, unmap_part, PGT_KEEP_TABLES | PGT_ALL_SHARERS |
 		  (how == UNMAP_TRUNCATE ? 0 : PGT_KEEP_COPIES) |
 		  (how == UNMAP_RECLAIM ? PGT_SPARE_YOUNG : 0));

@@ -17,7 +17,8 @@
  *
  *   vmobject_unmap(obj, first, n)
  *     obj->rmap_seq++            faults that took a page before see it
- *     text records of obj go      (pages leaving obj: mm/ptshare_text.c)
+ *     text records of obj go      (both only when pages leave obj, not for
+ *                                  reclaim: mm/ptshare_text.c)
  *     for each address space A on obj->mappings, once:
  *       A's lock for reading; for each VMA of A on obj:
  *         pgt_unmap(PGT_KEEP_TABLES | PGT_ALL_SHARERS) of its part of the range
@@ -34,7 +35,14 @@
  *     (struct map_guard, mm/pt/pgtable.h) still holds under the PT lock;
  *     a fault after that sees the object's new end and gets -EIO, or
  *     marks the page dirty again (page_mkwrite) before its entry is
- *     writable;
+ *     writable. The reclaimer's unmap (UNMAP_RECLAIM) leaves the count:
+ *     a page a fault took holds the fault's reference, which the
+ *     reclaimer sees under the page cache's lock before it evicts or
+ *     swaps the page (it stays), and a fault after finds the page gone
+ *     and reads it again; raising the count there failed every fault
+ *     on the object that a walk for some other page of it overtook (on a
+ *     tmpfs file under reclaim, two of three faults that read a page back
+ *     from swap were retried);
  *   - a sharer copying a shared PT page (pt_unshare) does so under that
  *     page's lock, and the walk holds each visited address space's
  *     unshare lock, so no copy keeps an entry the walk cleared elsewhere;

@@ -935,7 +935,8 @@ static bool shm_swap_out(uint64_t index)
 }
 
 /* A tmpfs page written out to a slot leaves memory, its leaf naming the
- * slot (PC_FIND: absent, as mincore says); a get brings it back, whole,
+ * slot (PC_FIND: -ENODATA, not there but not a hole: a fault that brings
+ * it back is major, as mincore says absent); a get brings it back, whole,
  * dirty (its only copy), and frees the slot; truncation frees the slots of
  * the pages still out. */
 START_TEST(test_shmem_swap_out_and_in)
@@ -953,7 +954,9 @@ START_TEST(test_shmem_swap_out_and_in)
 	ck_assert_uint_eq(swap_area_used(a), 2);
 	ck_assert_uint_eq(lru_pages(LRU_SHMEM_COLD), 2);
 	struct page *pg;
-	ck_assert_int_eq(pagecache_get(&shm, 1, PC_FIND, &pg), -ENOENT);
+	ck_assert_int_eq(pagecache_get(&shm, 1, PC_FIND, &pg), -ENODATA);
+	ck_assert_ptr_null(pg);
+	ck_assert_int_eq(pagecache_get(&shm, 7, PC_FIND, &pg), -ENOENT);   /* a hole */
 	ck_assert(shm_holds(1, 'b'));
 	ck_assert_uint_eq(shm.nrswapped, 1);
 	ck_assert_uint_eq(swap_area_used(a), 1);
