@@ -140,9 +140,11 @@ void procfs_show_vmstat(struct textbuf *tb)
 	vmstat_line(tb, "nr_active_anon", lru_pages(LRU_HOT) + lru_pages(LRU_SHMEM_HOT));
 	vmstat_line(tb, "nr_inactive_file", lru_pages(LRU_FILE_COLD));
 	vmstat_line(tb, "nr_active_file", lru_pages(LRU_FILE_HOT));
-	vmstat_line(tb, "workingset_refault_anon", swap_out_stats.refaults);
+	vmstat_line(tb, "workingset_refault_anon",
+		    swap_out_stats.refaults + pagecache_lru_stats.shmem_refaults);
 	vmstat_line(tb, "workingset_refault_file", pagecache_lru_stats.refaults);
-	vmstat_line(tb, "workingset_activate_anon", swap_out_stats.refaults_in_test);
+	vmstat_line(tb, "workingset_activate_anon",
+		    swap_out_stats.refaults_in_test + pagecache_lru_stats.shmem_refaults_activated);
 	vmstat_line(tb, "workingset_activate_file", pagecache_lru_stats.refaults_activated);
 	vmstat_line(tb, "nr_anon_pages", m.anon);
 	vmstat_line(tb, "nr_mapped", m.file_mapped);

@@ -326,17 +326,17 @@ static void mark_dirty(struct pagecache *pc, struct page *pg, uint8_t sectors)
 }
 
 /* The list a page that enters pc starts on, its slot having held `old`:
- * a tmpfs page's inactive list (its pages go to swap: LRU_SHMEM_COLD);
- * else the inactive file list, or the active one when a shadow says its
- * page left so recently that it belongs to the working set
+ * its kind's inactive list (tmpfs's: LRU_SHMEM_COLD), or the active one
+ * when a shadow -- a tmpfs page's: the note its swap slot kept, taken now
+ * -- says its page left so recently that it belongs to the working set
  * (pagecache_lru_refault). */
 static enum lru_list first_list(struct pagecache *pc, const void *old)
 {
-	if (pc->kind == PC_KIND_SHMEM)
-		return LRU_SHMEM_COLD;
+	if (leaf_kind(old) == LEAF_SWAPPED)
+		return pagecache_lru_refault(pc->kind, swap_slot_take_shadow(swapped_entry(old)));
 	if (leaf_kind(old) == LEAF_SHADOW)
-		return pagecache_lru_refault(shadow_evicted_at(old));
-	return LRU_FILE_COLD;
+		return pagecache_lru_refault(pc->kind, shadow_evicted_at(old));
+	return pc->kind == PC_KIND_SHMEM ? LRU_SHMEM_COLD : LRU_FILE_COLD;
 }
 
 /* Put fresh page pg at index of pc (no page there, maybe a value, which
@@ -970,6 +970,7 @@ static bool swap_out_end(struct pagecache *pc, struct page *pg, uint32_t holds, 
 	pg->cache.flags &= (uint16_t)~PGC_WRITEBACK;
 	wait_wake(pg);
 	if (written && !(pg->cache.flags & PGC_DIRTY) && atomic_load(&pg->refcount) == 1 + holds) {
+		swap_slot_set_shadow(e, pagecache_lru_swap_note());
 		detach_leaving(pc, pg, make_swapped(e));
 		page_put(pg);   /* the cache's */
 		return true;

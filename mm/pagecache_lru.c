@@ -28,27 +28,45 @@ static bool evict_with_shadow(struct pagecache *pc, struct page *pg)
 	return true;
 }
 
-enum lru_list pagecache_lru_refault(uint64_t evicted_at)
-{
-	uint64_t distance = atomic_load(&evictions) - evicted_at;
-	stat_inc(&pagecache_lru_stats.refaults);
-	if (distance > lru_pages(LRU_FILE_HOT))
-		return LRU_FILE_COLD;
-	stat_inc(&pagecache_lru_stats.refaults_activated);
-	return LRU_FILE_HOT;
-}
-
 /* An inactive list and its active one, the file pages' or tmpfs's, and
  * their counts of pages looked at and freed (vmstat's pgscan_file and
  * pgsteal_file; tmpfs's in pgscan_anon and pgsteal_anon, as Linux's). */
 struct list_pair {
 	enum lru_list cold, hot;
-	uint64_t *scanned, *stolen;
+	uint64_t *scanned, *stolen, *refaults, *activated;
 };
 static const struct list_pair file_lists = { LRU_FILE_COLD, LRU_FILE_HOT,
-	&pagecache_lru_stats.scanned, &pagecache_lru_stats.stolen };
+	&pagecache_lru_stats.scanned, &pagecache_lru_stats.stolen,
+	&pagecache_lru_stats.refaults, &pagecache_lru_stats.refaults_activated };
 static const struct list_pair shmem_lists = { LRU_SHMEM_COLD, LRU_SHMEM_HOT,
-	&pagecache_lru_stats.shmem_scanned, &pagecache_lru_stats.shmem_stolen };
+	&pagecache_lru_stats.shmem_scanned, &pagecache_lru_stats.shmem_stolen,
+	&pagecache_lru_stats.shmem_refaults, &pagecache_lru_stats.shmem_refaults_activated };
+
+/* A swap slot's note: the clock's low 31 bits, and the top bit (never 0). */
+#define SWAP_NOTE      0x80000000u
+#define SWAP_NOTE_MASK 0x7fffffffu
+
+uint32_t pagecache_lru_swap_note(void)
+{
+	uint64_t now = __atomic_add_fetch(&evictions, 1, __ATOMIC_RELAXED);
+	return SWAP_NOTE | (uint32_t)(now & SWAP_NOTE_MASK);
+}
+
+enum lru_list pagecache_lru_refault(enum pagecache_kind kind, uint64_t evicted_at)
+{
+	bool shmem = kind == PC_KIND_SHMEM;
+	const struct list_pair *lp = shmem ? &shmem_lists : &file_lists;
+	if (shmem && !(evicted_at & SWAP_NOTE))
+		return lp->cold;   /* no note: read ahead, or written before the notes */
+	uint64_t distance = atomic_load(&evictions) - evicted_at;
+	if (shmem)
+		distance &= SWAP_NOTE_MASK;
+	stat_inc(lp->refaults);
+	if (distance > lru_pages(lp->hot))
+		return lp->cold;
+	stat_inc(lp->activated);
+	return lp->hot;
+}
 
 /* The active list back to at most the inactive one's length: the oldest
  * active page used since the last look stays (the mark cleared), one not

@@ -30,7 +30,9 @@
  * refault distance fits in the active list): it starts active, so a file
  * that is read in a loop a little larger than the inactive list is not
  * read from the disk every time. Otherwise it starts inactive, as any new
- * page.
+ * page. A tmpfs page that went to swap leaves its note in the slot
+ * instead (swap_slot_set_shadow: the tree's leaf names the slot), read
+ * against the same clock and the active tmpfs list when it comes back.
  *
  * Who runs what: any task may free idle clean pages (PCR_IDLE: never
  * sleeps, takes only spinlocks); unmapping and writing sleep and take the
@@ -53,6 +55,7 @@
 
 #include "lib/types.h"
 #include "mm/frame/lru.h"
+#include "mm/pagecache.h"
 
 /* What one scan may do to a page. */
 enum pagecache_scan {
@@ -72,9 +75,16 @@ uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how);
  * while swap has room): for mm/reclaim.h's background_pending. */
 uint64_t pagecache_lru_pending(void);
 
-/* The list a page starts on that comes back to a slot whose shadow holds
- * evicted_at (mm/pagecache.c's insertion, under the cache's lock). */
-enum lru_list pagecache_lru_refault(uint64_t evicted_at);
+/* A tmpfs page leaves for swap: one eviction on the clock shadows are
+ * read against; the note its slot keeps (never 0). */
+uint32_t pagecache_lru_swap_note(void);
+
+/* The list a page of a cache of `kind` starts on that comes back to a
+ * slot whose shadow holds evicted_at (a tmpfs page: its slot's note; 0,
+ * none: inactive), under the cache's lock: the active list when it left
+ * fewer evictions ago than that list holds pages (counted as a refault
+ * either way). */
+enum lru_list pagecache_lru_refault(enum pagecache_kind kind, uint64_t evicted_at);
 
 struct pagecache_lru_stats {
 	uint64_t scanned;        /* inactive pages looked at (pgscan_file) */
@@ -91,6 +101,10 @@ struct pagecache_lru_stats {
 	uint64_t shmem_stolen;   /* of those, freed (in pgsteal_anon) */
 	uint64_t swapped_out;    /* tmpfs pages written to swap and freed (in pswpout) */
 	uint64_t swapped_in;     /* tmpfs pages read back from swap (in pswpin) */
+	uint64_t shmem_refaults; /* of those, back to a slot with a note (in
+				  * workingset_refault_anon) */
+	uint64_t shmem_refaults_activated; /* of those, started active (in
+					    * workingset_activate_anon) */
 };
 extern struct pagecache_lru_stats pagecache_lru_stats;
 

@@ -975,6 +975,35 @@ START_TEST(test_shmem_swap_out_and_in)
 }
 END_TEST
 
+/* Refaults of tmpfs pages: the slot keeps a note of the page's eviction;
+ * a page back after fewer evictions than there are active tmpfs pages
+ * starts active (the working set), one back after more starts inactive,
+ * and both count (vmstat's workingset_*_anon). */
+START_TEST(test_shmem_refault_from_swap)
+{
+	pagecache_init(&shm, &shm_ops, NULL, PC_KIND_SHMEM);
+	int a = swap_on();
+	for (int i = 0; i < 4; i++)
+		shm_write((uint64_t)i, 'a' + i);
+	ck_assert(shm_swap_out(0) && shm_swap_out(1) && shm_swap_out(2));
+	ck_assert_uint_eq(lru_pages(LRU_SHMEM_HOT), 0);
+	ck_assert(shm_holds(2, 'c'));    /* 0 evictions since: back within the active list */
+	ck_assert_uint_eq(lru_pages(LRU_SHMEM_HOT), 1);
+	ck_assert_uint_eq(pagecache_lru_stats.shmem_refaults, 1);
+	ck_assert_uint_eq(pagecache_lru_stats.shmem_refaults_activated, 1);
+	ck_assert(shm_holds(0, 'a'));    /* 2 evictions since, 1 active page: inactive */
+	ck_assert_uint_eq(lru_pages(LRU_SHMEM_HOT), 1);
+	ck_assert_uint_eq(pagecache_lru_stats.shmem_refaults, 2);
+	ck_assert_uint_eq(pagecache_lru_stats.shmem_refaults_activated, 1);
+	ck_assert(shm_holds(1, 'b'));    /* 1 eviction since, 1 active page: active */
+	ck_assert_uint_eq(lru_pages(LRU_SHMEM_HOT), 2);
+	ck_assert_uint_eq(pagecache_lru_stats.shmem_refaults_activated, 2);
+	swap_off(a);
+	pagecache_destroy(&shm);
+	host_assert_no_leak();
+}
+END_TEST
+
 /* A page someone else holds (a mapping, a reader) stays and its slot is
  * free again; with no swap nothing goes; a failed write keeps the page
  * (dirty, whole) and marks the slot bad, never given out again. */
@@ -1122,6 +1151,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_truncate_forgets_every_shadow);
 	tcase_add_test(tc, test_shmem_swap_out_and_in);
 	tcase_add_test(tc, test_shmem_swap_out_refused);
+	tcase_add_test(tc, test_shmem_refault_from_swap);
 	tcase_add_test(tc, test_shmem_swap_read_error);
 	tcase_add_test(tc, test_shmem_swapoff_and_truncate);
 	tcase_add_test(tc, test_reclaim_swaps_tmpfs);
