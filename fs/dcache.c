@@ -73,6 +73,7 @@ static struct dentry *dentry_alloc(struct super_block *sb, const char *name, siz
 	d->flags = flags;
 	d->len = len;
 	memcpy(d->name, name, len);
+	d->name[len] = '\0';   /* a kmalloc'd name's too: readdir copies up to it */
 	list_init(&d->children);
 	list_init(&d->sibling);
 	stat_inc(&dcache_stats.dentries);

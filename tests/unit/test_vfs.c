@@ -331,6 +331,36 @@ START_TEST(rename_keeps_the_name_without_memory)
 }
 END_TEST
 
+/* A name longer than a dentry's inline buffer lives in memory of its own,
+ * which must end with a NUL: readdir copies a name up to its NUL. The
+ * buffer it gets is one just freed with other bytes in it. Before, the
+ * NUL was missing when a file was made with such a name (a rename wrote
+ * it): readdir listed the name with those bytes after it, no lookup found
+ * that, and make fuzz's cleanup failed ("listed again after its removal")
+ * whenever a fuzzed call had made a long name in /tmp. */
+START_TEST(long_name_listed_as_made)
+{
+	char name[102] = "/", want[101];
+	memset(name + 1, 'n', 100);
+	strcpy(want, name + 1);
+	setup();
+	char *dirty = kmalloc(sizeof(want));   /* the size class the name gets */
+	memset(dirty, 'X', sizeof(want));
+	kfree(dirty);
+	make_file(name, "long");
+	struct path p;
+	ck_assert_int_eq(walk("/", 0, &p), 0);
+	struct dir_entry de;
+	uint64_t pos = 2;
+	int found = 0;
+	while (p.dentry->inode->op->readdir(p.dentry, &pos, &de) == 1)
+		found += !strcmp(de.name, want);
+	path_put(&p);
+	ck_assert_int_eq(found, 1);
+	check_text(name, "long");
+}
+END_TEST
+
 /* Shared anonymous memory is an unnamed tmpfs file: zeros until written,
  * one frame per index for every get, nothing past its end; MADV_REMOVE's
  * op empties a page (the next get is a new page of zeros); the last
@@ -601,6 +631,7 @@ int main(void)
 	tcase_add_test(tc, truncate_zeroes_the_tail);
 	tcase_add_test(tc, punch_drops_pages_before_the_unmap);
 	tcase_add_test(tc, rename_keeps_the_name_without_memory);
+	tcase_add_test(tc, long_name_listed_as_made);
 	tcase_add_test(tc, tmpfs_names_never_shrunk);
 	tcase_add_test(tc, shmem_object_is_an_unnamed_file);
 	suite_add_tcase(s, tc);
