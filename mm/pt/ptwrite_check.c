@@ -46,7 +46,11 @@ const char *ptwrite_check(const pte_t *ep, int level, pte_t e)
 		return NULL;
 	if (!pte_is_leaf(e, level))
 		return check_table(level, e);
-	if (ptpage_shared(holder) && pte_writable(e))
+	/* A shared PT page keeps the W its leaves had at fork (only the
+	 * entries above lose it: docs/fork-shared-page-tables.md), and a
+	 * rewrite that takes something else away (Accessed: aging) keeps it
+	 * too; what no write may do there is give W to a leaf that lacks it. */
+	if (ptpage_shared(holder) && pte_writable(e) && !pte_writable(pte_read(ep)))
 		return "writable leaf written into a page-table page shared by several address spaces";
 	struct page *f = pa_to_page(pte_addr(e));
 	if (pte_user(e) || pte_protnone(e))
