@@ -10,6 +10,8 @@
  *   /proc/sys/fs/dentry-state inode-nr               the VFS's caches
  *   /proc/sys/vm/drop_caches                         write 1, 2 or 3 to
  *                                                    empty them (Linux's)
+ *   /proc/sys/vm/swappiness                          the swap side's weight
+ *                                                    in reclaim (mm/reclaim.h)
  *
  * An inode here is made by each lookup and freed with its dentry; its priv
  * says what it is (kind, index, pid). Every read of a file makes the text
@@ -90,6 +92,7 @@ static const struct sysctl_file sysctl_files[] = {
 	{ SYSCTL_FS, "dentry-state", 0444, procfs_show_dentry_state, NULL },
 	{ SYSCTL_FS, "inode-nr", 0444, procfs_show_inode_nr, NULL },
 	{ SYSCTL_VM, "drop_caches", 0200, NULL, procfs_store_drop_caches },
+	{ SYSCTL_VM, "swappiness", 0644, procfs_show_swappiness, procfs_store_swappiness },
 };
 #define NSYSCTLS (sizeof(sysctl_files) / sizeof(sysctl_files[0]))
 

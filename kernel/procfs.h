@@ -58,5 +58,9 @@ void procfs_show_inode_nr(struct textbuf *tb);
  * maps, "2" unused dentries and idle clean inodes, "3" both ("4": nothing,
  * Linux's switch for its log line): 0, or -EINVAL for anything else. */
 int procfs_store_drop_caches(const char *text, size_t n);
+/* /proc/sys/vm/swappiness: reclaim_swappiness (mm/reclaim.h) as text; a
+ * store takes 0..200 (Linux's range): 0, or -EINVAL. */
+void procfs_show_swappiness(struct textbuf *tb);
+int procfs_store_swappiness(const char *text, size_t n);
 
 #endif

@@ -302,6 +302,20 @@ static long parse_small(const char *text, size_t n)
 	return i == n ? v : -1;
 }
 
+void procfs_show_swappiness(struct textbuf *tb)
+{
+	tb_printf(tb, "%u\n", atomic_load(&reclaim_swappiness));
+}
+
+int procfs_store_swappiness(const char *text, size_t n)
+{
+	long v = parse_small(text, n);
+	if (v < 0 || v > 200)
+		return -EINVAL;
+	atomic_store(&reclaim_swappiness, (unsigned)v);
+	return 0;
+}
+
 int procfs_store_drop_caches(const char *text, size_t n)
 {
 	long v = parse_small(text, n);

@@ -52,6 +52,19 @@ uint32_t pagecache_lru_swap_note(void)
 	return SWAP_NOTE | (uint32_t)(now & SWAP_NOTE_MASK);
 }
 
+/* The pages a refault's distance is measured against (Linux's
+ * workingset_refault): a file page could have stayed had the active file
+ * pages, or any page of the swap side while swap has room, gone instead;
+ * a tmpfs page, had any file page or an active page of the swap side. */
+static uint64_t workingset_size(bool shmem)
+{
+	bool swap = swap_space_left();
+	if (!shmem)
+		return lru_pages(LRU_FILE_HOT) + (swap ? reclaim_side_pages(SIDE_SWAP) : 0);
+	return reclaim_side_pages(SIDE_FILE) +
+	       (swap ? lru_pages(LRU_SHMEM_HOT) + lru_pages(LRU_HOT) : 0);
+}
+
 enum lru_list pagecache_lru_refault(enum pagecache_kind kind, uint64_t evicted_at)
 {
 	bool shmem = kind == PC_KIND_SHMEM;
@@ -62,9 +75,10 @@ enum lru_list pagecache_lru_refault(enum pagecache_kind kind, uint64_t evicted_a
 	if (shmem)
 		distance &= SWAP_NOTE_MASK;
 	stat_inc(lp->refaults);
-	if (distance > lru_pages(lp->hot))
+	if (distance > workingset_size(shmem))
 		return lp->cold;
 	stat_inc(lp->activated);
+	reclaim_note_cost(shmem ? SIDE_SWAP : SIDE_FILE, 1);
 	return lp->hot;
 }
 
@@ -148,6 +162,16 @@ static enum file_verdict look(struct page *pg, enum pagecache_scan how, struct v
 	return v;
 }
 
+/* Held tmpfs page pg out to swap: true if it went (a write: the swap
+ * side's cost). */
+static bool swap_out(struct page *pg)
+{
+	if (!pagecache_swap_out(pg, 1))
+		return false;
+	reclaim_note_cost(SIDE_SWAP, 1);
+	return true;
+}
+
 /* Is held page pg dirty in its cache (false: not in one any more)? */
 static bool cache_dirty(struct page *pg, struct pagecache **pcp)
 {
@@ -170,11 +194,12 @@ static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
 	vmobject_unmap(obj, index, 1, UNMAP_RECLAIM);
 	stat_inc(&pagecache_lru_stats.unmapped);
 	if (pg->aflags & AF_SHMEM) {
-		if (pagecache_swap_out(pg, 1))
+		if (swap_out(pg))
 			return FILE_FREED;
 	} else if (cache_dirty(pg, &pc)) {   /* pc stays alive: obj holds its file */
 		(void)pagecache_write_back(pc, index, index + WRITE_CLUSTER - 1);   /* errors: fsync's */
 		stat_inc(&pagecache_lru_stats.written);
+		reclaim_note_cost(SIDE_FILE, 1);
 	}
 	if (try_evict(pg))
 		return FILE_FREED;
@@ -190,7 +215,7 @@ static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
 	struct vmobject *obj = NULL;
 	enum file_verdict v = look(pg, how, &obj);
 	if (v == FILE_SWAP)
-		v = pagecache_swap_out(pg, 1) ? FILE_FREED : FILE_KEEP;
+		v = swap_out(pg) ? FILE_FREED : FILE_KEEP;
 	if (v == FILE_UNMAP) {
 		v = unmap_and_write(pg, obj);
 		vmobject_put(obj);
@@ -222,12 +247,11 @@ static uint64_t reclaim_lists(const struct list_pair *lp, uint64_t want, enum pa
 	return freed;
 }
 
-uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how)
+uint64_t pagecache_lru_reclaim(enum reclaim_side side, uint64_t want, enum pagecache_scan how)
 {
-	uint64_t freed = reclaim_lists(&file_lists, want, how);
-	if (freed < want && how == PCR_UNMAP && swap_space_left())
-		freed += reclaim_lists(&shmem_lists, want - freed, how);
-	return freed;
+	if (side == SIDE_FILE)
+		return reclaim_lists(&file_lists, want, how);
+	return how == PCR_UNMAP && swap_space_left() ? reclaim_lists(&shmem_lists, want, how) : 0;
 }
 
 uint64_t pagecache_lru_pending(void)

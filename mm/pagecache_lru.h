@@ -30,7 +30,12 @@
  * refault distance fits in the active list): it starts active, so a file
  * that is read in a loop a little larger than the inactive list is not
  * read from the disk every time. Otherwise it starts inactive, as any new
- * page. A tmpfs page that went to swap leaves its note in the slot
+ * page. The working set a refault is measured against is Linux's: a file
+ * page's, the active file pages and, while swap has room (reclaim could
+ * take them instead), every page of the swap side; a tmpfs page's, every
+ * file page and, with swap room, the active pages of the swap side. A
+ * refault that makes a page active is a cost of its side's reclaim
+ * (reclaim_note_cost), and so is every page the scan writes. A tmpfs page that went to swap leaves its note in the slot
  * instead (swap_slot_set_shadow: the tree's leaf names the slot), read
  * against the same clock and the active tmpfs list when it comes back.
  *
@@ -42,10 +47,9 @@
  * tmpfs's pages (mm/frame/lru.h's LRU_SHMEM_COLD and LRU_SHMEM_HOT) go the
  * same way, except that "written" means to swap (pagecache_swap_out: the
  * page leaves memory, its slot named in its place): the thread only, and
- * only while swap has a free slot; after the file pages (Linux weighs them
- * with the anonymous ones, by swappiness) and before the anonymous pages
- * (mm/swap.h). A tmpfs page leaves no shadow: one back from swap starts
- * inactive.
+ * only while swap has a free slot; they are the swap side of the balance
+ * (mm/reclaim.h), with the anonymous pages and before them (mm/swap.h). A
+ * tmpfs page's slot keeps the note of its eviction (below).
  * The reclaimer holds each page it looks at (lru_take); its cache stays
  * alive while locked through the page (pagecache_lock_page) and, across
  * the sleeps, by a reference on the file's object (vmobject_tryget).
@@ -56,6 +60,7 @@
 #include "lib/types.h"
 #include "mm/frame/lru.h"
 #include "mm/pagecache.h"
+#include "mm/reclaim.h"
 
 /* What one scan may do to a page. */
 enum pagecache_scan {
@@ -64,12 +69,12 @@ enum pagecache_scan {
 		      * reclaimer thread (sleeps) */
 };
 
-/* Free up to `want` frames of page-cache pages, inactive ones oldest
- * first, after turning active pages inactive while the active list is the
- * longer (both lists looked at twice at most): file pages, then (the
- * thread, with swap free) tmpfs pages. How many were freed. No lock may
- * be held. */
-uint64_t pagecache_lru_reclaim(uint64_t want, enum pagecache_scan how);
+/* Free up to `want` frames of one side's page-cache pages (SIDE_FILE:
+ * pages with a store; SIDE_SWAP: tmpfs pages, PCR_UNMAP only and while
+ * swap has a free slot), inactive ones oldest first, after turning active
+ * pages inactive while the active list is the longer (both lists looked
+ * at twice at most). How many were freed. No lock may be held. */
+uint64_t pagecache_lru_reclaim(enum reclaim_side side, uint64_t want, enum pagecache_scan how);
 
 /* Pages on the lists the reclaimer thread could take (the tmpfs ones only
  * while swap has room): for mm/reclaim.h's background_pending. */

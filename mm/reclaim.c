@@ -4,6 +4,7 @@
 #include "mm/pagecache_lru.h"
 #include "mm/frame/lru.h"
 #include "mm/frame/page.h"
+#include "mm/frame/swap.h"
 #include "lib/atomic.h"
 
 #define WATERMARK_LOW_DIV 64    /* low watermark: 1/64 of RAM */
@@ -99,22 +100,89 @@ static uint64_t shrink_all_of(unsigned flag, uint64_t want, enum reclaimer_kind 
 	return freed;
 }
 
+/* ---- the balance between the file side and the swap side (mm/reclaim.h) ---- */
+
+unsigned reclaim_swappiness = 60;
+static uint64_t side_cost[2];          /* by enum reclaim_side; decayed */
+static uint64_t file_activations_seen; /* pagecache_lru_stats.refaults_activated then */
+
+uint64_t reclaim_side_pages(enum reclaim_side side)
+{
+	if (side == SIDE_FILE)
+		return lru_pages(LRU_FILE_COLD) + lru_pages(LRU_FILE_HOT);
+	return lru_pages(LRU_SHMEM_COLD) + lru_pages(LRU_SHMEM_HOT) + lru_pages(LRU_COLD) +
+	       lru_pages(LRU_HOT);
+}
+
+void reclaim_note_cost(enum reclaim_side side, uint64_t pages)
+{
+	__atomic_add_fetch(&side_cost[side], pages, __ATOMIC_RELAXED);
+	uint64_t lists = reclaim_side_pages(SIDE_FILE) + reclaim_side_pages(SIDE_SWAP);
+	if (atomic_load(&side_cost[SIDE_FILE]) + atomic_load(&side_cost[SIDE_SWAP]) > lists / 4) {
+		atomic_store(&side_cost[SIDE_FILE], atomic_load(&side_cost[SIDE_FILE]) / 2);
+		atomic_store(&side_cost[SIDE_SWAP], atomic_load(&side_cost[SIDE_SWAP]) / 2);
+	}
+}
+
+/* Did a refault of a file page make it active since the thread's last
+ * round (the file side is thrashing)? The thread's rounds (`mine`) move
+ * the mark. */
+static bool file_thrashing(bool mine)
+{
+	uint64_t now = atomic_load(&pagecache_lru_stats.refaults_activated);
+	bool moved = now != atomic_load(&file_activations_seen);
+	if (mine)
+		atomic_store(&file_activations_seen, now);
+	return moved;
+}
+
+/* Of `want` frames, the swap side's share (see the table in
+ * mm/reclaim.h): the thread's to take; a task leaves it to the thread,
+ * and waits for it (syscall and fault entry: below the min watermark). */
+static uint64_t swap_side_share(uint64_t want, enum reclaimer_kind who)
+{
+	uint64_t file = reclaim_side_pages(SIDE_FILE), swap = reclaim_side_pages(SIDE_SWAP);
+	unsigned s = atomic_load(&reclaim_swappiness);
+	bool thrashing = file_thrashing(who == RECLAIM_BY_THREAD);
+	if (!swap || !swap_space_left() || s == 0)
+		return 0;
+	if (file + atomic_load(&mm_stats.free) <= reclaim_high)
+		return want;
+	if (!thrashing && lru_pages(LRU_FILE_COLD) >= want)
+		return 0;
+	uint64_t a = atomic_load(&side_cost[SIDE_SWAP]), f = atomic_load(&side_cost[SIDE_FILE]);
+	uint64_t total = a + f;
+	a += total, f += total, total = a + f;   /* Linux's smoothing: within 1:3 */
+	uint64_t ap = s * (total + 1) / (a + 1), fp = (200 - s) * (total + 1) / (f + 1);
+	return want * swap * ap / (swap * ap + file * fp + 1);
+}
+
 /* Up to want frames back: lazy-free pages first (dropping them costs no
- * I/O ever: SHRINKER_FIRST), then page-cache pages off the inactive file
- * list (mapped and dirty ones by the thread only: mm/pagecache_lru.h), and the
- * shrinkers' share; then, by the reclaimer thread only, what is still
- * wanted from the SHRINKER_LAST ones (anonymous pages out to swap,
- * mm/swap.h). How many. */
+ * I/O ever: SHRINKER_FIRST), then the file side's share of page-cache
+ * pages (mapped and dirty ones by the thread only: mm/pagecache_lru.h), and
+ * the shrinkers' share; then, by the reclaimer thread only, the swap side:
+ * tmpfs pages and what is still wanted from the SHRINKER_LAST ones
+ * (anonymous pages, mm/swap.h), and last the file side again for what the
+ * swap side could not give. A task's round takes the file side's share
+ * only (it waits for the thread, which takes the rest); a fault's, whose
+ * allocation failed, takes all it can. How many. */
 static uint64_t reclaim_some(uint64_t want, enum reclaimer_kind who)
 {
 	stat_inc(&reclaim_stats.runs);
+	bool thread = who == RECLAIM_BY_THREAD;
+	enum pagecache_scan how = thread ? PCR_UNMAP : PCR_IDLE;
 	uint64_t freed = shrink_all_of(SHRINKER_FIRST, want, who);
-	if (freed < want)
-		freed += pagecache_lru_reclaim(want - freed,
-					       who == RECLAIM_BY_THREAD ? PCR_UNMAP : PCR_IDLE);
+	uint64_t swap_want = who != RECLAIM_BY_FAULT && freed < want ?
+				     swap_side_share(want - freed, who) : 0;
+	if (freed + swap_want < want)
+		freed += pagecache_lru_reclaim(SIDE_FILE, want - freed - swap_want, how);
 	freed += shrink_caches(want, who);
+	if (freed < want && thread)
+		freed += pagecache_lru_reclaim(SIDE_SWAP, want - freed, how);
 	if (freed < want)
 		freed += shrink_all_of(SHRINKER_LAST, want - freed, who);
+	if (freed < want && swap_want && thread)
+		freed += pagecache_lru_reclaim(SIDE_FILE, want - freed, how);
 	return freed;
 }
 

@@ -20,9 +20,28 @@
  * as_fault between attempts.
  *
  * Each round asks, in order: lazy-free pages (MADV_FREE, mm/lazyfree.h: a
- * clean one is dropped, no I/O ever), clean page-cache pages, the caches'
- * shrinkers for their share, and last, by the reclaimer thread only,
- * anonymous pages out to swap (mm/swap.h). Reclaim never unshares and
+ * clean one is dropped, no I/O ever), the file side's share (page-cache
+ * pages with a store), the caches' shrinkers for their share, and, by the
+ * reclaimer thread only, the swap side (tmpfs pages, then anonymous pages,
+ * out to swap: mm/pagecache_lru.h, mm/swap.h), then the file side again for
+ * what the swap side could not give. The two sides' shares are Linux's
+ * get_scan_count in outline:
+ *
+ *   the file side only     no swap room; vm.swappiness 0; or file pages
+ *                          are not thrashing (no refault of a file page
+ *                          was judged part of the working set since the
+ *                          last round) and their inactive list covers the
+ *                          round (Linux's cache_trim_mode)
+ *   the swap side only     hardly any file pages left (file + free below
+ *                          the high watermark)
+ *   else, in proportion    swap side:  its pages x swappiness / its cost
+ *                          file side:  its pages x (200 - swappiness) / its cost
+ *
+ * where a side's cost counts the page I/O its reclaim caused -- pages
+ * written on their way out, and pages back so soon after they left that
+ * they were judged part of the working set (reclaim_note_cost, Linux's
+ * lru_note_cost) -- halved whenever the two together exceed a quarter of
+ * the pages on the lists, and each smoothed by the sum, as Linux does. Reclaim never unshares and
  * never gives a PD entry its W bit back; a written page is never lost.
  * If nothing is reclaimable the allocation fails: a user page fault then
  * kills the process with the largest RSS (kernel/oom.c, counted in
@@ -42,6 +61,24 @@ struct reclaim_stats {
 	uint64_t shrink_scanned;        /* objects shrinkers were asked to free (slabs_scanned) */
 };
 extern struct reclaim_stats reclaim_stats;
+
+/* The two sides page replacement weighs (Linux's file and anon LRUs):
+ * page-cache pages with a store, and the pages that go to swap (tmpfs's
+ * and anonymous ones). */
+enum reclaim_side { SIDE_FILE, SIDE_SWAP };
+
+/* Reclaim of `side` cost `pages` page I/Os: written on their way out, or
+ * read back within the working set (a refault that made the page active).
+ * Any context; counters only. */
+void reclaim_note_cost(enum reclaim_side side, uint64_t pages);
+
+/* vm.swappiness (/proc/sys/vm/swappiness): 0..200, default 60 as on Linux;
+ * the weight of the swap side against the file side's 200 - swappiness. */
+extern unsigned reclaim_swappiness;
+
+/* The side's pages on the replacement lists (the swap side's: tmpfs and
+ * anonymous, active and inactive; lazy-free pages are neither). */
+uint64_t reclaim_side_pages(enum reclaim_side side);
 
 /* Watermarks in free frames (set by reclaim_init from the RAM size). */
 extern uint64_t reclaim_min, reclaim_low, reclaim_high;

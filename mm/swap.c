@@ -188,6 +188,7 @@ static void note_refault(uint32_t note)
 	stat_inc(&swap_out_stats.refaults);
 	if (since < lru_pages(LRU_COLD)) {
 		stat_inc(&swap_out_stats.refaults_in_test);
+		reclaim_note_cost(SIDE_SWAP, 1);   /* back within the working set */
 		atomic_store(&policy.cold_target, mc + 1 < m ? mc + 1 : mc);
 	} else {
 		atomic_store(&policy.cold_target, mc > cold_floor() ? mc - 1 : mc);
@@ -251,6 +252,7 @@ struct out_batch {
 	struct page *pages[OUT_BATCH];
 	unsigned n;
 	uint64_t freed;
+	uint64_t written;   /* pages written (tried), the batches' sum */
 };
 
 /* Write the batch (references held), then free what nobody took back
@@ -258,6 +260,7 @@ struct out_batch {
 static void write_batch(struct out_batch *ob)
 {
 	(void)swap_writepages(ob->pages, ob->n);   /* a failed one stays, its slot bad */
+	ob->written += ob->n;
 	for (unsigned i = 0; i < ob->n; i++) {
 		struct page *pg = ob->pages[i];
 		ob->freed += swap_cache_try_remove(pg);
@@ -295,6 +298,7 @@ uint64_t swap_out(uint64_t want)
 	}
 	write_batch(&ob);
 	stat_add(&swap_out_stats.stolen, ob.freed);
+	reclaim_note_cost(SIDE_SWAP, ob.written);
 	return ob.freed;
 }
 

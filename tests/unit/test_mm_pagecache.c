@@ -491,13 +491,13 @@ START_TEST(test_reclaim_inactive_first)
 	page_put(dirty);
 	for (int i = 10; i < 20; i++)
 		use(i);
-	ck_assert_uint_eq(pagecache_lru_reclaim(5, PCR_IDLE), 5);
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 5, PCR_IDLE), 5);
 	for (int i = 0; i < 4; i++)
 		ck_assert(cached(i));
 	ck_assert(cached(30) && cached(31));
 	ck_assert(!cached(10) && !cached(14) && cached(15));     /* oldest first */
 	ck_assert_uint_eq(pagecache_lru_stats.stolen, 5);
-	ck_assert_uint_eq(pagecache_lru_reclaim(100, PCR_IDLE), 7);   /* 15..19, then 0, 1 */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 100, PCR_IDLE), 7);   /* 15..19, then 0, 1 */
 	ck_assert(cached(30) && cached(31));                     /* held, dirty: kept */
 	ck_assert(!cached(0) && !cached(1) && cached(2) && cached(3));
 	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 2);            /* as many as inactive */
@@ -549,9 +549,9 @@ START_TEST(test_reclaim_unmaps_mapped)
 	ck_assert_uint_eq(pagecache_get_ready(&o->pc, 3, 1, &mapped[3]), 1);   /* mapped around */
 	young[1] = young[3] = true;
 	pagecache_set_dirty(&o->pc, mapped[2]);
-	ck_assert_uint_eq(pagecache_lru_reclaim(3, PCR_IDLE), 0);
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 3, PCR_IDLE), 0);
 	ck_assert_uint_eq(obj.rmap_seq, 0);                      /* no unmap by a task */
-	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_UNMAP), 2);   /* 0, and 2 once written */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 2, PCR_UNMAP), 2);   /* 0, and 2 once written */
 	ck_assert(!cached(0) && cached(1) && !cached(2) && cached(3));
 	ck_assert_uint_eq(o->writes, 1);
 	ck_assert_uint_eq(o->written[0], 2);
@@ -559,11 +559,11 @@ START_TEST(test_reclaim_unmaps_mapped)
 	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 1);            /* 1: fault, then young */
 	ck_assert_uint_eq(pagecache_lru_stats.activated, 1);
 	use(5);
-	ck_assert_uint_eq(pagecache_lru_reclaim(1, PCR_UNMAP), 1);   /* 3: young, marked, kept; 5 */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 1, PCR_UNMAP), 1);   /* 3: young, marked, kept; 5 */
 	ck_assert_ptr_nonnull(mapped[3]);
 	ck_assert(cached(3) && !cached(5));
 	young[3] = true;
-	ck_assert_uint_eq(pagecache_lru_reclaim(1, PCR_UNMAP), 1);   /* 3 used again: active; 1 */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 1, PCR_UNMAP), 1);   /* 3 used again: active; 1 */
 	ck_assert(!cached(1) && cached(3));                       /* deactivated, then freed */
 	ck_assert_uint_eq(pagecache_lru_stats.activated, 2);
 	page_put(mapped[3]);
@@ -584,7 +584,7 @@ START_TEST(test_refault_distance)
 		use(i), use(i);                                      /* 4 active */
 	for (int i = 30; i < 60; i++)
 		use(i);
-	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_IDLE), 2);   /* 0 and 1: evictions 0, 1 */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 2, PCR_IDLE), 2);   /* 0 and 1: evictions 0, 1 */
 	ck_assert_uint_eq(o->pc.nrshadows, 2);
 	ck_assert(!cached(0));
 	use(0);                                                   /* distance 2 <= 4 active */
@@ -592,7 +592,7 @@ START_TEST(test_refault_distance)
 	ck_assert_uint_eq(pagecache_lru_stats.refaults_activated, 1);
 	ck_assert_uint_eq(lru_pages(LRU_FILE_HOT), 5);
 	ck_assert_uint_eq(o->pc.nrshadows, 1);
-	ck_assert_uint_eq(pagecache_lru_reclaim(10, PCR_IDLE), 10);  /* 2, 3, 30..37 */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 10, PCR_IDLE), 10);  /* 2, 3, 30..37 */
 	use(1);                                                   /* distance 11 > 5 active */
 	ck_assert_uint_eq(pagecache_lru_stats.refaults, 2);
 	ck_assert_uint_eq(pagecache_lru_stats.refaults_activated, 1);
@@ -614,7 +614,7 @@ START_TEST(test_truncate_forgets_every_shadow)
 {
 	for (int i = 0; i < 80; i++)
 		use(i);
-	ck_assert_uint_eq(pagecache_lru_reclaim(40, PCR_IDLE), 40);   /* 0..39: shadows */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 40, PCR_IDLE), 40);   /* 0..39: shadows */
 	ck_assert_uint_eq(o->pc.nrshadows, 40);
 	ck_assert_uint_eq(o->pc.nrpages, 40);                         /* more than a batch */
 	truncate_all_no_leak();
@@ -825,7 +825,7 @@ START_TEST(test_random_against_model)
 			pagecache_shrink(&o->pc, (uint64_t)(rand() % 8), PC_MAX_INDEX,
 					 (uint64_t)(rand() % 4));
 		} else if (op < 9) {                   /* the reclaimer: shadows left */
-			pagecache_lru_reclaim((uint64_t)(rand() % 4), PCR_IDLE);
+			pagecache_lru_reclaim(SIDE_FILE, (uint64_t)(rand() % 4), PCR_IDLE);
 			ck_assert_uint_eq(o->pc.nrpages, lru_pages(LRU_FILE_COLD) +
 					  lru_pages(LRU_FILE_HOT));
 		} else if (rand() % 8 == 0) {          /* truncate: the store's tail too */
@@ -1093,8 +1093,9 @@ START_TEST(test_shmem_swapoff_and_truncate)
 }
 END_TEST
 
-/* The reclaimer thread swaps inactive tmpfs pages out (after the file
- * pages), a task's scan does not, nor anyone without swap. */
+/* The reclaimer thread swaps inactive tmpfs pages out (the swap side of
+ * the balance, mm/reclaim.h), a task's scan does not, nor anyone without
+ * swap, nor the file side's scan. */
 START_TEST(test_reclaim_swaps_tmpfs)
 {
 	struct vmobject obj;
@@ -1104,10 +1105,11 @@ START_TEST(test_reclaim_swaps_tmpfs)
 	shm.obj = &obj;
 	for (int i = 0; i < 4; i++)
 		shm_write((uint64_t)i, '0' + i);
-	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_UNMAP), 0);   /* no swap */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_SWAP, 2, PCR_UNMAP), 0);   /* no swap */
 	int a = swap_on();
-	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_IDLE), 0);
-	ck_assert_uint_eq(pagecache_lru_reclaim(2, PCR_UNMAP), 2);
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_SWAP, 2, PCR_IDLE), 0);
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 2, PCR_UNMAP), 0);   /* not the file side's */
+	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_SWAP, 2, PCR_UNMAP), 2);
 	ck_assert_uint_eq(shm.nrswapped, 2);
 	ck_assert_uint_eq(pagecache_lru_pending(), 2);
 	for (int i = 0; i < 4; i++)
@@ -1117,6 +1119,46 @@ START_TEST(test_reclaim_swaps_tmpfs)
 	pagecache_destroy(&shm);
 	vmobject_put(&obj);
 	host_assert_no_leak();
+}
+END_TEST
+
+/* The balance of the reclaimer thread's rounds (mm/reclaim.h): while no
+ * file page thrashes, the file side alone gives (here, file pages read
+ * once); once a refault of a file page made it active -- back within the
+ * working set, which counts the swap side's pages while swap has room --
+ * the swap side (here, tmpfs pages) gives a share in proportion to its
+ * pages, weighed by swappiness and the sides' costs: 4 of 16 for 32 tmpfs
+ * pages against 57 file pages, one refault against none; with swappiness
+ * 0, none. */
+START_TEST(test_reclaim_balances_sides)
+{
+	pagecache_init(&shm, &shm_ops, NULL, PC_KIND_SHMEM);
+	int a = swap_on();
+	for (int i = 0; i < 32; i++)
+		shm_write((uint64_t)i, 'a');
+	for (int i = 0; i < 64; i++)
+		use((uint64_t)i);
+	reclaim_min = 0, reclaim_low = reclaim_high = mm_stats.free + 8;
+	ck_assert_uint_eq(reclaim_background(), 8);
+	ck_assert_uint_eq(shm.nrswapped, 0);                      /* no thrashing: file only */
+	ck_assert(!cached(0) && cached(8));
+	use(0);                                                   /* back within the working set */
+	ck_assert_uint_eq(pagecache_lru_stats.refaults_activated, 1);
+	reclaim_low = reclaim_high = mm_stats.free + 16;
+	ck_assert_uint_eq(reclaim_background(), 16);
+	ck_assert_uint_eq(shm.nrswapped, 4);                      /* the swap side's share */
+	reclaim_swappiness = 0;
+	use(1);
+	ck_assert_uint_eq(pagecache_lru_stats.refaults_activated, 2);
+	reclaim_low = reclaim_high = mm_stats.free + 16;
+	ck_assert_uint_eq(reclaim_background(), 16);
+	ck_assert_uint_eq(shm.nrswapped, 4);                      /* swappiness 0: file only */
+	reclaim_swappiness = 60;
+	for (int i = 0; i < 32; i++)
+		ck_assert(shm_holds((uint64_t)i, 'a'));
+	swap_off(a);
+	pagecache_destroy(&shm);
+	truncate_all_no_leak();
 }
 END_TEST
 
@@ -1155,6 +1197,7 @@ static Suite *pagecache_suite(void)
 	tcase_add_test(tc, test_shmem_swap_read_error);
 	tcase_add_test(tc, test_shmem_swapoff_and_truncate);
 	tcase_add_test(tc, test_reclaim_swaps_tmpfs);
+	tcase_add_test(tc, test_reclaim_balances_sides);
 	return s;
 }
 

@@ -41,40 +41,54 @@ SIM_RE = re.compile(r"^SIM .* frames=(\d+) opt=(\d+) lru=(\d+) clock=(\d+) fifo=
                     r"clockpro=(\d+) twolist=(\d+) first=(\d+)$")
 
 
-def replace_args(pages, per_page):
+# filemix (user/bench/replace.c): DATA MiB of the disk past its swap area
+# read in rounds beside ANON MiB of idle anonymous memory; with 128 MiB of
+# RAM the two do not fit together, the data alone does.
+FILEMIX_DATA_MIB, FILEMIX_ANON_MIB = 48, 80
+FILEMIX_ROUNDS = 6              # user/bench/replace.c FILEMIX_ROUNDS
+
+
+def mib(size):
+    """MiB in a size such as 512M or 1G."""
+    return int(size[:-1]) * (1024 if size[-1] in "gG" else 1)
+
+
+def replace_args(pages, per_page, swap):
     """The suite's --args word of replace."""
-    return "replace=--swapon,/dev/vda,--pages,%d,--refs-per-page,%d" % (pages, per_page)
+    return ("replace=--swapon,/dev/vda,--pages,%d,--refs-per-page,%d,--filemix,/dev/vda:%d:%d:%d"
+            % (pages, per_page, mib(swap), FILEMIX_DATA_MIB, FILEMIX_ANON_MIB))
 
 
 def make_swap(build, size):
-    """An empty swap area as mkswap writes it: the template every boot copies."""
+    """An empty swap area of `size` as mkswap writes it, and FILEMIX_DATA_MIB
+    after it (zeros, not part of the area): the template every boot copies."""
     d = os.path.join(build, "bench", "swap")
     os.makedirs(d, exist_ok=True)
     img = os.path.join(d, "swap.img")
     mkswap = shutil.which("mkswap") or "/sbin/mkswap"
     subprocess.run(["rm", "-f", img], check=True)
-    subprocess.run(["truncate", "-s", size, img], check=True)
-    subprocess.run([mkswap, "-q", "-L", "benchswap", img], check=True)
+    subprocess.run(["truncate", "-s", "%dM" % (mib(size) + FILEMIX_DATA_MIB), img], check=True)
+    subprocess.run([mkswap, "-q", "-L", "benchswap", img, str(mib(size) * 1024)], check=True)
     return img
 
 
-def prepare(build, pages, per_page):
+def prepare(build, pages, per_page, swap):
     """Stage the musl replace for Pagoda (tree PAGODA_TREE) and Linux (initramfs)."""
     musl = os.path.join(build, "bench", "musl")
     env = dict(os.environ, BENCH_ARGS="--runs 1")
     subprocess.run([os.path.join(HERE, "pagoda.sh"), "prepare", build, musl, PAGODA_TREE],
                    env=env, check=True)
     env = dict(os.environ, LINUX_INITRAMFS=LINUX_INITRAMFS,
-               BENCH_ARGS="--only replace --args %s --runs 1" % replace_args(pages, per_page))
+               BENCH_ARGS="--only replace --args %s --runs 1" % replace_args(pages, per_page, swap))
     subprocess.run([os.path.join(HERE, "linux.sh"), "prepare", build, musl], env=env, check=True)
 
 
-def systems(build, mem, pages, per_page):
+def systems(build, mem, pages, per_page, swap):
     """One round: Linux, then Pagoda, each booting once."""
     return [bench.System("linux", "LINUX_INITRAMFS=%s %s/linux.sh boot %s %s"
                          % (LINUX_INITRAMFS, HERE, build, mem), None, False),
             bench.System("pagoda", "%s/pagoda.sh boot %s %s 'libc=%s' --only replace --args %s"
-                         % (HERE, build, mem, PAGODA_TREE, replace_args(pages, per_page)),
+                         % (HERE, build, mem, PAGODA_TREE, replace_args(pages, per_page, swap)),
                          None, False)]
 
 
@@ -132,7 +146,32 @@ def table(data, sim, pages, refs):
                  % (dist_l, dist_p, 0.5 * dist_l, "met" if goal else "NOT met"))
     lines.append("simulated at Pagoda's frames, beyond OPT: CLOCK-Pro (CPRO@P) %d, its outline on "
                  "two lists that the kernel runs (2LIST@P) %d" % (dist_cpro, dist_two))
-    return lines, ok and goal
+    mix_lines, mix_ok = filemix_table(data)
+    return lines + mix_lines, ok and goal and mix_ok
+
+
+def filemix_table(data):
+    """The file-or-swap line: the data read from the disk (at best once), the
+    idle memory written to swap, wall time; the goal: no more read than Linux."""
+    v = {(s, m): cell(data, s, "filemix", m) for s in ("linux", "pagoda")
+         for m in ("dataread", "pswpout", "pswpin", "wall", "bad")}
+    if None in v.values():
+        return ["filemix  (missing results)"], False
+    once = FILEMIX_DATA_MIB * 256
+    lines = ["",
+             "filemix: %d MiB idle anonymous memory, then %d MiB of the disk read %d times "
+             "(at best read once: %d pages)" % (FILEMIX_ANON_MIB, FILEMIX_DATA_MIB, FILEMIX_ROUNDS, once),
+             "%-8s %10s %10s  %9s %9s  %9s %9s  %7s %7s" % (
+                 "", "read L", "read P", "pswpout L", "pswpout P", "pswpin L", "pswpin P",
+                 "wall L", "wall P")]
+    lines.append("%-8s %10d %10d  %9d %9d  %9d %9d  %7.1f %7.1f" % (
+        "filemix", v[("linux", "dataread")], v[("pagoda", "dataread")], v[("linux", "pswpout")],
+        v[("pagoda", "pswpout")], v[("linux", "pswpin")], v[("pagoda", "pswpin")],
+        v[("linux", "wall")] / 1000, v[("pagoda", "wall")] / 1000))
+    ok = (v[("pagoda", "dataread")] <= v[("linux", "dataread")] and v[("pagoda", "bad")] == 0
+          and v[("linux", "bad")] == 0)
+    lines.append("data read from the disk: Pagoda at most Linux's: %s" % ("met" if ok else "NOT met"))
+    return lines, ok
 
 
 def report(out, sim, pages, refs):
@@ -165,8 +204,8 @@ def main():
     refs = a.pages * a.refs_per_page
     if a.cmd == "run":
         os.environ["BENCH_DISK"] = os.path.abspath(make_swap(a.build, a.swap))
-        prepare(a.build, a.pages, a.refs_per_page)
-        failed = bench.run_rounds(a.out, systems(a.build, a.mem, a.pages, a.refs_per_page),
+        prepare(a.build, a.pages, a.refs_per_page, a.swap)
+        failed = bench.run_rounds(a.out, systems(a.build, a.mem, a.pages, a.refs_per_page, a.swap),
                                   a.rounds, a.timeout)
         report(a.out, a.sim, a.pages, refs)
         return 1 if failed else 0

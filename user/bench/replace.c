@@ -34,6 +34,17 @@
  * --swapon DEV turns swap on at DEV first (swapon(2); EBUSY is fine): the
  * same static binary does it on Linux and on Pagoda. With --quick: 64 pages,
  * 2 references per page (checks that it works, measures nothing).
+ *
+ * --filemix DEV:SKIP:DATA:ANON (MiB) then runs the mix of the two sides of
+ * reclaim: ANON MiB of anonymous memory written once and left idle, then
+ * DATA MiB of block device DEV from SKIP MiB on read with read(2) in
+ * FILEMIX_ROUNDS rounds (page-cache pages with a store: Linux's file
+ * LRU), then the idle memory checked. When the two do not fit in memory
+ * together but the data alone does, the best a kernel can do is to swap
+ * part of the idle memory out once and keep the data cached: the data read
+ * from the disk once. Metrics of trace "filemix": dataread (pages of DEV
+ * read from the disk: pgpgin less pswpin, in pages), pswpin, pswpout, wall,
+ * bad (idle pages read back wrong).
  */
 #define _GNU_SOURCE
 #include "bench_mem.h"
@@ -41,6 +52,7 @@
 #include "bench_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +171,55 @@ static uint64_t run_trace(enum trace_kind kind, uint64_t pages, uint64_t per_pag
 	return r.bad;
 }
 
+#define FILEMIX_ROUNDS 6
+#define FILEMIX_CHUNK (64 * 1024)
+
+/* Read [skip, skip + bytes) of fd once, a chunk at a time (false: a read failed). */
+static int read_once(int fd, uint64_t skip, uint64_t bytes, char *buf)
+{
+	for (uint64_t off = 0; off < bytes; off += FILEMIX_CHUNK)
+		if (pread(fd, buf, FILEMIX_CHUNK, (off_t)(skip + off)) != FILEMIX_CHUNK)
+			return 0;
+	return 1;
+}
+
+/* --filemix: the idle region, the data read in rounds, the region checked;
+ * its BENCH lines. The pages read wrong. */
+static uint64_t run_filemix(const char *dev, uint64_t skip_mib, uint64_t data_mib,
+			    uint64_t anon_mib)
+{
+	uint64_t page = (uint64_t)bench_page_size(), words = page / 8;
+	uint64_t pages = anon_mib * (1 << 20) / page, bad = 0;
+	int fd = open(dev, O_RDONLY);
+	char *buf = malloc(FILEMIX_CHUNK);
+	volatile uint64_t *m = bench_map(pages * page);
+	if (fd < 0 || !buf)
+		bench_die(dev);
+	for (uint64_t p = 0; p < pages; p++)
+		m[p * words] = stamp(p, 1);
+	long long in0 = procfs_vmstat("pgpgin"), sin0 = procfs_vmstat("pswpin");
+	long long sout0 = procfs_vmstat("pswpout");
+	uint64_t t0 = bench_now_ns();
+	for (int r = 0; r < FILEMIX_ROUNDS; r++)
+		if (!read_once(fd, skip_mib << 20, data_mib << 20, buf))
+			bench_die("filemix: read");
+	double ms = (double)(bench_now_ns() - t0) / 1e6;
+	long long sin = procfs_vmstat("pswpin") - sin0;
+	long long data = (procfs_vmstat("pgpgin") - in0) * 1024 / (long long)page - sin;
+	long long sout = procfs_vmstat("pswpout") - sout0;
+	for (uint64_t p = 0; p < pages; p++)
+		bad += m[p * words] != stamp(p, 1);
+	report1("filemix", "dataread", "pages", (double)data);
+	report1("filemix", "pswpin", "pages", (double)sin);
+	report1("filemix", "pswpout", "pages", (double)sout);
+	report1("filemix", "wall", "ms", ms);
+	report1("filemix", "bad", "count", (double)bad);
+	bench_unmap((void *)m, pages * page);
+	free(buf);
+	close(fd);
+	return bad;
+}
+
 /* --traces NAME,...: *mask gets their bits; false for an unknown name. */
 static int parse_traces(char *list, unsigned *mask)
 {
@@ -178,6 +239,8 @@ int main(int argc, char **argv)
 	uint64_t pages = 4096, per_page = 5, seed = 1, bad = 0;
 	unsigned mask = (1u << TRACE_KINDS) - 1;
 	const char *swapdev = NULL;
+	char mixdev[64] = "";
+	unsigned long long mix[3] = { 0 };   /* skip, data, anon (MiB) */
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(argv[i], "--pages") && v)
@@ -188,9 +251,13 @@ int main(int argc, char **argv)
 			seed = strtoull(v, NULL, 0), i++;
 		else if (!strcmp(argv[i], "--swapon") && v)
 			swapdev = v, i++;
+		else if (!strcmp(argv[i], "--filemix") && v &&
+			 sscanf(v, "%63[^:]:%llu:%llu:%llu", mixdev, &mix[0], &mix[1], &mix[2]) == 4)
+			i++;
 		else if (!(!strcmp(argv[i], "--traces") && v && parse_traces(argv[++i], &mask))) {
 			fprintf(stderr, "usage: replace [--quick] [--pages P] [--refs-per-page K] "
-				"[--seed S] [--swapon DEV] [--traces NAME,...]\n");
+				"[--seed S] [--swapon DEV] [--traces NAME,...] "
+				"[--filemix DEV:SKIP:DATA:ANON]\n");
 			return 2;
 		}
 	}
@@ -205,6 +272,8 @@ int main(int argc, char **argv)
 	for (int k = 0; k < TRACE_KINDS; k++)
 		if (mask & (1u << k))
 			bad += run_trace((enum trace_kind)k, pages, per_page, seed);
+	if (*mixdev)
+		bad += run_filemix(mixdev, mix[0], bench_quick() ? 1 : mix[1], bench_quick() ? 1 : mix[2]);
 	bench_finish();
 	return bad ? 1 : 0;
 }

@@ -644,6 +644,16 @@ void test_procfs_misc(void)
 	CHECK((fd < 0 ? -1 : read(fd, path, sizeof(path))) == -1 && errno == EACCES);
 	if (fd >= 0)
 		close(fd);
+	/* vm.swappiness: 0..200; a value past that is EINVAL, the same one back is fine */
+	unsigned swappiness = 999;
+	CHECK(sscanf(slurp("/proc/sys/vm/swappiness"), "%u%c", &swappiness, &end) == 2 &&
+	      end == '\n' && swappiness <= 200);
+	fd = open("/proc/sys/vm/swappiness", O_WRONLY);
+	CHECK(fd >= 0);
+	CHECK_ERR(write(fd, "201\n", 4), EINVAL);
+	snprintf(path, sizeof(path), "%u\n", swappiness);
+	CHECK(pwrite(fd, path, strlen(path), 0) == (ssize_t)strlen(path));
+	close(fd);
 }
 
 /* ps's line for pid: its columns (PID PPID S VSZ RSS PSS LAZY PT SHPT). */
