@@ -164,7 +164,7 @@ static enum file_verdict look(struct page *pg, enum pagecache_scan how, struct v
 
 /* Held tmpfs page pg out to swap: true if it went (a write: the swap
  * side's cost). */
-static bool swap_out(struct page *pg)
+static bool tmpfs_swap_out(struct page *pg)
 {
 	if (!pagecache_swap_out(pg, 1))
 		return false;
@@ -194,7 +194,7 @@ static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
 	vmobject_unmap(obj, index, 1, UNMAP_RECLAIM);
 	stat_inc(&pagecache_lru_stats.unmapped);
 	if (pg->aflags & AF_SHMEM) {
-		if (swap_out(pg))
+		if (tmpfs_swap_out(pg))
 			return FILE_FREED;
 	} else if (cache_dirty(pg, &pc)) {   /* pc stays alive: obj holds its file */
 		(void)pagecache_write_back(pc, index, index + WRITE_CLUSTER - 1);   /* errors: fsync's */
@@ -215,7 +215,7 @@ static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
 	struct vmobject *obj = NULL;
 	enum file_verdict v = look(pg, how, &obj);
 	if (v == FILE_SWAP)
-		v = swap_out(pg) ? FILE_FREED : FILE_KEEP;
+		v = tmpfs_swap_out(pg) ? FILE_FREED : FILE_KEEP;
 	if (v == FILE_UNMAP) {
 		v = unmap_and_write(pg, obj);
 		vmobject_put(obj);
