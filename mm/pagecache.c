@@ -439,7 +439,7 @@ static int swap_in(struct pagecache *pc, uint64_t index, void *swapped, struct p
 	pte_t e = swapped_entry(swapped);   /* named by us now */
 	page_get(pg);                       /* the caller's */
 	spin_unlock(&pc->lock);
-	int r = swap_slot_rw(e, pg, SWAP_READ);
+	int r = swap_slot_rw(&e, &pg, 1, SWAP_READ) ? -EIO : 0;
 	spin_lock(&pc->lock);
 	if (r == 0) {
 		pg->cache.flags = PGC_UPTODATE;
@@ -979,23 +979,39 @@ static bool swap_out_end(struct pagecache *pc, struct page *pg, uint32_t holds, 
 	return false;
 }
 
-bool pagecache_swap_out(struct page *pg, uint32_t holds)
+/* Held page pg's slot, when it may go out now (its cache in *pcp: it
+ * stays while the page is WRITEBACK); else 0. */
+static pte_t swap_out_prepare(struct page *pg, uint32_t holds, struct pagecache **pcp)
 {
 	pte_t e = swap_slot_take();
-	struct pagecache *pc = e ? pagecache_lock_page(pg) : NULL;
-	bool out = pc && swap_out_begin(pc, pg, holds);
+	struct pagecache *pc = *pcp = e ? pagecache_lock_page(pg) : NULL;
+	bool ok = pc && swap_out_begin(pc, pg, holds);
 	if (pc)
 		spin_unlock(&pc->lock);
-	if (out) {   /* pc stays: its truncation waits for our WRITEBACK */
-		bool written = swap_slot_rw(e, pg, SWAP_WRITE) == 0;
-		spin_lock(&pc->lock);
-		out = swap_out_end(pc, pg, holds, e, written);
-		spin_unlock(&pc->lock);
+	if (e && !ok)
+		swap_slot_put(e);
+	return ok ? e : 0;
+}
+
+unsigned pagecache_swap_out(struct page **pages, unsigned n, uint32_t holds)
+{
+	pte_t slots[PC_SWAP_BATCH] = { 0 };
+	struct page *going[PC_SWAP_BATCH];
+	struct pagecache *pcs[PC_SWAP_BATCH];
+	unsigned k = 0, out = 0;
+	for (unsigned i = 0; i < n && i < PC_SWAP_BATCH; i++)
+		if ((slots[k] = swap_out_prepare(pages[i], holds, &pcs[k])))
+			going[k++] = pages[i];
+	uint64_t failed = swap_slot_rw(slots, going, k, SWAP_WRITE);
+	for (unsigned i = 0; i < k; i++) {
+		spin_lock(&pcs[i]->lock);
+		bool left = swap_out_end(pcs[i], going[i], holds, slots[i], !(failed >> i & 1));
+		spin_unlock(&pcs[i]->lock);
+		if (!left)
+			swap_slot_put(slots[i]);   /* free again (bad if its write failed) */
+		out += left;
 	}
-	if (e && !out)
-		swap_slot_put(e);   /* free again (bad if its write failed) */
-	if (out)
-		stat_inc(&pagecache_lru_stats.swapped_out);
+	stat_add(&pagecache_lru_stats.swapped_out, out);
 	return out;
 }
 

@@ -311,12 +311,15 @@ void pagecache_destroy(struct pagecache *pc);
  * brings every page of its area back (pagecache_swap_unuse). PC_FIND and
  * pagecache_get_ready see a page on swap as absent (mincore: not resident). */
 
-/* Swap tmpfs page pg out: pg is held by the caller (`holds` references
- * besides the cache's, taken by the reclaimer after unmapping it) and
- * goes if it is up to date, not under I/O and nobody else holds it, a
- * slot is free, and its write succeeds. true if it left memory (its frame
- * goes with the caller's holds). Sleeps (the write). */
-bool pagecache_swap_out(struct page *pg, uint32_t holds);
+/* Swap tmpfs pages pages[0..n) out (n <= PC_SWAP_BATCH): each is held by
+ * the caller (`holds` references besides the cache's, taken by the
+ * reclaimer) and goes if it is up to date, not under I/O and nobody else
+ * holds it, a slot is free, and its write succeeds; the slots are taken in
+ * turn (consecutive, mostly: one request per run, as the anonymous pages'
+ * are written). How many left memory (their frames go with the caller's
+ * holds). Sleeps (the write). */
+#define PC_SWAP_BATCH 32
+unsigned pagecache_swap_out(struct page **pages, unsigned n, uint32_t holds);
 
 /* swapoff: bring back every tmpfs page whose leaf names a slot of area.
  * 0, -ENOMEM, or -EIO (a slot could not be read: that page stays on swap). */

@@ -110,6 +110,7 @@ enum file_verdict {
 	FILE_UNMAP,      /* mapped or dirty: the thread's to unmap and write (a
 			  * tmpfs page: to swap) */
 	FILE_SWAP,       /* a tmpfs page nobody maps: the thread's to swap out */
+	FILE_QUEUED,     /* ... and in the batch now, held there */
 };
 
 /* Evict held page pg if it is idle and still in its cache: true if it went. */
@@ -162,11 +163,29 @@ static enum file_verdict look(struct page *pg, enum pagecache_scan how, struct v
 	return v;
 }
 
-/* Held tmpfs page pg out to swap: true if it went (a write: the swap
- * side's cost). */
+/* Held tmpfs pages waiting to be written to swap together (one request
+ * per run of slots, as anonymous pages go). */
+struct swap_batch {
+	struct page *pages[PC_SWAP_BATCH];
+	unsigned n;
+};
+
+/* Write the batch's pages out and let go of them: how many left memory
+ * (each write is the swap side's cost). */
+static unsigned swap_batch_flush(struct swap_batch *sb)
+{
+	unsigned out = pagecache_swap_out(sb->pages, sb->n, 1);
+	reclaim_note_cost(SIDE_SWAP, out);
+	for (unsigned i = 0; i < sb->n; i++)
+		page_let_go(sb->pages[i]);
+	sb->n = 0;
+	return out;
+}
+
+/* Held tmpfs page pg out to swap alone: true if it went. */
 static bool tmpfs_swap_out(struct page *pg)
 {
-	if (!pagecache_swap_out(pg, 1))
+	if (!pagecache_swap_out(&pg, 1, 1))
 		return false;
 	reclaim_note_cost(SIDE_SWAP, 1);
 	return true;
@@ -209,13 +228,16 @@ static enum file_verdict unmap_and_write(struct page *pg, struct vmobject *obj)
 	return f & AF_REFERENCED ? FILE_ACTIVATE : FILE_KEEP;
 }
 
-/* One inactive page (held) through the scan: what became of it. */
-static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
+/* One inactive page (held) through the scan: what became of it (a tmpfs
+ * page to swap out joins sb, with the hold). */
+static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how, struct swap_batch *sb)
 {
 	struct vmobject *obj = NULL;
 	enum file_verdict v = look(pg, how, &obj);
-	if (v == FILE_SWAP)
-		v = tmpfs_swap_out(pg) ? FILE_FREED : FILE_KEEP;
+	if (v == FILE_SWAP) {
+		sb->pages[sb->n++] = pg;
+		return FILE_QUEUED;
+	}
 	if (v == FILE_UNMAP) {
 		v = unmap_and_write(pg, obj);
 		vmobject_put(obj);
@@ -227,22 +249,27 @@ static enum file_verdict scan_one(struct page *pg, enum pagecache_scan how)
 static uint64_t reclaim_lists(const struct list_pair *lp, uint64_t want, enum pagecache_scan how)
 {
 	uint64_t freed = 0;
+	struct swap_batch sb = { .n = 0 };
 	for (uint64_t budget = 2 * (lru_pages(lp->cold) + lru_pages(lp->hot));
-	     freed < want && budget; budget--) {
+	     freed + sb.n < want && budget; budget--) {
 		balance_lists(lp);
 		struct page *pg = lru_take(lp->cold);   /* to the tail, held */
 		if (!pg)
 			break;
 		stat_inc(lp->scanned);
-		enum file_verdict v = scan_one(pg, how);
+		enum file_verdict v = scan_one(pg, how, &sb);
 		if (v == FILE_ACTIVATE) {
 			__atomic_fetch_and(&pg->aflags, (uint16_t)~AF_REFERENCED, __ATOMIC_RELAXED);
 			lru_move(pg, lp->hot, AT_TAIL);
 			stat_inc(&pagecache_lru_stats.activated);
 		}
 		freed += v == FILE_FREED;
-		page_let_go(pg);
+		if (v != FILE_QUEUED)
+			page_let_go(pg);
+		if (sb.n == PC_SWAP_BATCH)
+			freed += swap_batch_flush(&sb);
 	}
+	freed += swap_batch_flush(&sb);
 	stat_add(lp->stolen, freed);
 	return freed;
 }

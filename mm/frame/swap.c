@@ -741,9 +741,16 @@ static unsigned write_run(struct page **pages, unsigned n)
 	return bad;
 }
 
-int swap_slot_rw(pte_t e, struct page *pg, enum swap_dir dir)
+uint64_t swap_slot_rw(const pte_t *slots, struct page **pages, unsigned n, enum swap_dir dir)
 {
-	return transfer(e, &pg, 1, dir) ? -EIO : 0;   /* on: the caller names the slot */
+	uint64_t failed = 0;
+	for (unsigned i = 0, k; i < n; i += k) {
+		for (k = 1; i + k < n && slots[i + k] == pte_mkswap(pte_swap_area(slots[i]),
+								   pte_swap_slot(slots[i]) + k); k++)
+			;
+		failed |= transfer(slots[i], pages + i, k, dir) << i;   /* areas on: named */
+	}
+	return failed;
 }
 
 unsigned swap_writepages(struct page **pages, unsigned n)

@@ -149,11 +149,12 @@ pte_t swap_slot_alloc(struct page *pg);
  * full (or none is on). */
 pte_t swap_slot_take(void);
 
-/* Move page pg to or from slot e, which the caller names (so its area
- * stays on), in one transfer: 0, or -EIO (a write's slot is marked bad,
- * as swap_writepages marks it). pswpin/pswpout and the error counts as for
- * the swap cache's I/O. Sleeps. */
-int swap_slot_rw(pte_t e, struct page *pg, enum swap_dir dir);
+/* Move pages[i] to or from slot slots[i] (i < n <= 64; the caller names
+ * each slot, so its area stays on): one request per run of consecutive
+ * slots (the order given). Bit i of the result: page i failed (-EIO; a
+ * write's slot is marked bad, as swap_writepages marks it). pswpin/pswpout
+ * and the error counts as for the swap cache's I/O. Sleeps. */
+uint64_t swap_slot_rw(const pte_t *slots, struct page **pages, unsigned n, enum swap_dir dir);
 
 /* One more entry names slot e (fork copying an entry, an unshare copying a
  * PT page, mremap moving one). Any context (a PT lock held). */

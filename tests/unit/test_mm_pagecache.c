@@ -854,11 +854,13 @@ END_TEST
 static uint8_t swap_disk[SWAP_PAGES][PAGE_SIZE];
 static uint64_t swap_fail_slot;
 static bool swap_fail_writes;
+static unsigned swap_write_requests;   /* since swap_on */
 
 static int swap_rw(void *dev, uint64_t slot, struct page **pages, unsigned n, enum swap_dir dir)
 {
 	(void)dev;
 	ck_assert_uint_le(slot + n, SWAP_PAGES);
+	swap_write_requests += dir == SWAP_WRITE;
 	if ((swap_fail_slot && swap_fail_slot >= slot && swap_fail_slot < slot + n) ||
 	    (swap_fail_writes && dir == SWAP_WRITE))
 		return -EIO;
@@ -885,6 +887,7 @@ static int swap_on(void)
 	memcpy(swap_disk[0] + SWAP_MAGIC_OFFSET, SWAP_MAGIC, 10);
 	swap_fail_slot = 0;
 	swap_fail_writes = false;
+	swap_write_requests = 0;
 	int a = swap_area_add(&swap_io, swap_disk, swap_disk, sizeof(swap_disk), -1, "/fake", false);
 	ck_assert_int_ge(a, 0);
 	return a;
@@ -929,7 +932,7 @@ static bool shm_swap_out(uint64_t index)
 	struct page *pg;
 	if (pagecache_get(&shm, index, PC_FIND, &pg) < 0)
 		return false;
-	bool out = pagecache_swap_out(pg, 1);
+	bool out = pagecache_swap_out(&pg, 1, 1) == 1;
 	page_put(pg);
 	return out;
 }
@@ -1094,8 +1097,8 @@ START_TEST(test_shmem_swapoff_and_truncate)
 END_TEST
 
 /* The reclaimer thread swaps inactive tmpfs pages out (the swap side of
- * the balance, mm/reclaim.h), a task's scan does not, nor anyone without
- * swap, nor the file side's scan. */
+ * the balance, mm/reclaim.h), in one request for a run of slots; a task's
+ * scan does not, nor anyone without swap, nor the file side's scan. */
 START_TEST(test_reclaim_swaps_tmpfs)
 {
 	struct vmobject obj;
@@ -1110,6 +1113,7 @@ START_TEST(test_reclaim_swaps_tmpfs)
 	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_SWAP, 2, PCR_IDLE), 0);
 	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_FILE, 2, PCR_UNMAP), 0);   /* not the file side's */
 	ck_assert_uint_eq(pagecache_lru_reclaim(SIDE_SWAP, 2, PCR_UNMAP), 2);
+	ck_assert_uint_eq(swap_write_requests, 1);   /* both in one request: slots in a run */
 	ck_assert_uint_eq(shm.nrswapped, 2);
 	ck_assert_uint_eq(pagecache_lru_pending(), 2);
 	for (int i = 0; i < 4; i++)
