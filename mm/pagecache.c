@@ -424,7 +424,7 @@ static int read_in(struct pagecache *pc, struct page **pages, unsigned n)
  * (its only copy), and the slot's name, the tree's until then, is put.
  * 0 with *out referenced; 1: the leaf changed meanwhile (look again);
  * -ENOMEM; -EIO: the read failed, the page stays on swap. */
-static int swap_in(struct pagecache *pc, uint64_t index, void *swapped, struct page **out)
+static int tmpfs_swap_in(struct pagecache *pc, uint64_t index, void *swapped, struct page **out)
 {
 	spin_unlock(&pc->lock);
 	struct page *pg = page_alloc(0, PA_FILE);
@@ -471,7 +471,7 @@ static int get_once(struct pagecache *pc, uint64_t index, enum pc_how how, struc
 	void *leaf = tree_entry(pc, index);
 	if (leaf_kind(leaf) == LEAF_SWAPPED) {
 		if (how != PC_FIND)
-			return swap_in(pc, index, leaf, out);
+			return tmpfs_swap_in(pc, index, leaf, out);
 		spin_unlock(&pc->lock);
 		*out = NULL;
 		return -ENODATA;
